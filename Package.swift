@@ -1,0 +1,65 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// One target per concern; dependencies point one way:
+// PassModel ← PassContent ← PassBuild ← passforge, and PassPackage ← PassBuild.
+let package = Package(
+    name: "passforge",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "passforge", targets: ["passforge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        // System libraries, each used by exactly one small wrapper in PassPackage.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibzip",
+            pkgConfig: "libzip",
+            providers: [.apt(["libzip-dev"])]
+        ),
+
+        // pass.json model and every Apple rule; no I/O.
+        .target(name: "PassModel"),
+        // Templates, content files, placeholders, merge, file:line diagnostics.
+        .target(
+            name: "PassContent",
+            dependencies: ["PassModel", .product(name: "Yams", package: "Yams")]
+        ),
+        // manifest.json, CMS signature (OpenSSL), zip (libzip): the bytes of a .pkpass.
+        .target(
+            name: "PassPackage",
+            dependencies: ["COpenSSL", "CLibzip", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The build: incremental plan, parallel signing, build state, atomic output tree.
+        .target(
+            name: "PassBuild",
+            dependencies: [
+                "PassModel", "PassContent", "PassPackage",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The command-line tool: thin, calls the libraries.
+        .executableTarget(
+            name: "passforge",
+            dependencies: [
+                "PassBuild",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
+        .testTarget(name: "PassContentTests", dependencies: ["PassContent"]),
+        .testTarget(name: "PassPackageTests", dependencies: ["PassPackage"]),
+        .testTarget(name: "PassBuildTests", dependencies: ["PassBuild"]),
+        .testTarget(name: "PassforgeCLITests", dependencies: ["PassBuild"]),
+    ]
+)

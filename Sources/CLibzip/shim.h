@@ -1,0 +1,4 @@
+#ifndef PASSFORGE_CLIBZIP_SHIM_H
+#define PASSFORGE_CLIBZIP_SHIM_H
+#include <zip.h>
+#endif

@@ -1,0 +1,18 @@
+#ifndef PASSFORGE_COPENSSL_SHIM_H
+#define PASSFORGE_COPENSSL_SHIM_H
+#include <openssl/bio.h>
+#include <openssl/cms.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/pkcs7.h>
+#include <openssl/provider.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/objects.h>
+#include <openssl/asn1.h>
+#include <openssl/bn.h>
+#include <openssl/rand.h>
+#endif

@@ -1,0 +1,123 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// File operations that never leave a half-written file behind
+/// (DESIGN.md "Atomic writes": temporary file in the same file system,
+/// fsync, rename).
+public enum AtomicFileSystem {
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var path: String
+        public var operation: String
+        public var code: Int32
+        public var description: String {
+            "cannot \(operation) \(path): \(String(cString: strerror(code)))" + (code == ENOSPC ? "; free some disk space" : code == EACCES ? "; check the folder's permissions" : "")
+        }
+    }
+
+    /// Writes `bytes` to `path` via a temporary file, fsyncs it, renames it
+    /// into place and fsyncs the folder, so the file is either old or new.
+    public static func write(_ bytes: [UInt8], to path: String, permissions: mode_t = 0o644) throws(Failure) {
+        let directory = (path as NSString).deletingLastPathComponent
+        try createDirectory(directory.isEmpty ? "." : directory)
+        let temporary = temporaryPath(for: path)
+        try writeFile(bytes, to: temporary, permissions: permissions, sync: true)
+        try rename(temporary, to: path)
+        try syncDirectory(directory.isEmpty ? "." : directory)
+    }
+
+    /// `output/.x` → `output/.x.tmp-<pid>-<n>`: in the same folder, so rename is atomic.
+    public static func temporaryPath(for path: String) -> String {
+        let counter = temporaryCounter.increment()
+        return "\(path).tmp-\(getpid())-\(counter)"
+    }
+
+    /// Writes a whole file (no rename); `sync` fsyncs it before closing.
+    public static func writeFile(_ bytes: [UInt8], to path: String, permissions: mode_t = 0o644, sync: Bool) throws(Failure) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions)
+        guard fd >= 0 else { throw Failure(path: path, operation: "create", code: errno) }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { buffer in
+                Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                unlink(path)
+                throw Failure(path: path, operation: "write", code: code)
+            }
+            written += result
+        }
+        if sync, fsync(fd) != 0 {
+            let code = errno
+            unlink(path)
+            throw Failure(path: path, operation: "fsync", code: code)
+        }
+    }
+
+    public static func rename(_ from: String, to: String) throws(Failure) {
+        guard Glibc.rename(from, to) == 0 else { throw Failure(path: to, operation: "rename \(from) to", code: errno) }
+    }
+
+    /// Makes `link` another name of `target`'s bytes (a hard link), atomically replacing `link`.
+    public static func hardLink(_ target: String, as link: String) throws(Failure) {
+        try createDirectory((link as NSString).deletingLastPathComponent)
+        let temporary = temporaryPath(for: link)
+        guard Glibc.link(target, temporary) == 0 else { throw Failure(path: link, operation: "link", code: errno) }
+        try rename(temporary, to: link)
+    }
+
+    public static func remove(_ path: String) throws(Failure) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw Failure(path: path, operation: "remove", code: errno) }
+    }
+
+    public static func createDirectory(_ path: String) throws(Failure) {
+        guard !path.isEmpty else { return }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(path: path, operation: "create folder", code: errno == 0 ? EIO : errno)
+        }
+    }
+
+    /// fsync of a folder makes the renames inside it durable.
+    public static func syncDirectory(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, operation: "open folder", code: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw Failure(path: path, operation: "fsync folder", code: errno) }
+    }
+
+    /// Flushes every written file of the file system holding `path` in one call.
+    /// Ten thousand passes written and then one syncfs is as durable as ten
+    /// thousand fsyncs, and much faster.
+    public static func syncFileSystem(containing path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, operation: "open folder", code: errno) }
+        defer { close(fd) }
+        guard syncfs(fd) == 0 else { throw Failure(path: path, operation: "sync", code: errno) }
+    }
+
+    public static func readFile(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { Array($0) }
+    }
+
+    private static let temporaryCounter = Counter()
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}

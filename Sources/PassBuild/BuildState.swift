@@ -1,0 +1,85 @@
+import Foundation
+
+/// What the last build made, kept in `output/.passforge/state.json`.
+///
+/// It is committed last, so it always describes files that are complete on
+/// disk. `passforge serve` reads tokens, ETags and update tags from it.
+public struct BuildState: Codable, Sendable, Equatable {
+    public static let currentVersion = 1
+
+    public struct PassRecord: Codable, Sendable, Equatable {
+        public var passTypeIdentifier: String
+        public var serialNumber: String
+        public var teamIdentifier: String
+        /// Update tag: milliseconds since 1970 of the build that last changed the pass.
+        public var updateTag: Int64
+        /// Strong ETag of the .pkpass bytes, with its quotes: `"3f2a…"`.
+        public var etag: String
+        public var size: Int
+        /// Hex SHA-256 of the authentication token; the token itself is never stored.
+        public var tokenHash: String?
+        /// Hash of every input of the pass: content entry, template, images, config, identity.
+        public var fingerprint: String
+        /// Hash of the content entry alone, to re-check a cached file without parsing it.
+        public var definitionHash: String
+        public var templateName: String
+        /// Per-pass image files (paths), re-hashed on every build.
+        public var imagePaths: [String]
+        public var sourceFile: String
+        /// `download/<capability>.pkpass`, relative to the output folder.
+        public var downloadPath: String
+        public var publicDownloadPath: String?
+
+        public var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
+        public var path: String { "v1/passes/\(passTypeIdentifier)/\(serialNumber)" }
+    }
+
+    public struct ContentFileRecord: Codable, Sendable, Equatable {
+        /// SHA-256 of the file's bytes.
+        public var hash: String
+        /// Keys (`type/serial`) of the passes the file defines, in order.
+        public var passes: [String]
+    }
+
+    public var version: Int = BuildState.currentVersion
+    /// The greatest update tag ever given; the next build's tag is greater.
+    public var lastUpdateTag: Int64 = 0
+    public var builtAt: String = ""
+    public var passes: [String: PassRecord] = [:]
+    public var contentFiles: [String: ContentFileRecord] = [:]
+
+    public init() {}
+
+    public static func path(in output: String) -> String { "\(output)/.passforge/state.json" }
+
+    /// Loads the state of a previous build, or an empty state for a first build.
+    public static func load(from output: String) throws -> BuildState {
+        let path = path(in: output)
+        guard let data = FileManager.default.contents(atPath: path) else { return BuildState() }
+        do {
+            let state = try JSONDecoder().decode(BuildState.self, from: data)
+            guard state.version == currentVersion else {
+                throw BuildError.message("\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
+            }
+            return state
+        } catch let error as BuildError {
+            throw error
+        } catch {
+            throw BuildError.message("\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged")
+        }
+    }
+
+    public func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(self))
+    }
+}
+
+/// A build failure that is not tied to one content line.
+public enum BuildError: Error, CustomStringConvertible, Sendable {
+    case message(String)
+    public var description: String {
+        switch self { case .message(let text): return text }
+    }
+}

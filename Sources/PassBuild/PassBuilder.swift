@@ -1,0 +1,153 @@
+import Foundation
+import PassContent
+import PassModel
+
+/// `passforge build` and `passforge validate`: content in, output tree out.
+public struct PassBuilder: Sendable {
+    public var settings: BuildSettings
+
+    public init(settings: BuildSettings) { self.settings = settings }
+
+    var tree: OutputTree { OutputTree(directory: settings.outputDirectory) }
+
+    /// Validates every pass without signing or writing; returns the warnings.
+    public func validate() throws -> [ContentDiagnostic] {
+        let state = try BuildState.load(from: settings.outputDirectory)
+        let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
+        var planner = BuildPlanner(settings: settings, state: state, secret: secret,
+                                   identities: SigningIdentities(settings: settings), validateOnly: true)
+        return try planner.makePlan(progress: { _ in }).warnings
+    }
+
+    /// Builds incrementally: only passes whose inputs changed are signed again.
+    /// On any content error nothing is written and every error is thrown at once.
+    public func build(progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }) throws -> BuildReport {
+        let started = Date()
+        var report = BuildReport()
+        try AtomicFileSystem.createDirectory(tree.stateDirectory)
+        let lock = try BuildLock(path: "\(tree.stateDirectory)/build.lock")
+        defer { lock.release() }
+        report.rolledForward = try tree.rollForward()
+        if report.rolledForward { progress(.note("finished the previous build, which was interrupted")) }
+
+        let state = try BuildState.load(from: settings.outputDirectory)
+        let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
+        let identities = SigningIdentities(settings: settings)
+        var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, validateOnly: false)
+        let plan = try planner.makePlan(progress: progress)
+        report.warnings = plan.warnings
+        report.usedDevelopmentSigning = identities.usedDevelopmentSigning
+        report.unchanged = plan.unchanged.count
+        report.removed = plan.removed.map(\.key)
+
+        guard !plan.jobs.isEmpty || !plan.removed.isEmpty || plan.contentFiles != state.contentFiles else {
+            report.seconds = Date().timeIntervalSince(started)
+            return report
+        }
+
+        // DESIGN.md "Update tags": milliseconds of this build, strictly greater than any before.
+        let now = Int64(started.timeIntervalSince1970 * 1000)
+        let tag = max(now, state.lastUpdateTag + 1)
+        report.updateTag = plan.jobs.isEmpty ? nil : tag
+
+        try tree.prepareStaging()
+        let total = plan.jobs.count
+        let reporter = ProgressThrottle(total: total, report: progress)
+        let outputs = try ParallelPackager(tree: tree, jobs: settings.jobs, signingTime: started)
+            .package(plan.jobs) { _ in reporter.step() }
+        progress(.writing(passes: total))
+
+        var newState = BuildState()
+        newState.lastUpdateTag = plan.jobs.isEmpty ? state.lastUpdateTag : tag
+        newState.builtAt = iso8601(started)
+        newState.contentFiles = plan.contentFiles
+        var operations: [OutputTree.Operation] = []
+        for record in plan.unchanged { newState.passes[record.key] = record }
+        for (job, output) in zip(plan.jobs, outputs) {
+            var record = job.record
+            record.updateTag = tag
+            record.etag = output.etag
+            record.size = output.size
+            newState.passes[record.key] = record
+            operations.append(.init(kind: .move, path: record.path, source: output.stagedPath))
+            operations.append(.init(kind: .link, path: record.downloadPath, source: record.path))
+            if let publicPath = record.publicDownloadPath {
+                operations.append(.init(kind: .link, path: publicPath, source: record.path))
+            }
+            if let old = state.passes[record.key]?.publicDownloadPath, old != record.publicDownloadPath {
+                operations.append(.init(kind: .remove, path: old))
+            }
+            report.built.append(record.key)
+        }
+        for record in plan.removed {
+            operations.append(.init(kind: .remove, path: record.path))
+            operations.append(.init(kind: .remove, path: record.downloadPath))
+            if let publicPath = record.publicDownloadPath { operations.append(.init(kind: .remove, path: publicPath)) }
+        }
+        let journal = OutputTree.Journal(operations: operations, state: newState, downloadsCSV: Self.downloadsCSV(newState))
+        try tree.commit(journal, stall: testStall)
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// `output/.passforge/downloads.csv`: passTypeIdentifier,serialNumber,download path — for mailings.
+    static func downloadsCSV(_ state: BuildState) -> String {
+        var lines = ["passTypeIdentifier,serialNumber,download path"]
+        for record in state.passes.values.sorted(by: { $0.key < $1.key }) {
+            lines.append("\(record.passTypeIdentifier),\(record.serialNumber),\(record.downloadPath)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Lets a test stop the build at a named point and kill it there
+    /// (PASSFORGE_TEST_STALL=staged|applying). Unset in real use.
+    private func testStall(_ point: String) {
+        guard settings.environment["PASSFORGE_TEST_STALL"] == point else { return }
+        FileHandle.standardError.write(Data("stalled at \(point)\n".utf8))
+        while true { sleep(60) }
+    }
+}
+
+/// Reports signing progress at most a few times a second.
+final class ProgressThrottle: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = 0
+    private var last = Date.distantPast
+    private let total: Int
+    private let report: @Sendable (BuildProgress) -> Void
+
+    init(total: Int, report: @escaping @Sendable (BuildProgress) -> Void) {
+        self.total = total
+        self.report = report
+    }
+
+    func step() {
+        let snapshot: Int? = lock.withLock {
+            done += 1
+            let now = Date()
+            guard now.timeIntervalSince(last) >= 0.5 || done == total else { return nil }
+            last = now
+            return done
+        }
+        if let snapshot { report(.signing(done: snapshot, total: total)) }
+    }
+}
+
+/// One build at a time per output tree: a second one waits for nothing and says so.
+final class BuildLock: @unchecked Sendable {
+    private let fd: Int32
+
+    init(path: String) throws {
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw BuildError.message("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw BuildError.message("another passforge build is running on this output folder (\(path) is locked); wait for it to finish")
+        }
+    }
+
+    func release() {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}

@@ -1,0 +1,92 @@
+import Crypto
+import Foundation
+
+/// The secret from which authentication tokens and download capabilities are
+/// derived (DESIGN.md "Defaults from passforge.yml", "Downloads").
+public struct TokenSecret: Sendable {
+    let key: SymmetricKey
+    /// Where the secret came from, for the build's summary (never the secret itself).
+    public let origin: String
+
+    public init(_ secret: String, origin: String) {
+        self.key = SymmetricKey(data: Array(secret.utf8))
+        self.origin = origin
+    }
+
+    /// `base64url(HMAC-SHA256(secret, passTypeIdentifier + "/" + serialNumber))`.
+    public func authenticationToken(passTypeIdentifier: String, serialNumber: String) -> String {
+        base64URL(mac("\(passTypeIdentifier)/\(serialNumber)"))
+    }
+
+    /// `base64url(HMAC-SHA256(secret, "download/" + type + "/" + serial))` cut to 22 characters.
+    public func downloadCapability(passTypeIdentifier: String, serialNumber: String) -> String {
+        String(base64URL(mac("download/\(passTypeIdentifier)/\(serialNumber)")).prefix(22))
+    }
+
+    /// A hash that changes when the secret changes, for fingerprints; not reversible.
+    public var fingerprint: String { hexString(Array(mac("passforge/secret-fingerprint"))) }
+
+    private func mac(_ message: String) -> HMAC<SHA256>.MAC {
+        HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)
+    }
+
+    /// Reads PASSFORGE_TOKEN_SECRET; else the project's `.passforge/token-secret`,
+    /// created once with random bytes. Under CI a missing secret is an error:
+    /// a fresh random one would change every pass's token.
+    public static func resolve(environment: [String: String], projectStateDirectory: String) throws -> TokenSecret {
+        if let secret = environment["PASSFORGE_TOKEN_SECRET"], !secret.isEmpty {
+            guard secret.utf8.count >= 16 else {
+                throw BuildError.message("PASSFORGE_TOKEN_SECRET is shorter than 16 characters; use a long random value, e.g. `openssl rand -base64 32`")
+            }
+            return TokenSecret(secret, origin: "PASSFORGE_TOKEN_SECRET")
+        }
+        let path = "\(projectStateDirectory)/token-secret"
+        if let data = FileManager.default.contents(atPath: path), let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty {
+            return TokenSecret(secret, origin: path)
+        }
+        if environment["CI"] == "true" {
+            throw BuildError.message("PASSFORGE_TOKEN_SECRET is not set. Under CI a random secret would change the token of every pass, and devices would lose their updates; set PASSFORGE_TOKEN_SECRET to the project's secret")
+        }
+        let secret = base64URL(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+        try AtomicFileSystem.write(Array((secret + "\n").utf8), to: path, permissions: 0o600)
+        return TokenSecret(secret, origin: path)
+    }
+}
+
+func base64URL<D: ContiguousBytes>(_ bytes: D) -> String {
+    let data = bytes.withUnsafeBytes { Data($0) }
+    return data.base64EncodedString()
+        .replacingOccurrences(of: "+", with: "-")
+        .replacingOccurrences(of: "/", with: "_")
+        .replacingOccurrences(of: "=", with: "")
+}
+
+func hexString(_ bytes: some Sequence<UInt8>) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    for byte in bytes {
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+func sha256Hex(_ bytes: some DataProtocol) -> String {
+    hexString(SHA256.hash(data: bytes))
+}
+
+/// Builds a SHA-256 over several labelled parts, unambiguously.
+struct FingerprintHasher {
+    private var hasher = SHA256()
+
+    mutating func add(_ label: String, _ bytes: some DataProtocol) {
+        var length = UInt64(bytes.count).littleEndian
+        hasher.update(data: Array(label.utf8) + [0])
+        withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
+        hasher.update(data: bytes)
+    }
+
+    mutating func add(_ label: String, _ text: String) { add(label, Array(text.utf8)) }
+
+    func finalize() -> String { hexString(hasher.finalize()) }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import PassContent
+import PassPackage
+
+/// Finds the identity that signs each pass type: passforge.yml `signing:`
+/// first, then the PASSFORGE_SIGNING_* environment, then (outside CI, or
+/// with --development-signing) the development chain.
+final class SigningIdentities: @unchecked Sendable {
+    struct Resolved: Sendable {
+        var identity: SigningIdentity
+        var isDevelopment: Bool
+        /// Changes when the certificate, key or WWDR certificate changes.
+        var fingerprint: String
+    }
+
+    private let settings: BuildSettings
+    private let lock = NSLock()
+    private var cache: [String: Result<Resolved, BuildError>] = [:]
+    private var defaultIdentity: Result<Resolved, BuildError>?
+
+    init(settings: BuildSettings) { self.settings = settings }
+
+    var usedDevelopmentSigning: Bool {
+        lock.withLock { cache.values.contains { (try? $0.get())?.isDevelopment == true } }
+    }
+
+    /// The identity for passes of `passTypeIdentifier` by team `teamIdentifier`.
+    func identity(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
+        let key = "\(passTypeIdentifier)\u{0}\(teamIdentifier)"
+        return lock.withLock {
+            if let cached = cache[key] { return cached }
+            let result = resolve(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier)
+            cache[key] = result
+            return result
+        }
+    }
+
+    private var environment: [String: String] { settings.environment }
+
+    private func resolve(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
+        let password = environment["PASSFORGE_SIGNING_PASSWORD"]
+        let wwdr = environment["PASSFORGE_WWDR_CERTIFICATE"].flatMap { $0.isEmpty ? nil : $0 }
+        if let files = settings.configuration.signing[passTypeIdentifier] {
+            return load(certificate: files.certificate, key: files.key, password: password, wwdr: wwdr,
+                        origin: "signing: \(passTypeIdentifier) in \(settings.configuration.file ?? "passforge.yml")")
+        }
+        if let certificate = environment["PASSFORGE_SIGNING_CERTIFICATE"], !certificate.isEmpty {
+            if defaultIdentity == nil {
+                defaultIdentity = load(certificate: certificate, key: environment["PASSFORGE_SIGNING_KEY"].flatMap { $0.isEmpty ? nil : $0 },
+                                       password: password, wwdr: wwdr, origin: "PASSFORGE_SIGNING_CERTIFICATE")
+            }
+            return defaultIdentity!
+        }
+        if settings.isCI && !settings.allowsDevelopmentSigning {
+            return .failure(.message("no signing certificate is configured, and CI=true. Set PASSFORGE_SIGNING_CERTIFICATE (and PASSFORGE_SIGNING_KEY, PASSFORGE_SIGNING_PASSWORD, PASSFORGE_WWDR_CERTIFICATE), or pass --development-signing to build passes that will not install on a device"))
+        }
+        do {
+            let pki = DevelopmentPKI(directory: "\(settings.projectStateDirectory)/dev-pki")
+            let identity = try pki.identity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier)
+            return .success(Resolved(identity: identity, isDevelopment: true, fingerprint: Self.fingerprint(identity)))
+        } catch {
+            return .failure(.message("cannot create the development signing chain in \(settings.projectStateDirectory)/dev-pki: \(error)"))
+        }
+    }
+
+    private func load(certificate: String, key: String?, password: String?, wwdr: String?, origin: String) -> Result<Resolved, BuildError> {
+        do {
+            let identity = try SigningIdentity(certificatePath: certificate, keyPath: key, password: password, wwdrCertificatePath: wwdr)
+            return .success(Resolved(identity: identity, isDevelopment: false, fingerprint: Self.fingerprint(identity)))
+        } catch {
+            return .failure(.message("\(origin): \(error)"))
+        }
+    }
+
+    private static func fingerprint(_ identity: SigningIdentity) -> String {
+        identity.certificate.sha256Fingerprint + "/" + identity.wwdrCertificate.sha256Fingerprint
+    }
+}

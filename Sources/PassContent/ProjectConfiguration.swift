@@ -1,0 +1,102 @@
+import Foundation
+import PassModel
+
+/// `passforge.yml`: project-wide defaults for every pass, and which
+/// certificate signs which pass type. Secrets never live here.
+public struct ProjectConfiguration: Sendable {
+    /// The signing files for one pass type (DESIGN.md "Defaults from passforge.yml").
+    public struct SigningFiles: Sendable, Hashable {
+        public var certificate: String
+        public var key: String?
+        public var location: SourceLocation
+    }
+
+    /// Values that every pass starts from: passTypeIdentifier, teamIdentifier,
+    /// organizationName, webServiceURL — each with the line it was written on.
+    public var passDefaults: SourceNode
+    /// passTypeIdentifier → its certificate and key paths (relative to the yml).
+    public var signing: [String: SigningFiles]
+    /// Where the configuration came from, or nil when there is none.
+    public var file: String?
+
+    public static let defaultKeys = ["passTypeIdentifier", "teamIdentifier", "organizationName", "webServiceURL"]
+
+    public init(passDefaults: SourceNode? = nil, signing: [String: SigningFiles] = [:], file: String? = nil) {
+        self.passDefaults = passDefaults ?? SourceNode(.object([]), at: SourceLocation(file: file ?? "passforge.yml"))
+        self.signing = signing
+        self.file = file
+    }
+
+    /// The configured default for `key`, e.g. `passTypeIdentifier`.
+    public func defaultValue(_ key: String) -> String? { passDefaults[key]?.stringValue }
+
+    /// Reads a passforge.yml. Every problem is reported at once.
+    public static func load(file: String) throws(ContentErrors) -> ProjectConfiguration {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ContentErrors([.error(at: SourceLocation(file: file), rule: "config.unreadable",
+                                        "cannot read the configuration file; check the path given to --config")])
+        }
+        let root: SourceNode
+        do { root = try SourceParser.parse(Array(data), file: file) } catch { throw ContentErrors([error]) }
+        return try parse(root, file: file)
+    }
+
+    static func parse(_ root: SourceNode, file: String) throws(ContentErrors) -> ProjectConfiguration {
+        guard let members = root.members else {
+            throw ContentErrors([.error(at: root.location, rule: "config.shape", "passforge.yml must be a map of settings")])
+        }
+        var problems: [ContentDiagnostic] = []
+        var defaults: [SourceNode.Member] = []
+        var signing: [String: SigningFiles] = [:]
+        let directory = (file as NSString).deletingLastPathComponent
+        func resolve(_ path: String) -> String {
+            path.hasPrefix("/") || directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+        }
+        for member in members {
+            switch member.key {
+            case let key where defaultKeys.contains(key):
+                guard member.value.stringValue != nil else {
+                    problems.append(.error(at: member.value.location, keyPath: [.key(key)], rule: "config.type", "\(key) must be text"))
+                    continue
+                }
+                defaults.append(member)
+            case "signing":
+                guard let entries = member.value.members else {
+                    problems.append(.error(at: member.value.location, keyPath: ["signing"], rule: "config.type",
+                                           "signing must map a passTypeIdentifier to {certificate:, key:}"))
+                    continue
+                }
+                for entry in entries {
+                    let path: KeyPath = ["signing", .key(entry.key)]
+                    guard let certificate = entry.value["certificate"]?.stringValue else {
+                        problems.append(.error(at: entry.value.location, keyPath: path, rule: "config.signing",
+                                               "signing for \(entry.key) needs `certificate: PATH` (PEM, DER or .p12)"))
+                        continue
+                    }
+                    for inner in entry.value.members ?? [] where !["certificate", "key"].contains(inner.key) {
+                        problems.append(secretOrUnknown(inner, path: path.appending(inner.key)))
+                    }
+                    signing[entry.key] = SigningFiles(
+                        certificate: resolve(certificate),
+                        key: entry.value["key"]?.stringValue.map(resolve),
+                        location: entry.keyLocation)
+                }
+            default:
+                problems.append(secretOrUnknown(member, path: [.key(member.key)]))
+            }
+        }
+        if !problems.isEmpty { throw ContentErrors(problems) }
+        return ProjectConfiguration(passDefaults: SourceNode(.object(defaults), at: root.location), signing: signing, file: file)
+    }
+
+    private static func secretOrUnknown(_ member: SourceNode.Member, path: KeyPath) -> ContentDiagnostic {
+        let lowered = member.key.lowercased()
+        if ["password", "secret", "token", "passphrase"].contains(where: lowered.contains) {
+            return .error(at: member.keyLocation, keyPath: path, rule: "config.secret",
+                          "secrets never go in passforge.yml (it is committed to git); remove `\(member.key)` and set PASSFORGE_SIGNING_PASSWORD or PASSFORGE_TOKEN_SECRET in the environment")
+        }
+        let known = defaultKeys + ["signing"]
+        return .error(at: member.keyLocation, keyPath: path, rule: "config.unknown-key",
+                      "unknown setting `\(member.key)`; passforge.yml knows \(known.joined(separator: ", "))")
+    }
+}

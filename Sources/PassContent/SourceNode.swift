@@ -1,0 +1,138 @@
+import PassModel
+
+/// A parsed YAML or JSON value that remembers where each part was written,
+/// so that a rule broken deep inside a rendered pass.json can point at the
+/// line an editor has to change.
+public struct SourceNode: Sendable, Hashable {
+    public indirect enum Kind: Sendable, Hashable {
+        case scalar(JSONValue)
+        case array([SourceNode])
+        /// Keys in written order, each with the location of the key itself.
+        case object([Member])
+    }
+
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var keyLocation: SourceLocation
+        public var value: SourceNode
+        public init(key: String, keyLocation: SourceLocation, value: SourceNode) {
+            self.key = key
+            self.keyLocation = keyLocation
+            self.value = value
+        }
+    }
+
+    public var kind: Kind
+    public var location: SourceLocation
+
+    public init(_ kind: Kind, at location: SourceLocation) {
+        self.kind = kind
+        self.location = location
+    }
+
+    public static func scalar(_ value: JSONValue, at location: SourceLocation) -> SourceNode {
+        SourceNode(.scalar(value), at: location)
+    }
+
+    public var members: [Member]? {
+        if case .object(let members) = kind { return members }
+        return nil
+    }
+
+    public var elements: [SourceNode]? {
+        if case .array(let elements) = kind { return elements }
+        return nil
+    }
+
+    public var scalarValue: JSONValue? {
+        if case .scalar(let value) = kind { return value }
+        return nil
+    }
+
+    public var stringValue: String? { scalarValue?.stringValue }
+
+    public subscript(key: String) -> SourceNode? {
+        members?.first { $0.key == key }?.value
+    }
+
+    public func member(_ key: String) -> Member? {
+        members?.first { $0.key == key }
+    }
+
+    /// The plain JSON value, without locations.
+    public var jsonValue: JSONValue {
+        switch kind {
+        case .scalar(let value): return value
+        case .array(let elements): return .array(elements.map(\.jsonValue))
+        case .object(let members):
+            var object = JSONObject()
+            for member in members { object[member.key] = member.value.jsonValue }
+            return .object(object)
+        }
+    }
+
+    /// Builds a node from plain JSON, placing every part at `location`.
+    public init(_ value: JSONValue, at location: SourceLocation) {
+        switch value {
+        case .array(let items):
+            self.init(.array(items.map { SourceNode($0, at: location) }), at: location)
+        case .object(let object):
+            self.init(.object(object.map { Member(key: $0.key, keyLocation: location, value: SourceNode($0.value, at: location)) }), at: location)
+        default:
+            self.init(.scalar(value), at: location)
+        }
+    }
+
+    /// Where the value at `keyPath` was written; the nearest enclosing value
+    /// when the path does not exist (e.g. for a missing required key).
+    public func location(at keyPath: KeyPath) -> SourceLocation {
+        var node = self
+        for component in keyPath.components {
+            switch (component, node.kind) {
+            case (.key(let key), .object(let members)):
+                guard let member = members.first(where: { $0.key == key }) else { return node.location }
+                node = member.value
+            case (.index(let index), .array(let elements)):
+                guard elements.indices.contains(index) else { return node.location }
+                node = elements[index]
+            default:
+                return node.location
+            }
+        }
+        return node.location
+    }
+
+    /// Deep merge with locations: objects merge key by key, anything else is
+    /// replaced by `overlay` (DESIGN.md: "objects merge, arrays replace").
+    public func merging(_ overlay: SourceNode) -> SourceNode {
+        guard case .object(var base) = kind, case .object(let top) = overlay.kind else { return overlay }
+        for member in top {
+            if let index = base.firstIndex(where: { $0.key == member.key }) {
+                base[index].value = base[index].value.merging(member.value)
+            } else {
+                base.append(member)
+            }
+        }
+        return SourceNode(.object(base), at: location)
+    }
+
+    /// Sets `key` in an object node (appending it when new).
+    public mutating func set(_ key: String, to value: SourceNode) {
+        guard case .object(var members) = kind else { return }
+        if let index = members.firstIndex(where: { $0.key == key }) {
+            members[index].value = value
+        } else {
+            members.append(Member(key: key, keyLocation: value.location, value: value))
+        }
+        kind = .object(members)
+    }
+
+    /// Removes `key` from an object node, returning its value.
+    @discardableResult
+    public mutating func remove(_ key: String) -> SourceNode? {
+        guard case .object(var members) = kind, let index = members.firstIndex(where: { $0.key == key }) else { return nil }
+        let removed = members.remove(at: index)
+        kind = .object(members)
+        return removed.value
+    }
+}

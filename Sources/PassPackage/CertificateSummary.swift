@@ -1,0 +1,77 @@
+import Crypto
+import Foundation
+
+/// The facts about an X.509 certificate that a pass build and `passforge
+/// inspect` need.
+public struct CertificateSummary: Sendable, Hashable {
+    /// The subject on one line, in certificate order, e.g.
+    /// `UID=pass.com.example, CN=Pass Type ID: pass.com.example, OU=ABCDE12345, O=Example, C=US`.
+    public var subject: String
+    /// The issuer on one line, in the same form as `subject`.
+    public var issuer: String
+    /// The subject's common name (CN), e.g. `Pass Type ID: pass.com.example`.
+    public var commonName: String?
+    /// The subject's UID (OID 0.9.2342.19200300.100.1.1). Apple puts the
+    /// pass type identifier here (pass-format-notes.md, "Certificates").
+    public var userID: String?
+    /// The subject's organizational unit (OU). Apple puts the Team ID here
+    /// (pass-format-notes.md, "Certificates").
+    public var organizationalUnit: String?
+    /// The subject's organization (O).
+    public var organization: String?
+    /// The serial number, as uppercase hex.
+    public var serialNumber: String
+    public var notBefore: Date
+    public var notAfter: Date
+    /// The certificate's DER encoding.
+    public var derBytes: [UInt8]
+
+    public init(
+        subject: String,
+        issuer: String,
+        commonName: String?,
+        userID: String?,
+        organizationalUnit: String?,
+        organization: String?,
+        serialNumber: String,
+        notBefore: Date,
+        notAfter: Date,
+        derBytes: [UInt8]
+    ) {
+        self.subject = subject
+        self.issuer = issuer
+        self.commonName = commonName
+        self.userID = userID
+        self.organizationalUnit = organizationalUnit
+        self.organization = organization
+        self.serialNumber = serialNumber
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.derBytes = derBytes
+    }
+
+    /// Lowercase hex SHA-256 of the DER encoding. A build records it to
+    /// notice that the signing identity changed and every pass must be
+    /// re-signed.
+    public var sha256Fingerprint: String {
+        SHA256.hash(data: derBytes).hexString
+    }
+
+    /// Whether `date` lies within the validity period.
+    public func isValid(at date: Date) -> Bool {
+        notBefore <= date && date <= notAfter
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    /// Lowercase hexadecimal, two digits per byte.
+    var hexString: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var characters: [UInt8] = []
+        for byte in self {
+            characters.append(digits[Int(byte >> 4)])
+            characters.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: characters, as: UTF8.self)
+    }
+}

@@ -1,0 +1,109 @@
+import COpenSSL
+import Foundation
+
+/// Makes the `signature` file of a pass: a detached PKCS#7 / CMS SignedData
+/// over the bytes of `manifest.json`, DER-encoded, that embeds the signer
+/// certificate and the WWDR intermediate and carries a signing-time signed
+/// attribute (pass-format-notes.md, "signature"; Apple, PassKit Package Format
+/// Reference, "Signing the Pass").
+///
+/// Conforming types must be safe to call from any thread.
+public protocol ManifestSigning: Sendable {
+    /// The DER signature over `manifest`, dated `signingTime`.
+    func signature(forManifest manifest: [UInt8], signingTime: Date) throws(SigningError) -> [UInt8]
+}
+
+/// Signs manifests with OpenSSL's PKCS#7 API, one key per instance.
+///
+/// Make one per worker with `SigningIdentity.makeSigner()`. An instance is
+/// safe to share between threads (`@unchecked Sendable`: every stored
+/// property is immutable after `init`, and OpenSSL allows concurrent signing
+/// with one key and concurrent read-only use of certificates and
+/// `EVP_MD`, https://www.openssl.org/docs/man3.0/man7/openssl-threads.html),
+/// but it is only contention-free when one thread at a time uses it.
+public final class CMSSigner: ManifestSigning, @unchecked Sendable {
+    private let certificate: X509Certificate
+    private let intermediate: X509Certificate
+    private let key: PrivateKey
+    /// SHA-256, fetched once: looking an algorithm up by name on every
+    /// signature costs a locked method-store query
+    /// (https://www.openssl.org/docs/man3.0/man7/crypto.html, "Performance").
+    private let digest: OpaquePointer
+
+    /// PKCS7_BINARY: sign the bytes as they are (no MIME canonicalisation of
+    /// line endings, which would change the digest of manifest.json).
+    /// PKCS7_DETACHED: the manifest is a separate file in the pass, not inside
+    /// the signature. PKCS7_NOSMIMECAP: leave out the S/MIME capabilities
+    /// attribute, which Wallet does not use. Signing time is still added
+    /// (pass-format-notes.md, "signature";
+    /// https://www.openssl.org/docs/man3.0/man3/PKCS7_sign.html).
+    private static let flags = Int32(PKCS7_BINARY | PKCS7_DETACHED | PKCS7_NOSMIMECAP)
+
+    init(certificate: X509Certificate, intermediate: X509Certificate, key: PrivateKey) throws(SigningError) {
+        guard let digest = EVP_MD_fetch(nil, "SHA256", nil) else {
+            throw .openSSLFailure(operation: "load SHA-256", reason: OpenSSL.drainErrors())
+        }
+        self.certificate = certificate
+        self.intermediate = intermediate
+        self.key = key
+        self.digest = digest
+    }
+
+    deinit {
+        EVP_MD_free(digest)
+    }
+
+    public func signature(forManifest manifest: [UInt8], signingTime: Date) throws(SigningError) -> [UInt8] {
+        OpenSSL.clearErrors()
+        func failure(_ operation: String) -> SigningError {
+            .openSSLFailure(operation: operation, reason: OpenSSL.drainErrors())
+        }
+
+        // PKCS7_PARTIAL: create the SignedData without signers, so the signer
+        // can be added with the pre-fetched digest and a chosen signing time
+        // before PKCS7_final computes the signature.
+        guard let p7 = PKCS7_sign(nil, nil, nil, nil, Self.flags | PKCS7_PARTIAL) else {
+            throw failure("create the SignedData")
+        }
+        defer { PKCS7_free(p7) }
+
+        // Also embeds the signer certificate (no PKCS7_NOCERTS).
+        guard let signerInfo = PKCS7_sign_add_signer(p7, certificate.pointer, key.pointer, digest, Self.flags) else {
+            throw failure("add the signer")
+        }
+        // Apple requires the WWDR intermediate in the signature
+        // (pass-format-notes.md, "signature": "It must embed the signer
+        // certificate and the Apple WWDR intermediate").
+        guard PKCS7_add_certificate(p7, intermediate.pointer) == 1 else {
+            throw failure("embed the WWDR certificate")
+        }
+        // Without a signing-time attribute iOS rejects the pass with
+        // "Signature must contain a signing date" (pass-format-notes.md).
+        // PKCS7_final would add the current time itself; setting it here lets
+        // the caller date the whole pass consistently.
+        guard let time = OpenSSL.makeTime(signingTime) else { throw failure("encode the signing time") }
+        guard PKCS7_add0_attrib_signing_time(signerInfo, time) == 1 else {
+            ASN1_TIME_free(time)
+            throw failure("add the signing time")
+        }
+
+        let finished: Bool? = OpenSSL.withReadOnlyBIO(manifest) { bio in
+            PKCS7_final(p7, bio, Self.flags) == 1
+        }
+        guard finished == true else { throw failure("sign the manifest") }
+
+        let length = i2d_PKCS7(p7, nil)
+        guard length > 0 else { throw failure("encode the signature") }
+        return [UInt8](unsafeUninitializedCapacity: Int(length)) { buffer, count in
+            var cursor = buffer.baseAddress
+            count = max(0, Int(i2d_PKCS7(p7, &cursor)))
+        }
+    }
+}
+
+extension ManifestSigning {
+    /// The signature over `manifest`, dated now.
+    public func signature(forManifest manifest: [UInt8]) throws(SigningError) -> [UInt8] {
+        try signature(forManifest: manifest, signingTime: Date())
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import PassBuild
+
+struct Build: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate the content and render signed passes into the output tree.",
+        discussion: """
+        Incremental: a pass is signed again only when its content entry, template, images,
+        configuration or signing identity changed. Passes removed from content are removed
+        from the tree. On any error nothing is written.
+
+        Examples:
+          passforge build
+          passforge build --output public --jobs 2
+          CI=true PASSFORGE_TOKEN_SECRET=… passforge build --development-signing
+        """
+    )
+
+    @OptionGroup var project: ProjectOptions
+
+    @Flag(help: "Sign with the development chain even when CI=true (passes will not install on devices).")
+    var developmentSigning = false
+
+    @Flag(help: "Accept an http:// webServiceURL (works only on development devices).")
+    var allowHTTPWebService = false
+
+    @Option(help: "Signing threads (default: all cores).")
+    var jobs: Int?
+
+    @Flag(name: .shortAndLong, help: "Print only errors and the summary.")
+    var quiet = false
+
+    func run() throws {
+        let settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
+        let quiet = self.quiet
+        let report = try runReportingErrors {
+            try PassBuilder(settings: settings).build { event in if !quiet { Console.progress(event) } }
+        }
+        if !quiet { Console.report(report.warnings) }
+        for key in report.removed { Console.print("removed \(key)") }
+        if report.usedDevelopmentSigning { Console.warnDevelopmentSigning() }
+        Console.print(report.summary)
+    }
+}
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check every pass against Apple's rules without signing or writing anything.",
+        discussion: """
+        Prints every problem as `file:line:col: error: message [rule]` and exits 1 on any error.
+
+        Examples:
+          passforge validate
+          passforge validate --content content/flights
+        """
+    )
+
+    @OptionGroup var project: ProjectOptions
+
+    @Flag(help: "Accept an http:// webServiceURL (works only on development devices).")
+    var allowHTTPWebService = false
+
+    @Flag(help: "Allow the development signing chain under CI=true.")
+    var developmentSigning = false
+
+    func run() throws {
+        let settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: nil)
+        let warnings = try runReportingErrors { try PassBuilder(settings: settings).validate() }
+        Console.report(warnings)
+        Console.print("no errors, \(warnings.count) warning\(warnings.count == 1 ? "" : "s")")
+    }
+}

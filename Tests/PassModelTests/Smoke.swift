@@ -1,0 +1,3 @@
+import Testing
+@testable import PassModel
+@Test func smoke() { #expect(KeyPath.root.isEmpty) }
