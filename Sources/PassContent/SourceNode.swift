@@ -72,12 +72,12 @@ public struct SourceNode: Sendable, Hashable {
     }
 
     /// Builds a node from plain JSON, placing every part at `location`.
-    public init(_ value: JSONValue, at location: SourceLocation) {
+    public init(json value: JSONValue, at location: SourceLocation) {
         switch value {
         case .array(let items):
-            self.init(.array(items.map { SourceNode($0, at: location) }), at: location)
+            self.init(.array(items.map { SourceNode(json: $0, at: location) }), at: location)
         case .object(let object):
-            self.init(.object(object.map { Member(key: $0.key, keyLocation: location, value: SourceNode($0.value, at: location)) }), at: location)
+            self.init(.object(object.map { Member(key: $0.key, keyLocation: location, value: SourceNode(json: $0.value, at: location)) }), at: location)
         default:
             self.init(.scalar(value), at: location)
         }

@@ -9,8 +9,9 @@ import Yams
 /// `2026-12-01T09:30:00Z` stays the string as written, because pass.json
 /// wants ISO-8601 text, not a re-formatted date.
 public enum YAMLSourceParser {
-    /// More nodes than this in one file is refused (alias expansion bombs).
-    public static let maximumNodeCount = 5_000_000
+    /// More values than this in one file is refused: aliases can make a
+    /// small file expand to billions of values ("billion laughs").
+    public static let maximumNodeCount = 2_000_000
 
     public static func parse(_ bytes: [UInt8], file: String) throws(ContentDiagnostic) -> SourceNode {
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -68,7 +69,7 @@ public enum YAMLSourceParser {
             }
             return SourceNode(.object(members), at: here)
         case .alias:
-            throw .error(at: here, rule: "yaml.alias", "YAML aliases (*name) are not supported; write the value out, or use `defaults:`")
+            throw .error(at: here, rule: "yaml.alias", "unresolved YAML alias; define the anchor (&name) before using it")
         }
     }
 
@@ -77,11 +78,11 @@ public enum YAMLSourceParser {
         if scalar.style == .singleQuoted || scalar.style == .doubleQuoted || scalar.style == .literal || scalar.style == .folded {
             return .string(scalar.string)
         }
-        switch node.tag.name {
-        case .null: return .null
-        case .bool: return node.bool.map(JSONValue.bool) ?? .string(scalar.string)
-        case .int: return node.int.map(JSONValue.int) ?? .string(scalar.string)
-        case .float:
+        switch node.tag.rawValue {
+        case Tag.Name.null.rawValue: return .null
+        case Tag.Name.bool.rawValue: return node.bool.map(JSONValue.bool) ?? .string(scalar.string)
+        case Tag.Name.int.rawValue: return node.int.map(JSONValue.int) ?? .string(scalar.string)
+        case Tag.Name.float.rawValue:
             if let double = node.float, double.isFinite { return .double(double) }
             return .string(scalar.string)
         default: return .string(scalar.string)
