@@ -51,15 +51,19 @@ let package = Package(
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "PassBuild",
+                "PassBuild", "PassModel", "PassPackage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
+        // Shared by the test targets: temporary folders, a test PKI made with
+        // the openssl command, a project fixture, an independent pass verifier.
+        .target(name: "TestSupport", path: "Tests/Support"),
+
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
         .testTarget(name: "PassContentTests", dependencies: ["PassContent"]),
         .testTarget(name: "PassPackageTests", dependencies: ["PassPackage"]),
-        .testTarget(name: "PassBuildTests", dependencies: ["PassBuild"]),
-        .testTarget(name: "PassforgeCLITests", dependencies: ["PassBuild"]),
+        .testTarget(name: "PassBuildTests", dependencies: ["PassBuild", "TestSupport"]),
+        .testTarget(name: "PassforgeCLITests", dependencies: ["passforge", "PassBuild", "TestSupport"]),
     ]
 )

@@ -12,8 +12,12 @@ the sizes Apple documents (icon 29x29, logo up to 160x50, footer 286x15,
 thumbnail 90x90, strip 375x98 on event tickets and 375x144 on coupons and
 store cards). The pictures are flat colours and simple shapes with
 anti-aliased edges, written as RGBA with PNG filter 0 so they compress to a
-few kilobytes, and byte-for-byte the same on every run, so a rerun leaves
-git with nothing to commit.
+few kilobytes. A file whose pixels are already right is left alone, so a
+rerun leaves git with nothing to commit even where another zlib would
+compress the same pixels to other bytes.
+
+The member card's strip carries words, so it is localized: it exists in
+en.lproj and de.lproj and not at the top level (an image must not be both).
 """
 
 import math
@@ -30,13 +34,38 @@ SCALES = (1, 2, 3)
 # PNG encoding
 
 
-def png_bytes(width, height, rgba):
-    """RGBA 8-bit, non-interlaced, filter 0 on every row."""
+def scanlines(width, height, rgba):
+    """The bytes PNG compresses: each row prefixed with filter type 0."""
     stride = width * 4
     raw = bytearray()
     for y in range(height):
         raw.append(0)
         raw += rgba[y * stride:(y + 1) * stride]
+    return bytes(raw)
+
+
+def png_pixels(data):
+    """(IHDR fields, decompressed scanlines) of a PNG file, or None."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    pos, ihdr, idat = 8, None, bytearray()
+    try:
+        while pos + 8 <= len(data):
+            length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+            body = data[pos + 8:pos + 8 + length]
+            if kind == b"IHDR":
+                ihdr = body
+            elif kind == b"IDAT":
+                idat += body
+            pos += 12 + length
+        return ihdr, zlib.decompress(bytes(idat))
+    except (struct.error, zlib.error):
+        return None
+
+
+def png_bytes(width, height, rgba):
+    """RGBA 8-bit, non-interlaced, filter 0 on every row."""
+    raw = scanlines(width, height, rgba)
 
     def chunk(kind, data):
         body = kind + data
@@ -44,7 +73,7 @@ def png_bytes(width, height, rgba):
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
-            + chunk(b"IDAT", zlib.compress(bytes(raw), 9)) + chunk(b"IEND", b""))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
 # --------------------------------------------------------------------------
@@ -139,7 +168,8 @@ class Canvas:
                 self.span(y, run, xb, colour)
 
     def text(self, x, y, string, height, colour, align="left"):
-        """Block letters from the 5x7 font below; `height` in points, `y` the top.
+        """Block letters from the 5x7 font below; `height` in points, `y` the top,
+        `colour` opaque.
 
         Cell edges snap to whole pixels, so strokes stay sharp at every scale."""
         colour = rgba(colour)
@@ -486,7 +516,7 @@ IMAGES = [
 
     ("templates/member/icon", 29, 29, member_icon),
     ("templates/member/logo", 160, 50, member_logo),
-    # The strip carries words, so it is localized: one per .lproj and none at top level.
+    # Localized: one strip per .lproj and none at the top level.
     ("templates/member/en.lproj/strip", 375, 144, member_strip("10TH CUP FREE")),
     ("templates/member/de.lproj/strip", 375, 144, member_strip("10. TASSE GRATIS")),
 
@@ -843,7 +873,7 @@ def main(argv):
             path = os.path.join(ROOT, stem + ("" if scale == 1 else "@%dx" % scale) + ".png")
             try:
                 with open(path, "rb") as f:
-                    same = f.read() == data
+                    same = png_pixels(f.read()) == png_pixels(data)
             except FileNotFoundError:
                 same = False
             if same:

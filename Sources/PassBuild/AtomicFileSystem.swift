@@ -100,7 +100,7 @@ public enum AtomicFileSystem {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, operation: "open folder", code: errno) }
         defer { close(fd) }
-        guard syncfs(fd) == 0 else { throw Failure(path: path, operation: "sync", code: errno) }
+        guard linuxSyncFS(fd) == 0 else { throw Failure(path: path, operation: "sync", code: errno) }
     }
 
     public static func readFile(_ path: String) -> [UInt8]? {
@@ -121,3 +121,7 @@ final class Counter: @unchecked Sendable {
         return value
     }
 }
+
+/// syncfs(2) is in glibc but not in Swift's Glibc module map.
+@_silgen_name("syncfs")
+private func linuxSyncFS(_ fd: Int32) -> Int32

@@ -36,7 +36,7 @@ struct ParallelPackager {
                         signer = try job.identity.identity.makeSigner()
                         signers[job.identity.fingerprint] = signer
                     }
-                    let bytes = try PassPackager.package(files: job.files, signer: signer, signingTime: signingTime)
+                    let bytes = try PassPackager(signer: signer).makePKPass(files: job.files, signingTime: signingTime)
                     let staged = try tree.stage(bytes, name: "\(index).pkpass")
                     return Output(stagedPath: staged, etag: Self.etag(of: bytes), size: bytes.count)
                 }

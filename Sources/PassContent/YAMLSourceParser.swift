@@ -13,7 +13,7 @@ public enum YAMLSourceParser {
     /// small file expand to billions of values ("billion laughs").
     public static let maximumNodeCount = 2_000_000
 
-    public static func parse(_ bytes: [UInt8], file: String) throws(ContentDiagnostic) -> SourceNode {
+    public static func parse(_ bytes: [UInt8], file: String, maximumNodeCount: Int = maximumNodeCount) throws(ContentDiagnostic) -> SourceNode {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .error(at: SourceLocation(file: file), rule: "yaml.encoding",
                          "the file is not valid UTF-8; save it as UTF-8")
@@ -30,17 +30,17 @@ public enum YAMLSourceParser {
             throw .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.empty", "the file is empty; it must define a pass")
         }
         var count = 0
-        return try convert(root, file: file, count: &count)
+        return try convert(root, file: file, count: &count, limit: maximumNodeCount)
     }
 
     private static func location(_ mark: Mark?, _ file: String) -> SourceLocation {
         SourceLocation(file: file, line: mark?.line ?? 0, column: mark?.column ?? 0)
     }
 
-    private static func convert(_ node: Node, file: String, count: inout Int) throws(ContentDiagnostic) -> SourceNode {
+    private static func convert(_ node: Node, file: String, count: inout Int, limit: Int) throws(ContentDiagnostic) -> SourceNode {
         count += 1
-        guard count <= maximumNodeCount else {
-            throw .error(at: location(node.mark, file), rule: "yaml.size", "the file has more than \(maximumNodeCount) values; split it")
+        guard count <= limit else {
+            throw .error(at: location(node.mark, file), rule: "yaml.size", "the file has more than \(limit) values (aliases included); split it")
         }
         let here = location(node.mark, file)
         switch node {
@@ -49,7 +49,7 @@ public enum YAMLSourceParser {
         case .sequence(let sequence):
             var elements: [SourceNode] = []
             elements.reserveCapacity(sequence.count)
-            for element in sequence { elements.append(try convert(element, file: file, count: &count)) }
+            for element in sequence { elements.append(try convert(element, file: file, count: &count, limit: limit)) }
             return SourceNode(.array(elements), at: here)
         case .mapping(let mapping):
             var members: [SourceNode.Member] = []
@@ -65,7 +65,7 @@ public enum YAMLSourceParser {
                                  "key \"\(key)\" appears twice in the same map (first at line \(firstLine)); keep one")
                 }
                 seen[key] = keyLocation.line
-                members.append(.init(key: key, keyLocation: keyLocation, value: try convert(valueNode, file: file, count: &count)))
+                members.append(.init(key: key, keyLocation: keyLocation, value: try convert(valueNode, file: file, count: &count, limit: limit)))
             }
             return SourceNode(.object(members), at: here)
         case .alias:

@@ -24,7 +24,7 @@ extension JSONValue {
         self = try parser.parseDocument()
     }
 
-    /// Parses JSON text; see ``init(parsing:)-(Collection<UInt8>)``.
+    /// Parses JSON text given as a string; see the byte-based initializer.
     public init(parsing text: String) throws(JSONParseError) {
         try self.init(parsing: Array(text.utf8))
     }

@@ -72,13 +72,16 @@ extension CaseIterable where Self: RawRepresentable, Self.RawValue == String {
     static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// The allowed value that `text` most likely meant: the one it ends with
-    /// ("Air" → PKTransitTypeAir), or the nearest by spelling.
+    /// ("Air" → PKTransitTypeAir), the only one that contains it ("phone" →
+    /// PKDataDetectorTypePhoneNumber), or the nearest by spelling.
     static func suggestion(for text: String) -> Self? {
         let lowered = text.lowercased()
         guard !lowered.isEmpty else { return nil }
         if let match = allCases.first(where: { $0.rawValue.lowercased() == lowered || $0.rawValue.lowercased().hasSuffix(lowered) }) {
             return match
         }
+        let containing = allCases.filter { lowered.count >= 4 && $0.rawValue.lowercased().contains(lowered) }
+        if containing.count == 1 { return containing[0] }
         let names = allCases.map(\.rawValue)
         guard let nearest = Spelling.nearest(to: text, in: names) else { return nil }
         return Self(rawValue: nearest)

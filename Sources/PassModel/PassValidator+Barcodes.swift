@@ -31,14 +31,15 @@ extension ValidationRun {
             in: barcode, at: path, known: Barcode.CodingKeys.allCases.map(\.rawValue),
             place: isLegacy ? "the legacy barcode" : "a barcode"
         )
+        let subject = isLegacy ? "the legacy barcode" : "the barcode at \(path)"
         var format: BarcodeFormat?
         let formatPath = path.appending("format")
         if barcode["format"] == nil {
-            error(formatPath, "barcode.format", "the barcode at \(path) has no format; add \"format\": one of \(BarcodeFormat.allowedValues)")
+            error(formatPath, "barcode.format", "\(subject) has no format; add \"format\": one of \(BarcodeFormat.allowedValues)")
         } else if let text = string("format", of: barcode, at: path) {
             format = BarcodeFormat(rawValue: text)
             if format == nil {
-                let suggestion = BarcodeFormat.suggestion(for: text).map { "; use \($0.rawValue)" } ?? ""
+                let suggestion = BarcodeFormat.suggestion(for: text).map { "; use \($0.rawValue)" } ?? "; use one of those"
                 error(formatPath, "barcode.format", "barcode format \"\(text)\" is not one of \(BarcodeFormat.allowedValues)\(suggestion)")
             }
         }
@@ -50,14 +51,14 @@ extension ValidationRun {
             warning(formatPath, "barcode.code128", message)
         }
         if barcode["message"] == nil {
-            error(path.appending("message"), "barcode.message", "the barcode at \(path) has no message; add \"message\": the text the barcode encodes")
+            error(path.appending("message"), "barcode.message", "\(subject) has no message; add \"message\": the text the barcode encodes")
         } else {
             _ = string("message", of: barcode, at: path)
         }
         if barcode["messageEncoding"] == nil {
             error(
                 path.appending("messageEncoding"), "barcode.messageEncoding",
-                "the barcode at \(path) has no messageEncoding; add \"messageEncoding\": \"iso-8859-1\" (or \"utf-8\" for text outside Latin-1)"
+                "\(subject) has no messageEncoding; add \"messageEncoding\": \"iso-8859-1\" (or \"utf-8\" for text outside Latin-1)"
             )
         } else {
             _ = string("messageEncoding", of: barcode, at: path)

@@ -56,7 +56,7 @@ extension ValidationRun {
             if structure["transitType"] != nil {
                 error(
                     path, "transitType.forbidden",
-                    "transitType is only for boarding passes, but this is a \(style.key) pass; remove it, or make the pass a boardingPass"
+                    "transitType is only for boarding passes, but the pass's style is \(style.key); remove it, or make the pass a boardingPass"
                 )
             }
             return
@@ -182,13 +182,22 @@ extension ValidationRun {
         }
     }
 
-    /// The insides of every tag in `text` other than `<a href="…">` and `</a>`.
+    /// The insides of every tag in `text` other than `<a href="…">` and
+    /// `</a>`. As in HTML, only a `<` followed by a letter, `/`, `!` or `?`
+    /// starts a tag, so "1 < 2" is text.
     static func disallowedTags(in text: String) -> [String] {
         var bad: [String] = []
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "<") {
-            guard let close = rest[open...].firstIndex(of: ">") else { break }
-            let tag = String(rest[rest.index(after: open)..<close])
+            let next = rest.index(after: open)
+            guard next < rest.endIndex, let first = rest[next].unicodeScalars.first,
+                  first.isASCII && (ASCII.asciiLetters(first) || "/!?".unicodeScalars.contains(first))
+            else {
+                rest = rest[next...]
+                continue
+            }
+            guard let close = rest[next...].firstIndex(of: ">") else { break }
+            let tag = String(rest[next..<close])
             if !isAllowedTag(tag) { bad.append(tag) }
             rest = rest[rest.index(after: close)...]
         }
@@ -226,7 +235,7 @@ extension ValidationRun {
         guard let alignment = string("textAlignment", of: field, at: path) else { return }
         let alignmentPath = path.appending("textAlignment")
         if TextAlignment(rawValue: alignment) == nil {
-            let suggestion = TextAlignment.suggestion(for: alignment).map { "; use \($0.rawValue)" } ?? ""
+            let suggestion = TextAlignment.suggestion(for: alignment).map { "; use \($0.rawValue)" } ?? "; use one of those"
             error(alignmentPath, "field.textAlignment", "textAlignment \"\(alignment)\" is not one of \(TextAlignment.allowedValues)\(suggestion)")
         }
         if area == .primary || area == .back {
@@ -246,7 +255,7 @@ extension ValidationRun {
             guard field[key] != nil else { continue }
             hasStyle = true
             guard let style = string(key, of: field, at: path), DateStyle(rawValue: style) == nil else { continue }
-            let suggestion = DateStyle.suggestion(for: style).map { "; use \($0.rawValue)" } ?? ""
+            let suggestion = DateStyle.suggestion(for: style).map { "; use \($0.rawValue)" } ?? "; use one of those"
             error(path.appending(key), rule, "\(key) \"\(style)\" is not one of \(DateStyle.allowedValues)\(suggestion)")
         }
         checkBoolean("ignoresTimeZone", of: field, at: path)
@@ -283,7 +292,7 @@ extension ValidationRun {
     mutating func checkNumberStyle(_ field: JSONObject, at path: KeyPath, value: JSONValue?) {
         let isNumber = value?.isNumber ?? true  // a missing or broken value is reported elsewhere
         if let style = string("numberStyle", of: field, at: path), NumberStyle(rawValue: style) == nil {
-            let suggestion = NumberStyle.suggestion(for: style).map { "; use \($0.rawValue)" } ?? ""
+            let suggestion = NumberStyle.suggestion(for: style).map { "; use \($0.rawValue)" } ?? "; use one of those"
             error(path.appending("numberStyle"), "field.numberStyle", "numberStyle \"\(style)\" is not one of \(NumberStyle.allowedValues)\(suggestion)")
         }
         if field["numberStyle"] != nil, !isNumber {
@@ -317,7 +326,7 @@ extension ValidationRun {
             let itemPath = detectorsPath.appending(index)
             guard expect(detector, is: .string, at: itemPath), let text = detector.stringValue else { continue }
             if DataDetectorType(rawValue: text) == nil {
-                let suggestion = DataDetectorType.suggestion(for: text).map { "; use \($0.rawValue)" } ?? ""
+                let suggestion = DataDetectorType.suggestion(for: text).map { "; use \($0.rawValue)" } ?? "; use one of those"
                 error(itemPath, "field.dataDetectorTypes", "data detector \"\(text)\" is not one of \(DataDetectorType.allowedValues)\(suggestion)")
             }
         }
@@ -335,7 +344,7 @@ extension ValidationRun {
         guard let row = field["row"] else { return }
         let rowPath = path.appending("row")
         if row != .int(0), row != .int(1), row != .double(0), row != .double(1) {
-            error(rowPath, "field.row", "row is \(row.serializedString()), but it must be 0 (first row) or 1 (second row)")
+            error(rowPath, "field.row", "row is \(row.serializedString()), but it must be 0 (first row) or 1 (second row); set it to one of them")
         }
         if !(style == .eventTicket && area == .auxiliary) {
             error(

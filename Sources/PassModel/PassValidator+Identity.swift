@@ -78,7 +78,7 @@ extension ValidationRun {
             let bad = identifier.unicodeScalars.first { !($0.isASCII && (ASCII.asciiLetters($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-")) }!
             problem = bad == " " ? "contains a space" : "contains '\(bad)'"
         } else if components.count < 2 {
-            problem = "is not a reverse-DNS name"
+            problem = "has only one component"
         } else if components.contains(where: \.isEmpty) {
             problem = "has an empty component (a leading, trailing or doubled '.')"
         }

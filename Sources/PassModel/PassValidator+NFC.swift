@@ -40,9 +40,9 @@ extension ValidationRun {
         case .notDER:
             return "decodes, but not to a DER SubjectPublicKeyInfo; export the key with `openssl ec -pubout -outform DER` and base64 it"
         case .notEllipticCurve(let oid):
-            return "holds a key of algorithm \(oid), not an elliptic-curve key (id-ecPublicKey 1.2.840.10045.2.1); NFC passes need a P-256 (prime256v1) key"
+            return "holds a key of algorithm \(SubjectPublicKeyInfo.name(of: oid)), not an elliptic-curve key (id-ecPublicKey 1.2.840.10045.2.1); NFC passes need a P-256 (prime256v1) key"
         case .notP256(let curve):
-            return "holds an elliptic-curve key on curve \(curve ?? "(none given)"), not P-256 (prime256v1, 1.2.840.10045.3.1.7); generate the key with `openssl ecparam -name prime256v1 -genkey`"
+            return "holds an elliptic-curve key on curve \(curve.map(SubjectPublicKeyInfo.name(of:)) ?? "(none given)"), not P-256 (prime256v1, 1.2.840.10045.3.1.7); generate the key with `openssl ecparam -name prime256v1 -genkey`"
         case .badPoint:
             return "holds a P-256 key whose point is not 65 (uncompressed) or 33 (compressed) bytes; export the key again"
         }
@@ -104,6 +104,19 @@ enum SubjectPublicKeyInfo {
 
     static let ecPublicKey = "1.2.840.10045.2.1"
     static let prime256v1 = "1.2.840.10045.3.1.7"
+
+    /// "RSA (1.2.840.113549.1.1.1)" for the OIDs people are likely to use by mistake.
+    static func name(of oid: String) -> String {
+        let names = [
+            "1.2.840.113549.1.1.1": "RSA",
+            "1.3.132.0.34": "P-384 (secp384r1)",
+            "1.3.132.0.35": "P-521 (secp521r1)",
+            "1.3.132.0.10": "secp256k1",
+            "1.3.101.110": "X25519",
+            "1.3.101.112": "Ed25519",
+        ]
+        return names[oid].map { "\($0), \(oid)" } ?? oid
+    }
 
     static func checkP256(_ der: [UInt8]) -> Problem? {
         guard let outer = element(in: der, at: 0), outer.tag == 0x30, outer.end == der.count,

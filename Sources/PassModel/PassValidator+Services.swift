@@ -82,7 +82,7 @@ extension ValidationRun {
         for style in styles where style != .eventTicket && style != .boardingPass {
             error(
                 [.key("groupingIdentifier")], "groupingIdentifier.style",
-                "groupingIdentifier is allowed only on eventTicket and boardingPass passes, but this is a \(style.key) pass; remove it"
+                "groupingIdentifier is allowed only on eventTicket and boardingPass passes, but the pass's style is \(style.key); remove it"
             )
         }
     }

@@ -148,6 +148,8 @@ struct ValidationRun {
             message += "; write \(text) without quotes"
         case (.integer, .double):
             message += "; use a whole number"
+        case (.boolean, _):
+            message += "; write true or false, without quotes"
         default:
             message += "; change it to \(expected.name)"
         }

@@ -33,7 +33,7 @@ public struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .malformed: return "is not a W3C date-time of the form YYYY-MM-DDThh:mm[:ss]TZD"
-            case .missingTime: return "has a date but no time; add at least hours and minutes"
+            case .missingTime: return "has a date but no time, and Wallet needs at least hours and minutes"
             case .missingTimeZone: return "has no time zone; end it with Z (UTC) or an offset such as +01:00"
             case .outOfRange(let what): return "has \(what)"
             }

@@ -159,7 +159,14 @@ enum OpenSSL {
 /// (https://www.openssl.org/docs/man3.0/man3/pem_password_cb.html). A build
 /// must never block on a prompt, so when there is no password this callback
 /// is used instead: it returns -1, which fails the decryption.
-let noPasswordCallback: pem_password_cb = { _, _, _, _ in -1 }
+func noPasswordCallback(
+    _ buffer: UnsafeMutablePointer<CChar>?,
+    _ size: Int32,
+    _ forWriting: Int32,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    -1
+}
 
 extension Array where Element == UInt8 {
     /// Whether these bytes hold PEM ("-----BEGIN …" somewhere near the start,

@@ -63,7 +63,7 @@ public final class SigningIdentity: ManifestSigning, @unchecked Sendable {
     }
 
     /// Loads an identity from bytes; see `init(certificatePath:…)`.
-    public init(
+    public convenience init(
         certificate certificateFile: SigningFile,
         key keyFile: SigningFile? = nil,
         password: String? = nil,

@@ -119,8 +119,11 @@ final class X509Certificate: @unchecked Sendable {
         // XN_FLAG_SEP_CPLUS_SPC: ", " between RDNs; XN_FLAG_FN_SN: short
         // names ("UID", "CN"); RFC 2253 escaping but without escaping UTF-8
         // bytes, so non-ASCII names stay readable.
-        let flags = UInt(XN_FLAG_SEP_CPLUS_SPC) | UInt(XN_FLAG_FN_SN)
-            | (UInt(ASN1_STRFLGS_RFC2253) & ~UInt(ASN1_STRFLGS_ESC_MSB))
+        // (ASN1_STRFLGS_RFC2253 is a compound macro Swift cannot import, so
+        // its parts are spelled out, minus ASN1_STRFLGS_ESC_MSB.)
+        let stringFlags = UInt(ASN1_STRFLGS_ESC_2253) | UInt(ASN1_STRFLGS_ESC_CTRL)
+            | UInt(ASN1_STRFLGS_UTF8_CONVERT) | UInt(ASN1_STRFLGS_DUMP_UNKNOWN) | UInt(ASN1_STRFLGS_DUMP_DER)
+        let flags = UInt(XN_FLAG_SEP_CPLUS_SPC) | UInt(XN_FLAG_FN_SN) | stringFlags
         let bytes = OpenSSL.collectingBIO { bio in
             X509_NAME_print_ex(bio, name, 0, flags) >= 0
         }

@@ -1,0 +1,67 @@
+/// The field areas of a pass, in the order Wallet lays them out.
+public enum FieldArea: String, CaseIterable, Sendable, Hashable {
+    case header = "headerFields"
+    case primary = "primaryFields"
+    case secondary = "secondaryFields"
+    case auxiliary = "auxiliaryFields"
+    case back = "backFields"
+
+    /// The key of the array in the style object, e.g. `"primaryFields"`.
+    public var key: String { rawValue }
+}
+
+/// The object under the style key (`boardingPass`, `coupon`, …): the field
+/// arrays, and for boarding passes the transit type.
+public struct PassStructure: Sendable, Hashable, Codable {
+    public var headerFields: [Field]?
+    public var primaryFields: [Field]?
+    public var secondaryFields: [Field]?
+    public var auxiliaryFields: [Field]?
+    public var backFields: [Field]?
+    /// Required on boarding passes, forbidden on every other style.
+    public var transitType: TransitType?
+
+    public init(
+        headerFields: [Field]? = nil, primaryFields: [Field]? = nil, secondaryFields: [Field]? = nil,
+        auxiliaryFields: [Field]? = nil, backFields: [Field]? = nil, transitType: TransitType? = nil
+    ) {
+        self.headerFields = headerFields
+        self.primaryFields = primaryFields
+        self.secondaryFields = secondaryFields
+        self.auxiliaryFields = auxiliaryFields
+        self.backFields = backFields
+        self.transitType = transitType
+    }
+
+    /// The fields of one area (an empty array when the area is absent).
+    public subscript(area: FieldArea) -> [Field] {
+        get {
+            switch area {
+            case .header: return headerFields ?? []
+            case .primary: return primaryFields ?? []
+            case .secondary: return secondaryFields ?? []
+            case .auxiliary: return auxiliaryFields ?? []
+            case .back: return backFields ?? []
+            }
+        }
+        set {
+            let fields = newValue.isEmpty ? nil : newValue
+            switch area {
+            case .header: headerFields = fields
+            case .primary: primaryFields = fields
+            case .secondary: secondaryFields = fields
+            case .auxiliary: auxiliaryFields = fields
+            case .back: backFields = fields
+            }
+        }
+    }
+
+    /// Every field with its area, front to back.
+    public var allFields: [(area: FieldArea, field: Field)] {
+        FieldArea.allCases.flatMap { area in self[area].map { (area, $0) } }
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case transitType, headerFields, primaryFields, secondaryFields, auxiliaryFields, backFields
+    }
+}

@@ -1,0 +1,101 @@
+import Crypto
+import Foundation
+
+/// `manifest.json`: every file of a pass mapped to the lowercase hex SHA-1 of
+/// its bytes, except `manifest.json` and `signature` themselves
+/// (pass-format-notes.md, "manifest.json"; Apple, PassKit Package Format
+/// Reference, "Manifest"). SHA-1 is what Wallet checks; it is not a choice.
+public struct Manifest: Sendable, Hashable {
+    public static let fileName = "manifest.json"
+    public static let signatureFileName = "signature"
+
+    /// File path (forward slashes, relative to the pass root) → SHA-1 hex.
+    public private(set) var hashes: [String: String]
+
+    /// The manifest of `files`, keyed by their paths in the pass. Entries
+    /// named `manifest.json` or `signature` are left out.
+    public init(files: [String: [UInt8]]) {
+        var hashes: [String: String] = [:]
+        for (name, bytes) in files where !Self.isExcluded(name) {
+            hashes[name] = Self.sha1Hex(bytes)
+        }
+        self.hashes = hashes
+    }
+
+    public init(hashes: [String: String]) {
+        self.hashes = hashes
+    }
+
+    /// Parses a `manifest.json`.
+    public init(jsonBytes: [UInt8]) throws(ManifestError) {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(jsonBytes))
+        } catch {
+            throw .notJSON(reason: (error as NSError).localizedDescription)
+        }
+        guard let dictionary = object as? [String: Any] else { throw .notAnObject }
+        var hashes: [String: String] = [:]
+        for (name, value) in dictionary {
+            guard let hash = value as? String else { throw .valueNotAString(file: name) }
+            hashes[name] = hash
+        }
+        self.hashes = hashes
+    }
+
+    /// The JSON bytes: one object, keys sorted by their UTF-8 bytes, no
+    /// whitespace. The same manifest always gives the same bytes, so an
+    /// unchanged pass has an unchanged manifest.
+    public var jsonBytes: [UInt8] {
+        var json: [UInt8] = [UInt8(ascii: "{")]
+        let names = hashes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for (position, name) in names.enumerated() {
+            if position > 0 { json.append(UInt8(ascii: ",")) }
+            Self.appendJSONString(name, to: &json)
+            json.append(UInt8(ascii: ":"))
+            Self.appendJSONString(hashes[name]!, to: &json)
+        }
+        json.append(UInt8(ascii: "}"))
+        return json
+    }
+
+    /// Whether `name` is one of the two files a manifest never lists.
+    public static func isExcluded(_ name: String) -> Bool {
+        name == fileName || name == signatureFileName
+    }
+
+    /// Lowercase hex SHA-1 of `bytes`.
+    public static func sha1Hex(_ bytes: [UInt8]) -> String {
+        Insecure.SHA1.hash(data: bytes).hexString
+    }
+
+    private static func appendJSONString(_ string: String, to json: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        json.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): json += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): json += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0..<0x20: json += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: json.append(byte)
+            }
+        }
+        json.append(UInt8(ascii: "\""))
+    }
+}
+
+public enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    case notJSON(reason: String)
+    case notAnObject
+    case valueNotAString(file: String)
+
+    public var description: String {
+        switch self {
+        case let .notJSON(reason): return "manifest.json is not valid JSON: \(reason)"
+        case .notAnObject: return "manifest.json must be a JSON object of file name to SHA-1"
+        case let .valueNotAString(file): return "manifest.json: the value for \"\(file)\" must be a SHA-1 hex string"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,286 @@
+// The only file in PassPackage that calls libzip.
+
+import CLibzip
+import Foundation
+
+/// One file in a zip archive.
+public struct ZipEntry: Sendable, Hashable {
+    /// The path inside the archive, forward slashes, no leading slash.
+    public var name: String
+    public var bytes: [UInt8]
+    /// Whether to deflate the entry (written archives only; ignored on read).
+    public var isCompressed: Bool
+
+    public init(name: String, bytes: [UInt8], isCompressed: Bool = true) {
+        self.name = name
+        self.bytes = bytes
+        self.isCompressed = isCompressed
+    }
+}
+
+/// Bounds on what reading an archive may allocate, so that a hostile archive
+/// (a "zip bomb", or millions of tiny entries) cannot exhaust memory.
+public struct ZipReadLimits: Sendable, Hashable {
+    public var maximumEntryCount: Int
+    /// The most uncompressed bytes all entries together may hold.
+    public var maximumTotalSize: Int
+
+    public init(maximumEntryCount: Int, maximumTotalSize: Int) {
+        self.maximumEntryCount = maximumEntryCount
+        self.maximumTotalSize = maximumTotalSize
+    }
+
+    /// Generous for one pass: Apple caps a `.pkpasses` bundle of 10 passes at
+    /// 150 MB (pass-format-notes.md, "MIME types"); one pass is far smaller.
+    public static let pass = ZipReadLimits(maximumEntryCount: 1_000, maximumTotalSize: 64 << 20)
+}
+
+/// Why an archive could not be written or read.
+public enum ZipError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    /// The name is empty, absolute, has `..`, `.` or empty components, a
+    /// backslash, or a NUL; or it is a directory.
+    case unsafeEntryName(String)
+    case duplicateEntry(String)
+    case notAnArchive(reason: String)
+    case tooManyEntries(count: Int, limit: Int)
+    case tooLarge(limit: Int)
+    case encryptedEntry(String)
+    case unreadableEntry(name: String, reason: String)
+    case cannotWrite(reason: String)
+
+    public var description: String {
+        switch self {
+        case let .unsafeEntryName(name):
+            return "zip entry name \"\(name)\" is not a safe relative path: names must not be empty, start "
+                + "with /, contain .. or . or empty components, backslashes or NUL"
+        case let .duplicateEntry(name):
+            return "zip archive contains \"\(name)\" more than once"
+        case let .notAnArchive(reason):
+            return "not a readable zip archive: \(reason)"
+        case let .tooManyEntries(count, limit):
+            return "zip archive has \(count) entries; at most \(limit) are accepted"
+        case let .tooLarge(limit):
+            return "zip archive expands to more than \(limit) bytes; refusing to unpack it"
+        case let .encryptedEntry(name):
+            return "zip entry \"\(name)\" is encrypted; passes must not be"
+        case let .unreadableEntry(name, reason):
+            return "zip entry \"\(name)\" cannot be read: \(reason)"
+        case let .cannotWrite(reason):
+            return "cannot create the zip archive: \(reason)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}
+
+/// Zip archives in memory, on libzip.
+public enum ZipArchive {
+    /// The bytes of a new archive holding `entries` in the given order.
+    ///
+    /// - Parameter modificationDate: the time stamp of every entry; a fixed
+    ///   value makes the archive's bytes depend only on its contents.
+    public static func make(
+        _ entries: [ZipEntry],
+        modificationDate: Date = Date()
+    ) throws(ZipError) -> [UInt8] {
+        var seen = Set<String>()
+        for entry in entries {
+            guard isSafeEntryName(entry.name) else { throw .unsafeEntryName(entry.name) }
+            guard seen.insert(entry.name).inserted else { throw .duplicateEntry(entry.name) }
+        }
+
+        var error = zip_error_t()
+        zip_error_init(&error)
+        defer { zip_error_fini(&error) }
+        guard let source = zip_source_buffer_create(nil, 0, 0, &error) else {
+            throw .cannotWrite(reason: String(cString: zip_error_strerror(&error)))
+        }
+        guard let archive = zip_open_from_source(source, ZIP_TRUNCATE, &error) else {
+            zip_source_free(source)
+            throw .cannotWrite(reason: String(cString: zip_error_strerror(&error)))
+        }
+        // Keep the buffer source alive past zip_close, which releases the
+        // archive's reference, so the written bytes can be read back
+        // (libzip's examples/in-memory.c does the same).
+        zip_source_keep(source)
+        defer { zip_source_free(source) }
+
+        func archiveFailure() -> ZipError {
+            let reason = String(cString: zip_strerror(archive))
+            zip_discard(archive)
+            return .cannotWrite(reason: reason)
+        }
+
+        let mtime = time_t(modificationDate.timeIntervalSince1970.rounded(.down))
+        for entry in entries {
+            // libzip reads the data at zip_close, so it gets its own malloc'd
+            // copy and frees it (freep = 1) when done.
+            let copy: UnsafeMutableRawPointer? = entry.bytes.isEmpty ? nil : malloc(entry.bytes.count)
+            if !entry.bytes.isEmpty {
+                guard let copy else { throw archiveFailure() }
+                entry.bytes.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            }
+            guard let data = zip_source_buffer(archive, copy, zip_uint64_t(entry.bytes.count), 1) else {
+                free(copy)
+                throw archiveFailure()
+            }
+            let index = zip_file_add(archive, entry.name, data, zip_flags_t(ZIP_FL_ENC_UTF_8))
+            guard index >= 0 else {
+                zip_source_free(data)
+                throw archiveFailure()
+            }
+            let method = entry.isCompressed ? ZIP_CM_DEFLATE : ZIP_CM_STORE
+            guard zip_set_file_compression(archive, zip_uint64_t(index), Int32(method), 0) == 0,
+                  zip_file_set_mtime(archive, zip_uint64_t(index), mtime, 0) == 0
+            else { throw archiveFailure() }
+        }
+        guard zip_close(archive) == 0 else { throw archiveFailure() }
+
+        return try readAll(of: source)
+    }
+
+    /// The entries of the archive in `bytes`, in archive order. Directory
+    /// entries are skipped.
+    ///
+    /// Rejects unsafe names (absolute, `..`), duplicates, encrypted entries,
+    /// and archives beyond `limits`, checking the sizes the archive declares
+    /// before allocating and the sizes actually inflated while reading.
+    public static func read(_ bytes: [UInt8], limits: ZipReadLimits = .pass) throws(ZipError) -> [ZipEntry] {
+        let result: Result<[ZipEntry], ZipError> = bytes.withUnsafeBytes { buffer in
+            var error = zip_error_t()
+            zip_error_init(&error)
+            defer { zip_error_fini(&error) }
+            // The source borrows `buffer`; everything that reads it happens
+            // inside this closure and the archive is discarded before return.
+            guard let source = zip_source_buffer_create(buffer.baseAddress, zip_uint64_t(buffer.count), 0, &error)
+            else { return .failure(.notAnArchive(reason: String(cString: zip_error_strerror(&error)))) }
+            // ZIP_CHECKCONS: cross-check local headers against the central
+            // directory, so inconsistent (crafted) archives are refused.
+            guard let archive = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error) else {
+                zip_source_free(source)
+                return .failure(.notAnArchive(reason: String(cString: zip_error_strerror(&error))))
+            }
+            defer { zip_discard(archive) }
+            return Result { () throws(ZipError) in try readEntries(of: archive, limits: limits) }
+        }
+        return try result.get()
+    }
+
+    /// Whether `name` is a relative path that stays inside the archive root.
+    static func isSafeEntryName(_ name: String) -> Bool {
+        guard !name.isEmpty, !name.hasPrefix("/"), !name.contains("\\"), !name.contains("\0") else {
+            return false
+        }
+        // A Windows drive prefix ("C:") is absolute there.
+        if name.count >= 2, name.dropFirst().first == ":" { return false }
+        return name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { component in
+            !component.isEmpty && component != "." && component != ".."
+        }
+    }
+
+    private static func readEntries(of archive: OpaquePointer, limits: ZipReadLimits) throws(ZipError) -> [ZipEntry] {
+        let count = zip_get_num_entries(archive, 0)
+        guard count >= 0 else { throw .notAnArchive(reason: String(cString: zip_strerror(archive))) }
+        guard count <= limits.maximumEntryCount else {
+            throw .tooManyEntries(count: Int(count), limit: limits.maximumEntryCount)
+        }
+
+        // Check names and declared sizes of all entries before inflating any.
+        var stats: [(index: zip_uint64_t, name: String, size: Int)] = []
+        var names = Set<String>()
+        var declaredTotal = 0
+        for index in 0..<zip_uint64_t(count) {
+            var stat = zip_stat_t()
+            zip_stat_init(&stat)
+            guard zip_stat_index(archive, index, 0, &stat) == 0,
+                  stat.valid & zip_uint64_t(ZIP_STAT_NAME) != 0, let cName = stat.name
+            else { throw .notAnArchive(reason: String(cString: zip_strerror(archive))) }
+            let name = String(cString: cName)
+            if name.hasSuffix("/") && stat.size == 0 {
+                guard isSafeEntryName(String(name.dropLast())) else { throw .unsafeEntryName(name) }
+                continue
+            }
+            guard isSafeEntryName(name) else { throw .unsafeEntryName(name) }
+            guard names.insert(name).inserted else { throw .duplicateEntry(name) }
+            if stat.valid & zip_uint64_t(ZIP_STAT_ENCRYPTION_METHOD) != 0,
+               stat.encryption_method != UInt16(ZIP_EM_NONE) {
+                throw .encryptedEntry(name)
+            }
+            guard stat.valid & zip_uint64_t(ZIP_STAT_SIZE) != 0,
+                  stat.size <= UInt64(limits.maximumTotalSize - declaredTotal)
+            else { throw .tooLarge(limit: limits.maximumTotalSize) }
+            declaredTotal += Int(stat.size)
+            stats.append((index, name, Int(stat.size)))
+        }
+
+        var entries: [ZipEntry] = []
+        entries.reserveCapacity(stats.count)
+        for stat in stats {
+            entries.append(ZipEntry(name: stat.name, bytes: try readEntry(stat.index, name: stat.name,
+                                                                          declaredSize: stat.size, of: archive)))
+        }
+        return entries
+    }
+
+    /// Reads at most `declaredSize` bytes; an entry that inflates to more
+    /// than it declared is refused rather than trusted.
+    private static func readEntry(
+        _ index: zip_uint64_t, name: String, declaredSize: Int, of archive: OpaquePointer
+    ) throws(ZipError) -> [UInt8] {
+        guard let file = zip_fopen_index(archive, index, 0) else {
+            throw .unreadableEntry(name: name, reason: String(cString: zip_strerror(archive)))
+        }
+        defer { zip_fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: declaredSize)
+        var filled = 0
+        var failure: String?
+        bytes.withUnsafeMutableBytes { buffer in
+            while filled < declaredSize {
+                let read = zip_fread(file, buffer.baseAddress! + filled, zip_uint64_t(declaredSize - filled))
+                if read < 0 {
+                    failure = String(cString: zip_file_strerror(file))
+                    return
+                }
+                if read == 0 { break }
+                filled += Int(read)
+            }
+        }
+        if let failure { throw .unreadableEntry(name: name, reason: failure) }
+        guard filled == declaredSize else {
+            throw .unreadableEntry(name: name, reason: "it holds \(filled) bytes but declares \(declaredSize)")
+        }
+        // One more read must hit the end; more data means the size lied.
+        var probe: UInt8 = 0
+        let extra = zip_fread(file, &probe, 1)
+        if extra < 0 {
+            throw .unreadableEntry(name: name, reason: String(cString: zip_file_strerror(file)))
+        }
+        if extra > 0 {
+            throw .unreadableEntry(name: name, reason: "it inflates to more than the \(declaredSize) bytes it declares")
+        }
+        return bytes
+    }
+
+    private static func readAll(of source: OpaquePointer) throws(ZipError) -> [UInt8] {
+        func sourceFailure() -> ZipError {
+            .cannotWrite(reason: String(cString: zip_error_strerror(zip_source_error(source))))
+        }
+        guard zip_source_open(source) == 0 else { throw sourceFailure() }
+        defer { zip_source_close(source) }
+        guard zip_source_seek(source, 0, SEEK_END) == 0 else { throw sourceFailure() }
+        let size = zip_source_tell(source)
+        guard size >= 0, zip_source_seek(source, 0, SEEK_SET) == 0 else { throw sourceFailure() }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        var filled = 0
+        let complete = bytes.withUnsafeMutableBytes { buffer -> Bool in
+            while filled < Int(size) {
+                let read = zip_source_read(source, buffer.baseAddress! + filled, zip_uint64_t(Int(size) - filled))
+                if read <= 0 { return false }
+                filled += Int(read)
+            }
+            return true
+        }
+        guard complete else { throw sourceFailure() }
+        return bytes
+    }
+}

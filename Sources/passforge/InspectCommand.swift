@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import PassModel
+import PassPackage
+
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read any .pkpass: fields, manifest check, signature check, certificate facts.",
+        discussion: """
+        Works on passes made by any tool. Exits 1 when the pass has any defect: a file changed
+        after signing, a missing signing time, a missing WWDR certificate, a pass.json that
+        breaks Apple's rules, a certificate that does not match the pass.
+
+        Examples:
+          passforge inspect output/v1/passes/pass.com.example.passforge/BA-2026-0001
+          passforge inspect ticket.pkpass --trusted-root AppleRootCA-G3.cer
+          passforge inspect ticket.pkpass --trusted-root .passforge/dev-pki/root-certificate.pem
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The .pkpass file.", valueName: "file"))
+    var file: String
+
+    @Option(help: ArgumentHelp("Root certificate (PEM or DER) to verify the signer's chain against.", valueName: "file"))
+    var trustedRoot: String?
+
+    func run() throws {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            Console.error("error: cannot read \(file); check the path")
+            throw ExitCode.failure
+        }
+        var root: [UInt8]?
+        if let trustedRoot {
+            guard let bytes = FileManager.default.contents(atPath: trustedRoot) else {
+                Console.error("error: cannot read the trusted root \(trustedRoot)")
+                throw ExitCode.failure
+            }
+            root = Array(bytes)
+        }
+        let inspection = PassInspection(pkpass: Array(data), trustedRoots: root)
+        var defects = inspection.defects.map(\.description)
+
+        if let passBytes = inspection.files["pass.json"] {
+            do {
+                let json = try JSONValue(parsing: passBytes)
+                printPass(json)
+                for diagnostic in PassValidator().validate(json, options: .init(allowsHTTPWebService: true)) {
+                    let line = "pass.json \(diagnostic.keyPath): \(diagnostic.message) [\(diagnostic.rule)]"
+                    if diagnostic.isError { defects.append(line) } else { Console.print("warning: \(line)") }
+                }
+                if let style = PassStyle.allCases.first(where: { json[$0.key] != nil }) {
+                    var images = inspection.files
+                    images["pass.json"] = nil
+                    for diagnostic in ImageRules.validate(files: images, style: style) {
+                        let line = "\(diagnostic.keyPath): \(diagnostic.message) [\(diagnostic.rule)]"
+                        if diagnostic.isError { defects.append(line) } else { Console.print("warning: \(line)") }
+                    }
+                }
+            } catch {
+                // PassInspection already reports an unreadable pass.json.
+            }
+        }
+
+        Console.print("files:")
+        for entry in inspection.entries {
+            Console.print("  \(entry.name)  \(entry.size) bytes  sha1 \(entry.sha1)")
+        }
+        if let signature = inspection.signature {
+            Console.print("signature: \(signature.verifiesManifest ? "verifies over manifest.json" : "DOES NOT VERIFY")"
+                          + (signature.digestAlgorithm.map { ", digest \($0)" } ?? ""))
+            if let time = signature.signingTime { Console.print("  signing time: \(ISO8601DateFormatter().string(from: time))") }
+            if let signer = signature.signer {
+                Console.print("  signer: \(signer.subject)")
+                Console.print("  valid: \(ISO8601DateFormatter().string(from: signer.notBefore)) to \(ISO8601DateFormatter().string(from: signer.notAfter))")
+                Console.print("  issuer: \(signer.issuer)")
+            }
+            switch signature.chainTrust {
+            case .notChecked: Console.print("  chain: not checked (give --trusted-root to check it)")
+            case .trusted: Console.print("  chain: trusted")
+            case .untrusted(let reason): Console.print("  chain: NOT trusted: \(reason)")
+            }
+        }
+        if defects.isEmpty {
+            Console.print("ok: no defects")
+        } else {
+            for defect in defects { Console.error("defect: \(defect)") }
+            Console.error("\(defects.count) defect\(defects.count == 1 ? "" : "s")")
+            throw ExitCode.failure
+        }
+    }
+
+    private func printPass(_ json: JSONValue) {
+        func text(_ key: String) -> String { json[key]?.stringValue ?? "(missing)" }
+        let style = PassStyle.allCases.first { json[$0.key] != nil }
+        Console.print("pass type:    \(text("passTypeIdentifier"))")
+        Console.print("serial:       \(text("serialNumber"))")
+        Console.print("team:         \(text("teamIdentifier"))")
+        Console.print("organization: \(text("organizationName"))")
+        Console.print("description:  \(text("description"))")
+        Console.print("style:        \(style?.key ?? "(none)")")
+        if let url = json["webServiceURL"]?.stringValue { Console.print("web service:  \(url)") }
+        guard let style, let structure = json[style.key]?.objectValue else { return }
+        for area in ["headerFields", "primaryFields", "secondaryFields", "auxiliaryFields", "backFields"] {
+            guard let fields = structure[area]?.arrayValue, !fields.isEmpty else { continue }
+            Console.print("\(area):")
+            for field in fields {
+                let key = field["key"]?.stringValue ?? "?"
+                let label = field["label"]?.stringValue.map { "\($0): " } ?? ""
+                let value = field["value"].map { $0.stringValue ?? $0.serializedString() } ?? ""
+                Console.print("  \(key) — \(label)\(value)")
+            }
+        }
+    }
+}

@@ -1,3 +1,0 @@
-import Testing
-@testable import PassModel
-@Test func smoke() { #expect(KeyPath.root.isEmpty) }
