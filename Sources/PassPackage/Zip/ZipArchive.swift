@@ -130,7 +130,7 @@ public enum ZipArchive {
                 throw archiveFailure()
             }
             let method = entry.isCompressed ? ZIP_CM_DEFLATE : ZIP_CM_STORE
-            guard zip_set_file_compression(archive, zip_uint64_t(index), Int32(method), 0) == 0,
+            guard zip_set_file_compression(archive, zip_uint64_t(index), Int32(method), 6) == 0,
                   zip_file_set_mtime(archive, zip_uint64_t(index), mtime, 0) == 0
             else { throw archiveFailure() }
         }

@@ -1,0 +1,200 @@
+import Crypto
+import Foundation
+import PassBuild
+import Testing
+import TestSupport
+
+/// `passforge build` as a real process, over a real project, with every
+/// pass checked by independent tools (unzip, openssl).
+@Suite struct BuildEndToEndTests {
+    let pki = TestPKI.shared
+
+    func state(_ project: ProjectFixture) throws -> BuildState {
+        try BuildState.load(from: project.output)
+    }
+
+    @Test func buildsVerifiablePassesWithDerivedTokensAndDownloads() throws {
+        let project = ProjectFixture(passCount: 3)
+        let leaf = pki.leaf()
+        let result = try project.passforge(["build"], environment: pki.environment(leaf))
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("built 3, unchanged 0, removed 0"))
+
+        let state = try state(project)
+        #expect(state.passes.count == 3)
+        for record in state.passes.values {
+            let path = "\(project.output)/\(record.path)"
+            let verified = try PassVerifier.verify(path, root: pki.root)
+            #expect(verified.passJSON["serialNumber"] as? String == record.serialNumber)
+            #expect(verified.passJSON["passTypeIdentifier"] as? String == TestPKI.passType)
+            #expect(verified.files.keys.contains("icon.png"))
+            // DESIGN.md: base64url(HMAC-SHA256(secret, type + "/" + serial)).
+            let mac = HMAC<SHA256>.authenticationCode(for: Array("\(TestPKI.passType)/\(record.serialNumber)".utf8),
+                                                       using: SymmetricKey(data: Array("test-token-secret-0123456789".utf8)))
+            let expected = Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(verified.passJSON["authenticationToken"] as? String == expected)
+            // The download link is the same file (a hard link), served without auth.
+            let download = "\(project.output)/\(record.downloadPath)"
+            let a = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64
+            let b = try FileManager.default.attributesOfItem(atPath: download)[.systemFileNumber] as? UInt64
+            #expect(a != nil && a == b)
+            #expect(record.etag.hasPrefix("\"") && record.etag.count == 34)
+        }
+        let csv = String(decoding: project.directory.read("output/.passforge/downloads.csv") ?? [], as: UTF8.self)
+        #expect(csv.hasPrefix("passTypeIdentifier,serialNumber,download path\n"))
+        #expect(csv.contains("\(TestPKI.passType),C-0001,download/"))
+    }
+
+    @Test func incrementalBuildsKeepUnchangedPassesByteForByte() throws {
+        let project = ProjectFixture(passCount: 4)
+        let env = pki.environment(pki.leaf())
+        try #require(try project.passforge(["build"], environment: env).status == 0)
+        let first = try state(project)
+        let firstTree = project.snapshot()
+
+        let noop = try project.passforge(["build"], environment: env)
+        #expect(noop.stdout.contains("built 0, unchanged 4, removed 0"), "\(noop.output)")
+        #expect(project.snapshot() == firstTree)
+
+        // One pass changes: only it is re-signed, with a greater tag.
+        project.writeList(count: 4, points: { $0 == 2 ? 999 : $0 })
+        let one = try project.passforge(["build"], environment: env)
+        #expect(one.stdout.contains("built 1, unchanged 3, removed 0"), "\(one.output)")
+        let second = try state(project)
+        let key = "\(TestPKI.passType)/C-0002"
+        #expect(second.passes[key]!.updateTag > first.passes[key]!.updateTag)
+        #expect(second.passes[key]!.etag != first.passes[key]!.etag)
+        for other in ["C-0000", "C-0001", "C-0003"] {
+            let k = "\(TestPKI.passType)/\(other)"
+            #expect(second.passes[k] == first.passes[k])
+            #expect(project.directory.read("output/v1/passes/\(TestPKI.passType)/\(other)") == firstTree["v1/passes/\(TestPKI.passType)/\(other)"])
+        }
+
+        // A pass removed from content is removed from the tree and reported.
+        project.writeList(count: 3, points: { $0 == 2 ? 999 : $0 })
+        let removed = try project.passforge(["build"], environment: env)
+        #expect(removed.stdout.contains("removed \(TestPKI.passType)/C-0003"), "\(removed.output)")
+        #expect(removed.stdout.contains("removed 1"))
+        #expect(!FileManager.default.fileExists(atPath: "\(project.output)/v1/passes/\(TestPKI.passType)/C-0003"))
+        #expect(!FileManager.default.fileExists(atPath: "\(project.output)/\(second.passes["\(TestPKI.passType)/C-0003"]!.downloadPath)"))
+
+        // A template change rebuilds every pass that uses it.
+        project.directory.write("templates/card/logo.png", bytes: PNGFactory.png(width: 120, height: 40, rgb: (1, 2, 3)))
+        let template = try project.passforge(["build"], environment: env)
+        #expect(template.stdout.contains("built 3, unchanged 0"), "\(template.output)")
+    }
+
+    @Test func aKilledBuildLeavesThePreviousTreeAndTheNextBuildFinishesIt() throws {
+        let project = ProjectFixture(passCount: 5)
+        let env = pki.environment(pki.leaf())
+        try #require(try project.passforge(["build"], environment: env).status == 0)
+        let before = project.snapshot()
+        project.writeList(count: 5, points: { $0 + 100 })
+
+        // Killed after every pass is signed and staged, before anything is committed.
+        try killBuild(project, env: env, at: "staged")
+        #expect(project.snapshot().filter { !$0.key.hasPrefix(".passforge/staging") } == before)
+        for record in try state(project).passes.values {
+            _ = try PassVerifier.verify("\(project.output)/\(record.path)", root: pki.root)
+        }
+
+        // Killed half-way through moving files into place: the next build rolls forward.
+        try killBuild(project, env: env, at: "applying")
+        let next = try project.passforge(["build"], environment: env)
+        #expect(next.status == 0, "\(next.output)")
+        #expect(next.stderr.contains("finished the previous build"))
+        #expect(next.stdout.contains("built 0, unchanged 5"), "\(next.output)")
+        let state = try state(project)
+        for record in state.passes.values {
+            let verified = try PassVerifier.verify("\(project.output)/\(record.path)", root: pki.root)
+            let bytes = project.directory.read("output/\(record.path)")!
+            #expect(ParallelPackagerETag.of(bytes) == record.etag)
+            let points = (verified.passJSON["generic"] as? [String: Any]).flatMap { ($0["secondaryFields"] as? [[String: Any]])?.first?["value"] as? Int }
+            #expect((points ?? 0) >= 100)
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(project.output)/.passforge/journal.json"))
+    }
+
+    /// Starts `passforge build` stalled at `point` and SIGKILLs it there.
+    func killBuild(_ project: ProjectFixture, env: [String: String], at point: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: passforgeExecutable())
+        process.arguments = ["build"]
+        process.currentDirectoryURL = URL(fileURLWithPath: project.root)
+        var environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        environment["PASSFORGE_TEST_STALL"] = point
+        environment["CI"] = nil
+        process.environment = environment
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var seen = ""
+        let deadline = Date().addingTimeInterval(60)
+        while !seen.contains("stalled at \(point)"), Date() < deadline {
+            let chunk = stderr.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(seen.contains("stalled at \(point)"), "\(seen)")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+    }
+
+    @Test func developmentSigningIsLoudAndRefusedUnderCIWithoutTheFlag() throws {
+        let project = ProjectFixture(passCount: 1)
+        let secret = ["PASSFORGE_TOKEN_SECRET": "test-token-secret-0123456789"]
+        let refused = try project.passforge(["build"], environment: secret.merging(["CI": "true"]) { $1 })
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("--development-signing"))
+        #expect(project.snapshot().filter { $0.key.hasPrefix("v1/") }.isEmpty)
+
+        let allowed = try project.passforge(["build", "--development-signing"], environment: secret.merging(["CI": "true"]) { $1 })
+        #expect(allowed.status == 0, "\(allowed.output)")
+        #expect(allowed.stderr.contains("will NOT install on a device"))
+        let record = try #require(try state(project).passes.values.first)
+        _ = try PassVerifier.verify("\(project.output)/\(record.path)", root: project.directory.file(".passforge/dev-pki/root-certificate.pem"))
+    }
+
+    @Test func missingTokenSecretUnderCIIsAnError() throws {
+        let project = ProjectFixture(passCount: 1)
+        var env = pki.environment(pki.leaf())
+        env["PASSFORGE_TOKEN_SECRET"] = ""
+        env["CI"] = "true"
+        let result = try project.passforge(["build"], environment: env)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("PASSFORGE_TOKEN_SECRET is not set"))
+    }
+
+    @Test func inspectChecksPassesAndCatchesTampering() throws {
+        let project = ProjectFixture(passCount: 1)
+        try #require(try project.passforge(["build"], environment: pki.environment(pki.leaf())).status == 0)
+        let record = try #require(try state(project).passes.values.first)
+        let path = "\(project.output)/\(record.path)"
+        let good = try project.passforge(["inspect", path, "--trusted-root", pki.root])
+        #expect(good.status == 0, "\(good.output)")
+        #expect(good.stdout.contains("serial:       C-0000"))
+        #expect(good.stdout.contains("UID=\(TestPKI.passType)"))
+        #expect(good.stdout.contains("chain: trusted"))
+
+        // Tamper with pass.json inside the zip with the real zip tool.
+        let work = TemporaryDirectory()
+        try runProcess("unzip", ["-q", path, "-d", work.path])
+        work.write("pass.json", String(decoding: work.read("pass.json")!, as: UTF8.self).replacingOccurrences(of: "Member 0", with: "Member X"))
+        let tampered = work.file("tampered.pkpass")
+        let zip = try runProcess("python3", ["-c", "import sys,zipfile,os; z=zipfile.ZipFile(sys.argv[1],'w'); [z.write(os.path.join(sys.argv[2],f),f) for f in os.listdir(sys.argv[2]) if not f.endswith('.pkpass')]", tampered, work.path])
+        try #require(zip.status == 0, "\(zip.output)")
+        let bad = try project.passforge(["inspect", tampered])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("pass.json was changed after signing"))
+    }
+}
+
+/// The ETag rule of DESIGN.md, restated independently of the build's code.
+enum ParallelPackagerETag {
+    static func of(_ bytes: [UInt8]) -> String {
+        "\"" + SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined().prefix(32) + "\""
+    }
+}
