@@ -28,7 +28,7 @@ public final class ProjectFixture: @unchecked Sendable {
         directory.write("templates/card/icon.png", bytes: PNGFactory.png(width: 29, height: 29))
         directory.write("templates/card/icon@2x.png", bytes: PNGFactory.png(width: 58, height: 58))
         directory.write("templates/card/logo.png", bytes: PNGFactory.png(width: 100, height: 40))
-        writeList(count: passCount)
+        if passCount > 0 { writeList(count: passCount) }
     }
 
     /// `content/cards.yml` with `count` passes C-0000 … of the card template.
