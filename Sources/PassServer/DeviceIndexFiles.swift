@@ -53,9 +53,9 @@ public final class DeviceIndexFiles: @unchecked Sendable {
 
     private func write(_ index: DeviceIndex, revision: Int64?, snapshot: PublishedTree.Snapshot) throws {
         let relative = Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
-        let lock = locks[Int(UInt(bitPattern: relative.hashValue) % UInt(locks.count))]
-        lock.lock()
-        defer { lock.unlock() }
+        let indexLock = lock(for: relative)
+        indexLock.lock()
+        defer { indexLock.unlock() }
         if let revision {
             let stale = writtenLock.withLock { () -> Bool in
                 if let last = written[relative], last >= revision { return true }
@@ -73,6 +73,66 @@ public final class DeviceIndexFiles: @unchecked Sendable {
             try AtomicFileSystem.remove(path)
             removeEmptyFolders(device: index.device)
         }
+    }
+
+    /// Rewrites the index of every device holding one of `passes` (keys
+    /// `type/serial`), from the store's current registrations and `snapshot`:
+    /// what a build does after it changed or removed those passes, so that
+    /// `lastUpdated` and the lists of a static host follow the new build.
+    /// Returns the number of indices written or removed.
+    @discardableResult
+    public func refresh(passes: some Sequence<String>, store: any RegistrationStore, snapshot: PublishedTree.Snapshot) async throws -> Int {
+        var serialsByType: [String: [String]] = [:]
+        for key in passes {
+            guard let slash = key.firstIndex(of: "/") else { continue }
+            serialsByType[String(key[..<slash]), default: []].append(String(key[key.index(after: slash)...]))
+        }
+        var count = 0
+        for (type, serials) in serialsByType.sorted(by: { $0.key < $1.key }) {
+            let indices = try await store.indices(holding: type, serialNumbers: serials)
+            try await BlockingIO.run { [self] in try writeAll(indices, snapshot: snapshot) }
+            count += indices.count
+        }
+        return count
+    }
+
+    /// Many indices at once, as durable as one by one but with two syncs of
+    /// the file system instead of two fsyncs per file: every new file is
+    /// written and flushed before any of them is renamed into place.
+    public func writeAll(_ indices: [DeviceIndex], snapshot: PublishedTree.Snapshot) throws {
+        var staged: [(temporary: String, relative: String)] = []
+        var removed: [DeviceIndex] = []
+        defer { for (temporary, _) in staged { unlink(temporary) } }
+        for index in indices {
+            let relative = Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
+            let path = "\(outputDirectory)/\(relative)"
+            guard let bytes = Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot) else {
+                removed.append(index)
+                continue
+            }
+            try AtomicFileSystem.createDirectory((path as NSString).deletingLastPathComponent)
+            let temporary = AtomicFileSystem.temporaryPath(for: path)
+            try AtomicFileSystem.writeFile(bytes, to: temporary, sync: false)
+            staged.append((temporary, relative))
+        }
+        guard !staged.isEmpty || !removed.isEmpty else { return }
+        try AtomicFileSystem.syncFileSystem(containing: outputDirectory)
+        while let (temporary, relative) = staged.popLast() {
+            try lock(for: relative).withLock { try AtomicFileSystem.rename(temporary, to: "\(outputDirectory)/\(relative)") }
+        }
+        for index in removed {
+            let relative = Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
+            try lock(for: relative).withLock {
+                try AtomicFileSystem.remove("\(outputDirectory)/\(relative)")
+                removeEmptyFolders(device: index.device)
+            }
+        }
+        try AtomicFileSystem.syncFileSystem(containing: outputDirectory)
+    }
+
+    /// Writes of one index never overlap: each index has one of 64 locks.
+    private func lock(for relative: String) -> NSLock {
+        locks[Int(UInt(bitPattern: relative.hashValue) % UInt(locks.count))]
     }
 
     /// `v1/devices/<device>/registrations/` and `v1/devices/<device>/` go with their last file.

@@ -29,6 +29,13 @@ public final class PublishedTree: @unchecked Sendable {
         public var downloads: [String: String] = [:]
         public var builtAt: String = ""
 
+        public init() {}
+
+        /// The lookups of one build state (for tools that hold a `BuildState` already).
+        public init(state: BuildState) {
+            self = PublishedTree.snapshot(of: state)
+        }
+
         public func pass(type: some StringProtocol, serial: some StringProtocol) -> Pass? {
             passes["\(type)/\(serial)"]
         }

@@ -308,6 +308,37 @@ import Testing
         #expect(server.stop() == 0)
     }
 
+    @Test func sigtermLetsRequestsInProgressFinish() async throws {
+        let built = try BuiltProject(passCount: 1)
+        let server = try ServerProcess(built)
+        // AsyncHTTPClient retries a refused connection until the deadline: keep it short.
+        let client = Client(base: server.base, timeout: .seconds(3))
+        let type = built.type
+        let token = try built.token("C-0000")
+        let firstAnswer = AsyncStream<Void>.makeStream()
+        let results = try await withThrowingTaskGroup(of: (String, Int?).self) { group in
+            for index in 0..<150 {
+                group.addTask {
+                    let device = "term\(index)"
+                    defer { firstAnswer.continuation.yield() }
+                    // A request refused or cut before it was accepted is fine; an accepted one must finish.
+                    let status = try? await client.register(device, type, "C-0000", token: token, pushToken: Self.pushA).status
+                    return (device, status)
+                }
+            }
+            for await _ in firstAnswer.stream { break }
+            kill(server.process.processIdentifier, SIGTERM)
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        firstAnswer.continuation.finish()
+        #expect(server.stop() == 0)
+        let answered = results.filter { $0.1 != nil }
+        #expect(!answered.isEmpty)
+        #expect(answered.allSatisfy { $0.1 == 201 }, "\(answered.map { $0.1 ?? 0 })")
+        let stored = Set(try built.sql("SELECT library_identifier FROM devices").split(separator: "\n").map(String.init))
+        #expect(stored.isSuperset(of: answered.map(\.0)))
+    }
+
     @Test func basePathPrefixesEveryURL() async throws {
         let built = try BuiltProject(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--base-path", "/passes/"])

@@ -135,13 +135,14 @@ struct Client {
     }
 
     let base: String
+    var timeout: TimeAmount = .seconds(30)
 
     func send(_ method: HTTPMethod = .GET, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil) async throws -> Answer {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 16 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
                       body: Array(collected.readableBytesView))

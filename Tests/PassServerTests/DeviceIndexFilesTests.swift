@@ -1,0 +1,58 @@
+import Foundation
+import PassBuild
+import PassServer
+import RegistrationStore
+import TestSupport
+import Testing
+
+/// The index files of the output tree, over a real build and a real SQLite file.
+@Suite struct DeviceIndexFilesTests {
+    @Test func aRefreshAfterARebuildFollowsTheNewTags() async throws {
+        let built = try BuiltProject(passCount: 3)
+        let store = try SQLiteRegistrationStore(path: built.databasePath)
+        let files = DeviceIndexFiles(outputDirectory: built.output)
+        let type = built.type
+        for (device, serials) in [("devA", ["C-0000", "C-0001"]), ("devB", ["C-0002"])] {
+            for serial in serials {
+                let change = try await store.register(device: device, pushToken: hexToken("aa"), passTypeIdentifier: type, serialNumber: serial)
+                try files.apply(change, snapshot: PublishedTree.Snapshot(state: try built.buildState()))
+            }
+        }
+        let path = DeviceIndexFiles.relativePath(device: "devA", passTypeIdentifier: type)
+        let tagBefore = max(try built.record("C-0000").updateTag, try built.record("C-0001").updateTag)
+        #expect(built.fileBytes(path).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"serialNumbers":["C-0000","C-0001"],"lastUpdated":"\#(tagBefore)"}"#)
+
+        // C-0001 changes, C-0002 is removed from the content.
+        built.project.writeList(count: 2, points: { $0 == 1 ? 77 : $0 })
+        try built.build()
+        let after = try built.buildState()
+        let written = try await files.refresh(passes: ["\(type)/C-0001", "\(type)/C-0002"], store: store, snapshot: PublishedTree.Snapshot(state: after))
+        #expect(written == 2)
+        let tagAfter = try built.record("C-0001").updateTag
+        #expect(tagAfter > tagBefore)
+        #expect(built.fileBytes(path).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"serialNumbers":["C-0000","C-0001"],"lastUpdated":"\#(tagAfter)"}"#)
+        // devB holds only a removed pass: nothing to list, no file.
+        #expect(built.fileBytes(DeviceIndexFiles.relativePath(device: "devB", passTypeIdentifier: type)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: "\(built.output)/v1/devices/devB"))
+    }
+
+    @Test func anOlderRevisionNeverOverwritesANewerOne() async throws {
+        let output = TemporaryDirectory("passforge-index")
+        let files = DeviceIndexFiles(outputDirectory: output.path)
+        // PassRecord has no public initializer: a state as the build writes it.
+        func record(_ serial: String, _ tag: Int) -> String {
+            #""pass.a.b/\#(serial)":{"passTypeIdentifier":"pass.a.b","serialNumber":"\#(serial)","teamIdentifier":"T","updateTag":\#(tag),"etag":"\"x\"","size":1,"fingerprint":"","definitionHash":"","templateName":"t","imagePaths":[],"sourceFile":"","downloadPath":""}"#
+        }
+        let json = #"{"version":1,"lastUpdateTag":20,"builtAt":"","contentFiles":{},"passes":{\#(record("S-1", 10)),\#(record("S-2", 20))}}"#
+        let state = try JSONDecoder().decode(BuildState.self, from: Data(json.utf8))
+        let snapshot = PublishedTree.Snapshot(state: state)
+        let newer = RegistrationChange(outcome: .created, index: DeviceIndex(device: "d", passTypeIdentifier: "pass.a.b", serialNumbers: ["S-1", "S-2"]), revision: 8)
+        let older = RegistrationChange(outcome: .created, index: DeviceIndex(device: "d", passTypeIdentifier: "pass.a.b", serialNumbers: ["S-1"]), revision: 7)
+        try files.apply(newer, snapshot: snapshot)
+        try files.apply(older, snapshot: snapshot)
+        #expect(output.read("v1/devices/d/registrations/pass.a.b").map { String(decoding: $0, as: UTF8.self) }
+                == #"{"serialNumbers":["S-1","S-2"],"lastUpdated":"20"}"#)
+    }
+}
