@@ -74,8 +74,7 @@ public struct PassWebService: HTTPResponder {
             return request.method == .head ? Self.headResponse(response) : response
         } catch let error as APIError {
             return error.response()
-        } catch let error as NIOTooManyBytesError {
-            _ = error
+        } catch is NIOTooManyBytesError {
             return APIError.contentTooLarge(limit: route == .log ? limits.logBody : limits.registrationBody).response()
         } catch {
             // Not bad input: the disk or the database failed. The device retries later.

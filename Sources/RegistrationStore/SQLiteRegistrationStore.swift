@@ -83,7 +83,19 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     // MARK: Changes
 
     public func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
-        try await committer.write { db in
+        // Devices register again (a restore, a reinstall): answer those from a
+        // read, without a commit. Readers see only committed, synced data.
+        let existing = try await pool.read { db -> RegistrationChange? in
+            guard let deviceID = try Int64.fetchOne(db, sql: """
+                SELECT d.id FROM devices d JOIN registrations r ON r.device_id = d.id
+                WHERE d.library_identifier = ? AND d.push_token = ? AND r.pass_type_identifier = ? AND r.serial_number = ?
+                """, arguments: [device, pushToken, passTypeIdentifier, serialNumber]) else { return nil }
+            return RegistrationChange(outcome: .unchanged,
+                                      index: try Self.index(db, deviceID: deviceID, device: device, passTypeIdentifier: passTypeIdentifier),
+                                      revision: try Int64.fetchOne(db, sql: "SELECT value FROM store_revision WHERE id = 1") ?? 0)
+        }
+        if let existing { return existing }
+        return try await committer.write { db in
             let now = Date().timeIntervalSince1970
             let outcome: RegistrationOutcome
             let deviceID: Int64

@@ -3,31 +3,41 @@ import RegistrationStore
 import TestSupport
 import Testing
 
-/// The SQLite store on a real file.
-@Suite struct SQLiteRegistrationStoreTests {
+/// The implementations the contract below runs against. The PostgreSQL
+/// store joins this list and must pass the same tests.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+
+    var testDescription: String { rawValue }
+
+    func make(in folder: TemporaryDirectory, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) throws -> any RegistrationStore {
+        switch self {
+        case .sqlite: return try SQLiteRegistrationStore(path: folder.file("state/registrations.sqlite"), logLimit: logLimit)
+        }
+    }
+}
+
+/// The semantics every RegistrationStore keeps, on a real database.
+@Suite struct RegistrationStoreContractTests {
     let folder = TemporaryDirectory("passforge-store")
     let type = "pass.com.example.test"
     static let tokenA = String(repeating: "ab", count: 32)
     static let tokenB = String(repeating: "cd", count: 32)
 
-    func makeStore(logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) throws -> SQLiteRegistrationStore {
-        try SQLiteRegistrationStore(path: folder.file("state/registrations.sqlite"), logLimit: logLimit)
-    }
-
-    @Test func registerCreatesThenReportsAlreadyRegistered() async throws {
-        let store = try makeStore()
+    @Test(arguments: StoreKind.allCases) func registerCreatesThenReportsAlreadyRegistered(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
         let first = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         #expect(first.outcome == .created)
         #expect(first.index == DeviceIndex(device: "dev1", passTypeIdentifier: type, serialNumbers: ["S-1"]))
         let again = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         #expect(again.outcome == .unchanged)
-        #expect(again.revision > first.revision)
+        #expect(again.revision == first.revision) // answered from a read: nothing committed
         let stats = try await store.statistics()
         #expect(stats == RegistrationStatistics(devices: 1, registrations: 1, logEntries: 0))
     }
 
-    @Test func reRegisteringWithANewPushTokenReplacesIt() async throws {
-        let store = try makeStore()
+    @Test(arguments: StoreKind.allCases) func reRegisteringWithANewPushTokenReplacesIt(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
         let replaced = try await store.register(device: "dev1", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
@@ -37,8 +47,8 @@ import Testing
         #expect(try await store.pushTokens(passTypeIdentifier: type, serialNumbers: ["S-1", "S-2"]) == [Self.tokenB])
     }
 
-    @Test func unregisterDeletesTheDeviceWithItsLastRegistration() async throws {
-        let store = try makeStore()
+    @Test(arguments: StoreKind.allCases) func unregisterDeletesTheDeviceWithItsLastRegistration(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
         let first = try await store.unregister(device: "dev1", passTypeIdentifier: type, serialNumber: "S-1")
@@ -53,8 +63,8 @@ import Testing
         #expect(again.outcome == .notRegistered)
     }
 
-    @Test func serialNumbersAreSortedPerTypeAndEmptyForUnknownDevices() async throws {
-        let store = try makeStore()
+    @Test(arguments: StoreKind.allCases) func serialNumbersAreSortedPerTypeAndEmptyForUnknownDevices(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
         for serial in ["S-3", "S-1", "S-2"] {
             _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: serial)
         }
@@ -65,8 +75,8 @@ import Testing
         #expect(try await store.index(device: "dev1", passTypeIdentifier: type).serialNumbers == ["S-1", "S-2", "S-3"])
     }
 
-    @Test func indicesHoldingChangedPassesAreFullIndices() async throws {
-        let store = try makeStore()
+    @Test(arguments: StoreKind.allCases) func indicesHoldingChangedPassesAreFullIndices(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
         _ = try await store.register(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-3")
@@ -75,8 +85,8 @@ import Testing
         #expect(try await store.indices(holding: type, serialNumbers: []) == [])
     }
 
-    @Test func aHundredConcurrentDuplicateRegistrationsMakeOneRow() async throws {
-        let store = try makeStore()
+    @Test(arguments: StoreKind.allCases) func aHundredConcurrentDuplicateRegistrationsMakeOneRow(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
         let type = self.type
         let outcomes = try await withThrowingTaskGroup(of: RegistrationOutcome.self) { group in
             for _ in 0..<100 {
@@ -89,8 +99,8 @@ import Testing
         #expect(try await store.statistics() == RegistrationStatistics(devices: 1, registrations: 1, logEntries: 0))
     }
 
-    @Test func concurrentRegistrationsOfManyPassesAllLand() async throws {
-        let store = try makeStore()
+    @Test(arguments: StoreKind.allCases) func concurrentRegistrationsOfManyPassesAllLand(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
         let type = self.type
         let changes = try await withThrowingTaskGroup(of: RegistrationChange.self) { group in
             for index in 0..<200 {
@@ -110,8 +120,8 @@ import Testing
         }
     }
 
-    @Test func deletingByPushTokenRemovesTheDevicesAndNamesTheirIndices() async throws {
-        let store = try makeStore()
+    @Test(arguments: StoreKind.allCases) func deletingByPushTokenRemovesTheDevicesAndNamesTheirIndices(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: "pass.com.example.other", serialNumber: "X-1")
         _ = try await store.register(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
@@ -122,8 +132,8 @@ import Testing
         #expect(try await store.statistics() == RegistrationStatistics(devices: 1, registrations: 1, logEntries: 0))
     }
 
-    @Test func logTableKeepsOnlyTheNewestEntries() async throws {
-        let store = try makeStore(logLimit: 5)
+    @Test(arguments: StoreKind.allCases) func logTableKeepsOnlyTheNewestEntries(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder, logLimit: 5)
         try await store.appendLog((1...4).map { "message \($0)" }, receivedAt: 1)
         try await store.appendLog((5...8).map { "message \($0)" }, receivedAt: 2)
         let logs = try await store.recentLogs(limit: 100)
@@ -131,24 +141,33 @@ import Testing
         #expect(logs.first?.receivedAt == 2)
     }
 
+    @Test(arguments: StoreKind.allCases) func reopeningKeepsEverythingAndMigratesOnce(kind: StoreKind) async throws {
+        do {
+            let store = try kind.make(in: folder)
+            _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+            try await store.appendLog(["hello"], receivedAt: 3)
+        }
+        let reopened = try kind.make(in: folder)
+        #expect(try await reopened.serialNumbers(device: "dev1", passTypeIdentifier: type) == ["S-1"])
+        #expect(try await reopened.recentLogs(limit: 1).map(\.message) == ["hello"])
+        let again = try await reopened.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        #expect(again.outcome == .unchanged)
+    }
+}
+
+/// What only the SQLite file has.
+@Suite struct SQLiteRegistrationStoreTests {
+    let folder = TemporaryDirectory("passforge-store")
+
+    func makeStore() throws -> SQLiteRegistrationStore {
+        try SQLiteRegistrationStore(path: folder.file("state/registrations.sqlite"))
+    }
+
     @Test func theFileIsDurableWALWithForeignKeys() async throws {
         let store = try makeStore()
         #expect(try store.writerPragma("journal_mode") == "wal")
         #expect(try store.writerPragma("synchronous") == "2") // FULL
         #expect(try store.writerPragma("foreign_keys") == "1")
-    }
-
-    @Test func reopeningKeepsEverythingAndMigratesOnce() async throws {
-        do {
-            let store = try makeStore()
-            _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
-            try await store.appendLog(["hello"], receivedAt: 3)
-        }
-        let reopened = try makeStore()
-        #expect(try await reopened.serialNumbers(device: "dev1", passTypeIdentifier: type) == ["S-1"])
-        #expect(try await reopened.recentLogs(limit: 1).map(\.message) == ["hello"])
-        let again = try await reopened.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
-        #expect(again.outcome == .unchanged)
     }
 
     @Test func theDatabaseRejectsDuplicateRowsItself() throws {
