@@ -2,7 +2,8 @@
 import PackageDescription
 
 // One target per concern; dependencies point one way:
-// PassModel ← PassContent ← PassBuild ← passforge, and PassPackage ← PassBuild.
+// PassModel ← PassContent ← PassBuild ← passforge, and PassPackage ← PassBuild;
+// RegistrationStore ← PassServer ← passforge, and PassBuild ← PassServer.
 let package = Package(
     name: "passforge",
     platforms: [.macOS(.v14)],
@@ -13,6 +14,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        // Tests only: the real HTTP client that drives the real server.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // System libraries, each used by exactly one small wrapper in PassPackage.
@@ -47,11 +55,29 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Devices, push tokens and registrations: a protocol and its SQLite (GRDB) implementation.
+        .target(
+            name: "RegistrationStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // `passforge serve`: Apple's pass web service over the output tree (Hummingbird 2).
+        .target(
+            name: "PassServer",
+            dependencies: [
+                "PassBuild", "RegistrationStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The command-line tool: thin, calls the libraries.
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "PassBuild", "PassModel", "PassPackage",
+                "PassBuild", "PassModel", "PassPackage", "PassServer", "RegistrationStore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -65,5 +91,15 @@ let package = Package(
         .testTarget(name: "PassPackageTests", dependencies: ["PassPackage"]),
         .testTarget(name: "PassBuildTests", dependencies: ["PassBuild", "TestSupport"]),
         .testTarget(name: "PassforgeCLITests", dependencies: ["passforge", "PassBuild", "TestSupport"]),
+        .testTarget(name: "RegistrationStoreTests", dependencies: ["RegistrationStore", "TestSupport"]),
+        .testTarget(
+            name: "PassServerTests",
+            dependencies: [
+                "PassServer", "RegistrationStore", "PassBuild", "TestSupport", "passforge",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
     ]
 )

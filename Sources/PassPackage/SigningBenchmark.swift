@@ -7,7 +7,7 @@ public enum SigningBenchmark {
         /// Only the CMS signature over a manifest.
         case signature
         /// A whole `.pkpass`: manifest, signature and zip of a typical pass.
-        case pkpass
+        case pkpass(PassPackager.Compression)
     }
 
     public struct Measurement: Sendable, CustomStringConvertible {
@@ -60,8 +60,8 @@ public enum SigningBenchmark {
                     switch workload {
                     case .signature:
                         for _ in 0..<operationsPerThread { _ = try signer.signature(forManifest: manifest) }
-                    case .pkpass:
-                        let packager = PassPackager(signer: signer)
+                    case .pkpass(let compression):
+                        let packager = PassPackager(signer: signer, compression: compression)
                         for _ in 0..<operationsPerThread { _ = try packager.makePKPass(files: files) }
                     }
                 } catch {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 @main
-struct Passforge: ParsableCommand {
+struct Passforge: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passforge",
         abstract: "Build, serve and push Apple Wallet passes from content in git.",
@@ -16,7 +16,7 @@ struct Passforge: ParsableCommand {
           passforge inspect output/v1/passes/pass.com.example/BA-1
         """,
         version: "0.1.0",
-        subcommands: [Build.self, Validate.self, Inspect.self]
+        subcommands: [Build.self, Validate.self, Inspect.self, Serve.self]
     )
 }
 

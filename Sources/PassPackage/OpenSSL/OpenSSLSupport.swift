@@ -66,9 +66,13 @@ enum OpenSSL {
         _ body: (OpaquePointer) throws(Failure) -> Result
     ) throws(Failure) -> Result? {
         let outcome: Swift.Result<Result, Failure>? = bytes.withUnsafeBytes { buffer in
+            // BIO_new_mem_buf refuses a NULL buffer, which is what an empty
+            // array has; an empty memory BIO reads as end-of-file all the same.
             guard
                 buffer.count <= Int(Int32.max),
-                let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count))
+                let bio = buffer.isEmpty
+                    ? BIO_new(BIO_s_mem())
+                    : BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count))
             else { return nil }
             defer { BIO_free(bio) }
             do throws(Failure) {

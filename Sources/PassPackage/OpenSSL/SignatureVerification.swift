@@ -51,6 +51,7 @@ enum SignatureVerification {
         OpenSSL.clearErrors()
         defer { OpenSSL.clearErrors() }
 
+        guard !signature.isEmpty else { return .failure(SignatureReadFailure(reason: "the file is empty")) }
         let parsed = signature.withUnsafeBufferPointer { buffer -> UnsafeMutablePointer<PKCS7>? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_PKCS7(nil, &cursor, buffer.count)

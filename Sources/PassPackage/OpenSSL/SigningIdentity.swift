@@ -1,4 +1,5 @@
 import COpenSSL
+import Crypto
 import Foundation
 
 /// A Pass Type ID certificate, its private key, and the Apple WWDR
@@ -34,6 +35,13 @@ public final class SigningIdentity: ManifestSigning, @unchecked Sendable {
     public var passTypeIdentifier: String? { certificate.userID }
     /// The Team ID the certificate belongs to (its subject OU).
     public var teamIdentifier: String? { certificate.organizationalUnit }
+
+    /// Lowercase hex SHA-256 over the DER of the signing certificate and of
+    /// the WWDR certificate. Both are embedded in every signature, so when
+    /// this changes every pass must be signed again.
+    public var fingerprint: String {
+        SHA256.hash(data: certificate.derBytes + wwdrCertificate.derBytes).hexString
+    }
 
     /// Loads an identity from files.
     ///
@@ -208,6 +216,7 @@ struct PKCS12Bundle {
     }
 
     static func parse(_ bytes: [UInt8], password: String?) -> Result<PKCS12Bundle, ParseFailure> {
+        guard !bytes.isEmpty else { return .failure(.notPKCS12) }
         OpenSSL.loadProviders()
         OpenSSL.clearErrors()
         defer { OpenSSL.clearErrors() }

@@ -41,7 +41,9 @@ final class X509Certificate: @unchecked Sendable {
     }
 
     static func parseDER(_ bytes: [UInt8]) -> X509Certificate? {
-        bytes.withUnsafeBufferPointer { buffer -> X509Certificate? in
+        // d2i_* functions must not see a zero-length buffer's nil address.
+        guard !bytes.isEmpty else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer -> X509Certificate? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             guard let x509 = d2i_X509(nil, &cursor, buffer.count) else {
                 OpenSSL.clearErrors()
@@ -167,6 +169,7 @@ final class PrivateKey: @unchecked Sendable {
     /// "BEGIN RSA/EC PRIVATE KEY" block, possibly with `Proc-Type: 4,ENCRYPTED`)
     /// or a DER one (PKCS#8, encrypted PKCS#8, traditional).
     static func parse(_ bytes: [UInt8], password: String?) -> Result<PrivateKey, ParseFailure> {
+        guard !bytes.isEmpty else { return .failure(.notAKey(reason: "the file is empty")) }
         OpenSSL.loadProviders()
         OpenSSL.clearErrors()
         defer { OpenSSL.clearErrors() }

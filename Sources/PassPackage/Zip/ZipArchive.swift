@@ -130,7 +130,7 @@ public enum ZipArchive {
                 throw archiveFailure()
             }
             let method = entry.isCompressed ? ZIP_CM_DEFLATE : ZIP_CM_STORE
-            guard zip_set_file_compression(archive, zip_uint64_t(index), Int32(method), 6) == 0,
+            guard zip_set_file_compression(archive, zip_uint64_t(index), Int32(method), 0) == 0,
                   zip_file_set_mtime(archive, zip_uint64_t(index), mtime, 0) == 0
             else { throw archiveFailure() }
         }
@@ -167,14 +167,16 @@ public enum ZipArchive {
     }
 
     /// Whether `name` is a relative path that stays inside the archive root.
+    /// (Works on UTF-8 bytes: it runs for every entry of every pass.)
     static func isSafeEntryName(_ name: String) -> Bool {
-        guard !name.isEmpty, !name.hasPrefix("/"), !name.contains("\\"), !name.contains("\0") else {
-            return false
-        }
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, first != UInt8(ascii: "/") else { return false }
         // A Windows drive prefix ("C:") is absolute there.
-        if name.count >= 2, name.dropFirst().first == ":" { return false }
-        return name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { component in
-            !component.isEmpty && component != "." && component != ".."
+        if bytes.count >= 2 && bytes[1] == UInt8(ascii: ":") { return false }
+        if bytes.contains(where: { $0 == UInt8(ascii: "\\") || $0 == 0 }) { return false }
+        return bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).allSatisfy { component in
+            !component.isEmpty && !component.elementsEqual([UInt8(ascii: ".")])
+                && !component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
         }
     }
 

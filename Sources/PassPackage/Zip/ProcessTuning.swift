@@ -1,0 +1,28 @@
+// Lives with the libzip wrapper because it exists for libzip's allocation
+// pattern; mallopt comes from <malloc.h>, included by the CLibzip shim.
+
+import CLibzip
+
+/// Process-wide settings that make bulk pass packaging faster.
+public enum ProcessTuning {
+    /// Stops glibc from returning freed heap memory to the kernel after
+    /// every pass.
+    ///
+    /// Why: libzip gives every deflated entry a fresh zlib stream, whose
+    /// ~300 KB of state glibc frees and, being above the default 128 KiB
+    /// `M_TRIM_THRESHOLD`, at once trims from the heap; the next pass grows
+    /// the heap again and page-faults it back in (mallopt(3),
+    /// "M_TRIM_THRESHOLD"). Measured on the build machine, zipping a typical
+    /// pass took ≈0.33 ms with the churn and ≈0.05 ms without.
+    ///
+    /// It is process-wide, so it is opt-in: call it once at the start of a
+    /// large build. A no-op where glibc is not the allocator.
+    public static func reduceHeapTrimming() {
+        #if os(Linux)
+        _ = mallopt(M_TRIM_THRESHOLD, 64 << 20)
+        // Setting M_TRIM_THRESHOLD turns off glibc's dynamic mmap threshold;
+        // fix it well above zlib's largest allocation so that stays on the heap.
+        _ = mallopt(M_MMAP_THRESHOLD, 4 << 20)
+        #endif
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+
+/// A 4xx (or the rare 5xx) answer: a short JSON body `{"error":"…"}` that
+/// never echoes a token or a request body (DESIGN.md "Input rules").
+public struct APIError: Error, HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var message: String
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.message = message
+        self.headers = headers
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        response()
+    }
+
+    public func response() -> Response {
+        var headers = self.headers
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        let body = ByteBuffer(string: #"{"error":"\#(JSONText.escape(message))"}"# + "\n")
+        headers[.contentLength] = String(body.readableBytes)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    static let unauthorized = APIError(.unauthorized, "missing, malformed or wrong Authorization: ApplePass token",
+                                       headers: [.wwwAuthenticate: "ApplePass"])
+    static let notFound = APIError(.notFound, "no such resource")
+
+    static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> APIError {
+        APIError(.methodNotAllowed, "method not allowed; use \(allowed.map(\.rawValue).joined(separator: " or "))",
+                 headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
+    }
+
+    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
+
+    static func contentTooLarge(limit: Int) -> APIError {
+        APIError(.contentTooLarge, "request body larger than \(limit) bytes", headers: [.connection: "close"])
+    }
+}
+
+enum JSONText {
+    /// Escapes a string for a JSON string literal (the messages are ours, but be safe).
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// What may reach a log line (DESIGN.md "No secret reaches a log").
+///
+/// - Tokens travel only in the Authorization header, which is never logged;
+///   a device log message that quotes one is cut at `ApplePass `.
+/// - The device library identifier is Apple's second shared secret ("Use this
+///   secret to authenticate the call for the serial numbers"), so logs show
+///   only its first characters.
+/// - Device log messages become exactly one line, of bounded length, with
+///   control characters (and so forged newlines and escape sequences) replaced.
+public enum LogRedaction {
+    public static func device(_ identifier: some StringProtocol) -> String {
+        identifier.count <= 6 ? String(identifier) : identifier.prefix(6) + "…"
+    }
+
+    /// A request path with the device identifier shortened, cut to 200 characters, on one line.
+    public static func path(_ path: some StringProtocol) -> String {
+        var segments = String(path).split(separator: "/", omittingEmptySubsequences: false).map { String($0) }
+        if let devices = segments.firstIndex(of: "devices"), devices + 1 < segments.count {
+            segments[devices + 1] = device(segments[devices + 1])
+        }
+        return oneLine(segments.joined(separator: "/"), limit: 200)
+    }
+
+    /// A device's log message: one line, at most `limit` characters, no token.
+    public static func message(_ text: String, limit: Int) -> String {
+        var text = Substring(text)
+        if let range = text.range(of: "ApplePass ", options: .caseInsensitive) {
+            text = Substring(text[..<range.lowerBound] + "ApplePass [redacted]")
+        }
+        return oneLine(text, limit: limit)
+    }
+
+    static func oneLine(_ text: some StringProtocol, limit: Int) -> String {
+        var result = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == limit {
+                result += "…"
+                break
+            }
+            // C0, DEL, C1 controls, and the Unicode line and paragraph separators.
+            let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+            result.unicodeScalars.append(isControl ? " " : scalar)
+            count += 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// A responder that runs a middleware in front of another responder.
+public struct MiddlewareChain<Next: HTTPResponder>: HTTPResponder {
+    public typealias Context = Next.Context
+    let middleware: any RouterMiddleware<Context>
+    let next: Next
+
+    init(middleware: any RouterMiddleware<Context>, next: Next) {
+        self.middleware = middleware
+        self.next = next
+    }
+
+    public func respond(to request: Request, context: Context) async throws -> Response {
+        try await middleware.handle(request, context: context) { request, context in
+            try await next.respond(to: request, context: context)
+        }
+    }
+}
+
+/// One line per request: method, path (device identifier shortened), status,
+/// duration, client address. Never a header, so never a token.
+struct AccessLogMiddleware: RouterMiddleware {
+    typealias Context = PassRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        if logger.logLevel <= .info {
+            let elapsed = ContinuousClock.now - start
+            let milliseconds = Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000
+            logger.info("\(request.method) \(LogRedaction.path(request.uri.path)) \(response.status.code) \(String(format: "%.1f", milliseconds))ms \(context.clientAddress)")
+        }
+        return response
+    }
+}
+
+/// `--rate-limit N`: at most N requests per second per client address (a
+/// token bucket holding N), answered 429 with Retry-After beyond that.
+/// Protects the database from one misbehaving client; devices retry with
+/// backoff (Apple: "Each time it tries again, it waits longer").
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = PassRequestContext
+    /// Nil when `--rate-limit` is 0.
+    let limiter: RateLimiter?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let limiter, !limiter.allow(context.clientAddress) {
+            return APIError(.tooManyRequests, "too many requests; slow down", headers: [.retryAfter: "1"]).response()
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Token buckets by key, bounded in memory.
+public final class RateLimiter: @unchecked Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    public let ratePerSecond: Double
+    private let burst: Double
+    private let lock = NSLock()
+    private var buckets: [String: Bucket] = [:]
+    private let maximumKeys: Int
+
+    public init(ratePerSecond: Int, maximumKeys: Int = 100_000) {
+        self.ratePerSecond = Double(max(1, ratePerSecond))
+        self.burst = Double(max(1, ratePerSecond))
+        self.maximumKeys = maximumKeys
+    }
+
+    public func allow(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
+        lock.withLock {
+            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
+            let elapsed = now - bucket.updated
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            bucket.tokens = min(burst, bucket.tokens + seconds * ratePerSecond)
+            bucket.updated = now
+            let allowed = bucket.tokens >= 1
+            if allowed { bucket.tokens -= 1 }
+            if buckets.count >= maximumKeys, buckets[key] == nil { prune(now: now) }
+            buckets[key] = bucket
+            return allowed
+        }
+    }
+
+    /// Drops the buckets that have refilled: forgetting them changes nothing.
+    private func prune(now: ContinuousClock.Instant) {
+        let full = Duration.seconds(burst / ratePerSecond)
+        buckets = buckets.filter { now - $0.value.updated < full }
+        if buckets.count >= maximumKeys { buckets.removeAll(keepingCapacity: true) }
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import RegistrationStore
+
+/// Apple's pass web service ("Adding a Web Service to Update Passes") over
+/// the output tree and the registration store: the final responder of
+/// `passforge serve`.
+///
+/// Every request is matched against `Route` first (strict patterns, 404,
+/// 400, 405) and answered without throwing: a 4xx is a short JSON error,
+/// and a 5xx happens only when the disk or the database fails.
+public struct PassWebService: HTTPResponder {
+    public typealias Context = PassRequestContext
+
+    public struct Limits: Sendable {
+        /// `{"pushToken": "…"}` is well under 1 KiB.
+        public var registrationBody = 4 * 1024
+        /// `{"logs": […]}`.
+        public var logBody = 64 * 1024
+        /// Log messages kept per request; the rest are counted, not kept.
+        public var logEntriesPerRequest = 100
+        /// Characters kept of one log message.
+        public var logMessageLength = 1024
+
+        public init() {}
+    }
+
+    let store: any RegistrationStore
+    let tree: PublishedTree
+    let indexFiles: DeviceIndexFiles
+    let basePath: String
+    let limits: Limits
+    let logger: Logger
+
+    public init(store: any RegistrationStore, tree: PublishedTree, basePath: String, limits: Limits = Limits(), logger: Logger) {
+        self.store = store
+        self.tree = tree
+        self.indexFiles = DeviceIndexFiles(outputDirectory: tree.outputDirectory)
+        self.basePath = Route.normalizeBasePath(basePath)
+        self.limits = limits
+        self.logger = logger
+    }
+
+    public func respond(to request: Request, context: Context) async throws -> Response {
+        let route: Route
+        switch Route.match(path: request.uri.path, basePath: basePath) {
+        case .success(let matched): route = matched
+        case .failure(let error): return error.response()
+        }
+        guard route.allowedMethods.contains(request.method) else {
+            return APIError.methodNotAllowed(route.allowedMethods).response()
+        }
+        var request = request
+        do {
+            let response: Response
+            switch route {
+            case .pass(let type, let serial):
+                response = try passResponse(request, type: type, serial: serial)
+            case .download(let path):
+                response = try downloadResponse(request, path: path)
+            case .registration(let device, let type, let serial):
+                response = request.method == .post
+                    ? try await register(&request, device: device, type: type, serial: serial)
+                    : try await unregister(request, device: device, type: type, serial: serial)
+            case .serialNumbers(let device, let type):
+                response = try await serialNumbers(request, device: device, type: type)
+            case .log:
+                response = try await log(&request)
+            case .health:
+                response = health()
+            }
+            return request.method == .head ? Self.headResponse(response) : response
+        } catch let error as APIError {
+            return error.response()
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            return APIError.contentTooLarge(limit: route == .log ? limits.logBody : limits.registrationBody).response()
+        } catch {
+            // Not bad input: the disk or the database failed. The device retries later.
+            logger.error("\(request.method) \(route.name) failed: \(error)")
+            return APIError(.serviceUnavailable, "temporarily unavailable; try again later", headers: [.retryAfter: "30"]).response()
+        }
+    }
+
+    // MARK: Passes
+
+    /// Apple "Send an Updated Pass": 200 with the pass, 304 when the device
+    /// has it, 401 unless the token is the pass's — also when there is no such pass.
+    func passResponse(_ request: Request, type: String, serial: String) throws -> Response {
+        let snapshot = tree.current()
+        let known = snapshot.pass(type: type, serial: serial)
+        guard let token = PassAuthentication.token(fromAuthorization: request.headers[.authorization]),
+              PassAuthentication.verify(token, expected: known?.tokenDigest), let pass = known else {
+            throw APIError.unauthorized
+        }
+        return try fileResponse(request, pass: pass, path: pass.record.path, cacheControl: "private, no-cache")
+    }
+
+    /// DESIGN.md "Downloads": the same bytes without Authorization, at an
+    /// unguessable (or deliberately public) path the build state lists.
+    func downloadResponse(_ request: Request, path: String) throws -> Response {
+        let snapshot = tree.current()
+        guard let key = snapshot.downloads[path], let pass = snapshot.passes[key] else { throw APIError.notFound }
+        return try fileResponse(request, pass: pass, path: path, cacheControl: "no-cache")
+    }
+
+    private func fileResponse(_ request: Request, pass: PublishedTree.Pass, path: String, cacheControl: String) throws -> Response {
+        var headers: HTTPFields = [
+            .contentType: "application/vnd.apple.pkpass",
+            .cacheControl: cacheControl,
+        ]
+        // Answered from the committed state alone: no file is read for a 304.
+        if ConditionalRequest.isNotModified(ifNoneMatch: request.headers[values: .ifNoneMatch],
+                                            ifModifiedSince: request.headers[.ifModifiedSince],
+                                            etag: pass.record.etag, lastModified: pass.lastModified) {
+            headers[.eTag] = pass.record.etag
+            headers[.lastModified] = HTTPDate.format(pass.lastModified)
+            return Self.notModified(headers)
+        }
+        guard let representation = tree.representation(of: path) else {
+            // Removed by a build that has not committed its state yet.
+            throw APIError(.notFound, "the pass is being rebuilt; try again")
+        }
+        headers[.eTag] = representation.etag
+        if representation.etag == pass.record.etag {
+            headers[.lastModified] = HTTPDate.format(pass.lastModified)
+        } else if let fresh = tree.refresh().passes[pass.record.key], fresh.record.etag == representation.etag {
+            // A build replaced the file and committed its state meanwhile.
+            headers[.lastModified] = HTTPDate.format(fresh.lastModified)
+        }
+        // Otherwise the build has renamed the file but not yet committed its
+        // state: the ETag (from these very bytes) is right, a date is not known.
+        headers[.contentLength] = String(representation.bytes.count)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: representation.bytes)))
+    }
+
+    // MARK: Registrations
+
+    /// Apple "Register a Pass for Update Notifications": 201 when new, 200
+    /// when already registered (the push token replaced if it changed), 401.
+    func register(_ request: inout Request, device: String, type: String, serial: String) async throws -> Response {
+        let snapshot = try authorize(request, type: type, serial: serial)
+        let body = try await collectBody(&request, limit: limits.registrationBody)
+        let pushToken = try PushTokenBody.pushToken(from: body)
+        let change = try await store.register(device: device, pushToken: pushToken, passTypeIdentifier: type, serialNumber: serial)
+        if change.outcome.changesIndex { await writeIndex(change, snapshot: snapshot) }
+        if change.outcome == .pushTokenReplaced {
+            logger.info("push token replaced", metadata: ["device": "\(LogRedaction.device(device))"])
+        }
+        return Self.empty(change.outcome == .created ? .created : .ok)
+    }
+
+    /// Apple "Unregister a Pass for Update Notifications": 200, also when
+    /// there was no such registration; 401.
+    func unregister(_ request: Request, device: String, type: String, serial: String) async throws -> Response {
+        let snapshot = try authorize(request, type: type, serial: serial)
+        let change = try await store.unregister(device: device, passTypeIdentifier: type, serialNumber: serial)
+        if change.outcome.changesIndex { await writeIndex(change, snapshot: snapshot) }
+        return Self.empty(.ok)
+    }
+
+    /// The token must be the one of the pass named in the path.
+    private func authorize(_ request: Request, type: String, serial: String) throws -> PublishedTree.Snapshot {
+        let snapshot = tree.current()
+        let expected = snapshot.pass(type: type, serial: serial)?.tokenDigest
+        guard let token = PassAuthentication.token(fromAuthorization: request.headers[.authorization]),
+              PassAuthentication.verify(token, expected: expected) else {
+            throw APIError.unauthorized
+        }
+        return snapshot
+    }
+
+    /// The index file follows the database. The registration is already
+    /// durable, so a failed write is logged, not answered: the next change
+    /// of that index, or the next build, writes it again.
+    private func writeIndex(_ change: RegistrationChange, snapshot: PublishedTree.Snapshot) async {
+        let indexFiles = self.indexFiles
+        do {
+            try await BlockingIO.run { try indexFiles.apply(change, snapshot: snapshot) }
+        } catch {
+            logger.error("cannot write the index of a device: \(error)",
+                         metadata: ["device": "\(LogRedaction.device(change.index.device))", "passType": "\(change.index.passTypeIdentifier)"])
+        }
+    }
+
+    /// Apple "Get the List of Updatable Passes": the passes whose update tag
+    /// is greater than `passesUpdatedSince` (all when it is missing or not a
+    /// number), with `lastUpdated` the greatest tag among them; 204 when none.
+    func serialNumbers(_ request: Request, device: String, type: String) async throws -> Response {
+        let since = UpdateTag.parse(request.uri.queryParameters["passesUpdatedSince"])
+        let registered = try await store.serialNumbers(device: device, passTypeIdentifier: type)
+        let snapshot = tree.current()
+        var serials: [String] = []
+        var lastUpdated = Int64.min
+        for serial in registered {
+            guard let tag = snapshot.updateTag(type: type, serial: serial), since.map({ tag > $0 }) ?? true else { continue }
+            serials.append(serial)
+            lastUpdated = max(lastUpdated, tag)
+        }
+        guard !serials.isEmpty else { return Self.empty(.noContent) }
+        let body = SerialNumbersBody(serialNumbers: serials, lastUpdated: lastUpdated).encoded()
+        return Response(status: .ok,
+                        headers: [.contentType: "application/json", .cacheControl: "no-store", .contentLength: String(body.count)],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    // MARK: Log, health
+
+    /// Apple "Log a Message": each message becomes one server log line and a
+    /// row of the bounded log table; 200.
+    func log(_ request: inout Request) async throws -> Response {
+        let body = try await collectBody(&request, limit: limits.logBody)
+        let messages = try LogEntriesBody.messages(from: body)
+        let kept = messages.prefix(limits.logEntriesPerRequest).map { LogRedaction.message($0, limit: limits.logMessageLength) }
+        for message in kept {
+            logger.notice("device log: \(message)")
+        }
+        if messages.count > kept.count {
+            logger.notice("device log: \(messages.count - kept.count) more messages dropped")
+        }
+        try await store.appendLog(Array(kept), receivedAt: Date().timeIntervalSince1970)
+        return Self.empty(.ok)
+    }
+
+    func health() -> Response {
+        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(tree.current().passes.count)}"# + "\n")
+        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: body))
+    }
+
+    // MARK: Helpers
+
+    private func collectBody(_ request: inout Request, limit: Int) async throws -> ByteBuffer {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw APIError.contentTooLarge(limit: limit)
+        }
+        do {
+            return try await request.collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError.contentTooLarge(limit: limit)
+        }
+    }
+
+    static func empty(_ status: HTTPResponse.Status) -> Response {
+        var response = Response(status: status)
+        // RFC 9110 §8.6: no Content-Length in a 204.
+        if status == .noContent { response.headers[.contentLength] = nil }
+        return response
+    }
+
+    /// RFC 9110 §15.4.5: a 304 carries the validators, and no body.
+    static func notModified(_ headers: HTTPFields) -> Response {
+        var response = Response(status: .notModified, headers: headers)
+        response.headers[.contentLength] = nil
+        response.headers[.contentType] = nil
+        return response
+    }
+
+    /// HEAD: the GET answer's status and headers (Content-Length included), no body.
+    static func headResponse(_ response: Response) -> Response {
+        Response(status: response.status, headers: response.headers, body: ResponseBody())
+    }
+}
+
+/// `passesUpdatedSince`: a decimal tag; anything else means "all passes".
+enum UpdateTag {
+    static func parse(_ value: Substring?) -> Int64? {
+        guard let value, !value.isEmpty, value.utf8.count <= 40 else { return nil }
+        if let number = Int64(value) { return number }
+        // All digits but beyond Int64: later than any tag.
+        if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) { return Int64.max }
+        return nil
+    }
+}
+
+/// Apple's PushToken object: `{"pushToken": "<hex>"}`.
+enum PushTokenBody {
+    private struct Body: Decodable { var pushToken: String? }
+
+    static func pushToken(from buffer: ByteBuffer) throws -> String {
+        guard buffer.readableBytes > 0 else { throw APIError.badRequest("empty body; send {\"pushToken\": \"<hex>\"}") }
+        let body: Body
+        do {
+            body = try JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView))
+        } catch {
+            throw APIError.badRequest("body is not a JSON object; send {\"pushToken\": \"<hex>\"}")
+        }
+        guard let token = body.pushToken, !token.isEmpty else { throw APIError.badRequest("pushToken is missing or empty") }
+        guard PathRules.isPushToken(token) else {
+            throw APIError.badRequest("pushToken is not a device token: an even number of hex digits, 32 to 400")
+        }
+        return token.lowercased()
+    }
+}
+
+/// Apple's LogEntries object: `{"logs": ["…", …]}`.
+enum LogEntriesBody {
+    static func messages(from buffer: ByteBuffer) throws -> [String] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any],
+              let logs = object["logs"] as? [Any] else {
+            throw APIError.badRequest("body must be {\"logs\": [\"message\", …]}")
+        }
+        return logs.compactMap { $0 as? String }
+    }
+}

@@ -1,0 +1,112 @@
+import Hummingbird
+
+/// The URL space of Apple's web service (webServiceURL + `/v1/…`) plus
+/// `/health` and the public `download/` tree, all under `--base-path`.
+///
+/// The raw request path is split on `/` and matched segment by segment;
+/// nothing is percent-decoded, and every parameter must match its strict
+/// pattern (`PathRules`) before a handler sees it.
+public enum Route: Sendable, Equatable {
+    /// Apple "Send an Updated Pass": GET /v1/passes/{passTypeIdentifier}/{serialNumber}
+    case pass(passTypeIdentifier: String, serialNumber: String)
+    /// Apple "Register" (POST) and "Unregister" (DELETE):
+    /// /v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}
+    case registration(device: String, passTypeIdentifier: String, serialNumber: String)
+    /// Apple "Get the List of Updatable Passes":
+    /// GET /v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}?passesUpdatedSince=tag
+    case serialNumbers(device: String, passTypeIdentifier: String)
+    /// Apple "Log a Message": POST /v1/log
+    case log
+    /// GET /health
+    case health
+    /// GET /download/…: the public download links (DESIGN.md "Downloads").
+    case download(path: String)
+
+    public var allowedMethods: [HTTPRequest.Method] {
+        switch self {
+        case .pass, .serialNumbers, .health, .download: return [.get, .head]
+        case .registration: return [.post, .delete]
+        case .log: return [.post]
+        }
+    }
+
+    /// A short name for logs and metrics: never a parameter.
+    public var name: String {
+        switch self {
+        case .pass: return "pass"
+        case .registration: return "registration"
+        case .serialNumbers: return "serialNumbers"
+        case .log: return "log"
+        case .health: return "health"
+        case .download: return "download"
+        }
+    }
+
+    /// Longest path accepted; longer ones are answered 414.
+    public static let maximumPathLength = 1024
+
+    /// The route of a raw request path (no query), or the error to answer.
+    /// - Parameter basePath: normalized prefix (`/passes`) or empty.
+    public static func match(path: some StringProtocol, basePath: String) -> Result<Route, APIError> {
+        guard path.utf8.count <= maximumPathLength else { return .failure(APIError(.uriTooLong, "path longer than \(maximumPathLength) bytes")) }
+        var rest = Substring(path)
+        if !basePath.isEmpty {
+            guard rest.hasPrefix(basePath) else { return .failure(.notFound) }
+            rest = rest.dropFirst(basePath.count)
+            guard rest.isEmpty || rest.first == "/" else { return .failure(.notFound) }
+        }
+        // Empty segments are skipped: a webServiceURL ending in "/" makes devices ask for "//v1/…".
+        let segments = rest.split(separator: "/", omittingEmptySubsequences: true)
+        switch segments.count {
+        case 1 where segments[0] == "health":
+            return .success(.health)
+        case 2 where segments[0] == "v1" && segments[1] == "log":
+            return .success(.log)
+        case 4 where segments[0] == "v1" && segments[1] == "passes":
+            return checked(type: segments[2]).flatMap { type in
+                checked(serial: segments[3]).map { .pass(passTypeIdentifier: type, serialNumber: $0) }
+            }
+        case 5 where segments[0] == "v1" && segments[1] == "devices" && segments[3] == "registrations":
+            return checked(device: segments[2]).flatMap { device in
+                checked(type: segments[4]).map { .serialNumbers(device: device, passTypeIdentifier: $0) }
+            }
+        case 6 where segments[0] == "v1" && segments[1] == "devices" && segments[3] == "registrations":
+            return checked(device: segments[2]).flatMap { device in
+                checked(type: segments[4]).flatMap { type in
+                    checked(serial: segments[5]).map { .registration(device: device, passTypeIdentifier: type, serialNumber: $0) }
+                }
+            }
+        case 2...3 where segments[0] == "download":
+            guard segments.dropFirst().allSatisfy({ PathRules.isDownloadSegment($0) }), segments.last!.hasSuffix(".pkpass") else {
+                return .failure(.notFound)
+            }
+            return .success(.download(path: segments.joined(separator: "/")))
+        default:
+            return .failure(.notFound)
+        }
+    }
+
+    private static func checked(device: Substring) -> Result<String, APIError> {
+        PathRules.isDeviceLibraryIdentifier(device)
+            ? .success(String(device))
+            : .failure(.badRequest("invalid deviceLibraryIdentifier: 1 to 64 letters and digits"))
+    }
+
+    private static func checked(type: Substring) -> Result<String, APIError> {
+        PathRules.isPassTypeIdentifier(type)
+            ? .success(String(type))
+            : .failure(.badRequest("invalid passTypeIdentifier: letters, digits, '.' and '-', at most 255"))
+    }
+
+    private static func checked(serial: Substring) -> Result<String, APIError> {
+        PathRules.isSerialNumber(serial)
+            ? .success(String(serial))
+            : .failure(.badRequest("invalid serialNumber: [A-Za-z0-9][A-Za-z0-9._~-]{0,127}"))
+    }
+
+    /// `--base-path` as given (`passes`, `/passes/`, `/`) → `/passes` or empty.
+    public static func normalizeBasePath(_ value: String?) -> String {
+        let parts = (value ?? "").split(separator: "/", omittingEmptySubsequences: true)
+        return parts.isEmpty ? "" : "/" + parts.joined(separator: "/")
+    }
+}

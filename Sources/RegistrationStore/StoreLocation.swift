@@ -1,0 +1,65 @@
+/// Where the registrations live: PASSFORGE_DATABASE_URL (DESIGN.md "Command line").
+///
+/// - `sqlite:PATH`, `sqlite://PATH` or a plain file path: an SQLite file.
+/// - `postgres://…` or `postgresql://…`: a PostgreSQL server.
+/// - nothing: `state/registrations.sqlite`.
+public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqlite(path: String)
+    case postgres(url: String)
+
+    public static let defaultSQLitePath = "state/registrations.sqlite"
+    public static let environmentVariable = "PASSFORGE_DATABASE_URL"
+
+    public struct InvalidLocation: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// Parses a PASSFORGE_DATABASE_URL value; nil or empty gives the default file.
+    public init(_ value: String?) throws(InvalidLocation) {
+        guard let value = value?.trimmingWhitespace(), !value.isEmpty else {
+            self = .sqlite(path: Self.defaultSQLitePath)
+            return
+        }
+        let lowered = value.lowercased()
+        if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
+            self = .postgres(url: value)
+        } else if lowered.hasPrefix("sqlite://") {
+            self = try Self.sqlite(String(value.dropFirst("sqlite://".count)), original: value)
+        } else if lowered.hasPrefix("sqlite:") {
+            self = try Self.sqlite(String(value.dropFirst("sqlite:".count)), original: value)
+        } else if let colon = value.firstIndex(of: ":"), value[..<colon].allSatisfy({ $0.isLetter }), value[..<colon].count > 1,
+                  value[value.index(after: colon)...].hasPrefix("//") {
+            throw InvalidLocation(description: "\(Self.environmentVariable) has an unknown scheme \(value[..<colon]):// — use sqlite:PATH, a file path, or postgres://…")
+        } else {
+            self = try Self.sqlite(value, original: value)
+        }
+    }
+
+    private static func sqlite(_ path: String, original: String) throws(InvalidLocation) -> StoreLocation {
+        guard !path.isEmpty else {
+            throw InvalidLocation(description: "\(environmentVariable)=\(original) names no file; write sqlite:PATH, e.g. sqlite:state/registrations.sqlite")
+        }
+        return .sqlite(path: path)
+    }
+
+    /// Never prints a password that a PostgreSQL URL may hold.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "SQLite file \(path)"
+        case .postgres(let url):
+            guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else {
+                return "PostgreSQL \(url)"
+            }
+            return "PostgreSQL \(url[..<schemeEnd.upperBound])…@\(url[url.index(after: at)...])"
+        }
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

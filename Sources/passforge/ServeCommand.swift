@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PassBuild
+import PassServer
+import RegistrationStore
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the pass web service (register, unregister, log, serial numbers) over the output tree.",
+        discussion: """
+        Serves Apple's web service under webServiceURL: pass downloads with Authorization and
+        conditional GET, device registrations kept in the registration store (an SQLite file by
+        default; PASSFORGE_DATABASE_URL=sqlite:PATH or a path chooses another), the per-device
+        index files of the output tree, and the public download/ links. A new build is picked up
+        without a restart. SIGTERM or SIGINT stops it after the requests in progress.
+
+        The base path defaults to the path of webServiceURL in passforge.yml.
+
+        Examples:
+          passforge serve                                 http://127.0.0.1:8080/
+          passforge serve --host 0.0.0.0 --port 80 --rate-limit 20
+          PASSFORGE_DATABASE_URL=sqlite:/var/lib/passforge/registrations.sqlite passforge serve --base-path /passes
+        """
+    )
+
+    @OptionGroup var project: ProjectOptions
+
+    @Option(help: ArgumentHelp("Address to listen on.", valueName: "address"))
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("Port to listen on; 0 picks a free one.", valueName: "port"))
+    var port = 8080
+
+    @Option(help: ArgumentHelp("Prefix of every URL, e.g. /passes (default: the path of webServiceURL).", valueName: "path"))
+    var basePath: String?
+
+    @Option(help: ArgumentHelp("Requests per second allowed per client address; 0 means no limit.", valueName: "n"))
+    var rateLimit = 0
+
+    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default: LOG_LEVEL, else info).", valueName: "level"))
+    var logLevel: String?
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or a positive number of requests per second") }
+        if let basePath, !basePath.utf8.allSatisfy({ PathRules.isUnreservedOrSlash($0) }) {
+            throw ValidationError("--base-path may hold only letters, digits, '/', '.', '_', '~' and '-'")
+        }
+        if let logLevel, Logger.Level(rawValue: logLevel.lowercased()) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: (logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info").lowercased()) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "passforge.serve")
+
+        let location: StoreLocation
+        do {
+            location = try StoreLocation(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable])
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+        let store: any RegistrationStore
+        switch location {
+        case .sqlite(let path):
+            do {
+                store = try SQLiteRegistrationStore(path: path)
+            } catch {
+                Console.error("error: cannot open the registration store \(path): \(error); check that its folder is writable")
+                throw ExitCode.failure
+            }
+        case .postgres:
+            Console.error("error: \(location) is not supported yet; use sqlite:PATH or a file path in \(StoreLocation.environmentVariable)")
+            throw ExitCode.failure
+        }
+
+        var configuration = PassServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.outputDirectory = project.output
+        configuration.rateLimit = rateLimit
+        configuration.basePath = Route.normalizeBasePath(basePath ?? webServicePath())
+
+        if !FileManager.default.fileExists(atPath: BuildState.path(in: project.output)) {
+            Console.error("warning: \(project.output) has no build yet; run `passforge build` (serving starts anyway and picks it up)")
+        }
+        let output = project.output
+        let host = self.host
+        let basePath = configuration.basePath
+        let storeDescription = location.description
+        do {
+            try await PassServer.run(configuration: configuration, store: store, logger: logger) { boundPort in
+                Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
+            }
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// The path of webServiceURL in passforge.yml (`https://h/passes/` → `/passes`).
+    private func webServicePath() -> String? {
+        guard let configured = try? project.loadConfiguration().defaultValue("webServiceURL"),
+              let url = URL(string: configured) else { return nil }
+        return url.path
+    }
+
+    /// The URLs to try, with a real pass of the current build when there is one.
+    static func banner(host: String, port: Int, basePath: String, output: String, store: String) -> String {
+        let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
+        let base = "http://\(shownHost):\(port)\(basePath)"
+        var lines = [
+            "passforge serve: listening on \(base)/",
+            "  output tree: \(output)",
+            "  registrations: \(store)",
+            "try:",
+            "  curl \(base)/health",
+        ]
+        if let state = try? BuildState.load(from: output), let pass = state.passes.values.min(by: { $0.key < $1.key }) {
+            lines.append("  curl -H 'Authorization: ApplePass <token>' \(base)/\(pass.path)")
+            lines.append("  curl \(base)/v1/devices/<deviceLibraryIdentifier>/registrations/\(pass.passTypeIdentifier)")
+            lines.append("  open \(base)/\(pass.downloadPath)   (add-to-Wallet link, no token; all links in \(output)/.passforge/downloads.csv)")
+        } else {
+            lines.append("  (no passes yet: run `passforge build`)")
+        }
+        lines.append("stop with Ctrl-C (SIGINT) or SIGTERM; requests in progress finish first")
+        return lines.joined(separator: "\n")
+    }
+}

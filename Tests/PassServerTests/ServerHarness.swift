@@ -1,0 +1,229 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PassBuild
+import TestSupport
+import Testing
+
+/// A real project, built by the real `passforge build`, with the tokens of
+/// its passes read back from the signed files.
+final class BuiltProject: @unchecked Sendable {
+    let project: ProjectFixture
+    let environment: [String: String]
+    /// Where the registrations live: outside the project, so that it survives anything.
+    let state = TemporaryDirectory("passforge-serve-state")
+    var databasePath: String { state.file("registrations.sqlite") }
+
+    init(passCount: Int = 3) throws {
+        project = ProjectFixture(passCount: passCount)
+        environment = TestPKI.shared.environment(TestPKI.shared.leaf())
+        try build()
+    }
+
+    var output: String { project.output }
+    var type: String { TestPKI.passType }
+
+    func build() throws {
+        let result = try project.passforge(["build", "--quiet"], environment: environment)
+        guard result.status == 0 else { throw HarnessError("passforge build failed: \(result.output)") }
+    }
+
+    func buildState() throws -> BuildState { try BuildState.load(from: output) }
+
+    func record(_ serial: String) throws -> BuildState.PassRecord {
+        guard let record = try buildState().passes["\(type)/\(serial)"] else { throw HarnessError("no pass \(serial)") }
+        return record
+    }
+
+    func fileBytes(_ relative: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: "\(output)/\(relative)").map { Array($0) }
+    }
+
+    /// The pass's authenticationToken, read from pass.json inside the signed file.
+    func token(_ serial: String) throws -> String {
+        let verified = try PassVerifier.verify("\(output)/v1/passes/\(type)/\(serial)", root: TestPKI.shared.root)
+        guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("pass \(serial) has no token") }
+        return token
+    }
+
+    /// Rows of the registration database, read by the sqlite3 command.
+    func sql(_ query: String) throws -> String {
+        let result = try runProcess("sqlite3", [databasePath, query])
+        guard result.status == 0 else { throw HarnessError("sqlite3 failed: \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// `passforge serve` as a real process on a free loopback port.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let stdout = LockedBox("")
+    let stderr = LockedBox("")
+    private(set) var port = 0
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    init(_ built: BuiltProject, arguments: [String] = []) throws {
+        process.executableURL = URL(fileURLWithPath: passforgeExecutable())
+        process.arguments = ["serve", "--port", "0"] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: built.project.root)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PASSFORGE_DATABASE_URL"] = "sqlite:\(built.databasePath)"
+        environment["LOG_LEVEL"] = "info"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let stdout = self.stdout, stderr = self.stderr
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { stdout.set(stdout.get() + String(decoding: data, as: UTF8.self)) }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { stderr.set(stderr.get() + String(decoding: data, as: UTF8.self)) }
+        }
+        try process.run()
+        port = try waitForPort()
+    }
+
+    private func waitForPort() throws -> Int {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let text = stdout.get()
+            if let range = text.range(of: "listening on http://127.0.0.1:") {
+                let digits = text[range.upperBound...].prefix { $0.isNumber }
+                if let port = Int(digits), text[range.upperBound...].dropFirst(digits.count).first == "/" || text[range.upperBound...].dropFirst(digits.count).first == "\n" {
+                    return port
+                }
+            }
+            guard process.isRunning else { throw HarnessError("passforge serve exited: \(stderr.get())") }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw HarnessError("passforge serve did not start: \(stdout.get()) \(stderr.get())")
+    }
+
+    /// SIGTERM, then waits: the graceful way.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: no chance to flush anything.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// The real HTTP client: AsyncHTTPClient over loopback.
+struct Client {
+    struct Answer {
+        var status: Int
+        var headers: [(String, String)]
+        var body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+    }
+
+    let base: String
+
+    func send(_ method: HTTPMethod = .GET, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil) async throws -> Answer {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let collected = try await response.body.collect(upTo: 16 << 20)
+        return Answer(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+                      body: Array(collected.readableBytesView))
+    }
+
+    func register(_ device: String, _ type: String, _ serial: String, token: String, pushToken: String) async throws -> Answer {
+        try await send(.POST, "/v1/devices/\(device)/registrations/\(type)/\(serial)",
+                       headers: ["Authorization": "ApplePass \(token)", "Content-Type": "application/json"],
+                       body: Array(#"{"pushToken":"\#(pushToken)"}"#.utf8))
+    }
+
+    func unregister(_ device: String, _ type: String, _ serial: String, token: String) async throws -> Answer {
+        try await send(.DELETE, "/v1/devices/\(device)/registrations/\(type)/\(serial)", headers: ["Authorization": "ApplePass \(token)"])
+    }
+
+    func serials(_ device: String, _ type: String, since: String? = nil) async throws -> Answer {
+        try await send(.GET, "/v1/devices/\(device)/registrations/\(type)" + (since.map { "?passesUpdatedSince=\($0)" } ?? ""))
+    }
+
+    func pass(_ type: String, _ serial: String, token: String?, headers: [String: String] = [:]) async throws -> Answer {
+        var headers = headers
+        if let token { headers["Authorization"] = "ApplePass \(token)" }
+        return try await send(.GET, "/v1/passes/\(type)/\(serial)", headers: headers)
+    }
+}
+
+/// Exact bytes on a socket, for requests an HTTP client would "fix" (`..`, `%2F`).
+enum RawHTTP {
+    static func send(port: Int, _ request: String) throws -> (status: Int, response: String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw HarnessError("connect failed") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, text)
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+func hexToken(_ byte: String) -> String { String(repeating: byte, count: 32) }
+
+/// Polls until `condition` holds (a new build is noticed within ~250 ms).
+func eventually(timeout: Double = 10, _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return false
+}
+
+extension HTTPMethodName {
+    var nio: HTTPMethod {
+        switch self {
+        case .GET: return .GET
+        case .HEAD: return .HEAD
+        case .POST: return .POST
+        case .PUT: return .PUT
+        case .DELETE: return .DELETE
+        }
+    }
+}
