@@ -1,6 +1,7 @@
 import Foundation
 import PassContent
 import PassModel
+import PassPackage
 
 /// `passforge build` and `passforge validate`: content in, output tree out.
 public struct PassBuilder: Sendable {
@@ -50,6 +51,8 @@ public struct PassBuilder: Sendable {
         let tag = max(now, state.lastUpdateTag + 1)
         report.updateTag = plan.jobs.isEmpty ? nil : tag
 
+        // Fewer heap trims: zlib's per-entry allocations otherwise cost more than the zip itself.
+        ProcessTuning.reduceHeapTrimming()
         try tree.prepareStaging()
         let total = plan.jobs.count
         let reporter = ProgressThrottle(total: total, report: progress)

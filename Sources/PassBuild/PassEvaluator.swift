@@ -1,0 +1,249 @@
+import Foundation
+import PassContent
+import PassModel
+import PassPackage
+
+/// Templates loaded once each, shared by the threads that render passes.
+final class TemplateCache: @unchecked Sendable {
+    private let loader: TemplateLoader
+    private let lock = NSLock()
+    private var templates: [String: Result<(template: Template, fingerprint: String), ContentErrors>] = [:]
+    private var reported: [ContentDiagnostic] = []
+    private var imageDiagnostics: [String: [Diagnostic]] = [:]
+
+    init(loader: TemplateLoader) { self.loader = loader }
+
+    /// Template problems and warnings, once per template however many passes use it.
+    var diagnostics: [ContentDiagnostic] { lock.withLock { reported } }
+
+    /// The template and a hash of every byte it is made of.
+    func template(named name: String) -> Result<(template: Template, fingerprint: String), ContentErrors> {
+        lock.withLock {
+            if let cached = templates[name] { return cached }
+            let result = loader.load(name).map { template -> (template: Template, fingerprint: String) in
+                var hasher = FingerprintHasher()
+                hasher.add("pass.json", template.passJSONBytes)
+                for file in template.files { hasher.add(file.name, file.bytes) }
+                return (template, hasher.finalize())
+            }
+            switch result {
+            case .success(let loaded): reported += loaded.template.warnings
+            case .failure(let errors) where errors.diagnostics.first?.rule != "template.missing": reported += errors.diagnostics
+            case .failure: break
+            }
+            templates[name] = result
+            return result
+        }
+    }
+
+    /// Image rules depend only on the files and the style: checked once per template and style.
+    func imageDiagnostics(key: String, _ compute: () -> [Diagnostic]) -> [Diagnostic] {
+        if let cached = lock.withLock({ imageDiagnostics[key] }) { return cached }
+        let result = compute()
+        lock.withLock { imageDiagnostics[key] = result }
+        return result
+    }
+}
+
+/// Renders and validates one pass definition; safe to call from many threads.
+struct PassEvaluator: Sendable {
+    /// Bumped when rendering changes, so every pass is rebuilt once.
+    static let rendererVersion = "passforge-render-1"
+
+    struct Evaluation: Sendable {
+        var diagnostics: [ContentDiagnostic] = []
+        /// `type/serial` when the pass is sound.
+        var key: String?
+        var serialLocation: SourceLocation
+        var tokenLocation: SourceLocation
+        var tokenHash: String?
+        /// Set when nothing the pass is made of changed.
+        var unchanged: BuildState.PassRecord?
+        /// Set when it has to be signed again.
+        var job: PackagingJob?
+    }
+
+    let settings: BuildSettings
+    let state: BuildState
+    let secret: TokenSecret
+    let identities: SigningIdentities
+    let templates: TemplateCache
+    let validateOnly: Bool
+    let validator = PassValidator()
+    let contextFingerprint: String
+    /// serial → previous records of that serial (any pass type), to skip rendering unchanged definitions.
+    let previousBySerial: [String: [BuildState.PassRecord]]
+
+    init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
+         templates: TemplateCache, validateOnly: Bool) {
+        self.settings = settings
+        self.state = state
+        self.secret = secret
+        self.identities = identities
+        self.templates = templates
+        self.validateOnly = validateOnly
+        var hasher = FingerprintHasher()
+        hasher.add("renderer", Self.rendererVersion)
+        hasher.add("config", settings.configuration.passDefaults.jsonValue.serialized())
+        hasher.add("http", settings.allowsHTTPWebService ? "1" : "0")
+        hasher.add("secret", secret.fingerprint)
+        contextFingerprint = hasher.finalize()
+        previousBySerial = Dictionary(grouping: state.passes.values, by: \.serialNumber)
+    }
+
+    /// True when a pass built before would come out the same: same entry,
+    /// template, images, configuration, secret and identity, and its file is there.
+    func isUnchanged(_ record: BuildState.PassRecord, definitionHash: String? = nil) -> Bool {
+        guard case .success(let template) = templates.template(named: record.templateName),
+              case .success(let identity) = identities.identity(passTypeIdentifier: record.passTypeIdentifier, teamIdentifier: record.teamIdentifier),
+              let images = imagesHash(record.imagePaths)
+        else { return false }
+        return fingerprint(definitionHash: definitionHash ?? record.definitionHash, templateFingerprint: template.fingerprint,
+                           identity: identity.fingerprint, imagesHash: images) == record.fingerprint
+            && FileManager.default.fileExists(atPath: "\(settings.outputDirectory)/\(record.path)")
+    }
+
+    func evaluate(_ definition: PassDefinition) -> Evaluation {
+        var evaluation = Evaluation(serialLocation: definition.serialLocation, tokenLocation: definition.location)
+        let definitionHash = sha256Hex(definition.canonicalBytes)
+        // Fast path: the entry is byte-for-byte what built an existing pass.
+        if !validateOnly, let previous = previousBySerial[definition.serialNumber]?.first(where: {
+            $0.definitionHash == definitionHash && $0.templateName == definition.templateName && $0.sourceFile == definition.file
+        }), isUnchanged(previous, definitionHash: definitionHash) {
+            evaluation.key = previous.key
+            evaluation.tokenHash = previous.tokenHash
+            evaluation.unchanged = previous
+            return evaluation
+        }
+
+        let template: Template
+        let templateFingerprint: String
+        switch templates.template(named: definition.templateName) {
+        case .success(let loaded): (template, templateFingerprint) = loaded
+        case .failure(let errors):
+            if errors.diagnostics.first?.rule == "template.missing" {
+                let available = TemplateLoader(directory: settings.templatesDirectory).templateNames()
+                evaluation.diagnostics.append(.error(
+                    at: definition.templateLocation, keyPath: ["template"], rule: "content.template",
+                    "unknown template `\(definition.templateName)`; it must be a folder in \(settings.templatesDirectory)/ (available: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"))
+            }
+            return evaluation
+        }
+        var rendered: RenderedPass
+        switch PassRenderer(configuration: settings.configuration).render(definition, template: template) {
+        case .success(let pass): rendered = pass
+        case .failure(let errors):
+            evaluation.diagnostics = errors.diagnostics
+            return evaluation
+        }
+        let type = rendered.passTypeIdentifier ?? ""
+
+        // DESIGN.md: the token is derived unless the pass sets one.
+        if let webService = rendered.source["webServiceURL"] {
+            evaluation.tokenLocation = webService.location
+            if let token = rendered.source["authenticationToken"]?.stringValue {
+                evaluation.tokenLocation = rendered.source.location(at: ["authenticationToken"])
+                evaluation.tokenHash = sha256Hex(Array(token.utf8))
+            } else if !type.isEmpty {
+                let token = secret.authenticationToken(passTypeIdentifier: type, serialNumber: definition.serialNumber)
+                rendered.source.set("authenticationToken", to: .scalar(.string(token), at: webService.location))
+                evaluation.tokenHash = sha256Hex(Array(token.utf8))
+            }
+        }
+        let json = rendered.source.jsonValue
+        var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService))
+        let imageKey = definition.images.isEmpty ? "\(template.name)|\(PassStyle.allCases.filter { json[$0.key] != nil })" : nil
+        problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
+            ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)
+        evaluation.diagnostics = rendered.locate(problems)
+        guard !evaluation.diagnostics.contains(where: \.isError), !type.isEmpty else { return evaluation }
+
+        let team = rendered.source["teamIdentifier"]?.stringValue ?? ""
+        let identity: SigningIdentities.Resolved
+        switch identities.identity(passTypeIdentifier: type, teamIdentifier: team) {
+        case .success(let resolved): identity = resolved
+        case .failure(let error):
+            evaluation.diagnostics.append(.error(at: rendered.source.location(at: ["passTypeIdentifier"]), keyPath: ["passTypeIdentifier"], rule: "signing.identity", error.description))
+            return evaluation
+        }
+        let certificateProblems = CertificateCheck.diagnostics(identity, type: type, team: team, rendered: rendered)
+        evaluation.diagnostics += certificateProblems
+        guard !certificateProblems.contains(where: \.isError) else { return evaluation }
+
+        let key = "\(type)/\(definition.serialNumber)"
+        evaluation.key = key
+        let imagePaths = definition.images.map(\.path)
+        let fingerprint = fingerprint(definitionHash: definitionHash, templateFingerprint: templateFingerprint,
+                                      identity: identity.fingerprint, imagesHash: imagesHash(imagePaths) ?? "")
+        let previous = state.passes[key]
+        if let previous, previous.fingerprint == fingerprint,
+           FileManager.default.fileExists(atPath: "\(settings.outputDirectory)/\(previous.path)") {
+            evaluation.unchanged = previous
+            return evaluation
+        }
+        guard !validateOnly else { return evaluation }
+        var files: [String: [UInt8]] = ["pass.json": json.serialized(pretty: true)]
+        for file in rendered.files { files[file.name] = file.bytes }
+        let capability = secret.downloadCapability(passTypeIdentifier: type, serialNumber: definition.serialNumber)
+        let record = BuildState.PassRecord(
+            passTypeIdentifier: type, serialNumber: definition.serialNumber, teamIdentifier: team,
+            updateTag: previous?.updateTag ?? 0, etag: previous?.etag ?? "", size: previous?.size ?? 0,
+            tokenHash: evaluation.tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
+            templateName: template.name, imagePaths: imagePaths, sourceFile: definition.file,
+            downloadPath: "download/\(capability).pkpass",
+            publicDownloadPath: rendered.download == .public ? "download/\(type)/\(definition.serialNumber).pkpass" : nil)
+        evaluation.job = PackagingJob(record: record, files: files, identity: identity)
+        return evaluation
+    }
+
+    private func imagesHash(_ paths: [String]) -> String? {
+        var hasher = FingerprintHasher()
+        for path in paths {
+            guard let bytes = AtomicFileSystem.readFile(path) else { return nil }
+            hasher.add(path, bytes)
+        }
+        return hasher.finalize()
+    }
+
+    private func fingerprint(definitionHash: String, templateFingerprint: String, identity: String, imagesHash: String) -> String {
+        var hasher = FingerprintHasher()
+        hasher.add("context", contextFingerprint)
+        hasher.add("definition", definitionHash)
+        hasher.add("template", templateFingerprint)
+        hasher.add("identity", identity)
+        hasher.add("images", imagesHash)
+        return hasher.finalize()
+    }
+}
+
+/// pass-format-notes.md "Certificates": a pass whose passTypeIdentifier or
+/// teamIdentifier does not match the certificate fails on the device.
+enum CertificateCheck {
+    static func diagnostics(_ resolved: SigningIdentities.Resolved, type: String, team: String, rendered: RenderedPass, now: Date = Date()) -> [ContentDiagnostic] {
+        let certificate = resolved.identity.certificate
+        let typeLocation = rendered.source.location(at: ["passTypeIdentifier"])
+        var problems: [ContentDiagnostic] = []
+        if certificate.userID != type {
+            problems.append(.error(at: typeLocation, keyPath: ["passTypeIdentifier"], rule: "signing.pass-type",
+                                   "the signing certificate (\(certificate.subject)) is for \(certificate.userID ?? "no pass type"), not \(type); a pass signed with it fails on the device. Use the certificate of \(type) (`signing:` in passforge.yml or PASSFORGE_SIGNING_CERTIFICATE), or fix passTypeIdentifier"))
+        }
+        if certificate.organizationalUnit != team {
+            problems.append(.error(at: rendered.source.location(at: ["teamIdentifier"]), keyPath: ["teamIdentifier"], rule: "signing.team",
+                                   "the signing certificate belongs to team \(certificate.organizationalUnit ?? "(none)"), not \(team); set teamIdentifier to the certificate's team (its subject OU)"))
+        }
+        if !certificate.isValid(at: now) {
+            let expired = certificate.notAfter < now
+            problems.append(.error(at: typeLocation, keyPath: ["passTypeIdentifier"], rule: "signing.expired",
+                                   expired ? "the signing certificate for \(type) expired on \(iso8601(certificate.notAfter)); passes signed with it do not install. Renew the Pass Type ID certificate in the Apple Developer portal"
+                                   : "the signing certificate for \(type) is not valid before \(iso8601(certificate.notBefore)); check the machine's clock"))
+        } else if certificate.notAfter.timeIntervalSince(now) < 30 * 86_400 {
+            problems.append(.warning(at: typeLocation, keyPath: ["passTypeIdentifier"], rule: "signing.expiring",
+                                     "the signing certificate for \(type) expires on \(iso8601(certificate.notAfter)); renew it soon"))
+        }
+        if rendered.source["nfc"] != nil, certificate.commonName?.contains("NFC") != true, !resolved.isDevelopment {
+            problems.append(.warning(at: rendered.source.location(at: ["nfc"]), keyPath: ["nfc"], rule: "signing.nfc",
+                                     "the pass has an nfc dictionary but the certificate (\(certificate.commonName ?? certificate.subject)) is not an NFC-enabled Pass Type ID certificate; the NFC payload will not work"))
+        }
+        return problems
+    }
+}
