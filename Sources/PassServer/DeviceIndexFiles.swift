@@ -10,8 +10,15 @@ import RegistrationStore
 /// A static host cannot filter by `passesUpdatedSince`, so the file lists
 /// every built pass the device holds, with `lastUpdated` the greatest of
 /// their update tags; the device then makes conditional GETs.
+///
+/// Every file is replaced atomically: a temporary file in the same folder,
+/// flushed, then renamed. Changes of one index may arrive in any order; each
+/// carries the store's revision, and one older than the last written is
+/// skipped. The methods block on the disk: call them off the cooperative
+/// thread pool.
 public final class DeviceIndexFiles: @unchecked Sendable {
     public let outputDirectory: String
+    /// Writes of one device never overlap (its folders come and go with its files).
     private let locks = (0..<64).map { _ in NSLock() }
     private var written: [String: Int64] = [:]
     private let writtenLock = NSLock()
@@ -38,41 +45,46 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         return SerialNumbersBody(serialNumbers: listed, lastUpdated: lastUpdated).encoded()
     }
 
-    /// Writes (or removes) the index a change left, atomically (temporary
-    /// file, fsync, rename). Changes of one index may finish in any order;
-    /// one older than the last written is skipped. Blocks on fsync: call it
-    /// off the cooperative thread pool (`BlockingIO.run`).
+    /// Writes (or removes) the index one change left: temporary file, fsync,
+    /// rename, fsync of the folder (`AtomicFileSystem.write`).
     public func apply(_ change: RegistrationChange, snapshot: PublishedTree.Snapshot) throws {
-        try write(change.index, revision: change.revision, snapshot: snapshot)
-    }
-
-    /// Writes the current index of a device (from `RegistrationStore.index`), whatever was written before.
-    public func write(_ index: DeviceIndex, snapshot: PublishedTree.Snapshot) throws {
-        try write(index, revision: nil, snapshot: snapshot)
-    }
-
-    private func write(_ index: DeviceIndex, revision: Int64?, snapshot: PublishedTree.Snapshot) throws {
-        let relative = Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
-        let indexLock = lock(for: relative)
-        indexLock.lock()
-        defer { indexLock.unlock() }
-        if let revision {
-            let stale = writtenLock.withLock { () -> Bool in
-                if let last = written[relative], last >= revision { return true }
-                // Bounded memory: the map matters only while writes of one index overlap.
-                if written.count > 100_000 { written.removeAll(keepingCapacity: true) }
-                written[relative] = revision
-                return false
+        let relative = Self.relativePath(device: change.index.device, passTypeIdentifier: change.index.passTypeIdentifier)
+        try lock(for: change.index.device).withLock {
+            guard claim(relative, revision: change.revision) else { return }
+            if let bytes = Self.render(serialNumbers: change.index.serialNumbers, passTypeIdentifier: change.index.passTypeIdentifier, snapshot: snapshot) {
+                try AtomicFileSystem.write(bytes, to: "\(outputDirectory)/\(relative)")
+            } else {
+                try AtomicFileSystem.remove("\(outputDirectory)/\(relative)")
+                removeEmptyFolders(device: change.index.device)
             }
-            if stale { return }
         }
-        let path = "\(outputDirectory)/\(relative)"
-        if let bytes = Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot) {
-            try AtomicFileSystem.write(bytes, to: path)
-        } else {
-            try AtomicFileSystem.remove(path)
-            removeEmptyFolders(device: index.device)
+    }
+
+    /// Writes the indices many changes left, as durable as `apply` one by one
+    /// but with two syncs of the file system in all instead of two fsyncs per
+    /// file: every new file is written and flushed before any is renamed, and
+    /// the renames are flushed before this returns.
+    public func applyAll(_ changes: [(change: RegistrationChange, snapshot: PublishedTree.Snapshot)]) throws {
+        // Within the batch, only the newest change of each index matters.
+        var newest: [String: (change: RegistrationChange, snapshot: PublishedTree.Snapshot)] = [:]
+        for item in changes {
+            let relative = Self.relativePath(device: item.change.index.device, passTypeIdentifier: item.change.index.passTypeIdentifier)
+            if let current = newest[relative], current.change.revision >= item.change.revision { continue }
+            newest[relative] = item
         }
+        try commit(newest.map { relative, item in
+            Pending(relative: relative, device: item.change.index.device, revision: item.change.revision,
+                    bytes: Self.render(serialNumbers: item.change.index.serialNumbers, passTypeIdentifier: item.change.index.passTypeIdentifier,
+                                       snapshot: item.snapshot))
+        })
+    }
+
+    /// Writes the given indices whatever was written before (a build's refresh), in one batch.
+    public func writeAll(_ indices: [DeviceIndex], snapshot: PublishedTree.Snapshot) throws {
+        try commit(indices.map { index in
+            Pending(relative: Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier), device: index.device,
+                    revision: nil, bytes: Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot))
+        })
     }
 
     /// Rewrites the index of every device holding one of `passes` (keys
@@ -96,43 +108,69 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         return count
     }
 
-    /// Many indices at once, as durable as one by one but with two syncs of
-    /// the file system instead of two fsyncs per file: every new file is
-    /// written and flushed before any of them is renamed into place.
-    public func writeAll(_ indices: [DeviceIndex], snapshot: PublishedTree.Snapshot) throws {
-        var staged: [(temporary: String, relative: String)] = []
-        var removed: [DeviceIndex] = []
-        defer { for (temporary, _) in staged { unlink(temporary) } }
-        for index in indices {
-            let relative = Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
-            let path = "\(outputDirectory)/\(relative)"
-            guard let bytes = Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot) else {
-                removed.append(index)
+    // MARK: Batches
+
+    private struct Pending {
+        var relative: String
+        var device: String
+        /// Nil: write whatever was written before.
+        var revision: Int64?
+        /// Nil: remove the file.
+        var bytes: [UInt8]?
+    }
+
+    private func commit(_ items: [Pending]) throws {
+        guard !items.isEmpty else { return }
+        var staged: [(item: Pending, temporary: String?)] = []
+        defer { for case (_, let temporary?) in staged { unlink(temporary) } }
+        for item in items {
+            guard let bytes = item.bytes else {
+                staged.append((item, nil))
                 continue
             }
-            try AtomicFileSystem.createDirectory((path as NSString).deletingLastPathComponent)
+            let path = "\(outputDirectory)/\(item.relative)"
             let temporary = AtomicFileSystem.temporaryPath(for: path)
-            try AtomicFileSystem.writeFile(bytes, to: temporary, sync: false)
-            staged.append((temporary, relative))
+            try lock(for: item.device).withLock {
+                try AtomicFileSystem.createDirectory((path as NSString).deletingLastPathComponent)
+                try AtomicFileSystem.writeFile(bytes, to: temporary, sync: false)
+            }
+            staged.append((item, temporary))
         }
-        guard !staged.isEmpty || !removed.isEmpty else { return }
-        try AtomicFileSystem.syncFileSystem(containing: outputDirectory)
-        while let (temporary, relative) = staged.popLast() {
-            try lock(for: relative).withLock { try AtomicFileSystem.rename(temporary, to: "\(outputDirectory)/\(relative)") }
+        if staged.contains(where: { $0.temporary != nil }) {
+            try AtomicFileSystem.syncFileSystem(containing: outputDirectory)
         }
-        for index in removed {
-            let relative = Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
-            try lock(for: relative).withLock {
-                try AtomicFileSystem.remove("\(outputDirectory)/\(relative)")
-                removeEmptyFolders(device: index.device)
+        while let (item, temporary) = staged.popLast() {
+            try lock(for: item.device).withLock {
+                guard item.revision.map({ claim(item.relative, revision: $0) }) ?? true else {
+                    if let temporary { unlink(temporary) }
+                    return
+                }
+                if let temporary {
+                    try AtomicFileSystem.rename(temporary, to: "\(outputDirectory)/\(item.relative)")
+                } else {
+                    try AtomicFileSystem.remove("\(outputDirectory)/\(item.relative)")
+                    removeEmptyFolders(device: item.device)
+                }
             }
         }
         try AtomicFileSystem.syncFileSystem(containing: outputDirectory)
     }
 
-    /// Writes of one index never overlap: each index has one of 64 locks.
-    private func lock(for relative: String) -> NSLock {
-        locks[Int(UInt(bitPattern: relative.hashValue) % UInt(locks.count))]
+    // MARK: Helpers
+
+    /// Records `revision` as written for `relative`, unless a newer one was. Call with the device's lock held.
+    private func claim(_ relative: String, revision: Int64) -> Bool {
+        writtenLock.withLock {
+            if let last = written[relative], last >= revision { return false }
+            // Bounded memory: the map matters only while writes of one index overlap.
+            if written.count > 100_000 { written.removeAll(keepingCapacity: true) }
+            written[relative] = revision
+            return true
+        }
+    }
+
+    private func lock(for device: String) -> NSLock {
+        locks[Int(UInt(bitPattern: device.hashValue) % UInt(locks.count))]
     }
 
     /// `v1/devices/<device>/registrations/` and `v1/devices/<device>/` go with their last file.
@@ -143,12 +181,62 @@ public final class DeviceIndexFiles: @unchecked Sendable {
     }
 }
 
+/// Concurrent index changes written in shared batches (`applyAll`), the way
+/// `GroupCommitter` shares SQLite commits: a change returns once its file
+/// (or a newer one of the same index) is on disk.
+final class DeviceIndexWriter: @unchecked Sendable {
+    private typealias Item = (change: RegistrationChange, snapshot: PublishedTree.Snapshot, done: @Sendable (Error?) -> Void)
+
+    static let maximumBatch = 512
+
+    let files: DeviceIndexFiles
+    private let queue = DispatchQueue(label: "passforge.device-index-writer")
+    private let lock = NSLock()
+    private var pending: [Item] = []
+    private var draining = false
+
+    init(files: DeviceIndexFiles) { self.files = files }
+
+    func write(_ change: RegistrationChange, snapshot: PublishedTree.Snapshot) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            let start = lock.withLock { () -> Bool in
+                pending.append((change, snapshot, { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                }))
+                if draining { return false }
+                draining = true
+                return true
+            }
+            if start { queue.async { self.drain() } }
+        }
+    }
+
+    private func drain() {
+        while true {
+            let batch = lock.withLock { () -> [Item] in
+                let count = min(pending.count, Self.maximumBatch)
+                let batch = Array(pending.prefix(count))
+                pending.removeFirst(count)
+                if batch.isEmpty { draining = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            do {
+                try files.applyAll(batch.map { ($0.change, $0.snapshot) })
+                for item in batch { item.done(nil) }
+            } catch {
+                for item in batch { item.done(error) }
+            }
+        }
+    }
+}
+
 /// Apple's SerialNumbers object: `{"serialNumbers":[…],"lastUpdated":"…"}`.
 struct SerialNumbersBody {
     var serialNumbers: [String]
     var lastUpdated: Int64
 
-    /// Serial numbers match `[A-Za-z0-9][A-Za-z0-9._~-]*`: nothing to escape.
+    /// Serial numbers match `[A-Za-z0-9][A-Za-z0-9._~-]*`: nothing to escape, but escaped anyway.
     func encoded() -> [UInt8] {
         var text = #"{"serialNumbers":["#
         for (index, serial) in serialNumbers.enumerated() {

@@ -29,7 +29,7 @@ public struct PassWebService: HTTPResponder {
 
     let store: any RegistrationStore
     let tree: PublishedTree
-    let indexFiles: DeviceIndexFiles
+    let indexWriter: DeviceIndexWriter
     let basePath: String
     let limits: Limits
     let logger: Logger
@@ -37,7 +37,7 @@ public struct PassWebService: HTTPResponder {
     public init(store: any RegistrationStore, tree: PublishedTree, basePath: String, limits: Limits = Limits(), logger: Logger) {
         self.store = store
         self.tree = tree
-        self.indexFiles = DeviceIndexFiles(outputDirectory: tree.outputDirectory)
+        self.indexWriter = DeviceIndexWriter(files: DeviceIndexFiles(outputDirectory: tree.outputDirectory))
         self.basePath = Route.normalizeBasePath(basePath)
         self.limits = limits
         self.logger = logger
@@ -115,7 +115,7 @@ public struct PassWebService: HTTPResponder {
                                             ifModifiedSince: request.headers[.ifModifiedSince],
                                             etag: pass.record.etag, lastModified: pass.lastModified) {
             headers[.eTag] = pass.record.etag
-            headers[.lastModified] = HTTPDate.format(pass.lastModified)
+            headers[.lastModified] = pass.lastModifiedHTTPDate
             return Self.notModified(headers)
         }
         guard let representation = tree.representation(of: path) else {
@@ -124,10 +124,10 @@ public struct PassWebService: HTTPResponder {
         }
         headers[.eTag] = representation.etag
         if representation.etag == pass.record.etag {
-            headers[.lastModified] = HTTPDate.format(pass.lastModified)
+            headers[.lastModified] = pass.lastModifiedHTTPDate
         } else if let fresh = tree.refresh().passes[pass.record.key], fresh.record.etag == representation.etag {
             // A build replaced the file and committed its state meanwhile.
-            headers[.lastModified] = HTTPDate.format(fresh.lastModified)
+            headers[.lastModified] = fresh.lastModifiedHTTPDate
         }
         // Otherwise the build has renamed the file but not yet committed its
         // state: the ETag (from these very bytes) is right, a date is not known.
@@ -171,13 +171,13 @@ public struct PassWebService: HTTPResponder {
         return snapshot
     }
 
-    /// The index file follows the database. The registration is already
-    /// durable, so a failed write is logged, not answered: the next change
-    /// of that index, or the next build, writes it again.
+    /// The index file follows the database, before the device gets its
+    /// answer. The registration is already durable, so a failed write is
+    /// logged, not answered: the next change of that index, or the next
+    /// build, writes it again.
     private func writeIndex(_ change: RegistrationChange, snapshot: PublishedTree.Snapshot) async {
-        let indexFiles = self.indexFiles
         do {
-            try await BlockingIO.run { try indexFiles.apply(change, snapshot: snapshot) }
+            try await indexWriter.write(change, snapshot: snapshot)
         } catch {
             logger.error("cannot write the index of a device: \(error)",
                          metadata: ["device": "\(LogRedaction.device(change.index.device))", "passType": "\(change.index.passTypeIdentifier)"])

@@ -15,11 +15,20 @@ import PassBuild
 public final class PublishedTree: @unchecked Sendable {
     /// A pass as the server needs it.
     public struct Pass: Sendable {
-        public var record: BuildState.PassRecord
+        public let record: BuildState.PassRecord
         /// SHA-256 of the authentication token; nil when the pass has none.
-        public var tokenDigest: [UInt8]?
+        public let tokenDigest: [UInt8]?
         /// The update tag's time, in whole seconds (HTTP dates have no more).
-        public var lastModified: Int64 { record.updateTag >= 0 ? record.updateTag / 1000 : (record.updateTag - 999) / 1000 }
+        public let lastModified: Int64
+        /// `lastModified` as an HTTP date, made once per build.
+        public let lastModifiedHTTPDate: String
+
+        init(record: BuildState.PassRecord) {
+            self.record = record
+            tokenDigest = record.tokenHash.flatMap(PassAuthentication.digest(fromHex:))
+            lastModified = record.updateTag >= 0 ? record.updateTag / 1000 : (record.updateTag - 999) / 1000
+            lastModifiedHTTPDate = HTTPDate.format(lastModified)
+        }
     }
 
     /// One loaded build state.
@@ -156,7 +165,7 @@ public final class PublishedTree: @unchecked Sendable {
         snapshot.passes.reserveCapacity(state.passes.count)
         for record in state.passes.values {
             let key = "\(record.passTypeIdentifier)/\(record.serialNumber)"
-            snapshot.passes[key] = Pass(record: record, tokenDigest: record.tokenHash.flatMap(PassAuthentication.digest(fromHex:)))
+            snapshot.passes[key] = Pass(record: record)
             if !record.downloadPath.isEmpty { snapshot.downloads[record.downloadPath] = key }
             if let publicPath = record.publicDownloadPath, !publicPath.isEmpty { snapshot.downloads[publicPath] = key }
         }

@@ -54,11 +54,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: (logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info").lowercased()) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
         let logger = Logger(label: "passforge.serve")
 
         let location: StoreLocation

@@ -54,5 +54,23 @@ import Testing
         try files.apply(older, snapshot: snapshot)
         #expect(output.read("v1/devices/d/registrations/pass.a.b").map { String(decoding: $0, as: UTF8.self) }
                 == #"{"serialNumbers":["S-1","S-2"],"lastUpdated":"20"}"#)
+
+        // A batch: the newest change of each index wins, older than written ones are skipped,
+        // an empty index removes the file and the device's folders.
+        func change(_ device: String, _ serials: [String], _ revision: Int64) -> (change: RegistrationChange, snapshot: PublishedTree.Snapshot) {
+            (RegistrationChange(outcome: .created, index: DeviceIndex(device: device, passTypeIdentifier: "pass.a.b", serialNumbers: serials),
+                                revision: revision), snapshot)
+        }
+        try files.applyAll([change("e", ["S-1"], 9), change("e", ["S-1", "S-2"], 11), change("e", ["S-2"], 10),
+                            change("d", ["S-1"], 6), change("f", ["S-1"], 12)])
+        #expect(output.read("v1/devices/e/registrations/pass.a.b").map { String(decoding: $0, as: UTF8.self) }
+                == #"{"serialNumbers":["S-1","S-2"],"lastUpdated":"20"}"#)
+        #expect(output.read("v1/devices/d/registrations/pass.a.b").map { String(decoding: $0, as: UTF8.self) }
+                == #"{"serialNumbers":["S-1","S-2"],"lastUpdated":"20"}"#)
+        try files.applyAll([change("f", [], 13), change("e", ["S-9"], 14)])
+        #expect(!FileManager.default.fileExists(atPath: output.file("v1/devices/f")))
+        #expect(!FileManager.default.fileExists(atPath: output.file("v1/devices/e")), "S-9 is not a built pass: nothing to list")
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: output.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
     }
 }

@@ -1,0 +1,48 @@
+import Foundation
+import Logging
+
+/// One line per entry on standard error: `time level label: message key=value…`.
+///
+/// Like swift-log's StreamLogHandler, but metadata is formatted only when
+/// an entry is written: Hummingbird attaches a request id to every
+/// request's logger, and formatting it eagerly costs more than a 304 does.
+public struct ServerLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+
+    public init(label: String, level: Logger.Level) {
+        self.label = label
+        self.logLevel = level
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
+        if let extra = event.metadata { merged.merge(extra) { $1 } }
+        var line = "\(Self.timestamp()) \(event.level) \(label): \(event.message)"
+        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
+            line += " \(key)=\(value)"
+        }
+        line += "\n"
+        Self.lock.withLock { FileHandle.standardError.write(Data(line.utf8)) }
+    }
+
+    private static let lock = NSLock()
+
+    private static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var time = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &time)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
+                      time.tm_hour, time.tm_min, time.tm_sec, now.tv_nsec / 1_000_000)
+    }
+}
