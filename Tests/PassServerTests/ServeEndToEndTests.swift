@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PassBuild
 import PassServer
@@ -337,6 +338,44 @@ import Testing
         #expect(answered.allSatisfy { $0.1 == 201 }, "\(answered.map { $0.1 ?? 0 })")
         let stored = Set(try built.sql("SELECT library_identifier FROM devices").split(separator: "\n").map(String.init))
         #expect(stored.isSuperset(of: answered.map(\.0)))
+    }
+
+    @Test func rebuildsWhileServingNeverServeAMixedOrHalfPass() async throws {
+        let built = try BuiltProject(passCount: 2)
+        let server = try ServerProcess(built)
+        let client = Client(base: server.base)
+        let type = built.type
+        let token = try built.token("C-0001")
+        let stop = LockedBox(false)
+        let fetcher = Task { () throws -> [(etag: String, body: [UInt8])] in
+            var seen: [(etag: String, body: [UInt8])] = []
+            while !stop.get() {
+                let answer = try await client.pass(type, "C-0001", token: token)
+                guard answer.status == 200, let etag = answer.header("ETag") else {
+                    throw HarnessError("status \(answer.status) during a rebuild: \(answer.text)")
+                }
+                seen.append((etag, answer.body))
+            }
+            return seen
+        }
+        var etags: Set<String> = [try built.record("C-0001").etag]
+        for round in 1...3 {
+            built.project.writeList(count: 2, points: { $0 == 1 ? 1000 + round : $0 })
+            try built.build()
+            etags.insert(try built.record("C-0001").etag)
+        }
+        try await Task.sleep(for: .milliseconds(400))
+        stop.set(true)
+        let seen = try await fetcher.value
+        #expect(seen.count > 3)
+        for (etag, body) in seen {
+            // The ETag is the one of these very bytes, and of a build that happened.
+            let digest = SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined()
+            #expect(etag == "\"\(digest)\"")
+            #expect(etags.contains(etag))
+        }
+        #expect(seen.last?.etag == (try built.record("C-0001").etag))
+        #expect(server.stop() == 0)
     }
 
     @Test func basePathPrefixesEveryURL() async throws {
