@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 
 /// The output tree of DESIGN.md, and the one way it changes: stage every new
