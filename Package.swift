@@ -35,6 +35,9 @@ let package = Package(
             providers: [.apt(["libzip-dev"])]
         ),
 
+        // Whole-file writes that are never seen half-done, shared by every writer.
+        .target(name: "AtomicFiles"),
+
         // pass.json model and every Apple rule; no I/O.
         .target(name: "PassModel"),
         // Templates, content files, placeholders, merge, file:line diagnostics.
@@ -45,13 +48,13 @@ let package = Package(
         // manifest.json, CMS signature (OpenSSL), zip (libzip): the bytes of a .pkpass.
         .target(
             name: "PassPackage",
-            dependencies: ["COpenSSL", "CLibzip", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The build: incremental plan, parallel signing, build state, atomic output tree.
         .target(
             name: "PassBuild",
             dependencies: [
-                "PassModel", "PassContent", "PassPackage",
+                "AtomicFiles", "PassModel", "PassContent", "PassPackage",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -64,7 +67,7 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "PassBuild", "RegistrationStore",
+                "AtomicFiles", "PassBuild", "RegistrationStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -89,7 +92,7 @@ let package = Package(
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
         .testTarget(name: "PassContentTests", dependencies: ["PassContent"]),
         .testTarget(name: "PassPackageTests", dependencies: ["PassPackage"]),
-        .testTarget(name: "PassBuildTests", dependencies: ["PassBuild", "TestSupport"]),
+        .testTarget(name: "PassBuildTests", dependencies: ["AtomicFiles", "PassBuild", "TestSupport"]),
         .testTarget(name: "PassforgeCLITests", dependencies: ["passforge", "PassBuild", "TestSupport"]),
         .testTarget(name: "RegistrationStoreTests", dependencies: ["RegistrationStore", "TestSupport"]),
         .testTarget(

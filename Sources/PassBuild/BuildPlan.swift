@@ -1,3 +1,4 @@
+import AtomicFiles
 import Dispatch
 import Foundation
 import PassContent

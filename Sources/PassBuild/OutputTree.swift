@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 
 /// The output tree of DESIGN.md, and the one way it changes: stage every new
@@ -34,7 +35,8 @@ public struct OutputTree: Sendable {
     /// Everything a build will do, written before the first rename.
     struct Journal: Codable, Sendable {
         var operations: [Operation]
-        var state: BuildState
+        /// The new build state, staged like every other file (encoded once: large states are slow to encode).
+        var stagedState: String
         var downloadsCSV: String
     }
 
@@ -102,7 +104,11 @@ public struct OutputTree: Sendable {
         for folder in touchedDirectories where FileManager.default.fileExists(atPath: folder) {
             try AtomicFileSystem.syncDirectory(folder)
         }
-        try AtomicFileSystem.write(try journal.state.encoded(), to: BuildState.path(in: directory))
+        let stagedState = "\(directory)/\(journal.stagedState)"
+        if FileManager.default.fileExists(atPath: stagedState) {
+            try AtomicFileSystem.rename(stagedState, to: BuildState.path(in: directory))
+            try AtomicFileSystem.syncDirectory(stateDirectory)
+        }
         try AtomicFileSystem.remove(journalPath)
         try? FileManager.default.removeItem(atPath: stagingDirectory)
     }

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Crypto
 import Dispatch
 import Foundation

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import PassContent
 import PassModel
@@ -87,7 +88,8 @@ public struct PassBuilder: Sendable {
             operations.append(.init(kind: .remove, path: record.downloadPath))
             if let publicPath = record.publicDownloadPath { operations.append(.init(kind: .remove, path: publicPath)) }
         }
-        let journal = OutputTree.Journal(operations: operations, state: newState, downloadsCSV: Self.downloadsCSV(newState))
+        let stagedState = try tree.stage(try newState.encoded(), name: "state.json")
+        let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState))
         try tree.commit(journal, stall: testStall)
         report.seconds = Date().timeIntervalSince(started)
         return report

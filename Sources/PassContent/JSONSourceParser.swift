@@ -1,235 +1,28 @@
 import PassModel
 
-/// A strict JSON parser (RFC 8259) that records the line and column of every
-/// value and key, so content and template errors can name the exact spot.
-///
-/// Duplicate keys are an error: with them, which value wins is a guess.
-public struct JSONSourceParser {
-    /// Deeper nesting than this is refused, so hostile input cannot exhaust the stack.
-    public static let maximumDepth = 128
-
-    private let bytes: [UInt8]
-    private let file: String
-    private var index = 0
-    private var line = 1
-    private var lineStart = 0
-
-    public init(bytes: [UInt8], file: String) {
-        self.bytes = bytes
-        self.file = file
-    }
-
-    /// Parses one JSON document.
+/// Reads JSON content files and templates with PassModel's parser, keeping
+/// the file name with every position so errors read `file:line:col`.
+public enum JSONSourceParser {
     public static func parse(_ bytes: [UInt8], file: String) throws(ContentDiagnostic) -> SourceNode {
-        var parser = JSONSourceParser(bytes: bytes, file: file)
-        return try parser.parseDocument()
-    }
-
-    mutating func parseDocument() throws(ContentDiagnostic) -> SourceNode {
-        // A UTF-8 byte-order mark is tolerated; editors on some systems add it.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
-        skipWhitespace()
-        let value = try parseValue(depth: 0)
-        skipWhitespace()
-        guard index == bytes.count else {
-            throw failure("unexpected text after the end of the JSON value")
-        }
-        return value
-    }
-
-    private var location: SourceLocation {
-        // Columns count characters, not bytes: skip UTF-8 continuation bytes.
-        var column = 1
-        var i = lineStart
-        while i < index {
-            if bytes[i] & 0xC0 != 0x80 { column += 1 }
-            i += 1
-        }
-        return SourceLocation(file: file, line: line, column: column)
-    }
-
-    private func failure(_ message: String, at location: SourceLocation? = nil) -> ContentDiagnostic {
-        .error(at: location ?? self.location, rule: "json.syntax", "invalid JSON: \(message); fix the file so that it is valid JSON")
-    }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0D: index += 1
-            case 0x0A:
-                index += 1
-                line += 1
-                lineStart = index
-            default: return
-            }
+        do {
+            return convert(try JSONSyntaxParser.parse(bytes), file: file)
+        } catch {
+            let rule = error.message.contains("appears twice") ? "json.duplicate-key" : "json.syntax"
+            throw .error(at: SourceLocation(file: file, line: error.line, column: error.column), rule: rule,
+                         "invalid JSON: \(error.message); fix the file so that it is valid JSON")
         }
     }
 
-    private mutating func parseValue(depth: Int) throws(ContentDiagnostic) -> SourceNode {
-        guard depth < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
-        guard index < bytes.count else { throw failure("the file ends where a value was expected") }
-        let start = location
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth, start: start)
-        case UInt8(ascii: "["): return try parseArray(depth: depth, start: start)
-        case UInt8(ascii: "\""): return .scalar(.string(try parseString()), at: start)
-        case UInt8(ascii: "t"): try expectWord("true"); return .scalar(.bool(true), at: start)
-        case UInt8(ascii: "f"): try expectWord("false"); return .scalar(.bool(false), at: start)
-        case UInt8(ascii: "n"): try expectWord("null"); return .scalar(.null, at: start)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .scalar(try parseNumber(), at: start)
-        default:
-            throw failure("unexpected character '\(String(decoding: [bytes[index]], as: UTF8.self))' where a value was expected")
+    private static func convert(_ node: JSONSyntaxNode, file: String) -> SourceNode {
+        let location = SourceLocation(file: file, line: node.line, column: node.column)
+        switch node.kind {
+        case .scalar(let value): return .scalar(value, at: location)
+        case .array(let elements): return SourceNode(.array(elements.map { convert($0, file: file) }), at: location)
+        case .object(let members):
+            return SourceNode(.object(members.map {
+                SourceNode.Member(key: $0.key, keyLocation: SourceLocation(file: file, line: $0.keyLine, column: $0.keyColumn),
+                                  value: convert($0.value, file: file))
+            }), at: location)
         }
-    }
-
-    private mutating func expectWord(_ word: String) throws(ContentDiagnostic) {
-        let utf8 = Array(word.utf8)
-        guard index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 else {
-            throw failure("expected '\(word)'")
-        }
-        index += utf8.count
-    }
-
-    private mutating func parseObject(depth: Int, start: SourceLocation) throws(ContentDiagnostic) -> SourceNode {
-        index += 1
-        var members: [SourceNode.Member] = []
-        var seen: [String: SourceLocation] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return SourceNode(.object([]), at: start)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw failure("expected a key in double quotes (a trailing comma is not allowed in JSON)")
-            }
-            let keyLocation = location
-            let key = try parseString()
-            if let first = seen[key] {
-                throw .error(at: keyLocation, rule: "json.duplicate-key",
-                             "key \"\(key)\" appears twice in the same object (first at line \(first.line)); keep one")
-            }
-            seen[key] = keyLocation
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after key \"\(key)\"") }
-            index += 1
-            skipWhitespace()
-            let value = try parseValue(depth: depth + 1)
-            members.append(.init(key: key, keyLocation: keyLocation, value: value))
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("the file ends inside an object that starts at line \(start.line)") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
-            throw failure("expected ',' or '}' in the object that starts at line \(start.line)")
-        }
-        return SourceNode(.object(members), at: start)
-    }
-
-    private mutating func parseArray(depth: Int, start: SourceLocation) throws(ContentDiagnostic) -> SourceNode {
-        index += 1
-        var elements: [SourceNode] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return SourceNode(.array([]), at: start)
-        }
-        while true {
-            skipWhitespace()
-            elements.append(try parseValue(depth: depth + 1))
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("the file ends inside an array that starts at line \(start.line)") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
-            throw failure("expected ',' or ']' in the array that starts at line \(start.line)")
-        }
-        return SourceNode(.array(elements), at: start)
-    }
-
-    private mutating func parseNumber() throws(ContentDiagnostic) -> JSONValue {
-        let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        var isInteger = true
-        func digits(_ i: inout Int, _ bytes: [UInt8]) -> Int {
-            let begin = i
-            while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
-            return i - begin
-        }
-        guard digits(&index, bytes) > 0 else { throw failure("a number needs digits") }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            isInteger = false
-            index += 1
-            guard digits(&index, bytes) > 0 else { throw failure("a number needs digits after '.'") }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            isInteger = false
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits(&index, bytes) > 0 else { throw failure("a number needs digits in its exponent") }
-        }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if isInteger, let value = Int(text) { return .int(value) }
-        guard let value = Double(text), value.isFinite else { throw failure("number \(text) is out of range") }
-        return .double(value)
-    }
-
-    private mutating func parseString() throws(ContentDiagnostic) -> String {
-        let start = location
-        index += 1
-        var out: [UInt8] = []
-        while true {
-            guard index < bytes.count else { throw failure("a string that starts at line \(start.line) column \(start.column) is never closed", at: start) }
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                return String(decoding: out, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                index += 1
-                guard index < bytes.count else { throw failure("the file ends inside an escape sequence") }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""): out.append(0x22)
-                case UInt8(ascii: "\\"): out.append(0x5C)
-                case UInt8(ascii: "/"): out.append(0x2F)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try parseHex4()
-                    if (0xD800...0xDBFF).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw failure("a UTF-16 high surrogate \\u escape must be followed by a low surrogate")
-                        }
-                        index += 2
-                        let low = try parseHex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw failure("invalid UTF-16 surrogate pair") }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw failure("\\u escape is not a valid character") }
-                    out.append(contentsOf: Array(String(Character(unicode)).utf8))
-                default:
-                    throw failure("unknown escape sequence '\\\(String(decoding: [escape], as: UTF8.self))'")
-                }
-            case 0x0A:
-                throw failure("a line break inside a string must be written as \\n")
-            case 0..<0x20:
-                throw failure("a control character inside a string must be escaped")
-            default:
-                out.append(byte)
-                index += 1
-            }
-        }
-    }
-
-    private mutating func parseHex4() throws(ContentDiagnostic) -> UInt32 {
-        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
-            throw failure("\\u must be followed by four hex digits")
-        }
-        index += 4
-        return value
     }
 }

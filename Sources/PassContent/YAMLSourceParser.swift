@@ -1,13 +1,13 @@
 import PassModel
 import Yams
 
-/// Reads YAML (1.1 scalars, as editors expect) into a `SourceNode` with the
-/// line and column of every value.
+/// Reads YAML into a `SourceNode` with the line and column of every value.
 ///
-/// Scalars keep their written text unless YAML types them: `14C` stays a
-/// string, `42` is a number, `true` a boolean. A timestamp such as
-/// `2026-12-01T09:30:00Z` stays the string as written, because pass.json
-/// wants ISO-8601 text, not a re-formatted date.
+/// Plain scalars are typed by the YAML 1.2 core schema: `42` and `9.5` are
+/// numbers, `true`/`false` booleans, `~`/`null` null, everything else text.
+/// Unlike YAML 1.1, `NO`, `yes` or `on` stay text (a country code `NO` must
+/// not become `false`), and a timestamp such as `2026-12-01T09:30:00Z` stays
+/// the string as written, because pass.json wants ISO-8601 text.
 public enum YAMLSourceParser {
     /// More values than this in one file is refused: aliases can make a
     /// small file expand to billions of values ("billion laughs").
@@ -20,7 +20,9 @@ public enum YAMLSourceParser {
         }
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            // The basic resolver tags nothing; typing plain scalars here is faster than
+            // Yams's regular expressions and follows YAML 1.2 (see above).
+            root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             throw diagnostic(for: error, file: file)
         } catch {
@@ -74,19 +76,47 @@ public enum YAMLSourceParser {
     }
 
     private static func value(of scalar: Node.Scalar, node: Node) -> JSONValue {
-        // Quoted scalars are always strings: "0042" stays "0042".
-        if scalar.style == .singleQuoted || scalar.style == .doubleQuoted || scalar.style == .literal || scalar.style == .folded {
-            return .string(scalar.string)
+        // Quoted and block scalars are always strings: "0042" stays "0042".
+        guard scalar.style == .plain || scalar.style == .any else { return .string(scalar.string) }
+        return coreSchemaValue(scalar.string)
+    }
+
+    /// YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution).
+    static func coreSchemaValue(_ text: String) -> JSONValue {
+        switch text {
+        case "", "~", "null", "Null", "NULL": return .null
+        case "true", "True", "TRUE": return .bool(true)
+        case "false", "False", "FALSE": return .bool(false)
+        default: break
         }
-        switch node.tag.rawValue {
-        case Tag.Name.null.rawValue: return .null
-        case Tag.Name.bool.rawValue: return node.bool.map(JSONValue.bool) ?? .string(scalar.string)
-        case Tag.Name.int.rawValue: return node.int.map(JSONValue.int) ?? .string(scalar.string)
-        case Tag.Name.float.rawValue:
-            if let double = node.float, double.isFinite { return .double(double) }
-            return .string(scalar.string)
-        default: return .string(scalar.string)
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return .string(text) }
+        let isDigit = { (b: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) }
+        let body = first == UInt8(ascii: "-") || first == UInt8(ascii: "+") ? bytes.dropFirst() : bytes[...]
+        if !body.isEmpty, body.allSatisfy(isDigit) {
+            return Int(first == UInt8(ascii: "+") ? String(text.dropFirst()) : text).map(JSONValue.int) ?? .string(text)
         }
+        if text.hasPrefix("0x"), let value = Int(text.dropFirst(2), radix: 16) { return .int(value) }
+        if text.hasPrefix("0o"), let value = Int(text.dropFirst(2), radix: 8) { return .int(value) }
+        // [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+        var index = body.startIndex
+        var mantissaDigits = 0
+        while index < body.endIndex, isDigit(body[index]) { index += 1; mantissaDigits += 1 }
+        if index < body.endIndex, body[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < body.endIndex, isDigit(body[index]) { index += 1; mantissaDigits += 1 }
+        }
+        guard mantissaDigits > 0 else { return .string(text) }
+        if index < body.endIndex, body[index] == UInt8(ascii: "e") || body[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < body.endIndex, body[index] == UInt8(ascii: "-") || body[index] == UInt8(ascii: "+") { index += 1 }
+            let exponentStart = index
+            while index < body.endIndex, isDigit(body[index]) { index += 1 }
+            guard index > exponentStart else { return .string(text) }
+        }
+        guard index == body.endIndex, let value = Double(text), value.isFinite else { return .string(text) }
+        return .double(value)
     }
 
     private static func diagnostic(for error: YamlError, file: String) -> ContentDiagnostic {

@@ -1,3 +1,37 @@
+
+/// A JSON value with the line and column (1-based) where it was written, and
+/// the same for every key: what a content error needs to name the spot.
+public struct JSONSyntaxNode: Sendable, Hashable {
+    public indirect enum Kind: Sendable, Hashable {
+        case scalar(JSONValue)
+        case array([JSONSyntaxNode])
+        case object([Member])
+    }
+
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var keyLine: Int
+        public var keyColumn: Int
+        public var value: JSONSyntaxNode
+    }
+
+    public var kind: Kind
+    public var line: Int
+    public var column: Int
+
+    /// The plain value, without positions.
+    public var value: JSONValue {
+        switch kind {
+        case .scalar(let value): return value
+        case .array(let elements): return .array(elements.map(\.value))
+        case .object(let members):
+            var object = JSONObject()
+            for member in members { object[member.key] = member.value.value }
+            return .object(object)
+        }
+    }
+}
+
 /// A problem in JSON text, with the line and column (both 1-based) where it was found.
 public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
     public var line: Int
@@ -14,14 +48,11 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
 }
 
 extension JSONValue {
-    /// Parses JSON text (RFC 8259, UTF-8, an optional UTF-8 BOM is skipped),
-    /// keeping the order of object keys. Numbers without a fraction or an
-    /// exponent that fit in `Int` become `.int`, all others `.double`.
-    /// When an object repeats a key, the last value wins (and keeps the
-    /// first position), as in most JSON readers.
+    /// Parses JSON text (RFC 8259, UTF-8; a UTF-8 BOM is skipped), keeping
+    /// the order of object keys. Integers that fit in `Int` become `.int`,
+    /// other numbers `.double`. A key repeated in one object is an error.
     public init(parsing bytes: some Collection<UInt8>) throws(JSONParseError) {
-        var parser = JSONTextParser(bytes: Array(bytes))
-        self = try parser.parseDocument()
+        self = try JSONSyntaxParser.parse(Array(bytes)).value
     }
 
     /// Parses JSON text given as a string; see the byte-based initializer.
@@ -30,211 +61,238 @@ extension JSONValue {
     }
 }
 
-private struct JSONTextParser {
-    let bytes: [UInt8]
-    var index = 0
-    var depth = 0
-    static let maximumDepth = 512
+/// The one JSON parser of passforge: strict RFC 8259, recording the line and
+/// column of every value and key. Duplicate keys are an error: with them,
+/// which value wins is a guess.
+public struct JSONSyntaxParser {
+    /// Deeper nesting than this is refused, so hostile input cannot exhaust the stack.
+    public static let maximumDepth = 128
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var line = 1
+    private var lineStart = 0
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
-    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    /// Parses one JSON document.
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONSyntaxNode {
+        var parser = JSONSyntaxParser(bytes: bytes)
+        return try parser.parseDocument()
+    }
+
+    mutating func parseDocument() throws(JSONParseError) -> JSONSyntaxNode {
+        // A UTF-8 byte-order mark is tolerated; editors on some systems add it.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
         skipWhitespace()
-        let value = try parseValue()
+        let value = try parseValue(depth: 0)
         skipWhitespace()
-        if index < bytes.count { throw error("unexpected text after the JSON value") }
+        guard index == bytes.count else {
+            throw failure("unexpected text after the end of the JSON value")
+        }
         return value
     }
 
-    func error(_ message: String, at position: Int? = nil) -> JSONParseError {
-        let end = min(position ?? index, bytes.count)
-        var line = 1
-        var lineStart = 0
-        for i in 0..<end where bytes[i] == 0x0A {
-            line += 1
-            lineStart = i + 1
+    private typealias Position = (line: Int, column: Int)
+
+    private var location: Position {
+        // Columns count characters, not bytes: skip UTF-8 continuation bytes.
+        var column = 1
+        var i = lineStart
+        while i < index {
+            if bytes[i] & 0xC0 != 0x80 { column += 1 }
+            i += 1
         }
-        let column = String(decoding: bytes[lineStart..<end], as: UTF8.self).count + 1
-        return JSONParseError(line: line, column: column, message: message)
+        return (line, column)
     }
 
-    mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    private func failure(_ message: String, at position: Position? = nil) -> JSONParseError {
+        let here = position ?? location
+        return JSONParseError(line: here.line, column: here.column, message: message)
     }
 
-    mutating func parseValue() throws(JSONParseError) -> JSONValue {
-        guard index < bytes.count else { throw error("unexpected end of the text; a value was expected") }
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0D: index += 1
+            case 0x0A:
+                index += 1
+                line += 1
+                lineStart = index
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONSyntaxNode {
+        guard depth < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+        guard index < bytes.count else { throw failure("the file ends where a value was expected") }
+        let start = location
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw error("unexpected character '\(Unicode.Scalar(bytes[index]))'; a value was expected")
+        case UInt8(ascii: "{"): return try parseObject(depth: depth, start: start)
+        case UInt8(ascii: "["): return try parseArray(depth: depth, start: start)
+        case UInt8(ascii: "\""): return JSONSyntaxNode(kind: .scalar(.string(try parseString())), line: start.line, column: start.column)
+        case UInt8(ascii: "t"): try expectWord("true"); return JSONSyntaxNode(kind: .scalar(.bool(true)), line: start.line, column: start.column)
+        case UInt8(ascii: "f"): try expectWord("false"); return JSONSyntaxNode(kind: .scalar(.bool(false)), line: start.line, column: start.column)
+        case UInt8(ascii: "n"): try expectWord("null"); return JSONSyntaxNode(kind: .scalar(.null), line: start.line, column: start.column)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return JSONSyntaxNode(kind: .scalar(try parseNumber()), line: start.line, column: start.column)
+        default:
+            throw failure("unexpected character '\(String(decoding: [bytes[index]], as: UTF8.self))' where a value was expected")
         }
     }
 
-    mutating func expectLiteral(_ literal: String) throws(JSONParseError) {
-        let expected = Array(literal.utf8)
-        guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected else {
-            throw error("invalid literal; expected \(literal)")
+    private mutating func expectWord(_ word: String) throws(JSONParseError) {
+        let utf8 = Array(word.utf8)
+        guard index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 else {
+            throw failure("expected '\(word)'")
         }
-        index += expected.count
+        index += utf8.count
     }
 
-    mutating func enter() throws(JSONParseError) {
-        depth += 1
-        if depth > Self.maximumDepth { throw error("nested more than \(Self.maximumDepth) levels deep") }
-    }
-
-    mutating func parseObject() throws(JSONParseError) -> JSONValue {
-        try enter()
-        defer { depth -= 1 }
+    private mutating func parseObject(depth: Int, start: Position) throws(JSONParseError) -> JSONSyntaxNode {
         index += 1
-        var object = JSONObject()
+        var members: [JSONSyntaxNode.Member] = []
+        var seen: [String: Position] = [:]
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return JSONSyntaxNode(kind: .object([]), line: start.line, column: start.column)
+        }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error("expected a key in double quotes")
+                throw failure("expected a key in double quotes (a trailing comma is not allowed in JSON)")
             }
+            let keyLocation = location
             let key = try parseString()
+            if let first = seen[key] {
+                throw failure("key \"\(key)\" appears twice in the same object (first at line \(first.line)); keep one", at: keyLocation)
+            }
+            seen[key] = keyLocation
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after the key \"\(key)\"") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after key \"\(key)\"") }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            let value = try parseValue(depth: depth + 1)
+            members.append(.init(key: key, keyLine: keyLocation.line, keyColumn: keyLocation.column, value: value))
             skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the text; expected ',' or '}'") }
+            guard index < bytes.count else { throw failure("the file ends inside an object that starts at line \(start.line)") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
-            throw error("expected ',' or '}' in an object")
+            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            throw failure("expected ',' or '}' in the object that starts at line \(start.line)")
         }
+        return JSONSyntaxNode(kind: .object(members), line: start.line, column: start.column)
     }
 
-    mutating func parseArray() throws(JSONParseError) -> JSONValue {
-        try enter()
-        defer { depth -= 1 }
+    private mutating func parseArray(depth: Int, start: Position) throws(JSONParseError) -> JSONSyntaxNode {
         index += 1
-        var items: [JSONValue] = []
+        var elements: [JSONSyntaxNode] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return JSONSyntaxNode(kind: .array([]), line: start.line, column: start.column)
+        }
         while true {
             skipWhitespace()
-            items.append(try parseValue())
+            elements.append(try parseValue(depth: depth + 1))
             skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the text; expected ',' or ']'") }
+            guard index < bytes.count else { throw failure("the file ends inside an array that starts at line \(start.line)") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
-            throw error("expected ',' or ']' in an array")
+            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+            throw failure("expected ',' or ']' in the array that starts at line \(start.line)")
         }
+        return JSONSyntaxNode(kind: .array(elements), line: start.line, column: start.column)
     }
 
-    mutating func parseString() throws(JSONParseError) -> String {
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
-        index += 1
-        var buffer: [UInt8] = []
-        while true {
-            guard index < bytes.count else { throw error("unterminated string", at: start) }
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                guard let text = String(validating: buffer, as: UTF8.self) else {
-                    throw error("the string is not valid UTF-8", at: start)
-                }
-                return text
-            case UInt8(ascii: "\\"):
-                index += 1
-                guard index < bytes.count else { throw error("unterminated string", at: start) }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""): buffer.append(0x22)
-                case UInt8(ascii: "\\"): buffer.append(0x5C)
-                case UInt8(ascii: "/"): buffer.append(0x2F)
-                case UInt8(ascii: "b"): buffer.append(0x08)
-                case UInt8(ascii: "f"): buffer.append(0x0C)
-                case UInt8(ascii: "n"): buffer.append(0x0A)
-                case UInt8(ascii: "r"): buffer.append(0x0D)
-                case UInt8(ascii: "t"): buffer.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalarValue = try parseHex4()
-                    if (0xD800...0xDBFF).contains(scalarValue) {
-                        guard bytes.count - index >= 6, bytes[index] == 0x5C, bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw error("a high surrogate \\u escape must be followed by a low surrogate")
-                        }
-                        index += 2
-                        let low = try parseHex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid low surrogate in a \\u escape") }
-                        scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let scalar = Unicode.Scalar(scalarValue) else { throw error("invalid \\u escape") }
-                    buffer.append(contentsOf: Array(String(Character(scalar)).utf8))
-                default:
-                    throw error("invalid escape '\\\(Unicode.Scalar(escape))' in a string")
-                }
-            case 0..<0x20:
-                throw error("control character in a string; write it as an escape such as \\n")
-            default:
-                buffer.append(byte)
-                index += 1
-            }
-        }
-    }
-
-    mutating func parseHex4() throws(JSONParseError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw error("a \\u escape needs four hex digits") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw error("a \\u escape needs four hex digits")
-            }
-            value = value * 16 + digit
-            index += 1
-        }
-        return value
-    }
-
-    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
-        let start = index
-        var isInteger = true
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        func isDigit(_ i: Int) -> Bool { i < bytes.count && (0x30...0x39).contains(bytes[i]) }
-        guard isDigit(index) else { throw error("invalid number", at: start) }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            if isDigit(index) { throw error("a number must not start with 0", at: start) }
-        } else {
-            while isDigit(index) { index += 1 }
+        var isInteger = true
+        func digits(_ i: inout Int, _ bytes: [UInt8]) -> Int {
+            let begin = i
+            while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
+            return i - begin
         }
+        let firstDigit = index
+        guard digits(&index, bytes) > 0 else { throw failure("a number needs digits") }
+        // RFC 8259 §6: no leading zeros ("01").
+        if bytes[firstDigit] == UInt8(ascii: "0"), index - firstDigit > 1 { throw failure("a number cannot start with 0", at: nil) }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
-            guard isDigit(index) else { throw error("a digit must follow the decimal point", at: start) }
-            while isDigit(index) { index += 1 }
+            guard digits(&index, bytes) > 0 else { throw failure("a number needs digits after '.'") }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard isDigit(index) else { throw error("a digit must follow the exponent", at: start) }
-            while isDigit(index) { index += 1 }
+            guard digits(&index, bytes) > 0 else { throw failure("a number needs digits in its exponent") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if isInteger, let integer = Int(text) { return .int(integer) }
-        guard let double = Double(text) else { throw error("invalid number", at: start) }
-        return .double(double)
+        if isInteger, let value = Int(text) { return .int(value) }
+        guard let value = Double(text), value.isFinite else { throw failure("number \(text) is out of range") }
+        return .double(value)
+    }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        let start = location
+        index += 1
+        var out: [UInt8] = []
+        while true {
+            guard index < bytes.count else { throw failure("a string that starts at line \(start.line) column \(start.column) is never closed", at: start) }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: out, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw failure("the file ends inside an escape sequence") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): out.append(0x22)
+                case UInt8(ascii: "\\"): out.append(0x5C)
+                case UInt8(ascii: "/"): out.append(0x2F)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try parseHex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw failure("a UTF-16 high surrogate \\u escape must be followed by a low surrogate")
+                        }
+                        index += 2
+                        let low = try parseHex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw failure("invalid UTF-16 surrogate pair") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw failure("\\u escape is not a valid character") }
+                    out.append(contentsOf: Array(String(Character(unicode)).utf8))
+                default:
+                    throw failure("unknown escape sequence '\\\(String(decoding: [escape], as: UTF8.self))'")
+                }
+            case 0x0A:
+                throw failure("a line break inside a string must be written as \\n")
+            case 0..<0x20:
+                throw failure("a control character inside a string must be escaped")
+            default:
+                out.append(byte)
+                index += 1
+            }
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
+            throw failure("\\u must be followed by four hex digits")
+        }
+        index += 4
+        return value
     }
 }

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 
 /// A local certificate chain for building passes without Apple signing
@@ -49,7 +50,7 @@ public struct DevelopmentPKI: Sendable {
         } catch {
             throw .cannotCreateDirectory(path: directory, reason: (error as NSError).localizedDescription)
         }
-        let locked = try AtomicFile.withExclusiveLock(at: path(".lock")) { () throws(DevelopmentPKIError) in
+        let locked = try AtomicFileSystem.withExclusiveLock(at: path(".lock")) { () throws(DevelopmentPKIError) in
             try makeIdentity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, now: now)
         }
         guard let locked else { throw .cannotLock(path: path(".lock")) }
@@ -136,10 +137,10 @@ public struct DevelopmentPKI: Sendable {
         }
         // Key first: a certificate on disk always has its key next to it.
         do {
-            try AtomicFile.write(issued.keyPEM, to: keyPath, permissions: 0o600)
-            try AtomicFile.write(issued.certificatePEM, to: certificatePath, permissions: 0o644)
+            try AtomicFileSystem.write(issued.keyPEM, to: keyPath, permissions: 0o600)
+            try AtomicFileSystem.write(issued.certificatePEM, to: certificatePath, permissions: 0o644)
         } catch {
-            throw .cannotWrite(path: error.path, reason: error.reason)
+            throw .cannotWrite(path: error.path, reason: error.description)
         }
         return issued
     }

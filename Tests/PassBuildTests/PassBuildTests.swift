@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import PassContent
 import Testing
@@ -46,10 +47,11 @@ import TestSupport
         let staged = try tree.stage([1, 2, 3], name: "0.pkpass")
         var state = BuildState()
         state.passes["pass.t/A"] = record("A")
+        let stagedState = try tree.stage(try state.encoded(), name: "state.json")
         let journal = OutputTree.Journal(
             operations: [.init(kind: .move, path: "v1/passes/pass.t/A", source: staged),
                          .init(kind: .link, path: "download/A.pkpass", source: "v1/passes/pass.t/A")],
-            state: state, downloadsCSV: "x\n")
+            stagedState: stagedState, downloadsCSV: "x\n")
         // Written but never applied, as if the process died right after the journal.
         try AtomicFileSystem.write(Array(try JSONEncoder().encode(journal)), to: tree.journalPath)
         #expect(try tree.rollForward())

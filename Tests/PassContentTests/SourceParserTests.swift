@@ -52,6 +52,10 @@ import Testing
         quoted: "0042"
         when: 2026-12-01T09:30:00Z
         empty: ~
+        country: NO
+        hex: 0x1F
+        exp: 1e3
+        version: 1.2.3
         """
         let node = try YAMLSourceParser.parse(Array(yaml.utf8), file: "p.yml")
         #expect(node["seat"]?.scalarValue == .string("14C"))
@@ -61,6 +65,11 @@ import Testing
         #expect(node["quoted"]?.scalarValue == .string("0042"))
         #expect(node["when"]?.scalarValue == .string("2026-12-01T09:30:00Z"))
         #expect(node["empty"]?.scalarValue == .null)
+        // YAML 1.2: the Norway problem does not exist.
+        #expect(node["country"]?.scalarValue == .string("NO"))
+        #expect(node["hex"]?.scalarValue == .int(31))
+        #expect(node["exp"]?.scalarValue == .double(1000))
+        #expect(node["version"]?.scalarValue == .string("1.2.3"))
         #expect(node["count"]?.location == SourceLocation(file: "p.yml", line: 2, column: 8))
     }
 

@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func errorColumn() {
-        #expect(throws: JSONParseError(line: 2, column: 8, message: "invalid literal; expected true")) {
+        #expect(throws: JSONParseError(line: 2, column: 8, message: "expected 'true'")) {
             try JSONValue(parsing: "{\n  \"a\": tru\n}")
         }
     }

@@ -22,7 +22,7 @@ public enum AtomicFileSystem {
         let directory = (path as NSString).deletingLastPathComponent
         try createDirectory(directory.isEmpty ? "." : directory)
         let temporary = temporaryPath(for: path)
-        try writeFile(bytes, to: temporary, permissions: permissions, sync: true)
+        try writeFile(bytes, to: temporary, permissions: permissions, sync: true, exclusive: true)
         try rename(temporary, to: path)
         try syncDirectory(directory.isEmpty ? "." : directory)
     }
@@ -34,10 +34,13 @@ public enum AtomicFileSystem {
     }
 
     /// Writes a whole file (no rename); `sync` fsyncs it before closing.
-    public static func writeFile(_ bytes: [UInt8], to path: String, permissions: mode_t = 0o644, sync: Bool) throws(Failure) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions)
+    /// `exclusive` refuses to reuse a file someone else put there (O_EXCL).
+    public static func writeFile(_ bytes: [UInt8], to path: String, permissions: mode_t = 0o644, sync: Bool, exclusive: Bool = false) throws(Failure) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), permissions)
         guard fd >= 0 else { throw Failure(path: path, operation: "create", code: errno) }
         defer { close(fd) }
+        // The umask may have removed bits; a key file gets exactly 0600 from its first byte.
+        guard fchmod(fd, permissions) == 0 else { throw Failure(path: path, operation: "chmod", code: errno) }
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { buffer in
@@ -65,6 +68,9 @@ public enum AtomicFileSystem {
     /// Makes `link` another name of `target`'s bytes (a hard link), atomically replacing `link`.
     public static func hardLink(_ target: String, as link: String) throws(Failure) {
         try createDirectory((link as NSString).deletingLastPathComponent)
+        // link(2) is atomic on its own when the name is new; only a replacement needs the rename.
+        if Glibc.link(target, link) == 0 { return }
+        guard errno == EEXIST else { throw Failure(path: link, operation: "link", code: errno) }
         let temporary = temporaryPath(for: link)
         guard Glibc.link(target, temporary) == 0 else { throw Failure(path: link, operation: "link", code: errno) }
         try rename(temporary, to: link)
@@ -108,13 +114,27 @@ public enum AtomicFileSystem {
     }
 
     private static let temporaryCounter = Counter()
+
+    /// Runs `body` holding an exclusive `flock` on `path` (created if needed),
+    /// so that concurrent processes do not each create their own files.
+    public static func withExclusiveLock<Result, Failure: Error>(
+        at path: String, _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX) == 0 else { return nil }
+        defer { _ = flock(descriptor, LOCK_UN) }
+        return try body()
+    }
 }
 
 /// A thread-safe counter.
-final class Counter: @unchecked Sendable {
+public final class Counter: @unchecked Sendable {
+    public init() {}
     private let lock = NSLock()
     private var value = 0
-    func increment() -> Int {
+    public func increment() -> Int {
         lock.lock()
         defer { lock.unlock() }
         value += 1
