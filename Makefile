@@ -2,8 +2,8 @@
 # Each installs the system packages it lacks first, so a fresh machine works.
 
 SWIFT ?= swift
-# libssl-dev/libzip-dev/pkg-config: build; openssl/unzip: tests verify passes with the real tools.
-APT_PACKAGES := libssl-dev libzip-dev pkg-config openssl unzip
+# libssl-dev/libzip-dev/libsqlite3-dev/pkg-config: build; openssl/unzip/sqlite3: tests check with the real tools.
+APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build run test bench-build clean
@@ -18,9 +18,11 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Builds the example content (development signing unless a certificate is configured).
+# Builds the example content (development signing unless a certificate is configured),
+# then serves it on 127.0.0.1:8080 with the embedded SQLite registration store.
 run: build
 	.build/debug/passforge build --development-signing
+	.build/debug/passforge serve --host 127.0.0.1 --port 8080
 
 test: deps
 	$(SWIFT) test

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import PassBuild
+import PassServer
 
-struct Build: ParsableCommand {
+struct Build: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate the content and render signed passes into the output tree.",
         discussion: """
@@ -31,7 +32,7 @@ struct Build: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only errors and the summary.")
     var quiet = false
 
-    func run() throws {
+    func run() async throws {
         let settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
         let quiet = self.quiet
         let report = try runReportingErrors {
@@ -40,7 +41,23 @@ struct Build: ParsableCommand {
         if !quiet { Console.report(report.warnings) }
         for key in report.removed { Console.print("removed \(key)") }
         if report.usedDevelopmentSigning { Console.warnDevelopmentSigning() }
+        try await refreshDeviceIndices(report)
         Console.print(report.summary)
+    }
+
+    /// DESIGN.md "The one idea": a build rewrites the indices of the devices
+    /// holding the passes it changed or removed — when the store is reachable.
+    private func refreshDeviceIndices(_ report: BuildReport) async throws {
+        let changed = report.built + report.removed
+        guard !changed.isEmpty, let (store, _) = try StoreOpening.open(onlyIfPresent: true) else { return }
+        do {
+            let state = try BuildState.load(from: project.output)
+            let count = try await DeviceIndexFiles(outputDirectory: project.output)
+                .refresh(passes: changed, store: store, snapshot: PublishedTree.Snapshot(state: state))
+            if count > 0 && !quiet { Console.error("refreshed \(count) device index file\(count == 1 ? "" : "s")") }
+        } catch {
+            Console.error("warning: the passes are built, but the device indices could not be refreshed (\(error)); they are refreshed on the next registration or build")
+        }
     }
 }
 

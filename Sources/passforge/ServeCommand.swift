@@ -57,26 +57,7 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
         let logger = Logger(label: "passforge.serve")
 
-        let location: StoreLocation
-        do {
-            location = try StoreLocation(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable])
-        } catch {
-            Console.error("error: \(error)")
-            throw ExitCode.failure
-        }
-        let store: any RegistrationStore
-        switch location {
-        case .sqlite(let path):
-            do {
-                store = try SQLiteRegistrationStore(path: path)
-            } catch {
-                Console.error("error: cannot open the registration store \(path): \(error); check that its folder is writable")
-                throw ExitCode.failure
-            }
-        case .postgres:
-            Console.error("error: \(location) is not supported yet; use sqlite:PATH or a file path in \(StoreLocation.environmentVariable)")
-            throw ExitCode.failure
-        }
+        guard let (store, storeDescription) = try StoreOpening.open() else { throw ExitCode.failure }
 
         var configuration = PassServerConfiguration()
         configuration.host = host
@@ -91,7 +72,6 @@ struct Serve: AsyncParsableCommand {
         let output = project.output
         let host = self.host
         let basePath = configuration.basePath
-        let storeDescription = location.description
         do {
             try await PassServer.run(configuration: configuration, store: store, logger: logger) { boundPort in
                 Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))

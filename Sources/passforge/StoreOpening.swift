@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import RegistrationStore
+
+/// The registration store named by PASSFORGE_DATABASE_URL (default
+/// `state/registrations.sqlite`), shared by `serve` and `build`.
+enum StoreOpening {
+    /// Opens the store. With `onlyIfPresent`, a SQLite file that does not exist
+    /// yet is not created (a build on a machine without a server has no devices).
+    static func open(onlyIfPresent: Bool = false) throws -> (store: any RegistrationStore, description: String)? {
+        let location: StoreLocation
+        do {
+            location = try StoreLocation(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable])
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+        switch location {
+        case .sqlite(let path):
+            if onlyIfPresent && !FileManager.default.fileExists(atPath: path) { return nil }
+            do {
+                return (try SQLiteRegistrationStore(path: path), location.description)
+            } catch {
+                Console.error("error: cannot open the registration store \(path): \(error); check that its folder is writable")
+                throw ExitCode.failure
+            }
+        case .postgres:
+            Console.error("error: \(location) is not supported yet; use sqlite:PATH or a file path in \(StoreLocation.environmentVariable)")
+            throw ExitCode.failure
+        }
+    }
+}
