@@ -97,19 +97,24 @@ public struct JSONSyntaxParser {
 
     private typealias Position = (line: Int, column: Int)
 
-    private var location: Position {
+    /// The column last computed, so that a long line (a compact JSON file is
+    /// one line) is counted once, not once per value.
+    private var columnCache = (index: 0, column: 1)
+
+    private mutating func here() -> Position {
         // Columns count characters, not bytes: skip UTF-8 continuation bytes.
-        var column = 1
-        var i = lineStart
+        var (i, column) = columnCache.index >= lineStart && columnCache.index <= index ? columnCache : (lineStart, 1)
         while i < index {
             if bytes[i] & 0xC0 != 0x80 { column += 1 }
             i += 1
         }
+        columnCache = (index, column)
         return (line, column)
     }
 
     private func failure(_ message: String, at position: Position? = nil) -> JSONParseError {
-        let here = position ?? location
+        var copy = self
+        let here = position ?? copy.here()
         return JSONParseError(line: here.line, column: here.column, message: message)
     }
 
@@ -129,7 +134,7 @@ public struct JSONSyntaxParser {
     private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONSyntaxNode {
         guard depth < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
         guard index < bytes.count else { throw failure("the file ends where a value was expected") }
-        let start = location
+        let start = here()
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth, start: start)
         case UInt8(ascii: "["): return try parseArray(depth: depth, start: start)
@@ -165,7 +170,7 @@ public struct JSONSyntaxParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw failure("expected a key in double quotes (a trailing comma is not allowed in JSON)")
             }
-            let keyLocation = location
+            let keyLocation = here()
             let key = try parseString()
             if let first = seen[key] {
                 throw failure("key \"\(key)\" appears twice in the same object (first at line \(first.line)); keep one", at: keyLocation)
@@ -237,7 +242,7 @@ public struct JSONSyntaxParser {
     }
 
     private mutating func parseString() throws(JSONParseError) -> String {
-        let start = location
+        let start = here()
         index += 1
         var out: [UInt8] = []
         while true {
