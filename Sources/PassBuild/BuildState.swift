@@ -51,6 +51,12 @@ public struct BuildState: Codable, Sendable, Equatable {
 
     public init() {}
 
+    /// The strong ETag of a file's bytes (DESIGN.md "Update tags"): the first
+    /// 128 bits of its SHA-256, quoted. The build records it; the server sends it.
+    public static func etag(of bytes: [UInt8]) -> String {
+        "\"" + String(sha256Hex(bytes).prefix(32)) + "\""
+    }
+
     public static func path(in output: String) -> String { "\(output)/.passforge/state.json" }
 
     /// Loads the state of a previous build, or an empty state for a first build.

@@ -47,10 +47,7 @@ struct ParallelPackager {
         return try results.values.map { try $0!.get() }
     }
 
-    /// A strong ETag: the first 128 bits of the bytes' SHA-256, quoted.
-    static func etag(of bytes: [UInt8]) -> String {
-        "\"" + String(sha256Hex(bytes).prefix(32)) + "\""
-    }
+    static func etag(of bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
 }
 
 /// Fixed slots written by exactly one worker each, read after all finish.

@@ -122,14 +122,8 @@ public final class PublishedTree: @unchecked Sendable {
         return representation
     }
 
-    /// The build's strong ETag of a file's bytes (PassBuild's ParallelPackager.etag).
-    public static func etag(of bytes: [UInt8]) -> String {
-        let digest = SHA256.hash(data: bytes)
-        return "\"" + digest.prefix(16).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined() + "\""
-    }
+    /// The build's strong ETag of a file's bytes.
+    public static func etag(of bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
 
     // MARK: Loading
 
