@@ -45,9 +45,36 @@ public protocol RegistrationStore: Sendable {
     func pushTokens(passTypeIdentifier: String, serialNumbers: [String]) async throws -> [String]
 
     /// Deletes the devices using `pushToken`, with all their registrations
-    /// (APNs answered 410 Unregistered or 400 BadDeviceToken). Returns the
+    /// (APNs answered 410 Unregistered or 400 BadDeviceToken). With
+    /// `invalidSince` (seconds since 1970, from the 410's `timestamp`), a
+    /// device that set this token after that moment keeps it: Apple says to
+    /// delete only registrations older than the timestamp. Returns the
     /// indices it emptied, so their files can be removed.
-    func deleteDevices(pushToken: String) async throws -> [RegistrationChange]
+    func deleteDevices(pushToken: String, invalidSince: Double?) async throws -> [RegistrationChange]
+
+    // MARK: Push queue (DESIGN.md "Push": a failed push is retried by the next run, never lost)
+
+    /// The greatest update tag whose changes are already queued; nil before
+    /// the first push run.
+    func pushCursor() async throws -> Int64?
+
+    /// In one transaction: queues one push per distinct (push token, pass
+    /// type) of the devices holding any of `passes` — merged with pushes
+    /// already pending, so a token is never told twice about one change —
+    /// and moves the cursor to `cursor`. Returns the number of pushes pending.
+    @discardableResult
+    func queuePushes(for passes: [PassReference], advancingCursorTo cursor: Int64) async throws -> Int
+
+    /// Pushes queued and not yet delivered, oldest first.
+    func pendingPushes(limit: Int) async throws -> [PendingPush]
+
+    /// Removes delivered pushes (or pushes whose token turned out invalid) from the queue.
+    func completePushes(_ pushes: [PendingPush]) async throws
+
+    /// Runs `body` holding the store-wide push lock, so that two push runs
+    /// (on one machine or many) never send the same change twice. Throws
+    /// `PushLockBusy` when another run holds it.
+    func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T
 
     /// Keeps device log messages (Apple's "Log a Message" endpoint), dropping
     /// the oldest beyond the store's bound.
@@ -140,5 +167,40 @@ public struct RegistrationStatistics: Sendable, Equatable {
         self.devices = devices
         self.registrations = registrations
         self.logEntries = logEntries
+    }
+}
+
+/// A pass, by its identity.
+public struct PassReference: Sendable, Hashable {
+    public var passTypeIdentifier: String
+    public var serialNumber: String
+
+    public init(passTypeIdentifier: String, serialNumber: String) {
+        self.passTypeIdentifier = passTypeIdentifier
+        self.serialNumber = serialNumber
+    }
+}
+
+/// One APNs notification waiting to be delivered: "the passes of this type
+/// on the devices using this token changed".
+public struct PendingPush: Sendable, Hashable {
+    public var pushToken: String
+    /// The APNs topic: the pass type identifier.
+    public var passTypeIdentifier: String
+    /// Seconds since 1970.
+    public var queuedAt: Double
+
+    public init(pushToken: String, passTypeIdentifier: String, queuedAt: Double) {
+        self.pushToken = pushToken
+        self.passTypeIdentifier = passTypeIdentifier
+        self.queuedAt = queuedAt
+    }
+}
+
+/// Another push run holds the store's push lock.
+public struct PushLockBusy: Error, CustomStringConvertible, Sendable {
+    public init() {}
+    public var description: String {
+        "another `passforge push` is running against this registration store; wait for it to finish (it pushes every change up to now)"
     }
 }

@@ -77,6 +77,21 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                 INSERT INTO store_revision (id, value) VALUES (1, 0);
                 """)
         }
+        migrator.registerMigration("v2: push queue") { db in
+            try db.execute(sql: """
+                CREATE TABLE push_queue (
+                    push_token TEXT NOT NULL,
+                    pass_type_identifier TEXT NOT NULL,
+                    queued_at REAL NOT NULL,
+                    PRIMARY KEY (push_token, pass_type_identifier)
+                ) WITHOUT ROWID;
+                CREATE INDEX push_queue_by_age ON push_queue(queued_at);
+                CREATE TABLE push_cursor (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    update_tag INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 
@@ -143,14 +158,17 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
-    public func deleteDevices(pushToken: String) async throws -> [RegistrationChange] {
+    public func deleteDevices(pushToken: String, invalidSince: Double?) async throws -> [RegistrationChange] {
         try await committer.write { db in
+            // `updated_at` is when the device last set its push token.
+            let condition = "push_token = ? AND (? IS NULL OR updated_at < ?)"
+            let arguments: StatementArguments = [pushToken, invalidSince, invalidSince]
             let rows = try Row.fetchAll(db, sql: """
                 SELECT DISTINCT d.library_identifier AS device, r.pass_type_identifier AS type
                 FROM devices d JOIN registrations r ON r.device_id = d.id
-                WHERE d.push_token = ? ORDER BY 1, 2
-                """, arguments: [pushToken])
-            try db.execute(sql: "DELETE FROM devices WHERE push_token = ?", arguments: [pushToken])
+                WHERE d.id IN (SELECT id FROM devices WHERE \(condition)) ORDER BY 1, 2
+                """, arguments: arguments)
+            try db.execute(sql: "DELETE FROM devices WHERE \(condition)", arguments: arguments)
             let revision = try Self.nextRevision(db)
             return rows.map { row in
                 RegistrationChange(outcome: .removed,
@@ -158,6 +176,59 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                                    revision: revision)
             }
         }
+    }
+
+    // MARK: Push queue
+
+    public func pushCursor() async throws -> Int64? {
+        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT update_tag FROM push_cursor WHERE id = 1") }
+    }
+
+    public func queuePushes(for passes: [PassReference], advancingCursorTo cursor: Int64) async throws -> Int {
+        let serialsByType = Dictionary(grouping: passes, by: \.passTypeIdentifier).mapValues { $0.map(\.serialNumber) }
+        return try await committer.write { db in
+            let now = Date().timeIntervalSince1970
+            for (type, serials) in serialsByType {
+                for chunk in Self.chunked(serials) {
+                    try db.execute(sql: """
+                        INSERT INTO push_queue (push_token, pass_type_identifier, queued_at)
+                        SELECT DISTINCT d.push_token, r.pass_type_identifier, ? FROM registrations r JOIN devices d ON d.id = r.device_id
+                        WHERE r.pass_type_identifier = ? AND r.serial_number IN (\(Self.placeholders(chunk.count)))
+                        ON CONFLICT DO NOTHING
+                        """, arguments: StatementArguments([now, type] as [any DatabaseValueConvertible] + chunk))
+                }
+            }
+            try db.execute(sql: """
+                INSERT INTO push_cursor (id, update_tag) VALUES (1, ?)
+                ON CONFLICT (id) DO UPDATE SET update_tag = MAX(update_tag, excluded.update_tag)
+                """, arguments: [cursor])
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM push_queue") ?? 0
+        }
+    }
+
+    public func pendingPushes(limit: Int) async throws -> [PendingPush] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT push_token, pass_type_identifier, queued_at FROM push_queue ORDER BY queued_at, push_token, pass_type_identifier LIMIT ?
+                """, arguments: [max(0, limit)])
+                .map { PendingPush(pushToken: $0["push_token"], passTypeIdentifier: $0["pass_type_identifier"], queuedAt: $0["queued_at"]) }
+        }
+    }
+
+    public func completePushes(_ pushes: [PendingPush]) async throws {
+        guard !pushes.isEmpty else { return }
+        try await committer.write { db in
+            for push in pushes {
+                try db.execute(sql: "DELETE FROM push_queue WHERE push_token = ? AND pass_type_identifier = ?",
+                               arguments: [push.pushToken, push.passTypeIdentifier])
+            }
+        }
+    }
+
+    public func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let lock = try FileLock(path: path + ".push-lock")
+        defer { lock.release() }
+        return try await body()
     }
 
     public func appendLog(_ messages: [String], receivedAt: Double) async throws {

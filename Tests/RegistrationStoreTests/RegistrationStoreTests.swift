@@ -125,11 +125,65 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: "pass.com.example.other", serialNumber: "X-1")
         _ = try await store.register(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
-        let removed = try await store.deleteDevices(pushToken: Self.tokenA)
+        let removed = try await store.deleteDevices(pushToken: Self.tokenA, invalidSince: nil)
         #expect(removed.map { "\($0.index.device) \($0.index.passTypeIdentifier)" } == ["dev1 pass.com.example.other", "dev1 \(type)"])
         #expect(removed.allSatisfy { $0.index.serialNumbers.isEmpty })
         #expect(try await store.devices(holding: type, serialNumber: "S-1") == [RegisteredDevice(device: "dev2", pushToken: Self.tokenB)])
         #expect(try await store.statistics() == RegistrationStatistics(devices: 1, registrations: 1, logEntries: 0))
+    }
+
+    @Test(arguments: StoreKind.allCases) func aTokenSetAfterThe410TimestampIsKept(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
+        let before = Date().timeIntervalSince1970 - 60
+        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        // APNs says the token went invalid a minute ago; the device set it since: keep it.
+        #expect(try await store.deleteDevices(pushToken: Self.tokenA, invalidSince: before).isEmpty)
+        #expect(try await store.statistics().devices == 1)
+        let removed = try await store.deleteDevices(pushToken: Self.tokenA, invalidSince: Date().timeIntervalSince1970 + 60)
+        #expect(removed.map(\.index.device) == ["dev1"])
+        #expect(try await store.statistics().devices == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases) func queuedPushesMergePerTokenAndTypeAndSurviveUntilCompleted(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
+        let other = "pass.com.example.other"
+        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
+        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: other, serialNumber: "X-1")
+        _ = try await store.register(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-3")
+        #expect(try await store.pushCursor() == nil)
+
+        let changed = [PassReference(passTypeIdentifier: type, serialNumber: "S-1"), PassReference(passTypeIdentifier: type, serialNumber: "S-2"),
+                       PassReference(passTypeIdentifier: other, serialNumber: "X-1"), PassReference(passTypeIdentifier: type, serialNumber: "NOBODY")]
+        #expect(try await store.queuePushes(for: changed, advancingCursorTo: 100) == 2)
+        #expect(try await store.pushCursor() == 100)
+        // A later change of a pass the same token already waits for adds nothing.
+        #expect(try await store.queuePushes(for: [PassReference(passTypeIdentifier: type, serialNumber: "S-2"),
+                                                  PassReference(passTypeIdentifier: type, serialNumber: "S-3")], advancingCursorTo: 200) == 3)
+        // The cursor never moves back.
+        #expect(try await store.queuePushes(for: [], advancingCursorTo: 150) == 3)
+        #expect(try await store.pushCursor() == 200)
+
+        let pending = try await store.pendingPushes(limit: 10)
+        #expect(Set(pending.map { "\($0.pushToken.prefix(2)) \($0.passTypeIdentifier)" }) == ["ab \(type)", "ab \(other)", "cd \(type)"])
+        #expect(try await store.pendingPushes(limit: 1).count == 1)
+        try await store.completePushes(pending.filter { $0.pushToken == Self.tokenA })
+        #expect(try await store.pendingPushes(limit: 10).map(\.pushToken) == [Self.tokenB])
+    }
+
+    @Test(arguments: StoreKind.allCases) func onlyOnePushRunHoldsTheLock(kind: StoreKind) async throws {
+        let store = try kind.make(in: folder)
+        let second = try kind.make(in: folder)
+        let inner: Result<Int, any Error> = try await store.withPushLock {
+            do { return .success(try await second.withPushLock { 1 }) } catch { return .failure(error) }
+        }
+        guard case .failure(let error) = inner else {
+            Issue.record("a second push run got the lock while the first held it")
+            return
+        }
+        #expect(error is PushLockBusy)
+        // Released: the next run gets it.
+        #expect(try await second.withPushLock { 2 } == 2)
     }
 
     @Test(arguments: StoreKind.allCases) func logTableKeepsOnlyTheNewestEntries(kind: StoreKind) async throws {
