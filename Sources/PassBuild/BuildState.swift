@@ -42,14 +42,44 @@ public struct BuildState: Codable, Sendable, Equatable {
         public var passes: [String]
     }
 
+    /// A pass that a build removed: kept so that a device still holding it
+    /// can unregister (Apple's DELETE is authenticated with the pass's token)
+    /// and its index stops listing it.
+    public struct RemovedPassRecord: Codable, Sendable, Equatable {
+        public var passTypeIdentifier: String
+        public var serialNumber: String
+        public var tokenHash: String
+        /// The update tag of the build that removed it.
+        public var removedTag: Int64
+
+        public var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
+    }
+
     public var version: Int = BuildState.currentVersion
     /// The greatest update tag ever given; the next build's tag is greater.
     public var lastUpdateTag: Int64 = 0
     public var builtAt: String = ""
     public var passes: [String: PassRecord] = [:]
     public var contentFiles: [String: ContentFileRecord] = [:]
+    /// Removed passes by key (`type/serial`); a pass built again leaves this list.
+    public var removedPasses: [String: RemovedPassRecord] = [:]
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case version, lastUpdateTag, builtAt, passes, contentFiles, removedPasses
+    }
+
+    /// States written before passes were remembered after removal have no `removedPasses`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        lastUpdateTag = try container.decode(Int64.self, forKey: .lastUpdateTag)
+        builtAt = try container.decode(String.self, forKey: .builtAt)
+        passes = try container.decode([String: PassRecord].self, forKey: .passes)
+        contentFiles = try container.decode([String: ContentFileRecord].self, forKey: .contentFiles)
+        removedPasses = try container.decodeIfPresent([String: RemovedPassRecord].self, forKey: .removedPasses) ?? [:]
+    }
 
     /// The strong ETag of a file's bytes (DESIGN.md "Update tags"): the first
     /// 128 bits of its SHA-256, quoted. The build records it; the server sends it.
@@ -105,9 +135,17 @@ extension BuildState {
             let file = contentFiles[key]!
             files[key] = .object(JSONObject([("hash", .string(file.hash)), ("passes", .array(file.passes.map(JSONValue.string)))]))
         }
+        var removed = JSONObject()
+        for key in removedPasses.keys.sorted() {
+            let record = removedPasses[key]!
+            removed[key] = .object(JSONObject([
+                ("passTypeIdentifier", .string(record.passTypeIdentifier)), ("serialNumber", .string(record.serialNumber)),
+                ("tokenHash", .string(record.tokenHash)), ("removedTag", .int(Int(record.removedTag))),
+            ]))
+        }
         return .object(JSONObject([
             ("version", .int(version)), ("lastUpdateTag", .int(Int(lastUpdateTag))), ("builtAt", .string(builtAt)),
-            ("passes", .object(passes)), ("contentFiles", .object(files)),
+            ("passes", .object(passes)), ("contentFiles", .object(files)), ("removedPasses", .object(removed)),
         ]))
     }
 
@@ -128,6 +166,13 @@ extension BuildState {
                 throw DecodingFailure(description: "content file \(key) is incomplete")
             }
             contentFiles[key] = ContentFileRecord(hash: hash, passes: list.compactMap(\.stringValue))
+        }
+        for (key, value) in json["removedPasses"]?.objectValue ?? JSONObject() {
+            guard let type = value["passTypeIdentifier"]?.stringValue, let serial = value["serialNumber"]?.stringValue,
+                  let tokenHash = value["tokenHash"]?.stringValue, case .int(let tag)? = value["removedTag"] else {
+                throw DecodingFailure(description: "removed pass \(key) is incomplete")
+            }
+            removedPasses[key] = RemovedPassRecord(passTypeIdentifier: type, serialNumber: serial, tokenHash: tokenHash, removedTag: Int64(tag))
         }
     }
 }

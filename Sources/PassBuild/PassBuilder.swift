@@ -83,7 +83,12 @@ public struct PassBuilder: Sendable {
             }
             report.built.append(record.key)
         }
+        newState.removedPasses = state.removedPasses.filter { newState.passes[$0.key] == nil }
         for record in plan.removed {
+            if let tokenHash = record.tokenHash {
+                newState.removedPasses[record.key] = .init(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber,
+                                                           tokenHash: tokenHash, removedTag: tag)
+            }
             operations.append(.init(kind: .remove, path: record.path))
             operations.append(.init(kind: .remove, path: record.downloadPath))
             if let publicPath = record.publicDownloadPath { operations.append(.init(kind: .remove, path: publicPath)) }

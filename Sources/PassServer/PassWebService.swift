@@ -154,16 +154,18 @@ public struct PassWebService: HTTPResponder {
     /// Apple "Unregister a Pass for Update Notifications": 200, also when
     /// there was no such registration; 401.
     func unregister(_ request: Request, device: String, type: String, serial: String) async throws -> Response {
-        let snapshot = try authorize(request, type: type, serial: serial)
+        // A pass removed from the content can still be unregistered: the device keeps it until its owner deletes it.
+        let snapshot = try authorize(request, type: type, serial: serial, acceptingRemovedPasses: true)
         let change = try await store.unregister(device: device, passTypeIdentifier: type, serialNumber: serial)
         if change.outcome.changesIndex { await writeIndex(change, snapshot: snapshot) }
         return Self.empty(.ok)
     }
 
     /// The token must be the one of the pass named in the path.
-    private func authorize(_ request: Request, type: String, serial: String) throws -> PublishedTree.Snapshot {
+    private func authorize(_ request: Request, type: String, serial: String, acceptingRemovedPasses: Bool = false) throws -> PublishedTree.Snapshot {
         let snapshot = tree.current()
-        let expected = snapshot.pass(type: type, serial: serial)?.tokenDigest
+        var expected = snapshot.pass(type: type, serial: serial)?.tokenDigest
+        if expected == nil, acceptingRemovedPasses { expected = snapshot.removedTokenDigests["\(type)/\(serial)"] }
         guard let token = PassAuthentication.token(fromAuthorization: request.headers[.authorization]),
               PassAuthentication.verify(token, expected: expected) else {
             throw APIError.unauthorized

@@ -37,6 +37,8 @@ public final class PublishedTree: @unchecked Sendable {
         /// `download/…` path → pass key.
         public var downloads: [String: String] = [:]
         public var builtAt: String = ""
+        /// Token digests of passes a build removed, by key: a device may still unregister them.
+        public var removedTokenDigests: [String: [UInt8]] = [:]
 
         public init() {}
 
@@ -156,6 +158,9 @@ public final class PublishedTree: @unchecked Sendable {
     static func snapshot(of state: BuildState) -> Snapshot {
         var snapshot = Snapshot()
         snapshot.builtAt = state.builtAt
+        for (key, record) in state.removedPasses {
+            snapshot.removedTokenDigests[key] = PassAuthentication.digest(fromHex: record.tokenHash)
+        }
         snapshot.passes.reserveCapacity(state.passes.count)
         for record in state.passes.values {
             let key = "\(record.passTypeIdentifier)/\(record.serialNumber)"

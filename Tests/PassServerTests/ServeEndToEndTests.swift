@@ -408,6 +408,36 @@ import Testing
         #expect(server.stop() == 0)
     }
 
+    @Test func aRemovedPassCanStillBeUnregistered() async throws {
+        let built = try BuiltProject(passCount: 2)
+        let server = try ServerProcess(built)
+        let client = Client(base: server.base)
+        let type = built.type
+        let device = "aa00bb11cc22dd33"
+        let token1 = try built.token("C-0001")
+        #expect(try await client.register(device, type, "C-0000", token: try built.token("C-0000"), pushToken: Self.pushA).status == 201)
+        #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: Self.pushA).status == 201)
+
+        // The editor deletes C-0001 from the content; the build removes its file and index entry.
+        built.project.writeList(count: 1)
+        try built.build()
+        #expect(try built.buildState().removedPasses["\(type)/C-0001"] != nil)
+        #expect(try await eventually { try await client.pass(type, "C-0001", token: token1).status == 401 })
+        #expect(built.fileBytes("v1/devices/\(device)/registrations/\(type)").map { String(decoding: $0, as: UTF8.self) }?
+            .contains("C-0001") == false)
+        // It cannot be registered again, but the device that holds it can say goodbye, with its token only.
+        #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: Self.pushA).status == 401)
+        #expect(try await client.unregister(device, type, "C-0001", token: "wrong-token-wrong-token").status == 401)
+        #expect(try await client.unregister(device, type, "C-0001", token: token1).status == 200)
+        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
+
+        // Built again, it is a pass like any other.
+        built.project.writeList(count: 2)
+        try built.build()
+        #expect(try built.buildState().removedPasses.isEmpty)
+        #expect(server.stop() == 0)
+    }
+
     @Test func rateLimitAnswers429PerClient() async throws {
         let built = try BuiltProject(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--rate-limit", "5"])

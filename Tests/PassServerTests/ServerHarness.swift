@@ -17,7 +17,10 @@ final class BuiltProject: @unchecked Sendable {
 
     init(passCount: Int = 3) throws {
         project = ProjectFixture(passCount: passCount)
-        environment = TestPKI.shared.environment(TestPKI.shared.leaf())
+        var environment = TestPKI.shared.environment(TestPKI.shared.leaf())
+        // The build refreshes the indices of the devices in the server's store.
+        environment["PASSFORGE_DATABASE_URL"] = state.file("registrations.sqlite")
+        self.environment = environment
         try build()
     }
 
