@@ -2,17 +2,23 @@
 # Each installs the system packages it lacks first, so a fresh machine works.
 
 SWIFT ?= swift
-# libssl-dev/libzip-dev/libsqlite3-dev/pkg-config: build; openssl/unzip/sqlite3: tests check with the real tools.
-APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3
+# libssl-dev/libzip-dev/libsqlite3-dev/pkg-config: build; openssl/unzip/sqlite3: tests check with the real tools;
+# nginx: the deployment test runs deploy/nginx-passforge.conf; wrk: the serve benchmark's load generator.
+APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx
+BENCH_PACKAGES := wrk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build run test bench-build clean
+.PHONY: deps install-packages build run test bench clean
 
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(APT_PACKAGES)"
+
+# Installs what is missing; a package's service (nginx) is not started: tests start their own.
+install-packages:
+	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing system packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 build: deps
@@ -27,10 +33,12 @@ run: build
 test: deps
 	$(SWIFT) test
 
-# Benchmarks: release build, one run, figures compared with the machine's signing floor.
+# Benchmarks: release build, one run each, figures compared with the targets and the machine's limits.
 bench: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
 	$(SWIFT) build -c release --product passforge
-	scripts/bench-build.sh
+	scripts/bench-build.py
+	scripts/bench-serve.py
 
 clean:
 	rm -rf .build output/v1 output/download output/.passforge

@@ -3,7 +3,7 @@ import PackageDescription
 
 // One target per concern; dependencies point one way:
 // PassModel ← PassContent ← PassBuild ← passforge, and PassPackage ← PassBuild;
-// RegistrationStore ← PassServer ← passforge, and PassBuild ← PassServer.
+// RegistrationStore ← PassBuild (device indices) ← PassServer ← passforge.
 let package = Package(
     name: "passforge",
     platforms: [.macOS(.v14)],
@@ -50,11 +50,11 @@ let package = Package(
             name: "PassPackage",
             dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // The build: incremental plan, parallel signing, build state, atomic output tree.
+        // The build: incremental plan, parallel signing, build state, atomic output tree, device indices.
         .target(
             name: "PassBuild",
             dependencies: [
-                "AtomicFiles", "PassModel", "PassContent", "PassPackage",
+                "AtomicFiles", "PassModel", "PassContent", "PassPackage", "RegistrationStore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import PassBuild
 import RegistrationStore
 
 /// Apple's pass web service ("Adding a Web Service to Update Passes") over

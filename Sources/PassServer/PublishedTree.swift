@@ -32,7 +32,7 @@ public final class PublishedTree: @unchecked Sendable {
     }
 
     /// One loaded build state.
-    public struct Snapshot: Sendable {
+    public struct Snapshot: UpdateTags {
         public var passes: [String: Pass] = [:]
         /// `download/…` path → pass key.
         public var downloads: [String: String] = [:]

@@ -1,6 +1,6 @@
 import AtomicFiles
 import Foundation
-import PassBuild
+import PassModel
 import RegistrationStore
 
 /// The per-device index files of the output tree,
@@ -34,7 +34,7 @@ public final class DeviceIndexFiles: @unchecked Sendable {
 
     /// The file's bytes, or nil when none of `serialNumbers` is a built pass
     /// (then there is no file: nothing to list).
-    public static func render(serialNumbers: [String], passTypeIdentifier: String, snapshot: PublishedTree.Snapshot) -> [UInt8]? {
+    public static func render(serialNumbers: [String], passTypeIdentifier: String, snapshot: some UpdateTags) -> [UInt8]? {
         var listed: [String] = []
         var lastUpdated = Int64.min
         for serial in serialNumbers.sorted() {
@@ -48,7 +48,7 @@ public final class DeviceIndexFiles: @unchecked Sendable {
 
     /// Writes (or removes) the index one change left: temporary file, fsync,
     /// rename, fsync of the folder (`AtomicFileSystem.write`).
-    public func apply(_ change: RegistrationChange, snapshot: PublishedTree.Snapshot) throws {
+    public func apply(_ change: RegistrationChange, snapshot: some UpdateTags) throws {
         let relative = Self.relativePath(device: change.index.device, passTypeIdentifier: change.index.passTypeIdentifier)
         try lock(for: change.index.device).withLock {
             guard claim(relative, revision: change.revision) else { return }
@@ -65,9 +65,9 @@ public final class DeviceIndexFiles: @unchecked Sendable {
     /// but with two syncs of the file system in all instead of two fsyncs per
     /// file: every new file is written and flushed before any is renamed, and
     /// the renames are flushed before this returns.
-    public func applyAll(_ changes: [(change: RegistrationChange, snapshot: PublishedTree.Snapshot)]) throws {
+    public func applyAll<Tags: UpdateTags>(_ changes: [(change: RegistrationChange, snapshot: Tags)]) throws {
         // Within the batch, only the newest change of each index matters.
-        var newest: [String: (change: RegistrationChange, snapshot: PublishedTree.Snapshot)] = [:]
+        var newest: [String: (change: RegistrationChange, snapshot: Tags)] = [:]
         for item in changes {
             let relative = Self.relativePath(device: item.change.index.device, passTypeIdentifier: item.change.index.passTypeIdentifier)
             if let current = newest[relative], current.change.revision >= item.change.revision { continue }
@@ -81,7 +81,7 @@ public final class DeviceIndexFiles: @unchecked Sendable {
     }
 
     /// Writes the given indices whatever was written before (a build's refresh), in one batch.
-    public func writeAll(_ indices: [DeviceIndex], snapshot: PublishedTree.Snapshot) throws {
+    public func writeAll(_ indices: [DeviceIndex], snapshot: some UpdateTags) throws {
         try commit(indices.map { index in
             Pending(relative: Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier), device: index.device,
                     revision: nil, bytes: Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot))
@@ -94,7 +94,7 @@ public final class DeviceIndexFiles: @unchecked Sendable {
     /// `lastUpdated` and the lists of a static host follow the new build.
     /// Returns the number of indices written or removed.
     @discardableResult
-    public func refresh(passes: some Sequence<String>, store: any RegistrationStore, snapshot: PublishedTree.Snapshot) async throws -> Int {
+    public func refresh(passes: some Sequence<String>, store: any RegistrationStore, snapshot: some UpdateTags) async throws -> Int {
         var serialsByType: [String: [String]] = [:]
         for key in passes {
             guard let slash = key.firstIndex(of: "/") else { continue }
@@ -182,69 +182,30 @@ public final class DeviceIndexFiles: @unchecked Sendable {
     }
 }
 
-/// Concurrent index changes written in shared batches (`applyAll`), the way
-/// `GroupCommitter` shares SQLite commits: a change returns once its file
-/// (or a newer one of the same index) is on disk.
-final class DeviceIndexWriter: @unchecked Sendable {
-    private typealias Item = (change: RegistrationChange, snapshot: PublishedTree.Snapshot, done: @Sendable (Error?) -> Void)
+/// Apple's SerialNumbers object: `{"serialNumbers":[…],"lastUpdated":"…"}`.
+public struct SerialNumbersBody: Sendable {
+    public var serialNumbers: [String]
+    public var lastUpdated: Int64
 
-    static let maximumBatch = 512
-
-    let files: DeviceIndexFiles
-    private let queue = DispatchQueue(label: "passforge.device-index-writer")
-    private let lock = NSLock()
-    private var pending: [Item] = []
-    private var draining = false
-
-    init(files: DeviceIndexFiles) { self.files = files }
-
-    func write(_ change: RegistrationChange, snapshot: PublishedTree.Snapshot) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            let start = lock.withLock { () -> Bool in
-                pending.append((change, snapshot, { error in
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-                }))
-                if draining { return false }
-                draining = true
-                return true
-            }
-            if start { queue.async { self.drain() } }
-        }
+    public init(serialNumbers: [String], lastUpdated: Int64) {
+        self.serialNumbers = serialNumbers
+        self.lastUpdated = lastUpdated
     }
 
-    private func drain() {
-        while true {
-            let batch = lock.withLock { () -> [Item] in
-                let count = min(pending.count, Self.maximumBatch)
-                let batch = Array(pending.prefix(count))
-                pending.removeFirst(count)
-                if batch.isEmpty { draining = false }
-                return batch
-            }
-            if batch.isEmpty { return }
-            do {
-                try files.applyAll(batch.map { ($0.change, $0.snapshot) })
-                for item in batch { item.done(nil) }
-            } catch {
-                for item in batch { item.done(error) }
-            }
-        }
+    public func encoded() -> [UInt8] {
+        JSONValue.object(JSONObject([
+            ("serialNumbers", .array(serialNumbers.map(JSONValue.string))), ("lastUpdated", .string(String(lastUpdated))),
+        ])).serialized()
     }
 }
 
-/// Apple's SerialNumbers object: `{"serialNumbers":[…],"lastUpdated":"…"}`.
-struct SerialNumbersBody {
-    var serialNumbers: [String]
-    var lastUpdated: Int64
+/// The update tag of each built pass: what an index lists and its `lastUpdated`.
+public protocol UpdateTags: Sendable {
+    func updateTag(type: String, serial: String) -> Int64?
+}
 
-    /// Serial numbers match `[A-Za-z0-9][A-Za-z0-9._~-]*`: nothing to escape, but escaped anyway.
-    func encoded() -> [UInt8] {
-        var text = #"{"serialNumbers":["#
-        for (index, serial) in serialNumbers.enumerated() {
-            if index > 0 { text += "," }
-            text += "\"" + JSONText.escape(serial) + "\""
-        }
-        text += #"],"lastUpdated":""# + String(lastUpdated) + "\"}"
-        return Array(text.utf8)
+extension BuildState: UpdateTags {
+    public func updateTag(type: String, serial: String) -> Int64? {
+        passes["\(type)/\(serial)"]?.updateTag
     }
 }
