@@ -3,7 +3,7 @@ import PackageDescription
 
 // One target per concern; dependencies point one way:
 // PassModel ← PassContent ← PassBuild ← passforge, and PassPackage ← PassBuild;
-// RegistrationStore ← PassBuild (device indices) ← PassServer ← passforge.
+// RegistrationStore ← PassBuild (device indices) ← PassServer, PassPush ← passforge.
 let package = Package(
     name: "passforge",
     platforms: [.macOS(.v14)],
@@ -19,8 +19,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
-        // Tests only: the real HTTP client that drives the real server.
+        // APNs over HTTP/2 with a client certificate; in tests also the real client that drives the server.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Tests only: the in-process mock of APNs (HTTP/2 server).
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
     ],
     targets: [
         // System libraries, each used by exactly one small wrapper in PassPackage.
@@ -75,11 +78,25 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // `passforge push`: APNs HTTP/2 client (async-http-client), push planning, answer handling.
+        .target(
+            name: "PassPush",
+            dependencies: [
+                "AtomicFiles", "PassBuild", "PassPackage", "RegistrationStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The command-line tool: thin, calls the libraries.
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "PassBuild", "PassModel", "PassPackage", "PassServer", "RegistrationStore",
+                "PassBuild", "PassModel", "PassPackage", "PassPush", "PassServer", "RegistrationStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -88,6 +105,23 @@ let package = Package(
         // Shared by the test targets: temporary folders, a test PKI made with
         // the openssl command, a project fixture, an independent pass verifier.
         .target(name: "TestSupport", path: "Tests/Support"),
+        // An in-process APNs (HTTP/2 + mutual TLS) with scripted answers, for tests and the push benchmark.
+        .target(
+            name: "MockAPNs",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Tests/MockAPNs"
+        ),
+        // `make bench`: 20,000 pushes through PushSender into MockAPNs on loopback.
+        .executableTarget(name: "push-benchmark", dependencies: ["PassPush", "MockAPNs", "TestSupport"], path: "Benchmarks/PushBenchmark"),
 
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
         .testTarget(name: "PassContentTests", dependencies: ["PassContent"]),
@@ -96,9 +130,17 @@ let package = Package(
         .testTarget(name: "PassforgeCLITests", dependencies: ["passforge", "PassBuild", "TestSupport"]),
         .testTarget(name: "RegistrationStoreTests", dependencies: ["RegistrationStore", "TestSupport"]),
         .testTarget(
+            name: "PassPushTests",
+            dependencies: [
+                "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "PassBuild", "passforge",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "PassServerTests",
             dependencies: [
-                "PassServer", "RegistrationStore", "PassBuild", "TestSupport", "passforge",
+                "PassServer", "RegistrationStore", "PassBuild", "TestSupport", "passforge", "MockAPNs",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -5,12 +5,12 @@ import PassPackage
 /// Finds the identity that signs each pass type: passforge.yml `signing:`
 /// first, then the PASSFORGE_SIGNING_* environment, then (outside CI, or
 /// with --development-signing) the development chain.
-final class SigningIdentities: @unchecked Sendable {
-    struct Resolved: Sendable {
-        var identity: SigningIdentity
-        var isDevelopment: Bool
+public final class SigningIdentities: @unchecked Sendable {
+    public struct Resolved: Sendable {
+        public var identity: SigningIdentity
+        public var isDevelopment: Bool
         /// Changes when the certificate, key or WWDR certificate changes.
-        var fingerprint: String
+        public var fingerprint: String
     }
 
     private let settings: BuildSettings
@@ -18,14 +18,14 @@ final class SigningIdentities: @unchecked Sendable {
     private var cache: [String: Result<Resolved, BuildError>] = [:]
     private var defaultIdentity: Result<Resolved, BuildError>?
 
-    init(settings: BuildSettings) { self.settings = settings }
+    public init(settings: BuildSettings) { self.settings = settings }
 
     var usedDevelopmentSigning: Bool {
         lock.withLock { cache.values.contains { (try? $0.get())?.isDevelopment == true } }
     }
 
     /// The identity for passes of `passTypeIdentifier` by team `teamIdentifier`.
-    func identity(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
+    public func identity(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
         let key = "\(passTypeIdentifier)\u{0}\(teamIdentifier)"
         return lock.withLock {
             if let cached = cache[key] { return cached }
@@ -57,7 +57,7 @@ final class SigningIdentities: @unchecked Sendable {
         do {
             let pki = DevelopmentPKI(directory: "\(settings.projectStateDirectory)/dev-pki")
             let identity = try pki.identity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier)
-            return .success(Resolved(identity: identity, isDevelopment: true, fingerprint: Self.fingerprint(identity)))
+            return .success(Resolved(identity: identity, isDevelopment: true, fingerprint: identity.fingerprint))
         } catch {
             return .failure(.message("cannot create the development signing chain in \(settings.projectStateDirectory)/dev-pki: \(error)"))
         }
@@ -66,13 +66,9 @@ final class SigningIdentities: @unchecked Sendable {
     private func load(certificate: String, key: String?, password: String?, wwdr: String?, origin: String) -> Result<Resolved, BuildError> {
         do {
             let identity = try SigningIdentity(certificatePath: certificate, keyPath: key, password: password, wwdrCertificatePath: wwdr)
-            return .success(Resolved(identity: identity, isDevelopment: false, fingerprint: Self.fingerprint(identity)))
+            return .success(Resolved(identity: identity, isDevelopment: false, fingerprint: identity.fingerprint))
         } catch {
             return .failure(.message("\(origin): \(error)"))
         }
-    }
-
-    private static func fingerprint(_ identity: SigningIdentity) -> String {
-        identity.certificate.sha256Fingerprint + "/" + identity.wwdrCertificate.sha256Fingerprint
     }
 }

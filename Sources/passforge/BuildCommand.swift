@@ -14,6 +14,7 @@ struct Build: AsyncParsableCommand {
         Examples:
           passforge build
           passforge build --output public --jobs 2
+          passforge build --push                  build, then push the changes to devices
           CI=true PASSFORGE_TOKEN_SECRET=… passforge build --development-signing
         """
     )
@@ -32,6 +33,9 @@ struct Build: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only errors and the summary.")
     var quiet = false
 
+    @Flag(help: "Then push: tell the devices holding changed passes to fetch them (see `passforge push`).")
+    var push = false
+
     func run() async throws {
         let settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
         let quiet = self.quiet
@@ -43,6 +47,7 @@ struct Build: AsyncParsableCommand {
         if report.usedDevelopmentSigning { Console.warnDevelopmentSigning() }
         try await refreshDeviceIndices(report)
         Console.print(report.summary)
+        if push { try await PushOperation(project: project, quiet: quiet).run() }
     }
 
     /// DESIGN.md "The one idea": a build rewrites the indices of the devices

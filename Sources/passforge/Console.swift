@@ -30,16 +30,21 @@ enum Console {
         """)
     }
 
+    /// A progress line that a terminal rewrites in place; a log gets one line each.
+    static func progressLine(_ text: String, final: Bool) {
+        if isTerminal {
+            FileHandle.standardError.write(Data("\r\(text)\(final ? "\n" : "")".utf8))
+        } else {
+            error(text)
+        }
+    }
+
     static func progress(_ event: BuildProgress) {
         switch event {
         case .planning(let files): error("reading \(files) content file\(files == 1 ? "" : "s")…")
         case .signing(let done, let total):
             let percent = total == 0 ? 100 : done * 100 / total
-            if isTerminal {
-                FileHandle.standardError.write(Data("\rsigning \(done)/\(total) passes (\(percent)%)\(done == total ? "\n" : "")".utf8))
-            } else {
-                error("signing \(done)/\(total) passes (\(percent)%)")
-            }
+            progressLine("signing \(done)/\(total) passes (\(percent)%)", final: done == total)
         case .writing(let passes): error("writing \(passes) pass\(passes == 1 ? "" : "es") into the output tree…")
         case .note(let text): error(text)
         }

@@ -7,16 +7,17 @@ struct Passforge: AsyncParsableCommand {
         commandName: "passforge",
         abstract: "Build, serve and push Apple Wallet passes from content in git.",
         discussion: """
-        Content editors commit templates/ and content/; `passforge build` turns them into signed .pkpass files under output/, which any static host can serve; `passforge serve` answers the calls that change state.
+        Content editors commit templates/ and content/; `passforge build` turns them into signed .pkpass files under output/, which any static host can serve; `passforge serve` answers the calls that change state; `passforge push` tells devices to fetch what changed.
 
         Examples:
           passforge build                      build every pass that changed
           passforge validate                   check content, print every problem
           passforge inspect output/v1/passes/pass.com.example/BA-1
           passforge serve --port 8080          the web service over output/
+          passforge push                       notify devices of the passes that changed
         """,
         version: "0.1.0",
-        subcommands: [Build.self, Validate.self, Inspect.self, Serve.self]
+        subcommands: [Build.self, Validate.self, Inspect.self, Serve.self, Push.self]
     )
 }
 

@@ -21,6 +21,7 @@ struct Serve: AsyncParsableCommand {
           passforge serve                                 http://127.0.0.1:8080/
           passforge serve --host 0.0.0.0 --port 80 --rate-limit 20
           PASSFORGE_DATABASE_URL=sqlite:/var/lib/passforge/registrations.sqlite passforge serve --base-path /passes
+          passforge serve --push                          also push each new build to devices
         """
     )
 
@@ -40,6 +41,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default: LOG_LEVEL, else info).", valueName: "level"))
     var logLevel: String?
+
+    @Flag(help: "Push by itself: when a new build appears in the output tree, notify the devices holding its changed passes (as `passforge push`).")
+    var push = false
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
@@ -72,9 +76,19 @@ struct Serve: AsyncParsableCommand {
         let output = project.output
         let host = self.host
         let basePath = configuration.basePath
+        let pushWatcher = push ? try PushOnNewBuild(project: project, store: store, logger: logger) : nil
+        let serverConfiguration = configuration
         do {
-            try await PassServer.run(configuration: configuration, store: store, logger: logger) { boundPort in
-                Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await PassServer.run(configuration: serverConfiguration, store: store, logger: logger) { boundPort in
+                        Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
+                    }
+                }
+                if let pushWatcher { group.addTask { await pushWatcher.run() } }
+                // The server returns after a graceful shutdown; the watcher then stops too.
+                try await group.next()
+                group.cancelAll()
             }
         } catch {
             Console.error("error: \(error)")

@@ -10,7 +10,7 @@ import Testing
 /// its passes read back from the signed files.
 final class BuiltProject: @unchecked Sendable {
     let project: ProjectFixture
-    let environment: [String: String]
+    var environment: [String: String]
     /// Where the registrations live: outside the project, so that it survives anything.
     let state = TemporaryDirectory("passforge-serve-state")
     var databasePath: String { state.file("registrations.sqlite") }
@@ -71,6 +71,8 @@ final class ServerProcess: @unchecked Sendable {
         process.arguments = ["serve", "--port", "0"] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: built.project.root)
         var environment = ProcessInfo.processInfo.environment
+        environment["CI"] = nil
+        for (key, value) in built.environment { environment[key] = value }
         environment["PASSFORGE_DATABASE_URL"] = "sqlite:\(built.databasePath)"
         environment["LOG_LEVEL"] = "info"
         process.environment = environment

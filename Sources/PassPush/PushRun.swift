@@ -1,0 +1,268 @@
+import AtomicFiles
+import Foundation
+import Logging
+import PassBuild
+import RegistrationStore
+
+/// One push run (`passforge push`, `build --push`, `serve --push`): tells the
+/// devices holding passes changed since the last run to fetch them
+/// (DESIGN.md "Push").
+///
+/// What makes it safe to kill and to run twice:
+/// 1. Under the store's push lock, the changes since the push cursor become
+///    pending pushes — one per (push token, pass type), merged with those
+///    still pending — and the cursor moves to the build's last tag, in one
+///    transaction. No change can be skipped, none is queued twice.
+/// 2. The pending pushes are sent; a push leaves the queue only once APNs
+///    accepted it (or said its token is dead). What fails, or what a killed
+///    run never sent, is still pending for the next run.
+public struct PushRun: Sendable {
+    public struct Options: Sendable {
+        /// Print what would be sent; change nothing.
+        public var dryRun = false
+        /// Push this one pass now, whatever the cursor says (`--type`/`--serial`).
+        public var pass: PassReference?
+
+        public init(dryRun: Bool = false, pass: PassReference? = nil) {
+            self.dryRun = dryRun
+            self.pass = pass
+        }
+    }
+
+    public struct Report: Sendable {
+        /// Passes whose changes this run queued.
+        public var changedPasses = 0
+        /// Pushes pending when sending began (queued now or left by an earlier run).
+        public var pending = 0
+        /// Counts over every topic.
+        public var summary = PushSummary()
+        /// Devices deleted because APNs said their token is dead.
+        public var removedDevices = 0
+        /// Per-topic problems (no usable certificate, APNs refused the run…).
+        public var failures: [String] = []
+        /// `--dry-run`: the pushes that would be sent.
+        public var plannedPushes: [PushNotification] = []
+
+        public var succeeded: Bool { failures.isEmpty && summary.stopReason == nil && summary.leftPending == 0 }
+    }
+
+    public enum Progress: Sendable {
+        case queued(changedPasses: Int, pending: Int)
+        case sending(topic: String, pushes: Int)
+        case sent(done: Int, total: Int)
+    }
+
+    public let store: any RegistrationStore
+    public let outputDirectory: String
+    public let senders: any PushSenderProvider
+    public let logger: Logger
+    /// Deliveries recorded in the store at once; a killed run re-sends at most
+    /// these (APNs accepted them, the store had not heard yet).
+    public var completionBatch = 64
+    public var completionInterval: Duration = .milliseconds(50)
+
+    public init(store: any RegistrationStore, outputDirectory: String, senders: any PushSenderProvider,
+                logger: Logger = Logger(label: "passforge.push")) {
+        self.store = store
+        self.outputDirectory = outputDirectory
+        self.senders = senders
+        self.logger = logger
+    }
+
+    public func run(_ options: Options = Options(), progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> Report {
+        let state = try BuildState.load(from: outputDirectory)
+        if options.dryRun { return try await plan(state: state, options: options) }
+        return try await store.withPushLock {
+            var report = Report()
+            report.changedPasses = try await queue(state: state, options: options)
+            let pending = try await store.pendingPushes(limit: Int.max)
+            report.pending = pending.count
+            progress(.queued(changedPasses: report.changedPasses, pending: pending.count))
+            let byTopic = Dictionary(grouping: pending, by: \.passTypeIdentifier)
+            for topic in byTopic.keys.sorted() {
+                let pushes = byTopic[topic]!
+                do {
+                    let sender = try await senders.sender(topic: topic, state: state)
+                    progress(.sending(topic: topic, pushes: pushes.count))
+                    let (summary, removed) = try await send(pushes, topic: topic, with: sender, state: state, progress: progress)
+                    report.summary.add(summary)
+                    report.removedDevices += removed
+                    if summary.stopReason != nil { break }
+                } catch {
+                    report.failures.append("\(topic): \(error)")
+                    report.summary.leftPending += pushes.count
+                }
+            }
+            return report
+        }
+    }
+
+    // MARK: Steps
+
+    /// Moves the changes since the cursor (or the one pass asked for) into the queue.
+    private func queue(state: BuildState, options: Options) async throws -> Int {
+        if let pass = options.pass {
+            guard state.passes[pass.key] != nil else { throw PushRunError.unknownPass(pass) }
+            // By hand: queue this pass, leave the cursor where it is.
+            try await store.queuePushes(for: [pass], advancingCursorTo: try await store.pushCursor() ?? .min)
+            return 1
+        }
+        let changed = try await changedPasses(state: state)
+        try await store.queuePushes(for: changed, advancingCursorTo: state.lastUpdateTag)
+        return changed.count
+    }
+
+    private func changedPasses(state: BuildState) async throws -> [PassReference] {
+        // No cursor: nothing was ever pushed from this store, so every pass counts as changed.
+        let cursor = try await store.pushCursor() ?? .min
+        return state.passes.values
+            .filter { $0.updateTag > cursor }
+            .map { PassReference(passTypeIdentifier: $0.passTypeIdentifier, serialNumber: $0.serialNumber) }
+            .sorted { ($0.passTypeIdentifier, $0.serialNumber) < ($1.passTypeIdentifier, $1.serialNumber) }
+    }
+
+    /// `--dry-run`: what is pending plus what the changes would add, nothing written.
+    private func plan(state: BuildState, options: Options) async throws -> Report {
+        var report = Report()
+        let changed: [PassReference]
+        if let pass = options.pass {
+            guard state.passes[pass.key] != nil else { throw PushRunError.unknownPass(pass) }
+            changed = [pass]
+        } else {
+            changed = try await changedPasses(state: state)
+        }
+        report.changedPasses = changed.count
+        var planned = Set(try await store.pendingPushes(limit: Int.max).map { PushNotification(token: $0.pushToken, topic: $0.passTypeIdentifier) })
+        for (topic, passes) in Dictionary(grouping: changed, by: \.passTypeIdentifier) {
+            for token in try await store.pushTokens(passTypeIdentifier: topic, serialNumbers: passes.map(\.serialNumber)) {
+                planned.insert(PushNotification(token: token, topic: topic))
+            }
+        }
+        report.plannedPushes = planned.sorted { ($0.topic, $0.token) < ($1.topic, $1.token) }
+        report.pending = planned.count
+        return report
+    }
+
+    /// Sends one topic's pushes and records each outcome in the store.
+    private func send(_ pushes: [PendingPush], topic: String, with sender: PushSender, state: BuildState,
+                      progress: @escaping @Sendable (Progress) -> Void) async throws -> (PushSummary, removedDevices: Int) {
+        let recorder = OutcomeRecorder(store: store, indexFiles: DeviceIndexFiles(outputDirectory: outputDirectory), state: state,
+                                       pending: pushes, batch: completionBatch, logger: logger)
+        let total = pushes.count
+        // Deliveries reach the store within `completionInterval` even when no further answer arrives.
+        let interval = completionInterval
+        let flusher = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                try? await recorder.flush()
+            }
+        }
+        let summary = await sender.send(pushes.map { PushNotification(token: $0.pushToken, topic: topic) }) { outcome in
+            await recorder.record(outcome)
+            let done = await recorder.recorded
+            if done == total || done % 1000 == 0 { progress(.sent(done: done, total: total)) }
+        }
+        flusher.cancel()
+        try await recorder.flush()
+        if let failure = await recorder.failure { throw failure }
+        return (summary, await recorder.removedDevices)
+    }
+}
+
+/// Gives the run a sender for each topic (pass type): in production an
+/// APNs client with that Pass Type ID's certificate.
+public protocol PushSenderProvider: Sendable {
+    /// Throws a message for people when the topic cannot be pushed (no
+    /// certificate, a certificate for another pass type…); its pushes stay pending.
+    func sender(topic: String, state: BuildState) async throws -> PushSender
+    func shutdown() async
+}
+
+public enum PushRunError: Error, CustomStringConvertible, Sendable {
+    case unknownPass(PassReference)
+
+    public var description: String {
+        switch self {
+        case .unknownPass(let pass):
+            return "there is no pass \(pass.passTypeIdentifier)/\(pass.serialNumber) in the last build; check --type and --serial (or build first)"
+        }
+    }
+}
+
+extension PassReference {
+    var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
+}
+
+extension PushSummary {
+    mutating func add(_ other: PushSummary) {
+        sent += other.sent
+        succeeded += other.succeeded
+        tokensInvalid += other.tokensInvalid
+        retries += other.retries
+        leftPending += other.leftPending
+        stopReason = stopReason ?? other.stopReason
+    }
+}
+
+/// Writes outcomes to the store as they come: deliveries in small batches,
+/// dead tokens at once (their devices deleted and index files rewritten).
+actor OutcomeRecorder {
+    let store: any RegistrationStore
+    let indexFiles: DeviceIndexFiles
+    let state: BuildState
+    let batch: Int
+    let logger: Logger
+    private let pendingByToken: [String: PendingPush]
+    private var completed: [PendingPush] = []
+    private(set) var recorded = 0
+    private(set) var removedDevices = 0
+    private(set) var failure: (any Error)?
+
+    init(store: any RegistrationStore, indexFiles: DeviceIndexFiles, state: BuildState, pending: [PendingPush],
+         batch: Int, logger: Logger) {
+        self.store = store
+        self.indexFiles = indexFiles
+        self.state = state
+        self.batch = max(1, batch)
+        self.logger = logger
+        pendingByToken = Dictionary(pending.map { ($0.pushToken, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func record(_ outcome: PushOutcome) async {
+        recorded += 1
+        guard let push = pendingByToken[outcome.notification.token] else { return }
+        do {
+            switch outcome.result {
+            case .delivered:
+                completed.append(push)
+                if completed.count >= batch { try await flush() }
+            case .tokenInvalid(let since, _):
+                // APNs: 410 Unregistered or 400 BadDeviceToken. Delete what registered
+                // with this token before it died (pass-format-notes.md "APNs").
+                let changes = try await store.deleteDevices(pushToken: push.pushToken, invalidSince: since?.timeIntervalSince1970)
+                removedDevices += Set(changes.map(\.index.device)).count
+                if !changes.isEmpty {
+                    let indexFiles = self.indexFiles, state = self.state
+                    try await BlockingIO.run { try indexFiles.applyAll(changes.map { ($0, state) }) }
+                }
+                completed.append(push)
+                try await flush()
+            case .leftPending:
+                break
+            }
+        } catch {
+            // The store is unreachable: stop recording; what was not recorded stays pending.
+            if failure == nil {
+                failure = error
+                logger.error("cannot record push outcomes in the registration store: \(error)")
+            }
+        }
+    }
+
+    func flush() async throws {
+        guard !completed.isEmpty, failure == nil else { return }
+        let done = completed
+        completed.removeAll(keepingCapacity: true)
+        try await store.completePushes(done)
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import MockAPNs
+import PassBuild
+import TestSupport
+import Testing
+
+/// `passforge build --push`, `passforge push` and `serve --push` as real
+/// processes, against the in-process APNs mock (HTTP/2, mutual TLS) and the
+/// real server and SQLite store.
+@Suite(.serialized) struct PushEndToEndTests {
+    static func token(_ byte: String) -> String { String(repeating: byte, count: 32) }
+
+    /// A mock APNs trusting the test root, and the environment that points passforge at it.
+    static func startMock() async throws -> (MockAPNsServer, [String: String]) {
+        let pki = TestPKI.shared
+        let server = pki.apnsServerCertificate()
+        let mock = try await MockAPNsServer.start(MockAPNsServer.Configuration(
+            certificateChainPEM: pki.pemBytes(server.certificate), privateKeyPEM: pki.pemBytes(server.key),
+            trustRootsPEM: pki.pemBytes(pki.root)))
+        return (mock, ["PASSFORGE_APNS_URL": mock.baseURL, "PASSFORGE_APNS_CA_CERTIFICATE": pki.root])
+    }
+
+    static func requests(_ mock: MockAPNsServer, after baseline: Int = 0) -> [MockAPNsRequest] {
+        Array(mock.requests.dropFirst(baseline))
+    }
+
+    @Test func buildPushSendsOnePushPerTokenAndHandlesEachAnswer() async throws {
+        let (mock, apns) = try await Self.startMock()
+        defer { Task { try? await mock.shutdown() } }
+        let built = try BuiltProject(passCount: 4)
+        built.environment.merge(apns) { _, new in new }
+        let server = try ServerProcess(built)
+        let client = Client(base: server.base)
+        let type = built.type
+        let tokenA = Self.token("a1"), tokenB = Self.token("b2"), tokenC = Self.token("c3"), tokenD = Self.token("d4")
+        // devA holds two passes that will change, devB one, devC one (its token dies), devD one that will not change.
+        for (device, serial, pushToken) in [("devA", "C-0000", tokenA), ("devA", "C-0001", tokenA), ("devB", "C-0001", tokenB),
+                                            ("devC", "C-0002", tokenC), ("devD", "C-0003", tokenD)] {
+            #expect(try await client.register(device, type, serial, token: try built.token(serial), pushToken: pushToken).status == 201)
+        }
+        // The first push run knows no cursor: every holder of a pass is told once.
+        let first = try built.project.passforge(["push"], environment: built.environment)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(Set(mock.requests.compactMap(\.token)) == [tokenA, tokenB, tokenC, tokenD])
+        #expect(mock.requests.count == 4)
+        let baseline = mock.requests.count
+
+        // Content changes for C-0000…C-0002; C-0003 stays.
+        mock.enqueue([.unregistered(timestamp: Date().addingTimeInterval(3600))], forToken: tokenC)
+        mock.enqueue([.serviceUnavailable, .ok], forToken: tokenB)
+        built.project.writeList(count: 4, points: { $0 < 3 ? 1000 + $0 : $0 })
+        let run = try built.project.passforge(["build", "--push"], environment: built.environment)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.stdout.contains("pushed: sent 4, succeeded 2, removed tokens 1 (1 device), retried 1, failed 0"), "\(run.output)")
+
+        let pushes = Self.requests(mock, after: baseline)
+        #expect(pushes.filter { $0.token == tokenA }.count == 1) // two changed passes, one push
+        #expect(pushes.filter { $0.token == tokenB }.map(\.outcome) == [.answered(status: 503), .answered(status: 200)])
+        #expect(pushes.filter { $0.token == tokenC }.count == 1)
+        #expect(pushes.filter { $0.token == tokenD }.isEmpty)
+        for push in pushes {
+            #expect(push.method == "POST")
+            #expect(push.path == "/3/device/\(push.token ?? "")")
+            #expect(push.body == Array("{}".utf8))
+            let headers = Dictionary(push.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            #expect(headers["apns-topic"] == type)
+            #expect(headers["apns-push-type"] == "background")
+            #expect(headers["apns-priority"] == "5")
+            #expect(push.clientSubjectFields["UID"] == type)
+        }
+        // The dead token's registrations, device and index file are gone.
+        #expect(try built.sql("SELECT COUNT(*) FROM devices WHERE library_identifier = 'devC'") == "0")
+        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "4")
+        #expect(built.fileBytes("v1/devices/devC/registrations/\(type)") == nil)
+        #expect(built.fileBytes("v1/devices/devA/registrations/\(type)") != nil)
+        #expect(try built.sql("SELECT COUNT(*) FROM push_queue") == "0")
+
+        // Nothing changed since: the next run sends nothing.
+        let again = try built.project.passforge(["push"], environment: built.environment)
+        #expect(again.status == 0, "\(again.output)")
+        #expect(mock.requests.count == baseline + pushes.count)
+        #expect(!run.output.contains(tokenA) && !run.output.contains(tokenB))
+        server.stop()
+    }
+
+    @Test func aKilledRunIsFinishedByTheNextWithoutPushingTwice() async throws {
+        let (mock, apns) = try await Self.startMock()
+        defer { Task { try? await mock.shutdown() } }
+        let built = try BuiltProject(passCount: 1)
+        built.environment.merge(apns) { _, new in new }
+        let server = try ServerProcess(built)
+        let client = Client(base: server.base)
+        let tokens = (0..<30).map { String(format: "%064x", 0xabc000 + $0) }
+        let passToken = try built.token("C-0000")
+        for (number, pushToken) in tokens.enumerated() {
+            #expect(try await client.register("dev\(number)", built.type, "C-0000", token: passToken, pushToken: pushToken).status == 201)
+        }
+        server.stop()
+        #expect(try built.project.passforge(["push"], environment: built.environment).status == 0)
+        let baseline = mock.requests.count
+
+        // The pass changes. Ten tokens answer at once, twenty never in time: the run is killed meanwhile.
+        for token in tokens[10...] { mock.enqueue([.delayed(.seconds(30), .ok)], forToken: token) }
+        built.project.writeList(count: 1, points: { _ in 777 })
+        try built.build()
+        let push = try PushProcess(built)
+        let tenDelivered = try await eventually(timeout: 20) {
+            let delivered = Self.requests(mock, after: baseline).filter { $0.outcome == .answered(status: 200) }.count
+            let pending = try built.sql("SELECT COUNT(*) FROM push_queue")
+            return delivered == 10 && pending == "20"
+        }
+        #expect(tenDelivered)
+        push.kill()
+
+        let finish = try built.project.passforge(["push"], environment: built.environment)
+        #expect(finish.status == 0, "\(finish.output)")
+        let after = Self.requests(mock, after: baseline)
+        for token in tokens[..<10] { #expect(after.filter { $0.token == token }.count == 1, "delivered before the kill: not again") }
+        for token in tokens[10...] { #expect(after.filter { $0.token == token && $0.outcome == .answered(status: 200) }.count == 1) }
+        #expect(try built.sql("SELECT COUNT(*) FROM push_queue") == "0")
+    }
+
+    @Test func badCertificatesAndAnUnreachableHostLeaveThePushesPending() async throws {
+        let (mock, apns) = try await Self.startMock()
+        defer { Task { try? await mock.shutdown() } }
+        let built = try BuiltProject(passCount: 1)
+        built.environment.merge(apns) { _, new in new }
+        let server = try ServerProcess(built)
+        #expect(try await Client(base: server.base).register("dev1", built.type, "C-0000", token: try built.token("C-0000"),
+                                                               pushToken: Self.token("e5")).status == 201)
+        server.stop()
+
+        var unreadable = built.environment
+        unreadable["PASSFORGE_SIGNING_CERTIFICATE"] = built.project.root + "/missing.pem"
+        let missing = try built.project.passforge(["push"], environment: unreadable)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("missing.pem"), "\(missing.output)")
+        #expect(try built.sql("SELECT COUNT(*) FROM push_queue") == "1")
+
+        let other = TestPKI.shared.leaf(passType: "pass.com.example.other")
+        var mismatched = built.environment
+        mismatched["PASSFORGE_SIGNING_CERTIFICATE"] = other.certificate
+        mismatched["PASSFORGE_SIGNING_KEY"] = other.key
+        let wrong = try built.project.passforge(["push"], environment: mismatched)
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("is for pass.com.example.other"), "\(wrong.output)")
+        #expect(try built.sql("SELECT COUNT(*) FROM push_queue") == "1")
+
+        var unreachable = built.environment
+        unreachable["PASSFORGE_APNS_URL"] = "https://127.0.0.1:\(try freeLoopbackPort())"
+        let down = try built.project.passforge(["push"], environment: unreachable)
+        #expect(down.status == 1)
+        #expect(down.stderr.contains("Cannot reach APNs at 127.0.0.1"), "\(down.output)")
+        #expect(try built.sql("SELECT COUNT(*) FROM push_queue") == "1")
+        #expect(mock.requests.isEmpty)
+        for result in [missing, wrong, down] { #expect(!result.output.contains("Fatal error") && !result.output.contains("0x")) }
+
+        // With everything right, the pending push goes out.
+        let fine = try built.project.passforge(["push"], environment: built.environment)
+        #expect(fine.status == 0, "\(fine.output)")
+        #expect(mock.requests.map(\.token) == [Self.token("e5")])
+    }
+
+    @Test func servePushPushesEachNewBuildByItself() async throws {
+        let (mock, apns) = try await Self.startMock()
+        defer { Task { try? await mock.shutdown() } }
+        let built = try BuiltProject(passCount: 2)
+        built.environment.merge(apns) { _, new in new }
+        let server = try ServerProcess(built, arguments: ["--push"])
+        let client = Client(base: server.base)
+        #expect(try await client.register("devS", built.type, "C-0001", token: try built.token("C-0001"), pushToken: Self.token("f6")).status == 201)
+        // The server's first look pushed the build it started with; wait for it.
+        let firstLook = try await eventually {
+            let cursor = try built.sql("SELECT COUNT(*) FROM push_cursor")
+            return cursor == "1"
+        }
+        #expect(firstLook)
+        let baseline = mock.requests.count
+        built.project.writeList(count: 2, points: { $0 == 1 ? 99 : $0 })
+        try built.build()
+        #expect(try await eventually(timeout: 15) { Self.requests(mock, after: baseline).contains { $0.token == Self.token("f6") } })
+        server.stop()
+    }
+}
+
+/// `passforge push` as a background process, to be killed.
+final class PushProcess: @unchecked Sendable {
+    let process = Process()
+
+    init(_ built: BuiltProject) throws {
+        process.executableURL = URL(fileURLWithPath: passforgeExecutable())
+        process.arguments = ["push"]
+        process.currentDirectoryURL = URL(fileURLWithPath: built.project.root)
+        var environment = ProcessInfo.processInfo.environment
+        environment["CI"] = nil
+        for (key, value) in built.environment { environment[key] = value }
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { kill() }
+}
