@@ -118,8 +118,12 @@ def wrk(url, script, scratch, duration, connections, threads):
     return rate, p99_ms, errors
 
 
+def lua_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def get_script(path, headers):
-    lines = "".join(f'wrk.headers["{k}"] = "{v}"\n' for k, v in headers.items())
+    lines = "".join(f'wrk.headers[{lua_string(k)}] = {lua_string(v)}\n' for k, v in headers.items())
     return f'wrk.method = "GET"\nwrk.path = "{path}"\n{lines}'
 
 
@@ -131,8 +135,8 @@ function init(args) math.randomseed(os.time() + id * 7919) end
 request = function()
   counter = counter + 1
   local device = string.format("b%07x%07x%04x", math.random(0, 0xfffffff), math.random(0, 0xfffffff), counter % 65536)
-  return wrk.format("POST", "/v1/devices/" .. device .. "/registrations/%s/%s",
-    {["Authorization"] = "ApplePass %s", ["Content-Type"] = "application/json"},
+  return wrk.format("POST", "/v1/devices/" .. device .. "/registrations/TYPE/SERIAL",
+    {["Authorization"] = "ApplePass TOKEN", ["Content-Type"] = "application/json"},
     '{"pushToken":"' .. string.rep("ab", 32) .. '"}')
 end
 """
@@ -166,7 +170,10 @@ def main():
         pass_path = f"/v1/passes/{TYPE}/{serial}"
         auth = {"Authorization": f"ApplePass {token}"}
 
-        def measure(base_url, database_label):
+        download_path = "/" + json.load(open(f"{root}/output/.passforge/state.json"))["passes"][f"{TYPE}/{serial}"]["downloadPath"]
+
+        def measure(base_url, static_host=False):
+            """The scenarios, each a function running wrk once: (req/s, p99 ms, bad answers)."""
             status, headers, _ = request("GET", base_url + pass_path, auth)
             assert status == 200, f"GET pass answered {status}"
             validators = {"If-None-Match": headers["ETag"]}
@@ -179,13 +186,21 @@ def main():
                         json.dumps({"pushToken": "cd" * 32}).encode())
             serials_path = f"/v1/devices/{device}/registrations/{TYPE}"
             assert request("GET", base_url + serials_path)[0] == 200
-            register = REGISTER_SCRIPT % (TYPE, serial, token)
-            return {
-                "304": lambda: wrk(base_url, get_script(pass_path, {**auth, **validators}), scratch, args.duration, args.connections, args.threads),
-                "full GET": lambda: wrk(base_url, get_script(pass_path, auth), scratch, args.duration, args.connections, args.threads),
-                "GET serials": lambda: wrk(base_url, get_script(serials_path, {}), scratch, args.duration, args.connections, args.threads),
-                "register": lambda: wrk(base_url, register, scratch, args.duration, args.connections, args.threads),
+            register = REGISTER_SCRIPT.replace("TYPE", TYPE).replace("SERIAL", serial).replace("TOKEN", token)
+            run = lambda script: lambda: wrk(base_url, script, scratch, args.duration, args.connections, args.threads)
+            scenarios = {
+                "304": run(get_script(pass_path, {**auth, **validators})),
+                "full GET": run(get_script(pass_path, auth)),
+                "GET serials": run(get_script(serials_path, {})),
+                "register": run(register),
             }
+            if static_host:
+                # The same bytes as a plain static file (download/ link, no token check): nginx at its best.
+                status, headers, _ = request("GET", base_url + download_path)
+                assert status == 200, f"GET download answered {status}"
+                scenarios["304 static file"] = run(get_script(download_path, {"If-None-Match": headers["ETag"]}))
+                scenarios["GET static file"] = run(get_script(download_path, {}))
+            return scenarios
 
         rows = []
         sqlite_url = "sqlite:" + os.path.join(scratch, "registrations.sqlite")
@@ -195,9 +210,9 @@ def main():
         processes.append(nginx)
         print(f"passforge serve benchmark: {args.passes} passes, wrk -t{args.threads} -c{args.connections} -d{args.duration}s, "
               f"{os.cpu_count()} cores shared by wrk and the server")
-        for name, run in measure(f"http://127.0.0.1:{server_port}", "SQLite").items():
+        for name, run in measure(f"http://127.0.0.1:{server_port}").items():
             rows.append(("passforge serve", "SQLite", name) + run())
-        for name, run in measure(f"http://127.0.0.1:{nginx_port}", "SQLite").items():
+        for name, run in measure(f"http://127.0.0.1:{nginx_port}", static_host=True).items():
             rows.append(("nginx + passforge", "SQLite", name) + run())
         for process in processes:
             process.terminate()
@@ -207,15 +222,17 @@ def main():
         if args.postgres:
             server, server_port = start_passforge(binary, root, args.postgres)
             processes.append(server)
-            runs = measure(f"http://127.0.0.1:{server_port}", "PostgreSQL")
+            runs = measure(f"http://127.0.0.1:{server_port}")
             for name in ("GET serials", "register"):
                 rows.append(("passforge serve", "PostgreSQL", name) + runs[name]())
 
-        print(f"\n  {'server':<19}{'store':<11}{'request':<13}{'req/s':>9}{'p99 ms':>9}{'non-2xx/3xx':>13}  target")
+        print("\n  nginx rows: passes go through nginx's auth_request to passforge (deploy/nginx-passforge.conf);")
+        print("  'static file' rows are the same bytes at their download/ link, nginx alone.")
+        print(f"\n  {'server':<19}{'store':<11}{'request':<17}{'req/s':>9}{'p99 ms':>9}{'errors':>8}  target")
         for who, store, name, rate, p99, errors in rows:
             target = TARGETS.get("304" if name == "304" else name)
             verdict = "" if target is None or who != "passforge serve" else (f">= {target:,.0f}  " + ("ok" if rate >= target else "MISSED"))
-            print(f"  {who:<19}{store:<11}{name:<13}{rate:>9,.0f}{p99:>9.2f}{errors:>13}  {verdict}")
+            print(f"  {who:<19}{store:<11}{name:<17}{rate:>9,.0f}{p99:>9.2f}{errors:>8}  {verdict}")
     finally:
         for process in processes:
             process.terminate()
