@@ -30,8 +30,10 @@ run: build
 	.build/debug/passforge build --development-signing
 	.build/debug/passforge serve --host 127.0.0.1 --port 8080
 
+# The store, server and push tests run against SQLite and a throwaway PostgreSQL
+# server (initdb into a temporary folder; stopped and deleted however the tests end).
 test: deps
-	$(SWIFT) test
+	scripts/with-postgres.sh $(SWIFT) test
 
 # Benchmarks: release build, one run each, figures compared with the targets and the machine's limits.
 bench: deps

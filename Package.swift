@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // APNs over HTTP/2 with a client certificate; in tests also the real client that drives the server.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
@@ -61,10 +62,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Devices, push tokens and registrations: a protocol and its SQLite (GRDB) implementation.
+        // Devices, push tokens, registrations, the push queue: a protocol, SQLite (GRDB) and PostgreSQL (postgres-nio).
         .target(
             name: "RegistrationStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // `passforge serve`: Apple's pass web service over the output tree (Hummingbird 2).
         .target(
@@ -128,7 +136,15 @@ let package = Package(
         .testTarget(name: "PassPackageTests", dependencies: ["PassPackage"]),
         .testTarget(name: "PassBuildTests", dependencies: ["AtomicFiles", "PassBuild", "TestSupport"]),
         .testTarget(name: "PassforgeCLITests", dependencies: ["passforge", "PassBuild", "TestSupport"]),
-        .testTarget(name: "RegistrationStoreTests", dependencies: ["RegistrationStore", "TestSupport"]),
+        .testTarget(
+            name: "RegistrationStoreTests",
+            dependencies: [
+                "RegistrationStore", "TestSupport",
+                // An administrator's connection: CREATE DATABASE per test.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "PassPushTests",
             dependencies: [

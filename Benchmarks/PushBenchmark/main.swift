@@ -1,5 +1,6 @@
 import Foundation
 import MockAPNs
+import NIOPosix
 import PassPush
 import TestSupport
 
@@ -16,6 +17,9 @@ let topic = TestPKI.passType
 let pki = TestPKI.shared
 let serverCertificate = pki.apnsServerCertificate()
 let leaf = pki.leaf()
+// The mock gets its own event loop thread, so that it does not share one with
+// the client's connection (the client uses one loop of the singleton group).
+let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let mock = try await MockAPNsServer.start(MockAPNsServer.Configuration(
     certificateChainPEM: pki.pemBytes(serverCertificate.certificate),
     privateKeyPEM: pki.pemBytes(serverCertificate.key),
@@ -23,7 +27,7 @@ let mock = try await MockAPNsServer.start(MockAPNsServer.Configuration(
     maxConcurrentStreams: serverStreams,
     headerTableSize: headerTableSize,
     recordsRequests: false
-))
+), group: serverGroup)
 let client = try APNsClient(
     identity: APNsClientIdentity(certificateChainPEM: pki.clientChainPEM(leaf), privateKeyPEM: pki.pemBytes(leaf.key)),
     configuration: APNsConfiguration(
@@ -73,3 +77,4 @@ if let stop = summary.stopReason { print("stopped:             \(stop.message)")
 
 try await client.shutdown()
 try await mock.shutdown()
+try await serverGroup.shutdownGracefully()

@@ -61,6 +61,33 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         }
     }
 
+    /// Writes (or removes) one index whatever was written before: a temporary
+    /// file, fsync, rename, fsync of the folder.
+    public func write(_ index: DeviceIndex, snapshot: some UpdateTags) throws {
+        let relative = Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
+        try lock(for: index.device).withLock {
+            if let bytes = Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot) {
+                try AtomicFileSystem.createDirectory((("\(outputDirectory)/\(relative)") as NSString).deletingLastPathComponent)
+                try AtomicFileSystem.write(bytes, to: "\(outputDirectory)/\(relative)")
+            } else {
+                try AtomicFileSystem.remove("\(outputDirectory)/\(relative)")
+                removeEmptyFolders(device: index.device)
+            }
+        }
+    }
+
+    /// Takes the lock that orders the index writes of one device across
+    /// processes (servers sharing one database and one tree): `flock` on one
+    /// of 64 files in `.passforge/index-locks/`, blocking. Write from a read
+    /// made while holding it, and the last file written is the newest.
+    public func lockAcrossProcesses(device: String) throws -> IndexFileLock {
+        let folder = "\(outputDirectory)/.passforge/index-locks"
+        try AtomicFileSystem.createDirectory(folder)
+        var hash: UInt32 = 2166136261
+        for byte in device.utf8 { hash = (hash ^ UInt32(byte)) &* 16777619 }  // FNV-1a: the same shard in every process
+        return try IndexFileLock(path: "\(folder)/\(hash % 64)")
+    }
+
     /// Writes the indices many changes left, as durable as `apply` one by one
     /// but with two syncs of the file system in all instead of two fsyncs per
     /// file: every new file is written and flushed before any is renamed, and
@@ -207,5 +234,28 @@ public protocol UpdateTags: Sendable {
 extension BuildState: UpdateTags {
     public func updateTag(type: String, serial: String) -> Int64? {
         passes["\(type)/\(serial)"]?.updateTag
+    }
+}
+
+/// An exclusive `flock` held until `release()`; the kernel drops it if the process dies.
+public final class IndexFileLock: Sendable {
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw BuildError.message("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let failure = errno
+                close(descriptor)
+                throw BuildError.message("cannot lock \(path): \(String(cString: strerror(failure)))")
+            }
+        }
+        self.descriptor = descriptor
+    }
+
+    public func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 }

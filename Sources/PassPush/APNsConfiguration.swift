@@ -20,8 +20,8 @@ public struct APNsConfiguration: Sendable {
     public var retryPolicy: APNsRetryPolicy
     /// The most pushes on the wire at once. Keep it at or below the server's
     /// SETTINGS_MAX_CONCURRENT_STREAMS: async-http-client queues anything beyond
-    /// the server's limit (on the same connection), but a queued request's
-    /// timeout is already running.
+    /// the server's limit (on the same connection), but a queued request fails
+    /// once it has waited `connectTimeout`, and its own timeout is running too.
     public var maxRequestsInFlight: Int
 
     public init(

@@ -21,7 +21,7 @@ public actor APNsSenders: PushSenderProvider {
 
     public func sender(topic: String, state: BuildState) async throws -> PushSender {
         if let client = clients[topic] { return PushSender(client: client, logger: logger) }
-        let client = try APNsClient(identity: try identity(topic: topic, state: state), configuration: configuration, logger: logger)
+        let client = try APNsClient(identity: try identity(topic: topic, state: state), configuration: configuration)
         clients[topic] = client
         return PushSender(client: client, logger: logger)
     }

@@ -150,17 +150,16 @@ public struct PushSender: Sendable {
             await record(await deliver(first))
         }
 
-        if summary.stopReason == nil, !queue.isEmpty {
+        if summary.stopReason == nil, !queue.isEmpty, !Task.isCancelled {
             await withTaskGroup(of: Delivery.self) { group in
-                var running = 0
-                while running < maxInFlight, let next = queue.popFirst() {
+                for _ in 0..<maxInFlight {
+                    guard let next = queue.popFirst() else { break }
                     group.addTask { await deliver(next) }
-                    running += 1
                 }
+                // One finished, one started: at most `maxInFlight` pushes at a time.
                 while let delivery = await group.next() {
-                    running -= 1
                     await record(delivery)
-                    if summary.stopReason != nil {
+                    if summary.stopReason != nil || Task.isCancelled {
                         // Pushes in flight are cancelled; what they did not get
                         // answered stays pending, like everything not started.
                         group.cancelAll()
@@ -168,7 +167,6 @@ public struct PushSender: Sendable {
                     }
                     if let next = queue.popFirst() {
                         group.addTask { await deliver(next) }
-                        running += 1
                     }
                 }
             }

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import Hummingbird
 import Logging
@@ -180,11 +181,28 @@ public struct PassWebService: HTTPResponder {
     /// build, writes it again.
     private func writeIndex(_ change: RegistrationChange, snapshot: PublishedTree.Snapshot) async {
         do {
-            try await indexWriter.write(change, snapshot: snapshot)
+            if store.isShared {
+                try await writeIndexFromFreshRead(change.index, snapshot: snapshot)
+            } else {
+                try await indexWriter.write(change, snapshot: snapshot)
+            }
         } catch {
             logger.error("cannot write the index of a device: \(error)",
                          metadata: ["device": "\(LogRedaction.device(change.index.device))", "passType": "\(change.index.passTypeIdentifier)"])
         }
+    }
+
+    /// With servers sharing the database (and the tree), what this process
+    /// saw may already be old: under a lock that every process takes for this
+    /// device, read the index again and write that. The last writer then
+    /// always writes the newest state (issue: "derived from the database …,
+    /// never from an instance's memory").
+    private func writeIndexFromFreshRead(_ index: DeviceIndex, snapshot: PublishedTree.Snapshot) async throws {
+        let files = indexWriter.files
+        let lock = try await BlockingIO.run { try files.lockAcrossProcesses(device: index.device) }
+        defer { lock.release() }
+        let fresh = try await store.index(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
+        try await BlockingIO.run { try files.write(fresh, snapshot: snapshot) }
     }
 
     /// Apple "Get the List of Updatable Passes": the passes whose update tag

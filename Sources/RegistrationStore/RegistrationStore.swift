@@ -85,6 +85,15 @@ public protocol RegistrationStore: Sendable {
 
     /// Counts, for health checks and tests.
     func statistics() async throws -> RegistrationStatistics
+
+    /// Whether other servers change the same registrations (a database
+    /// server rather than a file of this process): then an index file must be
+    /// written from a fresh read, not from what this process saw.
+    var isShared: Bool { get }
+}
+
+extension RegistrationStore {
+    public var isShared: Bool { false }
 }
 
 /// What `register` did; the web service answers 201 for `.created` and 200 otherwise

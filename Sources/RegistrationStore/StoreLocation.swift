@@ -47,6 +47,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .sqlite(let path): return "SQLite file \(path)"
         case .postgres(let url):
+            // A password may also be a query parameter (libpq's password=…).
+            let url = PostgresLocation.redacted(url)
             guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else {
                 return "PostgreSQL \(url)"
             }

@@ -54,7 +54,7 @@ struct Build: AsyncParsableCommand {
     /// holding the passes it changed or removed — when the store is reachable.
     private func refreshDeviceIndices(_ report: BuildReport) async throws {
         let changed = report.built + report.removed
-        guard !changed.isEmpty, let (store, _) = try StoreOpening.open(onlyIfPresent: true) else { return }
+        guard !changed.isEmpty, let (store, _) = try await StoreOpening.open(onlyIfPresent: true) else { return }
         do {
             let state = try BuildState.load(from: project.output)
             let count = try await DeviceIndexFiles(outputDirectory: project.output)

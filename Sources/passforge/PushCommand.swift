@@ -68,7 +68,7 @@ struct PushOperation {
     var quiet = false
 
     func run() async throws {
-        guard let (store, storeDescription) = try StoreOpening.open(onlyIfPresent: true) else {
+        guard let (store, storeDescription) = try await StoreOpening.open(onlyIfPresent: true) else {
             Console.print("no registration store yet (\(StoreLocation.defaultSQLitePath) does not exist): no device to push to")
             return
         }

@@ -61,7 +61,7 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
         let logger = Logger(label: "passforge.serve")
 
-        guard let (store, storeDescription) = try StoreOpening.open() else { throw ExitCode.failure }
+        guard let (store, storeDescription) = try await StoreOpening.open() else { throw ExitCode.failure }
 
         var configuration = PassServerConfiguration()
         configuration.host = host

@@ -7,7 +7,7 @@ import RegistrationStore
 enum StoreOpening {
     /// Opens the store. With `onlyIfPresent`, a SQLite file that does not exist
     /// yet is not created (a build on a machine without a server has no devices).
-    static func open(onlyIfPresent: Bool = false) throws -> (store: any RegistrationStore, description: String)? {
+    static func open(onlyIfPresent: Bool = false) async throws -> (store: any RegistrationStore, description: String)? {
         let location: StoreLocation
         do {
             location = try StoreLocation(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable])
@@ -24,9 +24,14 @@ enum StoreOpening {
                 Console.error("error: cannot open the registration store \(path): \(error); check that its folder is writable")
                 throw ExitCode.failure
             }
-        case .postgres:
-            Console.error("error: \(location) is not supported yet; use sqlite:PATH or a file path in \(StoreLocation.environmentVariable)")
-            throw ExitCode.failure
+        case .postgres(let url):
+            do {
+                return (try await PostgresRegistrationStore.connect(url: url), location.description)
+            } catch {
+                // PostgresStoreError says what is wrong (unreachable, credentials, database) without the password.
+                Console.error("error: cannot open the registration store: \(error)")
+                throw ExitCode.failure
+            }
         }
     }
 }

@@ -117,6 +117,7 @@ final class MockAPNsConnection: @unchecked Sendable {
 
     /// Sends GOAWAY(lastStreamID: highest stream seen, NO_ERROR) once.
     /// Returns the last stream ID that will still be answered.
+    @discardableResult
     func sendGoAway() -> Int {
         if let last = goAwayLastStreamID { return last }
         goAwayLastStreamID = highestStreamID

@@ -60,7 +60,7 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
             let milliseconds = Int64((timestamp.timeIntervalSince1970 * 1000).rounded())
             respond(status: 410, body: #"{"reason":"Unregistered","timestamp":\#(milliseconds)}"#, context: context)
         case .goAway:
-            _ = connection.sendGoAway()
+            connection.sendGoAway()
             record(.sentGoAway)
             context.writeAndFlush(wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
         case .dropConnection:

@@ -46,8 +46,11 @@ struct Harness {
             baseURL: mock.baseURL,
             additionalTrustRootsPEM: pki.pemBytes(pki.root),
             // Generous: debug builds of NIO are slow and tests run in parallel on 2 cores.
+            // The connect timeout also bounds how long AHC lets a request wait in its
+            // pool for a free HTTP/2 stream (getConnectionFromPoolTimeout), which the
+            // test that sends more than the server's stream limit relies on.
             requestTimeout: .seconds(60),
-            connectTimeout: .seconds(5)
+            connectTimeout: .seconds(30)
         )
         configure(&configuration)
         do {

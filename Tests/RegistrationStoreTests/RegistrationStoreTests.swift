@@ -3,16 +3,23 @@ import RegistrationStore
 import TestSupport
 import Testing
 
-/// The implementations the contract below runs against. The PostgreSQL
-/// store joins this list and must pass the same tests.
+/// The implementations the contract below runs against: every test runs on both.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
+    /// A database of its own per test folder on the server of PASSFORGE_TEST_POSTGRES_URL
+    /// (scripts/with-postgres.sh); without it the case fails, unless PASSFORGE_SKIP_POSTGRES=1.
+    case postgres
 
     var testDescription: String { rawValue }
 
-    func make(in folder: TemporaryDirectory, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) throws -> any RegistrationStore {
+    /// A store on the folder's database; a second call for the same folder opens the same database.
+    func make(in folder: TemporaryDirectory, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) async throws -> any RegistrationStore {
         switch self {
-        case .sqlite: return try SQLiteRegistrationStore(path: folder.file("state/registrations.sqlite"), logLimit: logLimit)
+        case .sqlite:
+            return try SQLiteRegistrationStore(path: folder.file("state/registrations.sqlite"), logLimit: logLimit)
+        case .postgres:
+            return try await PostgresRegistrationStore.connect(url: try await PostgresTestServer.database(for: folder),
+                                                               options: .init(logLimit: logLimit))
         }
     }
 }
@@ -25,7 +32,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     static let tokenB = String(repeating: "cd", count: 32)
 
     @Test(arguments: StoreKind.allCases) func registerCreatesThenReportsAlreadyRegistered(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         let first = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         #expect(first.outcome == .created)
         #expect(first.index == DeviceIndex(device: "dev1", passTypeIdentifier: type, serialNumbers: ["S-1"]))
@@ -37,7 +44,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func reRegisteringWithANewPushTokenReplacesIt(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
         let replaced = try await store.register(device: "dev1", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
@@ -48,7 +55,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func unregisterDeletesTheDeviceWithItsLastRegistration(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
         let first = try await store.unregister(device: "dev1", passTypeIdentifier: type, serialNumber: "S-1")
@@ -64,7 +71,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func serialNumbersAreSortedPerTypeAndEmptyForUnknownDevices(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         for serial in ["S-3", "S-1", "S-2"] {
             _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: serial)
         }
@@ -76,7 +83,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func indicesHoldingChangedPassesAreFullIndices(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
         _ = try await store.register(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-3")
@@ -86,7 +93,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func aHundredConcurrentDuplicateRegistrationsMakeOneRow(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         let type = self.type
         let outcomes = try await withThrowingTaskGroup(of: RegistrationOutcome.self) { group in
             for _ in 0..<100 {
@@ -100,7 +107,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func concurrentRegistrationsOfManyPassesAllLand(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         let type = self.type
         let changes = try await withThrowingTaskGroup(of: RegistrationChange.self) { group in
             for index in 0..<200 {
@@ -121,7 +128,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func deletingByPushTokenRemovesTheDevicesAndNamesTheirIndices(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: "pass.com.example.other", serialNumber: "X-1")
         _ = try await store.register(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
@@ -133,7 +140,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func aTokenSetAfterThe410TimestampIsKept(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         let before = Date().timeIntervalSince1970 - 60
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         // APNs says the token went invalid a minute ago; the device set it since: keep it.
@@ -145,7 +152,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func queuedPushesMergePerTokenAndTypeAndSurviveUntilCompleted(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
         let other = "pass.com.example.other"
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
@@ -172,8 +179,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func onlyOnePushRunHoldsTheLock(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder)
-        let second = try kind.make(in: folder)
+        let store = try await kind.make(in: folder)
+        let second = try await kind.make(in: folder)
         let inner: Result<Int, any Error> = try await store.withPushLock {
             do { return .success(try await second.withPushLock { 1 }) } catch { return .failure(error) }
         }
@@ -187,7 +194,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: StoreKind.allCases) func logTableKeepsOnlyTheNewestEntries(kind: StoreKind) async throws {
-        let store = try kind.make(in: folder, logLimit: 5)
+        let store = try await kind.make(in: folder, logLimit: 5)
         try await store.appendLog((1...4).map { "message \($0)" }, receivedAt: 1)
         try await store.appendLog((5...8).map { "message \($0)" }, receivedAt: 2)
         let logs = try await store.recentLogs(limit: 100)
@@ -197,11 +204,11 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     @Test(arguments: StoreKind.allCases) func reopeningKeepsEverythingAndMigratesOnce(kind: StoreKind) async throws {
         do {
-            let store = try kind.make(in: folder)
+            let store = try await kind.make(in: folder)
             _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
             try await store.appendLog(["hello"], receivedAt: 3)
         }
-        let reopened = try kind.make(in: folder)
+        let reopened = try await kind.make(in: folder)
         #expect(try await reopened.serialNumbers(device: "dev1", passTypeIdentifier: type) == ["S-1"])
         #expect(try await reopened.recentLogs(limit: 1).map(\.message) == ["hello"])
         let again = try await reopened.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")

@@ -1,6 +1,6 @@
 import Foundation
 
-/// APNs additions to the test PKI: a TLS server certificate for the in-process
+/// APNs additions to the test PKI (P-256 keys: quick to make, quick handshakes): a TLS server certificate for the in-process
 /// APNs mock, issued by the same root as the Pass Type ID certificates, and a
 /// Pass Type ID–shaped client certificate from an unrelated CA, which the mock
 /// must refuse. Written as an extension so it can be merged into the main
@@ -18,7 +18,7 @@ extension TestPKI {
             let d = directory.path
             let pair = KeyPair(certificate: "\(d)/apns-server.pem", key: "\(d)/apns-server.key")
             if FileManager.default.fileExists(atPath: pair.certificate) { return pair }
-            APNsPKI.openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", pair.key, "-out", "\(d)/apns-server.csr",
+            APNsPKI.openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pair.key, "-out", "\(d)/apns-server.csr",
                              "-subj", "/CN=localhost/O=passforge tests"])
             directory.write("apns-server.ext", """
                 basicConstraints=CA:FALSE
@@ -40,10 +40,10 @@ extension TestPKI {
             let d = directory.path
             let pair = KeyPair(certificate: "\(d)/foreign-client.pem", key: "\(d)/foreign-client.key")
             if FileManager.default.fileExists(atPath: pair.certificate) { return pair }
-            APNsPKI.openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(d)/foreign-root.key",
+            APNsPKI.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "\(d)/foreign-root.key",
                              "-out", "\(d)/foreign-root.pem", "-days", "3650", "-subj", "/CN=Some Other Root/O=elsewhere",
                              "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
-            APNsPKI.openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", pair.key, "-out", "\(d)/foreign-client.csr",
+            APNsPKI.openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pair.key, "-out", "\(d)/foreign-client.csr",
                              "-subj", "/UID=\(passType)/CN=Pass Type ID: \(passType)/OU=\(team)/O=passforge tests/C=US"])
             directory.write("foreign-client.ext", "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n")
             APNsPKI.openssl(["x509", "-req", "-in", "\(d)/foreign-client.csr", "-CA", "\(d)/foreign-root.pem",
