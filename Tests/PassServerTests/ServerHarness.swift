@@ -73,7 +73,6 @@ final class ServerProcess: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["CI"] = nil
         for (key, value) in built.environment { environment[key] = value }
-        environment["PASSFORGE_DATABASE_URL"] = "sqlite:\(built.databasePath)"
         environment["LOG_LEVEL"] = "info"
         process.environment = environment
         let out = Pipe(), err = Pipe()

@@ -1,0 +1,119 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Several `passforge serve` processes on one PostgreSQL database (started by
+/// scripts/with-postgres.sh, which `make test` runs the tests under).
+@Suite(.serialized) struct PostgresServeTests {
+    /// A new, empty database on the throwaway server, as a URL.
+    static func freshDatabase() throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        guard let base = environment["PASSFORGE_TEST_POSTGRES_URL"], !base.isEmpty else {
+            if environment["PASSFORGE_SKIP_POSTGRES"] == "1" { try Test.cancel("skipped: PASSFORGE_SKIP_POSTGRES=1") }
+            throw HarnessError("PASSFORGE_TEST_POSTGRES_URL is not set: run the tests through scripts/with-postgres.sh (make test does), or set PASSFORGE_SKIP_POSTGRES=1 to skip them on purpose")
+        }
+        let name = "serve_\(UUID().uuidString.prefix(8).lowercased())"
+        let created = try psql(base, "CREATE DATABASE \(name)")
+        guard created.status == 0 else { throw HarnessError("CREATE DATABASE failed: \(created.output)") }
+        guard let slash = base.range(of: "/", options: .backwards, range: base.range(of: "@")!.upperBound..<base.endIndex) else {
+            throw HarnessError("no database in \(base)")
+        }
+        let query = base[slash.upperBound...].firstIndex(of: "?").map { String(base[$0...]) } ?? ""
+        return String(base[..<slash.upperBound]) + name + query
+    }
+
+    static func psql(_ url: String, _ sql: String) throws -> ProcessResult {
+        try runProcess("psql", [url, "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c", sql])
+    }
+
+    static func value(_ url: String, _ sql: String) throws -> String {
+        try psql(url, sql).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func twoServersOnOneDatabaseKeepEveryIndexRight() async throws {
+        let database = try Self.freshDatabase()
+        let built = try BuiltProject(passCount: 2)
+        built.environment["PASSFORGE_DATABASE_URL"] = database
+        let first = try ServerProcess(built), second = try ServerProcess(built)
+        let clients = [Client(base: first.base), Client(base: second.base)]
+        let type = built.type
+        let tokens = ["C-0000": try built.token("C-0000"), "C-0001": try built.token("C-0001")]
+
+        // 1,000 devices; every odd one registers its two passes through different servers at once.
+        let devices = (0..<1000).map { String(format: "pgdevice%04d", $0) }
+        var registrations: [(device: String, serial: String, server: Int)] = []
+        for (number, device) in devices.enumerated() {
+            registrations.append((device, "C-0000", number % 2))
+            if number % 2 == 1 { registrations.append((device, "C-0001", 1 - number % 2)) }
+        }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            var iterator = registrations.makeIterator()
+            var statuses: [Int] = []
+            for _ in 0..<32 {
+                guard let next = iterator.next() else { break }
+                group.addTask { try await clients[next.server].register(next.device, type, next.serial, token: tokens[next.serial]!, pushToken: String(repeating: "9f", count: 32)).status }
+            }
+            while let status = try await group.next() {
+                statuses.append(status)
+                if let next = iterator.next() {
+                    group.addTask { try await clients[next.server].register(next.device, type, next.serial, token: tokens[next.serial]!, pushToken: String(repeating: "9f", count: 32)).status }
+                }
+            }
+            return statuses
+        }
+        #expect(statuses.count == 1500)
+        #expect(statuses.allSatisfy { $0 == 201 })
+        #expect(try Self.value(database, "SELECT COUNT(*) FROM devices") == "1000")
+        #expect(try Self.value(database, "SELECT COUNT(*) FROM registrations") == "1500")
+        for (number, device) in devices.enumerated() {
+            let expected = number % 2 == 1 ? ["C-0000", "C-0001"] : ["C-0000"]
+            let bytes = built.fileBytes("v1/devices/\(device)/registrations/\(type)")
+            let listed = bytes.flatMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }?["serialNumbers"] as? [String]
+            #expect(listed == expected, "\(device)")
+        }
+        first.stop()
+        second.stop()
+    }
+
+    @Test func aDroppedDatabaseConnectionAnswers503AndTheServerRecovers() async throws {
+        let database = try Self.freshDatabase()
+        let built = try BuiltProject(passCount: 1)
+        built.environment["PASSFORGE_DATABASE_URL"] = database
+        let server = try ServerProcess(built)
+        let client = Client(base: server.base)
+        let type = built.type, token = try built.token("C-0000"), pushToken = String(repeating: "8e", count: 32)
+        #expect(try await client.register("before", type, "C-0000", token: token, pushToken: pushToken).status == 201)
+
+        // Another session holds the devices table, so the next registration waits inside the database…
+        let locker = Process()
+        locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        locker.arguments = ["psql", database, "-X", "-q", "-c", "BEGIN; LOCK TABLE devices IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60);"]
+        locker.standardOutput = FileHandle.nullDevice
+        locker.standardError = FileHandle.nullDevice
+        try locker.run()
+        defer { if locker.isRunning { locker.terminate() } }
+        #expect(try await eventually {
+            (try Self.value(database, "SELECT COUNT(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'devices' AND l.mode = 'AccessExclusiveLock' AND l.granted")) == "1"
+        })
+        let waiting = Task { try await client.register("during", type, "C-0000", token: token, pushToken: pushToken) }
+        #expect(try await eventually {
+            (try Self.value(database, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")) == "1"
+        })
+        // …and its connection drops.
+        _ = try Self.psql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> 'psql'")
+        let answer = try await waiting.value
+        #expect(answer.status == 503, "\(answer.status) \(answer.text)")
+        #expect(answer.header("Retry-After") != nil)
+        // The locking session ends (its server process would otherwise sleep on, holding the lock).
+        _ = try Self.psql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        locker.waitUntilExit()
+
+        // The pool connects again: the device's retry lands.
+        #expect(try await eventually(timeout: 20) {
+            (try await client.register("during", type, "C-0000", token: token, pushToken: pushToken).status) == 201
+        })
+        #expect(try Self.value(database, "SELECT COUNT(*) FROM devices") == "2")
+        server.stop()
+        #expect(!server.stderr.get().contains("Fatal error"))
+    }
+}
