@@ -501,6 +501,20 @@ public final class PostgresRegistrationStore: RegistrationStore {
         }
     }
 
+    public func exportRegistrations(after: ExportedRegistration?, limit: Int) async throws -> [ExportedRegistration] {
+        let device = after?.device ?? "", type = after?.passTypeIdentifier ?? "", serial = after?.serialNumber ?? ""
+        let limit = max(0, limit)
+        return try await leased { connection in
+            try await Self.collect(connection.checkedQuery("""
+                SELECT d.library_identifier, d.push_token, r.pass_type_identifier, r.serial_number
+                FROM registrations r JOIN devices d ON d.id = r.device_id
+                WHERE (d.library_identifier, r.pass_type_identifier, r.serial_number) > (\(device), \(type), \(serial))
+                ORDER BY d.library_identifier, r.pass_type_identifier, r.serial_number LIMIT \(limit)
+                """, logger: Self.logger), as: (String, String, String, String).self)
+                .map { ExportedRegistration(device: $0.0, pushToken: $0.1, passTypeIdentifier: $0.2, serialNumber: $0.3) }
+        }
+    }
+
     public func statistics() async throws -> RegistrationStatistics {
         try await leased { connection in
             let counts = try await Self.first(connection.checkedQuery("""

@@ -86,6 +86,11 @@ public protocol RegistrationStore: Sendable {
     /// Counts, for health checks and tests.
     func statistics() async throws -> RegistrationStatistics
 
+    /// Every registration with its device's push token, in (device, pass
+    /// type, serial) order, `limit` at a time after `after`: for copying a
+    /// store (`passforge migrate-store`).
+    func exportRegistrations(after: ExportedRegistration?, limit: Int) async throws -> [ExportedRegistration]
+
     /// Whether other servers change the same registrations (a database
     /// server rather than a file of this process): then an index file must be
     /// written from a fresh read, not from what this process saw.
@@ -211,5 +216,20 @@ public struct PushLockBusy: Error, CustomStringConvertible, Sendable {
     public init() {}
     public var description: String {
         "another `passforge push` is running against this registration store; wait for it to finish (it pushes every change up to now)"
+    }
+}
+
+/// One registration as `exportRegistrations` reads it.
+public struct ExportedRegistration: Sendable, Equatable {
+    public var device: String
+    public var pushToken: String
+    public var passTypeIdentifier: String
+    public var serialNumber: String
+
+    public init(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) {
+        self.device = device
+        self.pushToken = pushToken
+        self.passTypeIdentifier = passTypeIdentifier
+        self.serialNumber = serialNumber
     }
 }

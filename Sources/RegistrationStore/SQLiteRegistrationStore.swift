@@ -302,6 +302,18 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
+    public func exportRegistrations(after: ExportedRegistration?, limit: Int) async throws -> [ExportedRegistration] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT d.library_identifier, d.push_token, r.pass_type_identifier, r.serial_number
+                FROM registrations r JOIN devices d ON d.id = r.device_id
+                WHERE (d.library_identifier, r.pass_type_identifier, r.serial_number) > (?, ?, ?)
+                ORDER BY d.library_identifier, r.pass_type_identifier, r.serial_number LIMIT ?
+                """, arguments: [after?.device ?? "", after?.passTypeIdentifier ?? "", after?.serialNumber ?? "", max(0, limit)])
+                .map { ExportedRegistration(device: $0[0], pushToken: $0[1], passTypeIdentifier: $0[2], serialNumber: $0[3]) }
+        }
+    }
+
     public func recentLogs(limit: Int) async throws -> [LogEntry] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT received_at, message FROM device_logs ORDER BY id DESC LIMIT ?", arguments: [max(0, limit)])

@@ -17,7 +17,7 @@ struct Passforge: AsyncParsableCommand {
           passforge push                       notify devices of the passes that changed
         """,
         version: "0.1.0",
-        subcommands: [Build.self, Validate.self, Inspect.self, Serve.self, Push.self]
+        subcommands: [Build.self, Validate.self, Inspect.self, Serve.self, Push.self, MigrateStore.self]
     )
 }
 

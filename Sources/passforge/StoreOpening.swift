@@ -8,9 +8,14 @@ enum StoreOpening {
     /// Opens the store. With `onlyIfPresent`, a SQLite file that does not exist
     /// yet is not created (a build on a machine without a server has no devices).
     static func open(onlyIfPresent: Bool = false) async throws -> (store: any RegistrationStore, description: String)? {
+        try await open(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable], onlyIfPresent: onlyIfPresent)
+    }
+
+    /// Opens the store a PASSFORGE_DATABASE_URL-style value names.
+    static func open(_ value: String?, onlyIfPresent: Bool = false) async throws -> (store: any RegistrationStore, description: String)? {
         let location: StoreLocation
         do {
-            location = try StoreLocation(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable])
+            location = try StoreLocation(value)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure

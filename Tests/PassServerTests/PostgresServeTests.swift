@@ -1,4 +1,5 @@
 import Foundation
+import RegistrationStore
 import TestSupport
 import Testing
 
@@ -73,6 +74,43 @@ import Testing
         }
         first.stop()
         second.stop()
+    }
+
+    @Test func migrateStoreCopiesSQLiteIntoPostgreSQLIdempotently() async throws {
+        let database = try Self.freshDatabase()
+        let folder = TemporaryDirectory("passforge-migrate")
+        let sqlite = folder.file("registrations.sqlite")
+        do {
+            let store = try SQLiteRegistrationStore(path: sqlite)
+            for device in 0..<50 {
+                for serial in 0..<(device % 3 + 1) {
+                    _ = try await store.register(device: "mdev\(device)", pushToken: String(format: "%064x", device),
+                                                 passTypeIdentifier: "pass.com.example.test", serialNumber: "S-\(serial)")
+                }
+            }
+        }
+        let first = try runProcess(passforgeExecutable(), ["migrate-store", "--from", "sqlite:\(sqlite)", "--to", database], directory: folder.path)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(first.stdout.contains("copied 50 devices and 99 registrations: 99 new, 0 already there, 0 push tokens updated"), "\(first.output)")
+        #expect(try Self.value(database, "SELECT COUNT(*) FROM devices") == "50")
+        #expect(try Self.value(database, "SELECT COUNT(*) FROM registrations") == "99")
+        #expect(try Self.value(database, "SELECT push_token FROM devices WHERE library_identifier = 'mdev7'") == String(format: "%064x", 7))
+        #expect(!first.output.contains(try Self.password(database)))
+
+        let again = try runProcess(passforgeExecutable(), ["migrate-store", "--from", sqlite, "--to", database], directory: folder.path)
+        #expect(again.stdout.contains("99 registrations: 0 new, 99 already there"), "\(again.output)")
+        #expect(try Self.value(database, "SELECT COUNT(*) FROM registrations") == "99")
+
+        let wrong = try runProcess(passforgeExecutable(), ["migrate-store", "--from", sqlite, "--to", database.replacingOccurrences(of: try Self.password(database), with: "not-the-password")], directory: folder.path)
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("authentication failed"), "\(wrong.output)")
+        #expect(!wrong.output.contains("not-the-password"))
+    }
+
+    static func password(_ url: String) throws -> String {
+        guard let scheme = url.range(of: "://"), let at = url.range(of: "@"),
+              let colon = url[scheme.upperBound..<at.lowerBound].firstIndex(of: ":") else { throw HarnessError("no password in the URL") }
+        return String(url[url.index(after: colon)..<at.lowerBound])
     }
 
     @Test func aDroppedDatabaseConnectionAnswers503AndTheServerRecovers() async throws {

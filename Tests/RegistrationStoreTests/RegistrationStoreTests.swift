@@ -193,6 +193,21 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try await second.withPushLock { 2 } == 2)
     }
 
+    @Test(arguments: StoreKind.allCases) func exportPagesThroughEveryRegistrationInOrder(kind: StoreKind) async throws {
+        let store = try await kind.make(in: folder)
+        for device in ["dev2", "dev1"] {
+            for serial in ["S-2", "S-1"] {
+                _ = try await store.register(device: device, pushToken: device == "dev1" ? Self.tokenA : Self.tokenB, passTypeIdentifier: type, serialNumber: serial)
+            }
+        }
+        let first = try await store.exportRegistrations(after: nil, limit: 3)
+        #expect(first.map { "\($0.device) \($0.serialNumber)" } == ["dev1 S-1", "dev1 S-2", "dev2 S-1"])
+        #expect(first[0].pushToken == Self.tokenA && first[2].pushToken == Self.tokenB)
+        let rest = try await store.exportRegistrations(after: first.last, limit: 3)
+        #expect(rest.map { "\($0.device) \($0.serialNumber)" } == ["dev2 S-2"])
+        #expect(try await store.exportRegistrations(after: rest.last, limit: 3).isEmpty)
+    }
+
     @Test(arguments: StoreKind.allCases) func logTableKeepsOnlyTheNewestEntries(kind: StoreKind) async throws {
         let store = try await kind.make(in: folder, logLimit: 5)
         try await store.appendLog((1...4).map { "message \($0)" }, receivedAt: 1)

@@ -1,0 +1,83 @@
+/// Copies every device and registration of one store into another
+/// (`passforge migrate-store`): SQLite to PostgreSQL when one server
+/// becomes several. Idempotent: what the destination has already is left as
+/// it is, so a copy that stopped half-way is finished by running it again.
+/// Push tokens come along with their devices; the push queue and device logs
+/// do not (the next push run queues what changed).
+public struct StoreMigration: Sendable {
+    public struct Report: Sendable, Equatable {
+        /// Registrations read from the source.
+        public var registrations = 0
+        /// Devices seen in the source.
+        public var devices = 0
+        /// Registrations the destination did not have.
+        public var created = 0
+        /// Registrations the destination had already.
+        public var alreadyPresent = 0
+        /// Devices whose push token the source's replaced.
+        public var pushTokensUpdated = 0
+
+        public init() {}
+    }
+
+    public let source: any RegistrationStore
+    public let destination: any RegistrationStore
+    public var pageSize = 1_000
+    /// Registrations written at once.
+    public var concurrency = 16
+
+    public init(from source: any RegistrationStore, to destination: any RegistrationStore) {
+        self.source = source
+        self.destination = destination
+    }
+
+    public func run(progress: @Sendable (Report) -> Void = { _ in }) async throws -> Report {
+        var report = Report()
+        var after: ExportedRegistration?
+        var lastDevice: String?
+        while true {
+            let page = try await source.exportRegistrations(after: after, limit: pageSize)
+            guard let last = page.last else { break }
+            for registration in page where registration.device != lastDevice {
+                report.devices += 1
+                lastDevice = registration.device
+            }
+            let outcomes = try await write(page)
+            report.registrations += page.count
+            for outcome in outcomes {
+                switch outcome {
+                case .created: report.created += 1
+                case .pushTokenReplaced: report.alreadyPresent += 1; report.pushTokensUpdated += 1
+                default: report.alreadyPresent += 1
+                }
+            }
+            progress(report)
+            after = last
+        }
+        return report
+    }
+
+    private func write(_ page: [ExportedRegistration]) async throws -> [RegistrationOutcome] {
+        let destination = self.destination
+        return try await withThrowingTaskGroup(of: RegistrationOutcome.self) { group in
+            var outcomes: [RegistrationOutcome] = []
+            var iterator = page.makeIterator()
+            func add(_ registration: ExportedRegistration) {
+                group.addTask {
+                    try await destination.register(device: registration.device, pushToken: registration.pushToken,
+                                                   passTypeIdentifier: registration.passTypeIdentifier,
+                                                   serialNumber: registration.serialNumber).outcome
+                }
+            }
+            for _ in 0..<max(1, concurrency) {
+                guard let next = iterator.next() else { break }
+                add(next)
+            }
+            while let outcome = try await group.next() {
+                outcomes.append(outcome)
+                if let next = iterator.next() { add(next) }
+            }
+            return outcomes
+        }
+    }
+}
