@@ -76,11 +76,13 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         }
     }
 
-    /// Takes the lock that orders the index writes of one device across
-    /// processes (servers sharing one database and one tree): `flock` on one
-    /// of 64 files in `.passforge/index-locks/`, blocking. Write from a read
-    /// made while holding it, and the last file written is the newest.
-    public func lockAcrossProcesses(device: String) throws -> IndexFileLock {
+    /// Tries to take the lock that orders the index writes of one device
+    /// across processes (servers sharing one database and one tree): `flock`
+    /// on one of 64 files in `.passforge/index-locks/`. Nil when another
+    /// writer holds it: wait without blocking a thread and try again (a
+    /// blocked thread could be the one the holder needs to finish).
+    /// Write from a read made while holding it, and the last file written is the newest.
+    public func tryLockAcrossProcesses(device: String) throws -> IndexFileLock? {
         let folder = "\(outputDirectory)/.passforge/index-locks"
         try AtomicFileSystem.createDirectory(folder)
         var hash: UInt32 = 2166136261
@@ -241,15 +243,16 @@ extension BuildState: UpdateTags {
 public final class IndexFileLock: Sendable {
     private let descriptor: Int32
 
-    init(path: String) throws {
+    /// Nil when another open file holds the lock.
+    init?(path: String) throws {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw BuildError.message("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let failure = errno
-                close(descriptor)
-                throw BuildError.message("cannot lock \(path): \(String(cString: strerror(failure)))")
-            }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let failure = errno
+            if failure == EINTR { continue }
+            close(descriptor)
+            if failure == EWOULDBLOCK { return nil }
+            throw BuildError.message("cannot lock \(path): \(String(cString: strerror(failure)))")
         }
         self.descriptor = descriptor
     }

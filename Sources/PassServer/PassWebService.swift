@@ -199,7 +199,14 @@ public struct PassWebService: HTTPResponder {
     /// never from an instance's memory").
     private func writeIndexFromFreshRead(_ index: DeviceIndex, snapshot: PublishedTree.Snapshot) async throws {
         let files = indexWriter.files
-        let lock = try await BlockingIO.run { try files.lockAcrossProcesses(device: index.device) }
+        let lock: IndexFileLock
+        while true {
+            if let taken = try files.tryLockAcrossProcesses(device: index.device) {
+                lock = taken
+                break
+            }
+            try await Task.sleep(for: .microseconds(200))
+        }
         defer { lock.release() }
         let fresh = try await store.index(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
         try await BlockingIO.run { try files.write(fresh, snapshot: snapshot) }
