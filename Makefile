@@ -39,8 +39,10 @@ test: deps
 bench: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
 	$(SWIFT) build -c release --product passforge
+	$(SWIFT) build -c release --product push-benchmark
 	scripts/bench-build.py
-	scripts/bench-serve.py
+	scripts/with-postgres.sh sh -c 'scripts/bench-serve.py --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
+	.build/release/push-benchmark
 
 clean:
 	rm -rf .build output/v1 output/download output/.passforge
