@@ -7,11 +7,7 @@ struct MigrateStore: AsyncParsableCommand {
         commandName: "migrate-store",
         abstract: "Copy every device and registration from one registration store into another.",
         discussion: """
-        For moving from the embedded SQLite file to PostgreSQL when one server becomes several.
-        Idempotent: registrations the destination has already are left alone, so a copy that
-        stopped half-way is finished by running it again. Push tokens come with their devices;
-        pending pushes and device logs stay behind (the next push run queues what changed).
-        Stop the servers writing to the source first, or run it again after switching them over.
+        For moving from the embedded SQLite file to PostgreSQL when one server becomes several. Idempotent: registrations the destination has already are left alone, so a copy that stopped half-way is finished by running it again. Push tokens come with their devices; pending pushes and device logs stay behind (the next push run queues what changed). Stop the servers writing to the source first, or run it again after switching them over.
 
         Examples:
           passforge migrate-store --from sqlite:state/registrations.sqlite --to postgres://passforge@db.internal/passforge

@@ -9,15 +9,9 @@ struct Push: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Tell the devices holding changed passes to fetch them (APNs).",
         discussion: """
-        Finds every pass whose update tag is newer than the last push, collects the push tokens
-        of the devices registered for them, and sends each token one APNs notification per pass
-        type over one HTTP/2 connection, with the Pass Type ID certificate that signs the passes
-        (PASSFORGE_SIGNING_* or `signing:` in passforge.yml) as the TLS client certificate.
+        Finds every pass whose update tag is newer than the last push, collects the push tokens of the devices registered for them, and sends each token one APNs notification per pass type over one HTTP/2 connection, with the Pass Type ID certificate that signs the passes (PASSFORGE_SIGNING_* or `signing:` in passforge.yml) as the TLS client certificate.
 
-        Dead tokens (410 Unregistered, 400 BadDeviceToken) lose their registrations. 429 and 5xx
-        answers are retried with backoff; what still fails stays pending, and so does everything a
-        killed run did not send: the next run sends it. 403 and other errors stop the run.
-        Exit status: 0 when every push was delivered, 1 otherwise.
+        Dead tokens (410 Unregistered, 400 BadDeviceToken) lose their registrations. 429 and 5xx answers are retried with backoff; what still fails stays pending, and so does everything a killed run did not send: the next run sends it. 403 and other errors stop the run. Exit status: 0 when every push was delivered, 1 otherwise.
 
         PASSFORGE_APNS_URL overrides the APNs address (default https://api.push.apple.com).
 
