@@ -83,11 +83,43 @@ public final class DeviceIndexFiles: @unchecked Sendable {
     /// blocked thread could be the one the holder needs to finish).
     /// Write from a read made while holding it, and the last file written is the newest.
     public func tryLockAcrossProcesses(device: String) throws -> IndexFileLock? {
+        try IndexFileLock(path: try shardLockPath(Self.shard(of: device)), blocking: false)
+    }
+
+    /// All 64 shard locks, in order: a build's refresh reads and writes the
+    /// indices of many devices while no server writes any.
+    public func lockAllShardsAcrossProcesses() async throws -> [IndexFileLock] {
+        var locks: [IndexFileLock] = []
+        do {
+            for shard in 0..<Self.shardCount {
+                while true {
+                    if let lock = try IndexFileLock(path: try shardLockPath(shard), blocking: false) {
+                        locks.append(lock)
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+            }
+        } catch {
+            for lock in locks { lock.release() }
+            throw error
+        }
+        return locks
+    }
+
+    static let shardCount: UInt32 = 64
+
+    /// FNV-1a of the device: the same shard in every process.
+    static func shard(of device: String) -> UInt32 {
+        var hash: UInt32 = 2166136261
+        for byte in device.utf8 { hash = (hash ^ UInt32(byte)) &* 16777619 }
+        return hash % shardCount
+    }
+
+    private func shardLockPath(_ shard: UInt32) throws -> String {
         let folder = "\(outputDirectory)/.passforge/index-locks"
         try AtomicFileSystem.createDirectory(folder)
-        var hash: UInt32 = 2166136261
-        for byte in device.utf8 { hash = (hash ^ UInt32(byte)) &* 16777619 }  // FNV-1a: the same shard in every process
-        return try IndexFileLock(path: "\(folder)/\(hash % 64)")
+        return "\(folder)/\(shard)"
     }
 
     /// Writes the indices many changes left, as durable as `apply` one by one
@@ -111,10 +143,12 @@ public final class DeviceIndexFiles: @unchecked Sendable {
 
     /// Writes the given indices whatever was written before (a build's refresh), in one batch.
     public func writeAll(_ indices: [DeviceIndex], snapshot: some UpdateTags) throws {
-        try commit(indices.map { index in
-            Pending(relative: Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier), device: index.device,
-                    revision: nil, bytes: Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot))
-        })
+        try commit(indices.map { pending($0, snapshot: snapshot) })
+    }
+
+    private func pending(_ index: DeviceIndex, snapshot: some UpdateTags) -> Pending {
+        Pending(relative: Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier), device: index.device,
+                revision: nil, bytes: Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot))
     }
 
     /// Rewrites the index of every device holding one of `passes` (keys
@@ -129,10 +163,14 @@ public final class DeviceIndexFiles: @unchecked Sendable {
             guard let slash = key.firstIndex(of: "/") else { continue }
             serialsByType[String(key[..<slash]), default: []].append(String(key[key.index(after: slash)...]))
         }
+        // A server writing an index meanwhile could put back an older list:
+        // read and write while no process writes any index.
+        let locks = try await lockAllShardsAcrossProcesses()
+        defer { for lock in locks { lock.release() } }
         var count = 0
         for (type, serials) in serialsByType.sorted(by: { $0.key < $1.key }) {
             let indices = try await store.indices(holding: type, serialNumbers: serials)
-            try await BlockingIO.run { [self] in try writeAll(indices, snapshot: snapshot) }
+            try await BlockingIO.run { [self] in try commit(indices.map { pending($0, snapshot: snapshot) }, shardLocksHeld: true) }
             count += indices.count
         }
         return count
@@ -149,7 +187,10 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         var bytes: [UInt8]?
     }
 
-    private func commit(_ items: [Pending]) throws {
+    /// Stages every file, syncs, then renames them into place — each rename
+    /// under its device's shard lock, so that a build's refresh (which holds
+    /// every shard) never interleaves with it — and syncs again.
+    private func commit(_ items: [Pending], shardLocksHeld: Bool = false) throws {
         guard !items.isEmpty else { return }
         var staged: [(item: Pending, temporary: String?)] = []
         defer { for case (_, let temporary?) in staged { unlink(temporary) } }
@@ -170,6 +211,9 @@ public final class DeviceIndexFiles: @unchecked Sendable {
             try AtomicFileSystem.syncFileSystem(containing: outputDirectory)
         }
         while let (item, temporary) = staged.popLast() {
+            // Blocks this thread while a build refreshes: callers run on their own threads (BlockingIO, a serial writer queue).
+            let shardLock = shardLocksHeld ? nil : try IndexFileLock(path: try shardLockPath(Self.shard(of: item.device)), blocking: true)
+            defer { shardLock?.release() }
             try lock(for: item.device).withLock {
                 guard item.revision.map({ claim(item.relative, revision: $0) }) ?? true else {
                     if let temporary { unlink(temporary) }
@@ -243,11 +287,11 @@ extension BuildState: UpdateTags {
 public final class IndexFileLock: Sendable {
     private let descriptor: Int32
 
-    /// Nil when another open file holds the lock.
-    init?(path: String) throws {
+    /// Nil when another open file holds the lock and `blocking` is false.
+    init?(path: String, blocking: Bool) throws {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw BuildError.message("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        while flock(descriptor, blocking ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
             let failure = errno
             if failure == EINTR { continue }
             close(descriptor)
