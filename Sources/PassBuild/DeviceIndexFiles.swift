@@ -61,37 +61,22 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         }
     }
 
-    /// Writes (or removes) one index whatever was written before: a temporary
-    /// file, fsync, rename, fsync of the folder.
-    public func write(_ index: DeviceIndex, snapshot: some UpdateTags) throws {
-        let relative = Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
-        try lock(for: index.device).withLock {
-            if let bytes = Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot) {
-                try AtomicFileSystem.createDirectory((("\(outputDirectory)/\(relative)") as NSString).deletingLastPathComponent)
-                try AtomicFileSystem.write(bytes, to: "\(outputDirectory)/\(relative)")
-            } else {
-                try AtomicFileSystem.remove("\(outputDirectory)/\(relative)")
-                removeEmptyFolders(device: index.device)
-            }
-        }
-    }
-
-    /// Tries to take the lock that orders the index writes of one device
-    /// across processes (servers sharing one database and one tree): `flock`
-    /// on one of 64 files in `.passforge/index-locks/`. Nil when another
-    /// writer holds it: wait without blocking a thread and try again (a
-    /// blocked thread could be the one the holder needs to finish).
-    /// Write from a read made while holding it, and the last file written is the newest.
-    public func tryLockAcrossProcesses(device: String) throws -> IndexFileLock? {
-        try IndexFileLock(path: try shardLockPath(Self.shard(of: device)), blocking: false)
-    }
-
     /// All 64 shard locks, in order: a build's refresh reads and writes the
     /// indices of many devices while no server writes any.
     public func lockAllShardsAcrossProcesses() async throws -> [IndexFileLock] {
+        try await lockShards(Array(0..<Self.shardCount))
+    }
+
+    /// The shard locks of these devices, in shard order (so that two holders
+    /// of several shards cannot deadlock).
+    public func lockShardsAcrossProcesses(devices: some Sequence<String>) async throws -> [IndexFileLock] {
+        try await lockShards(Set(devices.map(Self.shard(of:))).sorted())
+    }
+
+    private func lockShards(_ shards: [UInt32]) async throws -> [IndexFileLock] {
         var locks: [IndexFileLock] = []
         do {
-            for shard in 0..<Self.shardCount {
+            for shard in shards {
                 while true {
                     if let lock = try IndexFileLock(path: try shardLockPath(shard), blocking: false) {
                         locks.append(lock)
@@ -142,8 +127,10 @@ public final class DeviceIndexFiles: @unchecked Sendable {
     }
 
     /// Writes the given indices whatever was written before (a build's refresh), in one batch.
-    public func writeAll(_ indices: [DeviceIndex], snapshot: some UpdateTags) throws {
-        try commit(indices.map { pending($0, snapshot: snapshot) })
+    /// With `shardLocksHeld`, the caller holds the shard locks of every device
+    /// of `indices` (`lockShardsAcrossProcesses`).
+    public func writeAll(_ indices: [DeviceIndex], snapshot: some UpdateTags, shardLocksHeld: Bool = false) throws {
+        try commit(indices.map { pending($0, snapshot: snapshot) }, shardLocksHeld: shardLocksHeld)
     }
 
     private func pending(_ index: DeviceIndex, snapshot: some UpdateTags) -> Pending {

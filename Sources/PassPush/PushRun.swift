@@ -151,8 +151,10 @@ public struct PushRun: Sendable {
         let total = pushes.count
         // Deliveries reach the store within `completionInterval` even when no further answer arrives.
         let interval = completionInterval
+        // Stopped by `finish()`, not by cancellation: a cancelled task's store
+        // write is abandoned, and the deliveries it carried would be sent again.
         let flusher = Task {
-            while !Task.isCancelled {
+            while await !recorder.isFinished {
                 try? await Task.sleep(for: interval)
                 try? await recorder.flush()
             }
@@ -162,7 +164,8 @@ public struct PushRun: Sendable {
             let done = await recorder.recorded
             if done == total || done % 1000 == 0 { progress(.sent(done: done, total: total)) }
         }
-        flusher.cancel()
+        await recorder.finish()
+        await flusher.value
         try await recorder.flush()
         if let failure = await recorder.failure { throw failure }
         return (summary, await recorder.removedDevices)
@@ -259,10 +262,20 @@ actor OutcomeRecorder {
         }
     }
 
+    private(set) var isFinished = false
+
+    func finish() { isFinished = true }
+
     func flush() async throws {
         guard !completed.isEmpty, failure == nil else { return }
         let done = completed
         completed.removeAll(keepingCapacity: true)
-        try await store.completePushes(done)
+        do {
+            try await store.completePushes(done)
+        } catch {
+            // Kept for the next flush; if none succeeds they stay pending and are sent again.
+            completed.append(contentsOf: done)
+            throw error
+        }
     }
 }

@@ -32,6 +32,8 @@ public struct PassWebService: HTTPResponder {
     let store: any RegistrationStore
     let tree: PublishedTree
     let indexWriter: DeviceIndexWriter
+    /// Used instead of `indexWriter` when other servers share the store.
+    let sharedIndexWriter: SharedDeviceIndexWriter
     let basePath: String
     let limits: Limits
     let logger: Logger
@@ -39,7 +41,9 @@ public struct PassWebService: HTTPResponder {
     public init(store: any RegistrationStore, tree: PublishedTree, basePath: String, limits: Limits = Limits(), logger: Logger) {
         self.store = store
         self.tree = tree
-        self.indexWriter = DeviceIndexWriter(files: DeviceIndexFiles(outputDirectory: tree.outputDirectory))
+        let files = DeviceIndexFiles(outputDirectory: tree.outputDirectory)
+        self.indexWriter = DeviceIndexWriter(files: files)
+        self.sharedIndexWriter = SharedDeviceIndexWriter(files: files, store: store)
         self.basePath = Route.normalizeBasePath(basePath)
         self.limits = limits
         self.logger = logger
@@ -182,7 +186,7 @@ public struct PassWebService: HTTPResponder {
     private func writeIndex(_ change: RegistrationChange, snapshot: PublishedTree.Snapshot) async {
         do {
             if store.isShared {
-                try await writeIndexFromFreshRead(change.index, snapshot: snapshot)
+                try await sharedIndexWriter.write(change.index, snapshot: snapshot)
             } else {
                 try await indexWriter.write(change, snapshot: snapshot)
             }
@@ -190,26 +194,6 @@ public struct PassWebService: HTTPResponder {
             logger.error("cannot write the index of a device: \(error)",
                          metadata: ["device": "\(LogRedaction.device(change.index.device))", "passType": "\(change.index.passTypeIdentifier)"])
         }
-    }
-
-    /// With servers sharing the database (and the tree), what this process
-    /// saw may already be old: under a lock that every process takes for this
-    /// device, read the index again and write that. The last writer then
-    /// always writes the newest state (issue: "derived from the database …,
-    /// never from an instance's memory").
-    private func writeIndexFromFreshRead(_ index: DeviceIndex, snapshot: PublishedTree.Snapshot) async throws {
-        let files = indexWriter.files
-        let lock: IndexFileLock
-        while true {
-            if let taken = try files.tryLockAcrossProcesses(device: index.device) {
-                lock = taken
-                break
-            }
-            try await Task.sleep(for: .microseconds(200))
-        }
-        defer { lock.release() }
-        let fresh = try await store.index(device: index.device, passTypeIdentifier: index.passTypeIdentifier)
-        try await BlockingIO.run { try files.write(fresh, snapshot: snapshot) }
     }
 
     /// Apple "Get the List of Updatable Passes": the passes whose update tag
