@@ -231,7 +231,8 @@ def main():
         print(f"\n  {'server':<19}{'store':<11}{'request':<17}{'req/s':>9}{'p99 ms':>9}{'errors':>8}  target")
         for who, store, name, rate, p99, errors in rows:
             target = TARGETS.get("304" if name == "304" else name)
-            verdict = "" if target is None or who != "passforge serve" else (f">= {target:,.0f}  " + ("ok" if rate >= target else "MISSED"))
+            # The targets are for passforge with the embedded SQLite store.
+            verdict = "" if target is None or who != "passforge serve" or store != "SQLite" else (f">= {target:,.0f}  " + ("ok" if rate >= target else "MISSED"))
             print(f"  {who:<19}{store:<11}{name:<17}{rate:>9,.0f}{p99:>9.2f}{errors:>8}  {verdict}")
     finally:
         for process in processes:
