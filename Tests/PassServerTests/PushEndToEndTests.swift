@@ -80,6 +80,27 @@ import Testing
         #expect(again.status == 0, "\(again.output)")
         #expect(mock.requests.count == baseline + pushes.count)
         #expect(!run.output.contains(tokenA) && !run.output.contains(tokenB))
+
+        // --dry-run says what would go out and changes nothing.
+        built.project.writeList(count: 4, points: { $0 < 3 ? 1000 + $0 : 5000 })
+        try built.build()
+        let cursor = try built.sql("SELECT update_tag FROM push_cursor")
+        let dry = try built.project.passforge(["push", "--dry-run"], environment: built.environment)
+        #expect(dry.status == 0, "\(dry.output)")
+        #expect(dry.stdout.contains("would push \(type) to d4d4d4d4…"), "\(dry.output)")
+        #expect(dry.stdout.contains("dry run: 1 changed pass, 1 push would be sent; nothing was sent or changed"), "\(dry.output)")
+        #expect(mock.requests.count == baseline + pushes.count)
+        #expect(try built.sql("SELECT update_tag FROM push_cursor") == cursor)
+        #expect(try built.sql("SELECT COUNT(*) FROM push_queue") == "0")
+
+        // One pass by hand: its holders only, whatever the cursor says.
+        let byHand = try built.project.passforge(["push", "--type", type, "--serial", "C-0000"], environment: built.environment)
+        #expect(byHand.status == 0, "\(byHand.output)")
+        #expect(Self.requests(mock, after: baseline + pushes.count).map(\.token) == [tokenA])
+        #expect(try built.sql("SELECT update_tag FROM push_cursor") == cursor)
+        let unknown = try built.project.passforge(["push", "--type", type, "--serial", "NOPE-1"], environment: built.environment)
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("there is no pass \(type)/NOPE-1 in the last build"), "\(unknown.output)")
         server.stop()
     }
 
