@@ -24,11 +24,12 @@ import Testing
         Array(mock.requests.dropFirst(baseline))
     }
 
-    @Test func buildPushSendsOnePushPerTokenAndHandlesEachAnswer() async throws {
+    @Test(arguments: Backend.allCases) func buildPushSendsOnePushPerTokenAndHandlesEachAnswer(backend: Backend) async throws {
         let (mock, apns) = try await Self.startMock()
         defer { Task { try? await mock.shutdown() } }
         let built = try BuiltProject(passCount: 4)
         built.environment.merge(apns) { _, new in new }
+        try backend.configure(built)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
@@ -104,11 +105,12 @@ import Testing
         server.stop()
     }
 
-    @Test func aKilledRunIsFinishedByTheNextWithoutPushingTwice() async throws {
+    @Test(arguments: Backend.allCases) func aKilledRunIsFinishedByTheNextWithoutPushingTwice(backend: Backend) async throws {
         let (mock, apns) = try await Self.startMock()
         defer { Task { try? await mock.shutdown() } }
         let built = try BuiltProject(passCount: 1)
         built.environment.merge(apns) { _, new in new }
+        try backend.configure(built)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let tokens = (0..<30).map { String(format: "%064x", 0xabc000 + $0) }
@@ -201,6 +203,18 @@ import Testing
         try built.build()
         #expect(try await eventually(timeout: 15) { Self.requests(mock, after: baseline).contains { $0.token == Self.token("f6") } })
         server.stop()
+    }
+}
+
+/// The registration store the processes share: the embedded SQLite file, or
+/// a fresh database on the throwaway PostgreSQL server.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+
+    func configure(_ built: BuiltProject) throws {
+        if self == .postgres { built.environment["PASSFORGE_DATABASE_URL"] = try PostgresServeTests.freshDatabase() }
     }
 }
 

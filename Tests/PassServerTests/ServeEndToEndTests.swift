@@ -11,8 +11,9 @@ import Testing
     static let pushA = hexToken("a1")
     static let pushB = hexToken("b2")
 
-    @Test func aDeviceLifeCycle() async throws {
+    @Test(arguments: Backend.allCases) func aDeviceLifeCycle(backend: Backend) async throws {
         let built = try BuiltProject(passCount: 3)
+        try backend.configure(built)
         var server = try ServerProcess(built)
         var client = Client(base: server.base)
         let type = built.type

@@ -50,8 +50,12 @@ final class BuiltProject: @unchecked Sendable {
         return token
     }
 
-    /// Rows of the registration database, read by the sqlite3 command.
+    /// Rows of the registration database, read by the sqlite3 command (or
+    /// psql, when PASSFORGE_DATABASE_URL names a PostgreSQL database).
     func sql(_ query: String) throws -> String {
+        if let url = environment["PASSFORGE_DATABASE_URL"], url.hasPrefix("postgres") {
+            return try PostgresServeTests.value(url, query)
+        }
         let result = try runProcess("sqlite3", [databasePath, query])
         guard result.status == 0 else { throw HarnessError("sqlite3 failed: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
