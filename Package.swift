@@ -66,6 +66,7 @@ let package = Package(
         .target(
             name: "RegistrationStore",
             dependencies: [
+                "AtomicFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -63,22 +63,22 @@ public final class DeviceIndexFiles: @unchecked Sendable {
 
     /// All 64 shard locks, in order: a build's refresh reads and writes the
     /// indices of many devices while no server writes any.
-    public func lockAllShardsAcrossProcesses() async throws -> [IndexFileLock] {
+    public func lockAllShardsAcrossProcesses() async throws -> [FileLock] {
         try await lockShards(Array(0..<Self.shardCount))
     }
 
     /// The shard locks of these devices, in shard order (so that two holders
     /// of several shards cannot deadlock).
-    public func lockShardsAcrossProcesses(devices: some Sequence<String>) async throws -> [IndexFileLock] {
+    public func lockShardsAcrossProcesses(devices: some Sequence<String>) async throws -> [FileLock] {
         try await lockShards(Set(devices.map(Self.shard(of:))).sorted())
     }
 
-    private func lockShards(_ shards: [UInt32]) async throws -> [IndexFileLock] {
-        var locks: [IndexFileLock] = []
+    private func lockShards(_ shards: [UInt32]) async throws -> [FileLock] {
+        var locks: [FileLock] = []
         do {
             for shard in shards {
                 while true {
-                    if let lock = try IndexFileLock(path: try shardLockPath(shard), blocking: false) {
+                    if let lock = try FileLock.acquire(shardLockPath(shard), blocking: false) {
                         locks.append(lock)
                         break
                     }
@@ -101,10 +101,8 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         return hash % shardCount
     }
 
-    private func shardLockPath(_ shard: UInt32) throws -> String {
-        let folder = "\(outputDirectory)/.passforge/index-locks"
-        try AtomicFileSystem.createDirectory(folder)
-        return "\(folder)/\(shard)"
+    private func shardLockPath(_ shard: UInt32) -> String {
+        "\(outputDirectory)/.passforge/index-locks/\(shard)"
     }
 
     /// Writes the indices many changes left, as durable as `apply` one by one
@@ -199,7 +197,7 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         }
         while let (item, temporary) = staged.popLast() {
             // Blocks this thread while a build refreshes: callers run on their own threads (BlockingIO, a serial writer queue).
-            let shardLock = shardLocksHeld ? nil : try IndexFileLock(path: try shardLockPath(Self.shard(of: item.device)), blocking: true)
+            let shardLock = shardLocksHeld ? nil : try FileLock.acquire(shardLockPath(Self.shard(of: item.device)), blocking: true)
             defer { shardLock?.release() }
             try lock(for: item.device).withLock {
                 guard item.revision.map({ claim(item.relative, revision: $0) }) ?? true else {
@@ -267,29 +265,5 @@ public protocol UpdateTags: Sendable {
 extension BuildState: UpdateTags {
     public func updateTag(type: String, serial: String) -> Int64? {
         passes["\(type)/\(serial)"]?.updateTag
-    }
-}
-
-/// An exclusive `flock` held until `release()`; the kernel drops it if the process dies.
-public final class IndexFileLock: Sendable {
-    private let descriptor: Int32
-
-    /// Nil when another open file holds the lock and `blocking` is false.
-    init?(path: String, blocking: Bool) throws {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw BuildError.message("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
-        while flock(descriptor, blocking ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
-            let failure = errno
-            if failure == EINTR { continue }
-            close(descriptor)
-            if failure == EWOULDBLOCK { return nil }
-            throw BuildError.message("cannot lock \(path): \(String(cString: strerror(failure)))")
-        }
-        self.descriptor = descriptor
-    }
-
-    public func release() {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
     }
 }

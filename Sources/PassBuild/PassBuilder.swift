@@ -27,7 +27,10 @@ public struct PassBuilder: Sendable {
         let started = Date()
         var report = BuildReport()
         try AtomicFileSystem.createDirectory(tree.stateDirectory)
-        let lock = try BuildLock(path: "\(tree.stateDirectory)/build.lock")
+        let lockPath = "\(tree.stateDirectory)/build.lock"
+        guard let lock = try FileLock.acquire(lockPath, blocking: false) else {
+            throw BuildError.message("another passforge build is running on this output folder (\(lockPath) is locked); wait for it to finish")
+        }
         defer { lock.release() }
         report.rolledForward = try tree.rollForward()
         if report.rolledForward { progress(.note("finished the previous build, which was interrupted")) }
@@ -143,21 +146,3 @@ final class ProgressThrottle: @unchecked Sendable {
     }
 }
 
-/// One build at a time per output tree: a second one waits for nothing and says so.
-final class BuildLock: @unchecked Sendable {
-    private let fd: Int32
-
-    init(path: String) throws {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw BuildError.message("cannot open \(path): \(String(cString: strerror(errno)))") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            throw BuildError.message("another passforge build is running on this output folder (\(path) is locked); wait for it to finish")
-        }
-    }
-
-    func release() {
-        flock(fd, LOCK_UN)
-        close(fd)
-    }
-}

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import GRDB
 
@@ -226,7 +227,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     }
 
     public func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        let lock = try FileLock(path: path + ".push-lock")
+        guard let lock = try FileLock.acquire(path + ".push-lock", blocking: false) else { throw PushLockBusy() }
         defer { lock.release() }
         return try await body()
     }

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive `flock` on a file, held until `release()`; the kernel drops
+/// it when the process dies, so a killed process never leaves it held. The
+/// one lock of every cross-process guard: one build per tree, one push run
+/// per store, one index writer per device shard.
+public final class FileLock: Sendable {
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    private let descriptor: Int32
+
+    private init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Takes the lock on `path`, creating the file (and its folder) when
+    /// missing. Nil when another open file holds it and `blocking` is false.
+    public static func acquire(_ path: String, blocking: Bool) throws(Failure) -> FileLock? {
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if descriptor < 0, errno == ENOENT {
+            let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            do { try AtomicFileSystem.createDirectory(folder) } catch { throw Failure(description: "cannot create \(folder): \(error)") }
+            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        }
+        guard descriptor >= 0 else { throw Failure(description: "cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
+        while flock(descriptor, blocking ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
+            let failure = errno
+            if failure == EINTR { continue }
+            close(descriptor)
+            if failure == EWOULDBLOCK { return nil }
+            throw Failure(description: "cannot lock \(path): \(String(cString: strerror(failure)))")
+        }
+        return FileLock(descriptor: descriptor)
+    }
+
+    public func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}
