@@ -4,7 +4,7 @@
 SWIFT ?= swift
 # libssl-dev/libzip-dev/libsqlite3-dev/pkg-config: build; openssl/unzip/sqlite3: tests check with the real tools;
 # nginx: the deployment test runs deploy/nginx-passforge.conf; wrk: the serve benchmark's load generator.
-APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx
+APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx openssh-server rsync
 BENCH_PACKAGES := wrk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -6,7 +6,6 @@ import PackageDescription
 // RegistrationStore ← PassBuild (device indices) ← PassServer, PassPush ← passforge.
 let package = Package(
     name: "passforge",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "passforge", targets: ["passforge"]),
     ],
@@ -39,8 +38,11 @@ let package = Package(
             providers: [.apt(["libzip-dev"])]
         ),
 
+        // The glibc calls Swift's Glibc module does not export: syncfs, mallopt.
+        .target(name: "CSystemCalls"),
+
         // Whole-file writes that are never seen half-done, shared by every writer.
-        .target(name: "AtomicFiles"),
+        .target(name: "AtomicFiles", dependencies: ["CSystemCalls"]),
 
         // pass.json model and every Apple rule; no I/O.
         .target(name: "PassModel"),
@@ -52,7 +54,7 @@ let package = Package(
         // manifest.json, CMS signature (OpenSSL), zip (libzip): the bytes of a .pkpass.
         .target(
             name: "PassPackage",
-            dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", "CSystemCalls", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The build: incremental plan, parallel signing, build state, atomic output tree, device indices.
         .target(
@@ -62,12 +64,25 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Devices, push tokens, registrations, the push queue: a protocol, SQLite (GRDB) and PostgreSQL (postgres-nio).
+        // A batching queue (one drainer, shared batches) and a bounded task-group map. (Not
+        // "ConcurrencyHelpers": swift-service-lifecycle has a target of that name.)
+        .target(name: "ConcurrencySupport"),
+        // Devices, push tokens, registrations, the push queue, device logs: the protocols and
+        // their values, no database driver. `migrate-store`'s copy (StoreMigration).
+        .target(name: "RegistrationStore", dependencies: ["ConcurrencySupport"]),
+        // The registration store in one SQLite file (GRDB), with group commit.
         .target(
-            name: "RegistrationStore",
+            name: "SQLiteRegistrationStore",
             dependencies: [
-                "AtomicFiles",
+                "AtomicFiles", "ConcurrencySupport", "RegistrationStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The registration store on a PostgreSQL server (postgres-nio), shared by several servers.
+        .target(
+            name: "PostgresRegistrationStore",
+            dependencies: [
+                "RegistrationStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -79,9 +94,10 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "AtomicFiles", "PassBuild", "RegistrationStore",
+                "AtomicFiles", "ConcurrencySupport", "PassBuild", "RegistrationStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -99,14 +115,19 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // `passforge publish` and `build --state-from`: the build-owned tree to a folder or over rsync/ssh.
+        .target(name: "PassPublish", dependencies: ["AtomicFiles", "PassBuild"]),
         // The command-line tool: thin, calls the libraries.
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "PassBuild", "PassModel", "PassPackage", "PassPush", "PassServer", "RegistrationStore",
+                "PassBuild", "PassModel", "PassPackage", "PassPublish", "PassPush", "PassServer",
+                "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -134,18 +155,23 @@ let package = Package(
 
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
         .testTarget(name: "PassContentTests", dependencies: ["PassContent"]),
-        .testTarget(name: "PassPackageTests", dependencies: ["PassPackage"]),
-        .testTarget(name: "PassBuildTests", dependencies: ["AtomicFiles", "PassBuild", "TestSupport"]),
+        .testTarget(name: "PassPackageTests", dependencies: ["AtomicFiles", "PassPackage", "TestSupport"]),
+        .testTarget(
+            name: "PassBuildTests",
+            dependencies: ["AtomicFiles", "PassBuild", "PassContent", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport"]
+        ),
         .testTarget(name: "PassforgeCLITests", dependencies: ["passforge", "PassBuild", "TestSupport"]),
+        .testTarget(name: "PassPublishTests", dependencies: ["PassPublish", "PassBuild", "AtomicFiles", "TestSupport", "passforge"]),
         .testTarget(
             name: "RegistrationStoreTests",
             dependencies: [
-                "RegistrationStore", "TestSupport",
+                "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore", "TestSupport",
                 // An administrator's connection: CREATE DATABASE per test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport"]),
         .testTarget(
             name: "PassPushTests",
             dependencies: [
@@ -157,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "PassServerTests",
             dependencies: [
-                "PassServer", "RegistrationStore", "PassBuild", "TestSupport", "passforge", "MockAPNs",
+                "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "TestSupport", "passforge", "MockAPNs",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,11 +1,14 @@
+import CSystemCalls
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// File operations that never leave a half-written file behind
-/// (DESIGN.md "Atomic writes": temporary file in the same file system,
-/// fsync, rename).
+/// File operations that never leave a half-written file behind: each file is
+/// written to a temporary file in the same folder (so the same file system),
+/// flushed with fsync, then renamed over the old one, and the folder is
+/// flushed so the rename survives a crash. A reader sees the old file or the
+/// new one, never part of either.
 public enum AtomicFileSystem {
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public var path: String
@@ -76,8 +79,16 @@ public enum AtomicFileSystem {
         try rename(temporary, to: link)
     }
 
+    /// Removes the file at `path`; a file already gone is no error.
     public static func remove(_ path: String) throws(Failure) {
         guard unlink(path) == 0 || errno == ENOENT else { throw Failure(path: path, operation: "remove", code: errno) }
+    }
+
+    /// Removes the folder at `path` if it is empty; returns whether it did.
+    /// A folder that still holds files (or is gone) is left as it is.
+    @discardableResult
+    public static func removeEmptyDirectory(_ path: String) -> Bool {
+        rmdir(path) == 0
     }
 
     public static func createDirectory(_ path: String) throws(Failure) {
@@ -106,7 +117,7 @@ public enum AtomicFileSystem {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, operation: "open folder", code: errno) }
         defer { close(fd) }
-        guard linuxSyncFS(fd) == 0 else { throw Failure(path: path, operation: "sync", code: errno) }
+        guard passforge_syncfs(fd) == 0 else { throw Failure(path: path, operation: "sync", code: errno) }
     }
 
     public static func readFile(_ path: String) -> [UInt8]? {
@@ -114,34 +125,4 @@ public enum AtomicFileSystem {
     }
 
     private static let temporaryCounter = Counter()
-
-    /// Runs `body` holding an exclusive `flock` on `path` (created if needed),
-    /// so that concurrent processes do not each create their own files.
-    public static func withExclusiveLock<Result, Failure: Error>(
-        at path: String, _ body: () throws(Failure) -> Result
-    ) throws(Failure) -> Result? {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX) == 0 else { return nil }
-        defer { _ = flock(descriptor, LOCK_UN) }
-        return try body()
-    }
 }
-
-/// A thread-safe counter.
-public final class Counter: @unchecked Sendable {
-    public init() {}
-    private let lock = NSLock()
-    private var value = 0
-    public func increment() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value
-    }
-}
-
-/// syncfs(2) is in glibc but not in Swift's Glibc module map.
-@_silgen_name("syncfs")
-private func linuxSyncFS(_ fd: Int32) -> Int32

@@ -81,7 +81,7 @@ public struct BuildState: Codable, Sendable, Equatable {
         removedPasses = try container.decodeIfPresent([String: RemovedPassRecord].self, forKey: .removedPasses) ?? [:]
     }
 
-    /// The strong ETag of a file's bytes (DESIGN.md "Update tags"): the first
+    /// The strong ETag of a file's bytes: the first
     /// 128 bits of its SHA-256, quoted. The build records it; the server sends it.
     public static func etag(of bytes: [UInt8]) -> String {
         "\"" + String(sha256Hex(bytes).prefix(32)) + "\""

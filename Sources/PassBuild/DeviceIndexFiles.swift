@@ -2,11 +2,12 @@ import AtomicFiles
 import Foundation
 import PassModel
 import RegistrationStore
+import Synchronization
 
 /// The per-device index files of the output tree,
 /// `v1/devices/<device>/registrations/<passTypeIdentifier>`: Apple's
 /// SerialNumbers object, so that a static host answers "Get the List of
-/// Updatable Passes" too (DESIGN.md "Output tree", "Static host and live server").
+/// Updatable Passes" (Apple's "Wallet Passes" web service reference) too.
 ///
 /// A static host cannot filter by `passesUpdatedSince`, so the file lists
 /// every built pass the device holds, with `lastUpdated` the greatest of
@@ -17,12 +18,13 @@ import RegistrationStore
 /// carries the store's revision, and one older than the last written is
 /// skipped. The methods block on the disk: call them off the cooperative
 /// thread pool.
-public final class DeviceIndexFiles: @unchecked Sendable {
+public final class DeviceIndexFiles: Sendable {
     public let outputDirectory: String
-    /// Writes of one device never overlap (its folders come and go with its files).
+    /// Writes of one device never overlap (its folders come and go with its
+    /// files); these guard file operations, not a value.
     private let locks = (0..<64).map { _ in NSLock() }
-    private var written: [String: Int64] = [:]
-    private let writtenLock = NSLock()
+    /// The last revision written of each index, by relative path.
+    private let written = Mutex<[String: Int64]>([:])
 
     public init(outputDirectory: String) {
         self.outputDirectory = outputDirectory
@@ -44,21 +46,6 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         }
         guard !listed.isEmpty else { return nil }
         return SerialNumbersBody(serialNumbers: listed, lastUpdated: lastUpdated).encoded()
-    }
-
-    /// Writes (or removes) the index one change left: temporary file, fsync,
-    /// rename, fsync of the folder (`AtomicFileSystem.write`).
-    public func apply(_ change: RegistrationChange, snapshot: some UpdateTags) throws {
-        let relative = Self.relativePath(device: change.index.device, passTypeIdentifier: change.index.passTypeIdentifier)
-        try lock(for: change.index.device).withLock {
-            guard claim(relative, revision: change.revision) else { return }
-            if let bytes = Self.render(serialNumbers: change.index.serialNumbers, passTypeIdentifier: change.index.passTypeIdentifier, snapshot: snapshot) {
-                try AtomicFileSystem.write(bytes, to: "\(outputDirectory)/\(relative)")
-            } else {
-                try AtomicFileSystem.remove("\(outputDirectory)/\(relative)")
-                removeEmptyFolders(device: change.index.device)
-            }
-        }
     }
 
     /// All 64 shard locks, in order: a build's refresh reads and writes the
@@ -105,10 +92,12 @@ public final class DeviceIndexFiles: @unchecked Sendable {
         "\(outputDirectory)/.passforge/index-locks/\(shard)"
     }
 
-    /// Writes the indices many changes left, as durable as `apply` one by one
-    /// but with two syncs of the file system in all instead of two fsyncs per
-    /// file: every new file is written and flushed before any is renamed, and
-    /// the renames are flushed before this returns.
+    /// Writes the indices many changes left, as durable as an atomic write of
+    /// each (temporary file, fsync, rename, fsync of the folder) but with two
+    /// syncs of the file system in all instead of two fsyncs per file: every
+    /// new file is written and flushed before any is renamed, and the renames
+    /// are flushed before this returns. Changes older than the last written
+    /// revision of their index are skipped.
     public func applyAll<Tags: UpdateTags>(_ changes: [(change: RegistrationChange, snapshot: Tags)]) throws {
         // Within the batch, only the newest change of each index matters.
         var newest: [String: (change: RegistrationChange, snapshot: Tags)] = [:]
@@ -178,7 +167,7 @@ public final class DeviceIndexFiles: @unchecked Sendable {
     private func commit(_ items: [Pending], shardLocksHeld: Bool = false) throws {
         guard !items.isEmpty else { return }
         var staged: [(item: Pending, temporary: String?)] = []
-        defer { for case (_, let temporary?) in staged { unlink(temporary) } }
+        defer { for case (_, let temporary?) in staged { try? AtomicFileSystem.remove(temporary) } }
         for item in items {
             guard let bytes = item.bytes else {
                 staged.append((item, nil))
@@ -201,7 +190,7 @@ public final class DeviceIndexFiles: @unchecked Sendable {
             defer { shardLock?.release() }
             try lock(for: item.device).withLock {
                 guard item.revision.map({ claim(item.relative, revision: $0) }) ?? true else {
-                    if let temporary { unlink(temporary) }
+                    if let temporary { try? AtomicFileSystem.remove(temporary) }
                     return
                 }
                 if let temporary {
@@ -219,7 +208,7 @@ public final class DeviceIndexFiles: @unchecked Sendable {
 
     /// Records `revision` as written for `relative`, unless a newer one was. Call with the device's lock held.
     private func claim(_ relative: String, revision: Int64) -> Bool {
-        writtenLock.withLock {
+        written.withLock { written in
             if let last = written[relative], last >= revision { return false }
             // Bounded memory: the map matters only while writes of one index overlap.
             if written.count > 100_000 { written.removeAll(keepingCapacity: true) }
@@ -235,8 +224,8 @@ public final class DeviceIndexFiles: @unchecked Sendable {
     /// `v1/devices/<device>/registrations/` and `v1/devices/<device>/` go with their last file.
     private func removeEmptyFolders(device: String) {
         let deviceFolder = "\(outputDirectory)/v1/devices/\(device)"
-        rmdir("\(deviceFolder)/registrations")
-        rmdir(deviceFolder)
+        AtomicFileSystem.removeEmptyDirectory("\(deviceFolder)/registrations")
+        AtomicFileSystem.removeEmptyDirectory(deviceFolder)
     }
 }
 

@@ -1,7 +1,8 @@
 import AtomicFiles
 import Foundation
 
-/// The output tree of DESIGN.md, and the one way it changes: stage every new
+/// The output folder — `v1/passes/<type>/<serial>`, `download/…`, the device
+/// indices and `.passforge/state.json` — and the one way it changes: stage every new
 /// file, flush them, write a journal, move them into place, commit the state.
 ///
 /// A build killed before the journal is written leaves the previous tree as
@@ -118,7 +119,7 @@ public struct OutputTree: Sendable {
         var folder = (path as NSString).deletingLastPathComponent
         let stop = ["\(directory)/v1/passes", "\(directory)/download", "\(directory)/v1", directory]
         while !stop.contains(folder), let entries = try? FileManager.default.contentsOfDirectory(atPath: folder), entries.isEmpty {
-            rmdir(folder)
+            AtomicFileSystem.removeEmptyDirectory(folder)
             folder = (folder as NSString).deletingLastPathComponent
         }
     }

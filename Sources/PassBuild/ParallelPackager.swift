@@ -3,6 +3,7 @@ import Crypto
 import Dispatch
 import Foundation
 import PassPackage
+import Synchronization
 
 /// Packages and signs passes on every core, staging each result at once so
 /// that memory stays flat however many passes there are.
@@ -51,16 +52,15 @@ struct ParallelPackager {
 }
 
 /// Fixed slots written by exactly one worker each, read after all finish.
-final class ResultSlots<Value>: @unchecked Sendable {
-    private var storage: [Value?]
-    private let lock = NSLock()
+final class ResultSlots<Value: Sendable>: Sendable {
+    private let storage: Mutex<[Value?]>
 
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
+    init(count: Int) { storage = Mutex(Array(repeating: nil, count: count)) }
 
     subscript(index: Int) -> Value? {
-        get { lock.withLock { storage[index] } }
-        set { lock.withLock { storage[index] = newValue } }
+        get { storage.withLock { $0[index] } }
+        set { storage.withLock { $0[index] = newValue } }
     }
 
-    var values: [Value?] { lock.withLock { storage } }
+    var values: [Value?] { storage.withLock { $0 } }
 }

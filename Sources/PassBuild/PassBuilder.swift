@@ -3,6 +3,7 @@ import Foundation
 import PassContent
 import PassModel
 import PassPackage
+import Synchronization
 
 /// `passforge build` and `passforge validate`: content in, output tree out.
 public struct PassBuilder: Sendable {
@@ -50,7 +51,8 @@ public struct PassBuilder: Sendable {
             return report
         }
 
-        // DESIGN.md "Update tags": milliseconds of this build, strictly greater than any before.
+        // The update tag: milliseconds of this build, strictly greater than any before,
+        // so that a device's passesUpdatedSince never misses a change.
         let now = Int64(started.timeIntervalSince1970 * 1000)
         let tag = max(now, state.lastUpdateTag + 1)
         report.updateTag = plan.jobs.isEmpty ? nil : tag
@@ -122,10 +124,8 @@ public struct PassBuilder: Sendable {
 }
 
 /// Reports signing progress at most a few times a second.
-final class ProgressThrottle: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = 0
-    private var last = Date.distantPast
+final class ProgressThrottle: Sendable {
+    private let progress = Mutex(Progress())
     private let total: Int
     private let report: @Sendable (BuildProgress) -> Void
 
@@ -134,13 +134,18 @@ final class ProgressThrottle: @unchecked Sendable {
         self.report = report
     }
 
+    private struct Progress {
+        var done = 0
+        var lastReport = Date.distantPast
+    }
+
     func step() {
-        let snapshot: Int? = lock.withLock {
-            done += 1
+        let snapshot: Int? = progress.withLock { progress in
+            progress.done += 1
             let now = Date()
-            guard now.timeIntervalSince(last) >= 0.5 || done == total else { return nil }
-            last = now
-            return done
+            guard now.timeIntervalSince(progress.lastReport) >= 0.5 || progress.done == total else { return nil }
+            progress.lastReport = now
+            return progress.done
         }
         if let snapshot { report(.signing(done: snapshot, total: total)) }
     }

@@ -4,48 +4,6 @@ import PassContent
 import PassModel
 import PassPackage
 
-/// Templates loaded once each, shared by the threads that render passes.
-final class TemplateCache: @unchecked Sendable {
-    private let loader: TemplateLoader
-    private let lock = NSLock()
-    private var templates: [String: Result<(template: Template, fingerprint: String), ContentErrors>] = [:]
-    private var reported: [ContentDiagnostic] = []
-    private var imageDiagnostics: [String: [Diagnostic]] = [:]
-
-    init(loader: TemplateLoader) { self.loader = loader }
-
-    /// Template problems and warnings, once per template however many passes use it.
-    var diagnostics: [ContentDiagnostic] { lock.withLock { reported } }
-
-    /// The template and a hash of every byte it is made of.
-    func template(named name: String) -> Result<(template: Template, fingerprint: String), ContentErrors> {
-        lock.withLock {
-            if let cached = templates[name] { return cached }
-            let result = loader.load(name).map { template -> (template: Template, fingerprint: String) in
-                var hasher = FingerprintHasher()
-                hasher.add("pass.json", template.passJSONBytes)
-                for file in template.files { hasher.add(file.name, file.bytes) }
-                return (template, hasher.finalize())
-            }
-            switch result {
-            case .success(let loaded): reported += loaded.template.warnings
-            case .failure(let errors) where errors.diagnostics.first?.rule != "template.missing": reported += errors.diagnostics
-            case .failure: break
-            }
-            templates[name] = result
-            return result
-        }
-    }
-
-    /// Image rules depend only on the files and the style: checked once per template and style.
-    func imageDiagnostics(key: String, _ compute: () -> [Diagnostic]) -> [Diagnostic] {
-        if let cached = lock.withLock({ imageDiagnostics[key] }) { return cached }
-        let result = compute()
-        lock.withLock { imageDiagnostics[key] = result }
-        return result
-    }
-}
-
 /// Renders and validates one pass definition; safe to call from many threads.
 struct PassEvaluator: Sendable {
     /// Bumped when rendering changes, so every pass is rebuilt once.
@@ -139,7 +97,7 @@ struct PassEvaluator: Sendable {
         }
         let type = rendered.passTypeIdentifier ?? ""
 
-        // DESIGN.md: the token is derived unless the pass sets one.
+        // The token is derived from the token secret unless the pass sets one.
         if let webService = rendered.source["webServiceURL"] {
             evaluation.tokenLocation = webService.location
             if let token = rendered.source["authenticationToken"]?.stringValue {
@@ -214,37 +172,5 @@ struct PassEvaluator: Sendable {
         hasher.add("identity", identity)
         hasher.add("images", imagesHash)
         return hasher.finalize()
-    }
-}
-
-/// pass-format-notes.md "Certificates": a pass whose passTypeIdentifier or
-/// teamIdentifier does not match the certificate fails on the device.
-enum CertificateCheck {
-    static func diagnostics(_ resolved: SigningIdentities.Resolved, type: String, team: String, rendered: RenderedPass, now: Date = Date()) -> [ContentDiagnostic] {
-        let certificate = resolved.identity.certificate
-        let typeLocation = rendered.source.location(at: ["passTypeIdentifier"])
-        var problems: [ContentDiagnostic] = []
-        if certificate.userID != type {
-            problems.append(.error(at: typeLocation, keyPath: ["passTypeIdentifier"], rule: "signing.pass-type",
-                                   "the signing certificate (\(certificate.subject)) is for \(certificate.userID ?? "no pass type"), not \(type); a pass signed with it fails on the device. Use the certificate of \(type) (`signing:` in passforge.yml or PASSFORGE_SIGNING_CERTIFICATE), or fix passTypeIdentifier"))
-        }
-        if certificate.organizationalUnit != team {
-            problems.append(.error(at: rendered.source.location(at: ["teamIdentifier"]), keyPath: ["teamIdentifier"], rule: "signing.team",
-                                   "the signing certificate belongs to team \(certificate.organizationalUnit ?? "(none)"), not \(team); set teamIdentifier to the certificate's team (its subject OU)"))
-        }
-        if !certificate.isValid(at: now) {
-            let expired = certificate.notAfter < now
-            problems.append(.error(at: typeLocation, keyPath: ["passTypeIdentifier"], rule: "signing.expired",
-                                   expired ? "the signing certificate for \(type) expired on \(iso8601(certificate.notAfter)); passes signed with it do not install. Renew the Pass Type ID certificate in the Apple Developer portal"
-                                   : "the signing certificate for \(type) is not valid before \(iso8601(certificate.notBefore)); check the machine's clock"))
-        } else if certificate.notAfter.timeIntervalSince(now) < 30 * 86_400 {
-            problems.append(.warning(at: typeLocation, keyPath: ["passTypeIdentifier"], rule: "signing.expiring",
-                                     "the signing certificate for \(type) expires on \(iso8601(certificate.notAfter)); renew it soon"))
-        }
-        if rendered.source["nfc"] != nil, certificate.commonName?.contains("NFC") != true, !resolved.isDevelopment {
-            problems.append(.warning(at: rendered.source.location(at: ["nfc"]), keyPath: ["nfc"], rule: "signing.nfc",
-                                     "the pass has an nfc dictionary but the certificate (\(certificate.commonName ?? certificate.subject)) is not an NFC-enabled Pass Type ID certificate; the NFC payload will not work"))
-        }
-        return problems
     }
 }

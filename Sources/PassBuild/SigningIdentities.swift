@@ -1,11 +1,12 @@
 import Foundation
 import PassContent
 import PassPackage
+import Synchronization
 
 /// Finds the identity that signs each pass type: passforge.yml `signing:`
 /// first, then the PASSFORGE_SIGNING_* environment, then (outside CI, or
 /// with --development-signing) the development chain.
-public final class SigningIdentities: @unchecked Sendable {
+public final class SigningIdentities: Sendable {
     public struct Resolved: Sendable {
         public var identity: SigningIdentity
         public var isDevelopment: Bool
@@ -14,30 +15,36 @@ public final class SigningIdentities: @unchecked Sendable {
     }
 
     private let settings: BuildSettings
-    private let lock = NSLock()
-    private var cache: [String: Result<Resolved, BuildError>] = [:]
-    private var defaultIdentity: Result<Resolved, BuildError>?
+    /// Each identity resolved once; held while one is resolved.
+    private let resolved = Mutex(Cache())
+
+    private struct Cache {
+        var byType: [String: Result<Resolved, BuildError>] = [:]
+        /// The PASSFORGE_SIGNING_CERTIFICATE identity, loaded once for every type.
+        var defaultIdentity: Result<Resolved, BuildError>?
+    }
 
     public init(settings: BuildSettings) { self.settings = settings }
 
     var usedDevelopmentSigning: Bool {
-        lock.withLock { cache.values.contains { (try? $0.get())?.isDevelopment == true } }
+        resolved.withLock { $0.byType.values.contains { (try? $0.get())?.isDevelopment == true } }
     }
 
     /// The identity for passes of `passTypeIdentifier` by team `teamIdentifier`.
     public func identity(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
         let key = "\(passTypeIdentifier)\u{0}\(teamIdentifier)"
-        return lock.withLock {
-            if let cached = cache[key] { return cached }
-            let result = resolve(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier)
-            cache[key] = result
+        return resolved.withLock { cache in
+            if let cached = cache.byType[key] { return cached }
+            let result = resolve(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, defaultIdentity: &cache.defaultIdentity)
+            cache.byType[key] = result
             return result
         }
     }
 
     private var environment: [String: String] { settings.environment }
 
-    private func resolve(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
+    private func resolve(passTypeIdentifier: String, teamIdentifier: String,
+                         defaultIdentity: inout Result<Resolved, BuildError>?) -> Result<Resolved, BuildError> {
         let password = environment["PASSFORGE_SIGNING_PASSWORD"]
         let wwdr = environment["PASSFORGE_WWDR_CERTIFICATE"].flatMap { $0.isEmpty ? nil : $0 }
         if let files = settings.configuration.signing[passTypeIdentifier] {

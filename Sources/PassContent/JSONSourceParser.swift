@@ -7,7 +7,7 @@ public enum JSONSourceParser {
         do {
             return convert(try JSONSyntaxParser.parse(bytes), file: file)
         } catch {
-            let rule = error.message.contains("appears twice") ? "json.duplicate-key" : "json.syntax"
+            let rule = error.kind == .duplicateKey ? "json.duplicate-key" : "json.syntax"
             throw .error(at: SourceLocation(file: file, line: error.line, column: error.column), rule: rule,
                          "invalid JSON: \(error.message); fix the file so that it is valid JSON")
         }

@@ -4,7 +4,8 @@ import PassModel
 /// `passforge.yml`: project-wide defaults for every pass, and which
 /// certificate signs which pass type. Secrets never live here.
 public struct ProjectConfiguration: Sendable {
-    /// The signing files for one pass type (DESIGN.md "Defaults from passforge.yml").
+    /// The signing files for one pass type, from `signing:` in passforge.yml:
+    /// the certificate (PEM, DER or .p12) and, when it is a separate file, the key.
     public struct SigningFiles: Sendable, Hashable {
         public var certificate: String
         public var key: String?
@@ -67,7 +68,7 @@ public struct ProjectConfiguration: Sendable {
                     continue
                 }
                 for entry in entries {
-                    let path: KeyPath = ["signing", .key(entry.key)]
+                    let path: JSONPath = ["signing", .key(entry.key)]
                     guard let certificate = entry.value["certificate"]?.stringValue else {
                         problems.append(.error(at: entry.value.location, keyPath: path, rule: "config.signing",
                                                "signing for \(entry.key) needs `certificate: PATH` (PEM, DER or .p12)"))
@@ -89,7 +90,7 @@ public struct ProjectConfiguration: Sendable {
         return ProjectConfiguration(passDefaults: SourceNode(.object(defaults), at: root.location), signing: signing, file: file)
     }
 
-    private static func secretOrUnknown(_ member: SourceNode.Member, path: KeyPath) -> ContentDiagnostic {
+    private static func secretOrUnknown(_ member: SourceNode.Member, path: JSONPath) -> ContentDiagnostic {
         let lowered = member.key.lowercased()
         if ["password", "secret", "token", "passphrase"].contains(where: lowered.contains) {
             return .error(at: member.keyLocation, keyPath: path, rule: "config.secret",

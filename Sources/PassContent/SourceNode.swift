@@ -85,7 +85,7 @@ public struct SourceNode: Sendable, Hashable {
 
     /// Where the value at `keyPath` was written; the nearest enclosing value
     /// when the path does not exist (e.g. for a missing required key).
-    public func location(at keyPath: KeyPath) -> SourceLocation {
+    public func location(at keyPath: JSONPath) -> SourceLocation {
         var node = self
         for component in keyPath.components {
             switch (component, node.kind) {
@@ -103,7 +103,7 @@ public struct SourceNode: Sendable, Hashable {
     }
 
     /// Deep merge with locations: objects merge key by key, anything else is
-    /// replaced by `overlay` (DESIGN.md: "objects merge, arrays replace").
+    /// replaced by `overlay`: objects merge, arrays replace.
     public func merging(_ overlay: SourceNode) -> SourceNode {
         guard case .object(var base) = kind, case .object(let top) = overlay.kind else { return overlay }
         for member in top {

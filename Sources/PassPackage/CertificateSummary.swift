@@ -12,10 +12,10 @@ public struct CertificateSummary: Sendable, Hashable {
     /// The subject's common name (CN), e.g. `Pass Type ID: pass.com.example`.
     public var commonName: String?
     /// The subject's UID (OID 0.9.2342.19200300.100.1.1). Apple puts the
-    /// pass type identifier here (pass-format-notes.md, "Certificates").
+    /// pass type identifier here in a Pass Type ID certificate.
     public var userID: String?
     /// The subject's organizational unit (OU). Apple puts the Team ID here
-    /// (pass-format-notes.md, "Certificates").
+    /// in a Pass Type ID certificate.
     public var organizationalUnit: String?
     /// The subject's organization (O).
     public var organization: String?
@@ -60,18 +60,5 @@ public struct CertificateSummary: Sendable, Hashable {
     /// Whether `date` lies within the validity period.
     public func isValid(at date: Date) -> Bool {
         notBefore <= date && date <= notAfter
-    }
-}
-
-extension Sequence where Element == UInt8 {
-    /// Lowercase hexadecimal, two digits per byte.
-    var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var characters: [UInt8] = []
-        for byte in self {
-            characters.append(digits[Int(byte >> 4)])
-            characters.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: characters, as: UTF8.self)
     }
 }

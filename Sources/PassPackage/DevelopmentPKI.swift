@@ -2,13 +2,15 @@ import AtomicFiles
 import Foundation
 
 /// A local certificate chain for building passes without Apple signing
-/// material (DESIGN.md, "With no signing material").
+/// material: a build with no certificate configured (outside CI) signs with
+/// it, so that passes can be built, inspected and served before the Apple
+/// Developer account is set up.
 ///
 /// It mirrors Apple's: a self-signed root ("passforge Development Root"), an
 /// intermediate in the place of WWDR ("passforge Development WWDR"), and per
 /// pass type identifier and team a Pass Type ID-style leaf whose subject
-/// carries `UID` = pass type identifier and `OU` = Team ID, as Apple's do
-/// (pass-format-notes.md, "Certificates"). Passes signed with it are
+/// carries `UID` = pass type identifier and `OU` = Team ID, as Apple's Pass
+/// Type ID certificates do. Passes signed with it are
 /// well-formed but no device will install them: the root is not Apple's.
 ///
 /// Everything is created once under `directory` as PEM files (keys with mode
@@ -50,11 +52,12 @@ public struct DevelopmentPKI: Sendable {
         } catch {
             throw .cannotCreateDirectory(path: directory, reason: (error as NSError).localizedDescription)
         }
-        let locked = try AtomicFileSystem.withExclusiveLock(at: path(".lock")) { () throws(DevelopmentPKIError) in
-            try makeIdentity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, now: now)
-        }
-        guard let locked else { throw .cannotLock(path: path(".lock")) }
-        return locked
+        // Concurrent processes must not each create their own files.
+        let lock: FileLock?
+        do { lock = try FileLock.acquire(path(".lock"), blocking: true) } catch { lock = nil }
+        guard let lock else { throw .cannotLock(path: path(".lock")) }
+        defer { lock.release() }
+        return try makeIdentity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, now: now)
     }
 
     private func makeIdentity(
@@ -85,7 +88,7 @@ public struct DevelopmentPKI: Sendable {
             ),
             issuer: root, now: now
         )
-        // Apple's subject order: UID, CN, OU, O (pass-format-notes.md, "Certificates").
+        // The subject order of Apple's Pass Type ID certificates: UID, CN, OU, O.
         let leaf = try credential(
             named: "pass-" + Self.fileNameComponent(passTypeIdentifier) + "-" + Self.fileNameComponent(teamIdentifier),
             request: .init(

@@ -3,8 +3,7 @@ import Foundation
 
 /// `manifest.json`: every file of a pass mapped to the lowercase hex SHA-1 of
 /// its bytes, except `manifest.json` and `signature` themselves
-/// (pass-format-notes.md, "manifest.json"; Apple, PassKit Package Format
-/// Reference, "Manifest"). SHA-1 is what Wallet checks; it is not a choice.
+/// (Apple, PassKit Package Format Reference, "Manifest"). SHA-1 is what Wallet checks; it is not a choice.
 public struct Manifest: Sendable, Hashable {
     public static let fileName = "manifest.json"
     public static let signatureFileName = "signature"

@@ -192,7 +192,7 @@ public struct PassInspection: Sendable {
     }
 
     /// A pass whose passTypeIdentifier or teamIdentifier does not match the
-    /// certificate fails on device (pass-format-notes.md, "Certificates").
+    /// certificate (its UID and OU) fails on device.
     private mutating func checkIdentifiers(against signer: CertificateSummary) {
         guard let passJSON = files["pass.json"] else { return }
         let object: Any

@@ -3,9 +3,9 @@ import Foundation
 /// Turns the files of a pass into the bytes of a signed `.pkpass`.
 ///
 /// The archive holds the given files, `manifest.json` and `signature`, all at
-/// the zip root (pass-format-notes.md, "Files": a pass wrapped in a folder
-/// shows nothing on the device). Stored and deflated entries both work
-/// ("Zip"); see `Compression` for the trade-off.
+/// the zip root (Apple, PassKit Package Format Reference: a pass wrapped in
+/// a folder shows nothing on the device). Stored and deflated entries both
+/// work; see `Compression` for the trade-off.
 public struct PassPackager: Sendable {
     /// Which entries are deflated.
     public enum Compression: Sendable, Hashable {
@@ -73,8 +73,8 @@ public struct PassPackager: Sendable {
     }
 
     /// Why `name` may not be a file of a pass, or nil when it may: files sit
-    /// at the root, or one level down in a `<lang>.lproj` folder
-    /// (pass-format-notes.md, "Files").
+    /// at the root, or one level down in a `<lang>.lproj` folder (Apple,
+    /// PassKit Package Format Reference, "Localizing a Pass").
     static func layoutProblem(_ name: String) -> String? {
         guard ZipArchive.isSafeEntryName(name) else {
             return "it must be a relative path without .., empty components or backslashes"

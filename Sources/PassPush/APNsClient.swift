@@ -19,8 +19,8 @@ public protocol APNsSending: Sendable {
 ///
 /// It wraps one async-http-client `HTTPClient` whose pool keeps a single
 /// long-lived HTTP/2 connection with many concurrent streams, as Apple asks
-/// (pass-format-notes.md: "Keep connections open for hours and honour the
-/// server's maxConcurrentStreams"). How that is ensured, given how the pool works:
+/// (Apple's "Sending notification requests to APNs": keep connections open
+/// for hours, and honour the server's maximum of concurrent streams). How that is ensured, given how the pool works:
 ///
 /// - The client runs on **one event loop**. AHC's HTTP/2 pool keeps at most one
 ///   connection per event loop for general requests; with several loops a
@@ -53,7 +53,8 @@ public final class APNsClient: APNsSending {
     /// (with the full token in the path) and whole TLS configurations.
     private static let httpLogger = Logger(label: "passforge.apns.ahc", factory: { _ in SwiftLogNoOpLogHandler() })
     private let requestTimeout: TimeAmount
-    /// Pass pushes carry an empty JSON object (pass-format-notes.md); one shared buffer.
+    /// Pass pushes carry an empty JSON object ("Adding a Web Service to Update
+    /// Passes"); one shared buffer.
     private let body: ByteBuffer
     private let established = NIOLockedValueBox(0)
 
@@ -71,8 +72,8 @@ public final class APNsClient: APNsSending {
         let tls = try Self.tlsConfiguration(identity: identity, configuration: configuration)
         var http = HTTPClient.Configuration(tlsConfiguration: tls)
         // AHC offers ALPN "h2" then "http/1.1" and always accepts HTTP/1; `send`
-        // rejects any answer that is not HTTP/2 (pass-format-notes.md: "Check that
-        // the response really is HTTP/2").
+        // rejects any answer that is not HTTP/2 (APNs speaks only HTTP/2; an
+        // HTTP/1 answer means something else is listening).
         http.httpVersion = .automatic
         http.redirectConfiguration = .disallow
         http.decompression = .disabled
@@ -107,7 +108,8 @@ public final class APNsClient: APNsSending {
     /// HTTP/2 connections established so far (a new one after each GOAWAY or drop).
     public var connectionsEstablished: Int { established.withLockedValue { $0 } }
 
-    /// `POST {base}/3/device/{token}` with the headers pass-format-notes.md gives.
+    /// `POST {base}/3/device/{token}` with `apns-topic` (the pass type),
+    /// `apns-push-type: background` and `apns-priority: 5`.
     public func send(token: String, topic: String) async throws -> APNsResponse {
         guard Self.isDeviceToken(token) else { throw APNsClientError.malformedToken(redacted(token: token)) }
         guard Self.isTopic(topic) else { throw APNsClientError.invalidTopic(topic) }

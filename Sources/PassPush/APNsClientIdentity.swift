@@ -1,6 +1,7 @@
 /// The TLS client identity APNs authenticates a pass's pushes with: the Pass
-/// Type ID certificate that also signs the pass (pass-format-notes.md, "APNs
-/// for pass updates"), plus its private key.
+/// Type ID certificate that also signs the pass (Apple's "Adding a Web Service
+/// to Update Passes": pass pushes use certificate-based authentication with
+/// that certificate), plus its private key.
 ///
 /// The caller loads the certificate and key (PEM, encrypted PEM or PKCS#12)
 /// elsewhere and hands over unencrypted PEM bytes. They stay in memory: this

@@ -1,7 +1,8 @@
 /// Where and how the APNs client connects. The caller fills it from the
 /// environment (`PASSFORGE_APNS_URL`, `PASSFORGE_APNS_CA_CERTIFICATE`).
 public struct APNsConfiguration: Sendable {
-    /// Apple's production host; passes only ever use production (pass-format-notes.md).
+    /// Apple's production host; Wallet passes only ever use production (there
+    /// is no sandbox for pass type topics).
     public static let productionURL = "https://api.push.apple.com"
 
     /// `https://host[:port]`; the client posts to `{baseURL}/3/device/{token}`.
@@ -15,7 +16,8 @@ public struct APNsConfiguration: Sendable {
     public var connectTimeout: Duration
     /// How long the connection may sit idle before it is closed. Apple asks for
     /// connections kept open for hours, as rapid connect/disconnect looks like an
-    /// attack (pass-format-notes.md); async-http-client's default is only 60 s.
+    /// attack ("Sending notification requests to APNs"); async-http-client's
+    /// default is only 60 s.
     public var idleTimeout: Duration
     public var retryPolicy: APNsRetryPolicy
     /// The most pushes on the wire at once. Keep it at or below the server's

@@ -5,8 +5,9 @@
 /// sender sleeps a uniformly random time in `0...min(maxDelay, baseDelay·2^(n−1))`.
 /// The randomness spreads the retries of many pushes that failed together (a
 /// GOAWAY or a 503 hits every stream on the connection at once), so they do not
-/// come back in a synchronized burst. pass-format-notes.md: "429 retry later",
-/// "500 / 503 retry with backoff".
+/// come back in a synchronized burst. Apple's "Handling notification responses
+/// from APNs": 429 (too many requests) and 500/503 are to be retried later,
+/// with backoff.
 public struct APNsRetryPolicy: Sendable, Equatable {
     /// Attempts per push, the first one included; at least 1.
     public var maxAttempts: Int

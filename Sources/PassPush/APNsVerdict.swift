@@ -12,8 +12,10 @@ import Musl
 import Darwin
 #endif
 
-/// What to do after one attempt at one push, following the table in
-/// pass-format-notes.md ("APNs for pass updates").
+/// What to do after one attempt at one push, following Apple's "Handling
+/// notification responses from APNs": 200 delivered; 410 Unregistered and 400
+/// BadDeviceToken mean a dead token; 429 and 5xx are retried; 403 and other
+/// errors mean every push of the run would fail the same way.
 public enum APNsVerdict: Sendable, Equatable {
     /// 200: APNs took the push.
     case delivered(apnsID: String?)

@@ -5,8 +5,9 @@ import PassBuild
 import RegistrationStore
 
 /// One push run (`passforge push`, `build --push`, `serve --push`): tells the
-/// devices holding passes changed since the last run to fetch them
-/// (DESIGN.md "Push").
+/// devices holding passes changed since the last run to fetch them. Apple's
+/// "Adding a Web Service to Update Passes": one notification per push token
+/// and pass type tells the device to ask for every changed pass of that type.
 ///
 /// What makes it safe to kill and to run twice:
 /// 1. Under the store's push lock, the changes since the push cursor become
@@ -44,6 +45,13 @@ public struct PushRun: Sendable {
         public var plannedPushes: [PushNotification] = []
 
         public var succeeded: Bool { failures.isEmpty && summary.stopReason == nil && summary.leftPending == 0 }
+
+        /// The one line every push reports, in the terminal and in the server's log.
+        public var summaryLine: String {
+            "sent \(summary.sent), succeeded \(summary.succeeded), removed tokens \(summary.tokensInvalid) "
+                + "(\(removedDevices) device\(removedDevices == 1 ? "" : "s")), retried \(summary.retries), "
+                + "failed \(summary.leftPending) (left pending for the next run)"
+        }
     }
 
     public enum Progress: Sendable {
@@ -52,7 +60,7 @@ public struct PushRun: Sendable {
         case sent(done: Int, total: Int)
     }
 
-    public let store: any RegistrationStore
+    public let store: any PushStore
     public let outputDirectory: String
     public let senders: any PushSenderProvider
     public let logger: Logger
@@ -61,7 +69,7 @@ public struct PushRun: Sendable {
     public var completionBatch = 64
     public var completionInterval: Duration = .milliseconds(50)
 
-    public init(store: any RegistrationStore, outputDirectory: String, senders: any PushSenderProvider,
+    public init(store: any PushStore, outputDirectory: String, senders: any PushSenderProvider,
                 logger: Logger = Logger(label: "passforge.push")) {
         self.store = store
         self.outputDirectory = outputDirectory
@@ -210,7 +218,7 @@ extension PushSummary {
 /// Writes outcomes to the store as they come: deliveries in small batches,
 /// dead tokens at once (their devices deleted and index files rewritten).
 actor OutcomeRecorder {
-    let store: any RegistrationStore
+    let store: any PushStore
     let indexFiles: DeviceIndexFiles
     let state: BuildState
     let batch: Int
@@ -221,7 +229,7 @@ actor OutcomeRecorder {
     private(set) var removedDevices = 0
     private(set) var failure: (any Error)?
 
-    init(store: any RegistrationStore, indexFiles: DeviceIndexFiles, state: BuildState, pending: [PendingPush],
+    init(store: any PushStore, indexFiles: DeviceIndexFiles, state: BuildState, pending: [PendingPush],
          batch: Int, logger: Logger) {
         self.store = store
         self.indexFiles = indexFiles
@@ -241,7 +249,8 @@ actor OutcomeRecorder {
                 if completed.count >= batch { try await flush() }
             case .tokenInvalid(let since, _):
                 // APNs: 410 Unregistered or 400 BadDeviceToken. Delete what registered
-                // with this token before it died (pass-format-notes.md "APNs").
+                // with this token before it died (Apple's "Handling notification
+                // responses from APNs": 410 carries the time the token stopped being valid).
                 let changes = try await store.deleteDevices(pushToken: push.pushToken, invalidSince: since?.timeIntervalSince1970)
                 removedDevices += Set(changes.map(\.index.device)).count
                 if !changes.isEmpty {

@@ -66,8 +66,7 @@ public struct PushSummary: Sendable, Equatable {
 /// Outcomes are reported one at a time, in completion order, through an async
 /// callback so the caller can record them durably (e.g. in batches); a push
 /// whose outcome was not recorded as delivered simply stays pending for the
-/// next run (DESIGN.md "Push": "A push that failed is retried by the next push
-/// run. It is never lost").
+/// next run: a push that failed is retried by the next push run, never lost.
 public struct PushSender: Sendable {
     /// Sleeps for a backoff; injectable so tests do not wait.
     public typealias Sleep = @Sendable (Duration) async throws -> Void
@@ -118,7 +117,8 @@ public struct PushSender: Sendable {
     /// one's outcome exactly once through `onOutcome`, serially.
     ///
     /// Repeats of the same (token, topic) are merged into one push
-    /// (pass-format-notes.md, 429: "merge repeat pushes to one token").
+    /// (Apple's "Handling notification responses from APNs": 429
+    /// TooManyRequests means too many pushes to one token; merge them).
     public func send(
         _ notifications: [PushNotification],
         onOutcome: @Sendable (PushOutcome) async -> Void

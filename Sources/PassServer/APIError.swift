@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 
 /// A 4xx (or the rare 5xx) answer: a short JSON body `{"error":"…"}` that
-/// never echoes a token or a request body (DESIGN.md "Input rules").
+/// never echoes a token or a request body, so no input is reflected back.
 public struct APIError: Error, HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
     public var message: String

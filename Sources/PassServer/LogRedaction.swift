@@ -1,6 +1,6 @@
 import Foundation
 
-/// What may reach a log line (DESIGN.md "No secret reaches a log").
+/// What may reach a log line: no secret (token, key, password) ever does.
 ///
 /// - Tokens travel only in the Authorization header, which is never logged;
 ///   a device log message that quotes one is cut at `ApplePass `.

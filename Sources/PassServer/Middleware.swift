@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 
 /// A responder that runs a middleware in front of another responder.
 public struct MiddlewareChain<Next: HTTPResponder>: HTTPResponder {
@@ -56,7 +57,7 @@ struct RateLimitMiddleware: RouterMiddleware {
 }
 
 /// Token buckets by key, bounded in memory.
-public final class RateLimiter: @unchecked Sendable {
+public final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
@@ -64,8 +65,7 @@ public final class RateLimiter: @unchecked Sendable {
 
     public let ratePerSecond: Double
     private let burst: Double
-    private let lock = NSLock()
-    private var buckets: [String: Bucket] = [:]
+    private let buckets = Mutex<[String: Bucket]>([:])
     private let maximumKeys: Int
 
     public init(ratePerSecond: Int, maximumKeys: Int = 100_000) {
@@ -75,7 +75,7 @@ public final class RateLimiter: @unchecked Sendable {
     }
 
     public func allow(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
-        lock.withLock {
+        buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
             let elapsed = now - bucket.updated
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -83,14 +83,14 @@ public final class RateLimiter: @unchecked Sendable {
             bucket.updated = now
             let allowed = bucket.tokens >= 1
             if allowed { bucket.tokens -= 1 }
-            if buckets.count >= maximumKeys, buckets[key] == nil { prune(now: now) }
+            if buckets.count >= maximumKeys, buckets[key] == nil { prune(&buckets, now: now) }
             buckets[key] = bucket
             return allowed
         }
     }
 
     /// Drops the buckets that have refilled: forgetting them changes nothing.
-    private func prune(now: ContinuousClock.Instant) {
+    private func prune(_ buckets: inout [String: Bucket], now: ContinuousClock.Instant) {
         let full = Duration.seconds(burst / ratePerSecond)
         buckets = buckets.filter { now - $0.value.updated < full }
         if buckets.count >= maximumKeys { buckets.removeAll(keepingCapacity: true) }

@@ -7,7 +7,7 @@ import Crypto
 /// The build state keeps only SHA-256 of each token. A presented token is
 /// hashed and compared in constant time, and an unknown pass is compared
 /// against a dummy digest, so neither timing nor status tells whether a pass
-/// exists (DESIGN.md "Static host and live server").
+/// exists.
 public enum PassAuthentication {
     /// Tokens longer than this are malformed (Apple requires at least 16 characters).
     public static let maximumTokenLength = 512

@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import RegistrationStore
+import ServiceLifecycle
 import UnixSignals
 
 /// `passforge serve`: Apple's pass web service and the output tree, on Hummingbird 2.
@@ -27,9 +28,11 @@ public enum PassServer {
     public typealias Responder = MiddlewareChain<MiddlewareChain<PassWebService>>
 
     /// The application, ready to run; `onServerRunning` gets the bound port.
+    /// `services` run beside the server and shut down gracefully with it.
     public static func application(
         configuration: PassServerConfiguration,
-        store: any RegistrationStore,
+        store: any RegistrationStore & DeviceLog,
+        services: [any Service] = [],
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> Application<Responder> {
@@ -44,6 +47,7 @@ public enum PassServer {
             responder: responder,
             server: .http1(configuration: .init(idleTimeout: configuration.idleTimeout)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "passforge"),
+            services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }
@@ -52,11 +56,12 @@ public enum PassServer {
     /// in-flight requests finish (ServiceLifecycle's graceful shutdown).
     public static func run(
         configuration: PassServerConfiguration,
-        store: any RegistrationStore,
+        store: any RegistrationStore & DeviceLog,
+        services: [any Service] = [],
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let app = application(configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
+        let app = application(configuration: configuration, store: store, services: services, logger: logger, onServerRunning: onServerRunning)
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 }

@@ -29,7 +29,7 @@ public struct PassWebService: HTTPResponder {
         public init() {}
     }
 
-    let store: any RegistrationStore
+    let store: any RegistrationStore & DeviceLog
     let tree: PublishedTree
     let indexWriter: DeviceIndexWriter
     /// Used instead of `indexWriter` when other servers share the store.
@@ -38,7 +38,7 @@ public struct PassWebService: HTTPResponder {
     let limits: Limits
     let logger: Logger
 
-    public init(store: any RegistrationStore, tree: PublishedTree, basePath: String, limits: Limits = Limits(), logger: Logger) {
+    public init(store: any RegistrationStore & DeviceLog, tree: PublishedTree, basePath: String, limits: Limits = Limits(), logger: Logger) {
         self.store = store
         self.tree = tree
         let files = DeviceIndexFiles(outputDirectory: tree.outputDirectory)

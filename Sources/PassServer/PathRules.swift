@@ -1,5 +1,5 @@
 /// The strict patterns every path parameter must match before any file or
-/// database is touched (DESIGN.md "Input rules"). Plain byte checks: no
+/// database is touched. Plain byte checks: no
 /// percent-decoding ever happens, so `%2F`, `%00` and `%2E%2E` simply fail.
 public enum PathRules {
     /// Apple: "A unique identifier you use to identify and authenticate the
@@ -16,7 +16,7 @@ public enum PathRules {
         return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") } && !containsDotDot(bytes)
     }
 
-    /// DESIGN.md "Pass definitions": `[A-Za-z0-9][A-Za-z0-9._~-]{0,127}`.
+    /// The serial numbers a build accepts: `[A-Za-z0-9][A-Za-z0-9._~-]{0,127}`.
     /// Starting with a letter or digit, it is never `.` or `..`.
     public static func isSerialNumber(_ value: some StringProtocol) -> Bool {
         let bytes = Array(value.utf8)

@@ -1,7 +1,9 @@
+import AtomicFiles
 import Crypto
 import Foundation
 import Logging
 import PassBuild
+import Synchronization
 
 /// The output tree as the last committed build left it: the build state,
 /// with lookups by pass and by download path, and the pass files' bytes.
@@ -11,8 +13,8 @@ import PassBuild
 /// size or mtime changed. The build renames whole files into place and
 /// commits the state last, so whatever is read is a complete file; the ETag
 /// sent is computed from the very bytes sent, so it can never describe
-/// other bytes (DESIGN.md "Atomic writes").
-public final class PublishedTree: @unchecked Sendable {
+/// other bytes.
+public final class PublishedTree: Sendable {
     /// A pass as the server needs it.
     public struct Pass: Sendable {
         public let record: BuildState.PassRecord
@@ -67,11 +69,15 @@ public final class PublishedTree: @unchecked Sendable {
     public let outputDirectory: String
     public let checkInterval: Duration
     private let logger: Logger
-    private let lock = NSLock()
-    private var snapshot = Snapshot()
-    private var stateIdentity: FileIdentity?
-    private var lastCheck: ContinuousClock.Instant?
+    private let loaded = Mutex(Loaded())
     private let cache: RepresentationCache
+
+    /// The build state last loaded, and when and from which file.
+    private struct Loaded {
+        var snapshot = Snapshot()
+        var stateIdentity: FileIdentity?
+        var lastCheck: ContinuousClock.Instant?
+    }
 
     public init(outputDirectory: String, checkInterval: Duration = .milliseconds(250), cacheBytes: Int = 64 << 20, logger: Logger) {
         self.outputDirectory = outputDirectory
@@ -83,44 +89,31 @@ public final class PublishedTree: @unchecked Sendable {
     /// The current snapshot, reloading the state when a build committed a new one.
     public func current() -> Snapshot {
         let now = ContinuousClock.now
-        return lock.withLock {
-            if let lastCheck, now - lastCheck < checkInterval { return snapshot }
-            lastCheck = now
-            reloadIfChanged()
-            return snapshot
+        return loaded.withLock { loaded in
+            if let lastCheck = loaded.lastCheck, now - lastCheck < checkInterval { return loaded.snapshot }
+            loaded.lastCheck = now
+            reloadIfChanged(&loaded)
+            return loaded.snapshot
         }
     }
 
     /// Reloads now, whatever the interval (after a mismatch between state and files).
     public func refresh() -> Snapshot {
-        lock.withLock {
-            lastCheck = ContinuousClock.now
-            reloadIfChanged()
-            return snapshot
+        loaded.withLock { loaded in
+            loaded.lastCheck = ContinuousClock.now
+            reloadIfChanged(&loaded)
+            return loaded.snapshot
         }
     }
 
     /// Reads a file of the tree by its path relative to the output folder.
     /// Nil when it is missing.
     public func representation(of relativePath: String) -> Representation? {
-        let path = "\(outputDirectory)/\(relativePath)"
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let identity = FileIdentity(info)
-        if let cached = cache.get(identity) { return cached }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            done += count
-        }
+        guard let file = RegularFile(openingForReading: "\(outputDirectory)/\(relativePath)") else { return nil }
+        if let cached = cache.get(file.identity) { return cached }
+        guard let bytes = file.readAll() else { return nil }
         let representation = Representation(bytes: bytes, etag: Self.etag(of: bytes))
-        cache.put(identity, representation)
+        cache.put(file.identity, representation)
         return representation
     }
 
@@ -129,26 +122,24 @@ public final class PublishedTree: @unchecked Sendable {
 
     // MARK: Loading
 
-    /// Called with `lock` held.
-    private func reloadIfChanged() {
+    /// Called with `loaded` locked.
+    private func reloadIfChanged(_ loaded: inout Loaded) {
         let path = BuildState.path(in: outputDirectory)
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if stateIdentity != nil {
+        guard let identity = FileIdentity(path: path) else {
+            if loaded.stateIdentity != nil {
                 logger.warning("\(path) is gone; serving no passes until a build writes it")
-                snapshot = Snapshot()
-                stateIdentity = nil
+                loaded.snapshot = Snapshot()
+                loaded.stateIdentity = nil
                 cache.removeAll()
             }
             return
         }
-        let identity = FileIdentity(info)
-        guard identity != stateIdentity else { return }
+        guard identity != loaded.stateIdentity else { return }
         do {
             let state = try BuildState.load(from: outputDirectory)
-            snapshot = Self.snapshot(of: state)
-            stateIdentity = identity
-            logger.info("build state loaded", metadata: ["passes": "\(snapshot.passes.count)", "builtAt": "\(state.builtAt)"])
+            loaded.snapshot = Self.snapshot(of: state)
+            loaded.stateIdentity = identity
+            logger.info("build state loaded", metadata: ["passes": "\(loaded.snapshot.passes.count)", "builtAt": "\(state.builtAt)"])
         } catch {
             // Keep serving the previous build; the next check tries again.
             logger.error("cannot load the build state: \(error)")
@@ -172,59 +163,41 @@ public final class PublishedTree: @unchecked Sendable {
     }
 }
 
-/// What tells one version of a file from another: files are replaced by rename, never rewritten.
-struct FileIdentity: Hashable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-    var size: Int64
-    var modifiedSeconds: Int
-    var modifiedNanoseconds: Int
-
-    init(_ info: stat) {
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        modifiedSeconds = Int(info.st_mtim.tv_sec)
-        modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
-    }
-}
-
 /// Recently served files by identity, bounded by total size. Hard links
 /// (a pass and its download) share one entry.
-final class RepresentationCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [FileIdentity: PublishedTree.Representation] = [:]
-    private var order: [FileIdentity] = []
-    private var total = 0
+final class RepresentationCache: Sendable {
+    private struct Entries {
+        var byIdentity: [FileIdentity: PublishedTree.Representation] = [:]
+        var order: [FileIdentity] = []
+        var total = 0
+    }
+
+    private let entries = Mutex(Entries())
     private let budget: Int
 
     init(budget: Int) { self.budget = budget }
 
     func get(_ identity: FileIdentity) -> PublishedTree.Representation? {
-        lock.withLock { entries[identity] }
+        entries.withLock { $0.byIdentity[identity] }
     }
 
     func put(_ identity: FileIdentity, _ representation: PublishedTree.Representation) {
         let size = representation.bytes.count
         guard size <= budget / 4 else { return }
-        lock.withLock {
-            guard entries[identity] == nil else { return }
+        entries.withLock { entries in
+            guard entries.byIdentity[identity] == nil else { return }
             // Oldest first out: a file replaced by a build is never asked for again.
-            while total + size > budget, !order.isEmpty {
-                let oldest = order.removeFirst()
-                total -= entries.removeValue(forKey: oldest)?.bytes.count ?? 0
+            while entries.total + size > budget, !entries.order.isEmpty {
+                let oldest = entries.order.removeFirst()
+                entries.total -= entries.byIdentity.removeValue(forKey: oldest)?.bytes.count ?? 0
             }
-            entries[identity] = representation
-            order.append(identity)
-            total += size
+            entries.byIdentity[identity] = representation
+            entries.order.append(identity)
+            entries.total += size
         }
     }
 
     func removeAll() {
-        lock.withLock {
-            entries.removeAll()
-            order.removeAll()
-            total = 0
-        }
+        entries.withLock { $0 = Entries() }
     }
 }

@@ -19,7 +19,7 @@ public enum Route: Sendable, Equatable {
     case log
     /// GET /health
     case health
-    /// GET /download/…: the public download links (DESIGN.md "Downloads").
+    /// GET /download/…: the public download links, at the paths the build wrote.
     case download(path: String)
 
     public var allowedMethods: [HTTPRequest.Method] {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// One line per entry on standard error: `time level label: message key=value…`.
 ///
@@ -31,10 +32,11 @@ public struct ServerLogHandler: LogHandler {
             line += " \(key)=\(value)"
         }
         line += "\n"
-        Self.lock.withLock { FileHandle.standardError.write(Data(line.utf8)) }
+        Self.standardError.withLock { _ in FileHandle.standardError.write(Data(line.utf8)) }
     }
 
-    private static let lock = NSLock()
+    /// Held while a line is written, so lines of concurrent requests never interleave.
+    private static let standardError = Mutex(())
 
     private static func timestamp() -> String {
         var now = timespec()

@@ -1,4 +1,4 @@
-/// Where the registrations live: PASSFORGE_DATABASE_URL (DESIGN.md "Command line").
+/// Where the registrations live: the value of PASSFORGE_DATABASE_URL.
 ///
 /// - `sqlite:PATH`, `sqlite://PATH` or a plain file path: an SQLite file.
 /// - `postgres://…` or `postgresql://…`: a PostgreSQL server.
@@ -48,17 +48,36 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         case .sqlite(let path): return "SQLite file \(path)"
         case .postgres(let url):
             // A password may also be a query parameter (libpq's password=…).
-            let url = PostgresLocation.redacted(url)
-            guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else {
+            let url = Self.redacted(url)
+            guard let schemeEnd = url.firstRange(of: "://"), let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else {
                 return "PostgreSQL \(url)"
             }
             return "PostgreSQL \(url[..<schemeEnd.upperBound])…@\(url[url.index(after: at)...])"
         }
     }
+
+    /// A URL as written, with anything that may be a password replaced by `…`.
+    package static func redacted(_ url: String) -> String {
+        var text = url
+        if let schemeEnd = text.firstRange(of: "://") {
+            let afterScheme = text[schemeEnd.upperBound...]
+            let queryStart = afterScheme.firstIndex(of: "?") ?? afterScheme.endIndex
+            if let at = afterScheme[..<queryStart].lastIndex(of: "@"),
+               let colon = afterScheme[..<at].firstIndex(of: ":") {
+                text.replaceSubrange(text.index(after: colon)..<at, with: "…")
+            }
+        }
+        if let range = text.firstRange(of: "password=") {
+            let end = text[range.upperBound...].firstIndex(of: "&") ?? text.endIndex
+            text.replaceSubrange(range.upperBound..<end, with: "…")
+        }
+        return text
+    }
 }
 
 extension String {
-    func trimmingWhitespace() -> String {
+    /// The string without leading and trailing white space (no Foundation needed).
+    package func trimmingWhitespace() -> String {
         var scalars = Substring(self)
         while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
         while let last = scalars.last, last.isWhitespace { scalars.removeLast() }

@@ -1,3 +1,5 @@
+import ConcurrencySupport
+
 /// Copies every device and registration of one store into another
 /// (`passforge migrate-store`): SQLite to PostgreSQL when one server
 /// becomes several. Idempotent: what the destination has already is left as
@@ -20,13 +22,13 @@ public struct StoreMigration: Sendable {
         public init() {}
     }
 
-    public let source: any RegistrationStore
+    public let source: any RegistrationExport
     public let destination: any RegistrationStore
     public var pageSize = 1_000
     /// Registrations written at once.
     public var concurrency = 16
 
-    public init(from source: any RegistrationStore, to destination: any RegistrationStore) {
+    public init(from source: any RegistrationExport, to destination: any RegistrationStore) {
         self.source = source
         self.destination = destination
     }
@@ -59,25 +61,10 @@ public struct StoreMigration: Sendable {
 
     private func write(_ page: [ExportedRegistration]) async throws -> [RegistrationOutcome] {
         let destination = self.destination
-        return try await withThrowingTaskGroup(of: RegistrationOutcome.self) { group in
-            var outcomes: [RegistrationOutcome] = []
-            var iterator = page.makeIterator()
-            func add(_ registration: ExportedRegistration) {
-                group.addTask {
-                    try await destination.register(device: registration.device, pushToken: registration.pushToken,
-                                                   passTypeIdentifier: registration.passTypeIdentifier,
-                                                   serialNumber: registration.serialNumber).outcome
-                }
-            }
-            for _ in 0..<max(1, concurrency) {
-                guard let next = iterator.next() else { break }
-                add(next)
-            }
-            while let outcome = try await group.next() {
-                outcomes.append(outcome)
-                if let next = iterator.next() { add(next) }
-            }
-            return outcomes
+        return try await page.concurrentMap(maximumConcurrency: concurrency) { registration in
+            try await destination.register(device: registration.device, pushToken: registration.pushToken,
+                                           passTypeIdentifier: registration.passTypeIdentifier,
+                                           serialNumber: registration.serialNumber).outcome
         }
     }
 }

@@ -1,6 +1,8 @@
+import ArgumentParser
 import Foundation
 import PassBuild
 import PassContent
+import PassPush
 
 /// Writing to the terminal: diagnostics and progress on stderr, results on stdout.
 enum Console {
@@ -47,6 +49,35 @@ enum Console {
             progressLine("signing \(done)/\(total) passes (\(percent)%)", final: done == total)
         case .writing(let passes): error("writing \(passes) pass\(passes == 1 ? "" : "es") into the output tree…")
         case .note(let text): error(text)
+        }
+    }
+
+    static func progress(_ event: PushRun.Progress, store: String) {
+        switch event {
+        case .queued(let changed, let pending):
+            error("\(changed) changed pass\(changed == 1 ? "" : "es") since the last push; \(pending) push\(pending == 1 ? "" : "es") to send (\(store))")
+        case .sending(let topic, let pushes):
+            error("pushing \(topic): \(pushes) device token\(pushes == 1 ? "" : "s")")
+        case .sent(let done, let total):
+            progressLine("  \(done)/\(total) answered", final: done == total)
+        }
+    }
+
+    /// Runs a library call and turns its failures into messages for people and exit code 1.
+    static func runReportingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as BuildFailure {
+            Console.report(failure.diagnostics)
+            let errors = failure.errorCount
+            let warnings = failure.diagnostics.count - errors
+            Console.error("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"); nothing was written")
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
         }
     }
 }

@@ -3,8 +3,9 @@ import Foundation
 import PassModel
 import PassPackage
 
-struct Inspect: ParsableCommand {
+struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Read any .pkpass: fields, manifest check, signature check, certificate facts.",
         discussion: """
         Works on passes made by any tool. Exits 1 when the pass has any defect: a file changed

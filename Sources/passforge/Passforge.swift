@@ -17,21 +17,6 @@ struct Passforge: AsyncParsableCommand {
           passforge push                       notify devices of the passes that changed
         """,
         version: "0.1.0",
-        subcommands: [Build.self, Validate.self, Inspect.self, Serve.self, Push.self, MigrateStore.self]
+        subcommands: [BuildCommand.self, ValidateCommand.self, InspectCommand.self, ServeCommand.self, PushCommand.self, PublishCommand.self, MigrateStore.self]
     )
-}
-
-/// Options every command that reads the project shares (DESIGN.md "Global options").
-struct ProjectOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Project configuration.", discussion: "Default: ./passforge.yml when present.", valueName: "file"))
-    var config: String?
-
-    @Option(help: ArgumentHelp("Folder of pass definitions.", valueName: "dir"))
-    var content: String = "content"
-
-    @Option(help: ArgumentHelp("Folder of templates.", valueName: "dir"))
-    var templates: String = "templates"
-
-    @Option(help: ArgumentHelp("Output tree.", valueName: "dir"))
-    var output: String = "output"
 }

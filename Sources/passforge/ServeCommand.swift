@@ -2,11 +2,14 @@ import ArgumentParser
 import Foundation
 import Logging
 import PassBuild
+import PassPush
 import PassServer
 import RegistrationStore
+import ServiceLifecycle
 
-struct Serve: AsyncParsableCommand {
+struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run the pass web service (register, unregister, log, serial numbers) over the output tree.",
         discussion: """
         Serves Apple's web service under webServiceURL: pass downloads with Authorization and
@@ -76,19 +79,22 @@ struct Serve: AsyncParsableCommand {
         let output = project.output
         let host = self.host
         let basePath = configuration.basePath
-        let pushWatcher = push ? try PushOnNewBuild(project: project, store: store, logger: logger) : nil
-        let serverConfiguration = configuration
+        var services: [any Service] = []
+        if push {
+            let settings = try project.settings(developmentSigning: false, allowHTTP: false, jobs: nil)
+            let apns: APNsConfiguration
+            do {
+                apns = try APNsConfiguration.fromEnvironment()
+            } catch {
+                Console.error("error: \(error)")
+                throw ExitCode.failure
+            }
+            let operation = PushOperation(settings: settings, store: store, configuration: apns, logger: logger)
+            services.append(PushOnNewBuild(operation: operation, outputDirectory: output, logger: logger))
+        }
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await PassServer.run(configuration: serverConfiguration, store: store, logger: logger) { boundPort in
-                        Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
-                    }
-                }
-                if let pushWatcher { group.addTask { await pushWatcher.run() } }
-                // The server returns after a graceful shutdown; the watcher then stops too.
-                try await group.next()
-                group.cancelAll()
+            try await PassServer.run(configuration: configuration, store: store, services: services, logger: logger) { boundPort in
+                Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
             }
         } catch {
             Console.error("error: \(error)")

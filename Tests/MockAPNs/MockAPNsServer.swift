@@ -8,8 +8,8 @@ import NIOTLS
 
 /// An in-process APNs server for tests and benchmarks: HTTP/2 over TLS with
 /// mutual authentication, on 127.0.0.1, answering each push from a per-token
-/// script (pass-format-notes.md: "For tests, swift-nio-http2 with NIOSSL
-/// makeServerConfigurationWithMTLS makes an in-process mock").
+/// script (swift-nio-http2 with NIOSSL's
+/// `TLSConfiguration.makeServerConfigurationWithMTLS`).
 public final class MockAPNsServer: Sendable {
     public enum WireProtocol: Sendable {
         /// ALPN h2 only, like APNs.

@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Synchronization
 import NIOCore
 
 /// Everything the mock shares across connections: scripts, records, counters.
@@ -14,7 +14,7 @@ final class MockAPNsState: Sendable {
         var channels: [ObjectIdentifier: any Channel] = [:]
     }
 
-    private let inner = NIOLockedValueBox(Inner())
+    private let inner = Mutex(Inner())
     let recordsRequests: Bool
 
     init(recordsRequests: Bool) {
@@ -22,16 +22,16 @@ final class MockAPNsState: Sendable {
     }
 
     func enqueue(_ answers: [MockAPNsAnswer], forToken token: String) {
-        inner.withLockedValue { $0.scripts[token, default: []].append(contentsOf: answers) }
+        inner.withLock { $0.scripts[token, default: []].append(contentsOf: answers) }
     }
 
     func setDefaultAnswer(_ answer: MockAPNsAnswer) {
-        inner.withLockedValue { $0.defaultAnswer = answer }
+        inner.withLock { $0.defaultAnswer = answer }
     }
 
     /// The next scripted answer for `token`, or the default one.
     func nextAnswer(forToken token: String?) -> MockAPNsAnswer {
-        inner.withLockedValue { inner in
+        inner.withLock { inner in
             guard let token, var queue = inner.scripts[token], !queue.isEmpty else { return inner.defaultAnswer }
             let answer = queue.removeFirst()
             inner.scripts[token] = queue
@@ -40,7 +40,7 @@ final class MockAPNsState: Sendable {
     }
 
     func makeAPNsID() -> String {
-        let number = inner.withLockedValue { inner -> UInt64 in
+        let number = inner.withLock { inner -> UInt64 in
             inner.nextAPNsID += 1
             return inner.nextAPNsID
         }
@@ -50,14 +50,14 @@ final class MockAPNsState: Sendable {
     }
 
     func record(_ request: MockAPNsRequest) {
-        inner.withLockedValue { inner in
+        inner.withLock { inner in
             inner.requestCount += 1
             if recordsRequests { inner.requests.append(request) }
         }
     }
 
     func connectionAccepted(_ channel: any Channel) -> Int {
-        inner.withLockedValue { inner in
+        inner.withLock { inner in
             inner.connectionsAccepted += 1
             inner.channels[ObjectIdentifier(channel)] = channel
             return inner.connectionsAccepted
@@ -65,18 +65,18 @@ final class MockAPNsState: Sendable {
     }
 
     func connectionClosed(_ channel: any Channel) {
-        _ = inner.withLockedValue { $0.channels.removeValue(forKey: ObjectIdentifier(channel)) }
+        _ = inner.withLock { $0.channels.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
     func streamsInFlight(_ count: Int) {
-        inner.withLockedValue { $0.maxStreamsInFlight = max($0.maxStreamsInFlight, count) }
+        inner.withLock { $0.maxStreamsInFlight = max($0.maxStreamsInFlight, count) }
     }
 
-    var requests: [MockAPNsRequest] { inner.withLockedValue { $0.requests } }
-    var requestCount: Int { inner.withLockedValue { $0.requestCount } }
-    var connectionsAccepted: Int { inner.withLockedValue { $0.connectionsAccepted } }
-    var maxStreamsInFlight: Int { inner.withLockedValue { $0.maxStreamsInFlight } }
-    var openChannels: [any Channel] { inner.withLockedValue { Array($0.channels.values) } }
+    var requests: [MockAPNsRequest] { inner.withLock { $0.requests } }
+    var requestCount: Int { inner.withLock { $0.requestCount } }
+    var connectionsAccepted: Int { inner.withLock { $0.connectionsAccepted } }
+    var maxStreamsInFlight: Int { inner.withLock { $0.maxStreamsInFlight } }
+    var openChannels: [any Channel] { inner.withLock { Array($0.channels.values) } }
 }
 
 /// One accepted TCP connection. Confined to the connection's event loop (its

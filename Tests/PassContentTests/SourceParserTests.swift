@@ -36,6 +36,15 @@ import Testing
         }
     }
 
+    @Test func aDuplicateKeyHasItsOwnRule() {
+        #expect {
+            _ = try JSONSourceParser.parse(Array("{\"a\": 1, \"a\": 2}".utf8), file: "dup.json")
+        } throws: { ($0 as? ContentDiagnostic)?.rule == "json.duplicate-key" }
+        #expect {
+            _ = try JSONSourceParser.parse(Array("{\"a\": 1,}".utf8), file: "comma.json")
+        } throws: { ($0 as? ContentDiagnostic)?.rule == "json.syntax" }
+    }
+
     @Test func refusesHostileNesting() {
         let text = String(repeating: "[", count: 10_000)
         #expect(throws: ContentDiagnostic.self) { _ = try JSONSourceParser.parse(Array(text.utf8), file: "deep.json") }

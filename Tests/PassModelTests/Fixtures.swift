@@ -194,7 +194,7 @@ extension JSONValue {
         updating(parsePath(path)[...], newValue)
     }
 
-    private func updating(_ path: ArraySlice<KeyPath.Component>, _ newValue: JSONValue?) -> JSONValue {
+    private func updating(_ path: ArraySlice<JSONPath.Component>, _ newValue: JSONValue?) -> JSONValue {
         guard let first = path.first else { return newValue ?? .null }
         switch (self, first) {
         case (.object(var object), .key(let key)):
@@ -230,8 +230,8 @@ extension JSONValue {
     }
 }
 
-private func parsePath(_ path: String) -> [KeyPath.Component] {
-    var components: [KeyPath.Component] = []
+private func parsePath(_ path: String) -> [JSONPath.Component] {
+    var components: [JSONPath.Component] = []
     for part in path.split(separator: ".") {
         var name = Substring(part)
         var indices: [Int] = []

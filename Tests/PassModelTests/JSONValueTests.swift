@@ -40,8 +40,18 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        ("{\"a\": 1, \"a\": 2}", JSONParseError.Kind.duplicateKey),
+        (String(repeating: "[", count: 200), .tooDeep),
+        ("1e999", .numberOutOfRange),
+        ("{\"a\": 1,}", .syntax),
+    ])
+    func errorsSayWhatKindOfProblemTheyAre(text: String, kind: JSONParseError.Kind) {
+        #expect { try JSONValue(parsing: text) } throws: { ($0 as? JSONParseError)?.kind == kind }
+    }
+
     @Test func errorColumn() {
-        #expect(throws: JSONParseError(line: 2, column: 8, message: "expected 'true'")) {
+        #expect(throws: JSONParseError(.syntax, line: 2, column: 8, message: "expected 'true'")) {
             try JSONValue(parsing: "{\n  \"a\": tru\n}")
         }
     }

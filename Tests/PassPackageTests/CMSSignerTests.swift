@@ -1,11 +1,12 @@
 import Foundation
 import PassPackage
 import Testing
+import TestSupport
 
 @Suite("CMS signature, verified by the openssl tool")
 struct CMSSignerTests {
     let pki: TestPKI
-    init() throws { pki = try TestPKI.get() }
+    init() { pki = TestPKI.withSigningFormats() }
 
     let manifest = Array(#"{"icon.png":"0123456789abcdef0123456789abcdef01234567","pass.json":"89abcdef0123456789abcdef0123456789abcdef"}"#.utf8)
 

@@ -1,6 +1,7 @@
 import Foundation
 import PassPackage
 import Testing
+import TestSupport
 
 /// The files of a small, valid pass for the test certificate.
 func sampleFiles(passTypeIdentifier: String = "pass.com.example.test", teamIdentifier: String = "TEAM123456") -> [String: [UInt8]] {
@@ -53,7 +54,7 @@ struct ManifestTests {
 @Suite("PassPackager and PassInspection")
 struct PassPackagerTests {
     let pki: TestPKI
-    init() throws { pki = try TestPKI.get() }
+    init() { pki = TestPKI.withSigningFormats() }
 
     var trustedRoot: [UInt8] { get throws { try readBytes(pki.path("root.pem")) } }
 

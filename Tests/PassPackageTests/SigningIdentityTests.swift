@@ -1,15 +1,16 @@
 import Foundation
 import PassPackage
 import Testing
+import TestSupport
 
 @Suite("SigningIdentity: loading and certificate facts")
 struct SigningIdentityTests {
     let pki: TestPKI
-    init() throws { pki = try TestPKI.get() }
+    init() { pki = TestPKI.withSigningFormats() }
 
     func expectLeaf(_ identity: SigningIdentity, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(identity.passTypeIdentifier == pki.passTypeIdentifier, sourceLocation: sourceLocation)
-        #expect(identity.teamIdentifier == pki.teamIdentifier, sourceLocation: sourceLocation)
+        #expect(identity.passTypeIdentifier == TestPKI.passType, sourceLocation: sourceLocation)
+        #expect(identity.teamIdentifier == TestPKI.signingFormatsTeam, sourceLocation: sourceLocation)
         #expect(identity.wwdrCertificate.commonName == "passforge Test WWDR", sourceLocation: sourceLocation)
     }
 
@@ -34,14 +35,14 @@ struct SigningIdentityTests {
 
     @Test func fingerprintIsSHA256OfTheDER() throws {
         let identity = try pki.identity()
-        let result = try run("openssl", ["x509", "-in", "leaf.pem", "-noout", "-fingerprint", "-sha256"], in: pki.directory)
+        let result = try run("openssl", ["x509", "-in", "leaf.pem", "-noout", "-fingerprint", "-sha256"], in: pki.directory.path)
         // "sha256 Fingerprint=AB:CD:…"
         let expected = result.output.split(separator: "=").last!
             .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ":", with: "").lowercased()
         #expect(identity.certificate.sha256Fingerprint == expected)
         #expect(identity.certificate.derBytes == (try readBytes(pki.path("leaf.der"))))
         // The identity fingerprint covers the WWDR too, and is stable across loads.
-        let other = try SigningIdentity(certificatePath: pki.path("leaf.p12"), password: pki.password)
+        let other = try SigningIdentity(certificatePath: pki.path("leaf.p12"), password: TestPKI.password)
         #expect(other.fingerprint == identity.fingerprint)
         #expect(identity.fingerprint != identity.certificate.sha256Fingerprint)
         #expect(identity.fingerprint.count == 64)
@@ -50,7 +51,7 @@ struct SigningIdentityTests {
     @Test func encryptedPKCS8Key() throws {
         let identity = try SigningIdentity(certificatePath: pki.path("leaf.pem"),
                                            keyPath: pki.path("leaf-pkcs8-encrypted.key"),
-                                           password: pki.password, wwdrCertificatePath: pki.path("wwdr.pem"))
+                                           password: TestPKI.password, wwdrCertificatePath: pki.path("wwdr.pem"))
         expectLeaf(identity)
     }
 
@@ -59,7 +60,7 @@ struct SigningIdentityTests {
         #expect(keyText.contains("Proc-Type: 4,ENCRYPTED"))
         let identity = try SigningIdentity(certificatePath: pki.path("leaf.pem"),
                                            keyPath: pki.path("leaf-traditional-encrypted.key"),
-                                           password: pki.password, wwdrCertificatePath: pki.path("wwdr.pem"))
+                                           password: TestPKI.password, wwdrCertificatePath: pki.path("wwdr.pem"))
         expectLeaf(identity)
     }
 
@@ -75,7 +76,7 @@ struct SigningIdentityTests {
         let message = error?.description ?? ""
         #expect(message.hasPrefix("the password in PASSFORGE_SIGNING_PASSWORD does not open \(keyPath)"))
         #expect(!message.contains(wrongPassword))
-        #expect(!message.contains(pki.password))
+        #expect(!message.contains(TestPKI.password))
     }
 
     @Test func encryptedKeyWithoutPassword() throws {
@@ -101,12 +102,12 @@ struct SigningIdentityTests {
     }
 
     @Test func p12WithBundledWWDR() throws {
-        let identity = try SigningIdentity(certificatePath: pki.path("leaf.p12"), password: pki.password)
+        let identity = try SigningIdentity(certificatePath: pki.path("leaf.p12"), password: TestPKI.password)
         expectLeaf(identity)
     }
 
     @Test func p12WithSeparateWWDR() throws {
-        let identity = try SigningIdentity(certificatePath: pki.path("leaf.p12"), password: pki.password,
+        let identity = try SigningIdentity(certificatePath: pki.path("leaf.p12"), password: TestPKI.password,
                                            wwdrCertificatePath: pki.path("wwdr.der"))
         expectLeaf(identity)
     }
@@ -114,9 +115,9 @@ struct SigningIdentityTests {
     @Test func legacyP12() throws {
         // RC2-40 / 3DES, which OpenSSL 3 only has in the legacy provider.
         let info = try run("openssl", ["pkcs12", "-in", "leaf-legacy.p12", "-info", "-noout", "-legacy",
-                                       "-passin", "pass:\(pki.password)"], in: pki.directory)
+                                       "-passin", "pass:\(TestPKI.password)"], in: pki.directory.path)
         #expect((info.output + info.error).contains("RC2") || (info.output + info.error).contains("3DES"))
-        let identity = try SigningIdentity(certificatePath: pki.path("leaf-legacy.p12"), password: pki.password)
+        let identity = try SigningIdentity(certificatePath: pki.path("leaf-legacy.p12"), password: TestPKI.password)
         expectLeaf(identity)
     }
 
@@ -145,7 +146,7 @@ struct SigningIdentityTests {
         try writeBytes(try readBytes(pki.path("wwdr.pem")), to: directory + "/wwdr.cer")
         expectLeaf(try SigningIdentity(certificatePath: directory + "/certificate.pem", keyPath: pki.path("leaf.key"),
                                        wwdrCertificatePath: directory + "/wwdr.cer"))
-        expectLeaf(try SigningIdentity(certificatePath: directory + "/bundle.pem", password: pki.password))
+        expectLeaf(try SigningIdentity(certificatePath: directory + "/bundle.pem", password: TestPKI.password))
     }
 
     @Test func combinedPEMWithCertificateKeyAndWWDR() throws {
@@ -234,7 +235,7 @@ struct SigningIdentityTests {
         #expect(identity.certificate.notBefore == formatter.date(from: "2020-01-01T00:00:00Z"))
         #expect(identity.certificate.notAfter == formatter.date(from: "2021-01-01T00:00:00Z"))
         #expect(!identity.certificate.isValid(at: Date()))
-        #expect(identity.passTypeIdentifier == pki.passTypeIdentifier)
+        #expect(identity.passTypeIdentifier == TestPKI.passType)
     }
 
     @Test func exportsPEMForTLSClients() throws {

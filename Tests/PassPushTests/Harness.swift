@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import PassPush
+import Synchronization
 import TestSupport
 
 let topic = TestPKI.passType
@@ -96,12 +97,11 @@ func withHarness(
 }
 
 /// A thread-safe list, for things reported from concurrent tasks.
-final class Recorder<Element: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var elements: [Element] = []
+final class Recorder<Element: Sendable>: Sendable {
+    private let elements = Mutex<[Element]>([])
 
-    func append(_ element: Element) { lock.withLock { elements.append(element) } }
-    var all: [Element] { lock.withLock { elements } }
+    func append(_ element: Element) { elements.withLock { $0.append(element) } }
+    var all: [Element] { elements.withLock { $0 } }
 }
 
 extension MockAPNsServer {

@@ -74,6 +74,7 @@ import Testing
 
 /// nginx from Debian's package, running the repository's example server
 /// block on free ports, with every file it writes in a temporary folder.
+// `@unchecked`: Foundation's `Process` is not Sendable; one test owns it.
 final class NginxProcess: @unchecked Sendable {
     let folder = TemporaryDirectory("passforge-nginx")
     let process = Process()

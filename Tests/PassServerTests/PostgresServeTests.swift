@@ -1,5 +1,6 @@
+import ConcurrencySupport
 import Foundation
-import RegistrationStore
+import SQLiteRegistrationStore
 import TestSupport
 import Testing
 
@@ -8,19 +9,11 @@ import Testing
 @Suite(.serialized) struct PostgresServeTests {
     /// A new, empty database on the throwaway server, as a URL.
     static func freshDatabase() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        guard let base = environment["PASSFORGE_TEST_POSTGRES_URL"], !base.isEmpty else {
-            if environment["PASSFORGE_SKIP_POSTGRES"] == "1" { try Test.cancel("skipped: PASSFORGE_SKIP_POSTGRES=1") }
-            throw HarnessError("PASSFORGE_TEST_POSTGRES_URL is not set: run the tests through scripts/with-postgres.sh (make test does), or set PASSFORGE_SKIP_POSTGRES=1 to skip them on purpose")
-        }
+        let base = try PostgresTestEnvironment.url()
         let name = "serve_\(UUID().uuidString.prefix(8).lowercased())"
         let created = try psql(base, "CREATE DATABASE \(name)")
         guard created.status == 0 else { throw HarnessError("CREATE DATABASE failed: \(created.output)") }
-        guard let slash = base.range(of: "/", options: .backwards, range: base.range(of: "@")!.upperBound..<base.endIndex) else {
-            throw HarnessError("no database in \(base)")
-        }
-        let query = base[slash.upperBound...].firstIndex(of: "?").map { String(base[$0...]) } ?? ""
-        return String(base[..<slash.upperBound]) + name + query
+        return PostgresTestEnvironment.url(base, database: name)
     }
 
     static func psql(_ url: String, _ sql: String) throws -> ProcessResult {
@@ -47,20 +40,8 @@ import Testing
             registrations.append((device, "C-0000", number % 2))
             if number % 2 == 1 { registrations.append((device, "C-0001", 1 - number % 2)) }
         }
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            var iterator = registrations.makeIterator()
-            var statuses: [Int] = []
-            for _ in 0..<32 {
-                guard let next = iterator.next() else { break }
-                group.addTask { try await clients[next.server].register(next.device, type, next.serial, token: tokens[next.serial]!, pushToken: String(repeating: "9f", count: 32)).status }
-            }
-            while let status = try await group.next() {
-                statuses.append(status)
-                if let next = iterator.next() {
-                    group.addTask { try await clients[next.server].register(next.device, type, next.serial, token: tokens[next.serial]!, pushToken: String(repeating: "9f", count: 32)).status }
-                }
-            }
-            return statuses
+        let statuses = try await registrations.concurrentMap(maximumConcurrency: 32) { next in
+            try await clients[next.server].register(next.device, type, next.serial, token: tokens[next.serial]!, pushToken: String(repeating: "9f", count: 32)).status
         }
         #expect(statuses.count == 1500)
         #expect(statuses.allSatisfy { $0 == 201 })

@@ -219,6 +219,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// `passforge push` as a background process, to be killed.
+// `@unchecked`: Foundation's `Process` is not Sendable; one test owns it.
 final class PushProcess: @unchecked Sendable {
     let process = Process()
 

@@ -8,6 +8,7 @@ import Testing
 
 /// A real project, built by the real `passforge build`, with the tokens of
 /// its passes read back from the signed files.
+// `@unchecked`: one test owns it; `environment` is set before any process starts.
 final class BuiltProject: @unchecked Sendable {
     let project: ProjectFixture
     var environment: [String: String]
@@ -63,6 +64,7 @@ final class BuiltProject: @unchecked Sendable {
 }
 
 /// `passforge serve` as a real process on a free loopback port.
+// `@unchecked`: Foundation's `Process` is not Sendable; one test owns it, `port` is set in `init`.
 final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let stdout = LockedBox("")

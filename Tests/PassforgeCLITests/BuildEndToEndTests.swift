@@ -28,7 +28,7 @@ import TestSupport
             #expect(verified.passJSON["serialNumber"] as? String == record.serialNumber)
             #expect(verified.passJSON["passTypeIdentifier"] as? String == TestPKI.passType)
             #expect(verified.files.keys.contains("icon.png"))
-            // DESIGN.md: base64url(HMAC-SHA256(secret, type + "/" + serial)).
+            // The token rule: base64url(HMAC-SHA256(secret, type + "/" + serial)).
             let mac = HMAC<SHA256>.authenticationCode(for: Array("\(TestPKI.passType)/\(record.serialNumber)".utf8),
                                                        using: SymmetricKey(data: Array("test-token-secret-0123456789".utf8)))
             let expected = Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-")
@@ -192,7 +192,7 @@ import TestSupport
     }
 }
 
-/// The ETag rule of DESIGN.md, restated independently of the build's code.
+/// The build's ETag rule (the first 128 bits of SHA-256, hex, quoted), restated independently of its code.
 enum ParallelPackagerETag {
     static func of(_ bytes: [UInt8]) -> String {
         "\"" + SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined().prefix(32) + "\""

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
-@testable import RegistrationStore
+@testable import PostgresRegistrationStore
+import RegistrationStore
 import TestSupport
 import Testing
 #if canImport(Glibc)
@@ -92,7 +93,7 @@ import Glibc
     // MARK: Errors for people
 
     @Test func aWrongPasswordSaysAuthenticationFailedWithoutThePassword() async throws {
-        let good = try PostgresLocation(url: try PostgresTestServer.url())
+        let good = try PostgresLocation(url: try PostgresTestEnvironment.url())
         var wrong = good
         wrong.password = "not-the-password-7f3a"
         let error = try await #require(throws: PostgresStoreError.self) {
@@ -109,7 +110,7 @@ import Glibc
     }
 
     @Test func aMissingDatabaseSaysSo() async throws {
-        let url = PostgresTestServer.url(try PostgresTestServer.url(), database: "no_such_database_here")
+        let url = PostgresTestEnvironment.url(try PostgresTestEnvironment.url(), database: "no_such_database_here")
         let error = try await #require(throws: PostgresStoreError.self) {
             _ = try await PostgresRegistrationStore.connect(url: url)
         }
@@ -134,11 +135,11 @@ import Glibc
     // MARK: TLS and sockets
 
     @Test func sslmodeRequireUsesTLS() async throws {
-        let url = PostgresTestServer.url(try await PostgresTestServer.freshDatabase(), query: "sslmode=require")
+        let url = PostgresTestEnvironment.url(try await PostgresTestServer.freshDatabase(), query: "sslmode=require")
         let store = try await PostgresRegistrationStore.connect(url: url)
         _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         let database = try PostgresTestServer.databaseName(url)
-        let ssl = try await PostgresTestServer.withAdmin(try PostgresTestServer.url()) { admin in
+        let ssl = try await PostgresTestServer.withAdmin(try PostgresTestEnvironment.url()) { admin in
             try await admin.query("""
                 SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid
                 WHERE a.datname = \(database) AND a.pid <> pg_backend_pid()
@@ -150,31 +151,31 @@ import Glibc
     }
 
     @Test func verifyFullChecksTheCertificate() async throws {
-        let ca = try PostgresTestServer.variable("PASSFORGE_TEST_POSTGRES_CA")
+        let ca = try PostgresTestEnvironment.variable("PASSFORGE_TEST_POSTGRES_CA")
         let fresh = try await PostgresTestServer.freshDatabase()
         let byName = fresh.replacingOccurrences(of: "@127.0.0.1:", with: "@localhost:")
         // Trusted root and a certificate naming localhost: connects.
-        let store = try await PostgresRegistrationStore.connect(url: PostgresTestServer.url(byName, query: "sslmode=verify-full&sslrootcert=\(ca)"))
+        let store = try await PostgresRegistrationStore.connect(url: PostgresTestEnvironment.url(byName, query: "sslmode=verify-full&sslrootcert=\(ca)"))
         #expect(try await store.statistics().devices == 0)
         await store.shutdown()
         // The system's roots do not know the test certificate: refused, and said so.
         let error = try await #require(throws: PostgresStoreError.self) {
-            _ = try await PostgresRegistrationStore.connect(url: PostgresTestServer.url(byName, query: "sslmode=verify-full"))
+            _ = try await PostgresRegistrationStore.connect(url: PostgresTestEnvironment.url(byName, query: "sslmode=verify-full"))
         }
         #expect(error.kind == .tls)
         #expect(error.description.contains("cannot set up TLS with PostgreSQL at localhost:"), "\(error)")
         #expect(error.description.contains("certificate"), "\(error)")
         // A missing root file is named.
         let missing = try await #require(throws: PostgresStoreError.self) {
-            _ = try await PostgresRegistrationStore.connect(url: PostgresTestServer.url(byName, query: "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"))
+            _ = try await PostgresRegistrationStore.connect(url: PostgresTestEnvironment.url(byName, query: "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"))
         }
         #expect(missing.description.contains("/nonexistent/ca.pem"))
     }
 
     @Test func connectsThroughAUnixSocket() async throws {
-        let folder = try PostgresTestServer.variable("PASSFORGE_TEST_POSTGRES_SOCKET_DIR")
+        let folder = try PostgresTestEnvironment.variable("PASSFORGE_TEST_POSTGRES_SOCKET_DIR")
         let tcp = try PostgresLocation(url: try await PostgresTestServer.freshDatabase())
-        guard case .tcp(_, let port) = tcp.endpoint else { throw PostgresTestServer.NotConfigured(description: "not TCP") }
+        guard case .tcp(_, let port) = tcp.endpoint else { throw PostgresTestEnvironment.NotConfigured(description: "not TCP") }
         // Trust on the socket, as the script sets it: no password.
         let store = try await PostgresRegistrationStore.connect(url: "postgres://\(tcp.user)@:\(port)/\(tcp.database)?host=\(folder)")
         #expect(store.location.socketPath == "\(folder)/.s.PGSQL.\(port)")
@@ -264,13 +265,13 @@ import Glibc
     /// database when the server stops fails at once; requests while it is down
     /// fail fast with "cannot reach"; after it is back the store works again.
     @Test(.timeLimit(.minutes(2))) func aStoppedServerFailsRequestsFastAndTheStoreRecovers() async throws {
-        let server = try PostgresTestServer.variable("PASSFORGE_TEST_POSTGRES_RESTART_URL")
-        let data = try PostgresTestServer.variable("PASSFORGE_TEST_POSTGRES_RESTART_DATA")
+        let server = try PostgresTestEnvironment.variable("PASSFORGE_TEST_POSTGRES_RESTART_URL")
+        let data = try PostgresTestEnvironment.variable("PASSFORGE_TEST_POSTGRES_RESTART_DATA")
         let url = try await PostgresTestServer.freshDatabase(on: server)
         let database = try PostgresTestServer.databaseName(url)
         // This server has no TLS: sslmode=require refuses it, and says why.
         let noTLS = try await #require(throws: PostgresStoreError.self) {
-            _ = try await PostgresRegistrationStore.connect(url: PostgresTestServer.url(url, query: "sslmode=require"))
+            _ = try await PostgresRegistrationStore.connect(url: PostgresTestEnvironment.url(url, query: "sslmode=require"))
         }
         #expect(noTLS.kind == .tls)
         #expect(noTLS.description.contains("does not offer TLS, and sslmode=require requires it"), "\(noTLS)")
@@ -330,7 +331,7 @@ import Glibc
     // MARK: Helpers
 
     static func port(of url: String) throws -> Int {
-        guard case .tcp(_, let port) = try PostgresLocation(url: url).endpoint else { throw PostgresTestServer.NotConfigured(description: "not TCP") }
+        guard case .tcp(_, let port) = try PostgresLocation(url: url).endpoint else { throw PostgresTestEnvironment.NotConfigured(description: "not TCP") }
         return port
     }
 
@@ -359,7 +360,7 @@ import Glibc
                 bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
             }
         }
-        guard bound else { throw PostgresTestServer.NotConfigured(description: "cannot find a free port") }
+        guard bound else { throw PostgresTestEnvironment.NotConfigured(description: "cannot find a free port") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import PostgresRegistrationStore
 import RegistrationStore
+import SQLiteRegistrationStore
 import TestSupport
 import Testing
 
@@ -13,7 +15,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// A store on the folder's database; a second call for the same folder opens the same database.
-    func make(in folder: TemporaryDirectory, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) async throws -> any RegistrationStore {
+    func make(in folder: TemporaryDirectory, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) async throws -> any RegistrationDatabase {
         switch self {
         case .sqlite:
             return try SQLiteRegistrationStore(path: folder.file("state/registrations.sqlite"), logLimit: logLimit)
@@ -30,6 +32,11 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     let type = "pass.com.example.test"
     static let tokenA = String(repeating: "ab", count: 32)
     static let tokenB = String(repeating: "cd", count: 32)
+
+    /// The registrations of one pass, with their devices' push tokens.
+    func holders(of serialNumber: String, in store: any RegistrationExport) async throws -> [ExportedRegistration] {
+        try await store.exportRegistrations(after: nil, limit: 1_000).filter { $0.passTypeIdentifier == type && $0.serialNumber == serialNumber }
+    }
 
     @Test(arguments: StoreKind.allCases) func registerCreatesThenReportsAlreadyRegistered(kind: StoreKind) async throws {
         let store = try await kind.make(in: folder)
@@ -50,7 +57,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let replaced = try await store.register(device: "dev1", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
         #expect(replaced.outcome == .pushTokenReplaced)
         // The token belongs to the device: every pass it holds is now pushed to the new one.
-        #expect(try await store.devices(holding: type, serialNumber: "S-2") == [RegisteredDevice(device: "dev1", pushToken: Self.tokenB)])
+        #expect(try await holders(of: "S-2", in: store) == [ExportedRegistration(device: "dev1", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-2")])
         #expect(try await store.pushTokens(passTypeIdentifier: type, serialNumbers: ["S-1", "S-2"]) == [Self.tokenB])
     }
 
@@ -135,7 +142,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let removed = try await store.deleteDevices(pushToken: Self.tokenA, invalidSince: nil)
         #expect(removed.map { "\($0.index.device) \($0.index.passTypeIdentifier)" } == ["dev1 pass.com.example.other", "dev1 \(type)"])
         #expect(removed.allSatisfy { $0.index.serialNumbers.isEmpty })
-        #expect(try await store.devices(holding: type, serialNumber: "S-1") == [RegisteredDevice(device: "dev2", pushToken: Self.tokenB)])
+        #expect(try await holders(of: "S-1", in: store) == [ExportedRegistration(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")])
         #expect(try await store.statistics() == RegistrationStatistics(devices: 1, registrations: 1, logEntries: 0))
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// A small passforge project on disk: passforge.yml, one template with
 /// images, and content files — the shape an editor commits.
-public final class ProjectFixture: @unchecked Sendable {
+public final class ProjectFixture: Sendable {
     public let directory = TemporaryDirectory("passforge-project")
     public var root: String { directory.path }
     public var output: String { directory.file("output") }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The result of running a real process.
 public struct ProcessResult: Sendable {
@@ -46,12 +47,12 @@ public func runProcess(_ executable: String, _ arguments: [String], directory: S
                          stderr: String(decoding: errData.get(), as: UTF8.self))
 }
 
-public final class LockedBox<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    public init(_ value: Value) { self.value = value }
-    public func get() -> Value { lock.withLock { value } }
-    public func set(_ newValue: Value) { lock.withLock { value = newValue } }
+/// A value shared between threads.
+public final class LockedBox<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    public init(_ value: Value) { self.value = Mutex(value) }
+    public func get() -> Value { value.withLock { $0 } }
+    public func set(_ newValue: Value) { value.withLock { $0 = newValue } }
 }
 
 /// Path of the built `passforge` executable, next to the test bundle.

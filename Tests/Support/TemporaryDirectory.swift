@@ -1,7 +1,7 @@
 import Foundation
 
 /// A fresh folder under the system's temporary directory, removed on deinit.
-public final class TemporaryDirectory: @unchecked Sendable {
+public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init(_ prefix: String = "passforge-test") {

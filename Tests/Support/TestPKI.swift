@@ -1,9 +1,11 @@
 import Foundation
+import Synchronization
 
 /// A certificate chain made with the real `openssl` command, shaped like
-/// Apple's: root → WWDR-like intermediate → Pass Type ID certificates with
-/// UID = passTypeIdentifier and OU = team (pass-format-notes.md "Certificates").
-public final class TestPKI: @unchecked Sendable {
+/// Apple's: root → WWDR-like intermediate → Pass Type ID certificates whose
+/// subject carries UID = pass type identifier and OU = Team ID, in Apple's
+/// order (UID, CN, OU, O, C).
+public final class TestPKI: Sendable {
     public static let shared = TestPKI()
     public static let passType = "pass.com.example.test"
     public static let team = "ABCDE12345"
@@ -13,8 +15,10 @@ public final class TestPKI: @unchecked Sendable {
     public var root: String { directory.file("root.pem") }
     public var wwdr: String { directory.file("wwdr.pem") }
 
-    private let lock = NSLock()
-    private var leaves: [String: Leaf] = [:]
+    /// The leaves made so far, by name; held while one is made.
+    private let leaves = Mutex<[String: Leaf]>([:])
+    /// Whether `makeSigningFormats()` ran; held while it runs.
+    private let signingFormatsMade = Mutex(false)
 
     public struct Leaf: Sendable {
         public var certificate: String
@@ -31,7 +35,7 @@ public final class TestPKI: @unchecked Sendable {
                  "-days", "3650", "-subj", "/CN=passforge Test Root/O=passforge tests", "-addext", "basicConstraints=critical,CA:TRUE",
                  "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
         openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(d)/wwdr.key", "-out", "\(d)/wwdr.csr",
-                 "-subj", "/CN=Test WWDR Intermediate/OU=G4/O=passforge tests"])
+                 "-subj", "/CN=passforge Test WWDR/OU=G4/O=passforge tests"])
         directory.write("ca.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n")
         openssl(["x509", "-req", "-in", "\(d)/wwdr.csr", "-CA", "\(d)/root.pem", "-CAkey", "\(d)/root.key", "-CAcreateserial",
                  "-out", "\(d)/wwdr.pem", "-days", "3650", "-extfile", "\(d)/ca.ext"])
@@ -39,7 +43,7 @@ public final class TestPKI: @unchecked Sendable {
 
     /// A Pass Type ID certificate for `passType`/`team`; `expired` makes one that ended yesterday.
     public func leaf(passType: String = TestPKI.passType, team: String = TestPKI.team, expired: Bool = false) -> Leaf {
-        lock.withLock {
+        leaves.withLock { leaves in
             let name = "\(passType)-\(team)-\(expired)"
             if let leaf = leaves[name] { return leaf }
             let d = directory.path
@@ -90,8 +94,96 @@ public final class TestPKI: @unchecked Sendable {
         ]
     }
 
-    private func openssl(_ arguments: [String]) {
-        let result = try? runProcess("openssl", arguments)
+    // MARK: Every format of one certificate
+
+    /// The team of the certificate `makeSigningFormats()` makes.
+    public static let signingFormatsTeam = "TEAM123456"
+
+    /// The path of a file of this PKI by name: `root.pem`, `root.key`,
+    /// `wwdr.pem`, and those `makeSigningFormats()` writes.
+    public func path(_ name: String) -> String { directory.file(name) }
+
+    /// The shared PKI with `makeSigningFormats()` done.
+    public static func withSigningFormats() -> TestPKI {
+        shared.makeSigningFormats()
+        return shared
+    }
+
+    /// Writes, once, a Pass Type ID certificate of `passType` for team
+    /// `signingFormatsTeam` (serial 03) in every format passforge reads:
+    /// `leaf.pem` + `leaf.key`, DER (`leaf.der`, `leaf-key.der`, `wwdr.der`),
+    /// the key encrypted with `password` as PKCS#8 (`leaf-pkcs8-encrypted.key`)
+    /// and as traditional PEM (`leaf-traditional-encrypted.key`), PKCS#12
+    /// (`leaf.p12`, `leaf-legacy.p12` with OpenSSL 3's legacy ciphers,
+    /// `leaf-nopassword.p12` without the WWDR certificate), the same key in
+    /// a certificate that expired in 2021 (`expired.pem`), and an unrelated
+    /// self-signed root (`other-root.pem`).
+    public func makeSigningFormats() {
+        signingFormatsMade.withLock { made in
+            guard !made else { return }
+            func openssl(_ arguments: String...) { self.openssl(arguments, in: directory.path) }
+            directory.write("formats.cnf", """
+                [ leaf_ext ]
+                basicConstraints = critical,CA:FALSE
+                keyUsage = critical,digitalSignature
+                subjectKeyIdentifier = hash
+                authorityKeyIdentifier = keyid:always
+                [ ca ]
+                default_ca = wwdr_ca
+                [ wwdr_ca ]
+                database = formats-index.txt
+                new_certs_dir = .
+                serial = formats-serial.txt
+                default_md = sha256
+                policy = any_name
+                unique_subject = no
+                [ any_name ]
+                UID = optional
+                CN = optional
+                OU = optional
+                O = optional
+                C = optional
+
+                """)
+            directory.write("formats-index.txt", "")
+            directory.write("formats-serial.txt", "1000\n")
+            let passType = Self.passType, team = Self.signingFormatsTeam, password = Self.password
+            // Pass Type ID leaf, subject as Apple issues it.
+            openssl("req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr",
+                    "-subj", "/UID=\(passType)/CN=Pass Type ID: \(passType)/OU=\(team)/O=passforge tests/C=US")
+            openssl("x509", "-req", "-in", "leaf.csr", "-CA", "wwdr.pem", "-CAkey", "wwdr.key",
+                    "-set_serial", "3", "-days", "365", "-sha256",
+                    "-extfile", "formats.cnf", "-extensions", "leaf_ext", "-out", "leaf.pem")
+            // The same key in an expired certificate (2020–2021).
+            openssl("ca", "-batch", "-config", "formats.cnf", "-cert", "wwdr.pem", "-keyfile", "wwdr.key",
+                    "-in", "leaf.csr", "-out", "expired.pem", "-notext", "-preserveDN",
+                    "-startdate", "20200101000000Z", "-enddate", "20210101000000Z", "-extensions", "leaf_ext")
+
+            // Other formats of the same material.
+            openssl("x509", "-in", "leaf.pem", "-outform", "DER", "-out", "leaf.der")
+            openssl("x509", "-in", "wwdr.pem", "-outform", "DER", "-out", "wwdr.der")
+            openssl("pkcs8", "-topk8", "-in", "leaf.key", "-v2", "aes-256-cbc",
+                    "-passout", "pass:\(password)", "-out", "leaf-pkcs8-encrypted.key")
+            openssl("rsa", "-in", "leaf.key", "-aes256", "-traditional",
+                    "-passout", "pass:\(password)", "-out", "leaf-traditional-encrypted.key")
+            openssl("rsa", "-in", "leaf.key", "-outform", "DER", "-out", "leaf-key.der")
+            openssl("pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem", "-certfile", "wwdr.pem",
+                    "-passout", "pass:\(password)", "-out", "leaf.p12")
+            openssl("pkcs12", "-export", "-legacy", "-inkey", "leaf.key", "-in", "leaf.pem", "-certfile", "wwdr.pem",
+                    "-passout", "pass:\(password)", "-out", "leaf-legacy.p12")
+            openssl("pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem",
+                    "-passout", "pass:", "-out", "leaf-nopassword.p12")
+            // An unrelated self-signed root (EC, so it is quick to make).
+            openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", "other-root.key", "-out", "other-root.pem", "-days", "30",
+                    "-subj", "/CN=Unrelated Root", "-addext", "basicConstraints=critical,CA:TRUE",
+                    "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+            made = true
+        }
+    }
+
+    private func openssl(_ arguments: [String], in directory: String? = nil) {
+        let result = try? runProcess("openssl", arguments, directory: directory)
         precondition(result?.status == 0, "openssl \(arguments.joined(separator: " ")) failed: \(result?.stderr ?? "not run")")
     }
 }

@@ -4,8 +4,7 @@ import Foundation
 /// Makes the `signature` file of a pass: a detached PKCS#7 / CMS SignedData
 /// over the bytes of `manifest.json`, DER-encoded, that embeds the signer
 /// certificate and the WWDR intermediate and carries a signing-time signed
-/// attribute (pass-format-notes.md, "signature"; Apple, PassKit Package Format
-/// Reference, "Signing the Pass").
+/// attribute (Apple, PassKit Package Format Reference, "Signing the Pass").
 ///
 /// Conforming types must be safe to call from any thread.
 public protocol ManifestSigning: Sendable {
@@ -35,8 +34,7 @@ public final class CMSSigner: ManifestSigning, @unchecked Sendable {
     /// PKCS7_DETACHED: the manifest is a separate file in the pass, not inside
     /// the signature. PKCS7_NOSMIMECAP: leave out the S/MIME capabilities
     /// attribute, which Wallet does not use. Signing time is still added
-    /// (pass-format-notes.md, "signature";
-    /// https://www.openssl.org/docs/man3.0/man3/PKCS7_sign.html).
+    /// (https://www.openssl.org/docs/man3.0/man3/PKCS7_sign.html).
     private static let flags = Int32(PKCS7_BINARY | PKCS7_DETACHED | PKCS7_NOSMIMECAP)
 
     init(certificate: X509Certificate, intermediate: X509Certificate, key: PrivateKey) throws(SigningError) {
@@ -71,14 +69,13 @@ public final class CMSSigner: ManifestSigning, @unchecked Sendable {
         guard let signerInfo = PKCS7_sign_add_signer(p7, certificate.pointer, key.pointer, digest, Self.flags) else {
             throw failure("add the signer")
         }
-        // Apple requires the WWDR intermediate in the signature
-        // (pass-format-notes.md, "signature": "It must embed the signer
-        // certificate and the Apple WWDR intermediate").
+        // Apple requires the signer certificate and the WWDR intermediate in
+        // the signature (PassKit Package Format Reference, "Signing the Pass").
         guard PKCS7_add_certificate(p7, intermediate.pointer) == 1 else {
             throw failure("embed the WWDR certificate")
         }
         // Without a signing-time attribute iOS rejects the pass with
-        // "Signature must contain a signing date" (pass-format-notes.md).
+        // "Signature must contain a signing date".
         // PKCS7_final would add the current time itself; setting it here lets
         // the caller date the whole pass consistently.
         guard let time = OpenSSL.makeTime(signingTime) else { throw failure("encode the signing time") }

@@ -31,7 +31,7 @@ public struct ZipReadLimits: Sendable, Hashable {
     }
 
     /// Generous for one pass: Apple caps a `.pkpasses` bundle of 10 passes at
-    /// 150 MB (pass-format-notes.md, "MIME types"); one pass is far smaller.
+    /// 150 MB (Apple, "Distributing and updating a pass"); one pass is far smaller.
     public static let pass = ZipReadLimits(maximumEntryCount: 1_000, maximumTotalSize: 64 << 20)
 }
 

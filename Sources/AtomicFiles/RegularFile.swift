@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A regular file opened for reading, with the identity of the version that
+/// is open: what is read is that version's bytes, even if a rename replaces
+/// the file meanwhile. Closed when it goes out of scope.
+public struct RegularFile: ~Copyable {
+    public let identity: FileIdentity
+    private let descriptor: Int32
+
+    /// Opens the file at `path`; nil when it is missing, unreadable or not a
+    /// regular file (a folder, a device).
+    public init?(openingForReading path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        guard let identity = FileIdentity(descriptor: descriptor), identity.isRegularFile else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+        self.identity = identity
+    }
+
+    deinit { close(descriptor) }
+
+    /// All `identity.size` bytes of the file; nil when a read fails or the
+    /// file ends early.
+    public func readAll() -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: Int(identity.size))
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + done, $0.count - done) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            done += count
+        }
+        return bytes
+    }
+}

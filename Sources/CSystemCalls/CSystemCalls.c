@@ -1,0 +1,14 @@
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <unistd.h>
+#include "CSystemCalls.h"
+
+int passforge_syncfs(int fd) {
+    return syncfs(fd);
+}
+
+int passforge_set_malloc_thresholds(int trim_threshold, int mmap_threshold) {
+    int trim_set = mallopt(M_TRIM_THRESHOLD, trim_threshold);
+    int mmap_set = mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+    return trim_set && mmap_set;
+}

@@ -1,0 +1,16 @@
+#ifndef PASSFORGE_CSYSTEMCALLS_H
+#define PASSFORGE_CSYSTEMCALLS_H
+
+/* The few glibc calls Swift's Glibc module does not export: syncfs(2) is
+ * declared only with _GNU_SOURCE, mallopt(3) lives in <malloc.h>. */
+
+/* Flushes every written file of the file system holding the open file `fd`.
+ * Returns 0, or -1 with errno set. */
+int passforge_syncfs(int fd);
+
+/* Keeps freed heap memory in the process (M_TRIM_THRESHOLD) and serves
+ * allocations below `mmap_threshold` bytes from the heap (M_MMAP_THRESHOLD).
+ * Returns 1 when both were set. */
+int passforge_set_malloc_thresholds(int trim_threshold, int mmap_threshold);
+
+#endif

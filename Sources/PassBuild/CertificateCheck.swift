@@ -1,0 +1,37 @@
+import Foundation
+import PassContent
+
+/// Checks a pass against the certificate that signs it. A Pass Type ID
+/// certificate carries the pass type identifier in its subject UID and the
+/// Team ID in its OU; a pass whose passTypeIdentifier or teamIdentifier does
+/// not match them fails on the device (Apple's "PassKit Package Format
+/// Reference"), so the build refuses it.
+enum CertificateCheck {
+    static func diagnostics(_ resolved: SigningIdentities.Resolved, type: String, team: String, rendered: RenderedPass, now: Date = Date()) -> [ContentDiagnostic] {
+        let certificate = resolved.identity.certificate
+        let typeLocation = rendered.source.location(at: ["passTypeIdentifier"])
+        var problems: [ContentDiagnostic] = []
+        if certificate.userID != type {
+            problems.append(.error(at: typeLocation, keyPath: ["passTypeIdentifier"], rule: "signing.pass-type",
+                                   "the signing certificate (\(certificate.subject)) is for \(certificate.userID ?? "no pass type"), not \(type); a pass signed with it fails on the device. Use the certificate of \(type) (`signing:` in passforge.yml or PASSFORGE_SIGNING_CERTIFICATE), or fix passTypeIdentifier"))
+        }
+        if certificate.organizationalUnit != team {
+            problems.append(.error(at: rendered.source.location(at: ["teamIdentifier"]), keyPath: ["teamIdentifier"], rule: "signing.team",
+                                   "the signing certificate belongs to team \(certificate.organizationalUnit ?? "(none)"), not \(team); set teamIdentifier to the certificate's team (its subject OU)"))
+        }
+        if !certificate.isValid(at: now) {
+            let expired = certificate.notAfter < now
+            problems.append(.error(at: typeLocation, keyPath: ["passTypeIdentifier"], rule: "signing.expired",
+                                   expired ? "the signing certificate for \(type) expired on \(iso8601(certificate.notAfter)); passes signed with it do not install. Renew the Pass Type ID certificate in the Apple Developer portal"
+                                   : "the signing certificate for \(type) is not valid before \(iso8601(certificate.notBefore)); check the machine's clock"))
+        } else if certificate.notAfter.timeIntervalSince(now) < 30 * 86_400 {
+            problems.append(.warning(at: typeLocation, keyPath: ["passTypeIdentifier"], rule: "signing.expiring",
+                                     "the signing certificate for \(type) expires on \(iso8601(certificate.notAfter)); renew it soon"))
+        }
+        if rendered.source["nfc"] != nil, certificate.commonName?.contains("NFC") != true, !resolved.isDevelopment {
+            problems.append(.warning(at: rendered.source.location(at: ["nfc"]), keyPath: ["nfc"], rule: "signing.nfc",
+                                     "the pass has an nfc dictionary but the certificate (\(certificate.commonName ?? certificate.subject)) is not an NFC-enabled Pass Type ID certificate; the NFC payload will not work"))
+        }
+        return problems
+    }
+}

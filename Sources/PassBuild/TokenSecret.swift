@@ -1,0 +1,84 @@
+import AtomicFiles
+import Crypto
+import Foundation
+import PassPackage
+
+/// The secret from which every pass's authenticationToken and download
+/// capability are derived, so a build needs no database of tokens.
+///
+/// It must stay the same for the life of the passes: a device keeps the
+/// token of a pass it holds, and Apple's web service protocol gives no way to
+/// change it.
+public struct TokenSecret: Sendable {
+    let key: SymmetricKey
+    /// Where the secret came from, for the build's summary (never the secret itself).
+    public let origin: String
+
+    public init(_ secret: String, origin: String) {
+        self.key = SymmetricKey(data: Array(secret.utf8))
+        self.origin = origin
+    }
+
+    /// `base64url(HMAC-SHA256(secret, passTypeIdentifier + "/" + serialNumber))`.
+    public func authenticationToken(passTypeIdentifier: String, serialNumber: String) -> String {
+        base64URL(mac("\(passTypeIdentifier)/\(serialNumber)"))
+    }
+
+    /// `base64url(HMAC-SHA256(secret, "download/" + type + "/" + serial))` cut to 22 characters.
+    public func downloadCapability(passTypeIdentifier: String, serialNumber: String) -> String {
+        String(base64URL(mac("download/\(passTypeIdentifier)/\(serialNumber)")).prefix(22))
+    }
+
+    /// A hash that changes when the secret changes, for fingerprints; not reversible.
+    public var fingerprint: String { Array(mac("passforge/secret-fingerprint")).hexString }
+
+    private func mac(_ message: String) -> HMAC<SHA256>.MAC {
+        HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)
+    }
+
+    /// Reads PASSFORGE_TOKEN_SECRET; else the project's `.passforge/token-secret`,
+    /// created once with random bytes. Under CI a missing secret is an error:
+    /// a fresh random one would change every pass's token.
+    public static func resolve(environment: [String: String], projectStateDirectory: String) throws -> TokenSecret {
+        if let secret = environment["PASSFORGE_TOKEN_SECRET"], !secret.isEmpty {
+            guard secret.utf8.count >= 16 else {
+                throw BuildError.message("PASSFORGE_TOKEN_SECRET is shorter than 16 characters; use a long random value, e.g. `openssl rand -base64 32`")
+            }
+            return TokenSecret(secret, origin: "PASSFORGE_TOKEN_SECRET")
+        }
+        let path = "\(projectStateDirectory)/token-secret"
+        if let data = FileManager.default.contents(atPath: path), let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty {
+            return TokenSecret(secret, origin: path)
+        }
+        if environment["CI"] == "true" {
+            throw BuildError.message("PASSFORGE_TOKEN_SECRET is not set. Under CI a random secret would change the token of every pass, and devices would lose their updates; set PASSFORGE_TOKEN_SECRET to the project's secret")
+        }
+        let secret = base64URL(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+        try AtomicFileSystem.write(Array((secret + "\n").utf8), to: path, permissions: 0o600)
+        return TokenSecret(secret, origin: path)
+    }
+}
+
+/// base64url without padding (RFC 4648 §5), written out: Foundation's
+/// string replacing was a fifth of a large build's planning time.
+func base64URL<D: ContiguousBytes>(_ bytes: D) -> String {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    return bytes.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> String in
+        var out: [UInt8] = []
+        out.reserveCapacity((input.count * 4 + 2) / 3)
+        var index = 0
+        while index + 2 < input.count {
+            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            out += [alphabet[Int(value >> 18)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)], alphabet[Int(value & 63)]]
+            index += 3
+        }
+        if input.count - index == 2 {
+            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+            out += [alphabet[Int(value >> 18)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)]]
+        } else if input.count - index == 1 {
+            let value = UInt32(input[index]) << 16
+            out += [alphabet[Int(value >> 18)], alphabet[Int(value >> 12 & 63)]]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

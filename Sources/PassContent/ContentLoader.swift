@@ -1,0 +1,157 @@
+import Foundation
+import PassModel
+
+/// Reads `content/**/*.yml|yaml|json` into pass definitions.
+public struct ContentLoader: Sendable {
+    public var directory: String
+
+    public init(directory: String) { self.directory = directory }
+
+    static let contentExtensions: Set<String> = ["yml", "yaml", "json"]
+
+    /// Every content file below the directory, sorted, as paths that start with `directory`.
+    public func contentFiles() throws(ContentErrors) -> [String] {
+        guard isDirectory(directory) else {
+            throw ContentErrors([.error(at: SourceLocation(file: directory), rule: "content.missing",
+                                        "content folder \(directory) does not exist; create it or pass --content DIR")])
+        }
+        var files: [String] = []
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        while let relative = enumerator?.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            if name.hasPrefix(".") {
+                if isDirectory((directory as NSString).appendingPathComponent(relative)) { enumerator?.skipDescendants() }
+                continue
+            }
+            if Self.contentExtensions.contains((name as NSString).pathExtension.lowercased()) {
+                files.append((directory as NSString).appendingPathComponent(relative))
+            }
+        }
+        return files.sorted()
+    }
+
+    /// Parses one content file; returns its definitions and every problem in it.
+    public static func definitions(in file: String, bytes: [UInt8]) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
+        let root: SourceNode
+        do { root = try SourceParser.parse(bytes, file: file) } catch { return ([], [error]) }
+        var problems: [ContentDiagnostic] = []
+        guard let members = root.members else {
+            return ([], [.error(at: root.location, rule: "content.shape",
+                                "a content file must be a map with `template:` and `serialNumber:`, or `passes:`")])
+        }
+        let directory = (file as NSString).deletingLastPathComponent
+        if let passes = root["passes"] {
+            for member in members where !["template", "defaults", "passes"].contains(member.key) {
+                problems.append(unknownKey(member, allowed: ["template", "defaults", "passes"], context: "a file with `passes:`"))
+            }
+            var defaults = SourceNode(.object([]), at: root.location)
+            if let node = root["defaults"] {
+                if node.members == nil {
+                    problems.append(.error(at: node.location, keyPath: ["defaults"], rule: "content.type", "defaults must be a map (data:, pass:, images:, download:)"))
+                } else {
+                    for member in node.members! where !entryKeys.contains(member.key) || member.key == "serialNumber" {
+                        problems.append(unknownKey(member, allowed: entryKeys.filter { $0 != "serialNumber" }, context: "defaults"))
+                    }
+                    defaults = node
+                }
+            }
+            if let template = root.member("template") { defaults.set("template", to: template.value) }
+            guard let entries = passes.elements else {
+                problems.append(.error(at: passes.location, keyPath: ["passes"], rule: "content.type", "passes must be a list of passes (`- serialNumber: …`)"))
+                return ([], problems)
+            }
+            if entries.isEmpty {
+                problems.append(.warning(at: passes.location, keyPath: ["passes"], rule: "content.empty", "passes is empty; this file defines no pass"))
+            }
+            var definitions: [PassDefinition] = []
+            for (index, entry) in entries.enumerated() {
+                guard entry.members != nil else {
+                    problems.append(.error(at: entry.location, keyPath: JSONPath([.key("passes"), .index(index)]), rule: "content.type", "each entry of passes must be a map"))
+                    continue
+                }
+                if let definition = definition(from: defaults.merging(entry), entry: entry, file: file, directory: directory,
+                                               keyPath: JSONPath([.key("passes"), .index(index)]), problems: &problems) {
+                    definitions.append(definition)
+                }
+            }
+            return (definitions, problems)
+        }
+        if let definition = definition(from: root, entry: root, file: file, directory: directory, keyPath: .root, problems: &problems) {
+            return ([definition], problems)
+        }
+        return ([], problems)
+    }
+
+    static let entryKeys = ["template", "serialNumber", "data", "pass", "images", "download"]
+
+    private static func unknownKey(_ member: SourceNode.Member, allowed: [String], context: String) -> ContentDiagnostic {
+        .error(at: member.keyLocation, keyPath: [.key(member.key)], rule: "content.unknown-key",
+               "unknown key `\(member.key)` in \(context); allowed: \(allowed.joined(separator: ", ")). Pass.json keys go under `pass:`")
+    }
+
+    private static func definition(from merged: SourceNode, entry: SourceNode, file: String, directory: String,
+                                   keyPath: JSONPath, problems: inout [ContentDiagnostic]) -> PassDefinition? {
+        let before = problems.count
+        for member in entry.members ?? [] where !entryKeys.contains(member.key) {
+            problems.append(unknownKey(member, allowed: entryKeys, context: "a pass definition"))
+        }
+        func string(_ key: String, hint: String) -> (String, SourceLocation)? {
+            guard let node = merged[key] else {
+                problems.append(.error(at: entry.location, keyPath: keyPath.appending(key), rule: "content.required", "missing `\(key):`; \(hint)"))
+                return nil
+            }
+            guard let text = node.stringValue else {
+                problems.append(.error(at: node.location, keyPath: keyPath.appending(key), rule: "content.type",
+                                       "`\(key)` must be text, found \(node.jsonValue.typeName); quote it, e.g. \(key): \"\(node.jsonValue.serializedString())\""))
+                return nil
+            }
+            return (text, node.location)
+        }
+        let template = string("template", hint: "name a folder in templates/")
+        let serial = string("serialNumber", hint: "give the pass a unique serial, e.g. serialNumber: BA-2026-0001")
+        if let (value, location) = serial, !PassDefinition.isValidSerialNumber(value) {
+            problems.append(.error(at: location, keyPath: keyPath.appending("serialNumber"), rule: "content.serial",
+                                   "serialNumber \"\(value.count > 40 ? String(value.prefix(40)) + "…" : value)\" (\(value.utf8.count) characters) is not allowed: it must match \(PassDefinition.serialPattern) — start with a letter or digit, then letters, digits, . _ ~ -, at most 128 in all — because it becomes a file name and a URL path"))
+        }
+        let data = merged["data"] ?? SourceNode(.object([]), at: entry.location)
+        if data.members == nil {
+            problems.append(.error(at: data.location, keyPath: keyPath.appending("data"), rule: "content.type", "`data:` must be a map of placeholder values"))
+        }
+        let passOverride = merged["pass"]
+        if let passOverride, passOverride.members == nil {
+            problems.append(.error(at: passOverride.location, keyPath: keyPath.appending("pass"), rule: "content.type", "`pass:` must be a map of pass.json keys"))
+        }
+        var images: [(name: String, path: String, location: SourceLocation)] = []
+        if let node = merged["images"] {
+            if let members = node.members {
+                for member in members {
+                    guard let path = member.value.stringValue else {
+                        problems.append(.error(at: member.value.location, keyPath: keyPath + ["images", .key(member.key)], rule: "content.type", "an image path must be text"))
+                        continue
+                    }
+                    let name = member.key
+                    let isSafeName = !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
+                        && name.lowercased().hasSuffix(".png") && name.split(separator: "/").count <= 2
+                    guard isSafeName else {
+                        problems.append(.error(at: member.keyLocation, keyPath: keyPath + ["images", .key(member.key)], rule: "content.image-name",
+                                               "image name `\(name)` must be a PNG file name such as thumbnail.png or de.lproj/logo.png"))
+                        continue
+                    }
+                    let resolved = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
+                    images.append((name, resolved, member.value.location))
+                }
+            } else {
+                problems.append(.error(at: node.location, keyPath: keyPath.appending("images"), rule: "content.type", "`images:` must map an image name to a file, e.g. thumbnail.png: photos/jane.png"))
+            }
+        }
+        var download: DownloadPolicy?
+        if let node = merged["download"] { download = parseDownload(node, problems: &problems) }
+        guard problems[before...].allSatisfy({ !$0.isError }), let template, let serial else { return nil }
+        var canonical = merged
+        canonical.remove("template")
+        return PassDefinition(
+            serialNumber: serial.0, serialLocation: serial.1, templateName: template.0, templateLocation: template.1,
+            data: data, passOverride: passOverride, images: images, download: download, file: file,
+            location: entry.location, canonicalBytes: Array(template.0.utf8) + [0] + canonical.jsonValue.serialized())
+    }
+}

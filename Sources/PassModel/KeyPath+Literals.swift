@@ -1,5 +1,0 @@
-/// `["boardingPass", "primaryFields", 0]` reads like the path it is.
-extension KeyPath.Component: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
-    public init(stringLiteral value: String) { self = .key(value) }
-    public init(integerLiteral value: Int) { self = .index(value) }
-}

@@ -1,0 +1,9 @@
+/// The kinds of image a pass can carry; the raw value is the file's base name.
+public enum PassImageKind: String, CaseIterable, Sendable, Hashable {
+    case icon
+    case logo
+    case footer
+    case thumbnail
+    case strip
+    case background
+}

@@ -1,0 +1,135 @@
+/// Apple's rules for the images of a pass (PassKit Package Format Reference;
+/// the Wallet section of the Human Interface Guidelines): which images each style
+/// shows, their sizes, and that an image is not both at the top level and in
+/// an `.lproj` folder.
+///
+/// Give it every image of one pass, keyed by its path inside the package
+/// (`icon.png`, `strip@2x.png`, `de.lproj/logo@3x.png`):
+///
+///     let diagnostics = ImageRules.validate(files: ["icon.png": bytes, …], style: .eventTicket)
+///
+/// or, when the headers are already read, ``validate(images:style:)`` with
+/// `nil` for a file that is not a PNG. Each diagnostic's key path is the
+/// image's path as one key (`JSONPath([.key("strip@2x.png")])`).
+///
+/// | rule | severity | when |
+/// |---|---|---|
+/// | `image.name` | error | the path is not `[LANG.lproj/]NAME[@2x\|@3x].png` |
+/// | `image.notPNG` | error | the bytes are not a PNG |
+/// | `image.notAllowed` | error | the style does not show that image, or no style does |
+/// | `image.iconMissing` | error | no `icon.png` (top level, or in every `.lproj`) |
+/// | `image.size` | warning | the pixels differ from the expected points × scale (logo: larger than 160×50 × scale) |
+/// | `image.stripCombination` | error | an event ticket has a strip and a background or thumbnail |
+/// | `image.localizedDuplicate` | error | an image is both at the top level and in an `.lproj` |
+public enum ImageRules {
+    /// Checks image files given as bytes. Files that are not images
+    /// (`pass.json`, `manifest.json`, `signature`, `*.strings`) are skipped.
+    public static func validate(files: [String: [UInt8]], style: PassStyle) -> [Diagnostic] {
+        var headers: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>] = [:]
+        for (path, bytes) in files where !isNonImageFile(path) {
+            do {
+                headers[path] = .success(try PNGImageInfo(bytes: bytes))
+            } catch {
+                headers[path] = .failure(error)
+            }
+        }
+        return check(headers, style: style)
+    }
+
+    /// Checks images whose headers have been read; `nil` marks a file that is not a PNG.
+    public static func validate(images: [String: PNGImageInfo?], style: PassStyle) -> [Diagnostic] {
+        check(images.mapValues { $0.map { .success($0) } ?? .failure(.notPNGSignature) }, style: style)
+    }
+
+    static func isNonImageFile(_ path: String) -> Bool {
+        ["pass.json", "manifest.json", "signature"].contains(path) || path.hasSuffix(".strings")
+    }
+
+    static func check(_ images: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>], style: PassStyle) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        var names: [PassImageName] = []
+        for path in images.keys.sorted() {
+            let keyPath = JSONPath([.key(path)])
+            guard let name = PassImageName(path: path) else {
+                diagnostics.append(.error(
+                    at: keyPath, rule: "image.name",
+                    "\(path) is not a pass image name; images are NAME.png, NAME@2x.png or NAME@3x.png (lower-case .png), at the top level or in LANG.lproj/, so rename it"
+                ))
+                continue
+            }
+            names.append(name)
+            let allowed = style.allowedImages.map(\.rawValue).joined(separator: ", ")
+            guard let kind = name.kind else {
+                diagnostics.append(.error(
+                    at: keyPath, rule: "image.notAllowed",
+                    "\(path) is not an image Wallet uses; \(style.pluralName) show \(allowed), so rename or remove it"
+                ))
+                continue
+            }
+            guard let sizeRule = style.expectedSize(of: kind) else {
+                diagnostics.append(.error(
+                    at: keyPath, rule: "image.notAllowed",
+                    "\(path): \(style.pluralName) do not show a \(kind.rawValue) image, only \(allowed); remove it or change the pass style"
+                ))
+                continue
+            }
+            switch images[path]! {
+            case .failure(let problem):
+                diagnostics.append(.error(
+                    at: keyPath, rule: "image.notPNG",
+                    "\(path) is not a PNG: \(problem); save it as PNG (Wallet reads PNG only)"
+                ))
+            case .success(let info):
+                guard !sizeRule.accepts(info.size, scale: name.scale) else { break }
+                let scaleText = name.scale == 1 ? "" : " at @\(name.scale)x"
+                diagnostics.append(.warning(
+                    at: keyPath, rule: "image.size",
+                    "\(path) is \(info.size) pixels, but a \(kind.rawValue) on \(style.pluralName)\(scaleText) should be \(sizeRule.pixelDescription(scale: name.scale)) pixels (\(sizeRule) × \(name.scale)); resize it so it is not scaled or cropped"
+                ))
+            }
+        }
+        diagnostics += checkIcon(names)
+        diagnostics += checkStripCombination(names, style: style)
+        diagnostics += checkLocalizedDuplicates(names)
+        return diagnostics
+    }
+
+    /// `icon.png` is required (it shows in notifications and on the lock
+    /// screen). A localized icon must not also be at the top level, so an
+    /// icon in every `.lproj` folder counts too.
+    static func checkIcon(_ names: [PassImageName]) -> [Diagnostic] {
+        let icons = names.filter { $0.kind == .icon && $0.scale == 1 }
+        if icons.contains(where: { $0.localization == nil }) { return [] }
+        let localizations = Set(names.compactMap(\.localization))
+        let localizedIcons = Set(icons.compactMap(\.localization))
+        if !localizations.isEmpty, localizedIcons == localizations { return [] }
+        var message = "icon.png is missing; every pass needs a 29×29 (or 38×38) point icon.png, which Wallet shows in notifications, so add it"
+        if names.contains(where: { $0.kind == .icon }) {
+            message += " (icon@2x.png and icon@3x.png do not replace icon.png; a localized icon must exist in every .lproj folder)"
+        }
+        return [.error(at: [.key("icon.png")], rule: "image.iconMissing", message)]
+    }
+
+    /// An event ticket lays out either a strip or a background with a
+    /// thumbnail; with both, the device rejects or misdraws the pass.
+    static func checkStripCombination(_ names: [PassImageName], style: PassStyle) -> [Diagnostic] {
+        guard style == .eventTicket, let strip = names.first(where: { $0.kind == .strip }) else { return [] }
+        guard let other = names.first(where: { $0.kind == .background || $0.kind == .thumbnail }) else { return [] }
+        return [.error(
+            at: [.key(other.path)], rule: "image.stripCombination",
+            "an event ticket with a strip image (\(strip.path)) must not have a background or thumbnail image (\(other.path)); keep either the strip or the background and thumbnail"
+        )]
+    }
+
+    /// An image is either localized or not: with both, which one a device
+    /// shows is undefined.
+    static func checkLocalizedDuplicates(_ names: [PassImageName]) -> [Diagnostic] {
+        let topLevel = Set(names.filter { $0.localization == nil }.map(\.baseName))
+        return names.filter { $0.localization != nil && topLevel.contains($0.baseName) }.map { name in
+            .error(
+                at: [.key(name.path)], rule: "image.localizedDuplicate",
+                "\(name.path) is localized, but there is also a top-level \(name.baseName) image; an image must not be both top-level and inside an .lproj, so remove one of them"
+            )
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// Commands run on the destination host through ssh. Each is a fixed script
+/// run by `sh -c`; the destination folder is its one argument, quoted, and
+/// the paths it works on come on standard input, one per line (tree paths
+/// hold no newline). No other text reaches the remote shell.
+struct RemoteShell: Sendable {
+    var ssh: ExternalProgram
+    /// Options from PASSFORGE_SSH_COMMAND after the program name (`-p 2222 -i key …`).
+    var sshOptions: [String]
+    var userHost: String
+    /// The destination folder on the host, relative to the login's home unless absolute.
+    var root: String
+    var environment: [String: String]
+
+    /// Prints `missing-folder`, `no-state`, or `state`, then state.json, a NUL byte and downloads.csv.
+    static let fetchStateScript = """
+        [ -d "$1" ] || { echo missing-folder; exit 0; }
+        cd -- "$1" || exit 1
+        [ -f .passforge/state.json ] || { echo no-state; exit 0; }
+        echo state
+        cat .passforge/state.json || exit 1
+        printf "\\000"
+        if [ -f .passforge/downloads.csv ]; then cat .passforge/downloads.csv || exit 1; fi
+        """
+
+    static let createFolderScript = #"mkdir -p -- "$1""#
+
+    /// Reads pairs of lines (existing file, link name) and makes each link
+    /// name a hard link of the file in one rename, so the name is never
+    /// missing; then flushes the file system, so that everything uploaded so
+    /// far is on disk before the state that lists it.
+    static let replaceLinksScript = """
+        cd -- "$1" || exit 1
+        while IFS= read -r target && IFS= read -r link; do
+          folder=${link%/*}
+          [ -d "$folder" ] || mkdir -p -- "$folder" || exit 1
+          staged="$folder/.${link##*/}.publishing"
+          ln -f -- "$target" "$staged" && mv -f -- "$staged" "$link" || exit 1
+        done
+        sync -f . 2>/dev/null || sync
+        """
+
+    /// Deletes the files on standard input (one per line; missing ones are
+    /// fine), then the folders given as arguments that are left empty.
+    static let removeScript = """
+        cd -- "$1" || exit 1
+        shift
+        while IFS= read -r path; do rm -f -- "$path" || exit 1; done
+        for folder in "$@"; do rmdir -- "$folder" 2>/dev/null; done
+        exit 0
+        """
+
+    /// Runs `script` on the host with the root, then `arguments`, as `$1`, `$2`, ….
+    func run(_ script: String, arguments: [String] = [], lines: [String] = [], action: String) throws(PublishError) -> ExternalProgram.Outcome {
+        let command = (["sh", "-c", script, "passforge", root] + arguments).map(Self.quoted).joined(separator: " ")
+        let input = lines.isEmpty ? [] : Array((lines.joined(separator: "\n") + "\n").utf8)
+        let outcome = try ssh.run(sshOptions + ["--", userHost, command], input: input, environment: environment)
+        guard outcome.status == 0 else {
+            throw RemoteFailure.explain(program: "ssh", status: outcome.status, errorOutput: outcome.errorOutput,
+                                        userHost: userHost, root: root, action: action)
+        }
+        return outcome
+    }
+
+    /// Single quotes for a POSIX shell: `it's` → `'it'\''s'`.
+    static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+}

@@ -1,0 +1,112 @@
+import AtomicFiles
+import Foundation
+
+/// Publishing to `[user@]host:path` with rsync over ssh.
+///
+/// rsync writes each file to a hidden temporary name and renames it into
+/// place, so a reader sees the old file or the new one. Names that already
+/// exist for a pass (its token and download links) are replaced by the
+/// host's `ln` and `mv` rather than by rsync, which would delete them
+/// before linking them again.
+struct RsyncTransport: PublishTransport {
+    let rsync: ExternalProgram
+    let shell: RemoteShell
+    /// The ssh command line handed to rsync's `-e`.
+    let sshCommand: String
+
+    init(userHost: String, path: String, environment: [String: String]) throws(PublishError) {
+        let destination = "\(userHost):\(path)"
+        let root = try Self.remoteRoot(path, destination: destination)
+        sshCommand = environment["PASSFORGE_SSH_COMMAND"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? "ssh"
+        let words = sshCommand.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard let ssh = ExternalProgram(named: words[0], environment: environment) else {
+            throw PublishError("\(words[0]) is not installed here, and \(destination) needs it; install the OpenSSH client (apt-get install openssh-client), or set PASSFORGE_SSH_COMMAND")
+        }
+        guard let rsync = ExternalProgram(named: "rsync", environment: environment) else {
+            throw PublishError("rsync is not installed here, and \(destination) needs it; install it (apt-get install rsync), on the host too")
+        }
+        self.rsync = rsync
+        shell = RemoteShell(ssh: ssh, sshOptions: Array(words.dropFirst()), userHost: userHost, root: root, environment: environment)
+    }
+
+    /// The folder as the host sees it: `~/site` and `site` are under the
+    /// login's home, which is where ssh starts. rsync hands the path to the
+    /// remote shell, so only plain characters are accepted.
+    static func remoteRoot(_ path: String, destination: String) throws(PublishError) -> String {
+        var root = path
+        if root == "~" || root.isEmpty { root = "." }
+        if root.hasPrefix("~/") { root.removeFirst(2) }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+,=@%-")
+        guard root.allSatisfy(allowed.contains), !root.hasPrefix("-") else {
+            throw PublishError("\(destination): the remote folder may hold only letters, digits and . _ / + , = @ % - (and not start with -); rename it, or link it under a plain name")
+        }
+        return root
+    }
+
+    private var destination: String { "\(shell.userHost):\(shell.root)" }
+
+    func fetchState() throws -> DestinationState {
+        let outcome = try shell.run(RemoteShell.fetchStateScript, action: "read the build state at \(destination)")
+        let bytes = outcome.output
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
+            throw PublishError("cannot read the build state at \(destination): the host gave no answer")
+        }
+        switch String(decoding: bytes[..<newline], as: UTF8.self) {
+        case "missing-folder": return .missingFolder
+        case "no-state": return .noState
+        case "state":
+            let rest = bytes[(newline + 1)...]
+            guard let separator = rest.firstIndex(of: 0) else {
+                throw PublishError("cannot read the build state at \(destination): the answer was cut short; try again")
+            }
+            let csv = Array(rest[(separator + 1)...])
+            return .published(state: Array(rest[..<separator]), downloadsCSV: csv.isEmpty ? nil : csv)
+        case let other:
+            throw PublishError("cannot read the build state at \(destination): unexpected answer \(other.prefix(80).debugDescription); does the login shell print text?")
+        }
+    }
+
+    func createDestination() throws {
+        _ = try shell.run(RemoteShell.createFolderScript, action: "create \(destination)")
+    }
+
+    func lockDestination() throws -> FileLock? { nil }
+
+    /// One rsync for the pass files and their new links (`-H` links them at
+    /// the host as they are linked here), then one ssh command that replaces
+    /// the existing links and flushes the host's file system.
+    func upload(_ passes: [PassUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
+        guard !passes.isEmpty else { return }
+        try copy(passes.flatMap { [$0.passPath] + $0.newLinks }, from: localRoot, options: ["--times", "--omit-dir-times", "--hard-links"],
+                 action: "upload passes to \(destination)")
+        progress(passes.reduce(0) { $0 + 1 + $1.newLinks.count })
+        let pairs = passes.flatMap { pass in pass.replacedLinks.flatMap { [pass.passPath, $0] } }
+        _ = try shell.run(RemoteShell.replaceLinksScript, lines: pairs, action: "link the passes at \(destination)")
+        progress(passes.reduce(0) { $0 + $1.fileCount })
+    }
+
+    /// `--ignore-times`: the state is always sent (as a delta), even when its size and time match.
+    func uploadState(from localRoot: String) throws {
+        try copy([".passforge/downloads.csv", ".passforge/state.json"], from: localRoot, options: ["--times", "--ignore-times"],
+                 action: "upload the build state to \(destination)")
+    }
+
+    func remove(_ paths: [String], emptyFolders folders: [String]) throws {
+        guard !paths.isEmpty else { return }
+        _ = try shell.run(RemoteShell.removeScript, arguments: folders, lines: paths, action: "remove files at \(destination)")
+    }
+
+    /// `rsync --files-from=-`: exactly these paths, relative to both roots, in
+    /// rsync's order (sorted: downloads.csv lands before state.json).
+    private func copy(_ paths: [String], from localRoot: String, options: [String], action: String) throws {
+        // A local path with a colon before its first slash would read as host:path to rsync.
+        let source = localRoot.hasPrefix("/") ? localRoot : "./\(localRoot)"
+        let arguments = options + ["--from0", "--files-from=-", "-e", sshCommand, "\(source)/", "\(destination)/"]
+        let list: [UInt8] = paths.flatMap { Array($0.utf8) + [0] }
+        let outcome = try rsync.run(arguments, input: list, environment: shell.environment)
+        guard outcome.status == 0 else {
+            throw RemoteFailure.explain(program: "rsync", status: outcome.status, errorOutput: outcome.errorOutput,
+                                        userHost: shell.userHost, root: shell.root, action: action)
+        }
+    }
+}

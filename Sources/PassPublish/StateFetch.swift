@@ -1,0 +1,65 @@
+import AtomicFiles
+import Foundation
+import PassBuild
+
+/// What `passforge build --state-from DEST` found at DEST.
+public enum StateFetchOutcome: Sendable, Equatable {
+    /// DEST has no build state: a first deploy, building every pass is right.
+    case destinationHasNoState
+    /// DEST's state and downloads list replaced the local ones (there were none, or older ones).
+    case fetched(lastUpdateTag: Int64)
+    /// The local state is as new as DEST's or newer, and was kept.
+    case keptLocal(lastUpdateTag: Int64)
+
+    public var destinationHadState: Bool { self != .destinationHasNoState }
+}
+
+extension PublishDestination {
+    /// Copies DEST's `.passforge/state.json` and `downloads.csv` into the
+    /// local output's `.passforge/`, each atomically, when the local output
+    /// has no state or an older one (by last update tag), so that a build in
+    /// a fresh clone signs only what changed since the published build.
+    ///
+    /// A DEST folder that does not exist is an error rather than a first
+    /// deploy: a mistyped path must not re-sign every pass.
+    public func fetchState(into outputDirectory: String,
+                           environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StateFetchOutcome {
+        let transport = try makeTransport(environment: environment)
+        let output = LocalOutput(directory: outputDirectory)
+        let lock = try output.lock(purpose: "build --state-from")
+        defer { lock.release() }
+        switch try transport.fetchState() {
+        case .missingFolder:
+            throw PublishError("\(self) does not exist; for a first deploy create it (mkdir -p), or build with --initial")
+        case .noState:
+            return .destinationHasNoState
+        case .published(let bytes, let csv):
+            let published = try output.decodeState(bytes, from: self)
+            let localPath = BuildState.path(in: outputDirectory)
+            if FileManager.default.fileExists(atPath: localPath) {
+                let local = try BuildState.load(from: outputDirectory)
+                if local.lastUpdateTag >= published.lastUpdateTag { return .keptLocal(lastUpdateTag: local.lastUpdateTag) }
+            }
+            let csvPath = "\(output.stateDirectory)/downloads.csv"
+            if let csv { try AtomicFileSystem.write(csv, to: csvPath) } else { try AtomicFileSystem.remove(csvPath) }
+            try AtomicFileSystem.write(bytes, to: localPath)
+            return .fetched(lastUpdateTag: published.lastUpdateTag)
+        }
+    }
+}
+
+/// The rule that keeps a CI run from re-signing every pass by accident.
+public enum FreshBuildGuard {
+    /// Why a build must not start, or nil when it may.
+    ///
+    /// Under `CI=true`, a build with no previous state would give every pass
+    /// a new update tag and ETag, so every device would be pushed and fetch
+    /// every pass again. It is refused unless `--initial` is given or
+    /// `--state-from` found no state at DEST (a first deploy).
+    public static func refusal(environment: [String: String], outputDirectory: String, isInitial: Bool,
+                               stateFetch: StateFetchOutcome?) -> String? {
+        guard environment["CI"] == "true", !isInitial, stateFetch != .destinationHasNoState,
+              !FileManager.default.fileExists(atPath: BuildState.path(in: outputDirectory)) else { return nil }
+        return "\(outputDirectory) has no previous build state and CI=true: this would re-sign every pass with new update tags and push every device; pass --state-from DEST (the published tree) or --initial for a first deploy"
+    }
+}

@@ -1,0 +1,50 @@
+import Logging
+import PassBuild
+import RegistrationStore
+
+/// The registration store as a push run needs it: who holds which pass, and
+/// the queue of pushes still to deliver.
+public typealias PushStore = RegistrationStore & PushQueue
+
+/// Push runs wired for production — the one factory behind `passforge push`,
+/// `build --push` and `serve --push`: a pool of APNs clients with the Pass
+/// Type ID certificates the build signs with, over the store's push queue.
+/// The clients stay connected between runs (Apple asks for long-lived
+/// connections) until `shutdown()`.
+public struct PushOperation: Sendable {
+    public let pushRun: PushRun
+    private let clients: APNsClientPool
+
+    public init(settings: BuildSettings, store: any PushStore, configuration: APNsConfiguration,
+                logger: Logger = Logger(label: "passforge.push")) {
+        clients = APNsClientPool(settings: settings, configuration: configuration, logger: logger)
+        pushRun = PushRun(store: store, outputDirectory: settings.outputDirectory, senders: clients, logger: logger)
+    }
+
+    /// Queues the changes since the last push (or the one pass of `options`)
+    /// and sends them; the clients stay open for the next run.
+    public func run(
+        _ options: PushRun.Options = PushRun.Options(),
+        progress: @escaping @Sendable (PushRun.Progress) -> Void = { _ in }
+    ) async throws -> PushRun.Report {
+        try await pushRun.run(options, progress: progress)
+    }
+
+    /// One run, then the clients are closed, however the run ended.
+    public func runOnce(
+        _ options: PushRun.Options = PushRun.Options(),
+        progress: @escaping @Sendable (PushRun.Progress) -> Void = { _ in }
+    ) async throws -> PushRun.Report {
+        do {
+            let report = try await run(options, progress: progress)
+            await shutdown()
+            return report
+        } catch {
+            await shutdown()
+            throw error
+        }
+    }
+
+    /// Closes every APNs connection.
+    public func shutdown() async { await clients.shutdown() }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import RegistrationStore
+
+/// `push`'s own options.
+struct PushOptions: ParsableArguments {
+    @Flag(help: "Print the pushes that would be sent; send nothing and change nothing.")
+    var dryRun = false
+
+    @Option(name: .customLong("type"), help: ArgumentHelp("With --serial: push this one pass now.", valueName: "passTypeIdentifier"))
+    var passType: String?
+
+    @Option(help: ArgumentHelp("With --type: push this one pass now.", valueName: "serialNumber"))
+    var serial: String?
+
+    func validate() throws {
+        guard (passType == nil) == (serial == nil) else { throw ValidationError("--type and --serial go together: they name one pass") }
+    }
+
+    var pass: PassReference? {
+        guard let passType, let serial else { return nil }
+        return PassReference(passTypeIdentifier: passType, serialNumber: serial)
+    }
+}

@@ -1,0 +1,145 @@
+import AtomicFiles
+import Foundation
+import PassBuild
+@testable import PassPublish
+import Testing
+import TestSupport
+
+/// A project built by the real `passforge build`, and what the tests check
+/// about a destination it was published to.
+final class BuiltProject: @unchecked Sendable {
+    let project: ProjectFixture
+    let environment: [String: String]
+    var output: String { project.output }
+
+    init(passCount: Int) throws {
+        project = ProjectFixture(passCount: passCount)
+        environment = TestPKI.shared.environment(TestPKI.shared.leaf())
+        try build()
+    }
+
+    /// `content/cards.yml` with `count` passes; `points` sets each pass's data.
+    func build(count: Int? = nil, points: @escaping (Int) -> Int = { $0 }) throws {
+        if let count { project.writeList(count: count, points: points) }
+        let result = try project.passforge(["build"], environment: environment)
+        guard result.status == 0 else { throw HarnessFailure("passforge build failed: \(result.output)") }
+    }
+
+    func state() throws -> BuildState { try BuildState.load(from: output) }
+
+    func record(_ serial: String) throws -> BuildState.PassRecord {
+        try #require(try state().passes["\(TestPKI.passType)/\(serial)"])
+    }
+
+    /// `passforge publish DEST` as a real process.
+    func publishCommand(_ destination: String, environment extra: [String: String] = [:]) throws -> ProcessResult {
+        try project.passforge(["publish", destination], environment: environment.merging(extra) { $1 })
+    }
+}
+
+struct HarnessFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Looking at a destination folder directly (the ssh tests' host is this machine too).
+struct DestinationTree {
+    var root: String
+
+    func state() throws -> BuildState { try BuildState.load(from: root) }
+
+    func bytes(_ relative: String) -> [UInt8]? { AtomicFileSystem.readFile("\(root)/\(relative)") }
+
+    func identity(_ relative: String) -> FileIdentity? { FileIdentity(path: "\(root)/\(relative)") }
+
+    func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: "\(root)/\(relative)") }
+
+    /// Every regular file with its identity (inode, size, modification time).
+    func identities() -> [String: FileIdentity] {
+        var result: [String: FileIdentity] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        while let relative = enumerator?.nextObject() as? String {
+            if let identity = identity(relative), identity.isRegularFile, !relative.hasSuffix(".lock") { result[relative] = identity }
+        }
+        return result
+    }
+
+    /// What a server reading the destination relies on: every pass its state
+    /// lists is there, whole (its ETag matches), under every name of the pass,
+    /// all of them one file.
+    func expectConsistent(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let state = try state()
+        for record in state.passes.values {
+            let files = PassFiles(record)
+            let contents = try #require(self.bytes(files.passPath), "\(files.passPath) is missing", sourceLocation: sourceLocation)
+            #expect(BuildState.etag(of: contents) == record.etag, "\(files.passPath)", sourceLocation: sourceLocation)
+            let inode = identity(files.passPath)?.inode
+            for link in files.linkPaths {
+                #expect(identity(link)?.inode == inode, "\(link) is not a link of \(files.passPath)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// Every file of the pass is at the destination with the local bytes and modification time.
+    func expectSame(as output: String, record: BuildState.PassRecord, sourceLocation: SourceLocation = #_sourceLocation) {
+        let local = FileIdentity(path: "\(output)/\(record.path)")
+        for path in PassFiles(record).allPaths {
+            #expect(bytes(path) == AtomicFileSystem.readFile("\(output)/\(record.path)"), "\(path)", sourceLocation: sourceLocation)
+            #expect(identity(path)?.modifiedSeconds == local?.modifiedSeconds, "\(path)", sourceLocation: sourceLocation)
+            #expect(identity(path)?.modifiedNanoseconds == local?.modifiedNanoseconds, "\(path)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A device index file, as the server at the destination writes it.
+    func writeDeviceIndex(_ device: String = "1a2b3c4d5e6f") throws -> String {
+        let relative = "v1/devices/\(device)/registrations/\(TestPKI.passType)"
+        try AtomicFileSystem.write(Array(#"{"serialNumbers":["C-0000"],"lastUpdated":"1"}"#.utf8), to: "\(root)/\(relative)")
+        return relative
+    }
+}
+
+/// A transport that lands the first `passes` passes and then fails, as a
+/// publish killed half-way through its uploads.
+struct FailingTransport: PublishTransport {
+    var inner: any PublishTransport
+    var passes: Int
+
+    func fetchState() throws -> DestinationState { try inner.fetchState() }
+    func createDestination() throws { try inner.createDestination() }
+    func lockDestination() throws -> FileLock? { try inner.lockDestination() }
+    func upload(_ uploads: [PassUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
+        try inner.upload(Array(uploads.prefix(passes)), from: localRoot, progress: progress)
+        throw HarnessFailure("connection lost after \(passes) passes")
+    }
+    func uploadState(from localRoot: String) throws { try inner.uploadState(from: localRoot) }
+    func remove(_ paths: [String], emptyFolders folders: [String]) throws { try inner.remove(paths, emptyFolders: folders) }
+}
+
+/// `passforge publish` started as a process and killed with SIGKILL once it
+/// stops at `point` (PASSFORGE_TEST_STALL).
+func killPublish(_ built: BuiltProject, to destination: String, at point: String, environment extra: [String: String] = [:]) throws {
+    let log = built.project.directory.file("publish-\(point).log")
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: passforgeExecutable())
+    process.arguments = ["publish", destination]
+    process.currentDirectoryURL = URL(fileURLWithPath: built.project.root)
+    var environment = ProcessInfo.processInfo.environment.merging(built.environment) { $1 }.merging(extra) { $1 }
+    environment["PASSFORGE_TEST_STALL"] = point
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle(forWritingAtPath: log)
+    try process.run()
+    let deadline = Date().addingTimeInterval(60)
+    while !String(decoding: AtomicFileSystem.readFile(log) ?? [], as: UTF8.self).contains("stalled at \(point)") {
+        guard process.isRunning, Date() < deadline else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            throw HarnessFailure("publish did not reach \(point): \(String(decoding: AtomicFileSystem.readFile(log) ?? [], as: UTF8.self))")
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+}
