@@ -79,6 +79,15 @@ public enum AtomicFileSystem {
         try rename(temporary, to: link)
     }
 
+    /// Sets the modification time of the file at `path` (and so of every hard
+    /// link to it), in milliseconds since 1970.
+    public static func setModificationTime(_ path: String, millisecondsSince1970 milliseconds: Int64) throws(Failure) {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let nanoseconds = (milliseconds - seconds * 1000) * 1_000_000
+        var times = [timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)), timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))]
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw Failure(path: path, operation: "set the modification time of", code: errno) }
+    }
+
     /// Removes the file at `path`; a file already gone is no error.
     public static func remove(_ path: String) throws(Failure) {
         guard unlink(path) == 0 || errno == ENOENT else { throw Failure(path: path, operation: "remove", code: errno) }

@@ -17,6 +17,11 @@ public struct BuildSettings: Sendable {
     public var allowsHTTPWebService: Bool
     /// Worker threads for signing; defaults to every core.
     public var jobs: Int
+    /// Whether an unchanged pass must also be on disk in the output folder to
+    /// be reused. False when the build state came from the published tree
+    /// (`build --state-from`): the bytes of unchanged passes are there, not
+    /// here, and only what changes needs signing and publishing.
+    public var requiresLocalPassFiles = true
 
     public init(
         contentDirectory: String = "content", templatesDirectory: String = "templates", outputDirectory: String = "output",

@@ -30,9 +30,24 @@ public struct BuildState: Codable, Sendable, Equatable {
         /// `download/<capability>.pkpass`, relative to the output folder.
         public var downloadPath: String
         public var publicDownloadPath: String?
+        /// `by-token/<type>/<serial>.<authenticationToken>`: the same bytes under a
+        /// name a static host finds from the `Authorization: ApplePass` header;
+        /// nil for a pass without a web service (or built before such names).
+        public var tokenPath: String? = nil
 
         public var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
         public var path: String { "v1/passes/\(passTypeIdentifier)/\(serialNumber)" }
+
+        /// Every name of the pass's bytes in the output tree.
+        public var files: [String] {
+            [path, downloadPath] + [publicDownloadPath, tokenPath].compactMap { $0 }
+        }
+
+        /// The token-keyed name of a pass: what a static host serves for
+        /// `GET v1/passes/<type>/<serial>` with `Authorization: ApplePass <token>`.
+        public static func tokenPath(passTypeIdentifier: String, serialNumber: String, token: String) -> String {
+            "by-token/\(passTypeIdentifier)/\(serialNumber).\(token)"
+        }
     }
 
     public struct ContentFileRecord: Codable, Sendable, Equatable {
@@ -51,6 +66,9 @@ public struct BuildState: Codable, Sendable, Equatable {
         public var tokenHash: String
         /// The update tag of the build that removed it.
         public var removedTag: Int64
+        /// The names its bytes had in the output tree, so that a publish can
+        /// delete them at its destination, again and again without harm.
+        public var files: [String] = []
 
         public var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
     }
@@ -141,6 +159,7 @@ extension BuildState {
             removed[key] = .object(JSONObject([
                 ("passTypeIdentifier", .string(record.passTypeIdentifier)), ("serialNumber", .string(record.serialNumber)),
                 ("tokenHash", .string(record.tokenHash)), ("removedTag", .int(Int(record.removedTag))),
+                ("files", .array(record.files.map(JSONValue.string))),
             ]))
         }
         return .object(JSONObject([
@@ -172,7 +191,8 @@ extension BuildState {
                   let tokenHash = value["tokenHash"]?.stringValue, case .int(let tag)? = value["removedTag"] else {
                 throw DecodingFailure(description: "removed pass \(key) is incomplete")
             }
-            removedPasses[key] = RemovedPassRecord(passTypeIdentifier: type, serialNumber: serial, tokenHash: tokenHash, removedTag: Int64(tag))
+            removedPasses[key] = RemovedPassRecord(passTypeIdentifier: type, serialNumber: serial, tokenHash: tokenHash, removedTag: Int64(tag),
+                                                   files: (value["files"]?.arrayValue ?? []).compactMap(\.stringValue))
         }
     }
 }
@@ -188,6 +208,7 @@ extension BuildState.PassRecord {
         ])
         if let tokenHash { object["tokenHash"] = .string(tokenHash) }
         if let publicDownloadPath { object["publicDownloadPath"] = .string(publicDownloadPath) }
+        if let tokenPath { object["tokenPath"] = .string(tokenPath) }
         return .object(object)
     }
 
@@ -206,6 +227,7 @@ extension BuildState.PassRecord {
             size: try integer("size"), tokenHash: json["tokenHash"]?.stringValue, fingerprint: try text("fingerprint"),
             definitionHash: try text("definitionHash"), templateName: try text("templateName"),
             imagePaths: (json["imagePaths"]?.arrayValue ?? []).compactMap(\.stringValue), sourceFile: try text("sourceFile"),
-            downloadPath: try text("downloadPath"), publicDownloadPath: json["publicDownloadPath"]?.stringValue)
+            downloadPath: try text("downloadPath"), publicDownloadPath: json["publicDownloadPath"]?.stringValue,
+            tokenPath: json["tokenPath"]?.stringValue)
     }
 }

@@ -117,7 +117,7 @@ public struct OutputTree: Sendable {
     /// Removes `v1/passes/<type>/` when its last pass is gone, never above `v1/`.
     private func removeEmptyParents(of path: String) {
         var folder = (path as NSString).deletingLastPathComponent
-        let stop = ["\(directory)/v1/passes", "\(directory)/download", "\(directory)/v1", directory]
+        let stop = ["\(directory)/v1/passes", "\(directory)/download", "\(directory)/by-token", "\(directory)/v1", directory]
         while !stop.contains(folder), let entries = try? FileManager.default.contentsOfDirectory(atPath: folder), entries.isEmpty {
             AtomicFileSystem.removeEmptyDirectory(folder)
             folder = (folder as NSString).deletingLastPathComponent

@@ -46,15 +46,24 @@ public struct PassBuilder: Sendable {
         report.unchanged = plan.unchanged.count
         report.removed = plan.removed.map(\.key)
 
-        guard !plan.jobs.isEmpty || !plan.removed.isEmpty || plan.contentFiles != state.contentFiles else {
+        // Passes built before token-keyed names existed get theirs now, without signing again.
+        let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, secret: secret)
+        guard !plan.jobs.isEmpty || !plan.removed.isEmpty || plan.contentFiles != state.contentFiles || !legacyTokenLinks.isEmpty else {
             report.seconds = Date().timeIntervalSince(started)
             return report
         }
 
-        // The update tag: milliseconds of this build, strictly greater than any before,
-        // so that a device's passesUpdatedSince never misses a change.
+        // The update tag: milliseconds of this build, strictly greater than any
+        // before, so that a device's passesUpdatedSince never misses a change.
+        // A pass's file carries its tag as modification time, and a static
+        // host's ETag and Last-Modified come from whole seconds of it: a tag in
+        // the same second as the last build's moves to the next second, so a
+        // pass changed twice within a second never keeps its ETag.
         let now = Int64(started.timeIntervalSince1970 * 1000)
-        let tag = max(now, state.lastUpdateTag + 1)
+        var tag = max(now, state.lastUpdateTag + 1)
+        if state.lastUpdateTag > 0, Self.second(of: tag) == Self.second(of: state.lastUpdateTag) {
+            tag = (Self.second(of: tag) + 1) * 1000
+        }
         report.updateTag = plan.jobs.isEmpty ? nil : tag
 
         // Fewer heap trims: zlib's per-entry allocations otherwise cost more than the zip itself.
@@ -72,19 +81,23 @@ public struct PassBuilder: Sendable {
         newState.contentFiles = plan.contentFiles
         var operations: [OutputTree.Operation] = []
         for record in plan.unchanged { newState.passes[record.key] = record }
+        for record in legacyTokenLinks {
+            newState.passes[record.key] = record
+            operations.append(.init(kind: .link, path: record.tokenPath!, source: record.path))
+        }
         for (job, output) in zip(plan.jobs, outputs) {
             var record = job.record
             record.updateTag = tag
             record.etag = output.etag
             record.size = output.size
             newState.passes[record.key] = record
+            try AtomicFileSystem.setModificationTime("\(tree.directory)/\(output.stagedPath)", millisecondsSince1970: tag)
             operations.append(.init(kind: .move, path: record.path, source: output.stagedPath))
-            operations.append(.init(kind: .link, path: record.downloadPath, source: record.path))
-            if let publicPath = record.publicDownloadPath {
-                operations.append(.init(kind: .link, path: publicPath, source: record.path))
+            for name in record.files.dropFirst() {
+                operations.append(.init(kind: .link, path: name, source: record.path))
             }
-            if let old = state.passes[record.key]?.publicDownloadPath, old != record.publicDownloadPath {
-                operations.append(.init(kind: .remove, path: old))
+            if let old = state.passes[record.key] {
+                for name in Set(old.files).subtracting(record.files).sorted() { operations.append(.init(kind: .remove, path: name)) }
             }
             report.built.append(record.key)
         }
@@ -92,17 +105,31 @@ public struct PassBuilder: Sendable {
         for record in plan.removed {
             if let tokenHash = record.tokenHash {
                 newState.removedPasses[record.key] = .init(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber,
-                                                           tokenHash: tokenHash, removedTag: tag)
+                                                           tokenHash: tokenHash, removedTag: tag, files: record.files)
             }
-            operations.append(.init(kind: .remove, path: record.path))
-            operations.append(.init(kind: .remove, path: record.downloadPath))
-            if let publicPath = record.publicDownloadPath { operations.append(.init(kind: .remove, path: publicPath)) }
+            for name in record.files { operations.append(.init(kind: .remove, path: name)) }
         }
         let stagedState = try tree.stage(try newState.encoded(), name: "state.json")
         let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState))
         try tree.commit(journal, stall: testStall)
         report.seconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    static func second(of tag: Int64) -> Int64 { tag >= 0 ? tag / 1000 : (tag - 999) / 1000 }
+
+    /// Unchanged passes with a web service but no token-keyed name yet (built
+    /// by an earlier passforge), whose token is the derived one: their name
+    /// can be made from the secret, and their bytes stay as they are.
+    static func missingTokenLinks(_ unchanged: [BuildState.PassRecord], secret: TokenSecret) -> [BuildState.PassRecord] {
+        unchanged.compactMap { record in
+            guard record.tokenPath == nil, let tokenHash = record.tokenHash else { return nil }
+            let token = secret.authenticationToken(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber)
+            guard sha256Hex(Array(token.utf8)) == tokenHash else { return nil }
+            var linked = record
+            linked.tokenPath = BuildState.PassRecord.tokenPath(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber, token: token)
+            return linked
+        }
     }
 
     /// `output/.passforge/downloads.csv`: passTypeIdentifier,serialNumber,download path — for mailings.

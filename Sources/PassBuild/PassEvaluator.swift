@@ -59,7 +59,13 @@ struct PassEvaluator: Sendable {
         else { return false }
         return fingerprint(definitionHash: definitionHash ?? record.definitionHash, templateFingerprint: template.fingerprint,
                            identity: identity.fingerprint, imagesHash: images) == record.fingerprint
-            && FileManager.default.fileExists(atPath: "\(settings.outputDirectory)/\(record.path)")
+            && hasPassFile(record)
+    }
+
+    /// Whether an unchanged pass's bytes are where the build can reuse them:
+    /// in the output folder, or at the published tree the state came from.
+    private func hasPassFile(_ record: BuildState.PassRecord) -> Bool {
+        !settings.requiresLocalPassFiles || FileManager.default.fileExists(atPath: "\(settings.outputDirectory)/\(record.path)")
     }
 
     func evaluate(_ definition: PassDefinition) -> Evaluation {
@@ -98,15 +104,23 @@ struct PassEvaluator: Sendable {
         let type = rendered.passTypeIdentifier ?? ""
 
         // The token is derived from the token secret unless the pass sets one.
+        var token: String?
         if let webService = rendered.source["webServiceURL"] {
             evaluation.tokenLocation = webService.location
-            if let token = rendered.source["authenticationToken"]?.stringValue {
+            if let custom = rendered.source["authenticationToken"]?.stringValue {
                 evaluation.tokenLocation = rendered.source.location(at: ["authenticationToken"])
-                evaluation.tokenHash = sha256Hex(Array(token.utf8))
+                evaluation.tokenHash = sha256Hex(Array(custom.utf8))
+                token = custom
+                if custom.count >= 16, !StaticHostToken.isValid(custom) {
+                    evaluation.diagnostics.append(.error(
+                        at: evaluation.tokenLocation, keyPath: ["authenticationToken"], rule: "token.static-host",
+                        "authenticationToken must be \(StaticHostToken.description) so that a static host can find the pass by its token (the file name contains it); leave the key out to get a derived token, or choose one that fits"))
+                }
             } else if !type.isEmpty {
-                let token = secret.authenticationToken(passTypeIdentifier: type, serialNumber: definition.serialNumber)
-                rendered.source.set("authenticationToken", to: .scalar(.string(token), at: webService.location))
-                evaluation.tokenHash = sha256Hex(Array(token.utf8))
+                let derived = secret.authenticationToken(passTypeIdentifier: type, serialNumber: definition.serialNumber)
+                rendered.source.set("authenticationToken", to: .scalar(.string(derived), at: webService.location))
+                evaluation.tokenHash = sha256Hex(Array(derived.utf8))
+                token = derived
             }
         }
         let json = rendered.source.jsonValue
@@ -114,7 +128,7 @@ struct PassEvaluator: Sendable {
         let imageKey = definition.images.isEmpty ? "\(template.name)|\(PassStyle.allCases.filter { json[$0.key] != nil })" : nil
         problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
             ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)
-        evaluation.diagnostics = rendered.locate(problems)
+        evaluation.diagnostics += rendered.locate(problems)
         guard !evaluation.diagnostics.contains(where: \.isError), !type.isEmpty else { return evaluation }
 
         let team = rendered.source["teamIdentifier"]?.stringValue ?? ""
@@ -135,8 +149,7 @@ struct PassEvaluator: Sendable {
         let fingerprint = fingerprint(definitionHash: definitionHash, templateFingerprint: templateFingerprint,
                                       identity: identity.fingerprint, imagesHash: imagesHash(imagePaths) ?? "")
         let previous = state.passes[key]
-        if let previous, previous.fingerprint == fingerprint,
-           FileManager.default.fileExists(atPath: "\(settings.outputDirectory)/\(previous.path)") {
+        if let previous, previous.fingerprint == fingerprint, hasPassFile(previous) {
             evaluation.unchanged = previous
             return evaluation
         }
@@ -150,7 +163,8 @@ struct PassEvaluator: Sendable {
             tokenHash: evaluation.tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
             templateName: template.name, imagePaths: imagePaths, sourceFile: definition.file,
             downloadPath: "download/\(capability).pkpass",
-            publicDownloadPath: rendered.download == .public ? "download/\(type)/\(definition.serialNumber).pkpass" : nil)
+            publicDownloadPath: rendered.download == .public ? "download/\(type)/\(definition.serialNumber).pkpass" : nil,
+            tokenPath: token.map { BuildState.PassRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) })
         evaluation.job = PackagingJob(record: record, files: files, identity: identity)
         return evaluation
     }
