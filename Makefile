@@ -3,8 +3,8 @@
 
 SWIFT ?= swift
 # libssl-dev/libzip-dev/libsqlite3-dev/pkg-config: build; openssl/unzip/sqlite3: tests check with the real tools;
-# nginx: the deployment test runs deploy/nginx-passforge.conf; wrk: the serve benchmark's load generator.
-APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx openssh-server rsync
+# nginx, caddy: the deployment tests run deploy/nginx-passforge.conf and deploy/Caddyfile; wrk: the serve benchmark's load generator.
+APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx openssh-server rsync caddy
 BENCH_PACKAGES := wrk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -37,6 +37,11 @@ let package = Package(
             pkgConfig: "libzip",
             providers: [.apt(["libzip-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
 
         // The glibc calls Swift's Glibc module does not export: syncfs, mallopt.
         .target(name: "CSystemCalls"),
@@ -51,10 +56,10 @@ let package = Package(
             name: "PassContent",
             dependencies: ["PassModel", .product(name: "Yams", package: "Yams")]
         ),
-        // manifest.json, CMS signature (OpenSSL), zip (libzip): the bytes of a .pkpass.
+        // manifest.json, CMS signature (OpenSSL), zip (written in Swift on zlib, read with libzip): the bytes of a .pkpass.
         .target(
             name: "PassPackage",
-            dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", "CSystemCalls", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", "CZlib", "CSystemCalls", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The build: incremental plan, parallel signing, build state, atomic output tree, device indices.
         .target(

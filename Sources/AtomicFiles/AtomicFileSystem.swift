@@ -64,13 +64,60 @@ public enum AtomicFileSystem {
         }
     }
 
+    /// Creates the file at `path`, which must not exist yet, with `bytes`
+    /// and the given modification time, in as few system calls as a file
+    /// can be made: open, write, futimens, close (a fchmod only when the
+    /// umask would take bits away from 0644). Not flushed: for staged files
+    /// that one `syncFileSystem` makes durable together.
+    public static func createFile(_ bytes: [UInt8], at path: String, modifiedAt milliseconds: Int64) throws(Failure) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(path: path, operation: "create", code: errno) }
+        defer { close(fd) }
+        if !umaskKeeps644, fchmod(fd, 0o644) != 0 { throw Failure(path: path, operation: "chmod", code: errno) }
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                unlink(path)
+                throw Failure(path: path, operation: "write", code: code)
+            }
+            written += result
+        }
+        var times = [timespec(milliseconds), timespec(milliseconds)]
+        guard futimens(fd, &times) == 0 else { throw Failure(path: path, operation: "set the modification time of", code: errno) }
+    }
+
+    /// Whether files created with mode 0644 get exactly 0644: the process's
+    /// umask, read from /proc (reading it with umask(2) would change it for
+    /// a moment, under other threads creating files).
+    private static let umaskKeeps644: Bool = {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+              let mask = Int(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+        else { return false }
+        return mask & 0o644 == 0
+    }()
+
     public static func rename(_ from: String, to: String) throws(Failure) {
         guard Glibc.rename(from, to) == 0 else { throw Failure(path: to, operation: "rename \(from) to", code: errno) }
     }
 
-    /// Makes `link` another name of `target`'s bytes (a hard link), atomically replacing `link`.
-    public static func hardLink(_ target: String, as link: String) throws(Failure) {
-        try createDirectory((link as NSString).deletingLastPathComponent)
+    /// Renames `from` to `to`; returns false when `from` is gone (moved by
+    /// an earlier run of the same work) and `to` is there.
+    @discardableResult
+    public static func renameIfPresent(_ from: String, to: String) throws(Failure) -> Bool {
+        if Glibc.rename(from, to) == 0 { return true }
+        let code = errno
+        if code == ENOENT, access(from, F_OK) != 0, access(to, F_OK) == 0 { return false }
+        throw Failure(path: to, operation: "rename \(from) to", code: code)
+    }
+
+    /// Makes `link` another name of `target`'s bytes (a hard link), atomically
+    /// replacing `link`; its folder is made first unless `creatingFolder` is false.
+    public static func hardLink(_ target: String, as link: String, creatingFolder: Bool = true) throws(Failure) {
+        if creatingFolder { try createDirectory((link as NSString).deletingLastPathComponent) }
         // link(2) is atomic on its own when the name is new; only a replacement needs the rename.
         if Glibc.link(target, link) == 0 { return }
         guard errno == EEXIST else { throw Failure(path: link, operation: "link", code: errno) }
@@ -82,9 +129,7 @@ public enum AtomicFileSystem {
     /// Sets the modification time of the file at `path` (and so of every hard
     /// link to it), in milliseconds since 1970.
     public static func setModificationTime(_ path: String, millisecondsSince1970 milliseconds: Int64) throws(Failure) {
-        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let nanoseconds = (milliseconds - seconds * 1000) * 1_000_000
-        var times = [timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)), timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))]
+        var times = [timespec(milliseconds), timespec(milliseconds)]
         guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw Failure(path: path, operation: "set the modification time of", code: errno) }
     }
 
@@ -134,4 +179,12 @@ public enum AtomicFileSystem {
     }
 
     private static let temporaryCounter = Counter()
+}
+
+extension timespec {
+    /// `milliseconds` since 1970 (negative ones too, rounded towards the past).
+    fileprivate init(_ milliseconds: Int64) {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        self.init(tv_sec: Int(seconds), tv_nsec: Int((milliseconds - seconds * 1000) * 1_000_000))
+    }
 }

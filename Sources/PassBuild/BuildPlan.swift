@@ -4,18 +4,26 @@ import Foundation
 import PassContent
 import PassModel
 import PassPackage
+import Synchronization
 
 /// A pass that has to be (re)packaged and signed.
 struct PackagingJob: Sendable {
     var record: BuildState.PassRecord
-    /// The files of the package, pass.json included.
-    var files: [String: [UInt8]]
+    /// The serialized pass.json.
+    var passJSON: [UInt8]
+    /// The template's files, prepared once for all its passes.
+    var templateFiles: [PreparedPassFile]
+    /// The pass's own files (its images), prepared when it is packaged.
+    var ownFiles: [PackageFile]
     var identity: SigningIdentities.Resolved
 }
 
-/// What a build will do, decided before anything is signed or written.
+/// What a build will do, decided before anything is committed.
 struct BuildPlan: Sendable {
+    /// Passes to sign, when the plan was made without a packager.
     var jobs: [PackagingJob] = []
+    /// Passes signed and staged while planning, in content order.
+    var signed: [SignedPass] = []
     /// Passes whose inputs did not change: their records carry over as they are.
     var unchanged: [BuildState.PassRecord] = []
     var removed: [BuildState.PassRecord] = []
@@ -58,68 +66,139 @@ struct DiagnosticCollector {
 /// Decides, for every pass, whether it is unchanged, new, changed or gone,
 /// and validates everything it renders. Reports every problem at once.
 ///
-/// Three phases: read and hash every content file (an unchanged file whose
-/// passes keep their fingerprints is not even parsed); render and validate
-/// the definitions of the other files on every core; then, in content
-/// order, the checks that span passes (duplicate serials, token and serial
-/// changes).
+/// Phases, each on every core but the last: read and hash every content
+/// file; check that the passes of unchanged files keep their fingerprints
+/// (such a file is not even parsed); parse the other files; render and
+/// validate their definitions — and, given a packager, sign and stage each
+/// new or changed pass at once, so that rendering, signing and writing form
+/// one pipeline. Last, in content order, the checks that span passes
+/// (duplicate serials, token and serial changes). A pass staged by a build
+/// that then fails is never committed.
 struct BuildPlanner {
     let settings: BuildSettings
     let state: BuildState
     let evaluator: PassEvaluator
     /// Validate only: parse every file, sign nothing.
     let validateOnly: Bool
+    /// Signs and stages passes as they are planned; nil to plan only.
+    let packager: ParallelPackager?
 
     private var collector = DiagnosticCollector()
     private var plan = BuildPlan()
     /// key → where it is defined, for duplicate serials.
     private var defined: [String: SourceLocation] = [:]
 
-    init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities, validateOnly: Bool) {
+    init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities, validateOnly: Bool,
+         packager: ParallelPackager? = nil) {
         self.settings = settings
         self.state = state
         self.validateOnly = validateOnly
+        self.packager = validateOnly ? nil : packager
         self.evaluator = PassEvaluator(settings: settings, state: state, secret: secret, identities: identities,
                                        templates: TemplateCache(loader: TemplateLoader(directory: settings.templatesDirectory)),
                                        validateOnly: validateOnly)
     }
 
-    /// A content file that has to be parsed, with what it defines.
-    private struct ParsedFile {
+    /// A content file as read: its hash, and its bytes while they may still need parsing.
+    private struct ReadFile: Sendable {
         var path: String
-        var hash: String
-        var definitions: [PassDefinition]
+        var bytes: [UInt8]?
+        var hash = ""
+        /// The previous record of the file, when its bytes are the same.
+        var previous: BuildState.ContentFileRecord?
     }
 
-    mutating func makePlan(progress: (BuildProgress) -> Void) throws(BuildFailure) -> BuildPlan {
-        let files: [String]
-        do { files = try ContentLoader(directory: settings.contentDirectory).contentFiles() } catch {
+    /// A content file that has to be parsed, with what it defines.
+    private struct ParsedFile: Sendable {
+        var path: String
+        var hash: String
+        var definitions: [PassDefinition] = []
+        var problems: [ContentDiagnostic] = []
+    }
+
+    mutating func makePlan(progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
+        let paths: [String]
+        do { paths = try ContentLoader(directory: settings.contentDirectory).contentFiles() } catch {
             throw BuildFailure(diagnostics: error.diagnostics)
         }
-        progress(.planning(files: files.count))
-        var parsed: [ParsedFile] = []
-        for file in files {
-            if let file = readFile(file) { parsed.append(file) }
+        progress(.planning(files: paths.count))
+        let jobs = settings.jobs
+        let (state, validateOnly, evaluator) = (self.state, self.validateOnly, self.evaluator)
+
+        // Read and hash every file.
+        let read = ParallelLoop.map(paths, jobs: jobs) { path in
+            var file = ReadFile(path: path, bytes: AtomicFileSystem.readFile(path))
+            guard let bytes = file.bytes else { return file }
+            file.hash = sha256Hex(bytes)
+            if !validateOnly, let previous = state.contentFiles[path], previous.hash == file.hash { file.previous = previous }
+            return file
         }
-        // Render and validate on every core; each evaluation is independent.
-        let definitions = parsed.flatMap { file in file.definitions.map { (file.path, $0) } }
+        // Whether each pass of an unchanged file would come out the same (all of them at once, so that one
+        // file of 100,000 passes is checked on every core too).
+        let candidates = read.flatMap { file in (file.previous?.passes ?? []).map { (file.path, $0) } }
+        let unchanged = ParallelLoop.map(candidates, jobs: jobs) { _, key in
+            state.passes[key].map { evaluator.isUnchanged($0) } ?? false
+        }
+        var parse: [ReadFile] = []
+        var candidate = 0
+        for var file in read {
+            guard file.bytes != nil else {
+                collector.add(.error(at: SourceLocation(file: file.path), rule: "content.unreadable", "cannot read this file; check its permissions"))
+                continue
+            }
+            if let previous = file.previous {
+                let verdicts = unchanged[candidate..<candidate + previous.passes.count]
+                candidate += previous.passes.count
+                if !verdicts.contains(false), reuse(previous, file: file.path) {
+                    plan.contentFiles[file.path] = previous
+                    continue
+                }
+            }
+            file.previous = nil
+            parse.append(file)
+        }
+        let parsed = ParallelLoop.map(parse, jobs: jobs) { file in
+            let (definitions, problems) = ContentLoader.definitions(in: file.path, bytes: file.bytes!)
+            return ParsedFile(path: file.path, hash: file.hash, definitions: definitions, problems: problems)
+        }
+        for file in parsed { collector.add(file.problems) }
+
+        // Render and validate on every core; each evaluation is independent. Passes that changed are signed
+        // and staged by the same worker right away, until a problem shows the build will fail.
+        let definitions = parsed.flatMap(\.definitions)
         let evaluations = ResultSlots<PassEvaluator.Evaluation>(count: definitions.count)
-        let evaluator = self.evaluator
-        let next = Counter()
-        DispatchQueue.concurrentPerform(iterations: min(settings.jobs, max(1, definitions.count))) { _ in
-            while true {
-                let index = next.increment() - 1
-                guard index < definitions.count else { return }
-                evaluations[index] = evaluator.evaluate(definitions[index].1)
+        let packager = self.packager
+        let reporter = ProgressThrottle(total: definitions.count, report: progress)
+        let failed = Atomic<Bool>(false)
+        ParallelLoop.run(count: definitions.count, jobs: jobs) { worker, next in
+            var stager = packager?.worker(worker)
+            while let index = next() {
+                var evaluation = evaluator.evaluate(definitions[index])
+                if evaluation.diagnostics.contains(where: \.isError) { failed.store(true, ordering: .relaxed) }
+                if let job = evaluation.job, stager != nil, !failed.load(ordering: .relaxed) {
+                    evaluation.signed = Result { try stager!.package(job, name: index) }
+                    evaluation.job = nil
+                    reporter.step()
+                }
+                evaluations[index] = evaluation
             }
         }
+        reporter.finish()
         collector.add(evaluator.templates.diagnostics)
         var index = 0
+        var packagingFailure: (any Error)?
         for file in parsed {
             var keys: [String] = []
             for _ in file.definitions {
-                if let key = accept(evaluations[index]!) { keys.append(key) }
+                let evaluation = evaluations.take(index)!
                 index += 1
+                guard let key = accept(evaluation) else { continue }
+                keys.append(key)
+                switch evaluation.signed {
+                case .success(let pass)?: plan.signed.append(pass)
+                case .failure(let error)?: packagingFailure = packagingFailure ?? error
+                case nil: break
+                }
             }
             checkSerialChange(file: file.path, keys: keys, definitions: file.definitions)
             plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys)
@@ -129,32 +208,19 @@ struct BuildPlanner {
         }
         plan.removed.sort { $0.key < $1.key }
         if collector.hasErrors { throw BuildFailure(diagnostics: collector.report) }
+        if let packagingFailure { throw packagingFailure }
         plan.warnings = collector.report
         return plan
     }
 
     // MARK: - Files
 
-    private mutating func readFile(_ file: String) -> ParsedFile? {
-        guard let bytes = AtomicFileSystem.readFile(file) else {
-            collector.add(.error(at: SourceLocation(file: file), rule: "content.unreadable", "cannot read this file; check its permissions"))
-            return nil
-        }
-        let hash = sha256Hex(bytes)
-        if !validateOnly, let previous = state.contentFiles[file], previous.hash == hash, reuse(previous, file: file) {
-            plan.contentFiles[file] = previous
-            return nil
-        }
-        let (definitions, problems) = ContentLoader.definitions(in: file, bytes: bytes)
-        collector.add(problems)
-        return ParsedFile(path: file, hash: hash, definitions: definitions)
-    }
-
-    /// An unchanged file whose passes all keep their fingerprint is not parsed at all.
+    /// An unchanged file whose passes all keep their fingerprint (checked
+    /// before) is not parsed at all, unless an earlier file defined one of them.
     private mutating func reuse(_ previous: BuildState.ContentFileRecord, file: String) -> Bool {
         var records: [BuildState.PassRecord] = []
         for key in previous.passes {
-            guard let record = state.passes[key], defined[key] == nil, evaluator.isUnchanged(record) else { return false }
+            guard let record = state.passes[key], defined[key] == nil else { return false }
             records.append(record)
         }
         for record in records {

@@ -1,5 +1,6 @@
 import AtomicFiles
 import Foundation
+import PassModel
 
 /// The output folder — `v1/passes/<type>/<serial>`, `download/…`, the device
 /// indices and `.passforge/state.json` — and the one way it changes: stage every new
@@ -15,6 +16,8 @@ public struct OutputTree: Sendable {
     public var stateDirectory: String { "\(directory)/.passforge" }
     var journalPath: String { "\(stateDirectory)/journal.json" }
     var stagingDirectory: String { "\(stateDirectory)/staging" }
+    /// The staging folder, relative to the output folder.
+    var stagingFolder: String { ".passforge/staging" }
 
     public func passPath(type: String, serial: String) -> String { "v1/passes/\(type)/\(serial)" }
 
@@ -58,9 +61,7 @@ public struct OutputTree: Sendable {
     func commit(_ journal: Journal, stall: (String) -> Void = { _ in }) throws {
         try AtomicFileSystem.syncFileSystem(containing: stagingDirectory)
         stall("staged")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try AtomicFileSystem.write(Array(try encoder.encode(journal)), to: journalPath)
+        try AtomicFileSystem.write(journal.json.serialized(), to: journalPath)
         try apply(journal, stall: stall)
     }
 
@@ -71,7 +72,7 @@ public struct OutputTree: Sendable {
             try? FileManager.default.removeItem(atPath: stagingDirectory)
             return false
         }
-        guard let journal = try? JSONDecoder().decode(Journal.self, from: data) else {
+        guard let journal = try? Journal(json: JSONValue(parsing: Array(data))) else {
             // A journal is written atomically, so a damaged one was never committed.
             try AtomicFileSystem.remove(journalPath)
             try? FileManager.default.removeItem(atPath: stagingDirectory)
@@ -82,27 +83,31 @@ public struct OutputTree: Sendable {
     }
 
     private func apply(_ journal: Journal, stall: (String) -> Void = { _ in }) throws {
-        var touchedDirectories = Set<String>()
+        // Folders are made once each, not once per file: 10,000 passes share three.
+        var folders = Set<String>()
+        func makeFolder(of path: String) throws(AtomicFileSystem.Failure) {
+            let folder = (path as NSString).deletingLastPathComponent
+            if folders.insert(folder).inserted { try AtomicFileSystem.createDirectory(folder) }
+        }
         for (index, operation) in journal.operations.enumerated() {
             if index == journal.operations.count / 2 { stall("applying") }
             let path = "\(directory)/\(operation.path)"
-            touchedDirectories.insert((path as NSString).deletingLastPathComponent)
             switch operation.kind {
             case .move:
-                let source = "\(directory)/\(operation.source!)"
-                // Already moved by an earlier, interrupted run of this journal.
-                guard FileManager.default.fileExists(atPath: source) else { continue }
-                try AtomicFileSystem.createDirectory((path as NSString).deletingLastPathComponent)
-                try AtomicFileSystem.rename(source, to: path)
+                try makeFolder(of: path)
+                // False when an earlier, interrupted run of this journal moved it already.
+                try AtomicFileSystem.renameIfPresent("\(directory)/\(operation.source!)", to: path)
             case .link:
-                try AtomicFileSystem.hardLink("\(directory)/\(operation.source!)", as: path)
+                try makeFolder(of: path)
+                try AtomicFileSystem.hardLink("\(directory)/\(operation.source!)", as: path, creatingFolder: false)
             case .remove:
+                folders.insert((path as NSString).deletingLastPathComponent)
                 try AtomicFileSystem.remove(path)
                 removeEmptyParents(of: path)
             }
         }
         try AtomicFileSystem.write(Array(journal.downloadsCSV.utf8), to: "\(stateDirectory)/downloads.csv")
-        for folder in touchedDirectories where FileManager.default.fileExists(atPath: folder) {
+        for folder in folders.sorted() where FileManager.default.fileExists(atPath: folder) {
             try AtomicFileSystem.syncDirectory(folder)
         }
         let stagedState = "\(directory)/\(journal.stagedState)"
@@ -122,5 +127,37 @@ public struct OutputTree: Sendable {
             AtomicFileSystem.removeEmptyDirectory(folder)
             folder = (folder as NSString).deletingLastPathComponent
         }
+    }
+}
+
+/// The journal as JSON, written and read through PassModel's JSON: a journal
+/// lists every file of a build, and Foundation's coders take several times
+/// longer for 40,000 operations. The format is what `Codable` gives.
+extension OutputTree.Journal {
+    struct DecodingFailure: Error {}
+
+    var json: JSONValue {
+        .object(JSONObject([
+            ("downloadsCSV", .string(downloadsCSV)),
+            ("operations", .array(operations.map { operation in
+                var object = JSONObject([("kind", .string(operation.kind.rawValue)), ("path", .string(operation.path))])
+                if let source = operation.source { object["source"] = .string(source) }
+                return .object(object)
+            })),
+            ("stagedState", .string(stagedState)),
+        ]))
+    }
+
+    init(json: JSONValue) throws {
+        guard let csv = json["downloadsCSV"]?.stringValue, let staged = json["stagedState"]?.stringValue,
+              let list = json["operations"]?.arrayValue else { throw DecodingFailure() }
+        var operations: [OutputTree.Operation] = []
+        operations.reserveCapacity(list.count)
+        for item in list {
+            guard let kind = item["kind"]?.stringValue.flatMap(OutputTree.Operation.Kind.init(rawValue:)),
+                  let path = item["path"]?.stringValue else { throw DecodingFailure() }
+            operations.append(OutputTree.Operation(kind: kind, path: path, source: item["source"]?.stringValue))
+        }
+        self.init(operations: operations, stagedState: staged, downloadsCSV: csv)
     }
 }

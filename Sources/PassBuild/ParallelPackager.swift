@@ -1,54 +1,71 @@
 import AtomicFiles
-import Crypto
-import Dispatch
 import Foundation
+import PassContent
 import PassPackage
 import Synchronization
 
-/// Packages and signs passes on every core, staging each result at once so
-/// that memory stays flat however many passes there are.
-struct ParallelPackager {
-    struct Output: Sendable {
-        var stagedPath: String
-        var etag: String
-        var size: Int
-    }
+/// A pass signed and staged, waiting for the build's commit.
+struct SignedPass: Sendable {
+    /// Its record, with the new update tag, ETag and size.
+    var record: BuildState.PassRecord
+    /// The staged file, relative to the output folder.
+    var stagedPath: String
+}
 
+/// Signs and stages passes on the planner's worker threads, as soon as each
+/// is rendered, so that render, sign and write run as one pipeline and the
+/// bytes of a pass are dropped once they are on disk: memory stays flat
+/// however many passes there are.
+///
+/// Each worker has its own signers and its own staging folder: two threads
+/// creating entries in one folder contend for its lock in the kernel.
+struct ParallelPackager: Sendable {
     let tree: OutputTree
-    let jobs: Int
     let signingTime: Date
+    /// The update tag of the build: every staged file's modification time.
+    let updateTag: Int64
 
-    func package(_ work: [PackagingJob], progress: @escaping @Sendable (Int) -> Void) throws -> [Output] {
-        let results = ResultSlots<Result<Output, Error>>(count: work.count)
-        let next = Counter()
-        let workers = min(jobs, max(1, work.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            // One signer per worker and identity: a private copy of the key
-            // avoids lock contention inside OpenSSL's RSA blinding.
-            var signers: [String: CMSSigner] = [:]
-            while true {
-                let index = next.increment() - 1
-                guard index < work.count else { return }
-                let job = work[index]
-                results[index] = Result {
-                    let signer: CMSSigner
-                    if let cached = signers[job.identity.fingerprint] {
-                        signer = cached
-                    } else {
-                        signer = try job.identity.identity.makeSigner()
-                        signers[job.identity.fingerprint] = signer
-                    }
-                    let bytes = try PassPackager(signer: signer).makePKPass(files: job.files, signingTime: signingTime)
-                    let staged = try tree.stage(bytes, name: "\(index).pkpass")
-                    return Output(stagedPath: staged, etag: Self.etag(of: bytes), size: bytes.count)
-                }
-                progress(index)
-            }
+    /// The state of one worker thread; used by that thread only.
+    struct Worker {
+        let packager: ParallelPackager
+        let stagingFolder: String
+        private var folderExists = false
+        /// One signer per identity: a private copy of the key avoids lock
+        /// contention inside OpenSSL's RSA blinding.
+        private var signers: [String: CMSSigner] = [:]
+
+        init(packager: ParallelPackager, number: Int) {
+            self.packager = packager
+            stagingFolder = "\(packager.tree.stagingFolder)/\(number)"
         }
-        return try results.values.map { try $0!.get() }
+
+        /// Signs `job` and stages it as `<staging>/<worker>/<name>`, dated with the update tag.
+        mutating func package(_ job: PackagingJob, name: Int) throws -> SignedPass {
+            let signer: CMSSigner
+            if let cached = signers[job.identity.fingerprint] {
+                signer = cached
+            } else {
+                signer = try job.identity.identity.makeSigner()
+                signers[job.identity.fingerprint] = signer
+            }
+            var files = job.templateFiles
+            for file in job.ownFiles { files.append(try PreparedPassFile(name: file.name, bytes: file.bytes)) }
+            let bytes = try PassPackager(signer: signer).makePKPass(passJSON: job.passJSON, files: files, signingTime: packager.signingTime)
+            if !folderExists {
+                try AtomicFileSystem.createDirectory("\(packager.tree.directory)/\(stagingFolder)")
+                folderExists = true
+            }
+            let staged = "\(stagingFolder)/\(name)"
+            try AtomicFileSystem.createFile(bytes, at: "\(packager.tree.directory)/\(staged)", modifiedAt: packager.updateTag)
+            var record = job.record
+            record.updateTag = packager.updateTag
+            record.etag = BuildState.etag(of: bytes)
+            record.size = bytes.count
+            return SignedPass(record: record, stagedPath: staged)
+        }
     }
 
-    static func etag(of bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
+    func worker(_ number: Int) -> Worker { Worker(packager: self, number: number) }
 }
 
 /// Fixed slots written by exactly one worker each, read after all finish.
@@ -62,5 +79,11 @@ final class ResultSlots<Value: Sendable>: Sendable {
         set { storage.withLock { $0[index] = newValue } }
     }
 
-    var values: [Value?] { storage.withLock { $0 } }
+    /// Takes the value out of its slot, so that its memory goes as soon as it is used.
+    func take(_ index: Int) -> Value? {
+        storage.withLock { slots in
+            defer { slots[index] = nil }
+            return slots[index]
+        }
+    }
 }

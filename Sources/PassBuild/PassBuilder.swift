@@ -39,19 +39,6 @@ public struct PassBuilder: Sendable {
         let state = try BuildState.load(from: settings.outputDirectory)
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         let identities = SigningIdentities(settings: settings)
-        var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, validateOnly: false)
-        let plan = try planner.makePlan(progress: progress)
-        report.warnings = plan.warnings
-        report.usedDevelopmentSigning = identities.usedDevelopmentSigning
-        report.unchanged = plan.unchanged.count
-        report.removed = plan.removed.map(\.key)
-
-        // Passes built before token-keyed names existed get theirs now, without signing again.
-        let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, secret: secret)
-        guard !plan.jobs.isEmpty || !plan.removed.isEmpty || plan.contentFiles != state.contentFiles || !legacyTokenLinks.isEmpty else {
-            report.seconds = Date().timeIntervalSince(started)
-            return report
-        }
 
         // The update tag: milliseconds of this build, strictly greater than any
         // before, so that a device's passesUpdatedSince never misses a change.
@@ -64,35 +51,48 @@ public struct PassBuilder: Sendable {
         if state.lastUpdateTag > 0, Self.second(of: tag) == Self.second(of: state.lastUpdateTag) {
             tag = (Self.second(of: tag) + 1) * 1000
         }
-        report.updateTag = plan.jobs.isEmpty ? nil : tag
 
         // Fewer heap trims: zlib's per-entry allocations otherwise cost more than the zip itself.
         ProcessTuning.reduceHeapTrimming()
-        try tree.prepareStaging()
-        let total = plan.jobs.count
-        let reporter = ProgressThrottle(total: total, report: progress)
-        let outputs = try ParallelPackager(tree: tree, jobs: settings.jobs, signingTime: started)
-            .package(plan.jobs) { _ in reporter.step() }
-        progress(.writing(passes: total))
+        // Passes are signed and staged while they are planned; a plan that fails leaves only staged files.
+        let packager = ParallelPackager(tree: tree, signingTime: started, updateTag: tag)
+        var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, validateOnly: false,
+                                   packager: packager)
+        let plan: BuildPlan
+        do { plan = try planner.makePlan(progress: progress) } catch {
+            try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
+            throw error
+        }
+        report.warnings = plan.warnings
+        report.usedDevelopmentSigning = identities.usedDevelopmentSigning
+        report.unchanged = plan.unchanged.count
+        report.removed = plan.removed.map(\.key)
+
+        // Passes built before token-keyed names existed get theirs now, without signing again.
+        let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, secret: secret)
+        guard !plan.signed.isEmpty || !plan.removed.isEmpty || plan.contentFiles != state.contentFiles || !legacyTokenLinks.isEmpty else {
+            report.seconds = Date().timeIntervalSince(started)
+            return report
+        }
+        report.updateTag = plan.signed.isEmpty ? nil : tag
+        progress(.writing(passes: plan.signed.count))
 
         var newState = BuildState()
-        newState.lastUpdateTag = plan.jobs.isEmpty ? state.lastUpdateTag : tag
+        newState.lastUpdateTag = plan.signed.isEmpty ? state.lastUpdateTag : tag
         newState.builtAt = iso8601(started)
         newState.contentFiles = plan.contentFiles
         var operations: [OutputTree.Operation] = []
+        operations.reserveCapacity(plan.signed.count * 4)
         for record in plan.unchanged { newState.passes[record.key] = record }
         for record in legacyTokenLinks {
             newState.passes[record.key] = record
             operations.append(.init(kind: .link, path: record.tokenPath!, source: record.path))
         }
-        for (job, output) in zip(plan.jobs, outputs) {
-            var record = job.record
-            record.updateTag = tag
-            record.etag = output.etag
-            record.size = output.size
+        // Each staged file already has the update tag as its modification time, so every name of it does.
+        for pass in plan.signed {
+            let record = pass.record
             newState.passes[record.key] = record
-            try AtomicFileSystem.setModificationTime("\(tree.directory)/\(output.stagedPath)", millisecondsSince1970: tag)
-            operations.append(.init(kind: .move, path: record.path, source: output.stagedPath))
+            operations.append(.init(kind: .move, path: record.path, source: pass.stagedPath))
             for name in record.files.dropFirst() {
                 operations.append(.init(kind: .link, path: name, source: record.path))
             }
@@ -109,6 +109,7 @@ public struct PassBuilder: Sendable {
             }
             for name in record.files { operations.append(.init(kind: .remove, path: name)) }
         }
+        try AtomicFileSystem.createDirectory(tree.stagingDirectory)
         let stagedState = try tree.stage(try newState.encoded(), name: "state.json")
         let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState))
         try tree.commit(journal, stall: testStall)
@@ -150,7 +151,10 @@ public struct PassBuilder: Sendable {
     }
 }
 
-/// Reports signing progress at most a few times a second.
+/// Reports signing progress at most a few times a second. Passes are signed
+/// as they are planned, so how many will be is known only at the end: the
+/// count runs against every pass being planned, and `finish` reports the
+/// final number against itself.
 final class ProgressThrottle: Sendable {
     private let progress = Mutex(Progress())
     private let total: Int
@@ -163,18 +167,24 @@ final class ProgressThrottle: Sendable {
 
     private struct Progress {
         var done = 0
-        var lastReport = Date.distantPast
+        var lastReport = Date()
     }
 
+    /// One more pass signed.
     func step() {
         let snapshot: Int? = progress.withLock { progress in
             progress.done += 1
             let now = Date()
-            guard now.timeIntervalSince(progress.lastReport) >= 0.5 || progress.done == total else { return nil }
+            guard now.timeIntervalSince(progress.lastReport) >= 0.5, progress.done < total else { return nil }
             progress.lastReport = now
             return progress.done
         }
         if let snapshot { report(.signing(done: snapshot, total: total)) }
     }
-}
 
+    /// Reports the number signed, when there were any.
+    func finish() {
+        let done = progress.withLock { $0.done }
+        if done > 0 { report(.signing(done: done, total: done)) }
+    }
+}

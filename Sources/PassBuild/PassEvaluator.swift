@@ -20,6 +20,8 @@ struct PassEvaluator: Sendable {
         var unchanged: BuildState.PassRecord?
         /// Set when it has to be signed again.
         var job: PackagingJob?
+        /// The job signed and staged, when the planner packages as it goes.
+        var signed: Result<SignedPass, any Error>?
     }
 
     let settings: BuildSettings
@@ -154,8 +156,16 @@ struct PassEvaluator: Sendable {
             return evaluation
         }
         guard !validateOnly else { return evaluation }
-        var files: [String: [UInt8]] = ["pass.json": json.serialized(pretty: true)]
-        for file in rendered.files { files[file.name] = file.bytes }
+        let templateFiles = templates.preparedFiles(of: template)
+        var prepared: [PreparedPassFile] = []
+        var own: [PackageFile] = []
+        for file in rendered.files {
+            if let shared = templateFiles[file.name], shared.source == file.source {
+                prepared.append(shared.file)
+            } else {
+                own.append(file)
+            }
+        }
         let capability = secret.downloadCapability(passTypeIdentifier: type, serialNumber: definition.serialNumber)
         let record = BuildState.PassRecord(
             passTypeIdentifier: type, serialNumber: definition.serialNumber, teamIdentifier: team,
@@ -165,7 +175,8 @@ struct PassEvaluator: Sendable {
             downloadPath: "download/\(capability).pkpass",
             publicDownloadPath: rendered.download == .public ? "download/\(type)/\(definition.serialNumber).pkpass" : nil,
             tokenPath: token.map { BuildState.PassRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) })
-        evaluation.job = PackagingJob(record: record, files: files, identity: identity)
+        evaluation.job = PackagingJob(record: record, passJSON: json.serialized(pretty: true), templateFiles: prepared,
+                                      ownFiles: own, identity: identity)
         return evaluation
     }
 

@@ -1,6 +1,14 @@
 import PassContent
 import PassModel
+import PassPackage
 import Synchronization
+
+/// A template file readied for packaging, with where it came from: a pass
+/// whose file of that name has another source (its own image) packages its own.
+struct PreparedTemplateFile: Sendable {
+    var source: String
+    var file: PreparedPassFile
+}
 
 /// Templates loaded once each, shared by the threads that render passes.
 final class TemplateCache: Sendable {
@@ -8,6 +16,8 @@ final class TemplateCache: Sendable {
         var templates: [String: Result<(template: Template, fingerprint: String), ContentErrors>] = [:]
         var reported: [ContentDiagnostic] = []
         var imageDiagnostics: [String: [Diagnostic]] = [:]
+        /// Template name → its files prepared for packaging, by name.
+        var preparedFiles: [String: [String: PreparedTemplateFile]] = [:]
     }
 
     private let loader: TemplateLoader
@@ -44,5 +54,24 @@ final class TemplateCache: Sendable {
         let result = compute()
         state.withLock { $0.imageDiagnostics[key] = result }
         return result
+    }
+
+    /// The template's files with their SHA-1s and zip entries, computed once
+    /// per template and build; every pass of the template reuses them. A
+    /// file that cannot be part of a pass is left out, so that the pass
+    /// holding it reports why when it is packaged.
+    func preparedFiles(of template: Template) -> [String: PreparedTemplateFile] {
+        if let cached = state.withLock({ $0.preparedFiles[template.name] }) { return cached }
+        var prepared: [String: PreparedTemplateFile] = [:]
+        for file in template.files {
+            if let ready = try? PreparedPassFile(name: file.name, bytes: file.bytes) {
+                prepared[file.name] = PreparedTemplateFile(source: file.source, file: ready)
+            }
+        }
+        return state.withLock { state in
+            if let raced = state.preparedFiles[template.name] { return raced }
+            state.preparedFiles[template.name] = prepared
+            return prepared
+        }
     }
 }

@@ -38,13 +38,28 @@ public struct PassPackager: Sendable {
     ///   - signingTime: the signature's signing time and the zip entries'
     ///     time stamp.
     public func makePKPass(files: [String: [UInt8]], signingTime: Date = Date()) throws(PassPackageError) -> [UInt8] {
-        guard files["pass.json"] != nil else { throw .missingPassJSON }
-        for name in files.keys {
-            if Manifest.isExcluded(name) { throw .reservedFileName(name) }
-            if let problem = Self.layoutProblem(name) { throw .disallowedPath(name, problem) }
+        guard let passJSON = files["pass.json"] else { throw .missingPassJSON }
+        var prepared: [PreparedPassFile] = []
+        for (name, bytes) in files where name != "pass.json" {
+            prepared.append(try PreparedPassFile(name: name, bytes: bytes, compression: compression))
         }
+        return try makePKPass(passJSON: passJSON, files: prepared, signingTime: signingTime)
+    }
 
-        let manifestBytes = Manifest(files: files).jsonBytes
+    /// The `.pkpass` bytes for `passJSON` and the other `files`, prepared
+    /// beforehand (a template's files once for all its passes).
+    ///
+    /// The archive holds pass.json first, then the files sorted by name,
+    /// `manifest.json` and `signature`, so equal inputs give equal archives
+    /// (order does not matter to Wallet).
+    public func makePKPass(passJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError) -> [UInt8] {
+        let files = files.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        var hashes = ["pass.json": Manifest.sha1Hex(passJSON)]
+        hashes.reserveCapacity(files.count + 1)
+        for file in files {
+            guard hashes.updateValue(file.sha1Hex, forKey: file.name) == nil else { throw .duplicateFile(file.name) }
+        }
+        let manifestBytes = Manifest(hashes: hashes).jsonBytes
         let signature: [UInt8]
         do {
             signature = try signer.signature(forManifest: manifestBytes, signingTime: signingTime)
@@ -52,21 +67,16 @@ public struct PassPackager: Sendable {
             throw .signingFailed(error)
         }
 
-        // pass.json first, then the rest in a fixed order, so equal inputs
-        // give equal archives. Order does not matter to Wallet ("Zip").
-        let others = files.keys.filter { $0 != "pass.json" }
-            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let deflates = compression == .deflateExceptPNG
-        var entries = [ZipEntry(name: "pass.json", bytes: files["pass.json"]!, isCompressed: deflates)]
-        for name in others {
-            let isPNG = name.lowercased().hasSuffix(".png")
-            entries.append(ZipEntry(name: name, bytes: files[name]!, isCompressed: deflates && !isPNG))
-        }
-        entries.append(ZipEntry(name: Manifest.fileName, bytes: manifestBytes, isCompressed: deflates))
+        let passEntry = PreparedZipEntry(ZipEntry(name: "pass.json", bytes: passJSON, isCompressed: deflates))
+        let manifestEntry = PreparedZipEntry(ZipEntry(name: Manifest.fileName, bytes: manifestBytes, isCompressed: deflates))
         // DER with two certificates and a signature: deflating gains little.
-        entries.append(ZipEntry(name: Manifest.signatureFileName, bytes: signature, isCompressed: false))
+        let signatureEntry = PreparedZipEntry(ZipEntry(name: Manifest.signatureFileName, bytes: signature, isCompressed: false))
+        let entries = [passEntry] + files.map(\.entry) + [manifestEntry, signatureEntry]
         do {
-            return try ZipArchive.make(entries, modificationDate: signingTime)
+            var writer = ZipWriter(modificationDate: signingTime, capacity: ZipWriter.size(of: entries))
+            for entry in entries { try writer.append(entry) }
+            return try writer.finish()
         } catch {
             throw .zipFailed(error)
         }
@@ -96,6 +106,8 @@ public enum PassPackageError: Error, Sendable, CustomStringConvertible, Localize
     /// `manifest.json` or `signature` was passed in; the packager makes them.
     case reservedFileName(String)
     case disallowedPath(String, String)
+    /// Two prepared files share a name.
+    case duplicateFile(String)
     case signingFailed(SigningError)
     case zipFailed(ZipError)
 
@@ -107,6 +119,8 @@ public enum PassPackageError: Error, Sendable, CustomStringConvertible, Localize
             return "\(name) is made when the pass is signed; remove it from the pass's files"
         case let .disallowedPath(name, reason):
             return "\(name) cannot be part of a pass: \(reason)"
+        case let .duplicateFile(name):
+            return "\(name) is given twice; a pass holds each file once"
         case let .signingFailed(error):
             return error.description
         case let .zipFailed(error):

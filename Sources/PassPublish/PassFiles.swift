@@ -11,17 +11,12 @@ struct PassFiles: Sendable, Equatable {
 
     init(_ record: BuildState.PassRecord) {
         passPath = record.path
-        linkPaths = [Self.tokenPath(of: record), record.downloadPath, record.publicDownloadPath].compactMap { $0 }
+        linkPaths = record.files.filter { $0 != record.path }
     }
 
-    /// The paths still known for a pass a build removed.
+    /// The names a removed pass had; a state written before removed passes
+    /// kept them knows only the pass file.
     static func paths(of removed: BuildState.RemovedPassRecord) -> [String] {
-        ["v1/passes/\(removed.passTypeIdentifier)/\(removed.serialNumber)"]
-    }
-
-    /// `by-token/<type>/<serial>.<token>`, once the build records it in the state.
-    /// The one place to switch to `record.tokenPath`.
-    static func tokenPath(of record: BuildState.PassRecord) -> String? {
-        nil
+        removed.files.isEmpty ? ["v1/passes/\(removed.passTypeIdentifier)/\(removed.serialNumber)"] : removed.files
     }
 }

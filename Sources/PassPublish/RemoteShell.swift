@@ -26,11 +26,13 @@ struct RemoteShell: Sendable {
 
     /// Reads pairs of lines (existing file, link name) and makes each link
     /// name a hard link of the file in one rename, so the name is never
-    /// missing; then flushes the file system, so that everything uploaded so
+    /// missing (a name already linked, by a run that was killed, is left as
+    /// it is: `mv` refuses two names of one file); then flushes the file system, so that everything uploaded so
     /// far is on disk before the state that lists it.
     static let replaceLinksScript = """
         cd -- "$1" || exit 1
         while IFS= read -r target && IFS= read -r link; do
+          [ "$target" -ef "$link" ] && continue
           folder=${link%/*}
           [ -d "$folder" ] || mkdir -p -- "$folder" || exit 1
           staged="$folder/.${link##*/}.publishing"

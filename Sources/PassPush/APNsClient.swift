@@ -8,7 +8,7 @@ import NIOPosix
 import NIOSSL
 
 /// Something that can deliver one push; `APNsClient` in production, a fake in tests.
-public protocol APNsSending: Sendable {
+package protocol APNsSending: Sendable {
     var endpoint: APNsEndpoint { get }
     /// Sends one push and returns APNs's answer, whatever its status; throws for
     /// transport failures and for requests it refuses to make.
@@ -44,9 +44,9 @@ public protocol APNsSending: Sendable {
 /// - AHC flushes every request three times (HEADERS, DATA, END_STREAM); a
 ///   `FlushCoalescingHandler` on the connection merges the flushes of one
 ///   event-loop tick, which cut the CPU per push of push-benchmark by ~40%.
-public final class APNsClient: APNsSending {
-    public let endpoint: APNsEndpoint
-    public let configuration: APNsConfiguration
+package final class APNsClient: APNsSending {
+    package let endpoint: APNsEndpoint
+    package let configuration: APNsConfiguration
 
     private let http: HTTPClient
     /// AHC's own logging stays off: at trace level it prints request parts
@@ -60,7 +60,7 @@ public final class APNsClient: APNsSending {
 
     /// - Throws: `APNsClientError.invalidConfiguration` or `.invalidIdentity`
     ///   with a message for people; never echoing key material.
-    public init(
+    package init(
         identity: APNsClientIdentity,
         configuration: APNsConfiguration = APNsConfiguration()
     ) throws(APNsClientError) {
@@ -106,11 +106,11 @@ public final class APNsClient: APNsSending {
     }
 
     /// HTTP/2 connections established so far (a new one after each GOAWAY or drop).
-    public var connectionsEstablished: Int { established.withLockedValue { $0 } }
+    package var connectionsEstablished: Int { established.withLockedValue { $0 } }
 
     /// `POST {base}/3/device/{token}` with `apns-topic` (the pass type),
     /// `apns-push-type: background` and `apns-priority: 5`.
-    public func send(token: String, topic: String) async throws -> APNsResponse {
+    package func send(token: String, topic: String) async throws -> APNsResponse {
         guard Self.isDeviceToken(token) else { throw APNsClientError.malformedToken(redacted(token: token)) }
         guard Self.isTopic(topic) else { throw APNsClientError.invalidTopic(topic) }
 
@@ -139,7 +139,7 @@ public final class APNsClient: APNsSending {
     }
 
     /// Closes the connection. Call once, after the last `send` returned.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try await http.shutdown()
     }
 

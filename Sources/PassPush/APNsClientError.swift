@@ -1,6 +1,6 @@
 /// Problems the APNs client detects itself, before or around a request.
 /// Descriptions are for people and never contain key material or a whole token.
-public enum APNsClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum APNsClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The configuration cannot work (bad URL, bad CA file…).
     case invalidConfiguration(String)
     /// The certificate chain or private key could not be read.
@@ -21,7 +21,7 @@ public enum APNsClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// `send` after `shutdown`.
     case shutDown
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidConfiguration(let message), .invalidIdentity(let message):
             return message

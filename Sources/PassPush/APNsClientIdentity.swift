@@ -7,20 +7,20 @@
 /// elsewhere and hands over unencrypted PEM bytes. They stay in memory: this
 /// type never writes them to disk, and its description, debug description and
 /// mirror are redacted so that logging or `dump` cannot leak the key.
-public struct APNsClientIdentity: Sendable {
+package struct APNsClientIdentity: Sendable {
     /// The leaf certificate first, then any intermediates (e.g. Apple WWDR), as PEM.
-    public var certificateChainPEM: [UInt8]
+    package var certificateChainPEM: [UInt8]
     /// The leaf's private key as unencrypted PEM.
-    public var privateKeyPEM: [UInt8]
+    package var privateKeyPEM: [UInt8]
 
-    public init(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8]) {
+    package init(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8]) {
         self.certificateChainPEM = certificateChainPEM
         self.privateKeyPEM = privateKeyPEM
     }
 }
 
 extension APNsClientIdentity: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public var description: String { "APNsClientIdentity(<redacted>)" }
-    public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+    package var description: String { "APNsClientIdentity(<redacted>)" }
+    package var debugDescription: String { description }
+    package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }

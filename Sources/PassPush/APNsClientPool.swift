@@ -9,26 +9,26 @@ import PassPackage
 /// client identity. Apple's "Adding a Web Service to Update Passes": a pass
 /// update notification uses the pass type identifier as its topic and the
 /// Pass Type ID certificate for the connection.
-public actor APNsClientPool: PushSenderProvider {
+package actor APNsClientPool: PushSenderProvider {
     private let identities: SigningIdentities
     private let configuration: APNsConfiguration
     private let logger: Logger
     private var clients: [String: APNsClient] = [:]
 
-    public init(settings: BuildSettings, configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.apns")) {
+    package init(settings: BuildSettings, configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.apns")) {
         identities = SigningIdentities(settings: settings)
         self.configuration = configuration
         self.logger = logger
     }
 
-    public func sender(topic: String, state: BuildState) async throws -> PushSender {
+    package func sender(topic: String, state: BuildState) async throws -> PushSender {
         if let client = clients[topic] { return PushSender(client: client, logger: logger) }
         let client = try APNsClient(identity: try identity(topic: topic, state: state), configuration: configuration)
         clients[topic] = client
         return PushSender(client: client, logger: logger)
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         for client in clients.values { try? await client.shutdown() }
         clients.removeAll()
     }

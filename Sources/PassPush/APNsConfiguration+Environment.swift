@@ -3,15 +3,15 @@ import Foundation
 extension APNsConfiguration {
     /// The environment variable that overrides Apple's production address
     /// (tests point it at a local mock).
-    public static let urlVariable = "PASSFORGE_APNS_URL"
+    package static let urlVariable = "PASSFORGE_APNS_URL"
     /// The environment variable naming an extra CA certificate (PEM) to trust
     /// for the APNs connection, for a mock whose certificate a test CA issued.
-    public static let trustedCAVariable = "PASSFORGE_APNS_CA_CERTIFICATE"
+    package static let trustedCAVariable = "PASSFORGE_APNS_CA_CERTIFICATE"
 
     /// The connection settings `passforge push` and `serve --push` use:
     /// production APNs unless `PASSFORGE_APNS_URL` says otherwise, with the
     /// CA of `PASSFORGE_APNS_CA_CERTIFICATE` trusted too.
-    public static func fromEnvironment(
+    package static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(APNsClientError) -> APNsConfiguration {
         let url = environment[urlVariable].flatMap { $0.isEmpty ? nil : $0 } ?? productionURL

@@ -1,32 +1,32 @@
 /// Where and how the APNs client connects. The caller fills it from the
 /// environment (`PASSFORGE_APNS_URL`, `PASSFORGE_APNS_CA_CERTIFICATE`).
-public struct APNsConfiguration: Sendable {
+package struct APNsConfiguration: Sendable {
     /// Apple's production host; Wallet passes only ever use production (there
     /// is no sandbox for pass type topics).
-    public static let productionURL = "https://api.push.apple.com"
+    package static let productionURL = "https://api.push.apple.com"
 
     /// `https://host[:port]`; the client posts to `{baseURL}/3/device/{token}`.
-    public var baseURL: String
+    package var baseURL: String
     /// Extra trusted CA certificates (PEM) on top of the system's, so tests can
     /// point the client at a mock whose certificate a test CA issued.
-    public var additionalTrustRootsPEM: [UInt8]?
+    package var additionalTrustRootsPEM: [UInt8]?
     /// The longest one push may take, from handing it to the connection pool to the end of its answer.
-    public var requestTimeout: Duration
+    package var requestTimeout: Duration
     /// The longest a TCP + TLS connection attempt may take.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// How long the connection may sit idle before it is closed. Apple asks for
     /// connections kept open for hours, as rapid connect/disconnect looks like an
     /// attack ("Sending notification requests to APNs"); async-http-client's
     /// default is only 60 s.
-    public var idleTimeout: Duration
-    public var retryPolicy: APNsRetryPolicy
+    package var idleTimeout: Duration
+    package var retryPolicy: APNsRetryPolicy
     /// The most pushes on the wire at once. Keep it at or below the server's
     /// SETTINGS_MAX_CONCURRENT_STREAMS: async-http-client queues anything beyond
     /// the server's limit (on the same connection), but a queued request fails
     /// once it has waited `connectTimeout`, and its own timeout is running too.
-    public var maxRequestsInFlight: Int
+    package var maxRequestsInFlight: Int
 
-    public init(
+    package init(
         baseURL: String = APNsConfiguration.productionURL,
         additionalTrustRootsPEM: [UInt8]? = nil,
         requestTimeout: Duration = .seconds(30),
@@ -46,16 +46,16 @@ public struct APNsConfiguration: Sendable {
 }
 
 /// The APNs server a client talks to, parsed from `APNsConfiguration.baseURL`.
-public struct APNsEndpoint: Sendable, Equatable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
+package struct APNsEndpoint: Sendable, Equatable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
     /// `https://host:port` with no trailing slash.
-    public var baseURL: String
+    package var baseURL: String
 
-    public var description: String { "\(host):\(port)" }
+    package var description: String { "\(host):\(port)" }
 
     /// Accepts `https://host`, `https://host:port`, with an optional trailing slash.
-    public init(parsing url: String) throws(APNsClientError) {
+    package init(parsing url: String) throws(APNsClientError) {
         let prefix = "https://"
         guard url.lowercased().hasPrefix(prefix) else {
             throw .invalidConfiguration("The APNs URL must start with https:// (APNs only speaks HTTP/2 over TLS); got \"\(url)\".")

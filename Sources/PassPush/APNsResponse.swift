@@ -2,18 +2,18 @@ import Foundation
 import NIOCore
 
 /// One answer from APNs to one push.
-public struct APNsResponse: Sendable, Equatable {
+package struct APNsResponse: Sendable, Equatable {
     /// The HTTP status: 200 for a push APNs accepted.
-    public var status: Int
+    package var status: Int
     /// The `reason` from APNs's JSON error body, e.g. `BadDeviceToken`.
-    public var reason: String?
+    package var reason: String?
     /// For 410: when APNs last knew the token to be valid (the body's
     /// `timestamp`, milliseconds since 1970). Registrations older than this are stale.
-    public var timestamp: Date?
+    package var timestamp: Date?
     /// The `apns-id` header APNs gives every answer, for tracing with Apple.
-    public var apnsID: String?
+    package var apnsID: String?
 
-    public init(status: Int, reason: String? = nil, timestamp: Date? = nil, apnsID: String? = nil) {
+    package init(status: Int, reason: String? = nil, timestamp: Date? = nil, apnsID: String? = nil) {
         self.status = status
         self.reason = reason
         self.timestamp = timestamp

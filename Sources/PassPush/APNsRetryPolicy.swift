@@ -8,15 +8,15 @@
 /// come back in a synchronized burst. Apple's "Handling notification responses
 /// from APNs": 429 (too many requests) and 500/503 are to be retried later,
 /// with backoff.
-public struct APNsRetryPolicy: Sendable, Equatable {
+package struct APNsRetryPolicy: Sendable, Equatable {
     /// Attempts per push, the first one included; at least 1.
-    public var maxAttempts: Int
+    package var maxAttempts: Int
     /// The ceiling of the first wait.
-    public var baseDelay: Duration
+    package var baseDelay: Duration
     /// The largest ceiling any wait can have.
-    public var maxDelay: Duration
+    package var maxDelay: Duration
 
-    public init(maxAttempts: Int, baseDelay: Duration, maxDelay: Duration) {
+    package init(maxAttempts: Int, baseDelay: Duration, maxDelay: Duration) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = max(.zero, baseDelay)
         self.maxDelay = max(self.baseDelay, maxDelay)
@@ -24,10 +24,10 @@ public struct APNsRetryPolicy: Sendable, Equatable {
 
     /// Five attempts, waits of at most 0.5 s, 1 s, 2 s, 4 s: a push that still
     /// fails is left for the next run rather than holding this one up.
-    public static let `default` = APNsRetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(500), maxDelay: .seconds(30))
+    package static let `default` = APNsRetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(500), maxDelay: .seconds(30))
 
     /// The longest wait before retry number `retry` (1 for the wait after the first attempt).
-    public func ceiling(beforeRetry retry: Int) -> Duration {
+    package func ceiling(beforeRetry retry: Int) -> Duration {
         let doublings = min(max(retry - 1, 0), 62)
         let base = baseDelay.seconds
         let ceiling = base * Double(UInt64(1) << UInt64(doublings))
@@ -35,7 +35,7 @@ public struct APNsRetryPolicy: Sendable, Equatable {
     }
 
     /// The wait before retry number `retry`, given a uniformly random `fraction` in `0...1`.
-    public func delay(beforeRetry retry: Int, fraction: Double) -> Duration {
+    package func delay(beforeRetry retry: Int, fraction: Double) -> Duration {
         let clamped = fraction.isFinite ? min(max(fraction, 0), 1) : 1
         return ceiling(beforeRetry: retry) * clamped
     }

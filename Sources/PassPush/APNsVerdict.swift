@@ -16,7 +16,7 @@ import Darwin
 /// notification responses from APNs": 200 delivered; 410 Unregistered and 400
 /// BadDeviceToken mean a dead token; 429 and 5xx are retried; 403 and other
 /// errors mean every push of the run would fail the same way.
-public enum APNsVerdict: Sendable, Equatable {
+package enum APNsVerdict: Sendable, Equatable {
     /// 200: APNs took the push.
     case delivered(apnsID: String?)
     /// 410, or 400 BadDeviceToken: the token is dead; the caller deletes its
@@ -30,7 +30,7 @@ public enum APNsVerdict: Sendable, Equatable {
 }
 
 /// Why an attempt is worth repeating.
-public enum APNsRetryCause: Sendable, Equatable, CustomStringConvertible {
+package enum APNsRetryCause: Sendable, Equatable, CustomStringConvertible {
     /// APNs answered 429, 500, 503…
     case status(Int, reason: String?)
     /// No connection could be made (refused, unreachable, DNS, connect timeout).
@@ -41,7 +41,7 @@ public enum APNsRetryCause: Sendable, Equatable, CustomStringConvertible {
     /// The connection broke under the request: GOAWAY, reset, closed, timed out.
     case transport(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .status(let status, let reason): "APNs answered \(status)\(reason.map { " \($0)" } ?? "")"
         case .connect(let detail): "could not connect: \(detail)"
@@ -52,8 +52,8 @@ public enum APNsRetryCause: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a whole push run stopped, phrased for the person running it.
-public struct APNsStopReason: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct APNsStopReason: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         /// 403: APNs does not accept the client certificate for this topic.
         case certificateRejected
         /// 400 DeviceTokenNotForTopic / TopicDisallowed / BadTopic / MissingTopic.
@@ -70,27 +70,27 @@ public struct APNsStopReason: Error, Sendable, Equatable, CustomStringConvertibl
         case invalidConfiguration
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The HTTP status, when APNs answered.
-    public var status: Int?
+    package var status: Int?
     /// APNs's `reason`, when it gave one.
-    public var apnsReason: String?
+    package var apnsReason: String?
     /// What is wrong and what to do about it.
-    public var message: String
+    package var message: String
 
-    public init(kind: Kind, status: Int? = nil, apnsReason: String? = nil, message: String) {
+    package init(kind: Kind, status: Int? = nil, apnsReason: String? = nil, message: String) {
         self.kind = kind
         self.status = status
         self.apnsReason = apnsReason
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension APNsVerdict {
     /// Classifies an answer from APNs to a push for `topic`.
-    public init(_ response: APNsResponse, topic: String, endpoint: APNsEndpoint) {
+    package init(_ response: APNsResponse, topic: String, endpoint: APNsEndpoint) {
         let status = response.status
         if status == 200 {
             self = .delivered(apnsID: response.apnsID)
@@ -143,7 +143,7 @@ extension APNsVerdict {
     }
 
     /// Classifies an error thrown while sending a push.
-    public init(error: any Error, topic: String, endpoint: APNsEndpoint) {
+    package init(error: any Error, topic: String, endpoint: APNsEndpoint) {
         switch error {
         case let error as APNsClientError:
             switch error {

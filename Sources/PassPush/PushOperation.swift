@@ -2,20 +2,16 @@ import Logging
 import PassBuild
 import RegistrationStore
 
-/// The registration store as a push run needs it: who holds which pass, and
-/// the queue of pushes still to deliver.
-public typealias PushStore = RegistrationStore & PushQueue
-
 /// Push runs wired for production — the one factory behind `passforge push`,
 /// `build --push` and `serve --push`: a pool of APNs clients with the Pass
 /// Type ID certificates the build signs with, over the store's push queue.
 /// The clients stay connected between runs (Apple asks for long-lived
 /// connections) until `shutdown()`.
-public struct PushOperation: Sendable {
-    public let pushRun: PushRun
+package struct PushOperation: Sendable {
+    package let pushRun: PushRun
     private let clients: APNsClientPool
 
-    public init(settings: BuildSettings, store: any PushStore, configuration: APNsConfiguration,
+    package init(settings: BuildSettings, store: any PushQueue, configuration: APNsConfiguration,
                 logger: Logger = Logger(label: "passforge.push")) {
         clients = APNsClientPool(settings: settings, configuration: configuration, logger: logger)
         pushRun = PushRun(store: store, outputDirectory: settings.outputDirectory, senders: clients, logger: logger)
@@ -23,7 +19,7 @@ public struct PushOperation: Sendable {
 
     /// Queues the changes since the last push (or the one pass of `options`)
     /// and sends them; the clients stay open for the next run.
-    public func run(
+    package func run(
         _ options: PushRun.Options = PushRun.Options(),
         progress: @escaping @Sendable (PushRun.Progress) -> Void = { _ in }
     ) async throws -> PushRun.Report {
@@ -31,7 +27,7 @@ public struct PushOperation: Sendable {
     }
 
     /// One run, then the clients are closed, however the run ended.
-    public func runOnce(
+    package func runOnce(
         _ options: PushRun.Options = PushRun.Options(),
         progress: @escaping @Sendable (PushRun.Progress) -> Void = { _ in }
     ) async throws -> PushRun.Report {
@@ -46,5 +42,5 @@ public struct PushOperation: Sendable {
     }
 
     /// Closes every APNs connection.
-    public func shutdown() async { await clients.shutdown() }
+    package func shutdown() async { await clients.shutdown() }
 }

@@ -17,59 +17,59 @@ import RegistrationStore
 /// 2. The pending pushes are sent; a push leaves the queue only once APNs
 ///    accepted it (or said its token is dead). What fails, or what a killed
 ///    run never sent, is still pending for the next run.
-public struct PushRun: Sendable {
-    public struct Options: Sendable {
+package struct PushRun: Sendable {
+    package struct Options: Sendable {
         /// Print what would be sent; change nothing.
-        public var dryRun = false
+        package var dryRun = false
         /// Push this one pass now, whatever the cursor says (`--type`/`--serial`).
-        public var pass: PassReference?
+        package var pass: PassReference?
 
-        public init(dryRun: Bool = false, pass: PassReference? = nil) {
+        package init(dryRun: Bool = false, pass: PassReference? = nil) {
             self.dryRun = dryRun
             self.pass = pass
         }
     }
 
-    public struct Report: Sendable {
+    package struct Report: Sendable {
         /// Passes whose changes this run queued.
-        public var changedPasses = 0
+        package var changedPasses = 0
         /// Pushes pending when sending began (queued now or left by an earlier run).
-        public var pending = 0
+        package var pending = 0
         /// Counts over every topic.
-        public var summary = PushSummary()
+        package var summary = PushSummary()
         /// Devices deleted because APNs said their token is dead.
-        public var removedDevices = 0
+        package var removedDevices = 0
         /// Per-topic problems (no usable certificate, APNs refused the run…).
-        public var failures: [String] = []
+        package var failures: [String] = []
         /// `--dry-run`: the pushes that would be sent.
-        public var plannedPushes: [PushNotification] = []
+        package var plannedPushes: [PushNotification] = []
 
-        public var succeeded: Bool { failures.isEmpty && summary.stopReason == nil && summary.leftPending == 0 }
+        package var succeeded: Bool { failures.isEmpty && summary.stopReason == nil && summary.leftPending == 0 }
 
         /// The one line every push reports, in the terminal and in the server's log.
-        public var summaryLine: String {
+        package var summaryLine: String {
             "sent \(summary.sent), succeeded \(summary.succeeded), removed tokens \(summary.tokensInvalid) "
                 + "(\(removedDevices) device\(removedDevices == 1 ? "" : "s")), retried \(summary.retries), "
                 + "failed \(summary.leftPending) (left pending for the next run)"
         }
     }
 
-    public enum Progress: Sendable {
+    package enum Progress: Sendable {
         case queued(changedPasses: Int, pending: Int)
         case sending(topic: String, pushes: Int)
         case sent(done: Int, total: Int)
     }
 
-    public let store: any PushStore
-    public let outputDirectory: String
-    public let senders: any PushSenderProvider
-    public let logger: Logger
+    package let store: any PushQueue
+    package let outputDirectory: String
+    package let senders: any PushSenderProvider
+    package let logger: Logger
     /// Deliveries recorded in the store at once; a killed run re-sends at most
     /// these (APNs accepted them, the store had not heard yet).
-    public var completionBatch = 64
-    public var completionInterval: Duration = .milliseconds(50)
+    package var completionBatch = 64
+    package var completionInterval: Duration = .milliseconds(50)
 
-    public init(store: any PushStore, outputDirectory: String, senders: any PushSenderProvider,
+    package init(store: any PushQueue, outputDirectory: String, senders: any PushSenderProvider,
                 logger: Logger = Logger(label: "passforge.push")) {
         self.store = store
         self.outputDirectory = outputDirectory
@@ -77,7 +77,7 @@ public struct PushRun: Sendable {
         self.logger = logger
     }
 
-    public func run(_ options: Options = Options(), progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> Report {
+    package func run(_ options: Options = Options(), progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> Report {
         let state = try BuildState.load(from: outputDirectory)
         if options.dryRun { return try await plan(state: state, options: options) }
         return try await store.withPushLock {
@@ -182,17 +182,17 @@ public struct PushRun: Sendable {
 
 /// Gives the run a sender for each topic (pass type): in production an
 /// APNs client with that Pass Type ID's certificate.
-public protocol PushSenderProvider: Sendable {
+package protocol PushSenderProvider: Sendable {
     /// Throws a message for people when the topic cannot be pushed (no
     /// certificate, a certificate for another pass type…); its pushes stay pending.
     func sender(topic: String, state: BuildState) async throws -> PushSender
     func shutdown() async
 }
 
-public enum PushRunError: Error, CustomStringConvertible, Sendable {
+package enum PushRunError: Error, CustomStringConvertible, Sendable {
     case unknownPass(PassReference)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownPass(let pass):
             return "there is no pass \(pass.passTypeIdentifier)/\(pass.serialNumber) in the last build; check --type and --serial (or build first)"
@@ -218,7 +218,7 @@ extension PushSummary {
 /// Writes outcomes to the store as they come: deliveries in small batches,
 /// dead tokens at once (their devices deleted and index files rewritten).
 actor OutcomeRecorder {
-    let store: any PushStore
+    let store: any PushQueue
     let indexFiles: DeviceIndexFiles
     let state: BuildState
     let batch: Int
@@ -229,7 +229,7 @@ actor OutcomeRecorder {
     private(set) var removedDevices = 0
     private(set) var failure: (any Error)?
 
-    init(store: any PushStore, indexFiles: DeviceIndexFiles, state: BuildState, pending: [PendingPush],
+    init(store: any PushQueue, indexFiles: DeviceIndexFiles, state: BuildState, pending: [PendingPush],
          batch: Int, logger: Logger) {
         self.store = store
         self.indexFiles = indexFiles

@@ -2,21 +2,21 @@ import Foundation
 import Logging
 
 /// One push to send: wake the devices behind `token` for passes of type `topic`.
-public struct PushNotification: Sendable, Hashable {
+package struct PushNotification: Sendable, Hashable {
     /// The hexadecimal APNs device token a device registered.
-    public var token: String
+    package var token: String
     /// The pass type identifier (the `apns-topic`).
-    public var topic: String
+    package var topic: String
 
-    public init(token: String, topic: String) {
+    package init(token: String, topic: String) {
         self.token = token
         self.topic = topic
     }
 }
 
 /// The final word on one push of a run.
-public struct PushOutcome: Sendable, Equatable {
-    public enum Result: Sendable, Equatable {
+package struct PushOutcome: Sendable, Equatable {
+    package enum Result: Sendable, Equatable {
         /// APNs answered 200: record it, the push is done.
         case delivered(apnsID: String?)
         /// The token is dead: delete its registrations (older than `since`, when given).
@@ -25,7 +25,7 @@ public struct PushOutcome: Sendable, Equatable {
         case leftPending(PendingReason)
     }
 
-    public enum PendingReason: Sendable, Equatable {
+    package enum PendingReason: Sendable, Equatable {
         /// Every attempt the retry policy allows failed; the last one for this cause.
         case retriesExhausted(APNsRetryCause)
         /// The run stopped (stop verdict or cancellation) before it could finish.
@@ -34,28 +34,28 @@ public struct PushOutcome: Sendable, Equatable {
         case notStarted
     }
 
-    public var notification: PushNotification
-    public var result: Result
+    package var notification: PushNotification
+    package var result: Result
     /// Requests made for this push in this run.
-    public var attempts: Int
+    package var attempts: Int
 }
 
 /// What a run did, for the person who ran it.
-public struct PushSummary: Sendable, Equatable {
+package struct PushSummary: Sendable, Equatable {
     /// HTTP requests sent (retries included).
-    public var sent = 0
+    package var sent = 0
     /// Pushes APNs accepted.
-    public var succeeded = 0
+    package var succeeded = 0
     /// Pushes whose token is invalid (410, 400 BadDeviceToken, malformed).
-    public var tokensInvalid = 0
+    package var tokensInvalid = 0
     /// Requests that were retries of an earlier failed attempt.
-    public var retries = 0
+    package var retries = 0
     /// Pushes not delivered in this run, left for the next one.
-    public var leftPending = 0
+    package var leftPending = 0
     /// Why the run stopped early, if it did.
-    public var stopReason: APNsStopReason?
+    package var stopReason: APNsStopReason?
 
-    public init() {}
+    package init() {}
 }
 
 /// Sends a run's pushes over one `APNsSending` client: each push until APNs
@@ -67,20 +67,20 @@ public struct PushSummary: Sendable, Equatable {
 /// callback so the caller can record them durably (e.g. in batches); a push
 /// whose outcome was not recorded as delivered simply stays pending for the
 /// next run: a push that failed is retried by the next push run, never lost.
-public struct PushSender: Sendable {
+package struct PushSender: Sendable {
     /// Sleeps for a backoff; injectable so tests do not wait.
-    public typealias Sleep = @Sendable (Duration) async throws -> Void
+    package typealias Sleep = @Sendable (Duration) async throws -> Void
     /// A uniformly random number in `0...1` for full jitter; injectable for tests.
-    public typealias RandomFraction = @Sendable () -> Double
+    package typealias RandomFraction = @Sendable () -> Double
 
-    public let client: any APNsSending
-    public let retryPolicy: APNsRetryPolicy
-    public let maxInFlight: Int
+    package let client: any APNsSending
+    package let retryPolicy: APNsRetryPolicy
+    package let maxInFlight: Int
     private let sleep: Sleep
     private let randomFraction: RandomFraction
     private let logger: Logger
 
-    public init(
+    package init(
         client: any APNsSending,
         retryPolicy: APNsRetryPolicy = .default,
         maxInFlight: Int = 100,
@@ -97,7 +97,7 @@ public struct PushSender: Sendable {
     }
 
     /// A sender using the retry policy and in-flight bound of `client`'s configuration.
-    public init(
+    package init(
         client: APNsClient,
         logger: Logger = Logger(label: "passforge.push"),
         sleep: @escaping Sleep = { try await Task.sleep(for: $0) },
@@ -119,7 +119,7 @@ public struct PushSender: Sendable {
     /// Repeats of the same (token, topic) are merged into one push
     /// (Apple's "Handling notification responses from APNs": 429
     /// TooManyRequests means too many pushes to one token; merge them).
-    public func send(
+    package func send(
         _ notifications: [PushNotification],
         onOutcome: @Sendable (PushOutcome) async -> Void
     ) async -> PushSummary {

@@ -3,22 +3,22 @@ import Hummingbird
 
 /// A 4xx (or the rare 5xx) answer: a short JSON body `{"error":"…"}` that
 /// never echoes a token or a request body, so no input is reflected back.
-public struct APIError: Error, HTTPResponseError, Sendable {
-    public var status: HTTPResponse.Status
-    public var message: String
-    public var headers: HTTPFields
+package struct APIError: Error, HTTPResponseError, Sendable {
+    package var status: HTTPResponse.Status
+    package var message: String
+    package var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
+    package init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.message = message
         self.headers = headers
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         response()
     }
 
-    public func response() -> Response {
+    package func response() -> Response {
         var headers = self.headers
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"

@@ -2,14 +2,14 @@
 /// downloads: "Support standard HTTP caching on this endpoint: check for the
 /// If-Modified-Since header or entity tags, and return HTTP status code 304
 /// if the pass has not changed."
-public enum ConditionalRequest {
+package enum ConditionalRequest {
     /// Whether a GET or HEAD of a representation with `etag` (strong, quoted)
     /// and `lastModified` (seconds) is answered 304 Not Modified.
     ///
     /// RFC 9110 §13.2.2: If-None-Match decides when present (weak comparison,
     /// `*` matches any current representation); If-Modified-Since counts
     /// only without it, and only when it is a valid HTTP-date.
-    public static func isNotModified(ifNoneMatch: [String], ifModifiedSince: String?, etag: String, lastModified: Int64?) -> Bool {
+    package static func isNotModified(ifNoneMatch: [String], ifModifiedSince: String?, etag: String, lastModified: Int64?) -> Bool {
         if !ifNoneMatch.isEmpty {
             return matches(ifNoneMatch: ifNoneMatch, etag: etag)
         }

@@ -3,13 +3,13 @@
 /// ANSI C's asctime() form. Apple's protocol asks servers to "support
 /// standard HTTP caching … check for the If-Modified-Since header", and a
 /// server that parses only one form never answers 304 to the others.
-public enum HTTPDate {
+package enum HTTPDate {
     private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"] // 1970-01-01 was a Thursday
     private static let longWeekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT` for seconds since 1970.
-    public static func format(_ seconds: Int64) -> String {
+    package static func format(_ seconds: Int64) -> String {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
@@ -20,7 +20,7 @@ public enum HTTPDate {
     /// Seconds since 1970, or nil when `text` is none of the three forms
     /// (RFC 9110: a recipient ignores an invalid If-Modified-Since).
     /// `now` decides the century of an RFC 850 two-digit year.
-    public static func parse(_ text: some StringProtocol, now: Int64? = nil) -> Int64? {
+    package static func parse(_ text: some StringProtocol, now: Int64? = nil) -> Int64? {
         let bytes = Array(text.utf8)
         return parseIMFFixdate(bytes) ?? parseRFC850(bytes, now: now) ?? parseAsctime(bytes)
     }

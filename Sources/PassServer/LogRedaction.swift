@@ -9,13 +9,13 @@ import Foundation
 ///   only its first characters.
 /// - Device log messages become exactly one line, of bounded length, with
 ///   control characters (and so forged newlines and escape sequences) replaced.
-public enum LogRedaction {
-    public static func device(_ identifier: some StringProtocol) -> String {
+package enum LogRedaction {
+    package static func device(_ identifier: some StringProtocol) -> String {
         identifier.count <= 6 ? String(identifier) : identifier.prefix(6) + "…"
     }
 
     /// A request path with the device identifier shortened, cut to 200 characters, on one line.
-    public static func path(_ path: some StringProtocol) -> String {
+    package static func path(_ path: some StringProtocol) -> String {
         var segments = String(path).split(separator: "/", omittingEmptySubsequences: false).map { String($0) }
         if let devices = segments.firstIndex(of: "devices"), devices + 1 < segments.count {
             segments[devices + 1] = device(segments[devices + 1])
@@ -24,7 +24,7 @@ public enum LogRedaction {
     }
 
     /// A device's log message: one line, at most `limit` characters, no token.
-    public static func message(_ text: String, limit: Int) -> String {
+    package static func message(_ text: String, limit: Int) -> String {
         var text = Substring(text)
         if let range = text.range(of: "ApplePass ", options: .caseInsensitive) {
             text = Substring(text[..<range.lowerBound] + "ApplePass [redacted]")

@@ -4,8 +4,8 @@ import Logging
 import Synchronization
 
 /// A responder that runs a middleware in front of another responder.
-public struct MiddlewareChain<Next: HTTPResponder>: HTTPResponder {
-    public typealias Context = Next.Context
+package struct MiddlewareChain<Next: HTTPResponder>: HTTPResponder {
+    package typealias Context = Next.Context
     let middleware: any RouterMiddleware<Context>
     let next: Next
 
@@ -14,7 +14,7 @@ public struct MiddlewareChain<Next: HTTPResponder>: HTTPResponder {
         self.next = next
     }
 
-    public func respond(to request: Request, context: Context) async throws -> Response {
+    package func respond(to request: Request, context: Context) async throws -> Response {
         try await middleware.handle(request, context: context) { request, context in
             try await next.respond(to: request, context: context)
         }
@@ -57,24 +57,24 @@ struct RateLimitMiddleware: RouterMiddleware {
 }
 
 /// Token buckets by key, bounded in memory.
-public final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
     }
 
-    public let ratePerSecond: Double
+    package let ratePerSecond: Double
     private let burst: Double
     private let buckets = Mutex<[String: Bucket]>([:])
     private let maximumKeys: Int
 
-    public init(ratePerSecond: Int, maximumKeys: Int = 100_000) {
+    package init(ratePerSecond: Int, maximumKeys: Int = 100_000) {
         self.ratePerSecond = Double(max(1, ratePerSecond))
         self.burst = Double(max(1, ratePerSecond))
         self.maximumKeys = maximumKeys
     }
 
-    public func allow(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
+    package func allow(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
         buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
             let elapsed = now - bucket.updated

@@ -8,13 +8,13 @@ import Crypto
 /// hashed and compared in constant time, and an unknown pass is compared
 /// against a dummy digest, so neither timing nor status tells whether a pass
 /// exists.
-public enum PassAuthentication {
+package enum PassAuthentication {
     /// Tokens longer than this are malformed (Apple requires at least 16 characters).
-    public static let maximumTokenLength = 512
+    package static let maximumTokenLength = 512
 
     /// The token of an `ApplePass` Authorization value, or nil when the header
     /// is missing or malformed. The scheme is case-insensitive (RFC 9110 §11.1).
-    public static func token(fromAuthorization value: String?) -> Substring? {
+    package static func token(fromAuthorization value: String?) -> Substring? {
         guard let value else { return nil }
         let scheme = "applepass"
         guard value.utf8.count > scheme.utf8.count + 1,
@@ -29,13 +29,13 @@ public enum PassAuthentication {
     }
 
     /// SHA-256 of a token, as the build state stores it (hex there, bytes here).
-    public static func digest(of token: some StringProtocol) -> [UInt8] {
+    package static func digest(of token: some StringProtocol) -> [UInt8] {
         Array(SHA256.hash(data: Array(token.utf8)))
     }
 
     /// Whether `token` hashes to `expected`; `expected` nil (no such pass, or
     /// a pass without a token) is compared too, and always fails.
-    public static func verify(_ token: some StringProtocol, expected: [UInt8]?) -> Bool {
+    package static func verify(_ token: some StringProtocol, expected: [UInt8]?) -> Bool {
         let presented = digest(of: token)
         let reference = expected ?? dummyDigest
         guard reference.count == presented.count else { return false }
@@ -45,7 +45,7 @@ public enum PassAuthentication {
     }
 
     /// 32 bytes from hex, or nil.
-    public static func digest(fromHex hex: String) -> [UInt8]? {
+    package static func digest(fromHex hex: String) -> [UInt8]? {
         let bytes = Array(hex.utf8)
         guard bytes.count == 64 else { return nil }
         var result: [UInt8] = []

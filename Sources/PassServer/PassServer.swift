@@ -6,30 +6,30 @@ import ServiceLifecycle
 import UnixSignals
 
 /// `passforge serve`: Apple's pass web service and the output tree, on Hummingbird 2.
-public struct PassServerConfiguration: Sendable {
-    public var host = "127.0.0.1"
+package struct PassServerConfiguration: Sendable {
+    package var host = "127.0.0.1"
     /// 0 picks a free port (see `onServerRunning`).
-    public var port = 8080
+    package var port = 8080
     /// Prefix of every URL, the path of `webServiceURL` (`/passes`); empty for none.
-    public var basePath = ""
-    public var outputDirectory = "output"
+    package var basePath = ""
+    package var outputDirectory = "output"
     /// Requests per second per client address; 0 turns the limit off.
-    public var rateLimit = 0
-    public var limits = PassWebService.Limits()
+    package var rateLimit = 0
+    package var limits = PassWebService.Limits()
     /// How often the build state is checked for a new build.
-    public var stateCheckInterval: Duration = .milliseconds(250)
+    package var stateCheckInterval: Duration = .milliseconds(250)
     /// Connections idle this long are closed.
-    public var idleTimeout: TimeAmount = .seconds(75)
+    package var idleTimeout: TimeAmount = .seconds(75)
 
-    public init() {}
+    package init() {}
 }
 
-public enum PassServer {
-    public typealias Responder = MiddlewareChain<MiddlewareChain<PassWebService>>
+package enum PassServer {
+    package typealias Responder = MiddlewareChain<MiddlewareChain<PassWebService>>
 
     /// The application, ready to run; `onServerRunning` gets the bound port.
     /// `services` run beside the server and shut down gracefully with it.
-    public static func application(
+    package static func application(
         configuration: PassServerConfiguration,
         store: any RegistrationStore & DeviceLog,
         services: [any Service] = [],
@@ -54,7 +54,7 @@ public enum PassServer {
 
     /// Runs until SIGTERM or SIGINT, then stops accepting connections and lets
     /// in-flight requests finish (ServiceLifecycle's graceful shutdown).
-    public static func run(
+    package static func run(
         configuration: PassServerConfiguration,
         store: any RegistrationStore & DeviceLog,
         services: [any Service] = [],

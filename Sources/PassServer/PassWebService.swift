@@ -13,20 +13,20 @@ import RegistrationStore
 /// Every request is matched against `Route` first (strict patterns, 404,
 /// 400, 405) and answered without throwing: a 4xx is a short JSON error,
 /// and a 5xx happens only when the disk or the database fails.
-public struct PassWebService: HTTPResponder {
-    public typealias Context = PassRequestContext
+package struct PassWebService: HTTPResponder {
+    package typealias Context = PassRequestContext
 
-    public struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// `{"pushToken": "…"}` is well under 1 KiB.
-        public var registrationBody = 4 * 1024
+        package var registrationBody = 4 * 1024
         /// `{"logs": […]}`.
-        public var logBody = 64 * 1024
+        package var logBody = 64 * 1024
         /// Log messages kept per request; the rest are counted, not kept.
-        public var logEntriesPerRequest = 100
+        package var logEntriesPerRequest = 100
         /// Characters kept of one log message.
-        public var logMessageLength = 1024
+        package var logMessageLength = 1024
 
-        public init() {}
+        package init() {}
     }
 
     let store: any RegistrationStore & DeviceLog
@@ -38,7 +38,7 @@ public struct PassWebService: HTTPResponder {
     let limits: Limits
     let logger: Logger
 
-    public init(store: any RegistrationStore & DeviceLog, tree: PublishedTree, basePath: String, limits: Limits = Limits(), logger: Logger) {
+    package init(store: any RegistrationStore & DeviceLog, tree: PublishedTree, basePath: String, limits: Limits = Limits(), logger: Logger) {
         self.store = store
         self.tree = tree
         let files = DeviceIndexFiles(outputDirectory: tree.outputDirectory)
@@ -49,7 +49,7 @@ public struct PassWebService: HTTPResponder {
         self.logger = logger
     }
 
-    public func respond(to request: Request, context: Context) async throws -> Response {
+    package func respond(to request: Request, context: Context) async throws -> Response {
         let route: Route
         switch Route.match(path: request.uri.path, basePath: basePath) {
         case .success(let matched): route = matched
@@ -103,8 +103,9 @@ public struct PassWebService: HTTPResponder {
         return try fileResponse(request, pass: pass, path: pass.record.path, cacheControl: "private, no-cache")
     }
 
-    /// DESIGN.md "Downloads": the same bytes without Authorization, at an
-    /// unguessable (or deliberately public) path the build state lists.
+    /// Add-to-Wallet links: the same bytes without Authorization (a link in a
+    /// web page or an email carries no header), at an unguessable (or
+    /// deliberately public) path the build state lists.
     func downloadResponse(_ request: Request, path: String) throws -> Response {
         let snapshot = tree.current()
         guard let key = snapshot.downloads[path], let pass = snapshot.passes[key] else { throw APIError.notFound }

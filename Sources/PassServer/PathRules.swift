@@ -1,16 +1,16 @@
 /// The strict patterns every path parameter must match before any file or
 /// database is touched. Plain byte checks: no
 /// percent-decoding ever happens, so `%2F`, `%00` and `%2E%2E` simply fail.
-public enum PathRules {
+package enum PathRules {
     /// Apple: "A unique identifier you use to identify and authenticate the
     /// device". Devices send hex-like identifiers; `[A-Za-z0-9]{1,64}`.
-    public static func isDeviceLibraryIdentifier(_ value: some StringProtocol) -> Bool {
+    package static func isDeviceLibraryIdentifier(_ value: some StringProtocol) -> Bool {
         let bytes = value.utf8
         return (1...64).contains(bytes.count) && bytes.allSatisfy(isAlphanumeric)
     }
 
     /// A reverse-DNS pass type identifier: `[A-Za-z0-9][A-Za-z0-9.-]{0,254}`, no `..`.
-    public static func isPassTypeIdentifier(_ value: some StringProtocol) -> Bool {
+    package static func isPassTypeIdentifier(_ value: some StringProtocol) -> Bool {
         let bytes = Array(value.utf8)
         guard (1...255).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
         return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") } && !containsDotDot(bytes)
@@ -18,7 +18,7 @@ public enum PathRules {
 
     /// The serial numbers a build accepts: `[A-Za-z0-9][A-Za-z0-9._~-]{0,127}`.
     /// Starting with a letter or digit, it is never `.` or `..`.
-    public static func isSerialNumber(_ value: some StringProtocol) -> Bool {
+    package static func isSerialNumber(_ value: some StringProtocol) -> Bool {
         let bytes = Array(value.utf8)
         guard (1...128).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
         return bytes.allSatisfy(isUnreserved)
@@ -39,13 +39,13 @@ public enum PathRules {
 
     /// An APNs device token as Wallet sends it: hex, 16 to 200 bytes (32 today;
     /// Apple warns the length may change), so 32 to 400 hex digits.
-    public static func isPushToken(_ value: some StringProtocol) -> Bool {
+    package static func isPushToken(_ value: some StringProtocol) -> Bool {
         let bytes = value.utf8
         return (32...400).contains(bytes.count) && bytes.count % 2 == 0 && bytes.allSatisfy(isHexDigit)
     }
 
     /// For `--base-path`: unreserved characters and `/`.
-    public static func isUnreservedOrSlash(_ byte: UInt8) -> Bool {
+    package static func isUnreservedOrSlash(_ byte: UInt8) -> Bool {
         isUnreserved(byte) || byte == UInt8(ascii: "/")
     }
 

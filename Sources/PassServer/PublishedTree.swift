@@ -14,16 +14,16 @@ import Synchronization
 /// commits the state last, so whatever is read is a complete file; the ETag
 /// sent is computed from the very bytes sent, so it can never describe
 /// other bytes.
-public final class PublishedTree: Sendable {
+package final class PublishedTree: Sendable {
     /// A pass as the server needs it.
-    public struct Pass: Sendable {
-        public let record: BuildState.PassRecord
+    package struct Pass: Sendable {
+        package let record: BuildState.PassRecord
         /// SHA-256 of the authentication token; nil when the pass has none.
-        public let tokenDigest: [UInt8]?
+        package let tokenDigest: [UInt8]?
         /// The update tag's time, in whole seconds (HTTP dates have no more).
-        public let lastModified: Int64
+        package let lastModified: Int64
         /// `lastModified` as an HTTP date, made once per build.
-        public let lastModifiedHTTPDate: String
+        package let lastModifiedHTTPDate: String
 
         init(record: BuildState.PassRecord) {
             self.record = record
@@ -34,40 +34,40 @@ public final class PublishedTree: Sendable {
     }
 
     /// One loaded build state.
-    public struct Snapshot: UpdateTags {
-        public var passes: [String: Pass] = [:]
+    package struct Snapshot: UpdateTags {
+        package var passes: [String: Pass] = [:]
         /// `download/…` path → pass key.
-        public var downloads: [String: String] = [:]
-        public var builtAt: String = ""
+        package var downloads: [String: String] = [:]
+        package var builtAt: String = ""
         /// Token digests of passes a build removed, by key: a device may still unregister them.
-        public var removedTokenDigests: [String: [UInt8]] = [:]
+        package var removedTokenDigests: [String: [UInt8]] = [:]
 
-        public init() {}
+        package init() {}
 
         /// The lookups of one build state (for tools that hold a `BuildState` already).
-        public init(state: BuildState) {
+        package init(state: BuildState) {
             self = PublishedTree.snapshot(of: state)
         }
 
-        public func pass(type: some StringProtocol, serial: some StringProtocol) -> Pass? {
+        package func pass(type: some StringProtocol, serial: some StringProtocol) -> Pass? {
             passes["\(type)/\(serial)"]
         }
 
         /// The update tag of every built pass of one type, by serial.
-        public func updateTag(type: String, serial: String) -> Int64? {
+        package func updateTag(type: String, serial: String) -> Int64? {
             passes["\(type)/\(serial)"]?.record.updateTag
         }
     }
 
     /// The bytes of a file, with the validators computed from them.
-    public struct Representation: Sendable {
-        public var bytes: [UInt8]
+    package struct Representation: Sendable {
+        package var bytes: [UInt8]
         /// `"` + first 128 bits of SHA-256, hex + `"`: the build's ETag formula.
-        public var etag: String
+        package var etag: String
     }
 
-    public let outputDirectory: String
-    public let checkInterval: Duration
+    package let outputDirectory: String
+    package let checkInterval: Duration
     private let logger: Logger
     private let loaded = Mutex(Loaded())
     private let cache: RepresentationCache
@@ -79,7 +79,7 @@ public final class PublishedTree: Sendable {
         var lastCheck: ContinuousClock.Instant?
     }
 
-    public init(outputDirectory: String, checkInterval: Duration = .milliseconds(250), cacheBytes: Int = 64 << 20, logger: Logger) {
+    package init(outputDirectory: String, checkInterval: Duration = .milliseconds(250), cacheBytes: Int = 64 << 20, logger: Logger) {
         self.outputDirectory = outputDirectory
         self.checkInterval = checkInterval
         self.logger = logger
@@ -87,7 +87,7 @@ public final class PublishedTree: Sendable {
     }
 
     /// The current snapshot, reloading the state when a build committed a new one.
-    public func current() -> Snapshot {
+    package func current() -> Snapshot {
         let now = ContinuousClock.now
         return loaded.withLock { loaded in
             if let lastCheck = loaded.lastCheck, now - lastCheck < checkInterval { return loaded.snapshot }
@@ -98,7 +98,7 @@ public final class PublishedTree: Sendable {
     }
 
     /// Reloads now, whatever the interval (after a mismatch between state and files).
-    public func refresh() -> Snapshot {
+    package func refresh() -> Snapshot {
         loaded.withLock { loaded in
             loaded.lastCheck = ContinuousClock.now
             reloadIfChanged(&loaded)
@@ -108,7 +108,7 @@ public final class PublishedTree: Sendable {
 
     /// Reads a file of the tree by its path relative to the output folder.
     /// Nil when it is missing.
-    public func representation(of relativePath: String) -> Representation? {
+    package func representation(of relativePath: String) -> Representation? {
         guard let file = RegularFile(openingForReading: "\(outputDirectory)/\(relativePath)") else { return nil }
         if let cached = cache.get(file.identity) { return cached }
         guard let bytes = file.readAll() else { return nil }
@@ -118,7 +118,7 @@ public final class PublishedTree: Sendable {
     }
 
     /// The build's strong ETag of a file's bytes.
-    public static func etag(of bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
+    package static func etag(of bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
 
     // MARK: Loading
 

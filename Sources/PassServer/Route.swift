@@ -6,7 +6,7 @@ import Hummingbird
 /// The raw request path is split on `/` and matched segment by segment;
 /// nothing is percent-decoded, and every parameter must match its strict
 /// pattern (`PathRules`) before a handler sees it.
-public enum Route: Sendable, Equatable {
+package enum Route: Sendable, Equatable {
     /// Apple "Send an Updated Pass": GET /v1/passes/{passTypeIdentifier}/{serialNumber}
     case pass(passTypeIdentifier: String, serialNumber: String)
     /// Apple "Register" (POST) and "Unregister" (DELETE):
@@ -22,7 +22,7 @@ public enum Route: Sendable, Equatable {
     /// GET /download/…: the public download links, at the paths the build wrote.
     case download(path: String)
 
-    public var allowedMethods: [HTTPRequest.Method] {
+    package var allowedMethods: [HTTPRequest.Method] {
         switch self {
         case .pass, .serialNumbers, .health, .download: return [.get, .head]
         case .registration: return [.post, .delete]
@@ -31,7 +31,7 @@ public enum Route: Sendable, Equatable {
     }
 
     /// A short name for logs and metrics: never a parameter.
-    public var name: String {
+    package var name: String {
         switch self {
         case .pass: return "pass"
         case .registration: return "registration"
@@ -43,11 +43,11 @@ public enum Route: Sendable, Equatable {
     }
 
     /// Longest path accepted; longer ones are answered 414.
-    public static let maximumPathLength = 1024
+    package static let maximumPathLength = 1024
 
     /// The route of a raw request path (no query), or the error to answer.
     /// - Parameter basePath: normalized prefix (`/passes`) or empty.
-    public static func match(path: some StringProtocol, basePath: String) -> Result<Route, APIError> {
+    package static func match(path: some StringProtocol, basePath: String) -> Result<Route, APIError> {
         guard path.utf8.count <= maximumPathLength else { return .failure(APIError(.uriTooLong, "path longer than \(maximumPathLength) bytes")) }
         var rest = Substring(path)
         if !basePath.isEmpty {
@@ -105,7 +105,7 @@ public enum Route: Sendable, Equatable {
     }
 
     /// `--base-path` as given (`passes`, `/passes/`, `/`) → `/passes` or empty.
-    public static func normalizeBasePath(_ value: String?) -> String {
+    package static func normalizeBasePath(_ value: String?) -> String {
         let parts = (value ?? "").split(separator: "/", omittingEmptySubsequences: true)
         return parts.isEmpty ? "" : "/" + parts.joined(separator: "/")
     }

@@ -18,8 +18,8 @@ import Darwin
 /// `/var/run/postgresql` (or `/tmp` when that folder does not exist).
 ///
 /// `description` never shows the password.
-public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
-    public enum Endpoint: Sendable, Equatable {
+package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    package enum Endpoint: Sendable, Equatable {
         case tcp(host: String, port: Int)
         /// libpq's `host=/folder`: the socket file is `/folder/.s.PGSQL.PORT`.
         case unixSocket(directory: String, port: Int)
@@ -35,26 +35,26 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     ///   (`sslrootcert`, else the system's roots); any host name.
     /// - `verify-full`: as `verify-ca`, and the certificate must name the host.
     /// Unix sockets never use TLS (as libpq).
-    public enum SSLMode: String, Sendable, Equatable, CaseIterable {
+    package enum SSLMode: String, Sendable, Equatable, CaseIterable {
         case disable, allow, prefer, require
         case verifyCA = "verify-ca"
         case verifyFull = "verify-full"
     }
 
-    public var endpoint: Endpoint
-    public var user: String
-    public var password: String?
-    public var database: String
-    public var sslMode: SSLMode
+    package var endpoint: Endpoint
+    package var user: String
+    package var password: String?
+    package var database: String
+    package var sslMode: SSLMode
     /// A PEM file of the root certificates to trust (`sslrootcert`); nil: the system's.
-    public var sslRootCertificate: String?
+    package var sslRootCertificate: String?
     /// `connect_timeout`, in seconds; nil: the store's default.
-    public var connectTimeout: Int?
-    public var applicationName: String?
+    package var connectTimeout: Int?
+    package var applicationName: String?
 
-    public static let defaultPort = 5432
+    package static let defaultPort = 5432
 
-    public init(endpoint: Endpoint, user: String, password: String?, database: String,
+    package init(endpoint: Endpoint, user: String, password: String?, database: String,
                 sslMode: SSLMode = .prefer, sslRootCertificate: String? = nil) {
         self.endpoint = endpoint
         self.user = user
@@ -65,7 +65,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses a `postgres://` or `postgresql://` URL.
-    public init(url: String) throws(PostgresStoreError) {
+    package init(url: String) throws(PostgresStoreError) {
         let text = url.trimmingWhitespace()
         func invalid(_ reason: String) -> PostgresStoreError {
             PostgresStoreError(kind: .invalidURL,
@@ -179,7 +179,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Where the server is, for messages: `host:port` or the socket file.
-    public var server: String {
+    package var server: String {
         switch endpoint {
         case .tcp(let host, let port): return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         case .unixSocket: return socketPath ?? ""
@@ -187,13 +187,13 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The socket file of a unix socket endpoint.
-    public var socketPath: String? {
+    package var socketPath: String? {
         guard case .unixSocket(let directory, let port) = endpoint else { return nil }
         return (directory.hasSuffix("/") ? directory : directory + "/") + ".s.PGSQL.\(port)"
     }
 
     /// The URL without its password.
-    public var description: String {
+    package var description: String {
         var query: [String] = []
         let hostPart: String
         switch endpoint {

@@ -33,28 +33,28 @@ import RegistrationStore
 /// connection fail within about `reachabilityCheckInterval` once a probe
 /// finds the server unreachable; the pool reconnects by itself when the
 /// server is back.
-public final class PostgresRegistrationStore: RegistrationDatabase {
-    public struct Options: Sendable {
+package final class PostgresRegistrationStore: RegistrationDatabase {
+    package struct Options: Sendable {
         /// Device log messages kept; older ones are dropped.
-        public var logLimit = PostgresRegistrationStore.defaultLogLimit
+        package var logLimit = PostgresRegistrationStore.defaultLogLimit
         /// The pool's size: at most this many connections to the server.
-        public var maximumConnections = 10
+        package var maximumConnections = 10
         /// For each TCP connect and for each login (`connect_timeout` in the URL overrides it).
-        public var connectTimeout: Duration = .seconds(5)
+        package var connectTimeout: Duration = .seconds(5)
         /// How long a request may wait for a free connection while the server is reachable.
-        public var requestTimeout: Duration = .seconds(30)
+        package var requestTimeout: Duration = .seconds(30)
         /// How soon a request waiting for a connection checks that the server
         /// is reachable; when it is not, the request fails then.
-        public var reachabilityCheckInterval: Duration = .seconds(1)
+        package var reachabilityCheckInterval: Duration = .seconds(1)
         /// Where the pool logs its background events; nil: nowhere.
-        public var backgroundLogger: Logger?
+        package var backgroundLogger: Logger?
 
-        public init(logLimit: Int = PostgresRegistrationStore.defaultLogLimit) {
+        package init(logLimit: Int = PostgresRegistrationStore.defaultLogLimit) {
             self.logLimit = logLimit
         }
     }
 
-    public let location: PostgresLocation
+    package let location: PostgresLocation
     private let options: Options
     private let logLimit: Int
     private let connector: PostgresConnector
@@ -66,13 +66,13 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
 
     /// Connects to the server of a `postgres://` URL (PASSFORGE_DATABASE_URL) and migrates its database.
     /// Several `passforge serve` instances share one database.
-    public var isShared: Bool { true }
+    package var isShared: Bool { true }
 
-    public static func connect(url: String, options: Options = Options()) async throws -> PostgresRegistrationStore {
+    package static func connect(url: String, options: Options = Options()) async throws -> PostgresRegistrationStore {
         try await connect(location: PostgresLocation(url: url), options: options)
     }
 
-    public static func connect(location: PostgresLocation, options: Options = Options()) async throws -> PostgresRegistrationStore {
+    package static func connect(location: PostgresLocation, options: Options = Options()) async throws -> PostgresRegistrationStore {
         let connector = try PostgresConnector(location: location, options: options)
         // One connection of our own first: it says precisely why a server
         // cannot be used (the pool would only retry), and it migrates.
@@ -110,7 +110,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
     }
 
     /// Closes the pool's connections; later requests fail with a `.shutDown` error.
-    public func shutdown() async {
+    package func shutdown() async {
         await slot.close()?.value
     }
 
@@ -206,7 +206,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
     }
 
     /// The applied migrations, oldest first (tests).
-    public func appliedMigrations() async throws -> [String] {
+    package func appliedMigrations() async throws -> [String] {
         try await leased { connection in
             try await Self.collect(connection.checkedQuery("SELECT version FROM schema_migrations ORDER BY applied_at, version", logger: Self.logger), as: String.self)
         }
@@ -214,7 +214,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
 
     // MARK: Changes
 
-    public func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
+    package func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
         // Devices register again (a restore, a reinstall): answer those from a
         // read, without a write. One statement: one snapshot.
         let existing = try await leased { connection -> RegistrationChange? in
@@ -286,7 +286,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func unregister(device: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
+    package func unregister(device: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
         try await transaction { connection in
             try await Self.lockDevices([device], connection)
             guard let deviceID = try await Self.first(connection.checkedQuery(
@@ -312,7 +312,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func deleteDevices(pushToken: String, invalidSince: Double?) async throws -> [RegistrationChange] {
+    package func deleteDevices(pushToken: String, invalidSince: Double?) async throws -> [RegistrationChange] {
         try await transaction { connection in
             // `updated_at` is when the device last set its push token.
             let candidates = try await Self.collect(connection.checkedQuery("""
@@ -345,13 +345,13 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
 
     // MARK: Push queue
 
-    public func pushCursor() async throws -> Int64? {
+    package func pushCursor() async throws -> Int64? {
         try await leased { connection in
             try await Self.first(connection.checkedQuery("SELECT update_tag FROM push_cursor WHERE id = 1", logger: Self.logger), as: Int64.self)
         }
     }
 
-    public func queuePushes(for passes: [PassReference], advancingCursorTo cursor: Int64) async throws -> Int {
+    package func queuePushes(for passes: [PassReference], advancingCursorTo cursor: Int64) async throws -> Int {
         let serialsByType = Dictionary(grouping: passes, by: \.passTypeIdentifier).mapValues { $0.map(\.serialNumber) }
             .sorted { $0.key < $1.key }
         return try await transaction { connection in
@@ -374,7 +374,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func pendingPushes(limit: Int) async throws -> [PendingPush] {
+    package func pendingPushes(limit: Int) async throws -> [PendingPush] {
         try await leased { connection in
             try await Self.collect(connection.checkedQuery("""
                 SELECT push_token, pass_type_identifier, queued_at FROM push_queue
@@ -384,7 +384,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func completePushes(_ pushes: [PendingPush]) async throws {
+    package func completePushes(_ pushes: [PendingPush]) async throws {
         guard !pushes.isEmpty else { return }
         try await transaction { connection in
             try await connection.perform("""
@@ -398,7 +398,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
     /// A session-level advisory lock on one connection held for `body`, so it
     /// is released when `body` ends, however it ends, and by the server when
     /// the connection or the process dies.
-    public func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         // Fails fast when the server is out of reach; then the lock's own connection.
         try await leased { _ in }
         let client = slot.current.client
@@ -423,7 +423,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func appendLog(_ messages: [String], receivedAt: Double) async throws {
+    package func appendLog(_ messages: [String], receivedAt: Double) async throws {
         guard !messages.isEmpty else { return }
         let limit = logLimit
         try await transaction { connection in
@@ -441,7 +441,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
 
     // MARK: Reads
 
-    public func serialNumbers(device: String, passTypeIdentifier: String) async throws -> [String] {
+    package func serialNumbers(device: String, passTypeIdentifier: String) async throws -> [String] {
         try await leased { connection in
             try await Self.collect(connection.checkedQuery("""
                 SELECT r.serial_number FROM registrations r JOIN devices d ON d.id = r.device_id
@@ -450,12 +450,12 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func index(device: String, passTypeIdentifier: String) async throws -> DeviceIndex {
+    package func index(device: String, passTypeIdentifier: String) async throws -> DeviceIndex {
         DeviceIndex(device: device, passTypeIdentifier: passTypeIdentifier,
                     serialNumbers: try await serialNumbers(device: device, passTypeIdentifier: passTypeIdentifier))
     }
 
-    public func indices(holding passTypeIdentifier: String, serialNumbers: [String]) async throws -> [DeviceIndex] {
+    package func indices(holding passTypeIdentifier: String, serialNumbers: [String]) async throws -> [DeviceIndex] {
         guard !serialNumbers.isEmpty else { return [] }
         return try await leased { connection in
             try await Self.collect(connection.checkedQuery("""
@@ -471,7 +471,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func pushTokens(passTypeIdentifier: String, serialNumbers: [String]) async throws -> [String] {
+    package func pushTokens(passTypeIdentifier: String, serialNumbers: [String]) async throws -> [String] {
         guard !serialNumbers.isEmpty else { return [] }
         return try await leased { connection in
             try await Self.collect(connection.checkedQuery("""
@@ -482,7 +482,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func recentLogs(limit: Int) async throws -> [LogEntry] {
+    package func recentLogs(limit: Int) async throws -> [LogEntry] {
         try await leased { connection in
             try await Self.collect(connection.checkedQuery(
                 "SELECT received_at, message FROM device_logs ORDER BY id DESC LIMIT \(max(0, limit))", logger: Self.logger),
@@ -491,7 +491,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func exportRegistrations(after: ExportedRegistration?, limit: Int) async throws -> [ExportedRegistration] {
+    package func exportRegistrations(after: ExportedRegistration?, limit: Int) async throws -> [ExportedRegistration] {
         let device = after?.device ?? "", type = after?.passTypeIdentifier ?? "", serial = after?.serialNumber ?? ""
         let limit = max(0, limit)
         return try await leased { connection in
@@ -505,7 +505,7 @@ public final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func statistics() async throws -> RegistrationStatistics {
+    package func statistics() async throws -> RegistrationStatistics {
         try await leased { connection in
             let counts = try await Self.first(connection.checkedQuery("""
                 SELECT (SELECT COUNT(*) FROM devices), (SELECT COUNT(*) FROM registrations), (SELECT COUNT(*) FROM device_logs)

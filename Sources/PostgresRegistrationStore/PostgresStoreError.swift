@@ -8,8 +8,8 @@ import RegistrationStore
 /// What went wrong with the PostgreSQL registration store, said for people:
 /// where the server is, what it answered, what to check. Never the password,
 /// never the query's values, never a stack or a `PSQLError` dump.
-public struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, LocalizedError {
-    public enum Kind: String, Sendable, Equatable {
+package struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, LocalizedError {
+    package enum Kind: String, Sendable, Equatable {
         /// PASSFORGE_DATABASE_URL cannot be parsed.
         case invalidURL
         /// No connection could be made (refused, timed out, unknown host).
@@ -32,12 +32,12 @@ public struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConver
         case server
     }
 
-    public var kind: Kind
-    public var description: String
+    package var kind: Kind
+    package var description: String
     /// The server's SQLSTATE, when the server said something.
-    public var sqlState: String?
+    package var sqlState: String?
 
-    public init(kind: Kind, description: String, sqlState: String? = nil) {
+    package init(kind: Kind, description: String, sqlState: String? = nil) {
         self.kind = kind
         self.description = description
         self.sqlState = sqlState
@@ -45,15 +45,15 @@ public struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConver
 
     /// Whether the database is out of reach for now: a web service answers
     /// 503 and the client tries again later.
-    public var isUnavailable: Bool {
+    package var isUnavailable: Bool {
         switch kind {
         case .unreachable, .connectionLost, .unavailable, .timedOut, .shutDown: return true
         case .invalidURL, .authenticationFailed, .databaseMissing, .tls, .server: return false
         }
     }
 
-    public var debugDescription: String { description }
-    public var errorDescription: String? { description }
+    package var debugDescription: String { description }
+    package var errorDescription: String? { description }
 
     static let check = "check \(StoreLocation.environmentVariable) and that the server is running"
 

@@ -10,14 +10,14 @@ import RegistrationStore
 /// transaction holding it committed and SQLite synced the write-ahead log.
 /// Concurrent changes share commits (group commit), so one fsync
 /// acknowledges many registrations.
-public final class SQLiteRegistrationStore: RegistrationDatabase {
-    public let path: String
+package final class SQLiteRegistrationStore: RegistrationDatabase {
+    package let path: String
     let pool: DatabasePool
     private let committer: GroupCommitter
     private let logLimit: Int
 
     /// Opens (creating when needed, with its folder) and migrates the file.
-    public init(path: String, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) throws {
+    package init(path: String, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) throws {
         self.path = path
         self.logLimit = max(1, logLimit)
         let folder = (path as NSString).deletingLastPathComponent
@@ -96,7 +96,7 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
 
     // MARK: Changes
 
-    public func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
+    package func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
         // Devices register again (a restore, a reinstall): answer those from a
         // read, without a commit. Readers see only committed, synced data.
         let existing = try await pool.read { db -> RegistrationChange? in
@@ -138,7 +138,7 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func unregister(device: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
+    package func unregister(device: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
         try await committer.write { db in
             guard let deviceID = try Int64.fetchOne(db, sql: "SELECT id FROM devices WHERE library_identifier = ?", arguments: [device]) else {
                 return RegistrationChange(outcome: .notRegistered,
@@ -157,7 +157,7 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func deleteDevices(pushToken: String, invalidSince: Double?) async throws -> [RegistrationChange] {
+    package func deleteDevices(pushToken: String, invalidSince: Double?) async throws -> [RegistrationChange] {
         try await committer.write { db in
             // `updated_at` is when the device last set its push token.
             let condition = "push_token = ? AND (? IS NULL OR updated_at < ?)"
@@ -179,11 +179,11 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
 
     // MARK: Push queue
 
-    public func pushCursor() async throws -> Int64? {
+    package func pushCursor() async throws -> Int64? {
         try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT update_tag FROM push_cursor WHERE id = 1") }
     }
 
-    public func queuePushes(for passes: [PassReference], advancingCursorTo cursor: Int64) async throws -> Int {
+    package func queuePushes(for passes: [PassReference], advancingCursorTo cursor: Int64) async throws -> Int {
         let serialsByType = Dictionary(grouping: passes, by: \.passTypeIdentifier).mapValues { $0.map(\.serialNumber) }
         return try await committer.write { db in
             let now = Date().timeIntervalSince1970
@@ -205,7 +205,7 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func pendingPushes(limit: Int) async throws -> [PendingPush] {
+    package func pendingPushes(limit: Int) async throws -> [PendingPush] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT push_token, pass_type_identifier, queued_at FROM push_queue ORDER BY queued_at, push_token, pass_type_identifier LIMIT ?
@@ -214,7 +214,7 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func completePushes(_ pushes: [PendingPush]) async throws {
+    package func completePushes(_ pushes: [PendingPush]) async throws {
         guard !pushes.isEmpty else { return }
         try await committer.write { db in
             for push in pushes {
@@ -224,13 +224,13 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         guard let lock = try FileLock.acquire(path + ".push-lock", blocking: false) else { throw PushLockBusy() }
         defer { lock.release() }
         return try await body()
     }
 
-    public func appendLog(_ messages: [String], receivedAt: Double) async throws {
+    package func appendLog(_ messages: [String], receivedAt: Double) async throws {
         guard !messages.isEmpty else { return }
         let limit = logLimit
         try await committer.write { db in
@@ -244,7 +244,7 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
 
     // MARK: Reads
 
-    public func serialNumbers(device: String, passTypeIdentifier: String) async throws -> [String] {
+    package func serialNumbers(device: String, passTypeIdentifier: String) async throws -> [String] {
         try await pool.read { db in
             try String.fetchAll(db, sql: """
                 SELECT r.serial_number FROM registrations r JOIN devices d ON d.id = r.device_id
@@ -253,12 +253,12 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func index(device: String, passTypeIdentifier: String) async throws -> DeviceIndex {
+    package func index(device: String, passTypeIdentifier: String) async throws -> DeviceIndex {
         DeviceIndex(device: device, passTypeIdentifier: passTypeIdentifier,
                     serialNumbers: try await serialNumbers(device: device, passTypeIdentifier: passTypeIdentifier))
     }
 
-    public func indices(holding passTypeIdentifier: String, serialNumbers: [String]) async throws -> [DeviceIndex] {
+    package func indices(holding passTypeIdentifier: String, serialNumbers: [String]) async throws -> [DeviceIndex] {
         guard !serialNumbers.isEmpty else { return [] }
         return try await pool.read { db in
             var result: [DeviceIndex] = []
@@ -276,7 +276,7 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func pushTokens(passTypeIdentifier: String, serialNumbers: [String]) async throws -> [String] {
+    package func pushTokens(passTypeIdentifier: String, serialNumbers: [String]) async throws -> [String] {
         guard !serialNumbers.isEmpty else { return [] }
         return try await pool.read { db in
             var tokens = Set<String>()
@@ -291,7 +291,7 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func exportRegistrations(after: ExportedRegistration?, limit: Int) async throws -> [ExportedRegistration] {
+    package func exportRegistrations(after: ExportedRegistration?, limit: Int) async throws -> [ExportedRegistration] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT d.library_identifier, d.push_token, r.pass_type_identifier, r.serial_number
@@ -303,14 +303,14 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
-    public func recentLogs(limit: Int) async throws -> [LogEntry] {
+    package func recentLogs(limit: Int) async throws -> [LogEntry] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT received_at, message FROM device_logs ORDER BY id DESC LIMIT ?", arguments: [max(0, limit)])
                 .map { LogEntry(receivedAt: $0["received_at"], message: $0["message"]) }
         }
     }
 
-    public func statistics() async throws -> RegistrationStatistics {
+    package func statistics() async throws -> RegistrationStatistics {
         try await pool.read { db in
             RegistrationStatistics(devices: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") ?? 0,
                                    registrations: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM registrations") ?? 0,
@@ -319,7 +319,7 @@ public final class SQLiteRegistrationStore: RegistrationDatabase {
     }
 
     /// The value of a PRAGMA on the writer connection (tests check `synchronous` and `journal_mode`).
-    public func writerPragma(_ name: String) throws -> String? {
+    package func writerPragma(_ name: String) throws -> String? {
         precondition(name.allSatisfy { $0.isLetter || $0 == "_" })
         return try pool.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
     }

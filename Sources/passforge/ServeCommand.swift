@@ -79,7 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
         let output = project.output
         let host = self.host
         let basePath = configuration.basePath
-        var services: [any Service] = []
+        var reactions: [any NewBuildReaction] = [IndexRefreshOnNewBuild(outputDirectory: output, store: store, logger: logger)]
         if push {
             let settings = try project.settings(developmentSigning: false, allowHTTP: false, jobs: nil)
             let apns: APNsConfiguration
@@ -90,8 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ExitCode.failure
             }
             let operation = PushOperation(settings: settings, store: store, configuration: apns, logger: logger)
-            services.append(PushOnNewBuild(operation: operation, outputDirectory: output, logger: logger))
+            reactions.append(PushOnNewBuild(operation: operation, logger: logger))
         }
+        let services: [any Service] = [NewBuildWatcher(outputDirectory: output, reactions: reactions, logger: logger)]
         do {
             try await PassServer.run(configuration: configuration, store: store, services: services, logger: logger) { boundPort in
                 Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))

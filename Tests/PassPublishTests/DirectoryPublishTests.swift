@@ -23,7 +23,11 @@ import TestSupport
         #expect(first.lastUpdateTag == state.lastUpdateTag)
         #expect(dest.bytes(".passforge/state.json") == AtomicFileSystem.readFile(BuildState.path(in: built.output)))
         #expect(dest.bytes(".passforge/downloads.csv") == AtomicFileSystem.readFile("\(built.output)/.passforge/downloads.csv"))
-        for record in state.passes.values { dest.expectSame(as: built.output, record: record) }
+        for record in state.passes.values {
+            let tokenPath = try #require(record.tokenPath)
+            #expect(dest.identity(tokenPath)?.inode == dest.identity(record.path)?.inode)
+            dest.expectSame(as: built.output, record: record)
+        }
         try dest.expectConsistent()
         // Nothing local-only travels: no journal, staging, lock or secret.
         #expect(Set(dest.identities().keys).isSubset(of: Set(state.passes.values.flatMap { PassFiles($0).allPaths } + [".passforge/state.json", ".passforge/downloads.csv"])))
@@ -83,7 +87,7 @@ import TestSupport
             try Publisher(outputDirectory: built.output, destination: .directory(dest.root), transport: failing).publish()
         }
         #expect(dest.bytes(".passforge/state.json") == previousState)
-        try dest.expectConsistent()
+        try dest.expectConsistent(newer: try built.state())
         for path in PassFiles(removed).allPaths { #expect(dest.exists(path), "removed before the state: \(path)") }
 
         // The next publish sends the rest, the state, then removes.
@@ -115,7 +119,7 @@ import TestSupport
         try killPublish(built, to: dest.root, at: "uploaded")
         #expect(dest.bytes(".passforge/state.json") == previousState)
         #expect(dest.bytes(changed.path) == AtomicFileSystem.readFile("\(built.output)/\(changed.path)"))
-        try dest.expectConsistent()
+        try dest.expectConsistent(newer: try built.state())
 
         // Killed after the state, before the removals: DEST serves the new build; the removed files are left over.
         try killPublish(built, to: dest.root, at: "removing")

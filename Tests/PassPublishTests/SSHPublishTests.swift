@@ -71,7 +71,7 @@ import TestSupport
         try built.build(count: 3, points: { $0 + 10 })
         try killPublish(built, to: target, at: "uploaded", environment: ssh)
         #expect(dest.bytes(".passforge/state.json") == previousState)
-        try dest.expectConsistent()
+        try dest.expectConsistent(newer: try built.state())
 
         let rerun = try built.publishCommand(target, environment: ssh)
         #expect(rerun.status == 0, "\(rerun.output)")

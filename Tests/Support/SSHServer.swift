@@ -85,8 +85,19 @@ public final class SSHServer: @unchecked Sendable {
         try runProcess("ssh", sshCommand.split(separator: " ").dropFirst().map(String.init) + [userHost, command])
     }
 
+    /// Stops sshd through its pid file: `timeout` may have inherited a
+    /// signal mask that blocks SIGTERM from the test thread that started it,
+    /// so terminating it would not reach sshd.
     public func stop() {
-        if process.isRunning { process.terminate() }
+        guard process.isRunning else { return }
+        let pidText = String(decoding: folder.read("sshd.pid") ?? [], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if let pid = Int32(pidText), pid > 1 { kill(pid, SIGTERM) }
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            if let pid = Int32(pidText), pid > 1 { kill(pid, SIGKILL) }
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
     }
 

@@ -1,0 +1,51 @@
+import AtomicFiles
+import RegistrationStore
+
+extension DeviceIndexFiles {
+    /// `.passforge/indexed-tag`: the last update tag whose changes the index
+    /// files already show, so that a server that was stopped while builds
+    /// were published catches up on exactly what it missed.
+    var indexedTagPath: String { "\(outputDirectory)/.passforge/indexed-tag" }
+
+    /// After a build: rewrites the index files of the devices holding the
+    /// passes it changed or removed, from the store's registrations and the
+    /// committed build state, so that `lastUpdated` and the serial lists a
+    /// static host serves follow the new build. Returns the number of index
+    /// files written or removed.
+    @discardableResult
+    package func refresh(after report: BuildReport, store: any RegistrationStore) async throws -> Int {
+        let changed = report.built + report.removed
+        guard !changed.isEmpty else { return 0 }
+        let state = try BuildState.load(from: outputDirectory)
+        let count = try await refresh(passes: changed, store: store, snapshot: state)
+        try recordIndexed(state)
+        return count
+    }
+
+    /// For a server whose tree receives builds from elsewhere (`passforge
+    /// publish`): rewrites the index files of the devices holding passes
+    /// changed or removed since the last build whose indices were refreshed.
+    /// The first time (no record yet) it only takes note of the build: the
+    /// index files were written by the registrations themselves.
+    @discardableResult
+    package func refresh(publishedBuild state: BuildState, store: any RegistrationStore) async throws -> Int {
+        guard let indexed = indexedTag() else {
+            try recordIndexed(state)
+            return 0
+        }
+        guard state.lastUpdateTag > indexed else { return 0 }
+        let changed = state.passes.values.filter { $0.updateTag > indexed }.map(\.key)
+            + state.removedPasses.values.filter { $0.removedTag > indexed }.map(\.key)
+        let count = changed.isEmpty ? 0 : try await refresh(passes: changed, store: store, snapshot: state)
+        try recordIndexed(state)
+        return count
+    }
+
+    func indexedTag() -> Int64? {
+        AtomicFileSystem.readFile(indexedTagPath).flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    func recordIndexed(_ state: BuildState) throws {
+        try AtomicFileSystem.write(Array(String(state.lastUpdateTag).utf8), to: indexedTagPath)
+    }
+}

@@ -1,0 +1,13 @@
+/// Something a server does each time a new build appears in its output tree
+/// (a local `passforge build`, or one `passforge publish` carried there):
+/// refresh device indices, push devices.
+package protocol NewBuildReaction: Sendable {
+    /// Called once per new build, in order, never concurrently.
+    func react(to build: BuildState) async
+    /// Called once when the server stops.
+    func shutdown() async
+}
+
+extension NewBuildReaction {
+    package func shutdown() async {}
+}

@@ -1,0 +1,265 @@
+import Foundation
+import NIOHTTP1
+import PassBuild
+import TestSupport
+import Testing
+
+/// The checks every shipped static-host configuration must pass, the same
+/// for nginx and Caddy: the host answers every GET from the built tree by
+/// itself (passes by their token-keyed names, index files, downloads) and
+/// sends only registrations, the log and /health to `passforge serve`.
+struct StaticHostChecks {
+    let built: BuiltProject
+    let host: StaticHost
+    var client: Client { Client(base: host.base) }
+    var type: String { built.type }
+
+    /// Scenario 1: no `passforge serve` at all (the upstream port is closed).
+    static func withoutPassforge(_ server: StaticHost.Server) async throws {
+        let built = try BuiltProject(passCount: 2)
+        let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
+        defer { host.stop() }
+        let checks = StaticHostChecks(built: built, host: host)
+        try await checks.passesAreServedByToken()
+        try await checks.everyRefusalIsTheSame401()
+        try await checks.indexFilesAreServed(device: "0a1b2c3d4e5f")
+        try await checks.downloadsAreServed()
+        try await checks.nothingElseIsServed()
+        try await checks.otherMethodsAreRefused()
+        try await checks.changesFailWithoutPassforge()
+    }
+
+    /// Scenario 2: registrations, the log and /health reach a running
+    /// `passforge serve`; once it is stopped, every GET still answers.
+    static func withPassforgeStoppedHalfWay(_ server: StaticHost.Server) async throws {
+        let built = try BuiltProject(passCount: 2)
+        let passforge = try ServerProcess(built)
+        let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
+        defer { host.stop() }
+        let checks = StaticHostChecks(built: built, host: host)
+        let client = checks.client
+        let type = built.type
+        let device = "1a2b3c4d5e6f7a8b9c0d"
+        let token0 = try built.token("C-0000"), token1 = try built.token("C-0001")
+        let record0 = try built.record("C-0000")
+
+        // Register and unregister go through to passforge; the list is the index file it wrote.
+        #expect(try await client.serials(device, type).status == 204)
+        #expect(try await client.register(device, type, "C-0000", token: token0, pushToken: ServeEndToEndTests.pushA).status == 201)
+        #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: ServeEndToEndTests.pushA).status == 201)
+        #expect(try await client.unregister(device, type, "C-0001", token: token1).status == 200)
+        // passforge's own refusals pass through unchanged.
+        #expect(try await client.register(device, type, "C-0001", token: token0, pushToken: ServeEndToEndTests.pushA).status == 401)
+        let list = try await client.serials(device, type)
+        #expect(list.status == 200)
+        #expect(list.header("Content-Type") == "application/json")
+        #expect(list.json?["serialNumbers"] as? [String] == ["C-0000"])
+        #expect(list.json?["lastUpdated"] as? String == String(record0.updateTag))
+
+        // The host's Last-Modified is passforge's: the build sets the file's mtime to the update tag.
+        let direct = try await Client(base: passforge.base).pass(type, "C-0000", token: token0)
+        let viaHost = try await client.pass(type, "C-0000", token: token0)
+        #expect(direct.status == 200 && viaHost.status == 200)
+        #expect(viaHost.header("Last-Modified") == direct.header("Last-Modified"))
+        #expect(viaHost.body == direct.body)
+
+        // Log and health reach passforge.
+        let log = try await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"], body: Array(#"{"logs":["via the static host"]}"#.utf8))
+        #expect(log.status == 200)
+        #expect(try await client.send(.GET, "/health").status == 200)
+
+        // passforge stops: every GET still answers, from the tree alone.
+        passforge.stop()
+        try await checks.passesAreServedByToken()
+        try await checks.everyRefusalIsTheSame401()
+        let stillListed = try await client.serials(device, type)
+        #expect(stillListed.status == 200)
+        #expect(stillListed.body == list.body)
+        #expect(try await client.serials("ffff0000", type).status == 204)
+        try await checks.downloadsAreServed()
+        try await checks.nothingElseIsServed()
+        try await checks.changesFailWithoutPassforge()
+
+        host.stop()
+        #expect(try built.sql("SELECT COUNT(*) FROM device_logs") == "1")
+        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
+    }
+
+    /// 200 with the pass's bytes for its token, HEAD alike, and 304 by ETag and by If-Modified-Since.
+    func passesAreServedByToken() async throws {
+        for serial in ["C-0000", "C-0001"] {
+            let token = try built.token(serial)
+            let record = try built.record(serial)
+            let pass = try await client.pass(type, serial, token: token)
+            #expect(pass.status == 200, "\(host.server) \(serial)")
+            #expect(pass.body == built.fileBytes(record.path))
+            #expect(pass.header("Content-Type") == "application/vnd.apple.pkpass")
+            #expect(pass.header("Cache-Control") == "private, no-cache")
+            let etag = try #require(pass.header("ETag"))
+            let lastModified = try #require(pass.header("Last-Modified"))
+            #expect(lastModified == HTTPDateText.format(milliseconds: record.updateTag), "Last-Modified is the update tag")
+
+            let head = try await client.send(.HEAD, "/v1/passes/\(type)/\(serial)", headers: ["Authorization": "ApplePass \(token)"])
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            #expect(head.header("ETag") == etag)
+
+            let byETag = try await client.pass(type, serial, token: token, headers: ["If-None-Match": etag])
+            #expect(byETag.status == 304)
+            #expect(byETag.body.isEmpty)
+            #expect(try await client.pass(type, serial, token: token, headers: ["If-Modified-Since": lastModified]).status == 304)
+            // Not a blanket 304: another ETag, or an older date, gets the pass.
+            #expect(try await client.pass(type, serial, token: token, headers: ["If-None-Match": #""not-this-one""#]).status == 200)
+            #expect(try await client.pass(type, serial, token: token, headers: ["If-Modified-Since": "Thu, 01 Jan 2015 00:00:00 GMT"]).status == 200)
+        }
+    }
+
+    /// No, malformed, wrong or another pass's token, or an unknown pass: one and the same 401, no bytes.
+    func everyRefusalIsTheSame401() async throws {
+        let token0 = try built.token("C-0000"), token1 = try built.token("C-0001")
+        let reference = try await client.pass(type, "C-0000", token: nil)
+        #expect(reference.status == 401)
+        let refusals: [(serial: String, authorization: String?)] = [
+            ("C-0000", "ApplePass not-the-token-at-all"),
+            ("C-0000", "ApplePass \(token1)"),
+            ("C-9999", "ApplePass \(token0)"),
+            ("C-0000", "ApplePass ../../x"),
+            ("C-0000", "ApplePass ../../../../../.passforge/state.json"),
+            ("C-0000", "ApplePass ..%2f..%2fv1%2fpasses%2f\(type)%2fC-0000"),
+            ("C-0000", "applepass \(token0)"),
+            ("C-0000", "APPLEPASS \(token0)"),
+            ("C-0000", "ApplePass  \(token0)"),
+            ("C-0000", "ApplePass\(token0)"),
+            ("C-0000", "Bearer \(token0)"),
+            ("C-0000", "Basic ApplePass \(token0)"),
+            ("C-0000", "\(token0)"),
+            ("C-0000", "ApplePass \(token0) \(token0)"),
+            ("C-0000", "ApplePass \(token0).x"),
+            ("C-0000", "ApplePass \(token0)\(token0)\(token0)"),
+            ("C-0000", "ApplePass \(token0.prefix(15))"),
+            ("C-0000", "ApplePass "),
+            ("C-0000.\(token0)", "ApplePass \(token0)"),
+        ]
+        for (serial, authorization) in refusals {
+            let answer = try await client.send(.GET, "/v1/passes/\(type)/\(serial)", headers: authorization.map { ["Authorization": $0] } ?? [:])
+            #expect(answer.status == 401, "\(host.server) \(serial) \(authorization ?? "no header")")
+            #expect(answer.body == reference.body, "\(host.server) \(serial) \(authorization ?? "no header")")
+            #expect(answer.header("Content-Type") == reference.header("Content-Type"))
+            #expect(answer.body.firstRange(of: Array("PK".utf8)) == nil)
+        }
+        let head = try await client.send(.HEAD, "/v1/passes/\(type)/C-0000", headers: ["Authorization": "ApplePass \(token1)"])
+        #expect(head.status == 401)
+        #expect(head.body.isEmpty)
+        // A malformed type or serial, or none: the same 401.
+        for path in ["/v1/passes/\(type)", "/v1/passes/\(type)/C-0000/more", "/v1/passes/-bad/C-0000", "/v1/passes/\(type)/~C-0000"] {
+            let answer = try await client.send(.GET, path, headers: ["Authorization": "ApplePass \(token0)"])
+            #expect(answer.status == 401, "\(host.server) \(path)")
+            #expect(answer.body == reference.body, "\(host.server) \(path)")
+        }
+    }
+
+    /// An index file is served as JSON; a device without one gets 204.
+    func indexFilesAreServed(device: String) async throws {
+        #expect(try await client.serials(device, type).status == 204)
+        let index = #"{"lastUpdated":"1","serialNumbers":["C-0000"]}"#
+        built.project.directory.write("output/v1/devices/\(device)/registrations/\(type)", index)
+        let list = try await client.serials(device, type)
+        #expect(list.status == 200)
+        #expect(list.header("Content-Type") == "application/json")
+        #expect(list.text == index)
+        // passesUpdatedSince is for passforge serve; a static file ignores it.
+        #expect(try await client.serials(device, type, since: "1").status == 200)
+        #expect(try await client.serials(device, "pass.example.other").status == 204)
+    }
+
+    /// Add-to-Wallet links need no token; a `.pkpasses` bundle gets its own type.
+    func downloadsAreServed() async throws {
+        let record0 = try built.record("C-0000")
+        let download = try await client.send(.GET, "/" + record0.downloadPath)
+        #expect(download.status == 200, "\(host.server) \(record0.downloadPath)")
+        #expect(download.body == built.fileBytes(record0.path))
+        #expect(download.header("Content-Type") == "application/vnd.apple.pkpass")
+        #expect(try await client.send(.HEAD, "/" + record0.downloadPath).status == 200)
+        built.project.directory.write("output/download/bundle-test.pkpasses", bytes: Array("PK-bundle".utf8))
+        let bundle = try await client.send(.GET, "/download/bundle-test.pkpasses")
+        #expect(bundle.status == 200)
+        #expect(bundle.header("Content-Type") == "application/vnd.apple.pkpasses")
+        #expect(try await client.send(.GET, "/download/no-such-link.pkpass").status == 404)
+    }
+
+    /// The build state, by-token/ by its own URL, dotfiles, metrics and
+    /// folders are never served, however the path is spelled.
+    func nothingElseIsServed() async throws {
+        let token0 = try built.token("C-0000")
+        let record0 = try built.record("C-0000")
+        let tokenPath = try #require(record0.tokenPath)
+        built.project.directory.write("output/download/.hidden.pkpass", bytes: Array("PK-hidden".utf8))
+        built.project.directory.write("output/.secret", "secret-dotfile")
+        let never = [
+            "/.passforge/state.json", "/.passforge/downloads.csv", "/.passforge/", "/.passforge", "/.secret",
+            "/download/.hidden.pkpass", "/metrics", "/" + tokenPath, "/by-token/\(type)/C-0000",
+            "/v1/passes/\(type)/C-0000.\(token0)",
+            // Folders: never a listing.
+            "/", "/v1/", "/v1/passes/", "/v1/passes/\(type)/", "/by-token/", "/by-token/\(type)/", "/by-token/\(type)",
+            "/download/", "/download", "/v1/devices/", "/v1/devices/1a2b3c4d5e6f7a8b9c0d/registrations/",
+            // Traversal, encoded or not.
+            "/v1/passes/\(type)/..%2f..%2f.passforge%2fstate.json",
+            "/v1/passes/\(type)/..%2F..%2F..%2F\(tokenPath.replacingOccurrences(of: "/", with: "%2F"))",
+            "/v1/passes/%2e%2e/%2e%2e/\(tokenPath)",
+            "/v1/devices/../.passforge/state.json",
+            "/v1/devices/x/registrations/..%2f..%2f..%2f.passforge%2fstate.json",
+            "/download/..%2f.passforge/state.json",
+            "/download/%2e%2e/.passforge/state.json",
+            "/download/..%2f\(tokenPath.replacingOccurrences(of: "/", with: "%2f"))",
+            "/download/../\(tokenPath)",
+            "/download/..%2f..%2f..%2f..%2f..%2f..%2fetc%2fpasswd",
+            "//.passforge/state.json",
+            "/./.passforge/state.json",
+        ]
+        for path in never {
+            let answer = try RawHTTP.send(port: host.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ApplePass \(token0)\r\nConnection: close\r\n\r\n")
+            #expect([400, 401, 404].contains(answer.status), "\(host.server) \(path): \(answer.status)")
+            for leak in ["lastUpdateTag", "PK\u{3}\u{4}", "PK-hidden", "secret-dotfile", "root:x:0", "C-0000", "Index of", "href="] {
+                #expect(!answer.response.contains(leak), "\(host.server) \(path) leaks \(leak)")
+            }
+        }
+    }
+
+    /// Methods a route does not take: 405.
+    func otherMethodsAreRefused() async throws {
+        let token0 = try built.token("C-0000")
+        let device = "1a2b3c4d5e6f7a8b9c0d"
+        let refused: [(HTTPMethod, String)] = [
+            (.DELETE, "/v1/passes/\(type)/C-0000"), (.PUT, "/v1/passes/\(type)/C-0000"), (.POST, "/v1/passes/\(type)/C-0000"),
+            (.GET, "/v1/devices/\(device)/registrations/\(type)/C-0000"), (.PUT, "/v1/devices/\(device)/registrations/\(type)/C-0000"),
+            (.POST, "/v1/devices/\(device)/registrations/\(type)"), (.DELETE, "/v1/devices/\(device)/registrations/\(type)"),
+            (.GET, "/v1/log"), (.POST, "/" + (try built.record("C-0000")).downloadPath),
+        ]
+        for (method, path) in refused {
+            let answer = try await client.send(method, path, headers: ["Authorization": "ApplePass \(token0)"])
+            #expect(answer.status == 405, "\(host.server) \(method) \(path)")
+            #expect(answer.header("Allow") != nil, "\(host.server) \(method) \(path)")
+        }
+    }
+
+    /// Only what changes state needs passforge: without it, 502.
+    func changesFailWithoutPassforge() async throws {
+        let token0 = try built.token("C-0000")
+        let device = "9f8e7d6c5b4a"
+        #expect(try await client.register(device, type, "C-0000", token: token0, pushToken: ServeEndToEndTests.pushA).status == 502)
+        #expect(try await client.unregister(device, type, "C-0000", token: token0).status == 502)
+        #expect(try await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"], body: Array(#"{"logs":["x"]}"#.utf8)).status == 502)
+        #expect(try await client.send(.GET, "/health").status == 502)
+    }
+}
+
+/// An HTTP-date (RFC 9110) for an update tag in milliseconds since 1970, whole seconds.
+enum HTTPDateText {
+    static func format(milliseconds: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(milliseconds / 1000)))
+    }
+}
