@@ -1,9 +1,14 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// One target per concern; dependencies point one way:
-// PassModel ← PassContent ← PassBuild ← passforge, and PassPackage ← PassBuild;
-// RegistrationStore ← PassBuild (device indices) ← PassServer, PassPush ← passforge.
+// One target per concern; dependencies point one way (→ reads "depends on"):
+//   PassContent → PassModel
+//   PassPackage → AtomicFiles → CSystemCalls; PassPackage → COpenSSL, CZlib, CLibzip
+//   PassBuild → PassContent, PassPackage, RegistrationStore (the protocols only)
+//   RegistrationStore → ConcurrencySupport
+//   SQLiteRegistrationStore, PostgresRegistrationStore → RegistrationStore (only passforge links them)
+//   PassServer, PassPush, PassPublish → PassBuild
+//   passforge (the command line) → all of them
 let package = Package(
     name: "passforge",
     products: [
@@ -147,7 +152,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),

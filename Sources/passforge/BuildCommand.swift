@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PassBuild
+import PassPublish
 import PassPush
 
 struct BuildCommand: AsyncParsableCommand {
@@ -8,15 +9,17 @@ struct BuildCommand: AsyncParsableCommand {
         commandName: "build",
         abstract: "Validate the content and render signed passes into the output tree.",
         discussion: """
-        Incremental: a pass is signed again only when its content entry, template, images,
-        configuration or signing identity changed. Passes removed from content are removed
-        from the tree. On any error nothing is written.
+        Incremental: a pass is signed again only when its content entry, template, images, configuration or signing identity changed. Passes removed from content are removed from the tree. On any error nothing is written.
+
+        In CI, start from the published tree with --state-from: a fresh clone then signs only what changed, and every other pass keeps its bytes, update tag and ETag. Under CI=true a build with no previous state is refused unless --initial is given or DEST has no build yet.
 
         Examples:
           passforge build
           passforge build --output public --jobs 2
-          passforge build --push                  build, then push the changes to devices
-          CI=true PASSFORGE_TOKEN_SECRET=… passforge build --development-signing
+          passforge build --push
+          passforge build --state-from deploy@passes.example.com:/srv/passforge/output
+          CI=true passforge build --initial --development-signing
+
         """
     )
 
@@ -37,8 +40,29 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(help: "Then push: tell the devices holding changed passes to fetch them (see `passforge push`).")
     var push = false
 
+    @Option(help: ArgumentHelp(
+        "Start from the build state published at DEST (a folder or [user@]host:/path), so a fresh clone signs only what changed.",
+        valueName: "DEST"))
+    var stateFrom: String?
+
+    @Flag(help: "Allow a build with no previous state under CI=true (the first deploy): every pass is signed with a new update tag.")
+    var initial = false
+
     func run() async throws {
-        let settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
+        var settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
+        var stateFetch: StateFetchOutcome?
+        if let stateFrom {
+            let destination = PublishDestination(parsing: stateFrom)
+            stateFetch = try Console.runReportingErrors { try destination.fetchState(into: project.output) }
+            if !quiet, let stateFetch { Console.error(Self.describe(stateFetch, from: destination)) }
+            // The bytes of unchanged passes are at DEST, not in this (fresh) output folder.
+            settings.requiresLocalPassFiles = false
+        }
+        if let refusal = FreshBuildGuard.refusal(environment: settings.environment, outputDirectory: project.output,
+                                                 isInitial: initial, stateFetch: stateFetch) {
+            Console.error("error: \(refusal)")
+            throw ExitCode.failure
+        }
         let quiet = self.quiet
         let report = try Console.runReportingErrors {
             try PassBuilder(settings: settings).build { event in if !quiet { Console.progress(event) } }
@@ -49,6 +73,14 @@ struct BuildCommand: AsyncParsableCommand {
         try await refreshDeviceIndices(report)
         Console.print(report.summary)
         if push { try await PushCommand.push(project: project, quiet: quiet) }
+    }
+
+    private static func describe(_ outcome: StateFetchOutcome, from destination: PublishDestination) -> String {
+        switch outcome {
+        case .destinationHasNoState: "\(destination) has no build yet: a first deploy, every pass is built"
+        case .fetched(let tag): "starting from the build published at \(destination) (update tag \(tag))"
+        case .keptLocal(let tag): "the local build state (update tag \(tag)) is as new as \(destination)'s; starting from it"
+        }
     }
 
     /// A build rewrites the indices of the devices holding the passes it

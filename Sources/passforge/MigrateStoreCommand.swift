@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import RegistrationStore
 
-struct MigrateStore: AsyncParsableCommand {
+struct MigrateStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate-store",
         abstract: "Copy every device and registration from one registration store into another.",

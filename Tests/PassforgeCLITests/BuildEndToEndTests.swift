@@ -146,16 +146,44 @@ import TestSupport
     @Test func developmentSigningIsLoudAndRefusedUnderCIWithoutTheFlag() throws {
         let project = ProjectFixture(passCount: 1)
         let secret = ["PASSFORGE_TOKEN_SECRET": "test-token-secret-0123456789"]
-        let refused = try project.passforge(["build"], environment: secret.merging(["CI": "true"]) { $1 })
+        let refused = try project.passforge(["build", "--initial"], environment: secret.merging(["CI": "true"]) { $1 })
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("--development-signing"))
         #expect(project.snapshot().filter { $0.key.hasPrefix("v1/") }.isEmpty)
 
-        let allowed = try project.passforge(["build", "--development-signing"], environment: secret.merging(["CI": "true"]) { $1 })
+        let allowed = try project.passforge(["build", "--initial", "--development-signing"], environment: secret.merging(["CI": "true"]) { $1 })
         #expect(allowed.status == 0, "\(allowed.output)")
         #expect(allowed.stderr.contains("will NOT install on a device"))
         let record = try #require(try state(project).passes.values.first)
         _ = try PassVerifier.verify("\(project.output)/\(record.path)", root: project.directory.file(".passforge/dev-pki/root-certificate.pem"))
+    }
+
+    @Test func aBuildWithNoPreviousStateUnderCIIsRefusedUnlessInitialOrAFirstDeploy() throws {
+        let project = ProjectFixture(passCount: 2)
+        var env = pki.environment(pki.leaf())
+        env["CI"] = "true"
+        let refused = try project.passforge(["build"], environment: env)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("this would re-sign every pass with new update tags and push every device"), "\(refused.output)")
+        #expect(project.snapshot().filter { $0.key.hasPrefix("v1/") }.isEmpty)
+
+        // A published tree with no build yet is a first deploy.
+        let dest = TemporaryDirectory("passforge-dest")
+        try FileManager.default.createDirectory(atPath: dest.path, withIntermediateDirectories: true)
+        let first = try project.passforge(["build", "--state-from", dest.path], environment: env)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(try state(project).passes.count == 2)
+
+        // Once published, a fresh output folder starting from that state signs nothing again.
+        let published = try project.passforge(["publish", dest.path], environment: env)
+        #expect(published.status == 0, "\(published.output)")
+        let before = try state(project)
+        try FileManager.default.removeItem(atPath: project.output)
+        let again = try project.passforge(["build", "--state-from", dest.path], environment: env)
+        #expect(again.status == 0, "\(again.output)")
+        let after = try state(project)
+        #expect(after.passes == before.passes)
+        #expect(project.snapshot().filter { $0.key.hasPrefix("v1/passes/") }.isEmpty, "no pass was signed again")
     }
 
     @Test func missingTokenSecretUnderCIIsAnError() throws {
@@ -163,7 +191,7 @@ import TestSupport
         var env = pki.environment(pki.leaf())
         env["PASSFORGE_TOKEN_SECRET"] = ""
         env["CI"] = "true"
-        let result = try project.passforge(["build"], environment: env)
+        let result = try project.passforge(["build", "--initial"], environment: env)
         #expect(result.status == 1)
         #expect(result.stderr.contains("PASSFORGE_TOKEN_SECRET is not set"))
     }
