@@ -26,6 +26,8 @@ public struct PassBuilder: Sendable {
     /// On any content error nothing is written and every error is thrown at once.
     public func build(progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }) throws -> BuildReport {
         let started = Date()
+        let timings = BuildTimings(environment: settings.environment)
+        defer { timings.report() }
         var report = BuildReport()
         try AtomicFileSystem.createDirectory(tree.stateDirectory)
         let lockPath = "\(tree.stateDirectory)/build.lock"
@@ -37,6 +39,7 @@ public struct PassBuilder: Sendable {
         if report.rolledForward { progress(.note("finished the previous build, which was interrupted")) }
 
         let state = try BuildState.load(from: settings.outputDirectory)
+        timings.mark("load state")
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         let identities = SigningIdentities(settings: settings)
 
@@ -63,6 +66,7 @@ public struct PassBuilder: Sendable {
             try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
             throw error
         }
+        timings.mark("plan, sign and stage")
         report.warnings = plan.warnings
         report.usedDevelopmentSigning = identities.usedDevelopmentSigning
         report.unchanged = plan.unchanged.count
@@ -78,29 +82,35 @@ public struct PassBuilder: Sendable {
         progress(.writing(passes: plan.signed.count))
 
         var newState = BuildState()
-        newState.lastUpdateTag = plan.signed.isEmpty ? state.lastUpdateTag : tag
+        newState.lastUpdateTag = plan.signed.isEmpty && plan.removed.isEmpty ? state.lastUpdateTag : tag
         newState.builtAt = iso8601(started)
         newState.contentFiles = plan.contentFiles
-        var operations: [OutputTree.Operation] = []
-        operations.reserveCapacity(plan.signed.count * 4)
+        // Links from the staged files first, then the moves, then the rest: see `OutputTree.apply`.
+        // Each staged file already has the update tag as its modification time, so every name of it does.
+        var links: [OutputTree.Operation] = [], moves: [OutputTree.Operation] = [], operations: [OutputTree.Operation] = []
+        links.reserveCapacity(plan.signed.count * 3)
+        moves.reserveCapacity(plan.signed.count)
+        var encodedPasses: [String: [UInt8]] = [:]
+        encodedPasses.reserveCapacity(plan.signed.count)
         for record in plan.unchanged { newState.passes[record.key] = record }
         for record in legacyTokenLinks {
             newState.passes[record.key] = record
             operations.append(.init(kind: .link, path: record.tokenPath!, source: record.path))
         }
-        // Each staged file already has the update tag as its modification time, so every name of it does.
         for pass in plan.signed {
             let record = pass.record
             newState.passes[record.key] = record
-            operations.append(.init(kind: .move, path: record.path, source: pass.stagedPath))
+            encodedPasses[record.key] = pass.encodedRecord
             for name in record.files.dropFirst() {
-                operations.append(.init(kind: .link, path: name, source: record.path))
+                links.append(.init(kind: .link, path: name, source: pass.stagedPath))
             }
+            moves.append(.init(kind: .move, path: record.path, source: pass.stagedPath))
             if let old = state.passes[record.key] {
                 for name in Set(old.files).subtracting(record.files).sorted() { operations.append(.init(kind: .remove, path: name)) }
             }
             report.built.append(record.key)
         }
+        operations = links + moves + operations
         newState.removedPasses = state.removedPasses.filter { newState.passes[$0.key] == nil }
         for record in plan.removed {
             if let tokenHash = record.tokenHash {
@@ -110,9 +120,13 @@ public struct PassBuilder: Sendable {
             for name in record.files { operations.append(.init(kind: .remove, path: name)) }
         }
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
-        let stagedState = try tree.stage(try newState.encoded(), name: "state.json")
+        let stagedState = try tree.stage(BuildStateEncoding.encode(newState, encodedPasses: encodedPasses, jobs: settings.jobs), name: "state.json")
         let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState))
-        try tree.commit(journal, stall: testStall)
+        timings.mark("new state")
+        try tree.commit(journal, jobs: settings.jobs) { point in
+            timings.mark(point)
+            testStall(point)
+        }
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -135,11 +149,19 @@ public struct PassBuilder: Sendable {
 
     /// `output/.passforge/downloads.csv`: passTypeIdentifier,serialNumber,download path — for mailings.
     static func downloadsCSV(_ state: BuildState) -> String {
-        var lines = ["passTypeIdentifier,serialNumber,download path"]
-        for record in state.passes.values.sorted(by: { $0.key < $1.key }) {
-            lines.append("\(record.passTypeIdentifier),\(record.serialNumber),\(record.downloadPath)")
+        // Sorting the keys, not the records: records are large values, and moving them costs more than the sort.
+        var csv = "passTypeIdentifier,serialNumber,download path\n"
+        csv.reserveCapacity(state.passes.count * 96)
+        for key in state.passes.keys.sorted() {
+            let record = state.passes[key]!
+            csv += record.passTypeIdentifier
+            csv += ","
+            csv += record.serialNumber
+            csv += ","
+            csv += record.downloadPath
+            csv += "\n"
         }
-        return lines.joined(separator: "\n") + "\n"
+        return csv
     }
 
     /// Lets a test stop the build at a named point and kill it there

@@ -123,9 +123,13 @@ package struct PushRun: Sendable {
     private func changedPasses(state: BuildState) async throws -> [PassReference] {
         // No cursor: nothing was ever pushed from this store, so every pass counts as changed.
         let cursor = try await store.pushCursor() ?? .min
-        return state.passes.values
-            .filter { $0.updateTag > cursor }
+        // Removed passes count too: their holders learn from the serials list
+        // that the pass is gone.
+        let changed = state.passes.values.filter { $0.updateTag > cursor }
             .map { PassReference(passTypeIdentifier: $0.passTypeIdentifier, serialNumber: $0.serialNumber) }
+        let removed = state.removedPasses.values.filter { $0.removedTag > cursor }
+            .map { PassReference(passTypeIdentifier: $0.passTypeIdentifier, serialNumber: $0.serialNumber) }
+        return (changed + removed)
             .sorted { ($0.passTypeIdentifier, $0.serialNumber) < ($1.passTypeIdentifier, $1.serialNumber) }
     }
 

@@ -1,0 +1,284 @@
+import Foundation
+import MockAPNs
+import PassBuild
+import TestSupport
+
+/// The content repository of a static deployment: a bare git repository as
+/// the origin, and an editor's working copy (a `ProjectFixture`) that
+/// commits `passforge.yml`, `templates/` and `content/` to it.
+final class ContentRepository: Sendable {
+    let origin = TemporaryDirectory("passforge-origin")
+    /// The editor's working copy.
+    let editor: ProjectFixture
+
+    init(passCount: Int) throws {
+        editor = ProjectFixture(passCount: passCount)
+        try Self.git(["init", "-q", "--bare", "-b", "main", origin.path], in: origin.path)
+        try Self.git(["init", "-q", "-b", "main"], in: editor.root)
+        editor.directory.write(".gitignore", "output/\nstate/\n")
+        try Self.git(["remote", "add", "origin", origin.path], in: editor.root)
+        try commit("A small project")
+    }
+
+    /// Commits everything in the working copy and pushes it to the origin.
+    func commit(_ message: String) throws {
+        try Self.git(["add", "--all", "."], in: editor.root)
+        try Self.git(["commit", "-q", "-m", message], in: editor.root)
+        try Self.git(["push", "-q", "origin", "main"], in: editor.root)
+    }
+
+    /// A fresh clone of the origin in a new temporary folder, as a CI runner starts.
+    func freshClone(_ label: String) throws -> Checkout {
+        let checkout = Checkout(label)
+        try Self.git(["clone", "-q", origin.path, checkout.root], in: checkout.folder.path)
+        return checkout
+    }
+
+    /// git with a fixed identity and no user or system configuration, bounded in time.
+    @discardableResult
+    static func git(_ arguments: [String], in directory: String) throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in ["GIT_AUTHOR_NAME": "Editor", "GIT_AUTHOR_EMAIL": "editor@example.com",
+                             "GIT_COMMITTER_NAME": "Editor", "GIT_COMMITTER_EMAIL": "editor@example.com",
+                             "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0"] {
+            environment[key] = value
+        }
+        let result = try runProcess("/usr/bin/timeout", ["--kill-after=5", "60", "git"] + arguments,
+                                    directory: directory, environment: environment)
+        guard result.status == 0 else { throw HarnessError("git \(arguments.joined(separator: " ")) failed: \(result.output)") }
+        return result
+    }
+}
+
+/// A clone of the content repository: one CI run's working folder.
+final class Checkout: Sendable {
+    let folder: TemporaryDirectory
+    var root: String { folder.file("repo") }
+    var output: String { "\(root)/output" }
+
+    init(_ label: String) { folder = TemporaryDirectory("passforge-\(label)") }
+
+    /// Runs the real `passforge` here with `environment` over a clean one
+    /// (no CI, store or stall settings from the test runner), bounded in time.
+    @discardableResult
+    func passforge(_ arguments: [String], environment: [String: String], timeout: Int = 120) throws -> ProcessResult {
+        try runProcess("/usr/bin/timeout", ["--kill-after=5", String(timeout), passforgeExecutable()] + arguments,
+                       directory: root, environment: passforgeEnvironment(environment))
+    }
+
+    func localState() throws -> BuildState { try BuildState.load(from: output) }
+}
+
+/// The runner's environment without what would change passforge's behaviour
+/// behind a test's back, then `extra`.
+func passforgeEnvironment(_ extra: [String: String]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    for key in ["CI", "PASSFORGE_DATABASE_URL", "PASSFORGE_TEST_STALL", "PASSFORGE_SSH_COMMAND", "PASSFORGE_APNS_URL"] {
+        environment[key] = nil
+    }
+    environment.merge(extra) { _, new in new }
+    return environment
+}
+
+/// A real `passforge` process left running (the host's `serve`, a publish
+/// to be killed), with its output captured.
+// `@unchecked`: Foundation's `Process` is not Sendable; one test owns it.
+final class BackgroundPassforge: @unchecked Sendable {
+    let process = Process()
+    let stdout = LockedBox("")
+    let stderr = LockedBox("")
+    var output: String { stdout.get() + stderr.get() }
+
+    init(_ arguments: [String], directory: String, environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: passforgeExecutable())
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = passforgeEnvironment(environment)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = Self.pipe(into: stdout)
+        process.standardError = Self.pipe(into: stderr)
+        try process.run()
+    }
+
+    private static func pipe(into box: LockedBox<String>) -> Pipe {
+        let pipe = Pipe()
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { box.set(box.get() + String(decoding: data, as: UTF8.self)) }
+        }
+        return pipe
+    }
+
+    /// Waits until the output contains `text`; false if the process ended or the time ran out first.
+    func waitFor(_ text: String, timeout: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if output.contains(text) { return true }
+            guard process.isRunning else { return output.contains(text) }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
+    /// The port `passforge serve --port 0` printed in its banner.
+    func servePort(timeout: Double = 30) throws -> Int {
+        let marker = "listening on http://127.0.0.1:"
+        guard waitFor(marker, timeout: timeout), let range = stdout.get().range(of: marker) else {
+            throw HarnessError("passforge serve did not start: \(output)")
+        }
+        let digits = stdout.get()[range.upperBound...].prefix { $0.isNumber }
+        guard let port = Int(digits) else { throw HarnessError("no port in \(stdout.get())") }
+        return port
+    }
+
+    /// SIGKILL: no chance to finish anything.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, then SIGKILL after 10 s.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        kill()
+    }
+
+    deinit { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
+}
+
+/// One file of a published tree: bytes, inode and modification time, to
+/// show that a publish left it alone.
+struct PublishedFile: Equatable {
+    var bytes: [UInt8]
+    var inode: UInt64
+    var modified: timespec
+
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, let data = FileManager.default.contents(atPath: path) else { return nil }
+        bytes = Array(data)
+        inode = UInt64(info.st_ino)
+        modified = info.st_mtim
+    }
+
+    static func == (a: PublishedFile, b: PublishedFile) -> Bool {
+        a.bytes == b.bytes && a.inode == b.inode && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+    }
+
+    /// Every file under `folder` (hidden ones included) by relative path.
+    static func tree(_ folder: String) -> [String: PublishedFile] {
+        var files: [String: PublishedFile] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let relative = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(folder)/\(relative)", isDirectory: &isDirectory), !isDirectory.boolValue,
+               let file = PublishedFile("\(folder)/\(relative)") {
+                files[relative] = file
+            }
+        }
+        return files
+    }
+}
+
+/// The host of a static deployment, with real processes: a DEST folder
+/// served by nginx with `deploy/nginx-passforge.conf` as shipped, and
+/// `passforge serve --output DEST --push` behind it, pushing through the
+/// in-process APNs mock with the test PKI's Pass Type ID identity and
+/// keeping registrations in its SQLite store. CI runs reach DEST as a folder
+/// or, over ssh, as `user@127.0.0.1:DEST` on a throwaway sshd.
+// `@unchecked`: it owns processes (not Sendable); one test owns it.
+final class StaticDeployment: @unchecked Sendable {
+    enum Transport: String, CaseIterable, Sendable, CustomStringConvertible {
+        case directory, ssh
+        var description: String { rawValue }
+    }
+
+    let transport: Transport
+    let repository: ContentRepository
+    let mock: MockAPNsServer
+    private let hostFolder = TemporaryDirectory("passforge-host")
+    /// The published tree on the host.
+    var destinationPath: String { hostFolder.file("www") }
+    var databasePath: String { hostFolder.file("registrations.sqlite") }
+    /// DEST as CI names it: the folder, or `user@127.0.0.1:/…/www`.
+    let destination: String
+    /// A CI runner's environment: CI=true, real signing material, the fixed token secret, the ssh command.
+    let ci: [String: String]
+    let ssh: SSHServer?
+    /// The host's checkout (for passforge.yml: the base path, the pass type).
+    let hostCheckout: Checkout
+    let serve: BackgroundPassforge
+    let nginx: StaticHost
+    var client: Client { Client(base: nginx.base) }
+    var type: String { TestPKI.passType }
+
+    init(_ transport: Transport, passCount: Int) async throws {
+        self.transport = transport
+        let (mock, apns) = try await PushEndToEndTests.startMock()
+        self.mock = mock
+        repository = try ContentRepository(passCount: passCount)
+        try FileManager.default.createDirectory(atPath: hostFolder.file("www"), withIntermediateDirectories: true)
+        let signing = TestPKI.shared.environment(TestPKI.shared.leaf())
+        var ci = signing
+        ci["CI"] = "true"
+        switch transport {
+        case .directory:
+            ssh = nil
+            destination = hostFolder.file("www")
+        case .ssh:
+            let ssh = try SSHServer()
+            self.ssh = ssh
+            destination = "\(ssh.userHost):\(hostFolder.file("www"))"
+            ci["PASSFORGE_SSH_COMMAND"] = ssh.sshCommand
+        }
+        self.ci = ci
+        hostCheckout = try repository.freshClone("host-checkout")
+        var host = signing.merging(apns) { _, new in new }
+        host["PASSFORGE_DATABASE_URL"] = hostFolder.file("registrations.sqlite")
+        host["LOG_LEVEL"] = "info"
+        serve = try BackgroundPassforge(["serve", "--port", "0", "--output", hostFolder.file("www"), "--push"],
+                                        directory: hostCheckout.root, environment: host)
+        nginx = try StaticHost(.nginx, root: hostFolder.file("www"), upstreamPort: try serve.servePort())
+    }
+
+    func stop() {
+        nginx.stop()
+        serve.stop()
+        ssh?.stop()
+        let mock = self.mock
+        Task { try? await mock.shutdown() }
+    }
+
+    /// A value from the host's registration store, read by the sqlite3 command.
+    func sql(_ query: String) throws -> String {
+        let result = try runProcess("/usr/bin/timeout", ["30", "sqlite3", databasePath, query])
+        guard result.status == 0 else { throw HarnessError("sqlite3 failed: \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The pushes the mock APNs received, from `baseline` on.
+    func pushes(after baseline: Int) -> [MockAPNsRequest] { Array(mock.requests.dropFirst(baseline)) }
+
+    func passPath(_ serial: String) -> String { "v1/passes/\(type)/\(serial)" }
+
+    /// The build state published at DEST.
+    func publishedState() throws -> BuildState { try BuildState.load(from: destinationPath) }
+
+    /// The bytes of a file at DEST.
+    func published(_ relative: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: "\(destinationPath)/\(relative)").map { Array($0) }
+    }
+
+    /// The pass's authenticationToken, read from pass.json inside the published, signed file.
+    func token(_ serial: String) throws -> String {
+        let verified = try PassVerifier.verify("\(destinationPath)/\(passPath(serial))", root: TestPKI.shared.root)
+        guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("pass \(serial) has no token") }
+        return token
+    }
+
+    /// `.passforge/indexed-tag` at DEST: the last build whose changes the server's index files show.
+    var indexedTag: String? { published(".passforge/indexed-tag").map { String(decoding: $0, as: UTF8.self) } }
+}
