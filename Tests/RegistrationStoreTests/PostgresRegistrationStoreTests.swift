@@ -126,7 +126,7 @@ import Glibc
         let error = try await #require(throws: PostgresStoreError.self) {
             _ = try await PostgresRegistrationStore.connect(url: "postgres://app:hunter2@127.0.0.1:\(port)/x?sslmode=disable")
         }
-        #expect(start.duration(to: clock.now) < .seconds(20)) // not a hang on the pool's 60 s retries (a bound, not a benchmark)
+        #expect(start.duration(to: clock.now) < .seconds(45)) // not a hang on the pool's 60 s retries (a bound, not a benchmark; a loaded 2-core machine once took 28 s)
         #expect(error.kind == .unreachable)
         #expect(error.description == "cannot reach PostgreSQL at 127.0.0.1:\(port): connection refused; check PASSFORGE_DATABASE_URL and that the server is running")
         #expect(error.isUnavailable)
