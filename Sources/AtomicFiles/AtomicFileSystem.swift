@@ -44,19 +44,7 @@ public enum AtomicFileSystem {
         defer { close(fd) }
         // The umask may have removed bits; a key file gets exactly 0600 from its first byte.
         guard fchmod(fd, permissions) == 0 else { throw Failure(path: path, operation: "chmod", code: errno) }
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                unlink(path)
-                throw Failure(path: path, operation: "write", code: code)
-            }
-            written += result
-        }
+        try writeAll(bytes, to: fd, path: path)
         if sync, fsync(fd) != 0 {
             let code = errno
             unlink(path)
@@ -74,6 +62,14 @@ public enum AtomicFileSystem {
         guard fd >= 0 else { throw Failure(path: path, operation: "create", code: errno) }
         defer { close(fd) }
         if !umaskKeeps644, fchmod(fd, 0o644) != 0 { throw Failure(path: path, operation: "chmod", code: errno) }
+        try writeAll(bytes, to: fd, path: path)
+        var times = [timespec(milliseconds), timespec(milliseconds)]
+        guard futimens(fd, &times) == 0 else { throw Failure(path: path, operation: "set the modification time of", code: errno) }
+    }
+
+    /// Writes every byte to `fd` (a write may take fewer); on failure the
+    /// half-written file at `path` is removed.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(Failure) {
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -85,8 +81,6 @@ public enum AtomicFileSystem {
             }
             written += result
         }
-        var times = [timespec(milliseconds), timespec(milliseconds)]
-        guard futimens(fd, &times) == 0 else { throw Failure(path: path, operation: "set the modification time of", code: errno) }
     }
 
     /// Whether files created with mode 0644 get exactly 0644: the process's
@@ -124,6 +118,16 @@ public enum AtomicFileSystem {
         let temporary = temporaryPath(for: link)
         guard Glibc.link(target, temporary) == 0 else { throw Failure(path: link, operation: "link", code: errno) }
         try rename(temporary, to: link)
+    }
+
+    /// `hardLink(target, as: link)`; returns false, doing nothing, when
+    /// `target` is gone and `link` is there (made by an earlier run of the same work).
+    @discardableResult
+    public static func hardLinkIfPresent(_ target: String, as link: String) throws(Failure) -> Bool {
+        if Glibc.link(target, link) == 0 { return true }
+        if errno == ENOENT, access(target, F_OK) != 0, access(link, F_OK) == 0 { return false }
+        try hardLink(target, as: link, creatingFolder: false)
+        return true
     }
 
     /// Sets the modification time of the file at `path` (and so of every hard

@@ -1,5 +1,4 @@
 import AtomicFiles
-import Dispatch
 import Foundation
 import PassContent
 import PassModel
@@ -176,9 +175,14 @@ struct BuildPlanner {
                 var evaluation = evaluator.evaluate(definitions[index])
                 if evaluation.diagnostics.contains(where: \.isError) { failed.store(true, ordering: .relaxed) }
                 if let job = evaluation.job, stager != nil, !failed.load(ordering: .relaxed) {
-                    evaluation.signed = Result { try stager!.package(job, name: index) }
-                    evaluation.job = nil
-                    reporter.step()
+                    // A changed token is refused later, with the passes in order; sign nothing more then.
+                    if let old = state.passes[job.record.key]?.tokenHash, let new = job.record.tokenHash, old != new {
+                        failed.store(true, ordering: .relaxed)
+                    } else {
+                        evaluation.signed = Result { try stager!.package(job, name: index) }
+                        evaluation.job = nil
+                        reporter.step()
+                    }
                 }
                 evaluations[index] = evaluation
             }

@@ -1,6 +1,7 @@
 import AtomicFiles
 import Foundation
 import PassModel
+import Synchronization
 
 /// The output folder — `v1/passes/<type>/<serial>`, `download/…`, the device
 /// indices and `.passforge/state.json` — and the one way it changes: stage every new
@@ -56,13 +57,17 @@ public struct OutputTree: Sendable {
         try AtomicFileSystem.createDirectory(stagingDirectory)
     }
 
-    /// Makes the build durable and visible. `stall` lets tests kill the process
-    /// at a known point (PASSFORGE_TEST_STALL); it is never set in production.
-    func commit(_ journal: Journal, stall: (String) -> Void = { _ in }) throws {
+    /// Makes the build durable and visible. `checkpoint` is called after each
+    /// step ("staged", "journaled", "applying" half-way, "applied"): tests kill
+    /// the process at a known point there (PASSFORGE_TEST_STALL), and the
+    /// build times its phases.
+    func commit(_ journal: Journal, jobs: Int, checkpoint: (String) -> Void = { _ in }) throws {
         try AtomicFileSystem.syncFileSystem(containing: stagingDirectory)
-        stall("staged")
+        checkpoint("staged")
         try AtomicFileSystem.write(journal.json.serialized(), to: journalPath)
-        try apply(journal, stall: stall)
+        checkpoint("journaled")
+        try apply(journal, jobs: jobs, stall: checkpoint)
+        checkpoint("applied")
     }
 
     /// Finishes a build that was killed after its journal was written.
@@ -82,30 +87,40 @@ public struct OutputTree: Sendable {
         return true
     }
 
-    private func apply(_ journal: Journal, stall: (String) -> Void = { _ in }) throws {
-        // Folders are made once each, not once per file: 10,000 passes share three.
+    /// Applies the operations in order, except that a run of links or of
+    /// moves is spread over threads by target folder: the operations of a
+    /// run never depend on one another, and one thread per folder never
+    /// waits for another's lock on that folder. A journal lists the links
+    /// from the staged files first, then the moves, so that the links of
+    /// all passes are made while the moves wait for none of them.
+    private func apply(_ journal: Journal, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+                       stall: (String) -> Void = { _ in }) throws {
         var folders = Set<String>()
-        func makeFolder(of path: String) throws(AtomicFileSystem.Failure) {
-            let folder = (path as NSString).deletingLastPathComponent
-            if folders.insert(folder).inserted { try AtomicFileSystem.createDirectory(folder) }
-        }
-        for (index, operation) in journal.operations.enumerated() {
-            if index == journal.operations.count / 2 { stall("applying") }
-            let path = "\(directory)/\(operation.path)"
-            switch operation.kind {
-            case .move:
-                try makeFolder(of: path)
-                // False when an earlier, interrupted run of this journal moved it already.
-                try AtomicFileSystem.renameIfPresent("\(directory)/\(operation.source!)", to: path)
-            case .link:
-                try makeFolder(of: path)
-                try AtomicFileSystem.hardLink("\(directory)/\(operation.source!)", as: path, creatingFolder: false)
-            case .remove:
-                folders.insert((path as NSString).deletingLastPathComponent)
-                try AtomicFileSystem.remove(path)
-                removeEmptyParents(of: path)
+        var start = 0
+        var runs = 0
+        let operations = journal.operations
+        while start < operations.count {
+            let kind = operations[start].kind
+            var end = start + 1
+            while end < operations.count, operations[end].kind == kind { end += 1 }
+            if runs == 1 { stall("applying") }
+            runs += 1
+            if kind == .remove {
+                for operation in operations[start..<end] {
+                    let path = "\(directory)/\(operation.path)"
+                    folders.insert((path as NSString).deletingLastPathComponent)
+                    try AtomicFileSystem.remove(path)
+                    removeEmptyParents(of: path)
+                }
+            } else {
+                let groups = Dictionary(grouping: operations[start..<end]) { ($0.path as NSString).deletingLastPathComponent }
+                    .sorted { $0.key < $1.key }
+                folders.formUnion(groups.map { "\(directory)/\($0.key)" })
+                try applyInParallel(groups.map(\.value), jobs: jobs)
             }
+            start = end
         }
+        if runs <= 1 { stall("applying") }
         try AtomicFileSystem.write(Array(journal.downloadsCSV.utf8), to: "\(stateDirectory)/downloads.csv")
         for folder in folders.sorted() where FileManager.default.fileExists(atPath: folder) {
             try AtomicFileSystem.syncDirectory(folder)
@@ -117,6 +132,34 @@ public struct OutputTree: Sendable {
         }
         try AtomicFileSystem.remove(journalPath)
         try? FileManager.default.removeItem(atPath: stagingDirectory)
+    }
+
+    /// Moves and links, one folder's operations per thread at a time. An
+    /// operation whose source is gone while its target is there was done by
+    /// an earlier, interrupted run of the same journal.
+    private func applyInParallel(_ groups: [[Operation]], jobs: Int) throws {
+        let failure = Mutex<AtomicFileSystem.Failure?>(nil)
+        let directory = self.directory
+        ParallelLoop.run(count: groups.count, jobs: jobs) { _, next in
+            while let index = next() {
+                do throws(AtomicFileSystem.Failure) {
+                    let group = groups[index]
+                    try AtomicFileSystem.createDirectory(("\(directory)/\(group[0].path)" as NSString).deletingLastPathComponent)
+                    for operation in group {
+                        let source = "\(directory)/\(operation.source!)", path = "\(directory)/\(operation.path)"
+                        if operation.kind == .move {
+                            try AtomicFileSystem.renameIfPresent(source, to: path)
+                        } else {
+                            try AtomicFileSystem.hardLinkIfPresent(source, as: path)
+                        }
+                    }
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                    return
+                }
+            }
+        }
+        if let failure = failure.withLock({ $0 }) { throw failure }
     }
 
     /// Removes `v1/passes/<type>/` when its last pass is gone, never above `v1/`.

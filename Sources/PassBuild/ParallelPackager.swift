@@ -10,6 +10,8 @@ struct SignedPass: Sendable {
     var record: BuildState.PassRecord
     /// The staged file, relative to the output folder.
     var stagedPath: String
+    /// The record as it goes into the state file, encoded by the worker that signed the pass.
+    var encodedRecord: [UInt8]
 }
 
 /// Signs and stages passes on the planner's worker threads, as soon as each
@@ -61,7 +63,7 @@ struct ParallelPackager: Sendable {
             record.updateTag = packager.updateTag
             record.etag = BuildState.etag(of: bytes)
             record.size = bytes.count
-            return SignedPass(record: record, stagedPath: staged)
+            return SignedPass(record: record, stagedPath: staged, encodedRecord: record.json.serialized())
         }
     }
 

@@ -55,7 +55,7 @@ public struct PassBuilder: Sendable {
             tag = (Self.second(of: tag) + 1) * 1000
         }
 
-        // Fewer heap trims: zlib's per-entry allocations otherwise cost more than the zip itself.
+        // Fewer heap trims between passes (see ProcessTuning).
         ProcessTuning.reduceHeapTrimming()
         // Passes are signed and staged while they are planned; a plan that fails leaves only staged files.
         let packager = ParallelPackager(tree: tree, signingTime: started, updateTag: tag)

@@ -5,12 +5,13 @@ public enum ProcessTuning {
     /// Stops glibc from returning freed heap memory to the kernel after
     /// every pass.
     ///
-    /// Why: libzip gives every deflated entry a fresh zlib stream, whose
-    /// ~300 KB of state glibc frees and, being above the default 128 KiB
-    /// `M_TRIM_THRESHOLD`, at once trims from the heap; the next pass grows
-    /// the heap again and page-faults it back in (mallopt(3),
-    /// "M_TRIM_THRESHOLD"). Measured on the build machine, zipping a typical
-    /// pass took ≈0.33 ms with the churn and ≈0.05 ms without.
+    /// Why: a build allocates and frees a few large buffers per pass (zlib
+    /// streams, the archive, OpenSSL's big-number scratch space); glibc
+    /// trims the top of the heap when more than the default 128 KiB
+    /// `M_TRIM_THRESHOLD` is free, and the next pass grows it again and
+    /// page-faults it back in (mallopt(3), "M_TRIM_THRESHOLD"). With libzip,
+    /// which gave every entry a 300 KB zlib stream, zipping a pass took
+    /// ≈0.33 ms with the churn and ≈0.05 ms without.
     ///
     /// Setting `M_TRIM_THRESHOLD` turns off glibc's dynamic mmap threshold,
     /// so `M_MMAP_THRESHOLD` is fixed well above zlib's largest allocation,

@@ -1,0 +1,98 @@
+import AtomicFiles
+import Foundation
+import PassContent
+import PassPackage
+import Testing
+import TestSupport
+@testable import PassBuild
+
+/// The pieces that make a full build fast: per-template caches, the state
+/// encoded on every core, and the parallel application of a journal.
+@Suite struct BuildPipelineTests {
+    static let secret = "pipeline-token-secret-0123456789"
+
+    func settings(_ project: ProjectFixture, jobs: Int = 2) throws -> BuildSettings {
+        var settings = BuildSettings(
+            contentDirectory: project.directory.file("content"), templatesDirectory: project.directory.file("templates"),
+            outputDirectory: project.output, configuration: try ProjectConfiguration.load(file: project.directory.file("passforge.yml")),
+            projectStateDirectory: project.directory.file(".passforge"),
+            environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret))
+        settings.jobs = jobs
+        return settings
+    }
+
+    /// The files of the pass at `path` in the output tree, by name.
+    func entries(_ project: ProjectFixture, _ path: String) throws -> [String: [UInt8]] {
+        let bytes = try #require(project.directory.read("output/\(path)"))
+        return Dictionary(uniqueKeysWithValues: try ZipArchive.read(bytes).map { ($0.name, $0.bytes) })
+    }
+
+    @Test func aChangedTemplateImageReachesEveryPassAndItsManifest() throws {
+        let project = ProjectFixture(passCount: 3)
+        let settings = try settings(project)
+        _ = try PassBuilder(settings: settings).build()
+        let newIcon = PNGFactory.png(width: 29, height: 29, rgb: (10, 220, 90))
+        _ = project.directory.write("templates/card/icon.png", bytes: newIcon)
+        let report = try PassBuilder(settings: settings).build()
+        #expect(report.built.count == 3)
+        for record in try BuildState.load(from: project.output).passes.values {
+            let files = try entries(project, record.path)
+            #expect(files["icon.png"] == newIcon)
+            let manifest = try Manifest(jsonBytes: files["manifest.json"]!)
+            #expect(manifest.hashes["icon.png"] == Manifest.sha1Hex(newIcon))
+            #expect(manifest.hashes["logo.png"] == Manifest.sha1Hex(files["logo.png"]!))
+        }
+    }
+
+    @Test func everyNameOfABuiltPassIsOneFileDatedWithTheUpdateTag() throws {
+        let project = ProjectFixture(passCount: 6)
+        let report = try PassBuilder(settings: try settings(project)).build()
+        let tag = try #require(report.updateTag)
+        let state = try BuildState.load(from: project.output)
+        #expect(state.passes.count == 6)
+        for record in state.passes.values {
+            let identities = record.files.map { FileIdentity(path: "\(project.output)/\($0)")! }
+            #expect(Set(identities.map(\.inode)).count == 1)
+            for identity in identities {
+                #expect(Int64(identity.modifiedSeconds) * 1000 + Int64(identity.modifiedNanoseconds / 1_000_000) == tag)
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(project.output)/.passforge/staging"))
+    }
+
+    @Test func theStateEncodedOnEveryCoreIsTheStateItself() throws {
+        let project = ProjectFixture(passCount: 5)
+        _ = try PassBuilder(settings: try settings(project)).build()
+        var state = try BuildState.load(from: project.output)
+        state.removedPasses["pass.t/gone"] = .init(passTypeIdentifier: "pass.t", serialNumber: "gone", tokenHash: "h", removedTag: 7,
+                                                  files: ["download/x.pkpass"])
+        let some = state.passes.values.first!
+        let encoded = BuildStateEncoding.encode(state, encodedPasses: [some.key: some.json.serialized()], jobs: 3)
+        #expect(encoded == (try state.encoded()))
+        #expect(BuildStateEncoding.encode(BuildState(), jobs: 2) == (try BuildState().encoded()))
+    }
+
+    @Test func aJournalKilledBetweenItsLinksAndItsMovesIsFinished() throws {
+        let folder = TemporaryDirectory()
+        let tree = OutputTree(directory: folder.path)
+        try tree.prepareStaging()
+        let a = try tree.stage([1], name: "a"), b = try tree.stage([2], name: "b")
+        let stagedState = try tree.stage(try BuildState().encoded(), name: "state.json")
+        let journal = OutputTree.Journal(
+            operations: [.init(kind: .link, path: "download/a.pkpass", source: a), .init(kind: .link, path: "download/b.pkpass", source: b),
+                         .init(kind: .move, path: "v1/passes/t/a", source: a), .init(kind: .move, path: "v1/passes/t/b", source: b)],
+            stagedState: stagedState, downloadsCSV: "x\n")
+        // The links and one move were made before the process died.
+        try AtomicFileSystem.hardLink("\(folder.path)/\(a)", as: "\(folder.path)/download/a.pkpass")
+        try AtomicFileSystem.hardLink("\(folder.path)/\(b)", as: "\(folder.path)/download/b.pkpass")
+        try AtomicFileSystem.createDirectory("\(folder.path)/v1/passes/t")
+        try AtomicFileSystem.rename("\(folder.path)/\(a)", to: "\(folder.path)/v1/passes/t/a")
+        try AtomicFileSystem.write(journal.json.serialized(), to: tree.journalPath)
+        #expect(try tree.rollForward())
+        #expect(folder.read("v1/passes/t/a") == [1])
+        #expect(folder.read("v1/passes/t/b") == [2])
+        #expect(folder.read("download/a.pkpass") == [1])
+        #expect(folder.read("download/b.pkpass") == [2])
+        #expect(FileIdentity(path: "\(folder.path)/v1/passes/t/b")?.inode == FileIdentity(path: "\(folder.path)/download/b.pkpass")?.inode)
+    }
+}
