@@ -9,19 +9,19 @@ import Glibc
 /// flushed with fsync, then renamed over the old one, and the folder is
 /// flushed so the rename survives a crash. A reader sees the old file or the
 /// new one, never part of either.
-public enum AtomicFileSystem {
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public var path: String
-        public var operation: String
-        public var code: Int32
-        public var description: String {
+package enum AtomicFileSystem {
+    package struct Failure: Error, CustomStringConvertible, Sendable {
+        package var path: String
+        package var operation: String
+        package var code: Int32
+        package var description: String {
             "cannot \(operation) \(path): \(String(cString: strerror(code)))" + (code == ENOSPC ? "; free some disk space" : code == EACCES ? "; check the folder's permissions" : "")
         }
     }
 
     /// Writes `bytes` to `path` via a temporary file, fsyncs it, renames it
     /// into place and fsyncs the folder, so the file is either old or new.
-    public static func write(_ bytes: [UInt8], to path: String, permissions: mode_t = 0o644) throws(Failure) {
+    package static func write(_ bytes: [UInt8], to path: String, permissions: mode_t = 0o644) throws(Failure) {
         let directory = (path as NSString).deletingLastPathComponent
         try createDirectory(directory.isEmpty ? "." : directory)
         let temporary = temporaryPath(for: path)
@@ -31,14 +31,14 @@ public enum AtomicFileSystem {
     }
 
     /// `output/.x` → `output/.x.tmp-<pid>-<n>`: in the same folder, so rename is atomic.
-    public static func temporaryPath(for path: String) -> String {
+    package static func temporaryPath(for path: String) -> String {
         let counter = temporaryCounter.increment()
         return "\(path).tmp-\(getpid())-\(counter)"
     }
 
     /// Writes a whole file (no rename); `sync` fsyncs it before closing.
     /// `exclusive` refuses to reuse a file someone else put there (O_EXCL).
-    public static func writeFile(_ bytes: [UInt8], to path: String, permissions: mode_t = 0o644, sync: Bool, exclusive: Bool = false) throws(Failure) {
+    package static func writeFile(_ bytes: [UInt8], to path: String, permissions: mode_t = 0o644, sync: Bool, exclusive: Bool = false) throws(Failure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), permissions)
         guard fd >= 0 else { throw Failure(path: path, operation: "create", code: errno) }
         defer { close(fd) }
@@ -57,7 +57,7 @@ public enum AtomicFileSystem {
     /// can be made: open, write, futimens, close (a fchmod only when the
     /// umask would take bits away from 0644). Not flushed: for staged files
     /// that one `syncFileSystem` makes durable together.
-    public static func createFile(_ bytes: [UInt8], at path: String, modifiedAt milliseconds: Int64) throws(Failure) {
+    package static func createFile(_ bytes: [UInt8], at path: String, modifiedAt milliseconds: Int64) throws(Failure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(path: path, operation: "create", code: errno) }
         defer { close(fd) }
@@ -94,14 +94,14 @@ public enum AtomicFileSystem {
         return mask & 0o644 == 0
     }()
 
-    public static func rename(_ from: String, to: String) throws(Failure) {
+    package static func rename(_ from: String, to: String) throws(Failure) {
         guard Glibc.rename(from, to) == 0 else { throw Failure(path: to, operation: "rename \(from) to", code: errno) }
     }
 
     /// Renames `from` to `to`; returns false when `from` is gone (moved by
     /// an earlier run of the same work) and `to` is there.
     @discardableResult
-    public static func renameIfPresent(_ from: String, to: String) throws(Failure) -> Bool {
+    package static func renameIfPresent(_ from: String, to: String) throws(Failure) -> Bool {
         if Glibc.rename(from, to) == 0 { return true }
         let code = errno
         if code == ENOENT, access(from, F_OK) != 0, access(to, F_OK) == 0 { return false }
@@ -110,7 +110,7 @@ public enum AtomicFileSystem {
 
     /// Makes `link` another name of `target`'s bytes (a hard link), atomically
     /// replacing `link`; its folder is made first unless `creatingFolder` is false.
-    public static func hardLink(_ target: String, as link: String, creatingFolder: Bool = true) throws(Failure) {
+    package static func hardLink(_ target: String, as link: String, creatingFolder: Bool = true) throws(Failure) {
         if creatingFolder { try createDirectory((link as NSString).deletingLastPathComponent) }
         // link(2) is atomic on its own when the name is new; only a replacement needs the rename.
         if Glibc.link(target, link) == 0 { return }
@@ -123,7 +123,7 @@ public enum AtomicFileSystem {
     /// `hardLink(target, as: link)`; returns false, doing nothing, when
     /// `target` is gone and `link` is there (made by an earlier run of the same work).
     @discardableResult
-    public static func hardLinkIfPresent(_ target: String, as link: String) throws(Failure) -> Bool {
+    package static func hardLinkIfPresent(_ target: String, as link: String) throws(Failure) -> Bool {
         if Glibc.link(target, link) == 0 { return true }
         if errno == ENOENT, access(target, F_OK) != 0, access(link, F_OK) == 0 { return false }
         try hardLink(target, as: link, creatingFolder: false)
@@ -132,24 +132,24 @@ public enum AtomicFileSystem {
 
     /// Sets the modification time of the file at `path` (and so of every hard
     /// link to it), in milliseconds since 1970.
-    public static func setModificationTime(_ path: String, millisecondsSince1970 milliseconds: Int64) throws(Failure) {
+    package static func setModificationTime(_ path: String, millisecondsSince1970 milliseconds: Int64) throws(Failure) {
         var times = [timespec(milliseconds), timespec(milliseconds)]
         guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw Failure(path: path, operation: "set the modification time of", code: errno) }
     }
 
     /// Removes the file at `path`; a file already gone is no error.
-    public static func remove(_ path: String) throws(Failure) {
+    package static func remove(_ path: String) throws(Failure) {
         guard unlink(path) == 0 || errno == ENOENT else { throw Failure(path: path, operation: "remove", code: errno) }
     }
 
     /// Removes the folder at `path` if it is empty; returns whether it did.
     /// A folder that still holds files (or is gone) is left as it is.
     @discardableResult
-    public static func removeEmptyDirectory(_ path: String) -> Bool {
+    package static func removeEmptyDirectory(_ path: String) -> Bool {
         rmdir(path) == 0
     }
 
-    public static func createDirectory(_ path: String) throws(Failure) {
+    package static func createDirectory(_ path: String) throws(Failure) {
         guard !path.isEmpty else { return }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return }
@@ -161,7 +161,7 @@ public enum AtomicFileSystem {
     }
 
     /// fsync of a folder makes the renames inside it durable.
-    public static func syncDirectory(_ path: String) throws(Failure) {
+    package static func syncDirectory(_ path: String) throws(Failure) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, operation: "open folder", code: errno) }
         defer { close(fd) }
@@ -171,14 +171,14 @@ public enum AtomicFileSystem {
     /// Flushes every written file of the file system holding `path` in one call.
     /// Ten thousand passes written and then one syncfs is as durable as ten
     /// thousand fsyncs, and much faster.
-    public static func syncFileSystem(containing path: String) throws(Failure) {
+    package static func syncFileSystem(containing path: String) throws(Failure) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, operation: "open folder", code: errno) }
         defer { close(fd) }
         guard passforge_syncfs(fd) == 0 else { throw Failure(path: path, operation: "sync", code: errno) }
     }
 
-    public static func readFile(_ path: String) -> [UInt8]? {
+    package static func readFile(_ path: String) -> [UInt8]? {
         FileManager.default.contents(atPath: path).map { Array($0) }
     }
 

@@ -5,24 +5,24 @@ import Glibc
 /// What tells one version of a file from another: files are replaced by
 /// rename, never rewritten, so a new version has a new inode (and usually a
 /// new size or modification time).
-public struct FileIdentity: Hashable, Sendable {
-    public var device: UInt64
-    public var inode: UInt64
-    public var size: Int64
-    public var modifiedSeconds: Int
-    public var modifiedNanoseconds: Int
+package struct FileIdentity: Hashable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+    package var size: Int64
+    package var modifiedSeconds: Int
+    package var modifiedNanoseconds: Int
     /// True for a regular file (not a folder or a device).
-    public var isRegularFile: Bool
+    package var isRegularFile: Bool
 
     /// The identity of the file at `path` (links followed); nil when it is missing.
-    public init?(path: String) {
+    package init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         self.init(info)
     }
 
     /// The identity of the open file `descriptor`; nil when fstat fails.
-    public init?(descriptor: Int32) {
+    package init?(descriptor: Int32) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }
         self.init(info)

@@ -8,9 +8,9 @@ import Darwin
 /// it when the process dies, so a killed process never leaves it held. The
 /// one lock of every cross-process guard: one build per tree, one push run
 /// per store, one index writer per device shard.
-public final class FileLock: Sendable {
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public var description: String
+package final class FileLock: Sendable {
+    package struct Failure: Error, CustomStringConvertible, Sendable {
+        package var description: String
     }
 
     private let descriptor: Int32
@@ -19,7 +19,7 @@ public final class FileLock: Sendable {
 
     /// Takes the lock on `path`, creating the file (and its folder) when
     /// missing. Nil when another open file holds it and `blocking` is false.
-    public static func acquire(_ path: String, blocking: Bool) throws(Failure) -> FileLock? {
+    package static func acquire(_ path: String, blocking: Bool) throws(Failure) -> FileLock? {
         var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if descriptor < 0, errno == ENOENT {
             let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
@@ -37,7 +37,7 @@ public final class FileLock: Sendable {
         return FileLock(descriptor: descriptor)
     }
 
-    public func release() {
+    package func release() {
         flock(descriptor, LOCK_UN)
         close(descriptor)
     }

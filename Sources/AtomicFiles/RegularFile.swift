@@ -5,13 +5,13 @@ import Glibc
 /// A regular file opened for reading, with the identity of the version that
 /// is open: what is read is that version's bytes, even if a rename replaces
 /// the file meanwhile. Closed when it goes out of scope.
-public struct RegularFile: ~Copyable {
-    public let identity: FileIdentity
+package struct RegularFile: ~Copyable {
+    package let identity: FileIdentity
     private let descriptor: Int32
 
     /// Opens the file at `path`; nil when it is missing, unreadable or not a
     /// regular file (a folder, a device).
-    public init?(openingForReading path: String) {
+    package init?(openingForReading path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         guard let identity = FileIdentity(descriptor: descriptor), identity.isRegularFile else {
@@ -26,7 +26,7 @@ public struct RegularFile: ~Copyable {
 
     /// All `identity.size` bytes of the file; nil when a read fails or the
     /// file ends early.
-    public func readAll() -> [UInt8]? {
+    package func readAll() -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: Int(identity.size))
         var done = 0
         while done < bytes.count {

@@ -3,27 +3,27 @@ import PassContent
 
 /// Everything a build needs to know, gathered by the command line from
 /// flags, the environment and passforge.yml (in that order of precedence).
-public struct BuildSettings: Sendable {
-    public var contentDirectory: String
-    public var templatesDirectory: String
-    public var outputDirectory: String
-    public var configuration: ProjectConfiguration
+package struct BuildSettings: Sendable {
+    package var contentDirectory: String
+    package var templatesDirectory: String
+    package var outputDirectory: String
+    package var configuration: ProjectConfiguration
     /// `.passforge/` of the project: token secret fallback and development PKI.
-    public var projectStateDirectory: String
-    public var environment: [String: String]
+    package var projectStateDirectory: String
+    package var environment: [String: String]
     /// `--development-signing`: allowed to sign with the development chain under CI.
-    public var allowsDevelopmentSigning: Bool
+    package var allowsDevelopmentSigning: Bool
     /// `--allow-http-web-service`: accept an http:// webServiceURL (development devices only).
-    public var allowsHTTPWebService: Bool
+    package var allowsHTTPWebService: Bool
     /// Worker threads for signing; defaults to every core.
-    public var jobs: Int
+    package var jobs: Int
     /// Whether an unchanged pass must also be on disk in the output folder to
     /// be reused. False when the build state came from the published tree
     /// (`build --state-from`): the bytes of unchanged passes are there, not
     /// here, and only what changes needs signing and publishing.
-    public var requiresLocalPassFiles = true
+    package var requiresLocalPassFiles = true
 
-    public init(
+    package init(
         contentDirectory: String = "content", templatesDirectory: String = "templates", outputDirectory: String = "output",
         configuration: ProjectConfiguration = ProjectConfiguration(), projectStateDirectory: String = ".passforge",
         environment: [String: String] = ProcessInfo.processInfo.environment, allowsDevelopmentSigning: Bool = false,
@@ -44,7 +44,7 @@ public struct BuildSettings: Sendable {
 }
 
 /// What a build reports while it runs.
-public enum BuildProgress: Sendable {
+package enum BuildProgress: Sendable {
     case planning(files: Int)
     case signing(done: Int, total: Int)
     case writing(passes: Int)
@@ -52,25 +52,25 @@ public enum BuildProgress: Sendable {
 }
 
 /// The result of a build, for the summary line.
-public struct BuildReport: Sendable {
-    public var built: [String] = []
-    public var unchanged = 0
-    public var removed: [String] = []
-    public var warnings: [ContentDiagnostic] = []
-    public var seconds: Double = 0
-    public var usedDevelopmentSigning = false
-    public var rolledForward = false
-    public var updateTag: Int64?
+package struct BuildReport: Sendable {
+    package var built: [String] = []
+    package var unchanged = 0
+    package var removed: [String] = []
+    package var warnings: [ContentDiagnostic] = []
+    package var seconds: Double = 0
+    package var usedDevelopmentSigning = false
+    package var rolledForward = false
+    package var updateTag: Int64?
 
-    public var summary: String {
+    package var summary: String {
         let time = seconds < 10 ? String(format: "%.2f s", seconds) : String(format: "%.1f s", seconds)
         return "built \(built.count), unchanged \(unchanged), removed \(removed.count), warnings \(warnings.count), \(time)"
     }
 }
 
 /// Thrown when content has errors: every diagnostic, nothing written.
-public struct BuildFailure: Error, Sendable, CustomStringConvertible {
-    public var diagnostics: [ContentDiagnostic]
-    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
-    public var errorCount: Int { diagnostics.filter(\.isError).count }
+package struct BuildFailure: Error, Sendable, CustomStringConvertible {
+    package var diagnostics: [ContentDiagnostic]
+    package var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+    package var errorCount: Int { diagnostics.filter(\.isError).count }
 }

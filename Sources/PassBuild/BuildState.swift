@@ -5,91 +5,91 @@ import PassModel
 ///
 /// It is committed last, so it always describes files that are complete on
 /// disk. `passforge serve` reads tokens, ETags and update tags from it.
-public struct BuildState: Codable, Sendable, Equatable {
-    public static let currentVersion = 1
+package struct BuildState: Codable, Sendable, Equatable {
+    package static let currentVersion = 1
 
-    public struct PassRecord: Codable, Sendable, Equatable {
-        public var passTypeIdentifier: String
-        public var serialNumber: String
-        public var teamIdentifier: String
+    package struct PassRecord: Codable, Sendable, Equatable {
+        package var passTypeIdentifier: String
+        package var serialNumber: String
+        package var teamIdentifier: String
         /// Update tag: milliseconds since 1970 of the build that last changed the pass.
-        public var updateTag: Int64
+        package var updateTag: Int64
         /// Strong ETag of the .pkpass bytes, with its quotes: `"3f2a…"`.
-        public var etag: String
-        public var size: Int
+        package var etag: String
+        package var size: Int
         /// Hex SHA-256 of the authentication token; the token itself is never stored.
-        public var tokenHash: String?
+        package var tokenHash: String?
         /// Hash of every input of the pass: content entry, template, images, config, identity.
-        public var fingerprint: String
+        package var fingerprint: String
         /// Hash of the content entry alone, to re-check a cached file without parsing it.
-        public var definitionHash: String
-        public var templateName: String
+        package var definitionHash: String
+        package var templateName: String
         /// Per-pass image files (paths), re-hashed on every build.
-        public var imagePaths: [String]
-        public var sourceFile: String
+        package var imagePaths: [String]
+        package var sourceFile: String
         /// `download/<capability>.pkpass`, relative to the output folder.
-        public var downloadPath: String
-        public var publicDownloadPath: String?
+        package var downloadPath: String
+        package var publicDownloadPath: String?
         /// `by-token/<type>/<serial>.<authenticationToken>`: the same bytes under a
         /// name a static host finds from the `Authorization: ApplePass` header;
         /// nil for a pass without a web service (or built before such names).
-        public var tokenPath: String? = nil
+        package var tokenPath: String? = nil
 
-        public var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
-        public var path: String { "v1/passes/\(passTypeIdentifier)/\(serialNumber)" }
+        package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
+        package var path: String { "v1/passes/\(passTypeIdentifier)/\(serialNumber)" }
 
         /// Every name of the pass's bytes in the output tree.
-        public var files: [String] {
+        package var files: [String] {
             [path, downloadPath] + [publicDownloadPath, tokenPath].compactMap { $0 }
         }
 
         /// The token-keyed name of a pass: what a static host serves for
         /// `GET v1/passes/<type>/<serial>` with `Authorization: ApplePass <token>`.
-        public static func tokenPath(passTypeIdentifier: String, serialNumber: String, token: String) -> String {
+        package static func tokenPath(passTypeIdentifier: String, serialNumber: String, token: String) -> String {
             "by-token/\(passTypeIdentifier)/\(serialNumber).\(token)"
         }
     }
 
-    public struct ContentFileRecord: Codable, Sendable, Equatable {
+    package struct ContentFileRecord: Codable, Sendable, Equatable {
         /// SHA-256 of the file's bytes.
-        public var hash: String
+        package var hash: String
         /// Keys (`type/serial`) of the passes the file defines, in order.
-        public var passes: [String]
+        package var passes: [String]
     }
 
     /// A pass that a build removed: kept so that a device still holding it
     /// can unregister (Apple's DELETE is authenticated with the pass's token)
     /// and its index stops listing it.
-    public struct RemovedPassRecord: Codable, Sendable, Equatable {
-        public var passTypeIdentifier: String
-        public var serialNumber: String
-        public var tokenHash: String
+    package struct RemovedPassRecord: Codable, Sendable, Equatable {
+        package var passTypeIdentifier: String
+        package var serialNumber: String
+        package var tokenHash: String
         /// The update tag of the build that removed it.
-        public var removedTag: Int64
+        package var removedTag: Int64
         /// The names its bytes had in the output tree, so that a publish can
         /// delete them at its destination, again and again without harm.
-        public var files: [String] = []
+        package var files: [String] = []
 
-        public var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
+        package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
     }
 
-    public var version: Int = BuildState.currentVersion
+    package var version: Int = BuildState.currentVersion
     /// The greatest update tag ever given; the next build's tag is greater.
-    public var lastUpdateTag: Int64 = 0
-    public var builtAt: String = ""
-    public var passes: [String: PassRecord] = [:]
-    public var contentFiles: [String: ContentFileRecord] = [:]
+    package var lastUpdateTag: Int64 = 0
+    package var builtAt: String = ""
+    package var passes: [String: PassRecord] = [:]
+    package var contentFiles: [String: ContentFileRecord] = [:]
     /// Removed passes by key (`type/serial`); a pass built again leaves this list.
-    public var removedPasses: [String: RemovedPassRecord] = [:]
+    package var removedPasses: [String: RemovedPassRecord] = [:]
 
-    public init() {}
+    package init() {}
 
     enum CodingKeys: String, CodingKey {
         case version, lastUpdateTag, builtAt, passes, contentFiles, removedPasses
     }
 
     /// States written before passes were remembered after removal have no `removedPasses`.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decode(Int.self, forKey: .version)
         lastUpdateTag = try container.decode(Int64.self, forKey: .lastUpdateTag)
@@ -101,14 +101,14 @@ public struct BuildState: Codable, Sendable, Equatable {
 
     /// The strong ETag of a file's bytes: the first
     /// 128 bits of its SHA-256, quoted. The build records it; the server sends it.
-    public static func etag(of bytes: [UInt8]) -> String {
+    package static func etag(of bytes: [UInt8]) -> String {
         "\"" + String(sha256Hex(bytes).prefix(32)) + "\""
     }
 
-    public static func path(in output: String) -> String { "\(output)/.passforge/state.json" }
+    package static func path(in output: String) -> String { "\(output)/.passforge/state.json" }
 
     /// Loads the state of a previous build, or an empty state for a first build.
-    public static func load(from output: String) throws -> BuildState {
+    package static func load(from output: String) throws -> BuildState {
         let path = path(in: output)
         guard let data = FileManager.default.contents(atPath: path) else { return BuildState() }
         do {
@@ -124,15 +124,15 @@ public struct BuildState: Codable, Sendable, Equatable {
         }
     }
 
-    public func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         json.serialized()
     }
 }
 
 /// A build failure that is not tied to one content line.
-public enum BuildError: Error, CustomStringConvertible, Sendable {
+package enum BuildError: Error, CustomStringConvertible, Sendable {
     case message(String)
-    public var description: String {
+    package var description: String {
         switch self { case .message(let text): return text }
     }
 }

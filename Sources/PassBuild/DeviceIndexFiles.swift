@@ -18,25 +18,25 @@ import Synchronization
 /// carries the store's revision, and one older than the last written is
 /// skipped. The methods block on the disk: call them off the cooperative
 /// thread pool.
-public final class DeviceIndexFiles: Sendable {
-    public let outputDirectory: String
+package final class DeviceIndexFiles: Sendable {
+    package let outputDirectory: String
     /// Writes of one device never overlap (its folders come and go with its
     /// files); these guard file operations, not a value.
     private let locks = (0..<64).map { _ in NSLock() }
     /// The last revision written of each index, by relative path.
     private let written = Mutex<[String: Int64]>([:])
 
-    public init(outputDirectory: String) {
+    package init(outputDirectory: String) {
         self.outputDirectory = outputDirectory
     }
 
-    public static func relativePath(device: String, passTypeIdentifier: String) -> String {
+    package static func relativePath(device: String, passTypeIdentifier: String) -> String {
         "v1/devices/\(device)/registrations/\(passTypeIdentifier)"
     }
 
     /// The file's bytes, or nil when none of `serialNumbers` is a built pass
     /// (then there is no file: nothing to list).
-    public static func render(serialNumbers: [String], passTypeIdentifier: String, snapshot: some UpdateTags) -> [UInt8]? {
+    package static func render(serialNumbers: [String], passTypeIdentifier: String, snapshot: some UpdateTags) -> [UInt8]? {
         var listed: [String] = []
         var lastUpdated = Int64.min
         for serial in serialNumbers.sorted() {
@@ -50,13 +50,13 @@ public final class DeviceIndexFiles: Sendable {
 
     /// All 64 shard locks, in order: a build's refresh reads and writes the
     /// indices of many devices while no server writes any.
-    public func lockAllShardsAcrossProcesses() async throws -> [FileLock] {
+    package func lockAllShardsAcrossProcesses() async throws -> [FileLock] {
         try await lockShards(Array(0..<Self.shardCount))
     }
 
     /// The shard locks of these devices, in shard order (so that two holders
     /// of several shards cannot deadlock).
-    public func lockShardsAcrossProcesses(devices: some Sequence<String>) async throws -> [FileLock] {
+    package func lockShardsAcrossProcesses(devices: some Sequence<String>) async throws -> [FileLock] {
         try await lockShards(Set(devices.map(Self.shard(of:))).sorted())
     }
 
@@ -98,7 +98,7 @@ public final class DeviceIndexFiles: Sendable {
     /// new file is written and flushed before any is renamed, and the renames
     /// are flushed before this returns. Changes older than the last written
     /// revision of their index are skipped.
-    public func applyAll<Tags: UpdateTags>(_ changes: [(change: RegistrationChange, snapshot: Tags)]) throws {
+    package func applyAll<Tags: UpdateTags>(_ changes: [(change: RegistrationChange, snapshot: Tags)]) throws {
         // Within the batch, only the newest change of each index matters.
         var newest: [String: (change: RegistrationChange, snapshot: Tags)] = [:]
         for item in changes {
@@ -116,7 +116,7 @@ public final class DeviceIndexFiles: Sendable {
     /// Writes the given indices whatever was written before (a build's refresh), in one batch.
     /// With `shardLocksHeld`, the caller holds the shard locks of every device
     /// of `indices` (`lockShardsAcrossProcesses`).
-    public func writeAll(_ indices: [DeviceIndex], snapshot: some UpdateTags, shardLocksHeld: Bool = false) throws {
+    package func writeAll(_ indices: [DeviceIndex], snapshot: some UpdateTags, shardLocksHeld: Bool = false) throws {
         try commit(indices.map { pending($0, snapshot: snapshot) }, shardLocksHeld: shardLocksHeld)
     }
 
@@ -131,7 +131,7 @@ public final class DeviceIndexFiles: Sendable {
     /// `lastUpdated` and the lists of a static host follow the new build.
     /// Returns the number of indices written or removed.
     @discardableResult
-    public func refresh(passes: some Sequence<String>, store: any RegistrationStore, snapshot: some UpdateTags) async throws -> Int {
+    package func refresh(passes: some Sequence<String>, store: any RegistrationStore, snapshot: some UpdateTags) async throws -> Int {
         var serialsByType: [String: [String]] = [:]
         for key in passes {
             guard let slash = key.firstIndex(of: "/") else { continue }
@@ -230,16 +230,16 @@ public final class DeviceIndexFiles: Sendable {
 }
 
 /// Apple's SerialNumbers object: `{"serialNumbers":[…],"lastUpdated":"…"}`.
-public struct SerialNumbersBody: Sendable {
-    public var serialNumbers: [String]
-    public var lastUpdated: Int64
+package struct SerialNumbersBody: Sendable {
+    package var serialNumbers: [String]
+    package var lastUpdated: Int64
 
-    public init(serialNumbers: [String], lastUpdated: Int64) {
+    package init(serialNumbers: [String], lastUpdated: Int64) {
         self.serialNumbers = serialNumbers
         self.lastUpdated = lastUpdated
     }
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         JSONValue.object(JSONObject([
             ("serialNumbers", .array(serialNumbers.map(JSONValue.string))), ("lastUpdated", .string(String(lastUpdated))),
         ])).serialized()
@@ -247,12 +247,12 @@ public struct SerialNumbersBody: Sendable {
 }
 
 /// The update tag of each built pass: what an index lists and its `lastUpdated`.
-public protocol UpdateTags: Sendable {
+package protocol UpdateTags: Sendable {
     func updateTag(type: String, serial: String) -> Int64?
 }
 
 extension BuildState: UpdateTags {
-    public func updateTag(type: String, serial: String) -> Int64? {
+    package func updateTag(type: String, serial: String) -> Int64? {
         passes["\(type)/\(serial)"]?.updateTag
     }
 }

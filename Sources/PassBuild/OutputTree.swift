@@ -9,18 +9,18 @@ import Synchronization
 ///
 /// A build killed before the journal is written leaves the previous tree as
 /// it was; one killed after it is finished by the next build (roll forward).
-public struct OutputTree: Sendable {
-    public var directory: String
+package struct OutputTree: Sendable {
+    package var directory: String
 
-    public init(directory: String) { self.directory = directory }
+    package init(directory: String) { self.directory = directory }
 
-    public var stateDirectory: String { "\(directory)/.passforge" }
+    package var stateDirectory: String { "\(directory)/.passforge" }
     var journalPath: String { "\(stateDirectory)/journal.json" }
     var stagingDirectory: String { "\(stateDirectory)/staging" }
     /// The staging folder, relative to the output folder.
     var stagingFolder: String { ".passforge/staging" }
 
-    public func passPath(type: String, serial: String) -> String { "v1/passes/\(type)/\(serial)" }
+    package func passPath(type: String, serial: String) -> String { "v1/passes/\(type)/\(serial)" }
 
     /// One change to the tree, relative to the output folder.
     struct Operation: Codable, Sendable {
@@ -72,7 +72,7 @@ public struct OutputTree: Sendable {
 
     /// Finishes a build that was killed after its journal was written.
     /// Returns true when there was one.
-    public func rollForward() throws -> Bool {
+    package func rollForward() throws -> Bool {
         guard let data = FileManager.default.contents(atPath: journalPath) else {
             try? FileManager.default.removeItem(atPath: stagingDirectory)
             return false

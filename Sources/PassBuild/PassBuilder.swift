@@ -6,15 +6,15 @@ import PassPackage
 import Synchronization
 
 /// `passforge build` and `passforge validate`: content in, output tree out.
-public struct PassBuilder: Sendable {
-    public var settings: BuildSettings
+package struct PassBuilder: Sendable {
+    package var settings: BuildSettings
 
-    public init(settings: BuildSettings) { self.settings = settings }
+    package init(settings: BuildSettings) { self.settings = settings }
 
     var tree: OutputTree { OutputTree(directory: settings.outputDirectory) }
 
     /// Validates every pass without signing or writing; returns the warnings.
-    public func validate() throws -> [ContentDiagnostic] {
+    package func validate() throws -> [ContentDiagnostic] {
         let state = try BuildState.load(from: settings.outputDirectory)
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         var planner = BuildPlanner(settings: settings, state: state, secret: secret,
@@ -24,7 +24,7 @@ public struct PassBuilder: Sendable {
 
     /// Builds incrementally: only passes whose inputs changed are signed again.
     /// On any content error nothing is written and every error is thrown at once.
-    public func build(progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }) throws -> BuildReport {
+    package func build(progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }) throws -> BuildReport {
         let started = Date()
         let timings = BuildTimings(environment: settings.environment)
         defer { timings.report() }

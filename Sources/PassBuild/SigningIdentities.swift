@@ -6,12 +6,12 @@ import Synchronization
 /// Finds the identity that signs each pass type: passforge.yml `signing:`
 /// first, then the PASSFORGE_SIGNING_* environment, then (outside CI, or
 /// with --development-signing) the development chain.
-public final class SigningIdentities: Sendable {
-    public struct Resolved: Sendable {
-        public var identity: SigningIdentity
-        public var isDevelopment: Bool
+package final class SigningIdentities: Sendable {
+    package struct Resolved: Sendable {
+        package var identity: SigningIdentity
+        package var isDevelopment: Bool
         /// Changes when the certificate, key or WWDR certificate changes.
-        public var fingerprint: String
+        package var fingerprint: String
     }
 
     private let settings: BuildSettings
@@ -24,14 +24,14 @@ public final class SigningIdentities: Sendable {
         var defaultIdentity: Result<Resolved, BuildError>?
     }
 
-    public init(settings: BuildSettings) { self.settings = settings }
+    package init(settings: BuildSettings) { self.settings = settings }
 
     var usedDevelopmentSigning: Bool {
         resolved.withLock { $0.byType.values.contains { (try? $0.get())?.isDevelopment == true } }
     }
 
     /// The identity for passes of `passTypeIdentifier` by team `teamIdentifier`.
-    public func identity(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
+    package func identity(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
         let key = "\(passTypeIdentifier)\u{0}\(teamIdentifier)"
         return resolved.withLock { cache in
             if let cached = cache.byType[key] { return cached }

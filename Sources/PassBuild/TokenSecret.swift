@@ -9,28 +9,28 @@ import PassPackage
 /// It must stay the same for the life of the passes: a device keeps the
 /// token of a pass it holds, and Apple's web service protocol gives no way to
 /// change it.
-public struct TokenSecret: Sendable {
+package struct TokenSecret: Sendable {
     let key: SymmetricKey
     /// Where the secret came from, for the build's summary (never the secret itself).
-    public let origin: String
+    package let origin: String
 
-    public init(_ secret: String, origin: String) {
+    package init(_ secret: String, origin: String) {
         self.key = SymmetricKey(data: Array(secret.utf8))
         self.origin = origin
     }
 
     /// `base64url(HMAC-SHA256(secret, passTypeIdentifier + "/" + serialNumber))`.
-    public func authenticationToken(passTypeIdentifier: String, serialNumber: String) -> String {
+    package func authenticationToken(passTypeIdentifier: String, serialNumber: String) -> String {
         base64URL(mac("\(passTypeIdentifier)/\(serialNumber)"))
     }
 
     /// `base64url(HMAC-SHA256(secret, "download/" + type + "/" + serial))` cut to 22 characters.
-    public func downloadCapability(passTypeIdentifier: String, serialNumber: String) -> String {
+    package func downloadCapability(passTypeIdentifier: String, serialNumber: String) -> String {
         String(base64URL(mac("download/\(passTypeIdentifier)/\(serialNumber)")).prefix(22))
     }
 
     /// A hash that changes when the secret changes, for fingerprints; not reversible.
-    public var fingerprint: String { Array(mac("passforge/secret-fingerprint")).hexString }
+    package var fingerprint: String { Array(mac("passforge/secret-fingerprint")).hexString }
 
     private func mac(_ message: String) -> HMAC<SHA256>.MAC {
         HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)
@@ -39,7 +39,7 @@ public struct TokenSecret: Sendable {
     /// Reads PASSFORGE_TOKEN_SECRET; else the project's `.passforge/token-secret`,
     /// created once with random bytes. Under CI a missing secret is an error:
     /// a fresh random one would change every pass's token.
-    public static func resolve(environment: [String: String], projectStateDirectory: String) throws -> TokenSecret {
+    package static func resolve(environment: [String: String], projectStateDirectory: String) throws -> TokenSecret {
         if let secret = environment["PASSFORGE_TOKEN_SECRET"], !secret.isEmpty {
             guard secret.utf8.count >= 16 else {
                 throw BuildError.message("PASSFORGE_TOKEN_SECRET is shorter than 16 characters; use a long random value, e.g. `openssl rand -base64 32`")

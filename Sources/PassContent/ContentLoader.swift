@@ -2,15 +2,15 @@ import Foundation
 import PassModel
 
 /// Reads `content/**/*.yml|yaml|json` into pass definitions.
-public struct ContentLoader: Sendable {
-    public var directory: String
+package struct ContentLoader: Sendable {
+    package var directory: String
 
-    public init(directory: String) { self.directory = directory }
+    package init(directory: String) { self.directory = directory }
 
     static let contentExtensions: Set<String> = ["yml", "yaml", "json"]
 
     /// Every content file below the directory, sorted, as paths that start with `directory`.
-    public func contentFiles() throws(ContentErrors) -> [String] {
+    package func contentFiles() throws(ContentErrors) -> [String] {
         guard isDirectory(directory) else {
             throw ContentErrors([.error(at: SourceLocation(file: directory), rule: "content.missing",
                                         "content folder \(directory) does not exist; create it or pass --content DIR")])
@@ -31,7 +31,7 @@ public struct ContentLoader: Sendable {
     }
 
     /// Parses one content file; returns its definitions and every problem in it.
-    public static func definitions(in file: String, bytes: [UInt8]) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
+    package static func definitions(in file: String, bytes: [UInt8]) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
         let root: SourceNode
         do { root = try SourceParser.parse(bytes, file: file) } catch { return ([], [error]) }
         var problems: [ContentDiagnostic] = []

@@ -2,7 +2,7 @@ import PassModel
 
 /// Whether a pass also gets a public download URL, or only its unguessable
 /// capability URL, `download/<capability>.pkpass`.
-public enum DownloadPolicy: String, Sendable, Hashable {
+package enum DownloadPolicy: String, Sendable, Hashable {
     /// Only the unguessable capability URL.
     case `private`
     /// Also `download/<passTypeIdentifier>/<serialNumber>.pkpass`, for coupons meant for everyone.

@@ -2,8 +2,8 @@ import PassModel
 
 /// Reads JSON content files and templates with PassModel's parser, keeping
 /// the file name with every position so errors read `file:line:col`.
-public enum JSONSourceParser {
-    public static func parse(_ bytes: [UInt8], file: String) throws(ContentDiagnostic) -> SourceNode {
+package enum JSONSourceParser {
+    package static func parse(_ bytes: [UInt8], file: String) throws(ContentDiagnostic) -> SourceNode {
         do {
             return convert(try JSONSyntaxParser.parse(bytes), file: file)
         } catch {

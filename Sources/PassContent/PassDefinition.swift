@@ -3,28 +3,28 @@ import PassModel
 
 /// One pass as an editor defined it in `content/`: which template, which
 /// serial, which values.
-public struct PassDefinition: Sendable {
-    public var serialNumber: String
-    public var serialLocation: SourceLocation
-    public var templateName: String
-    public var templateLocation: SourceLocation
+package struct PassDefinition: Sendable {
+    package var serialNumber: String
+    package var serialLocation: SourceLocation
+    package var templateName: String
+    package var templateLocation: SourceLocation
     /// `data:` (defaults merged in), an object.
-    public var data: SourceNode
+    package var data: SourceNode
     /// `pass:`, deep-merged over the rendered pass.json.
-    public var passOverride: SourceNode?
+    package var passOverride: SourceNode?
     /// `images:`: name in the pass → file on disk (relative paths resolved against the content file).
-    public var images: [(name: String, path: String, location: SourceLocation)]
-    public var download: DownloadPolicy?
+    package var images: [(name: String, path: String, location: SourceLocation)]
+    package var download: DownloadPolicy?
     /// The content file, and where in it this pass starts.
-    public var file: String
-    public var location: SourceLocation
+    package var file: String
+    package var location: SourceLocation
     /// The whole definition as canonical JSON: what decides whether the pass changed.
-    public var canonicalBytes: [UInt8]
+    package var canonicalBytes: [UInt8]
 
-    public static let serialPattern = "[A-Za-z0-9][A-Za-z0-9._~-]{0,127}"
+    package static let serialPattern = "[A-Za-z0-9][A-Za-z0-9._~-]{0,127}"
 
     /// Whether `serial` matches `serialPattern`: safe as a file name and in a URL path.
-    public static func isValidSerialNumber(_ serial: String) -> Bool {
+    package static func isValidSerialNumber(_ serial: String) -> Bool {
         let bytes = Array(serial.utf8)
         guard (1...128).contains(bytes.count) else { return false }
         func alphanumeric(_ b: UInt8) -> Bool {

@@ -3,12 +3,12 @@ import PassModel
 
 /// Renders definitions: config defaults, then the template with placeholders
 /// filled, then `serialNumber`, then the `pass:` override (deep merge).
-public struct PassRenderer: Sendable {
-    public var configuration: ProjectConfiguration
+package struct PassRenderer: Sendable {
+    package var configuration: ProjectConfiguration
 
-    public init(configuration: ProjectConfiguration) { self.configuration = configuration }
+    package init(configuration: ProjectConfiguration) { self.configuration = configuration }
 
-    public func render(_ definition: PassDefinition, template: Template) -> Result<RenderedPass, ContentErrors> {
+    package func render(_ definition: PassDefinition, template: Template) -> Result<RenderedPass, ContentErrors> {
         var problems: [ContentDiagnostic] = []
         let serialNode = SourceNode.scalar(.string(definition.serialNumber), at: definition.serialLocation)
         let renderer = PlaceholderRenderer(

@@ -5,23 +5,23 @@ import PassModel
 /// A string that is exactly one placeholder takes the value with its type
 /// (a number stays a number, so `numberStyle`/`currencyCode` work); inside
 /// longer text a value is written as text.
-public struct PlaceholderRenderer {
+package struct PlaceholderRenderer {
     /// The values: the pass's `data:` map.
-    public var data: SourceNode
+    package var data: SourceNode
     /// Values every pass has without writing them, such as `serialNumber`.
-    public var builtins: [String: SourceNode]
+    package var builtins: [String: SourceNode]
     /// Where the pass was defined, for "no value" messages.
-    public var definitionLocation: SourceLocation
-    public var serialNumber: String
+    package var definitionLocation: SourceLocation
+    package var serialNumber: String
 
-    public init(data: SourceNode, builtins: [String: SourceNode], definitionLocation: SourceLocation, serialNumber: String) {
+    package init(data: SourceNode, builtins: [String: SourceNode], definitionLocation: SourceLocation, serialNumber: String) {
         self.data = data
         self.builtins = builtins
         self.definitionLocation = definitionLocation
         self.serialNumber = serialNumber
     }
 
-    public func render(_ template: PlaceholderTemplate, problems: inout [ContentDiagnostic]) -> SourceNode {
+    package func render(_ template: PlaceholderTemplate, problems: inout [ContentDiagnostic]) -> SourceNode {
         render(template.root, problems: &problems)
     }
 

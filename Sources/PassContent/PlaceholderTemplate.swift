@@ -2,7 +2,7 @@ import PassModel
 
 /// A template's pass.json with its `{{ path.to.value }}` placeholders parsed
 /// once, so rendering ten thousand passes does not re-scan every string.
-public struct PlaceholderTemplate: Sendable {
+package struct PlaceholderTemplate: Sendable {
     /// One run of a string: literal text or a placeholder.
     enum Piece: Sendable {
         case literal(String)
@@ -26,8 +26,8 @@ public struct PlaceholderTemplate: Sendable {
 
     var root: Node
     /// Every placeholder path in the template, for "unused data" hints and tests.
-    public private(set) var paths: [String] = []
-    public var hasPlaceholders: Bool { !paths.isEmpty }
+    package private(set) var paths: [String] = []
+    package var hasPlaceholders: Bool { !paths.isEmpty }
 
     /// A template that copies `root` as it is, filling no placeholders.
     init(root: SourceNode) {
@@ -35,7 +35,7 @@ public struct PlaceholderTemplate: Sendable {
     }
 
     /// Parses the placeholders of a whole tree; every malformed one is reported.
-    public static func parse(_ source: SourceNode) -> Result<PlaceholderTemplate, ContentErrors> {
+    package static func parse(_ source: SourceNode) -> Result<PlaceholderTemplate, ContentErrors> {
         var problems: [ContentDiagnostic] = []
         var paths: [String] = []
         let node = compile(source, problems: &problems, paths: &paths)

@@ -3,36 +3,36 @@ import PassModel
 
 /// `passforge.yml`: project-wide defaults for every pass, and which
 /// certificate signs which pass type. Secrets never live here.
-public struct ProjectConfiguration: Sendable {
+package struct ProjectConfiguration: Sendable {
     /// The signing files for one pass type, from `signing:` in passforge.yml:
     /// the certificate (PEM, DER or .p12) and, when it is a separate file, the key.
-    public struct SigningFiles: Sendable, Hashable {
-        public var certificate: String
-        public var key: String?
-        public var location: SourceLocation
+    package struct SigningFiles: Sendable, Hashable {
+        package var certificate: String
+        package var key: String?
+        package var location: SourceLocation
     }
 
     /// Values that every pass starts from: passTypeIdentifier, teamIdentifier,
     /// organizationName, webServiceURL — each with the line it was written on.
-    public var passDefaults: SourceNode
+    package var passDefaults: SourceNode
     /// passTypeIdentifier → its certificate and key paths (relative to the yml).
-    public var signing: [String: SigningFiles]
+    package var signing: [String: SigningFiles]
     /// Where the configuration came from, or nil when there is none.
-    public var file: String?
+    package var file: String?
 
-    public static let defaultKeys = ["passTypeIdentifier", "teamIdentifier", "organizationName", "webServiceURL"]
+    package static let defaultKeys = ["passTypeIdentifier", "teamIdentifier", "organizationName", "webServiceURL"]
 
-    public init(passDefaults: SourceNode? = nil, signing: [String: SigningFiles] = [:], file: String? = nil) {
+    package init(passDefaults: SourceNode? = nil, signing: [String: SigningFiles] = [:], file: String? = nil) {
         self.passDefaults = passDefaults ?? SourceNode(.object([]), at: SourceLocation(file: file ?? "passforge.yml"))
         self.signing = signing
         self.file = file
     }
 
     /// The configured default for `key`, e.g. `passTypeIdentifier`.
-    public func defaultValue(_ key: String) -> String? { passDefaults[key]?.stringValue }
+    package func defaultValue(_ key: String) -> String? { passDefaults[key]?.stringValue }
 
     /// Reads a passforge.yml. Every problem is reported at once.
-    public static func load(file: String) throws(ContentErrors) -> ProjectConfiguration {
+    package static func load(file: String) throws(ContentErrors) -> ProjectConfiguration {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw ContentErrors([.error(at: SourceLocation(file: file), rule: "config.unreadable",
                                         "cannot read the configuration file; check the path given to --config")])

@@ -1,19 +1,19 @@
 /// A position in a file that a person edits: `content/flights/ba.yml:12:7`.
-public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+package struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// The path as the user would type it (relative to the working directory when possible).
-    public var file: String
+    package var file: String
     /// 1-based line; 0 when the problem concerns the whole file.
-    public var line: Int
+    package var line: Int
     /// 1-based column; 0 when unknown.
-    public var column: Int
+    package var column: Int
 
-    public init(file: String, line: Int = 0, column: Int = 0) {
+    package init(file: String, line: Int = 0, column: Int = 0) {
         self.file = file
         self.line = line
         self.column = column
     }
 
-    public var description: String {
+    package var description: String {
         guard line > 0 else { return file }
         return column > 0 ? "\(file):\(line):\(column)" : "\(file):\(line)"
     }

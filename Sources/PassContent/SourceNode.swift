@@ -3,64 +3,64 @@ import PassModel
 /// A parsed YAML or JSON value that remembers where each part was written,
 /// so that a rule broken deep inside a rendered pass.json can point at the
 /// line an editor has to change.
-public struct SourceNode: Sendable, Hashable {
-    public indirect enum Kind: Sendable, Hashable {
+package struct SourceNode: Sendable, Hashable {
+    package indirect enum Kind: Sendable, Hashable {
         case scalar(JSONValue)
         case array([SourceNode])
         /// Keys in written order, each with the location of the key itself.
         case object([Member])
     }
 
-    public struct Member: Sendable, Hashable {
-        public var key: String
-        public var keyLocation: SourceLocation
-        public var value: SourceNode
-        public init(key: String, keyLocation: SourceLocation, value: SourceNode) {
+    package struct Member: Sendable, Hashable {
+        package var key: String
+        package var keyLocation: SourceLocation
+        package var value: SourceNode
+        package init(key: String, keyLocation: SourceLocation, value: SourceNode) {
             self.key = key
             self.keyLocation = keyLocation
             self.value = value
         }
     }
 
-    public var kind: Kind
-    public var location: SourceLocation
+    package var kind: Kind
+    package var location: SourceLocation
 
-    public init(_ kind: Kind, at location: SourceLocation) {
+    package init(_ kind: Kind, at location: SourceLocation) {
         self.kind = kind
         self.location = location
     }
 
-    public static func scalar(_ value: JSONValue, at location: SourceLocation) -> SourceNode {
+    package static func scalar(_ value: JSONValue, at location: SourceLocation) -> SourceNode {
         SourceNode(.scalar(value), at: location)
     }
 
-    public var members: [Member]? {
+    package var members: [Member]? {
         if case .object(let members) = kind { return members }
         return nil
     }
 
-    public var elements: [SourceNode]? {
+    package var elements: [SourceNode]? {
         if case .array(let elements) = kind { return elements }
         return nil
     }
 
-    public var scalarValue: JSONValue? {
+    package var scalarValue: JSONValue? {
         if case .scalar(let value) = kind { return value }
         return nil
     }
 
-    public var stringValue: String? { scalarValue?.stringValue }
+    package var stringValue: String? { scalarValue?.stringValue }
 
-    public subscript(key: String) -> SourceNode? {
+    package subscript(key: String) -> SourceNode? {
         members?.first { $0.key == key }?.value
     }
 
-    public func member(_ key: String) -> Member? {
+    package func member(_ key: String) -> Member? {
         members?.first { $0.key == key }
     }
 
     /// The plain JSON value, without locations.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         switch kind {
         case .scalar(let value): return value
         case .array(let elements): return .array(elements.map(\.jsonValue))
@@ -72,7 +72,7 @@ public struct SourceNode: Sendable, Hashable {
     }
 
     /// Builds a node from plain JSON, placing every part at `location`.
-    public init(json value: JSONValue, at location: SourceLocation) {
+    package init(json value: JSONValue, at location: SourceLocation) {
         switch value {
         case .array(let items):
             self.init(.array(items.map { SourceNode(json: $0, at: location) }), at: location)
@@ -85,7 +85,7 @@ public struct SourceNode: Sendable, Hashable {
 
     /// Where the value at `keyPath` was written; the nearest enclosing value
     /// when the path does not exist (e.g. for a missing required key).
-    public func location(at keyPath: JSONPath) -> SourceLocation {
+    package func location(at keyPath: JSONPath) -> SourceLocation {
         var node = self
         for component in keyPath.components {
             switch (component, node.kind) {
@@ -104,7 +104,7 @@ public struct SourceNode: Sendable, Hashable {
 
     /// Deep merge with locations: objects merge key by key, anything else is
     /// replaced by `overlay`: objects merge, arrays replace.
-    public func merging(_ overlay: SourceNode) -> SourceNode {
+    package func merging(_ overlay: SourceNode) -> SourceNode {
         guard case .object(var base) = kind, case .object(let top) = overlay.kind else { return overlay }
         for member in top {
             if let index = base.firstIndex(where: { $0.key == member.key }) {
@@ -117,7 +117,7 @@ public struct SourceNode: Sendable, Hashable {
     }
 
     /// Sets `key` in an object node (appending it when new).
-    public mutating func set(_ key: String, to value: SourceNode) {
+    package mutating func set(_ key: String, to value: SourceNode) {
         guard case .object(var members) = kind else { return }
         if let index = members.firstIndex(where: { $0.key == key }) {
             members[index].value = value
@@ -129,7 +129,7 @@ public struct SourceNode: Sendable, Hashable {
 
     /// Removes `key` from an object node, returning its value.
     @discardableResult
-    public mutating func remove(_ key: String) -> SourceNode? {
+    package mutating func remove(_ key: String) -> SourceNode? {
         guard case .object(var members) = kind, let index = members.firstIndex(where: { $0.key == key }) else { return nil }
         let removed = members.remove(at: index)
         kind = .object(members)

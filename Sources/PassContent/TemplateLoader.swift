@@ -2,18 +2,18 @@ import Foundation
 import PassModel
 
 /// Reads templates from the templates directory, once each.
-public struct TemplateLoader: Sendable {
-    public var directory: String
+package struct TemplateLoader: Sendable {
+    package var directory: String
 
-    public init(directory: String) { self.directory = directory }
+    package init(directory: String) { self.directory = directory }
 
     /// Names of the template folders, sorted.
-    public func templateNames() -> [String] {
+    package func templateNames() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { !$0.hasPrefix(".") && isDirectory((directory as NSString).appendingPathComponent($0)) }.sorted()
     }
 
-    public func load(_ name: String) -> Result<Template, ContentErrors> {
+    package func load(_ name: String) -> Result<Template, ContentErrors> {
         let folder = (directory as NSString).appendingPathComponent(name)
         let passPath = (folder as NSString).appendingPathComponent("pass.json")
         guard isDirectory(folder) else {

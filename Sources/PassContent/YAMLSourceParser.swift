@@ -8,12 +8,12 @@ import Yams
 /// Unlike YAML 1.1, `NO`, `yes` or `on` stay text (a country code `NO` must
 /// not become `false`), and a timestamp such as `2026-12-01T09:30:00Z` stays
 /// the string as written, because pass.json wants ISO-8601 text.
-public enum YAMLSourceParser {
+package enum YAMLSourceParser {
     /// More values than this in one file is refused: aliases can make a
     /// small file expand to billions of values ("billion laughs").
-    public static let maximumNodeCount = 2_000_000
+    package static let maximumNodeCount = 2_000_000
 
-    public static func parse(_ bytes: [UInt8], file: String, maximumNodeCount: Int = maximumNodeCount) throws(ContentDiagnostic) -> SourceNode {
+    package static func parse(_ bytes: [UInt8], file: String, maximumNodeCount: Int = maximumNodeCount) throws(ContentDiagnostic) -> SourceNode {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .error(at: SourceLocation(file: file), rule: "yaml.encoding",
                          "the file is not valid UTF-8; save it as UTF-8")

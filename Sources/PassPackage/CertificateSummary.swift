@@ -3,30 +3,30 @@ import Foundation
 
 /// The facts about an X.509 certificate that a pass build and `passforge
 /// inspect` need.
-public struct CertificateSummary: Sendable, Hashable {
+package struct CertificateSummary: Sendable, Hashable {
     /// The subject on one line, in certificate order, e.g.
     /// `UID=pass.com.example, CN=Pass Type ID: pass.com.example, OU=ABCDE12345, O=Example, C=US`.
-    public var subject: String
+    package var subject: String
     /// The issuer on one line, in the same form as `subject`.
-    public var issuer: String
+    package var issuer: String
     /// The subject's common name (CN), e.g. `Pass Type ID: pass.com.example`.
-    public var commonName: String?
+    package var commonName: String?
     /// The subject's UID (OID 0.9.2342.19200300.100.1.1). Apple puts the
     /// pass type identifier here in a Pass Type ID certificate.
-    public var userID: String?
+    package var userID: String?
     /// The subject's organizational unit (OU). Apple puts the Team ID here
     /// in a Pass Type ID certificate.
-    public var organizationalUnit: String?
+    package var organizationalUnit: String?
     /// The subject's organization (O).
-    public var organization: String?
+    package var organization: String?
     /// The serial number, as uppercase hex.
-    public var serialNumber: String
-    public var notBefore: Date
-    public var notAfter: Date
+    package var serialNumber: String
+    package var notBefore: Date
+    package var notAfter: Date
     /// The certificate's DER encoding.
-    public var derBytes: [UInt8]
+    package var derBytes: [UInt8]
 
-    public init(
+    package init(
         subject: String,
         issuer: String,
         commonName: String?,
@@ -53,12 +53,12 @@ public struct CertificateSummary: Sendable, Hashable {
     /// Lowercase hex SHA-256 of the DER encoding. A build records it to
     /// notice that the signing identity changed and every pass must be
     /// re-signed.
-    public var sha256Fingerprint: String {
+    package var sha256Fingerprint: String {
         SHA256.hash(data: derBytes).hexString
     }
 
     /// Whether `date` lies within the validity period.
-    public func isValid(at date: Date) -> Bool {
+    package func isValid(at date: Date) -> Bool {
         notBefore <= date && date <= notAfter
     }
 }

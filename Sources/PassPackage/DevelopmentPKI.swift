@@ -17,27 +17,27 @@ import Foundation
 /// 0600), each written atomically, and reused on later runs. A certificate is
 /// made again when it is missing, unreadable, no longer issued by its parent,
 /// or within `renewalMargin` of expiring.
-public struct DevelopmentPKI: Sendable {
-    public static let rootCommonName = "passforge Development Root"
-    public static let intermediateCommonName = "passforge Development WWDR"
-    public static let organization = "passforge development"
+package struct DevelopmentPKI: Sendable {
+    package static let rootCommonName = "passforge Development Root"
+    package static let intermediateCommonName = "passforge Development WWDR"
+    package static let organization = "passforge development"
 
-    public let directory: String
+    package let directory: String
     /// How long before expiry a certificate is replaced.
-    public var renewalMargin: TimeInterval = 7 * 24 * 3600
+    package var renewalMargin: TimeInterval = 7 * 24 * 3600
 
-    public init(directory: String) {
+    package init(directory: String) {
         self.directory = directory
     }
 
     /// The root certificate to trust when verifying development passes
     /// (`openssl smime -verify -CAfile`, `PassInspection(…trustedRoots:)`).
-    public var rootCertificatePath: String { path("root-certificate.pem") }
-    public var intermediateCertificatePath: String { path("wwdr-certificate.pem") }
+    package var rootCertificatePath: String { path("root-certificate.pem") }
+    package var intermediateCertificatePath: String { path("wwdr-certificate.pem") }
 
     /// The identity for `passTypeIdentifier` and `teamIdentifier`, creating
     /// whatever part of the chain is missing or stale.
-    public func identity(
+    package func identity(
         passTypeIdentifier: String,
         teamIdentifier: String,
         now: Date = Date()
@@ -163,14 +163,14 @@ public struct DevelopmentPKI: Sendable {
     }
 }
 
-public enum DevelopmentPKIError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+package enum DevelopmentPKIError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     case invalidIdentifier(String)
     case cannotCreateDirectory(path: String, reason: String)
     case cannotLock(path: String)
     case cannotWrite(path: String, reason: String)
     case openSSLFailure(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .invalidIdentifier(message):
             return "development signing: \(message)"
@@ -185,5 +185,5 @@ public enum DevelopmentPKIError: Error, Equatable, Sendable, CustomStringConvert
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

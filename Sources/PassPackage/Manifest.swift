@@ -4,16 +4,16 @@ import Foundation
 /// `manifest.json`: every file of a pass mapped to the lowercase hex SHA-1 of
 /// its bytes, except `manifest.json` and `signature` themselves
 /// (Apple, PassKit Package Format Reference, "Manifest"). SHA-1 is what Wallet checks; it is not a choice.
-public struct Manifest: Sendable, Hashable {
-    public static let fileName = "manifest.json"
-    public static let signatureFileName = "signature"
+package struct Manifest: Sendable, Hashable {
+    package static let fileName = "manifest.json"
+    package static let signatureFileName = "signature"
 
     /// File path (forward slashes, relative to the pass root) → SHA-1 hex.
-    public private(set) var hashes: [String: String]
+    package private(set) var hashes: [String: String]
 
     /// The manifest of `files`, keyed by their paths in the pass. Entries
     /// named `manifest.json` or `signature` are left out.
-    public init(files: [String: [UInt8]]) {
+    package init(files: [String: [UInt8]]) {
         var hashes: [String: String] = [:]
         for (name, bytes) in files where !Self.isExcluded(name) {
             hashes[name] = Self.sha1Hex(bytes)
@@ -21,12 +21,12 @@ public struct Manifest: Sendable, Hashable {
         self.hashes = hashes
     }
 
-    public init(hashes: [String: String]) {
+    package init(hashes: [String: String]) {
         self.hashes = hashes
     }
 
     /// Parses a `manifest.json`.
-    public init(jsonBytes: [UInt8]) throws(ManifestError) {
+    package init(jsonBytes: [UInt8]) throws(ManifestError) {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(jsonBytes))
@@ -45,7 +45,7 @@ public struct Manifest: Sendable, Hashable {
     /// The JSON bytes: one object, keys sorted by their UTF-8 bytes, no
     /// whitespace. The same manifest always gives the same bytes, so an
     /// unchanged pass has an unchanged manifest.
-    public var jsonBytes: [UInt8] {
+    package var jsonBytes: [UInt8] {
         var json: [UInt8] = [UInt8(ascii: "{")]
         let names = hashes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         for (position, name) in names.enumerated() {
@@ -59,12 +59,12 @@ public struct Manifest: Sendable, Hashable {
     }
 
     /// Whether `name` is one of the two files a manifest never lists.
-    public static func isExcluded(_ name: String) -> Bool {
+    package static func isExcluded(_ name: String) -> Bool {
         name == fileName || name == signatureFileName
     }
 
     /// Lowercase hex SHA-1 of `bytes`.
-    public static func sha1Hex(_ bytes: [UInt8]) -> String {
+    package static func sha1Hex(_ bytes: [UInt8]) -> String {
         Insecure.SHA1.hash(data: bytes).hexString
     }
 
@@ -83,12 +83,12 @@ public struct Manifest: Sendable, Hashable {
     }
 }
 
-public enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+package enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     case notJSON(reason: String)
     case notAnObject
     case valueNotAString(file: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .notJSON(reason): return "manifest.json is not valid JSON: \(reason)"
         case .notAnObject: return "manifest.json must be a JSON object of file name to SHA-1"
@@ -96,5 +96,5 @@ public enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible, 
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

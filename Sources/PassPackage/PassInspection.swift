@@ -3,7 +3,7 @@ import Foundation
 /// What is wrong with a `.pkpass`. Every case would keep the pass from
 /// installing or updating on a device, except `untrustedChain`, which is
 /// expected for development passes.
-public enum PassDefect: Sendable, Hashable, CustomStringConvertible {
+package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
     case unreadableArchive(String)
     /// A file that is neither at the root nor directly in a `.lproj` folder
     /// (e.g. a pass zipped with its folder), which Wallet does not see.
@@ -30,7 +30,7 @@ public enum PassDefect: Sendable, Hashable, CustomStringConvertible {
     /// the certificate's UID or OU.
     case identifierMismatch(key: String, pass: String, certificate: String?)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unreadableArchive(reason):
             return "not a readable pass archive: \(reason)"
@@ -77,22 +77,22 @@ public enum PassDefect: Sendable, Hashable, CustomStringConvertible {
 /// Everything `passforge inspect` reports about a `.pkpass`: its files, the
 /// manifest check, the signature check and the certificate facts. Problems
 /// are collected in `defects`; inspection never stops at the first.
-public struct PassInspection: Sendable {
-    public struct Entry: Sendable, Hashable {
-        public var name: String
-        public var size: Int
-        public var sha1: String
+package struct PassInspection: Sendable {
+    package struct Entry: Sendable, Hashable {
+        package var name: String
+        package var size: Int
+        package var sha1: String
     }
 
     /// The archive's files, in archive order.
-    public var entries: [Entry]
+    package var entries: [Entry]
     /// The archive's files by name (bounded by the read limits).
-    public var files: [String: [UInt8]]
-    public var manifest: Manifest?
-    public var signature: SignatureInspection?
-    public var defects: [PassDefect]
+    package var files: [String: [UInt8]]
+    package var manifest: Manifest?
+    package var signature: SignatureInspection?
+    package var defects: [PassDefect]
 
-    public var isValid: Bool { defects.isEmpty }
+    package var isValid: Bool { defects.isEmpty }
 
     /// Inspects `pkpass`.
     ///
@@ -102,7 +102,7 @@ public struct PassInspection: Sendable {
     ///     development root). Without it the chain is not judged.
     ///   - limits: bounds on unpacking.
     ///   - date: the time certificates must be valid at.
-    public init(pkpass: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, at date: Date = Date()) {
+    package init(pkpass: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, at date: Date = Date()) {
         entries = []
         files = [:]
         manifest = nil

@@ -6,9 +6,9 @@ import Foundation
 /// the zip root (Apple, PassKit Package Format Reference: a pass wrapped in
 /// a folder shows nothing on the device). Stored and deflated entries both
 /// work; see `Compression` for the trade-off.
-public struct PassPackager: Sendable {
+package struct PassPackager: Sendable {
     /// Which entries are deflated.
-    public enum Compression: Sendable, Hashable {
+    package enum Compression: Sendable, Hashable {
         /// Deflate everything but PNGs (already compressed, so deflating them
         /// gains nothing). Smallest passes; pass.json and pass.strings shrink
         /// by about two thirds.
@@ -20,10 +20,10 @@ public struct PassPackager: Sendable {
         case storeAll
     }
 
-    public var signer: any ManifestSigning
-    public var compression: Compression
+    package var signer: any ManifestSigning
+    package var compression: Compression
 
-    public init(signer: any ManifestSigning, compression: Compression = .deflateExceptPNG) {
+    package init(signer: any ManifestSigning, compression: Compression = .deflateExceptPNG) {
         self.signer = signer
         self.compression = compression
     }
@@ -36,7 +36,7 @@ public struct PassPackager: Sendable {
     ///     `signature`; they are made here.
     ///   - signingTime: the signature's signing time and the zip entries'
     ///     time stamp.
-    public func makePKPass(files: [String: [UInt8]], signingTime: Date = Date()) throws(PassPackageError) -> [UInt8] {
+    package func makePKPass(files: [String: [UInt8]], signingTime: Date = Date()) throws(PassPackageError) -> [UInt8] {
         guard let passJSON = files["pass.json"] else { throw .missingPassJSON }
         var prepared: [PreparedPassFile] = []
         for (name, bytes) in files where name != "pass.json" {
@@ -51,7 +51,7 @@ public struct PassPackager: Sendable {
     /// The archive holds pass.json first, then the files sorted by name,
     /// `manifest.json` and `signature`, so equal inputs give equal archives
     /// (order does not matter to Wallet).
-    public func makePKPass(passJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError) -> [UInt8] {
+    package func makePKPass(passJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError) -> [UInt8] {
         let files = files.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         var hashes = ["pass.json": Manifest.sha1Hex(passJSON)]
         hashes.reserveCapacity(files.count + 1)
@@ -100,7 +100,7 @@ public struct PassPackager: Sendable {
     }
 }
 
-public enum PassPackageError: Error, Sendable, CustomStringConvertible, LocalizedError {
+package enum PassPackageError: Error, Sendable, CustomStringConvertible, LocalizedError {
     case missingPassJSON
     /// `manifest.json` or `signature` was passed in; the packager makes them.
     case reservedFileName(String)
@@ -110,7 +110,7 @@ public enum PassPackageError: Error, Sendable, CustomStringConvertible, Localize
     case signingFailed(SigningError)
     case zipFailed(ZipError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingPassJSON:
             return "a pass needs a pass.json at its root"
@@ -127,5 +127,5 @@ public enum PassPackageError: Error, Sendable, CustomStringConvertible, Localize
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

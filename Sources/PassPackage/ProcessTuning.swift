@@ -1,7 +1,7 @@
 import CSystemCalls
 
 /// Process-wide settings that make bulk pass packaging faster.
-public enum ProcessTuning {
+package enum ProcessTuning {
     /// Stops glibc from returning freed heap memory to the kernel after
     /// every pass.
     ///
@@ -19,7 +19,7 @@ public enum ProcessTuning {
     ///
     /// It is process-wide, so it is opt-in: call it once at the start of a
     /// large build.
-    public static func reduceHeapTrimming() {
+    package static func reduceHeapTrimming() {
         _ = passforge_set_malloc_thresholds(64 << 20, 4 << 20)
     }
 }

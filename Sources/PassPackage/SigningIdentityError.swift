@@ -2,18 +2,18 @@ import Foundation
 
 /// Bytes of a certificate, key or `.p12` file, with the path used to name it
 /// in error messages.
-public struct SigningFile: Sendable {
+package struct SigningFile: Sendable {
     /// Where the bytes came from; errors name it.
-    public var path: String
-    public var bytes: [UInt8]
+    package var path: String
+    package var bytes: [UInt8]
 
-    public init(path: String, bytes: [UInt8]) {
+    package init(path: String, bytes: [UInt8]) {
         self.path = path
         self.bytes = bytes
     }
 
     /// Reads the file at `path`.
-    public init(contentsOf path: String) throws(SigningIdentityError) {
+    package init(contentsOf path: String) throws(SigningIdentityError) {
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             self.init(path: path, bytes: [UInt8](data))
@@ -25,7 +25,7 @@ public struct SigningFile: Sendable {
 
 /// Why a signing identity could not be loaded. Messages name the file and
 /// say what to do; none contains a password.
-public enum SigningIdentityError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+package enum SigningIdentityError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// The file could not be read at all.
     case fileUnreadable(path: String, reason: String)
     /// The signing certificate is neither PEM, DER nor a `.p12`.
@@ -52,7 +52,7 @@ public enum SigningIdentityError: Error, Equatable, Sendable, CustomStringConver
     /// OpenSSL failed for a reason other than the input (e.g. memory).
     case openSSLFailure(operation: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .fileUnreadable(path, reason):
             return "cannot read \(path): \(reason); check the path and its permissions"
@@ -94,19 +94,19 @@ public enum SigningIdentityError: Error, Equatable, Sendable, CustomStringConver
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }
 
 /// Why a signature could not be made.
-public enum SigningError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+package enum SigningError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     case openSSLFailure(operation: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .openSSLFailure(operation, reason):
             return "signing failed: OpenSSL could not \(operation): \(reason)"
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

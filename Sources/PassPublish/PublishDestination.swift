@@ -1,7 +1,7 @@
 /// Where `passforge publish` copies the tree, and where `build --state-from`
 /// reads the published state: a local folder, or `[user@]host:/path`
 /// reached with rsync over ssh.
-public enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
+package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
     /// A folder on this machine (a mounted volume counts).
     case directory(String)
     /// `[user@]host` and the folder on that host; a relative folder is under the login's home.
@@ -10,7 +10,7 @@ public enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
     /// A destination is remote when it reads `[user@]host:path`: a colon
     /// before any slash, with no slash, `@` or colon in the host part.
     /// Everything else is a local path (`./a:b` is local).
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         if let colon = text.firstIndex(of: ":"), !text[..<colon].contains("/") {
             let userHost = String(text[..<colon])
             let parts = userHost.split(separator: "@", omittingEmptySubsequences: false)
@@ -24,7 +24,7 @@ public enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
         self = .directory(text)
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .directory(let path): path
         case .remote(let userHost, let path): "\(userHost):\(path)"
@@ -33,7 +33,7 @@ public enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
 
     /// The transport that reaches this destination. `environment` supplies
     /// `PASSFORGE_SSH_COMMAND` and `PATH` for the remote form.
-    public func makeTransport(environment: [String: String]) throws(PublishError) -> any PublishTransport {
+    package func makeTransport(environment: [String: String]) throws(PublishError) -> any PublishTransport {
         switch self {
         case .directory(let path): DirectoryTransport(root: path)
         case .remote(let userHost, let path): try RsyncTransport(userHost: userHost, path: path, environment: environment)

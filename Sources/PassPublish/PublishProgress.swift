@@ -1,5 +1,5 @@
 /// What `passforge publish` reports while it runs.
-public enum PublishProgress: Sendable, Equatable {
+package enum PublishProgress: Sendable, Equatable {
     /// The plan: passes and files to send, files to delete.
     case planned(passes: Int, files: Int, removals: Int)
     /// Files landed at the destination so far.
@@ -9,25 +9,25 @@ public enum PublishProgress: Sendable, Equatable {
 }
 
 /// The result of a publish, for the summary line.
-public struct PublishSummary: Sendable, Equatable, CustomStringConvertible {
+package struct PublishSummary: Sendable, Equatable, CustomStringConvertible {
     /// Passes whose files were sent.
-    public var passesSent = 0
+    package var passesSent = 0
     /// Files written at the destination: pass files and their links.
-    public var filesSent = 0
+    package var filesSent = 0
     /// Bytes of the pass files sent.
-    public var bytesSent = 0
+    package var bytesSent = 0
     /// Passes the destination listed and the new build does not.
-    public var passesRemoved = 0
+    package var passesRemoved = 0
     /// Files deleted at the destination (a missing one counts too).
-    public var filesRemoved = 0
+    package var filesRemoved = 0
     /// Whether the build state was sent (it is not when the destination already has it).
-    public var stateSent = false
+    package var stateSent = false
     /// The update tag of the published build.
-    public var lastUpdateTag: Int64 = 0
+    package var lastUpdateTag: Int64 = 0
 
-    public init() {}
+    package init() {}
 
-    public var description: String {
+    package var description: String {
         guard stateSent || filesSent > 0 || filesRemoved > 0 else {
             return "nothing to publish: the destination already has this build (state \(lastUpdateTag))"
         }

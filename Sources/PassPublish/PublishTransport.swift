@@ -4,7 +4,7 @@ import AtomicFiles
 ///
 /// Every method is safe to run again after a kill: a file lands whole or not
 /// at all, and deleting a missing file is not an error.
-public protocol PublishTransport: Sendable {
+package protocol PublishTransport: Sendable {
     /// The destination's build state and downloads list, as bytes.
     func fetchState() throws -> DestinationState
 
@@ -31,7 +31,7 @@ public protocol PublishTransport: Sendable {
 }
 
 /// What a destination holds of a build.
-public enum DestinationState: Sendable, Equatable {
+package enum DestinationState: Sendable, Equatable {
     /// The destination folder does not exist.
     case missingFolder
     /// The folder exists but no build was published there.
@@ -40,16 +40,16 @@ public enum DestinationState: Sendable, Equatable {
 }
 
 /// One pass to carry to the destination: its file and the names linked to it.
-public struct PassUpload: Sendable, Equatable {
+package struct PassUpload: Sendable, Equatable {
     /// `v1/passes/<type>/<serial>`.
-    public var passPath: String
+    package var passPath: String
     /// Link names the destination does not have for this pass yet.
-    public var newLinks: [String]
+    package var newLinks: [String]
     /// Link names the destination has for the previous version: replaced in place.
-    public var replacedLinks: [String]
+    package var replacedLinks: [String]
     /// Bytes of the pass file.
-    public var size: Int
+    package var size: Int
 
-    public var fileCount: Int { 1 + newLinks.count + replacedLinks.count }
-    public var links: [String] { newLinks + replacedLinks }
+    package var fileCount: Int { 1 + newLinks.count + replacedLinks.count }
+    package var links: [String] { newLinks + replacedLinks }
 }

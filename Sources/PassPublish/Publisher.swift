@@ -14,20 +14,20 @@ import PassBuild
 /// destination's `v1/devices/` (written by the server there) is never
 /// touched. A publish killed at any point leaves the destination serving the
 /// previous build or the new one, and running it again completes it.
-public struct Publisher: Sendable {
-    public var outputDirectory: String
-    public var destination: PublishDestination
+package struct Publisher: Sendable {
+    package var outputDirectory: String
+    package var destination: PublishDestination
     let transport: any PublishTransport
     let environment: [String: String]
 
-    public init(outputDirectory: String, destination: PublishDestination,
+    package init(outputDirectory: String, destination: PublishDestination,
                 environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         self.init(outputDirectory: outputDirectory, destination: destination,
                   transport: try destination.makeTransport(environment: environment), environment: environment)
     }
 
     /// A publish through a given transport (tests use one that fails half-way).
-    public init(outputDirectory: String, destination: PublishDestination, transport: any PublishTransport,
+    package init(outputDirectory: String, destination: PublishDestination, transport: any PublishTransport,
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.outputDirectory = outputDirectory
         self.destination = destination
@@ -35,7 +35,7 @@ public struct Publisher: Sendable {
         self.environment = environment
     }
 
-    public func publish(progress: @Sendable (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
+    package func publish(progress: @Sendable (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
         let output = LocalOutput(directory: outputDirectory)
         guard FileManager.default.fileExists(atPath: output.stateDirectory) else {
             throw PublishError("\(outputDirectory) holds no build (no .passforge/); run passforge build first")

@@ -3,7 +3,7 @@ import Foundation
 import PassBuild
 
 /// What `passforge build --state-from DEST` found at DEST.
-public enum StateFetchOutcome: Sendable, Equatable {
+package enum StateFetchOutcome: Sendable, Equatable {
     /// DEST has no build state: a first deploy, building every pass is right.
     case destinationHasNoState
     /// DEST's state and downloads list replaced the local ones (there were none, or older ones).
@@ -11,7 +11,7 @@ public enum StateFetchOutcome: Sendable, Equatable {
     /// The local state is as new as DEST's or newer, and was kept.
     case keptLocal(lastUpdateTag: Int64)
 
-    public var destinationHadState: Bool { self != .destinationHasNoState }
+    package var destinationHadState: Bool { self != .destinationHasNoState }
 }
 
 extension PublishDestination {
@@ -22,7 +22,7 @@ extension PublishDestination {
     ///
     /// A DEST folder that does not exist is an error rather than a first
     /// deploy: a mistyped path must not re-sign every pass.
-    public func fetchState(into outputDirectory: String,
+    package func fetchState(into outputDirectory: String,
                            environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StateFetchOutcome {
         let transport = try makeTransport(environment: environment)
         let output = LocalOutput(directory: outputDirectory)
@@ -49,14 +49,14 @@ extension PublishDestination {
 }
 
 /// The rule that keeps a CI run from re-signing every pass by accident.
-public enum FreshBuildGuard {
+package enum FreshBuildGuard {
     /// Why a build must not start, or nil when it may.
     ///
     /// Under `CI=true`, a build with no previous state would give every pass
     /// a new update tag and ETag, so every device would be pushed and fetch
     /// every pass again. It is refused unless `--initial` is given or
     /// `--state-from` found no state at DEST (a first deploy).
-    public static func refusal(environment: [String: String], outputDirectory: String, isInitial: Bool,
+    package static func refusal(environment: [String: String], outputDirectory: String, isInitial: Bool,
                                stateFetch: StateFetchOutcome?) -> String? {
         guard environment["CI"] == "true", !isInitial, stateFetch != .destinationHasNoState,
               !FileManager.default.fileExists(atPath: BuildState.path(in: outputDirectory)) else { return nil }

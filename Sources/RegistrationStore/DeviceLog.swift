@@ -1,6 +1,6 @@
 /// The messages devices send to Apple's "Log a Message" endpoint, kept in
 /// the registration store up to a bound.
-public protocol DeviceLog: Sendable {
+package protocol DeviceLog: Sendable {
     /// Keeps device log messages, dropping the oldest beyond the store's bound.
     func appendLog(_ messages: [String], receivedAt: Double) async throws
 
@@ -10,5 +10,5 @@ public protocol DeviceLog: Sendable {
 
 extension DeviceLog {
     /// Device log messages a store keeps unless told otherwise; older ones are dropped.
-    public static var defaultLogLimit: Int { 10_000 }
+    package static var defaultLogLimit: Int { 10_000 }
 }

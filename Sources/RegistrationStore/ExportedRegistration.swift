@@ -1,11 +1,11 @@
 /// One registration as `RegistrationExport.exportRegistrations` reads it.
-public struct ExportedRegistration: Sendable, Equatable {
-    public var device: String
-    public var pushToken: String
-    public var passTypeIdentifier: String
-    public var serialNumber: String
+package struct ExportedRegistration: Sendable, Equatable {
+    package var device: String
+    package var pushToken: String
+    package var passTypeIdentifier: String
+    package var serialNumber: String
 
-    public init(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) {
+    package init(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) {
         self.device = device
         self.pushToken = pushToken
         self.passTypeIdentifier = passTypeIdentifier

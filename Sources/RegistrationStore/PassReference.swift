@@ -1,9 +1,9 @@
 /// A pass, by its identity.
-public struct PassReference: Sendable, Hashable {
-    public var passTypeIdentifier: String
-    public var serialNumber: String
+package struct PassReference: Sendable, Hashable {
+    package var passTypeIdentifier: String
+    package var serialNumber: String
 
-    public init(passTypeIdentifier: String, serialNumber: String) {
+    package init(passTypeIdentifier: String, serialNumber: String) {
         self.passTypeIdentifier = passTypeIdentifier
         self.serialNumber = serialNumber
     }

@@ -1,6 +1,6 @@
 /// The pushes still to send, kept in the registration store: a failed push
 /// is retried by the next push run, never lost.
-public protocol PushQueue: Sendable {
+package protocol PushQueue: Sendable {
     /// The greatest update tag whose changes are already queued; nil before
     /// the first push run.
     func pushCursor() async throws -> Int64?

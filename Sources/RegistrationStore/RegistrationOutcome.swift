@@ -1,7 +1,7 @@
 /// What `register` did; the web service answers 201 for `.created` and 200 otherwise
 /// (Apple: "If the serial number is already registered for this device, return
 /// HTTP status 200. If registration succeeds, return HTTP status 201.").
-public enum RegistrationOutcome: Sendable, Equatable {
+package enum RegistrationOutcome: Sendable, Equatable {
     /// A new registration.
     case created
     /// Already registered; the device's push token was replaced by a new one.
@@ -14,5 +14,5 @@ public enum RegistrationOutcome: Sendable, Equatable {
     case notRegistered
 
     /// Whether the registrations (and so the device's index) changed.
-    public var changesIndex: Bool { self == .created || self == .removed }
+    package var changesIndex: Bool { self == .created || self == .removed }
 }

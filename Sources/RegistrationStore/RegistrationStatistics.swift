@@ -1,10 +1,10 @@
 /// Row counts of a registration store.
-public struct RegistrationStatistics: Sendable, Equatable {
-    public var devices: Int
-    public var registrations: Int
-    public var logEntries: Int
+package struct RegistrationStatistics: Sendable, Equatable {
+    package var devices: Int
+    package var registrations: Int
+    package var logEntries: Int
 
-    public init(devices: Int, registrations: Int, logEntries: Int) {
+    package init(devices: Int, registrations: Int, logEntries: Int) {
         self.devices = devices
         self.registrations = registrations
         self.logEntries = logEntries

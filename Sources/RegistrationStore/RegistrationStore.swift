@@ -20,7 +20,7 @@
 /// The push queue, the device log and the export are separate protocols
 /// (`PushQueue`, `DeviceLog`, `RegistrationExport`); a store implements all
 /// of them (`RegistrationDatabase`).
-public protocol RegistrationStore: Sendable {
+package protocol RegistrationStore: Sendable {
     /// Registers a pass on a device, creating the device when needed and
     /// replacing its push token when it changed.
     func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange
@@ -50,8 +50,8 @@ public protocol RegistrationStore: Sendable {
 }
 
 extension RegistrationStore {
-    public var isShared: Bool { false }
+    package var isShared: Bool { false }
 }
 
 /// Everything a registration store keeps: what a command opens.
-public typealias RegistrationDatabase = RegistrationStore & PushQueue & DeviceLog & RegistrationExport
+package typealias RegistrationDatabase = RegistrationStore & PushQueue & DeviceLog & RegistrationExport

@@ -3,19 +3,19 @@
 /// - `sqlite:PATH`, `sqlite://PATH` or a plain file path: an SQLite file.
 /// - `postgres://…` or `postgresql://…`: a PostgreSQL server.
 /// - nothing: `state/registrations.sqlite`.
-public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+package enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     case sqlite(path: String)
     case postgres(url: String)
 
-    public static let defaultSQLitePath = "state/registrations.sqlite"
-    public static let environmentVariable = "PASSFORGE_DATABASE_URL"
+    package static let defaultSQLitePath = "state/registrations.sqlite"
+    package static let environmentVariable = "PASSFORGE_DATABASE_URL"
 
-    public struct InvalidLocation: Error, CustomStringConvertible, Sendable {
-        public var description: String
+    package struct InvalidLocation: Error, CustomStringConvertible, Sendable {
+        package var description: String
     }
 
     /// Parses a PASSFORGE_DATABASE_URL value; nil or empty gives the default file.
-    public init(_ value: String?) throws(InvalidLocation) {
+    package init(_ value: String?) throws(InvalidLocation) {
         guard let value = value?.trimmingWhitespace(), !value.isEmpty else {
             self = .sqlite(path: Self.defaultSQLitePath)
             return
@@ -43,7 +43,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Never prints a password that a PostgreSQL URL may hold.
-    public var description: String {
+    package var description: String {
         switch self {
         case .sqlite(let path): return "SQLite file \(path)"
         case .postgres(let url):

@@ -6,34 +6,34 @@ import ConcurrencySupport
 /// it is, so a copy that stopped half-way is finished by running it again.
 /// Push tokens come along with their devices; the push queue and device logs
 /// do not (the next push run queues what changed).
-public struct StoreMigration: Sendable {
-    public struct Report: Sendable, Equatable {
+package struct StoreMigration: Sendable {
+    package struct Report: Sendable, Equatable {
         /// Registrations read from the source.
-        public var registrations = 0
+        package var registrations = 0
         /// Devices seen in the source.
-        public var devices = 0
+        package var devices = 0
         /// Registrations the destination did not have.
-        public var created = 0
+        package var created = 0
         /// Registrations the destination had already.
-        public var alreadyPresent = 0
+        package var alreadyPresent = 0
         /// Devices whose push token the source's replaced.
-        public var pushTokensUpdated = 0
+        package var pushTokensUpdated = 0
 
-        public init() {}
+        package init() {}
     }
 
-    public let source: any RegistrationExport
-    public let destination: any RegistrationStore
-    public var pageSize = 1_000
+    package let source: any RegistrationExport
+    package let destination: any RegistrationStore
+    package var pageSize = 1_000
     /// Registrations written at once.
-    public var concurrency = 16
+    package var concurrency = 16
 
-    public init(from source: any RegistrationExport, to destination: any RegistrationStore) {
+    package init(from source: any RegistrationExport, to destination: any RegistrationStore) {
         self.source = source
         self.destination = destination
     }
 
-    public func run(progress: @Sendable (Report) -> Void = { _ in }) async throws -> Report {
+    package func run(progress: @Sendable (Report) -> Void = { _ in }) async throws -> Report {
         var report = Report()
         var after: ExportedRegistration?
         var lastDevice: String?

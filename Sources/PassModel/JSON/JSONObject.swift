@@ -1,18 +1,18 @@
 /// A JSON object with its keys in the order they were written.
-public struct JSONObject: Sendable, Hashable, Sequence {
-    public private(set) var keys: [String] = []
+package struct JSONObject: Sendable, Hashable, Sequence {
+    package private(set) var keys: [String] = []
     private var storage: [String: JSONValue] = [:]
 
-    public init() {}
+    package init() {}
 
-    public init(_ pairs: [(String, JSONValue)]) {
+    package init(_ pairs: [(String, JSONValue)]) {
         for (key, value) in pairs { self[key] = value }
     }
 
-    public var count: Int { keys.count }
-    public var isEmpty: Bool { keys.isEmpty }
+    package var count: Int { keys.count }
+    package var isEmpty: Bool { keys.isEmpty }
 
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         get { storage[key] }
         set {
             if let newValue {
@@ -23,7 +23,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         }
     }
 
-    public func makeIterator() -> some IteratorProtocol<(key: String, value: JSONValue)> {
+    package func makeIterator() -> some IteratorProtocol<(key: String, value: JSONValue)> {
         var index = 0
         let keys = self.keys
         let storage = self.storage
@@ -34,11 +34,11 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         }
     }
 
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+    package static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.keys == rhs.keys && lhs.storage == rhs.storage
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(keys)
         for key in keys { hasher.combine(storage[key]) }
     }

@@ -1,8 +1,8 @@
 /// A problem in JSON text, with the line and column (both 1-based) where it was found.
-public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of problem it is, for code that treats some differently;
     /// `message` is for people.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// The text is not JSON: a stray character, a missing or trailing
         /// comma, a malformed number, string or escape, a file that ends early.
         case syntax
@@ -14,17 +14,17 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         case numberOutOfRange
     }
 
-    public var kind: Kind
-    public var line: Int
-    public var column: Int
-    public var message: String
+    package var kind: Kind
+    package var line: Int
+    package var column: Int
+    package var message: String
 
-    public init(_ kind: Kind, line: Int, column: Int, message: String) {
+    package init(_ kind: Kind, line: Int, column: Int, message: String) {
         self.kind = kind
         self.line = line
         self.column = column
         self.message = message
     }
 
-    public var description: String { "line \(line), column \(column): \(message)" }
+    package var description: String { "line \(line), column \(column): \(message)" }
 }

@@ -3,7 +3,7 @@
 /// Deterministic bytes matter: an unchanged pass must produce the same
 /// manifest hash, so incremental builds and ETags stay stable.
 extension JSONValue {
-    public func serialized(pretty: Bool = false) -> [UInt8] {
+    package func serialized(pretty: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(1024)
         write(into: &out, pretty: pretty, indent: 0)
@@ -11,7 +11,7 @@ extension JSONValue {
         return out
     }
 
-    public func serializedString(pretty: Bool = false) -> String {
+    package func serializedString(pretty: Bool = false) -> String {
         String(decoding: serialized(pretty: pretty), as: UTF8.self)
     }
 

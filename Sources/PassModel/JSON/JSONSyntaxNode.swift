@@ -1,25 +1,25 @@
 /// A JSON value with the line and column (1-based) where it was written, and
 /// the same for every key: what a content error needs to name the spot.
-public struct JSONSyntaxNode: Sendable, Hashable {
-    public indirect enum Kind: Sendable, Hashable {
+package struct JSONSyntaxNode: Sendable, Hashable {
+    package indirect enum Kind: Sendable, Hashable {
         case scalar(JSONValue)
         case array([JSONSyntaxNode])
         case object([Member])
     }
 
-    public struct Member: Sendable, Hashable {
-        public var key: String
-        public var keyLine: Int
-        public var keyColumn: Int
-        public var value: JSONSyntaxNode
+    package struct Member: Sendable, Hashable {
+        package var key: String
+        package var keyLine: Int
+        package var keyColumn: Int
+        package var value: JSONSyntaxNode
     }
 
-    public var kind: Kind
-    public var line: Int
-    public var column: Int
+    package var kind: Kind
+    package var line: Int
+    package var column: Int
 
     /// The plain value, without positions.
-    public var value: JSONValue {
+    package var value: JSONValue {
         switch kind {
         case .scalar(let value): return value
         case .array(let elements): return .array(elements.map(\.value))

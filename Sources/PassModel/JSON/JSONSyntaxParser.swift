@@ -2,12 +2,12 @@ extension JSONValue {
     /// Parses JSON text (RFC 8259, UTF-8; a UTF-8 BOM is skipped), keeping
     /// the order of object keys. Integers that fit in `Int` become `.int`,
     /// other numbers `.double`. A key repeated in one object is an error.
-    public init(parsing bytes: some Collection<UInt8>) throws(JSONParseError) {
+    package init(parsing bytes: some Collection<UInt8>) throws(JSONParseError) {
         self = try JSONSyntaxParser.parse(Array(bytes)).value
     }
 
     /// Parses JSON text given as a string; see the byte-based initializer.
-    public init(parsing text: String) throws(JSONParseError) {
+    package init(parsing text: String) throws(JSONParseError) {
         try self.init(parsing: Array(text.utf8))
     }
 }
@@ -15,9 +15,9 @@ extension JSONValue {
 /// The one JSON parser of passforge: strict RFC 8259, recording the line and
 /// column of every value and key. Duplicate keys are an error: with them,
 /// which value wins is a guess.
-public struct JSONSyntaxParser {
+package struct JSONSyntaxParser {
     /// Deeper nesting than this is refused, so hostile input cannot exhaust the stack.
-    public static let maximumDepth = 128
+    package static let maximumDepth = 128
 
     private let bytes: [UInt8]
     private var index = 0
@@ -29,7 +29,7 @@ public struct JSONSyntaxParser {
     }
 
     /// Parses one JSON document.
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONSyntaxNode {
+    package static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONSyntaxNode {
         var parser = JSONSyntaxParser(bytes: bytes)
         return try parser.parseDocument()
     }

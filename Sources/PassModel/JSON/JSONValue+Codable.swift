@@ -4,7 +4,7 @@
 // so key order is kept; other coders see an ordinary JSON value.
 
 extension JSONValue: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let decoder = decoder as? JSONTreeDecoder {
             self = decoder.value
             return
@@ -35,7 +35,7 @@ extension JSONValue: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
             var single = encoder.singleValueContainer()

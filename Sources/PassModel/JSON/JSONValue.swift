@@ -1,6 +1,6 @@
 /// A JSON value that keeps the order of object keys, so that a rendered
 /// pass.json reads like its template and unknown keys pass through untouched.
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int)
@@ -9,28 +9,28 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object(JSONObject)
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
-    public var objectValue: JSONObject? {
+    package var objectValue: JSONObject? {
         if case .object(let o) = self { return o }
         return nil
     }
 
-    public var arrayValue: [JSONValue]? {
+    package var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
     /// The value as a number, whether it was written as an integer or not.
-    public var numberValue: Double? {
+    package var numberValue: Double? {
         switch self {
         case .int(let i): return Double(i)
         case .double(let d): return d
@@ -38,10 +38,10 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    public var isNumber: Bool { numberValue != nil }
+    package var isNumber: Bool { numberValue != nil }
 
     /// A short name of the JSON type, for messages ("expected a string, found a number").
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -53,7 +53,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// The value at `key` when this is an object.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         objectValue?[key]
     }
 }
@@ -62,7 +62,7 @@ extension JSONValue {
     /// Deep merge: objects merge key by key, everything else (arrays included)
     /// is replaced by `overlay`: how a content file's `pass:` applies to the
     /// rendered pass.json.
-    public func merging(_ overlay: JSONValue) -> JSONValue {
+    package func merging(_ overlay: JSONValue) -> JSONValue {
         guard case .object(var base) = self, case .object(let top) = overlay else { return overlay }
         for (key, value) in top {
             if let existing = base[key] {

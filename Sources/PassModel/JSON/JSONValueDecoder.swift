@@ -1,10 +1,10 @@
 /// Decodes `Decodable` types straight from a `JSONValue` tree, with no text
 /// in between. `JSONValue` members are taken over as they are, keeping key
 /// order. Integers decode from whole numbers only; `Double` from any number.
-public struct JSONValueDecoder: Sendable {
-    public init() {}
+package struct JSONValueDecoder: Sendable {
+    package init() {}
 
-    public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         try JSONTreeDecoder(value: value, codingPath: []).unbox(value, as: T.self, path: [])
     }
 }

@@ -2,10 +2,10 @@
 /// come out in the order they are encoded (for synthesized conformances, the
 /// order of the `CodingKeys`), so the result serializes to the same bytes
 /// every time. `nil` optionals are left out, as synthesized code asks.
-public struct JSONValueEncoder: Sendable {
-    public init() {}
+package struct JSONValueEncoder: Sendable {
+    package init() {}
 
-    public func encode(_ value: some Encodable) throws -> JSONValue {
+    package func encode(_ value: some Encodable) throws -> JSONValue {
         let node = EncodingNode()
         try node.store(value, codingPath: [])
         return node.value

@@ -1,13 +1,13 @@
 /// An entry of `barcodes` (or the legacy single `barcode`).
-public struct Barcode: Sendable, Hashable, Codable {
-    public var format: BarcodeFormat
-    public var message: String
+package struct Barcode: Sendable, Hashable, Codable {
+    package var format: BarcodeFormat
+    package var message: String
     /// The IANA character set of `message` when it is turned into bytes, usually `iso-8859-1`.
-    public var messageEncoding: String
+    package var messageEncoding: String
     /// Text shown near the barcode, e.g. the code in readable form.
-    public var altText: String?
+    package var altText: String?
 
-    public init(format: BarcodeFormat, message: String, messageEncoding: String = "iso-8859-1", altText: String? = nil) {
+    package init(format: BarcodeFormat, message: String, messageEncoding: String = "iso-8859-1", altText: String? = nil) {
         self.format = format
         self.message = message
         self.messageEncoding = messageEncoding

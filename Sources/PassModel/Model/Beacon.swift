@@ -1,11 +1,11 @@
 /// An entry of `beacons`: an iBeacon near which the pass becomes relevant.
-public struct Beacon: Sendable, Hashable, Codable {
-    public var proximityUUID: String
-    public var major: UInt16?
-    public var minor: UInt16?
-    public var relevantText: String?
+package struct Beacon: Sendable, Hashable, Codable {
+    package var proximityUUID: String
+    package var major: UInt16?
+    package var minor: UInt16?
+    package var relevantText: String?
 
-    public init(proximityUUID: String, major: UInt16? = nil, minor: UInt16? = nil, relevantText: String? = nil) {
+    package init(proximityUUID: String, major: UInt16? = nil, minor: UInt16? = nil, relevantText: String? = nil) {
         self.proximityUUID = proximityUUID
         self.major = major
         self.minor = minor

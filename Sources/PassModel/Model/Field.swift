@@ -1,28 +1,28 @@
 /// One field of a pass: what Wallet shows in a header, primary, secondary,
 /// auxiliary or back area.
-public struct Field: Sendable, Hashable, Codable {
+package struct Field: Sendable, Hashable, Codable {
     /// Unique across all of the pass's field arrays.
-    public var key: String
-    public var label: String?
-    public var value: FieldValue
+    package var key: String
+    package var label: String?
+    package var value: FieldValue
     /// Shown instead of `value` on the back of the pass; may hold `<a href>` links only.
-    public var attributedValue: FieldValue?
+    package var attributedValue: FieldValue?
     /// The notification text when the value changes; `%@` stands for the new value.
-    public var changeMessage: String?
-    public var textAlignment: TextAlignment?
-    public var dateStyle: DateStyle?
-    public var timeStyle: DateStyle?
-    public var ignoresTimeZone: Bool?
-    public var isRelative: Bool?
-    public var numberStyle: NumberStyle?
+    package var changeMessage: String?
+    package var textAlignment: TextAlignment?
+    package var dateStyle: DateStyle?
+    package var timeStyle: DateStyle?
+    package var ignoresTimeZone: Bool?
+    package var isRelative: Bool?
+    package var numberStyle: NumberStyle?
     /// ISO 4217 code; the value is then shown as an amount of money.
-    public var currencyCode: String?
-    public var dataDetectorTypes: [DataDetectorType]?
+    package var currencyCode: String?
+    package var dataDetectorTypes: [DataDetectorType]?
     /// 0 or 1: the row of an event ticket's auxiliary field.
-    public var row: Int?
-    public var semantics: JSONValue?
+    package var row: Int?
+    package var semantics: JSONValue?
 
-    public init(key: String, label: String? = nil, value: FieldValue) {
+    package init(key: String, label: String? = nil, value: FieldValue) {
         self.key = key
         self.label = label
         self.value = value

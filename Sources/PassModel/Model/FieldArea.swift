@@ -1,5 +1,5 @@
 /// The field areas of a pass, in the order Wallet lays them out.
-public enum FieldArea: String, CaseIterable, Sendable, Hashable {
+package enum FieldArea: String, CaseIterable, Sendable, Hashable {
     case header = "headerFields"
     case primary = "primaryFields"
     case secondary = "secondaryFields"
@@ -7,5 +7,5 @@ public enum FieldArea: String, CaseIterable, Sendable, Hashable {
     case back = "backFields"
 
     /// The key of the array in the style object, e.g. `"primaryFields"`.
-    public var key: String { rawValue }
+    package var key: String { rawValue }
 }

@@ -1,35 +1,35 @@
 /// A field's `value` (or `attributedValue`): Wallet accepts a string or a
 /// number ("Pass.PassFieldContent" in Apple's Wallet Passes documentation).
 /// Dates are strings.
-public enum FieldValue: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum FieldValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case string(String)
     case number(Double)
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let string) = self { return string }
         return nil
     }
 
-    public var numberValue: Double? {
+    package var numberValue: Double? {
         if case .number(let number) = self { return number }
         return nil
     }
 
     /// The string as a W3C date, when it is one.
-    public var dateValue: W3CDate? {
+    package var dateValue: W3CDate? {
         guard case .string(let string) = self else { return nil }
         return try? W3CDate(parsing: string)
     }
 
     /// The value as text; whole numbers without a decimal point.
-    public var description: String {
+    package var description: String {
         switch self {
         case .string(let string): return string
         case .number(let number): return JSONValue.format(number)
         }
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let string = try? container.decode(String.self) {
             self = .string(string)
@@ -40,7 +40,7 @@ public enum FieldValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let string): try container.encode(string)

@@ -1,12 +1,12 @@
 /// An entry of `locations`: where the pass becomes relevant.
-public struct Location: Sendable, Hashable, Codable {
-    public var latitude: Double
-    public var longitude: Double
+package struct Location: Sendable, Hashable, Codable {
+    package var latitude: Double
+    package var longitude: Double
     /// Metres above sea level.
-    public var altitude: Double?
-    public var relevantText: String?
+    package var altitude: Double?
+    package var relevantText: String?
 
-    public init(latitude: Double, longitude: Double, altitude: Double? = nil, relevantText: String? = nil) {
+    package init(latitude: Double, longitude: Double, altitude: Double? = nil, relevantText: String? = nil) {
         self.latitude = latitude
         self.longitude = longitude
         self.altitude = altitude

@@ -1,12 +1,12 @@
 /// The `nfc` object: what an NFC reader receives (Value Added Services).
-public struct NFC: Sendable, Hashable, Codable {
+package struct NFC: Sendable, Hashable, Codable {
     /// At most 64 bytes of UTF-8.
-    public var message: String
+    package var message: String
     /// Base64 DER of an X.509 SubjectPublicKeyInfo holding a P-256 key.
-    public var encryptionPublicKey: String?
-    public var requiresAuthentication: Bool?
+    package var encryptionPublicKey: String?
+    package var requiresAuthentication: Bool?
 
-    public init(message: String, encryptionPublicKey: String? = nil, requiresAuthentication: Bool? = nil) {
+    package init(message: String, encryptionPublicKey: String? = nil, requiresAuthentication: Bool? = nil) {
         self.message = message
         self.encryptionPublicKey = encryptionPublicKey
         self.requiresAuthentication = requiresAuthentication

@@ -3,15 +3,15 @@
 /// No widely used pass validator checks that a `.png` really is a PNG or
 /// what size it has, so passforge reads the IHDR
 /// (the first chunk of every PNG, fixed at 13 bytes) and its CRC.
-public struct PNGImageInfo: Sendable, Hashable {
-    public var width: Int
-    public var height: Int
-    public var bitDepth: UInt8
-    public var colorType: UInt8
+package struct PNGImageInfo: Sendable, Hashable {
+    package var width: Int
+    package var height: Int
+    package var bitDepth: UInt8
+    package var colorType: UInt8
 
-    public var size: PointSize { PointSize(width: width, height: height) }
+    package var size: PointSize { PointSize(width: width, height: height) }
 
-    public init(width: Int, height: Int, bitDepth: UInt8 = 8, colorType: UInt8 = 6) {
+    package init(width: Int, height: Int, bitDepth: UInt8 = 8, colorType: UInt8 = 6) {
         self.width = width
         self.height = height
         self.bitDepth = bitDepth
@@ -19,14 +19,14 @@ public struct PNGImageInfo: Sendable, Hashable {
     }
 
     /// Why bytes are not a readable PNG.
-    public enum ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooShort
         case notPNGSignature
         case missingHeader
         case headerChecksumMismatch
         case zeroSize
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .tooShort: return "the file is too short to be a PNG"
             case .notPNGSignature: return "the file does not start with the PNG signature (is it a JPEG or another format renamed to .png?)"
@@ -40,7 +40,7 @@ public struct PNGImageInfo: Sendable, Hashable {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// Reads the header of PNG `bytes`; throws when they are not a PNG.
-    public init(bytes: [UInt8]) throws(ParseError) {
+    package init(bytes: [UInt8]) throws(ParseError) {
         guard bytes.count >= 8 else {
             throw bytes.starts(with: Self.signature.prefix(bytes.count)) ? .tooShort : .notPNGSignature
         }
@@ -59,7 +59,7 @@ public struct PNGImageInfo: Sendable, Hashable {
     }
 
     /// The header of PNG `bytes`, or `nil` when they are not a PNG.
-    public static func parse(_ bytes: [UInt8]) -> PNGImageInfo? {
+    package static func parse(_ bytes: [UInt8]) -> PNGImageInfo? {
         try? PNGImageInfo(bytes: bytes)
     }
 }

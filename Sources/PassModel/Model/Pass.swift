@@ -10,61 +10,61 @@
 /// `textAlignment` or a `relevantDate` without a time zone makes
 /// ``init(json:)`` throw. Top-level keys that Apple does not define are kept
 /// in ``additionalProperties`` and written back by ``json``.
-public struct Pass: Sendable, Hashable, Codable {
+package struct Pass: Sendable, Hashable, Codable {
     /// Always 1.
-    public var formatVersion: Int
-    public var passTypeIdentifier: String
-    public var serialNumber: String
-    public var teamIdentifier: String
-    public var organizationName: String
+    package var formatVersion: Int
+    package var passTypeIdentifier: String
+    package var serialNumber: String
+    package var teamIdentifier: String
+    package var organizationName: String
     /// What the pass is, for accessibility: VoiceOver reads it.
-    public var description: String
+    package var description: String
 
-    public var logoText: String?
-    public var foregroundColor: RGBColor?
-    public var backgroundColor: RGBColor?
-    public var labelColor: RGBColor?
-    public var suppressStripShine: Bool?
-    public var sharingProhibited: Bool?
+    package var logoText: String?
+    package var foregroundColor: RGBColor?
+    package var backgroundColor: RGBColor?
+    package var labelColor: RGBColor?
+    package var suppressStripShine: Bool?
+    package var sharingProhibited: Bool?
     /// Groups event tickets and boarding passes in Wallet; other styles may not set it.
-    public var groupingIdentifier: String?
+    package var groupingIdentifier: String?
 
     /// Base URL of the web service that updates the pass; requires `authenticationToken`.
-    public var webServiceURL: String?
+    package var webServiceURL: String?
     /// At least 16 characters; requires `webServiceURL`.
-    public var authenticationToken: String?
+    package var authenticationToken: String?
     /// Requires `associatedStoreIdentifiers`.
-    public var appLaunchURL: String?
-    public var associatedStoreIdentifiers: [Int]?
-    public var userInfo: JSONValue?
+    package var appLaunchURL: String?
+    package var associatedStoreIdentifiers: [Int]?
+    package var userInfo: JSONValue?
 
-    public var relevantDate: W3CDate?
-    public var relevantDates: [RelevantDate]?
-    public var expirationDate: W3CDate?
-    public var voided: Bool?
-    public var locations: [Location]?
-    public var beacons: [Beacon]?
+    package var relevantDate: W3CDate?
+    package var relevantDates: [RelevantDate]?
+    package var expirationDate: W3CDate?
+    package var voided: Bool?
+    package var locations: [Location]?
+    package var beacons: [Beacon]?
     /// Metres; greater than 0.
-    public var maxDistance: Double?
+    package var maxDistance: Double?
 
-    public var barcodes: [Barcode]?
+    package var barcodes: [Barcode]?
     /// The legacy single barcode, still read by old devices.
-    public var barcode: Barcode?
-    public var nfc: NFC?
+    package var barcode: Barcode?
+    package var nfc: NFC?
     /// Semantic tags (`airlineCode`, `eventType`, …), kept as free JSON.
-    public var semantics: JSONValue?
+    package var semantics: JSONValue?
 
-    public var boardingPass: PassStructure?
-    public var coupon: PassStructure?
-    public var eventTicket: PassStructure?
-    public var generic: PassStructure?
-    public var storeCard: PassStructure?
+    package var boardingPass: PassStructure?
+    package var coupon: PassStructure?
+    package var eventTicket: PassStructure?
+    package var generic: PassStructure?
+    package var storeCard: PassStructure?
 
     /// Top-level keys Apple does not define, passed through as they are.
-    public var additionalProperties = JSONObject()
+    package var additionalProperties = JSONObject()
 
     /// A pass of one style, with the six required keys and `formatVersion` 1.
-    public init(
+    package init(
         passTypeIdentifier: String, serialNumber: String, teamIdentifier: String,
         organizationName: String, description: String,
         style: PassStyle, structure: PassStructure = PassStructure()
@@ -82,7 +82,7 @@ public struct Pass: Sendable, Hashable, Codable {
     /// names the offending key when a value has the wrong type or is not
     /// one of Apple's constants; run ``PassValidator`` first for messages
     /// meant for people.
-    public init(json: JSONValue) throws {
+    package init(json: JSONValue) throws {
         self = try JSONValueDecoder().decode(Pass.self, from: json)
         if case .object(let object) = json {
             let known = Set(CodingKeys.allCases.map(\.rawValue))
@@ -92,7 +92,7 @@ public struct Pass: Sendable, Hashable, Codable {
 
     /// The pass as a pass.json tree: known keys in a fixed order, then
     /// ``additionalProperties``.
-    public var json: JSONValue {
+    package var json: JSONValue {
         // Every member is a string, a number that fits in Int, a boolean, a
         // JSONValue or a composition of these, so encoding cannot fail.
         guard case .object(var object) = try! JSONValueEncoder().encode(self) else { return .object(JSONObject()) }
@@ -101,13 +101,13 @@ public struct Pass: Sendable, Hashable, Codable {
     }
 
     /// The style: the first style key present (a valid pass has exactly one).
-    public var style: PassStyle? { PassStyle.allCases.first { self[$0] != nil } }
+    package var style: PassStyle? { PassStyle.allCases.first { self[$0] != nil } }
 
     /// The fields of the pass's style.
-    public var structure: PassStructure? { style.flatMap { self[$0] } }
+    package var structure: PassStructure? { style.flatMap { self[$0] } }
 
     /// The structure under one style key.
-    public subscript(style: PassStyle) -> PassStructure? {
+    package subscript(style: PassStyle) -> PassStructure? {
         get {
             switch style {
             case .boardingPass: return boardingPass
@@ -139,5 +139,5 @@ public struct Pass: Sendable, Hashable, Codable {
     }
 
     /// The names of all top-level keys Apple defines.
-    public static var knownKeys: [String] { CodingKeys.allCases.map(\.rawValue) }
+    package static var knownKeys: [String] { CodingKeys.allCases.map(\.rawValue) }
 }

@@ -1,5 +1,5 @@
 /// The kinds of image a pass can carry; the raw value is the file's base name.
-public enum PassImageKind: String, CaseIterable, Sendable, Hashable {
+package enum PassImageKind: String, CaseIterable, Sendable, Hashable {
     case icon
     case logo
     case footer

@@ -1,19 +1,19 @@
 /// The parts of an image's path in a pass: `en.lproj/logo@2x.png` is the
 /// logo at scale 2, localized for `en`.
-public struct PassImageName: Sendable, Hashable {
+package struct PassImageName: Sendable, Hashable {
     /// The path as given.
-    public var path: String
+    package var path: String
     /// The language folder without `.lproj` (`en`, `pt-BR`), or nil at the top level.
-    public var localization: String?
+    package var localization: String?
     /// The name before the scale suffix: `logo`.
-    public var baseName: String
+    package var baseName: String
     /// The image kind, or nil when `baseName` is not one Wallet knows.
-    public var kind: PassImageKind?
+    package var kind: PassImageKind?
     /// 1, 2 or 3 (no suffix, `@2x`, `@3x`).
-    public var scale: Int
+    package var scale: Int
 
     /// Parses `path`; nil when it is not `[LANG.lproj/]NAME[@2x|@3x].png`.
-    public init?(path: String) {
+    package init?(path: String) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         var file: Substring
         switch parts.count {
@@ -44,5 +44,5 @@ public struct PassImageName: Sendable, Hashable {
     }
 
     /// The name without the localization folder: `logo@2x.png`.
-    public var fileName: String { path.split(separator: "/").last.map(String.init) ?? path }
+    package var fileName: String { path.split(separator: "/").last.map(String.init) ?? path }
 }

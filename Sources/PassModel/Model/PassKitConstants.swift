@@ -3,7 +3,7 @@
 // documentation).
 
 /// `boardingPass.transitType`.
-public enum TransitType: String, CaseIterable, Sendable, Hashable, Codable {
+package enum TransitType: String, CaseIterable, Sendable, Hashable, Codable {
     case air = "PKTransitTypeAir"
     case boat = "PKTransitTypeBoat"
     case bus = "PKTransitTypeBus"
@@ -12,7 +12,7 @@ public enum TransitType: String, CaseIterable, Sendable, Hashable, Codable {
 }
 
 /// A field's `textAlignment`.
-public enum TextAlignment: String, CaseIterable, Sendable, Hashable, Codable {
+package enum TextAlignment: String, CaseIterable, Sendable, Hashable, Codable {
     case left = "PKTextAlignmentLeft"
     case center = "PKTextAlignmentCenter"
     case right = "PKTextAlignmentRight"
@@ -20,7 +20,7 @@ public enum TextAlignment: String, CaseIterable, Sendable, Hashable, Codable {
 }
 
 /// A field's `dateStyle` and `timeStyle`.
-public enum DateStyle: String, CaseIterable, Sendable, Hashable, Codable {
+package enum DateStyle: String, CaseIterable, Sendable, Hashable, Codable {
     case none = "PKDateStyleNone"
     case short = "PKDateStyleShort"
     case medium = "PKDateStyleMedium"
@@ -29,7 +29,7 @@ public enum DateStyle: String, CaseIterable, Sendable, Hashable, Codable {
 }
 
 /// A field's `numberStyle`.
-public enum NumberStyle: String, CaseIterable, Sendable, Hashable, Codable {
+package enum NumberStyle: String, CaseIterable, Sendable, Hashable, Codable {
     case decimal = "PKNumberStyleDecimal"
     case percent = "PKNumberStylePercent"
     case scientific = "PKNumberStyleScientific"
@@ -37,7 +37,7 @@ public enum NumberStyle: String, CaseIterable, Sendable, Hashable, Codable {
 }
 
 /// An entry of a back field's `dataDetectorTypes`.
-public enum DataDetectorType: String, CaseIterable, Sendable, Hashable, Codable {
+package enum DataDetectorType: String, CaseIterable, Sendable, Hashable, Codable {
     case phoneNumber = "PKDataDetectorTypePhoneNumber"
     case link = "PKDataDetectorTypeLink"
     case address = "PKDataDetectorTypeAddress"
@@ -45,7 +45,7 @@ public enum DataDetectorType: String, CaseIterable, Sendable, Hashable, Codable 
 }
 
 /// A barcode's `format`.
-public enum BarcodeFormat: String, CaseIterable, Sendable, Hashable, Codable {
+package enum BarcodeFormat: String, CaseIterable, Sendable, Hashable, Codable {
     case qr = "PKBarcodeFormatQR"
     case pdf417 = "PKBarcodeFormatPDF417"
     case aztec = "PKBarcodeFormatAztec"
@@ -53,11 +53,11 @@ public enum BarcodeFormat: String, CaseIterable, Sendable, Hashable, Codable {
 
     /// QR and Aztec codes are square; they leave less room for fields on
     /// coupons, store cards and generic passes.
-    public var isSquare: Bool { self == .qr || self == .aztec }
+    package var isSquare: Bool { self == .qr || self == .aztec }
 }
 
 /// `semantics.eventType`.
-public enum EventType: String, CaseIterable, Sendable, Hashable, Codable {
+package enum EventType: String, CaseIterable, Sendable, Hashable, Codable {
     case generic = "PKEventTypeGeneric"
     case livePerformance = "PKEventTypeLivePerformance"
     case movie = "PKEventTypeMovie"

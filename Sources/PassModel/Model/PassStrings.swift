@@ -7,26 +7,26 @@
 /// for BOM-less text that does not start with ASCII punctuation. Read from
 /// UTF-16 (LE or BE, with a BOM, or without one when the zero bytes give
 /// the order away) and UTF-8 (with or without a BOM).
-public enum PassStrings {
+package enum PassStrings {
     /// A syntax or encoding problem, at a 1-based line and column.
-    public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
-        public var line: Int
-        public var column: Int
-        public var message: String
+    package struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        package var line: Int
+        package var column: Int
+        package var message: String
 
-        public init(line: Int, column: Int, message: String) {
+        package init(line: Int, column: Int, message: String) {
             self.line = line
             self.column = column
             self.message = message
         }
 
-        public var description: String { "line \(line), column \(column): \(message)" }
+        package var description: String { "line \(line), column \(column): \(message)" }
     }
 
     /// The bytes of a pass.strings file holding `pairs`, in their order: a
     /// UTF-16LE BOM, then one `"key" = "value";` line per pair. `"` and `\`
     /// are escaped, as are line breaks, tabs and other control characters.
-    public static func encode(_ pairs: [(key: String, value: String)]) -> [UInt8] {
+    package static func encode(_ pairs: [(key: String, value: String)]) -> [UInt8] {
         var text = ""
         for (key, value) in pairs {
             text += "\"\(escape(key))\" = \"\(escape(value))\";\n"
@@ -60,7 +60,7 @@ public enum PassStrings {
 
     /// The `(key, value)` pairs of a pass.strings file, in file order
     /// (a repeated key appears twice; Wallet uses the last).
-    public static func parse(_ bytes: [UInt8]) throws(ParseError) -> [(key: String, value: String)] {
+    package static func parse(_ bytes: [UInt8]) throws(ParseError) -> [(key: String, value: String)] {
         var parser = StringsParser(scalars: try decode(bytes))
         return try parser.parseFile()
     }

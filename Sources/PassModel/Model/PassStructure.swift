@@ -1,15 +1,15 @@
 /// The object under the style key (`boardingPass`, `coupon`, …): the field
 /// arrays, and for boarding passes the transit type.
-public struct PassStructure: Sendable, Hashable, Codable {
-    public var headerFields: [Field]?
-    public var primaryFields: [Field]?
-    public var secondaryFields: [Field]?
-    public var auxiliaryFields: [Field]?
-    public var backFields: [Field]?
+package struct PassStructure: Sendable, Hashable, Codable {
+    package var headerFields: [Field]?
+    package var primaryFields: [Field]?
+    package var secondaryFields: [Field]?
+    package var auxiliaryFields: [Field]?
+    package var backFields: [Field]?
     /// Required on boarding passes, forbidden on every other style.
-    public var transitType: TransitType?
+    package var transitType: TransitType?
 
-    public init(
+    package init(
         headerFields: [Field]? = nil, primaryFields: [Field]? = nil, secondaryFields: [Field]? = nil,
         auxiliaryFields: [Field]? = nil, backFields: [Field]? = nil, transitType: TransitType? = nil
     ) {
@@ -22,7 +22,7 @@ public struct PassStructure: Sendable, Hashable, Codable {
     }
 
     /// The fields of one area (an empty array when the area is absent).
-    public subscript(area: FieldArea) -> [Field] {
+    package subscript(area: FieldArea) -> [Field] {
         get {
             switch area {
             case .header: return headerFields ?? []
@@ -45,7 +45,7 @@ public struct PassStructure: Sendable, Hashable, Codable {
     }
 
     /// Every field with its area, front to back.
-    public var allFields: [(area: FieldArea, field: Field)] {
+    package var allFields: [(area: FieldArea, field: Field)] {
         FieldArea.allCases.flatMap { area in self[area].map { (area, $0) } }
     }
 

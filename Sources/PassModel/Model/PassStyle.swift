@@ -1,6 +1,6 @@
 /// The five pass styles. A pass.json holds exactly one of them, as the key of
 /// the object with its fields ("Pass" in Apple's Wallet Passes documentation).
-public enum PassStyle: String, CaseIterable, Sendable, Hashable, Codable {
+package enum PassStyle: String, CaseIterable, Sendable, Hashable, Codable {
     case boardingPass
     case coupon
     case eventTicket
@@ -8,10 +8,10 @@ public enum PassStyle: String, CaseIterable, Sendable, Hashable, Codable {
     case storeCard
 
     /// The pass.json key that holds this style's fields, e.g. `"boardingPass"`.
-    public var key: String { rawValue }
+    package var key: String { rawValue }
 
     /// Words for messages: "boarding passes".
-    public var pluralName: String {
+    package var pluralName: String {
         switch self {
         case .boardingPass: return "boarding passes"
         case .coupon: return "coupons"
@@ -24,7 +24,7 @@ public enum PassStyle: String, CaseIterable, Sendable, Hashable, Codable {
     /// The images Wallet shows for this style (Apple's PassKit Package Format
     /// Reference).
     /// Any other image is ignored by the device, so it is a mistake.
-    public var allowedImages: [PassImageKind] {
+    package var allowedImages: [PassImageKind] {
         switch self {
         case .boardingPass: return [.logo, .icon, .footer]
         case .coupon, .storeCard: return [.logo, .icon, .strip]
@@ -33,12 +33,12 @@ public enum PassStyle: String, CaseIterable, Sendable, Hashable, Codable {
         }
     }
 
-    public func allows(_ image: PassImageKind) -> Bool { allowedImages.contains(image) }
+    package func allows(_ image: PassImageKind) -> Bool { allowedImages.contains(image) }
 
     /// The size, in points, that `image` should have on this style; `nil`
     /// when the style does not show that image. Multiply by the scale
     /// (1, 2 or 3) for pixels.
-    public func expectedSize(of image: PassImageKind) -> ImageSizeRule? {
+    package func expectedSize(of image: PassImageKind) -> ImageSizeRule? {
         guard allows(image) else { return nil }
         switch image {
         // 29×29 is the classic icon; the iOS 18 HIG asks for 38×38. Both display well.

@@ -1,12 +1,12 @@
 /// A pass colour, written `rgb(r, g, b)` with each component 0–255
 /// (`backgroundColor`, `foregroundColor`, `labelColor`). Wallet reads no
 /// other notation.
-public struct RGBColor: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var red: Int
-    public var green: Int
-    public var blue: Int
+package struct RGBColor: Sendable, Hashable, Codable, CustomStringConvertible {
+    package var red: Int
+    package var green: Int
+    package var blue: Int
 
-    public init(red: Int, green: Int, blue: Int) {
+    package init(red: Int, green: Int, blue: Int) {
         self.red = red
         self.green = green
         self.blue = blue
@@ -14,7 +14,7 @@ public struct RGBColor: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Reads `rgb(r, g, b)`; spaces around the numbers are allowed. Returns
     /// `nil` for anything else, including components outside 0–255.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let trimmed = text.trimmingSpaces()
         guard trimmed.hasPrefix("rgb("), trimmed.hasSuffix(")") else { return nil }
         let inner = trimmed.dropFirst(4).dropLast()
@@ -37,9 +37,9 @@ public struct RGBColor: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// `rgb(r, g, b)`.
-    public var description: String { "rgb(\(red), \(green), \(blue))" }
+    package var description: String { "rgb(\(red), \(green), \(blue))" }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let color = RGBColor(parsing: text) else {
@@ -48,7 +48,7 @@ public struct RGBColor: Sendable, Hashable, Codable, CustomStringConvertible {
         self = color
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }

@@ -1,15 +1,15 @@
 /// An entry of `relevantDates` (iOS 18): either one moment (`date`) or an
 /// interval of at most 24 hours (`startDate` … `endDate`).
-public struct RelevantDate: Sendable, Hashable, Codable {
-    public var date: W3CDate?
-    public var startDate: W3CDate?
-    public var endDate: W3CDate?
+package struct RelevantDate: Sendable, Hashable, Codable {
+    package var date: W3CDate?
+    package var startDate: W3CDate?
+    package var endDate: W3CDate?
 
-    public init(date: W3CDate) {
+    package init(date: W3CDate) {
         self.date = date
     }
 
-    public init(startDate: W3CDate, endDate: W3CDate) {
+    package init(startDate: W3CDate, endDate: W3CDate) {
         self.startDate = startDate
         self.endDate = endDate
     }

@@ -5,21 +5,21 @@
 /// In Apple's pass format, `relevantDate`, `expirationDate`, `relevantDates`
 /// and date field values must be dates "with at least hours and minutes". The W3C profile also requires a time zone designator once a
 /// time is given; without one the moment would depend on the device's zone.
-public struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The text as written; encoding writes it back unchanged.
-    public let text: String
-    public let year: Int
-    public let month: Int
-    public let day: Int
-    public let hour: Int
-    public let minute: Int
+    package let text: String
+    package let year: Int
+    package let month: Int
+    package let day: Int
+    package let hour: Int
+    package let minute: Int
     /// Seconds including any fraction; 0 when the text gives none.
-    public let second: Double
+    package let second: Double
     /// The offset from UTC in seconds (`Z` is 0, `-08:00` is -28800).
-    public let utcOffset: Int
+    package let utcOffset: Int
 
     /// Why a text is not a W3C date-time.
-    public enum ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Not of the form `YYYY-MM-DDThh:mm[:ss[.s]]TZD`.
         case malformed
         /// A date only; Wallet needs at least hours and minutes.
@@ -29,7 +29,7 @@ public struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
         /// A component is out of range, e.g. month 13 or 25 o'clock.
         case outOfRange(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .malformed: return "is not a W3C date-time of the form YYYY-MM-DDThh:mm[:ss]TZD"
             case .missingTime: return "has a date but no time, and Wallet needs at least hours and minutes"
@@ -39,7 +39,7 @@ public struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    public init(parsing text: String) throws(ParseError) {
+    package init(parsing text: String) throws(ParseError) {
         let chars = Array(text.utf8)
         var i = 0
         func digits(_ count: Int) -> Int? {
@@ -118,7 +118,7 @@ public struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Seconds since 1970-01-01T00:00:00Z, for comparing dates and measuring intervals.
-    public var secondsSince1970: Double {
+    package var secondsSince1970: Double {
         // Days from civil (H. Hinnant's algorithm), valid for the proleptic Gregorian calendar.
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -138,9 +138,9 @@ public struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    public var description: String { text }
+    package var description: String { text }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         do {
@@ -150,7 +150,7 @@ public struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(text)
     }

@@ -21,10 +21,10 @@
 /// | `image.size` | warning | the pixels differ from the expected points × scale (logo: larger than 160×50 × scale) |
 /// | `image.stripCombination` | error | an event ticket has a strip and a background or thumbnail |
 /// | `image.localizedDuplicate` | error | an image is both at the top level and in an `.lproj` |
-public enum ImageRules {
+package enum ImageRules {
     /// Checks image files given as bytes. Files that are not images
     /// (`pass.json`, `manifest.json`, `signature`, `*.strings`) are skipped.
-    public static func validate(files: [String: [UInt8]], style: PassStyle) -> [Diagnostic] {
+    package static func validate(files: [String: [UInt8]], style: PassStyle) -> [Diagnostic] {
         var headers: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>] = [:]
         for (path, bytes) in files where !isNonImageFile(path) {
             do {
@@ -37,7 +37,7 @@ public enum ImageRules {
     }
 
     /// Checks images whose headers have been read; `nil` marks a file that is not a PNG.
-    public static func validate(images: [String: PNGImageInfo?], style: PassStyle) -> [Diagnostic] {
+    package static func validate(images: [String: PNGImageInfo?], style: PassStyle) -> [Diagnostic] {
         check(images.mapValues { $0.map { .success($0) } ?? .failure(.notPNGSignature) }, style: style)
     }
 

@@ -11,21 +11,21 @@
 /// Errors are passes a device rejects or mishandles; warnings are passes
 /// that install but do not show what the author expects (fields beyond the
 /// display limits, Code128 on Apple Watch, unknown keys).
-public struct PassValidator: Sendable {
-    public struct Options: Sendable, Hashable {
+package struct PassValidator: Sendable {
+    package struct Options: Sendable, Hashable {
         /// Accept a plain `http://` `webServiceURL`. Only development devices
         /// talk to such a service (`--allow-http-web-service`).
-        public var allowsHTTPWebService: Bool
+        package var allowsHTTPWebService: Bool
 
-        public init(allowsHTTPWebService: Bool = false) {
+        package init(allowsHTTPWebService: Bool = false) {
             self.allowsHTTPWebService = allowsHTTPWebService
         }
     }
 
-    public init() {}
+    package init() {}
 
     /// All problems of `pass`, in document order of the checks; empty when the pass is valid.
-    public func validate(_ pass: JSONValue, options: Options = .init()) -> [Diagnostic] {
+    package func validate(_ pass: JSONValue, options: Options = .init()) -> [Diagnostic] {
         guard case .object(let root) = pass else {
             return [.error(
                 at: .root, rule: "json.root",

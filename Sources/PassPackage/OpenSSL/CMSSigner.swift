@@ -7,7 +7,7 @@ import Foundation
 /// attribute (Apple, PassKit Package Format Reference, "Signing the Pass").
 ///
 /// Conforming types must be safe to call from any thread.
-public protocol ManifestSigning: Sendable {
+package protocol ManifestSigning: Sendable {
     /// The DER signature over `manifest`, dated `signingTime`.
     func signature(forManifest manifest: [UInt8], signingTime: Date) throws(SigningError) -> [UInt8]
 }
@@ -20,7 +20,7 @@ public protocol ManifestSigning: Sendable {
 /// with one key and concurrent read-only use of certificates and
 /// `EVP_MD`, https://www.openssl.org/docs/man3.0/man7/openssl-threads.html),
 /// but it is only contention-free when one thread at a time uses it.
-public final class CMSSigner: ManifestSigning, @unchecked Sendable {
+package final class CMSSigner: ManifestSigning, @unchecked Sendable {
     private let certificate: X509Certificate
     private let intermediate: X509Certificate
     private let key: PrivateKey
@@ -51,7 +51,7 @@ public final class CMSSigner: ManifestSigning, @unchecked Sendable {
         EVP_MD_free(digest)
     }
 
-    public func signature(forManifest manifest: [UInt8], signingTime: Date) throws(SigningError) -> [UInt8] {
+    package func signature(forManifest manifest: [UInt8], signingTime: Date) throws(SigningError) -> [UInt8] {
         OpenSSL.clearErrors()
         func failure(_ operation: String) -> SigningError {
             .openSSLFailure(operation: operation, reason: OpenSSL.drainErrors())
@@ -100,7 +100,7 @@ public final class CMSSigner: ManifestSigning, @unchecked Sendable {
 
 extension ManifestSigning {
     /// The signature over `manifest`, dated now.
-    public func signature(forManifest manifest: [UInt8]) throws(SigningError) -> [UInt8] {
+    package func signature(forManifest manifest: [UInt8]) throws(SigningError) -> [UInt8] {
         try signature(forManifest: manifest, signingTime: Date())
     }
 }

@@ -2,7 +2,7 @@ import COpenSSL
 import Foundation
 
 /// Whether a signer's certificate chains to a trusted root.
-public enum ChainTrust: Sendable, Hashable {
+package enum ChainTrust: Sendable, Hashable {
     /// No trusted root was given, so the chain was not checked.
     case notChecked
     case trusted
@@ -11,26 +11,26 @@ public enum ChainTrust: Sendable, Hashable {
 }
 
 /// What a pass's `signature` says and whether it holds.
-public struct SignatureInspection: Sendable, Hashable {
+package struct SignatureInspection: Sendable, Hashable {
     /// Whether the signature and its message-digest attribute verify over
     /// the manifest bytes (the chain is judged separately, in `chainTrust`).
-    public var verifiesManifest: Bool
+    package var verifiesManifest: Bool
     /// Why it does not verify, when it does not.
-    public var verificationFailure: String?
+    package var verificationFailure: String?
     /// Whether the signature leaves the content out, as Apple requires.
-    public var isDetached: Bool
+    package var isDetached: Bool
     /// The signing-time signed attribute; nil when absent.
-    public var signingTime: Date?
+    package var signingTime: Date?
     /// The signer's digest algorithm, e.g. "SHA256".
-    public var digestAlgorithm: String?
+    package var digestAlgorithm: String?
     /// The signer's certificate, when the signature embeds it.
-    public var signer: CertificateSummary?
+    package var signer: CertificateSummary?
     /// Every certificate the signature embeds.
-    public var embeddedCertificates: [CertificateSummary]
+    package var embeddedCertificates: [CertificateSummary]
     /// Whether the certificate that issued the signer's (the WWDR
     /// intermediate, for a real pass) is embedded.
-    public var embedsSignerIssuer: Bool
-    public var chainTrust: ChainTrust
+    package var embedsSignerIssuer: Bool
+    package var chainTrust: ChainTrust
 }
 
 enum SignatureVerification {

@@ -17,14 +17,14 @@ import Foundation
 /// `EVP_PKEY` (https://www.openssl.org/docs/man3.0/man7/openssl-threads.html).
 /// Signing through the identity itself is therefore safe from any thread;
 /// `makeSigner()` additionally avoids the lock contention of a shared RSA key.
-public final class SigningIdentity: ManifestSigning, @unchecked Sendable {
+package final class SigningIdentity: ManifestSigning, @unchecked Sendable {
     /// The environment variable named in password errors by default.
-    public static let defaultPasswordSource = "PASSFORGE_SIGNING_PASSWORD"
+    package static let defaultPasswordSource = "PASSFORGE_SIGNING_PASSWORD"
 
     /// The Pass Type ID certificate.
-    public let certificate: CertificateSummary
+    package let certificate: CertificateSummary
     /// The intermediate (Apple WWDR) certificate that issued `certificate`.
-    public let wwdrCertificate: CertificateSummary
+    package let wwdrCertificate: CertificateSummary
 
     let signingCertificate: X509Certificate
     let intermediate: X509Certificate
@@ -32,14 +32,14 @@ public final class SigningIdentity: ManifestSigning, @unchecked Sendable {
     private let sharedSigner: CMSSigner
 
     /// The pass type identifier the certificate is for (its subject UID).
-    public var passTypeIdentifier: String? { certificate.userID }
+    package var passTypeIdentifier: String? { certificate.userID }
     /// The Team ID the certificate belongs to (its subject OU).
-    public var teamIdentifier: String? { certificate.organizationalUnit }
+    package var teamIdentifier: String? { certificate.organizationalUnit }
 
     /// Lowercase hex SHA-256 over the DER of the signing certificate and of
     /// the WWDR certificate. Both are embedded in every signature, so when
     /// this changes every pass must be signed again.
-    public var fingerprint: String {
+    package var fingerprint: String {
         SHA256.hash(data: certificate.derBytes + wwdrCertificate.derBytes).hexString
     }
 
@@ -52,7 +52,7 @@ public final class SigningIdentity: ManifestSigning, @unchecked Sendable {
     ///   - wwdrCertificatePath: the WWDR intermediate; may be omitted when the
     ///     certificate file (PEM bundle or `.p12`) contains it.
     ///   - passwordSource: where the password came from, named in errors.
-    public convenience init(
+    package convenience init(
         certificatePath: String,
         keyPath: String? = nil,
         password: String? = nil,
@@ -71,7 +71,7 @@ public final class SigningIdentity: ManifestSigning, @unchecked Sendable {
     }
 
     /// Loads an identity from bytes; see `init(certificatePath:…)`.
-    public convenience init(
+    package convenience init(
         certificate certificateFile: SigningFile,
         key keyFile: SigningFile? = nil,
         password: String? = nil,
@@ -175,7 +175,7 @@ public final class SigningIdentity: ManifestSigning, @unchecked Sendable {
     /// thread using the key may use without a lock; every other thread takes
     /// the key's lock for each signature (`rsa_get_blinding` in
     /// crypto/rsa/rsa_ossl.c). One copy per worker removes that contention.
-    public func makeSigner() throws(SigningError) -> CMSSigner {
+    package func makeSigner() throws(SigningError) -> CMSSigner {
         guard let copy = privateKey.duplicate() else {
             throw .openSSLFailure(operation: "copy the private key", reason: OpenSSL.drainErrors())
         }
@@ -185,19 +185,19 @@ public final class SigningIdentity: ManifestSigning, @unchecked Sendable {
     /// Signs with a signer shared by all callers of this identity. Safe from
     /// any thread; for many concurrent signatures use `makeSigner()` per
     /// worker instead.
-    public func signature(forManifest manifest: [UInt8], signingTime: Date) throws(SigningError) -> [UInt8] {
+    package func signature(forManifest manifest: [UInt8], signingTime: Date) throws(SigningError) -> [UInt8] {
         try sharedSigner.signature(forManifest: manifest, signingTime: signingTime)
     }
 
     /// The signing certificate, PEM.
-    public var certificatePEM: [UInt8] { signingCertificate.pemBytes }
+    package var certificatePEM: [UInt8] { signingCertificate.pemBytes }
 
     /// The WWDR intermediate, PEM.
-    public var wwdrCertificatePEM: [UInt8] { intermediate.pemBytes }
+    package var wwdrCertificatePEM: [UInt8] { intermediate.pemBytes }
 
     /// The private key as unencrypted PKCS#8 PEM, for a TLS client identity
     /// (APNs). Keep it in memory only; never write or log it.
-    public func exportPrivateKeyPEM() -> [UInt8] {
+    package func exportPrivateKeyPEM() -> [UInt8] {
         privateKey.pemBytes
     }
 }

@@ -4,14 +4,14 @@ import CLibzip
 import Foundation
 
 /// One file in a zip archive.
-public struct ZipEntry: Sendable, Hashable {
+package struct ZipEntry: Sendable, Hashable {
     /// The path inside the archive, forward slashes, no leading slash.
-    public var name: String
-    public var bytes: [UInt8]
+    package var name: String
+    package var bytes: [UInt8]
     /// Whether to deflate the entry (written archives only; ignored on read).
-    public var isCompressed: Bool
+    package var isCompressed: Bool
 
-    public init(name: String, bytes: [UInt8], isCompressed: Bool = true) {
+    package init(name: String, bytes: [UInt8], isCompressed: Bool = true) {
         self.name = name
         self.bytes = bytes
         self.isCompressed = isCompressed
@@ -20,23 +20,23 @@ public struct ZipEntry: Sendable, Hashable {
 
 /// Bounds on what reading an archive may allocate, so that a hostile archive
 /// (a "zip bomb", or millions of tiny entries) cannot exhaust memory.
-public struct ZipReadLimits: Sendable, Hashable {
-    public var maximumEntryCount: Int
+package struct ZipReadLimits: Sendable, Hashable {
+    package var maximumEntryCount: Int
     /// The most uncompressed bytes all entries together may hold.
-    public var maximumTotalSize: Int
+    package var maximumTotalSize: Int
 
-    public init(maximumEntryCount: Int, maximumTotalSize: Int) {
+    package init(maximumEntryCount: Int, maximumTotalSize: Int) {
         self.maximumEntryCount = maximumEntryCount
         self.maximumTotalSize = maximumTotalSize
     }
 
     /// Generous for one pass: Apple caps a `.pkpasses` bundle of 10 passes at
     /// 150 MB (Apple, "Distributing and updating a pass"); one pass is far smaller.
-    public static let pass = ZipReadLimits(maximumEntryCount: 1_000, maximumTotalSize: 64 << 20)
+    package static let pass = ZipReadLimits(maximumEntryCount: 1_000, maximumTotalSize: 64 << 20)
 }
 
 /// Why an archive could not be written or read.
-public enum ZipError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+package enum ZipError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// The name is empty, absolute, has `..`, `.` or empty components, a
     /// backslash, or a NUL; or it is a directory.
     case unsafeEntryName(String)
@@ -48,7 +48,7 @@ public enum ZipError: Error, Equatable, Sendable, CustomStringConvertible, Local
     case unreadableEntry(name: String, reason: String)
     case cannotWrite(reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unsafeEntryName(name):
             return "zip entry name \"\(name)\" is not a safe relative path: names must not be empty, start "
@@ -70,17 +70,17 @@ public enum ZipError: Error, Equatable, Sendable, CustomStringConvertible, Local
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }
 
 /// Zip archives in memory: written in Swift (`ZipWriter`), read with libzip,
 /// whose consistency checks guard against crafted archives.
-public enum ZipArchive {
+package enum ZipArchive {
     /// The bytes of a new archive holding `entries` in the given order.
     ///
     /// - Parameter modificationDate: the time stamp of every entry; a fixed
     ///   value makes the archive's bytes depend only on its contents.
-    public static func make(
+    package static func make(
         _ entries: [ZipEntry],
         modificationDate: Date = Date()
     ) throws(ZipError) -> [UInt8] {
@@ -101,7 +101,7 @@ public enum ZipArchive {
     /// Rejects unsafe names (absolute, `..`), duplicates, encrypted entries,
     /// and archives beyond `limits`, checking the sizes the archive declares
     /// before allocating and the sizes actually inflated while reading.
-    public static func read(_ bytes: [UInt8], limits: ZipReadLimits = .pass) throws(ZipError) -> [ZipEntry] {
+    package static func read(_ bytes: [UInt8], limits: ZipReadLimits = .pass) throws(ZipError) -> [ZipEntry] {
         let result: Result<[ZipEntry], ZipError> = bytes.withUnsafeBytes { buffer in
             var error = zip_error_t()
             zip_error_init(&error)

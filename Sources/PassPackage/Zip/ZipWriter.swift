@@ -3,8 +3,8 @@ import Foundation
 /// One zip entry, checksummed and compressed once, ready to be copied into
 /// any number of archives: a template's images go into every pass made from
 /// it, so they are deflated and checksummed once per template, not per pass.
-public struct PreparedZipEntry: Sendable {
-    public let name: String
+package struct PreparedZipEntry: Sendable {
+    package let name: String
     let nameBytes: [UInt8]
     let crc: UInt32
     let uncompressedSize: Int
@@ -15,7 +15,7 @@ public struct PreparedZipEntry: Sendable {
 
     /// Deflates `entry` when it asks for it and deflating makes it smaller;
     /// stores it otherwise.
-    public init(_ entry: ZipEntry) {
+    package init(_ entry: ZipEntry) {
         name = entry.name
         nameBytes = Array(entry.name.utf8)
         crc = Deflate.crc32(entry.bytes)
