@@ -27,7 +27,7 @@ let package = Package(
         // APNs over HTTP/2 with a client certificate; in tests also the real client that drives the server.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        // Tests only: the in-process mock of APNs (HTTP/2 server).
+        // HTTP/2 types for the APNs client; in tests the in-process mock of APNs (HTTP/2 server).
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
     ],
     targets: [
@@ -122,6 +122,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -134,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "PassBuild", "PassModel", "PassPackage", "PassPublish", "PassPush", "PassServer",
+                "PassBuild", "PassContent", "PassModel", "PassPackage", "PassPublish", "PassPush", "PassServer",
                 "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -163,13 +164,16 @@ let package = Package(
         .executableTarget(name: "push-benchmark", dependencies: ["PassPush", "MockAPNs", "TestSupport"], path: "Benchmarks/PushBenchmark"),
 
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
-        .testTarget(name: "PassContentTests", dependencies: ["PassContent"]),
+        .testTarget(name: "PassContentTests", dependencies: ["PassContent", "PassModel"]),
         .testTarget(name: "PassPackageTests", dependencies: ["AtomicFiles", "PassPackage", "TestSupport"]),
         .testTarget(
             name: "PassBuildTests",
             dependencies: ["AtomicFiles", "PassBuild", "PassContent", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport"]
         ),
-        .testTarget(name: "PassforgeCLITests", dependencies: ["passforge", "PassBuild", "TestSupport"]),
+        .testTarget(
+            name: "PassforgeCLITests",
+            dependencies: ["passforge", "PassBuild", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(name: "PassPublishTests", dependencies: ["PassPublish", "PassBuild", "AtomicFiles", "TestSupport", "passforge"]),
         .testTarget(
             name: "RegistrationStoreTests",
@@ -185,8 +189,10 @@ let package = Package(
             name: "PassPushTests",
             dependencies: [
                 "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "PassBuild", "passforge",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(
