@@ -16,7 +16,7 @@ struct PublishCommand: ParsableCommand {
         Examples:
           passforge publish /srv/passforge/output
           passforge publish deploy@passes.example.com:/srv/passforge/output
-          PASSFORGE_SSH_COMMAND="ssh -i ~/.ssh/deploy_key -p 2222" passforge publish deploy@host:/srv/passforge/output
+          PASSFORGE_SSH_COMMAND="ssh -i $HOME/.ssh/deploy_key -p 2222" passforge publish deploy@host:/srv/passforge/output
           passforge build --state-from deploy@host:/srv/passforge/output && passforge publish deploy@host:/srv/passforge/output
         """
     )
