@@ -109,7 +109,7 @@ import TestSupport
         let target = "\(server.userHost):\(folder.path)"
 
         // No sshd on that port.
-        let closed = try SSHServer.freeLoopbackPort()
+        let closed = try Loopback.freePort()
         let unreachable = try built.publishCommand(target, environment: [
             "PASSFORGE_SSH_COMMAND": server.sshCommand.replacingOccurrences(of: "-p \(server.port)", with: "-p \(closed)"),
         ])

@@ -347,20 +347,5 @@ import Glibc
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on (bound, then closed).
-    static func unusedPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw PostgresTestEnvironment.NotConfigured(description: "cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func unusedPort() throws -> Int { try Loopback.freePort() }
 }

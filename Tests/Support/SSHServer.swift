@@ -46,7 +46,7 @@ public final class SSHServer: @unchecked Sendable {
 
         let user = String(cString: getpwuid(getuid()).pointee.pw_name)
         userHost = "\(user)@127.0.0.1"
-        port = try Self.freeLoopbackPort()
+        port = try Loopback.freePort()
         folder.write("sshd_config", """
             Port \(port)
             ListenAddress 127.0.0.1
@@ -70,7 +70,7 @@ public final class SSHServer: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(10)
-        while !Self.canConnect(port: port) {
+        while !Loopback.canConnect(port: port) {
             guard process.isRunning, Date() < deadline else {
                 stop()
                 throw Failure(description: "sshd did not start: \(String(decoding: folder.read("sshd.log") ?? [], as: UTF8.self))")
@@ -102,33 +102,4 @@ public final class SSHServer: @unchecked Sendable {
     }
 
     deinit { stop() }
-
-    /// A loopback port nobody listens on right now.
-    public static func freeLoopbackPort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw Failure(description: "socket: \(errno)") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure(description: "bind: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    static func canConnect(port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
 }
