@@ -4,7 +4,10 @@
 SWIFT ?= swift
 # libssl-dev/libzip-dev/libsqlite3-dev/pkg-config: build; openssl/unzip/sqlite3: tests check with the real tools;
 # nginx, caddy: the deployment tests run deploy/nginx-passforge.conf and deploy/Caddyfile; wrk: the serve benchmark's load generator.
-APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx openssh-server rsync caddy zlib1g-dev
+# libzint-dev: barcodes (preview images, encodability checks); chromium, chromium-driver, python3-venv: the browser
+# and fuzz tests (Python tools from scripts/test-requirements.txt go into a venv made by scripts/test-venv.sh).
+APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx openssh-server rsync caddy zlib1g-dev \
+	libzint-dev chromium chromium-driver python3-venv fonts-dejavu-core
 BENCH_PACKAGES := wrk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
