@@ -28,6 +28,8 @@ struct BuildPlan: Sendable {
     var removed: [BuildState.PassRecord] = []
     var contentFiles: [String: BuildState.ContentFileRecord] = [:]
     var warnings: [ContentDiagnostic] = []
+    /// Content file → the `.pkpasses` bundle it declares, for the files parsed in this build (see `PassBundles`).
+    var bundles: [String: BundleDeclaration] = [:]
 }
 
 /// Collects diagnostics; the same problem found in many passes (a template
@@ -205,6 +207,7 @@ struct BuildPlanner {
                 }
             }
             checkSerialChange(file: file.path, keys: keys, definitions: file.definitions)
+            if let bundle = file.definitions.first?.bundle { plan.bundles[file.path] = bundle }
             plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys)
         }
         for (key, record) in state.passes where defined[key] == nil {

@@ -19,7 +19,9 @@ package struct PassBuilder: Sendable {
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         var planner = BuildPlanner(settings: settings, state: state, secret: secret,
                                    identities: SigningIdentities(settings: settings), validateOnly: true)
-        return try planner.makePlan(progress: { _ in }).warnings
+        let plan = try planner.makePlan(progress: { _ in })
+        try PassBundles.checkUniqueNames(plan.bundles)
+        return plan.warnings
     }
 
     /// Builds incrementally: only passes whose inputs changed are signed again.
@@ -119,9 +121,23 @@ package struct PassBuilder: Sendable {
             }
             for name in record.files { operations.append(.init(kind: .remove, path: name)) }
         }
+        // `.pkpasses` bundles of the new passes: made from the staged and kept files, moved into place with them.
+        let bundles: PassBundles.Update
+        do {
+            bundles = try PassBundles.update(
+                declarations: plan.bundles, contentFiles: plan.contentFiles, passes: newState.passes,
+                stagedPaths: Dictionary(plan.signed.map { ($0.record.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first }),
+                previous: PassBundles.load(from: settings.outputDirectory), secret: secret, tree: tree,
+                requiresLocalPassFiles: settings.requiresLocalPassFiles, updateTag: tag, signingTime: started)
+        } catch {
+            try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
+            throw error
+        }
+        operations += bundles.moves + bundles.removals
+        for name in bundles.built { progress(.note("built bundle \(name)")) }
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
         let stagedState = try tree.stage(BuildStateEncoding.encode(newState, encodedPasses: encodedPasses, jobs: settings.jobs), name: "state.json")
-        let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState))
+        let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState) + bundles.csvRows)
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in
             timings.mark(point)

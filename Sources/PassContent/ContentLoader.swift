@@ -41,9 +41,11 @@ package struct ContentLoader: Sendable {
         }
         let directory = (file as NSString).deletingLastPathComponent
         if let passes = root["passes"] {
-            for member in members where !["template", "defaults", "passes"].contains(member.key) {
-                problems.append(unknownKey(member, allowed: ["template", "defaults", "passes"], context: "a file with `passes:`"))
+            let fileKeys = ["template", "defaults", "passes", "bundle"]
+            for member in members where !fileKeys.contains(member.key) {
+                problems.append(unknownKey(member, allowed: fileKeys, context: "a file with `passes:`"))
             }
+            let bundle = root.member("bundle").flatMap { bundleDeclaration($0, passes: passes, problems: &problems) }
             var defaults = SourceNode(.object([]), at: root.location)
             if let node = root["defaults"] {
                 if node.members == nil {
@@ -69,17 +71,40 @@ package struct ContentLoader: Sendable {
                     problems.append(.error(at: entry.location, keyPath: JSONPath([.key("passes"), .index(index)]), rule: "content.type", "each entry of passes must be a map"))
                     continue
                 }
-                if let definition = definition(from: defaults.merging(entry), entry: entry, file: file, directory: directory,
+                if var definition = definition(from: defaults.merging(entry), entry: entry, file: file, directory: directory,
                                                keyPath: JSONPath([.key("passes"), .index(index)]), problems: &problems) {
+                    definition.bundle = bundle
                     definitions.append(definition)
                 }
             }
             return (definitions, problems)
         }
+        if let member = root.member("bundle") {
+            problems.append(.error(at: member.keyLocation, keyPath: ["bundle"], rule: "content.bundle",
+                                   "`bundle:` groups the passes of a file with `passes:`; move this pass into such a file with the others of its bundle"))
+            return ([], problems)
+        }
         if let definition = definition(from: root, entry: root, file: file, directory: directory, keyPath: .root, problems: &problems) {
             return ([definition], problems)
         }
         return ([], problems)
+    }
+
+    /// `bundle: NAME` beside `passes:`: a name like a serial, and at most 10 passes.
+    private static func bundleDeclaration(_ member: SourceNode.Member, passes: SourceNode, problems: inout [ContentDiagnostic]) -> BundleDeclaration? {
+        guard let name = member.value.stringValue, PassDefinition.isValidSerialNumber(name) else {
+            problems.append(.error(at: member.value.location, keyPath: ["bundle"], rule: "content.bundle",
+                                   "bundle must be a name matching \(PassDefinition.serialPattern), e.g. bundle: smith-family-2026; it is unique in the project and derives the bundle's download link"))
+            return nil
+        }
+        if let entries = passes.elements, entries.count > BundleDeclaration.maximumPassCount {
+            let extra = entries[BundleDeclaration.maximumPassCount]
+            problems.append(.error(at: member.keyLocation, keyPath: ["bundle"], rule: "content.bundle-size",
+                                   "bundle \(name) has \(entries.count) passes; Apple allows at most \(BundleDeclaration.maximumPassCount) in one .pkpasses download, so split the file into bundles of 10 or fewer",
+                                   notes: [(extra.location, "pass \(BundleDeclaration.maximumPassCount + 1) is here")]))
+            return nil
+        }
+        return BundleDeclaration(name: name, location: member.keyLocation)
     }
 
     static let entryKeys = ["template", "serialNumber", "data", "pass", "images", "download"]

@@ -15,6 +15,8 @@ package struct PassDefinition: Sendable {
     /// `images:`: name in the pass → file on disk (relative paths resolved against the content file).
     package var images: [(name: String, path: String, location: SourceLocation)]
     package var download: DownloadPolicy?
+    /// The `.pkpasses` bundle the pass belongs to: `bundle:` of its file.
+    package var bundle: BundleDeclaration? = nil
     /// The content file, and where in it this pass starts.
     package var file: String
     package var location: SourceLocation
@@ -32,5 +34,22 @@ package struct PassDefinition: Sendable {
         }
         guard alphanumeric(bytes[0]) else { return false }
         return bytes.dropFirst().allSatisfy { alphanumeric($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x7E || $0 == 0x2D }
+    }
+}
+
+/// `bundle: NAME` in a file with `passes:`: the file's passes, in order, are
+/// also offered as one `.pkpasses` download (a family's tickets, the legs
+/// of a trip).
+package struct BundleDeclaration: Sendable, Hashable {
+    /// Unique in the project; it derives the bundle's download URL.
+    package var name: String
+    package var location: SourceLocation
+
+    /// Apple's limit for one `.pkpasses` bundle ("Distributing and updating a pass").
+    package static let maximumPassCount = 10
+
+    package init(name: String, location: SourceLocation) {
+        self.name = name
+        self.location = location
     }
 }

@@ -49,6 +49,13 @@ package struct PassRenderer: Sendable {
             files.removeAll { $0.name == image.name }
             files.append(PackageFile(name: image.name, bytes: Array(bytes), source: image.path))
         }
+        // pass.strings values with placeholders, filled from this pass's data. The file's source is the
+        // content file: it is this pass's own, never the template's shared copy.
+        for strings in template.localizations where strings.hasPlaceholders {
+            let bytes = strings.rendered(with: renderer, problems: &problems)
+            files.removeAll { $0.name == strings.fileName }
+            files.append(PackageFile(name: strings.fileName, bytes: bytes, source: definition.file))
+        }
         files.sort { $0.name < $1.name }
         if problems.contains(where: \.isError) { return .failure(ContentErrors(problems)) }
         return .success(RenderedPass(definition: definition, source: pass, files: files,

@@ -64,6 +64,24 @@ package struct PlaceholderRenderer {
         }
     }
 
+    /// The text of a string with placeholders, where only text fits (a
+    /// pass.strings value): a number or a boolean is written as text.
+    func text(of pieces: [PlaceholderTemplate.Piece], at location: SourceLocation, problems: inout [ContentDiagnostic]) -> String {
+        let node = render(.string(pieces, location), problems: &problems)
+        switch node.scalarValue {
+        case .string(let string)?: return string
+        case .int(let int)?: return String(int)
+        case .double(let double)?: return JSONValue.double(double).serializedString()
+        case .bool(let bool)?: return bool ? "true" : "false"
+        default:
+            problems.append(.error(
+                at: node.location, rule: "placeholder.type",
+                "the value used in \(location.file) must be text, a number or a boolean, not \(node.jsonValue.typeName)",
+                notes: [(location, "used here")]))
+            return ""
+        }
+    }
+
     private func lookUp(_ placeholder: PlaceholderTemplate.Placeholder, problems: inout [ContentDiagnostic]) -> SourceNode? {
         var node: SourceNode? = data
         if data[placeholder.path[0]] == nil, let builtin = builtins[placeholder.path[0]] { node = builtin }

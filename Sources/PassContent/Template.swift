@@ -1,7 +1,8 @@
 import Foundation
 import PassModel
 
-/// `templates/<name>/`: a partial pass.json with placeholders, and its files.
+/// `templates/<name>/` (or a Pass Designer `.pkpasstemplate` bundle): a
+/// partial pass.json with placeholders, and its files.
 package struct Template: Sendable {
     package var name: String
     package var directory: String
@@ -16,6 +17,12 @@ package struct Template: Sendable {
     package var passJSONBytes: [UInt8]
     /// Things worth knowing that do not stop the build (ignored files).
     package var warnings: [ContentDiagnostic] = []
+    /// Every `<lang>.lproj/pass.strings`, parsed.
+    package var localizations: [LocalizedStrings] = []
+    /// Every `<lang>.lproj` folder's language, sorted.
+    package var languages: [String] = []
+    /// Whether the template is a `.pkpasstemplate` bundle saved by Pass Designer.
+    package var isDesignerBundle: Bool { directory.hasSuffix(TemplateLoader.designerExtension) }
 
     package var passJSONPath: String { (directory as NSString).appendingPathComponent("pass.json") }
 }

@@ -2,24 +2,50 @@ import Foundation
 import PassModel
 
 /// Reads templates from the templates directory, once each.
+///
+/// A template is a folder `templates/<name>/`, or a `.pkpasstemplate` bundle
+/// as Apple's Pass Designer saves it (`templates/<name>.pkpasstemplate/`),
+/// which content files name with or without the extension.
 package struct TemplateLoader: Sendable {
     package var directory: String
 
     package init(directory: String) { self.directory = directory }
 
-    /// Names of the template folders, sorted.
+    package static let designerExtension = ".pkpasstemplate"
+
+    /// Names of the template folders, sorted (bundles with their extension).
     package func templateNames() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { !$0.hasPrefix(".") && isDirectory((directory as NSString).appendingPathComponent($0)) }.sorted()
     }
 
-    package func load(_ name: String) -> Result<Template, ContentErrors> {
-        let folder = (directory as NSString).appendingPathComponent(name)
-        let passPath = (folder as NSString).appendingPathComponent("pass.json")
-        guard isDirectory(folder) else {
-            return .failure(ContentErrors([.error(at: SourceLocation(file: folder), rule: "template.missing",
-                                                  "template folder \(folder) does not exist")]))
+    /// The folder of template `name`: `templates/<name>/`, else the bundle
+    /// `templates/<name>.pkpasstemplate/`.
+    func folder(of name: String) -> Result<String, ContentErrors> {
+        let plain = (directory as NSString).appendingPathComponent(name)
+        let bundle = plain + Self.designerExtension
+        let plainExists = !name.isEmpty && !name.contains("/") && name != "." && name != ".." && isDirectory(plain)
+        let bundleExists = !name.isEmpty && !name.contains("/") && !name.hasSuffix(Self.designerExtension) && isDirectory(bundle)
+        switch (plainExists, bundleExists) {
+        case (true, false): return .success(plain)
+        case (false, true): return .success(bundle)
+        case (true, true):
+            return .failure(ContentErrors([.error(at: SourceLocation(file: bundle), rule: "template.ambiguous",
+                                                  "two templates are named \(name): \(plain)/ and \(bundle)/; rename or remove one of them")]))
+        case (false, false):
+            return .failure(ContentErrors([.error(at: SourceLocation(file: plain), rule: "template.missing",
+                                                  "template folder \(plain) does not exist")]))
         }
+    }
+
+    package func load(_ name: String) -> Result<Template, ContentErrors> {
+        let folder: String
+        switch self.folder(of: name) {
+        case .success(let found): folder = found
+        case .failure(let errors): return .failure(errors)
+        }
+        let isDesignerBundle = folder.hasSuffix(Self.designerExtension)
+        let passPath = (folder as NSString).appendingPathComponent("pass.json")
         guard let passData = FileManager.default.contents(atPath: passPath) else {
             return .failure(ContentErrors([.error(at: SourceLocation(file: passPath), rule: "template.pass-json",
                                                   "template \(name) has no pass.json; add one with the pass style and fields")]))
@@ -32,6 +58,7 @@ package struct TemplateLoader: Sendable {
         guard root.members != nil else {
             return .failure(ContentErrors([.error(at: root.location, rule: "template.pass-json", "pass.json must be a JSON object")]))
         }
+        if isDesignerBundle { root = DesignerTemplate.normalized(root) }
         var download: DownloadPolicy?
         if let node = root.remove("download") {
             download = parseDownload(node, problems: &problems)
@@ -43,24 +70,37 @@ package struct TemplateLoader: Sendable {
             problems += errors.diagnostics
             placeholders = PlaceholderTemplate(root: root)
         }
-        let files = packageFiles(in: folder, problems: &problems)
+        var localizations: [LocalizedStrings] = []
+        var languages: [String] = []
+        let files = packageFiles(in: folder, isDesignerBundle: isDesignerBundle, localizations: &localizations,
+                                 languages: &languages, problems: &problems)
+        problems += TemplateLocalization.missingTranslations(in: root, localizations: localizations, languages: languages)
         if problems.contains(where: \.isError) { return .failure(ContentErrors(problems)) }
         return .success(Template(name: name, directory: folder, passJSON: root, placeholders: placeholders,
-                                 download: download, files: files, passJSONBytes: Array(passData), warnings: problems))
+                                 download: download, files: files, passJSONBytes: Array(passData), warnings: problems,
+                                 localizations: localizations, languages: languages))
     }
 
-    /// Images at the top level and in `<lang>.lproj/` folders, and `pass.strings`.
-    private func packageFiles(in folder: String, problems: inout [ContentDiagnostic]) -> [PackageFile] {
+    /// Images at the top level and in `<lang>.lproj/` folders, and `pass.strings` (parsed, so that a
+    /// syntax error is reported at its line).
+    private func packageFiles(in folder: String, isDesignerBundle: Bool, localizations: inout [LocalizedStrings],
+                              languages: inout [String], problems: inout [ContentDiagnostic]) -> [PackageFile] {
         var files: [PackageFile] = []
         let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
         for entry in entries where !entry.hasPrefix(".") && entry != "pass.json" {
             let path = (folder as NSString).appendingPathComponent(entry)
+            if isDesignerBundle {
+                let handling = DesignerTemplate.handling(of: entry, at: path)
+                problems += handling.problems
+                if handling.skip { continue }
+            }
             if isDirectory(path) {
-                guard entry.hasSuffix(".lproj") else {
+                guard entry.hasSuffix(".lproj"), entry.count > ".lproj".count else {
                     problems.append(.warning(at: SourceLocation(file: path), rule: "template.ignored-file",
                                              "folder \(entry) is ignored; only <lang>.lproj folders go into a pass"))
                     continue
                 }
+                languages.append(String(entry.dropLast(".lproj".count)))
                 let inner = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
                 for file in inner where !file.hasPrefix(".") {
                     let filePath = (path as NSString).appendingPathComponent(file)
@@ -69,9 +109,14 @@ package struct TemplateLoader: Sendable {
                                                  "\(entry)/\(file) is ignored; an .lproj folder holds pass.strings and PNG images"))
                         continue
                     }
-                    if let bytes = FileManager.default.contents(atPath: filePath) {
-                        files.append(PackageFile(name: "\(entry)/\(file)", bytes: Array(bytes), source: filePath))
+                    guard let bytes = FileManager.default.contents(atPath: filePath) else { continue }
+                    if file == "pass.strings" {
+                        switch LocalizedStrings.parse(Array(bytes), language: String(entry.dropLast(".lproj".count)), path: filePath) {
+                        case .success(let strings): localizations.append(strings)
+                        case .failure(let errors): problems += errors.diagnostics
+                        }
                     }
+                    files.append(PackageFile(name: "\(entry)/\(file)", bytes: Array(bytes), source: filePath))
                 }
             } else if entry.lowercased().hasSuffix(".png") {
                 if let bytes = FileManager.default.contents(atPath: path) {

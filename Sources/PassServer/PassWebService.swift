@@ -107,6 +107,7 @@ package struct PassWebService: HTTPResponder {
     /// web page or an email carries no header), at an unguessable (or
     /// deliberately public) path the build state lists.
     func downloadResponse(_ request: Request, path: String) throws -> Response {
+        if path.hasSuffix(".pkpasses") { return try bundleResponse(request, path: path) }
         let snapshot = tree.current()
         guard let key = snapshot.downloads[path], let pass = snapshot.passes[key] else { throw APIError.notFound }
         return try fileResponse(request, pass: pass, path: path, cacheControl: "no-cache")

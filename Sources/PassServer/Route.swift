@@ -77,7 +77,7 @@ package enum Route: Sendable, Equatable {
                 }
             }
         case 2...3 where segments[0] == "download":
-            guard segments.dropFirst().allSatisfy({ PathRules.isDownloadSegment($0) }), segments.last!.hasSuffix(".pkpass") else {
+            guard segments.dropFirst().allSatisfy({ PathRules.isDownloadSegment($0) }), segments.last!.hasSuffix(".pkpass") || (segments.count == 2 && segments[1].hasSuffix(".pkpasses")) else {
                 return .failure(.notFound)
             }
             return .success(.download(path: segments.joined(separator: "/")))

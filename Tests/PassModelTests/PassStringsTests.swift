@@ -115,3 +115,26 @@ import Testing
         #expect(throws: PassStrings.ParseError.self) { try PassStrings.parse([0xFF, 0xFE, 0x22, 0x00, 0x00, 0xD8, 0x22, 0x00]) }
     }
 }
+
+@Suite struct PassStringsEntryTests {
+    @Test func entriesKnowWhereTheirKeyAndValueStart() throws {
+        let text = "/* c */\n\"a\" = \"1\";\n  \"b\"=\t\"two\";\r\n\"c\" =\n  \"3\";"
+        let entries = try PassStrings.entries(Array(text.utf8))
+        #expect(entries.map(\.key) == ["a", "b", "c"])
+        #expect(entries.map { [$0.keyLine, $0.keyColumn, $0.valueLine, $0.valueColumn] } == [[2, 1, 2, 7], [3, 3, 3, 8], [4, 1, 5, 3]])
+        // UTF-16 gives the same positions.
+        let utf16: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(try PassStrings.entries(utf16) == entries)
+    }
+
+    @Test func theTableKeepsTheLastValueOfARepeatedKey() throws {
+        #expect(try PassStrings.table(Array("\"k\" = \"1\";\n\"k\" = \"2\";".utf8)) == ["k": "2"])
+    }
+
+    @Test func languageOfAPath() {
+        #expect(PassStrings.language(ofPath: "pt-BR.lproj/pass.strings") == "pt-BR")
+        #expect(PassStrings.language(ofPath: "de.lproj/logo.png") == "de")
+        #expect(PassStrings.language(ofPath: "pass.json") == nil)
+        #expect(PassStrings.language(ofPath: ".lproj/pass.strings") == nil)
+    }
+}

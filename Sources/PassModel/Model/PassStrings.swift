@@ -23,6 +23,26 @@ package enum PassStrings {
         package var description: String { "line \(line), column \(column): \(message)" }
     }
 
+    /// One `"key" = "value";` line, with where its key and value start
+    /// (1-based; the value's position is its opening quote).
+    package struct Entry: Sendable, Hashable {
+        package var key: String
+        package var value: String
+        package var keyLine: Int
+        package var keyColumn: Int
+        package var valueLine: Int
+        package var valueColumn: Int
+
+        package init(key: String, value: String, keyLine: Int = 0, keyColumn: Int = 0, valueLine: Int = 0, valueColumn: Int = 0) {
+            self.key = key
+            self.value = value
+            self.keyLine = keyLine
+            self.keyColumn = keyColumn
+            self.valueLine = valueLine
+            self.valueColumn = valueColumn
+        }
+    }
+
     /// The bytes of a pass.strings file holding `pairs`, in their order: a
     /// UTF-16LE BOM, then one `"key" = "value";` line per pair. `"` and `\`
     /// are escaped, as are line breaks, tabs and other control characters.
@@ -61,8 +81,27 @@ package enum PassStrings {
     /// The `(key, value)` pairs of a pass.strings file, in file order
     /// (a repeated key appears twice; Wallet uses the last).
     package static func parse(_ bytes: [UInt8]) throws(ParseError) -> [(key: String, value: String)] {
+        try entries(bytes).map { ($0.key, $0.value) }
+    }
+
+    /// The lines of a pass.strings file, in file order, with their positions.
+    package static func entries(_ bytes: [UInt8]) throws(ParseError) -> [Entry] {
         var parser = StringsParser(scalars: try decode(bytes))
         return try parser.parseFile()
+    }
+
+    /// The table Wallet looks labels and values up in: the last value of each key wins.
+    package static func table(_ bytes: [UInt8]) throws(ParseError) -> [String: String] {
+        var table: [String: String] = [:]
+        for entry in try entries(bytes) { table[entry.key] = entry.value }
+        return table
+    }
+
+    /// The language of a `<lang>.lproj/…` path (`de`, `pt-BR`), or nil.
+    package static func language(ofPath path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].hasSuffix(".lproj"), parts[0].count > ".lproj".count else { return nil }
+        return String(parts[0].dropLast(".lproj".count))
     }
 
     /// The text of `bytes` as Unicode scalars, by BOM or by guess.

@@ -3,7 +3,28 @@ struct StringsParser {
     let scalars: [Unicode.Scalar]
     var index = 0
 
-    init(scalars: [Unicode.Scalar]) { self.scalars = scalars }
+    /// Where each line starts, to give positions without rescanning the text.
+    let lineStarts: [Int]
+
+    init(scalars: [Unicode.Scalar]) {
+        self.scalars = scalars
+        var starts = [0]
+        for (i, scalar) in scalars.enumerated()
+        where scalar == "\n" || (scalar == "\r" && (i + 1 >= scalars.count || scalars[i + 1] != "\n")) {
+            starts.append(i + 1)
+        }
+        lineStarts = starts
+    }
+
+    /// The 1-based line and column of `position`.
+    func lineAndColumn(at position: Int) -> (Int, Int) {
+        var low = 0, high = lineStarts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if lineStarts[middle] <= position { low = middle } else { high = middle - 1 }
+        }
+        return (low + 1, position - lineStarts[low] + 1)
+    }
 
     static func lineAndColumn(in scalars: [Unicode.Scalar], at position: Int) -> (Int, Int) {
         var line = 1
@@ -23,15 +44,16 @@ struct StringsParser {
     }
 
     func error(_ message: String, at position: Int? = nil) -> PassStrings.ParseError {
-        let (line, column) = Self.lineAndColumn(in: scalars, at: position ?? index)
+        let (line, column) = lineAndColumn(at: position ?? index)
         return PassStrings.ParseError(line: line, column: column, message: message)
     }
 
-    mutating func parseFile() throws(PassStrings.ParseError) -> [(key: String, value: String)] {
-        var pairs: [(key: String, value: String)] = []
+    mutating func parseFile() throws(PassStrings.ParseError) -> [PassStrings.Entry] {
+        var entries: [PassStrings.Entry] = []
         while true {
             try skipSpaceAndComments()
-            guard index < scalars.count else { return pairs }
+            guard index < scalars.count else { return entries }
+            let keyPosition = lineAndColumn(at: index)
             let key = try parseQuoted(what: "a key")
             try skipSpaceAndComments()
             guard index < scalars.count, scalars[index] == "=" else {
@@ -39,13 +61,15 @@ struct StringsParser {
             }
             index += 1
             try skipSpaceAndComments()
+            let valuePosition = lineAndColumn(at: index)
             let value = try parseQuoted(what: "the value of \"\(key)\"")
             try skipSpaceAndComments()
             guard index < scalars.count, scalars[index] == ";" else {
                 throw error("expected ';' after the value of \"\(key)\"; every line ends with a semicolon")
             }
             index += 1
-            pairs.append((key, value))
+            entries.append(PassStrings.Entry(key: key, value: value, keyLine: keyPosition.0, keyColumn: keyPosition.1,
+                                             valueLine: valuePosition.0, valueColumn: valuePosition.1))
         }
     }
 

@@ -1,0 +1,22 @@
+import Hummingbird
+import NIOCore
+
+extension PassWebService {
+    /// A `.pkpasses` bundle (several passes in one download): a file the
+    /// build put at an unguessable `download/` path, served with Apple's
+    /// bundle type and an ETag of its bytes.
+    func bundleResponse(_ request: Request, path: String) throws -> Response {
+        guard let representation = tree.representation(of: path) else { throw APIError.notFound }
+        var headers: HTTPFields = [
+            .contentType: "application/vnd.apple.pkpasses",
+            .cacheControl: "no-cache",
+            .eTag: representation.etag,
+        ]
+        if ConditionalRequest.isNotModified(ifNoneMatch: request.headers[values: .ifNoneMatch], ifModifiedSince: nil,
+                                            etag: representation.etag, lastModified: nil) {
+            return Self.notModified(headers)
+        }
+        headers[.contentLength] = String(representation.bytes.count)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: representation.bytes)))
+    }
+}
