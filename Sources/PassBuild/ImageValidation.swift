@@ -9,6 +9,6 @@ enum ImageValidation {
         guard styles.count == 1 else { return [] }
         var bytes: [String: [UInt8]] = [:]
         for file in files { bytes[file.name] = file.bytes }
-        return ImageRules.validate(files: bytes, style: styles[0])
+        return ImageRules.validate(files: bytes, pass: passJSON)
     }
 }

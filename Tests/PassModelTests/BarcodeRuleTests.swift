@@ -18,7 +18,7 @@ import Testing
     @Test func formatMustBeKnown() {
         let diagnostics = validate(pass(barcodes: [qr, qr.setting("format", "QR")]))
         #expect(problems(diagnostics) == ["error barcode.format @ barcodes[1].format"])
-        #expect(diagnostics[0].message == "barcode format \"QR\" is not one of PKBarcodeFormatQR, PKBarcodeFormatPDF417, PKBarcodeFormatAztec, PKBarcodeFormatCode128; use PKBarcodeFormatQR")
+        #expect(diagnostics[0].message == "barcode format \"QR\" is not one of PKBarcodeFormatQR, PKBarcodeFormatPDF417, PKBarcodeFormatAztec, PKBarcodeFormatCode128, PKBarcodeFormatCode39, PKBarcodeFormatCodabar, PKBarcodeFormatEAN13, PKBarcodeFormatI2of5; use PKBarcodeFormatQR")
     }
 
     @Test func messageRequired() {
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func legacyBarcodeFollowsTheSameRules() {
-        let json = minimalPass(.generic).setting("barcode", ["format": "PKBarcodeFormatCode39"])
+        let json = minimalPass(.generic).setting("barcode", ["format": "PKBarcodeFormatCode93"])
         let diagnostics = validate(json)
         #expect(diagnostics.last?.message.hasPrefix("the legacy barcode has no messageEncoding") == true)
         #expect(problems(diagnostics) == [

@@ -137,6 +137,104 @@ let validGeneric = """
 }
 """
 
+let validPosterGeneric = """
+{
+  \(identity),
+  "logoSymbolName": "building.columns",
+  "barcodes": [{"format": "PKBarcodeFormatQR", "message": "MUSEUM-7", "messageEncoding": "iso-8859-1"}],
+  "posterGeneric": {
+    "primaryFields": [{"key": "exhibition", "label": "EXHIBITION", "value": "Northern Lights"}],
+    "secondaryFields": [{"key": "valid", "label": "VALID UNTIL", "value": "2027-03-31T18:00+01:00", "dateStyle": "PKDateStyleMedium"}],
+    "footerFields": [{"key": "holder", "label": "HOLDER", "value": "Jane Appleseed"}],
+    "backFields": [{"key": "terms", "label": "Terms", "value": "One visit per day."}],
+    "additionalInfoFields": [{"key": "hours", "label": "Opening hours", "value": "Tue–Sun 10:00–18:00"}]
+  }
+}
+"""
+
+/// An event ticket laid out as a poster: everything Apple's validator asks for, nothing it warns about.
+let validPosterEventTicket = """
+{
+  \(identity),
+  "preferredStyleSchemes": ["posterEventTicket", "eventTicket"],
+  "sharingProhibited": true,
+  "eventLogoText": "Harbour FC",
+  "footerBackgroundColor": "rgb(10, 30, 60)",
+  "stripColor": "rgb(10, 30, 60)",
+  "useAutomaticColors": true,
+  "suppressHeaderDarkening": false,
+  "auxiliaryStoreIdentifiers": [284882215],
+  "sellURL": "https://tickets.example.com/sell/SN-0001",
+  "transferURL": "https://tickets.example.com/transfer/SN-0001",
+  "contactVenueEmail": "hello@example.com",
+  "featuredActions": [{"identifier": "food", "type": "orderFood", "url": "https://food.example.com/"}],
+  "nfc": {"message": "SN-0001", "encryptionPublicKey": "\(p256PublicKey)", "requiresAuthentication": true},
+  "barcodes": [
+    {"format": "PKBarcodeFormatEAN13", "message": "4006381333931", "messageEncoding": "iso-8859-1"},
+    {"format": "PKBarcodeFormatQR", "message": "SN-0001", "messageEncoding": "iso-8859-1"}
+  ],
+  "semantics": {
+    "eventType": "PKEventTypeSports",
+    "eventName": "Harbour FC v Lakeside United",
+    "venueName": "Harbour Stadium",
+    "eventStartDate": "2026-12-19T15:00:00+01:00",
+    "eventEndDate": "2026-12-19T17:00:00+01:00",
+    "eventStartDateInfo": {"date": "2026-12-19T15:00:00+01:00", "timeZone": "Europe/Berlin", "unannounced": false},
+    "homeTeamAbbreviation": "HFC", "homeTeamName": "Harbour FC",
+    "awayTeamAbbreviation": "LAK", "awayTeamName": "Lakeside United",
+    "leagueName": "North League", "sportName": "Football",
+    "venueLocation": {"latitude": 53.55, "longitude": 9.97},
+    "admissionLevel": "Season ticket", "tailgatingAllowed": false, "duration": 7200,
+    "seats": [{"seatSection": "B", "seatRow": "12", "seatNumber": "7", "seatSectionColor": "rgb(0, 90, 200)"}],
+    "totalPrice": {"amount": "45.00", "currencyCode": "EUR"},
+    "wifiAccess": [{"ssid": "Stadium", "password": "goal2026"}]
+  },
+  "upcomingPassInformation": [
+    {
+      "identifier": "match-2027-01-09", "name": "Harbour FC v Hill Rovers", "type": "event", "isActive": false,
+      "dateInformation": {"date": "2027-01-09T15:00:00+01:00", "timeZone": "Europe/Berlin", "isAllDay": false},
+      "urls": {"parkingInformationURL": "https://stadium.example.com/parking"},
+      "images": {"headerImage": {"urls": [{"url": "https://img.example.com/h.png", "sha256": "\(String(repeating: "ab", count: 32))", "scale": 2, "size": 120000}], "reuseExisting": false}},
+      "semantics": {"eventName": "Harbour FC v Hill Rovers", "venueName": "Harbour Stadium"},
+      "additionalInfoFields": [{"key": "kickoff", "label": "KICK-OFF", "value": "15:00"}],
+      "backFields": [{"key": "kickoffBack", "label": "KICK-OFF", "value": "15:00"}],
+      "auxiliaryStoreIdentifiers": [284882215]
+    }
+  ],
+  "eventTicket": {
+    "primaryFields": [{"key": "match", "label": "MATCH", "value": "Harbour FC v Lakeside United"}],
+    "additionalInfoFields": [{"key": "kickoff", "label": "KICK-OFF", "value": "15:00"}]
+  }
+}
+"""
+
+/// A boarding pass laid out from its semantic tags, with every tag Apple's validator asks for.
+let validSemanticBoardingPass = """
+{
+  \(identity),
+  "preferredStyleSchemes": ["semanticBoardingPass", "boardingPass"],
+  "changeSeatURL": "https://air.example.com/seat",
+  "transitProviderPhoneNumber": "+44 20 7946 0000",
+  "barcodes": [{"format": "PKBarcodeFormatPDF417", "message": "M1APPLESEED/JANE", "messageEncoding": "iso-8859-1"}],
+  "semantics": {
+    "airlineCode": "EX", "flightCode": "EX117", "flightNumber": 117,
+    "originalDepartureDate": "2026-12-01T09:30:00Z", "originalBoardingDate": "2026-12-01T08:50:00Z",
+    "originalArrivalDate": "2026-12-01T12:40:00-05:00",
+    "departureAirportCode": "LHR", "departureAirportTimeZone": "Europe/London", "departureCityName": "London",
+    "destinationAirportCode": "JFK", "destinationAirportTimeZone": "America/New_York", "destinationCityName": "New York",
+    "departureLocation": {"latitude": 51.47, "longitude": -0.4543},
+    "passengerName": {"givenName": "Jane", "familyName": "Appleseed"},
+    "passengerCapabilities": ["PRIORITY_BOARDING"], "ticketFareClass": "Economy",
+    "internationalDocumentsAreVerified": true, "internationalDocumentsVerifiedDeclarationName": "DOCS OK",
+    "seats": [{"seatNumber": "14C", "seatType": "Aisle"}]
+  },
+  "boardingPass": {
+    "transitType": "PKTransitTypeAir",
+    "primaryFields": [{"key": "from", "label": "London", "value": "LHR"}, {"key": "to", "label": "New York", "value": "JFK"}]
+  }
+}
+"""
+
 /// A valid pass of `style`, parsed.
 func validPass(_ style: PassStyle) -> JSONValue {
     let text: String
@@ -146,9 +244,13 @@ func validPass(_ style: PassStyle) -> JSONValue {
     case .coupon: text = validCoupon
     case .storeCard: text = validStoreCard
     case .generic: text = validGeneric
+    case .posterGeneric: text = validPosterGeneric
     }
     return try! JSONValue(parsing: text)
 }
+
+/// A pass parsed from fixture text.
+func parsed(_ text: String) -> JSONValue { try! JSONValue(parsing: text) }
 
 /// The smallest valid pass of `style`.
 func minimalPass(_ style: PassStyle) -> JSONValue {

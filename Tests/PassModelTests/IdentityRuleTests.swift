@@ -114,8 +114,11 @@ import Testing
         ])
     }
 
-    @Test func semanticsKeysAreFreeForm() {
-        #expect(problems(of: minimalPass(.generic).setting("semantics", ["anythingAtAll": [1, 2]])) == [])
+    @Test func unknownSemanticTagIsAWarningWithASuggestion() {
+        #expect(problems(of: minimalPass(.generic).setting("semantics", ["anythingAtAll": [1, 2]])) == ["warning unknown-key @ semantics.anythingAtAll"])
+        let diagnostics = validate(minimalPass(.eventTicket).setting("semantics", ["evenName": "x"]))
+        #expect(problems(diagnostics) == ["warning unknown-key @ semantics.evenName"])
+        #expect(diagnostics[0].message.contains("Did you mean \"eventName\"?"))
     }
 
     @Test func unknownKeysAreKeptByTheModel() throws {

@@ -100,7 +100,7 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
     }
 
     @Test func iOS18IconSizeIsAccepted() {
-        #expect(check(["icon.png": png(38, 38), "icon@2x.png": png(76, 76)], .generic) == [])
+        #expect(check(["icon.png": png(38, 38), "icon@2x.png": png(76, 76), "icon@3x.png": png(114, 114)], .generic) == [])
     }
 
     @Test func notAPNGIsAnError() {
@@ -135,8 +135,18 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
     }
 
     @Test func localizedIconInEveryLanguageCountsAsTheIcon() {
-        #expect(check(["en.lproj/icon.png": png(29, 29), "de.lproj/icon.png": png(29, 29)], .generic) == [])
-        #expect(check(["en.lproj/icon.png": png(29, 29), "de.lproj/logo.png": png(100, 50)], .generic) == ["error image.iconMissing @ icon.png"])
+        var files: [String: [UInt8]] = [:]
+        for language in ["en", "de"] {
+            files["\(language).lproj/icon.png"] = png(29, 29)
+            files["\(language).lproj/icon@2x.png"] = png(58, 58)
+            files["\(language).lproj/icon@3x.png"] = png(87, 87)
+        }
+        #expect(check(files, .generic) == [])
+        #expect(check(["en.lproj/icon.png": png(29, 29), "de.lproj/logo.png": png(100, 50)], .generic) == [
+            "error image.iconMissing @ icon.png",
+            "warning image.iconScale @ en.lproj/icon@2x.png",
+            "warning image.iconScale @ en.lproj/icon@3x.png",
+        ])
     }
 
     @Test func wrongSizeIsAWarning() {
@@ -144,7 +154,7 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
         #expect(problems(diagnostics) == ["warning image.size @ strip@2x.png"])
         #expect(diagnostics[0].message.contains("750×246"))
         #expect(diagnostics[0].message.contains("750×196"))
-        #expect(check(["icon.png": png(29, 29), "icon@3x.png": png(58, 58)], .generic) == ["warning image.size @ icon@3x.png"])
+        #expect(check(["icon.png": png(29, 29), "icon@2x.png": png(58, 58), "icon@3x.png": png(58, 58)], .generic) == ["warning image.size @ icon@3x.png"])
         #expect(check(icons.merging(["thumbnail@2x.png": png(90, 90)]) { $1 }, .generic) == ["warning image.size @ thumbnail@2x.png"])
         #expect(check(icons.merging(["footer.png": png(286, 30)]) { $1 }, .boardingPass) == ["warning image.size @ footer.png"])
         #expect(check(icons.merging(["background.png": png(200, 220)]) { $1 }, .eventTicket) == ["warning image.size @ background.png"])
@@ -183,6 +193,8 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
         #expect(problems(ImageRules.validate(images: images, style: .storeCard)) == [
             "error image.notPNG @ logo.png",
             "warning image.size @ strip.png",
+            "warning image.iconScale @ icon@2x.png",
+            "warning image.iconScale @ icon@3x.png",
         ])
     }
 }
@@ -193,9 +205,14 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
         #expect(PassStyle.coupon.expectedSize(of: .strip) == .exactly([PointSize(width: 375, height: 144)]))
         #expect(PassStyle.storeCard.expectedSize(of: .strip) == .exactly([PointSize(width: 375, height: 144)]))
         #expect(PassStyle.generic.expectedSize(of: .strip) == nil)
-        #expect(PassStyle.boardingPass.expectedSize(of: .footer) == .exactly([PointSize(width: 286, height: 15)]))
+        #expect(PassStyle.boardingPass.expectedSize(of: .footer) == .atMost(PointSize(width: 286, height: 15)))
         #expect(PassStyle.generic.expectedSize(of: .thumbnail) == .exactly([PointSize(width: 90, height: 90)]))
-        #expect(PassStyle.eventTicket.expectedSize(of: .background) == .exactly([PointSize(width: 180, height: 220)]))
+        #expect(PassStyle.eventTicket.expectedSize(of: .background) == .exactly([PointSize(width: 180, height: 220), PointSize(width: 345, height: 505)]))
+        #expect(PassStyle.posterGeneric.expectedSize(of: .background) == .exactly([PointSize(width: 345, height: 505)]))
+        #expect(PassStyle.eventTicket.expectedSize(of: .artwork) == .exactly([PointSize(width: 358, height: 448)]))
+        #expect(PassStyle.posterGeneric.expectedSize(of: .primaryLogo) == .atMost(PointSize(width: 126, height: 30)))
+        #expect(PassStyle.posterGeneric.expectedSize(of: .secondaryLogo) == .atMost(PointSize(width: 135, height: 12)))
+        #expect(PassStyle.generic.expectedSize(of: .artwork) == nil)
         #expect(PassStyle.coupon.expectedSize(of: .logo) == .atMost(PointSize(width: 160, height: 50)))
         #expect(PassStyle.coupon.expectedSize(of: .icon)?.accepts(PointSize(width: 87, height: 87), scale: 3) == true)
     }
@@ -203,7 +220,8 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
     @Test func allowedImages() {
         #expect(PassStyle.boardingPass.allowedImages == [.logo, .icon, .footer])
         #expect(PassStyle.coupon.allowedImages == [.logo, .icon, .strip])
-        #expect(PassStyle.eventTicket.allowedImages == [.logo, .icon, .strip, .background, .thumbnail])
+        #expect(PassStyle.eventTicket.allowedImages == [.logo, .icon, .strip, .background, .thumbnail, .artwork, .primaryLogo, .secondaryLogo])
+        #expect(PassStyle.posterGeneric.allowedImages == [.logo, .icon, .background, .artwork, .primaryLogo, .secondaryLogo])
         #expect(PassStyle.generic.allowedImages == [.logo, .icon, .thumbnail])
         #expect(PassStyle.storeCard.allowedImages == [.logo, .icon, .strip])
         #expect(PassStyle.eventTicket.key == "eventTicket")

@@ -148,8 +148,10 @@ import Testing
         #expect(diagnostics[0].message.contains("66 bytes"))
     }
 
-    @Test func missingKeyIsAWarning() {
-        #expect(problems(nfc(["message": "m"])) == ["warning nfc.encryptionPublicKey.missing @ nfc.encryptionPublicKey"])
+    @Test func missingKeyIsAnError() {
+        let diagnostics = nfc(["message": "m"])
+        #expect(problems(diagnostics) == ["error nfc.encryptionPublicKey.missing @ nfc.encryptionPublicKey"])
+        #expect(diagnostics[0].message.contains("required"))
     }
 
     @Test(arguments: [

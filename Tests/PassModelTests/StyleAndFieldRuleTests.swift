@@ -216,8 +216,8 @@ import Testing
     }
 
     @Test func fieldSemanticsEventTypeIsChecked() {
-        let json = pass(["key": "a", "value": "x", "semantics": ["eventType": "PKEventTypeConcert"]])
-        #expect(problems(of: json) == ["error semantics.eventType @ generic.secondaryFields[0].semantics.eventType"])
+        let json = pass(["key": "a", "value": "x", "semantics": ["eventType": "PKEventTypeConcert"]], style: .eventTicket)
+        #expect(problems(of: json) == ["error semantics.eventType @ eventTicket.secondaryFields[0].semantics.eventType"])
     }
 }
 

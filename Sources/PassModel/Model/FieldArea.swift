@@ -4,7 +4,11 @@ package enum FieldArea: String, CaseIterable, Sendable, Hashable {
     case primary = "primaryFields"
     case secondary = "secondaryFields"
     case auxiliary = "auxiliaryFields"
+    /// The footer of the pass face.
+    case footer = "footerFields"
     case back = "backFields"
+    /// The "Additional Info" section Wallet shows below the pass.
+    case additionalInfo = "additionalInfoFields"
 
     /// The key of the array in the style object, e.g. `"primaryFields"`.
     package var key: String { rawValue }

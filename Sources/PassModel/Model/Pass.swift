@@ -59,6 +59,53 @@ package struct Pass: Sendable, Hashable, Codable {
     package var eventTicket: PassStructure?
     package var generic: PassStructure?
     package var storeCard: PassStructure?
+    package var posterGeneric: PassStructure?
+
+    /// Semantic-driven layouts to try before the style (``PassStyleScheme`` values and style names).
+    package var preferredStyleSchemes: [String]?
+    package var stripColor: RGBColor?
+    /// Poster event tickets only, as are the next four keys.
+    package var footerBackgroundColor: RGBColor?
+    package var suppressHeaderDarkening: Bool?
+    /// Wallet derives the colours from the background image, ignoring `foregroundColor` and `labelColor`.
+    package var useAutomaticColors: Bool?
+    /// The text next to a poster event ticket's logo (`logoText` does not show there).
+    package var eventLogoText: String?
+    /// App Store IDs linked from a poster event ticket's event guide.
+    package var auxiliaryStoreIdentifiers: [Int]?
+    /// An SF Symbol shown as the logo.
+    package var logoSymbolName: String?
+    package var featuredActions: [FeaturedAction]?
+    package var upcomingPassInformation: [UpcomingPassEntry]?
+
+    // The link keys (``PassLinks``): event guide links first, then travel links.
+    package var accessibilityURL: String?
+    package var addOnURL: String?
+    package var bagPolicyURL: String?
+    package var contactVenueEmail: String?
+    package var contactVenuePhoneNumber: String?
+    package var contactVenueWebsite: String?
+    package var directionsInformationURL: String?
+    package var merchandiseURL: String?
+    package var orderFoodURL: String?
+    package var parkingInformationURL: String?
+    package var purchaseParkingURL: String?
+    package var sellURL: String?
+    package var transferURL: String?
+    package var transitInformationURL: String?
+    package var changeSeatURL: String?
+    package var entertainmentURL: String?
+    package var managementURL: String?
+    package var purchaseAdditionalBaggageURL: String?
+    package var purchaseLoungeAccessURL: String?
+    package var purchaseWifiURL: String?
+    package var registerServiceAnimalURL: String?
+    package var reportLostBagURL: String?
+    package var requestWheelchairURL: String?
+    package var transitProviderEmail: String?
+    package var transitProviderPhoneNumber: String?
+    package var transitProviderWebsiteURL: String?
+    package var upgradeURL: String?
 
     /// Top-level keys Apple does not define, passed through as they are.
     package var additionalProperties = JSONObject()
@@ -115,6 +162,7 @@ package struct Pass: Sendable, Hashable, Codable {
             case .eventTicket: return eventTicket
             case .generic: return generic
             case .storeCard: return storeCard
+            case .posterGeneric: return posterGeneric
             }
         }
         set {
@@ -124,6 +172,7 @@ package struct Pass: Sendable, Hashable, Codable {
             case .eventTicket: eventTicket = newValue
             case .generic: generic = newValue
             case .storeCard: storeCard = newValue
+            case .posterGeneric: posterGeneric = newValue
             }
         }
     }
@@ -135,7 +184,15 @@ package struct Pass: Sendable, Hashable, Codable {
         case groupingIdentifier, webServiceURL, authenticationToken, appLaunchURL, associatedStoreIdentifiers
         case userInfo, relevantDate, relevantDates, expirationDate, voided, locations, beacons, maxDistance
         case barcodes, barcode, nfc, semantics
-        case boardingPass, coupon, eventTicket, generic, storeCard
+        case boardingPass, coupon, eventTicket, generic, storeCard, posterGeneric
+        case preferredStyleSchemes, stripColor, footerBackgroundColor, suppressHeaderDarkening, useAutomaticColors
+        case eventLogoText, auxiliaryStoreIdentifiers, logoSymbolName, featuredActions, upcomingPassInformation
+        case accessibilityURL, addOnURL, bagPolicyURL, contactVenueEmail, contactVenuePhoneNumber, contactVenueWebsite
+        case directionsInformationURL, merchandiseURL, orderFoodURL, parkingInformationURL, purchaseParkingURL
+        case sellURL, transferURL, transitInformationURL
+        case changeSeatURL, entertainmentURL, managementURL, purchaseAdditionalBaggageURL, purchaseLoungeAccessURL
+        case purchaseWifiURL, registerServiceAnimalURL, reportLostBagURL, requestWheelchairURL
+        case transitProviderEmail, transitProviderPhoneNumber, transitProviderWebsiteURL, upgradeURL
     }
 
     /// The names of all top-level keys Apple defines.

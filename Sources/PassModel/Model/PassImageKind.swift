@@ -6,4 +6,13 @@ package enum PassImageKind: String, CaseIterable, Sendable, Hashable {
     case thumbnail
     case strip
     case background
+    /// The poster image of a poster event ticket or poster generic pass.
+    case artwork
+    /// The logo at the top of a poster pass.
+    case primaryLogo
+    /// A second, smaller logo some poster passes show.
+    case secondaryLogo
+
+    /// Shown only on the poster layouts (poster event tickets and poster generic passes).
+    package var isPosterOnly: Bool { self == .artwork || self == .primaryLogo || self == .secondaryLogo }
 }

@@ -50,10 +50,19 @@ package enum BarcodeFormat: String, CaseIterable, Sendable, Hashable, Codable {
     case pdf417 = "PKBarcodeFormatPDF417"
     case aztec = "PKBarcodeFormatAztec"
     case code128 = "PKBarcodeFormatCode128"
+    case code39 = "PKBarcodeFormatCode39"
+    case codabar = "PKBarcodeFormatCodabar"
+    case ean13 = "PKBarcodeFormatEAN13"
+    case i2of5 = "PKBarcodeFormatI2of5"
 
     /// QR and Aztec codes are square; they leave less room for fields on
     /// coupons, store cards and generic passes.
     package var isSquare: Bool { self == .qr || self == .aztec }
+
+    /// Code 39, Codabar, EAN-13 and Interleaved 2 of 5 are recent formats:
+    /// older iOS versions do not draw them, so a pass needs a barcode of
+    /// another format after one of them.
+    package var isRecent: Bool { [.code39, .codabar, .ean13, .i2of5].contains(self) }
 }
 
 /// `semantics.eventType`.

@@ -5,19 +5,24 @@ package struct PassStructure: Sendable, Hashable, Codable {
     package var primaryFields: [Field]?
     package var secondaryFields: [Field]?
     package var auxiliaryFields: [Field]?
+    package var footerFields: [Field]?
     package var backFields: [Field]?
+    package var additionalInfoFields: [Field]?
     /// Required on boarding passes, forbidden on every other style.
     package var transitType: TransitType?
 
     package init(
         headerFields: [Field]? = nil, primaryFields: [Field]? = nil, secondaryFields: [Field]? = nil,
-        auxiliaryFields: [Field]? = nil, backFields: [Field]? = nil, transitType: TransitType? = nil
+        auxiliaryFields: [Field]? = nil, footerFields: [Field]? = nil, backFields: [Field]? = nil,
+        additionalInfoFields: [Field]? = nil, transitType: TransitType? = nil
     ) {
         self.headerFields = headerFields
         self.primaryFields = primaryFields
         self.secondaryFields = secondaryFields
         self.auxiliaryFields = auxiliaryFields
+        self.footerFields = footerFields
         self.backFields = backFields
+        self.additionalInfoFields = additionalInfoFields
         self.transitType = transitType
     }
 
@@ -29,7 +34,9 @@ package struct PassStructure: Sendable, Hashable, Codable {
             case .primary: return primaryFields ?? []
             case .secondary: return secondaryFields ?? []
             case .auxiliary: return auxiliaryFields ?? []
+            case .footer: return footerFields ?? []
             case .back: return backFields ?? []
+            case .additionalInfo: return additionalInfoFields ?? []
             }
         }
         set {
@@ -39,7 +46,9 @@ package struct PassStructure: Sendable, Hashable, Codable {
             case .primary: primaryFields = fields
             case .secondary: secondaryFields = fields
             case .auxiliary: auxiliaryFields = fields
+            case .footer: footerFields = fields
             case .back: backFields = fields
+            case .additionalInfo: additionalInfoFields = fields
             }
         }
     }
@@ -50,6 +59,7 @@ package struct PassStructure: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case transitType, headerFields, primaryFields, secondaryFields, auxiliaryFields, backFields
+        case transitType, headerFields, primaryFields, secondaryFields, auxiliaryFields, footerFields, backFields
+        case additionalInfoFields
     }
 }

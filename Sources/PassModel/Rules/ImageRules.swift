@@ -18,13 +18,39 @@
 /// | `image.notPNG` | error | the bytes are not a PNG |
 /// | `image.notAllowed` | error | the style does not show that image, or no style does |
 /// | `image.iconMissing` | error | no `icon.png` (top level, or in every `.lproj`) |
+/// | `image.iconScale` | warning | `icon@2x.png` or `icon@3x.png` is missing beside an `icon.png` |
+/// | `image.posterArtwork` | error | a poster event ticket has no `artwork` and no `background` image |
+/// | `image.posterOnly` | warning | an event ticket that is not a poster has `artwork`, `primaryLogo` or `secondaryLogo` |
 /// | `image.size` | warning | the pixels differ from the expected points × scale (logo: larger than 160×50 × scale) |
 /// | `image.stripCombination` | error | an event ticket has a strip and a background or thumbnail |
 /// | `image.localizedDuplicate` | error | an image is both at the top level and in an `.lproj` |
 package enum ImageRules {
     /// Checks image files given as bytes. Files that are not images
     /// (`pass.json`, `manifest.json`, `signature`, `*.strings`) are skipped.
+    ///
+    /// Without the pass.json, the poster rules are not applied: an event
+    /// ticket may carry the poster images, and none is required.
     package static func validate(files: [String: [UInt8]], style: PassStyle) -> [Diagnostic] {
+        check(headers(of: files), style: style, scheme: .unknown)
+    }
+
+    /// Checks the images of `pass` (a pass.json tree), with the rules of
+    /// its `preferredStyleSchemes`: a poster event ticket needs artwork or a
+    /// background. Empty when the pass has no single style (the validator
+    /// reports that).
+    package static func validate(files: [String: [UInt8]], pass: JSONValue) -> [Diagnostic] {
+        let styles = PassStyle.allCases.filter { pass[$0.key] != nil }
+        guard styles.count == 1 else { return [] }
+        return check(headers(of: files), style: styles[0], scheme: .known(PassStyleScheme.active(in: pass)))
+    }
+
+    /// Whether the caller knows the pass's scheme (see ``PassStyleScheme/active(in:)``).
+    enum SchemeKnowledge {
+        case unknown
+        case known(PassStyleScheme?)
+    }
+
+    static func headers(of files: [String: [UInt8]]) -> [String: Result<PNGImageInfo, PNGImageInfo.ParseError>] {
         var headers: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>] = [:]
         for (path, bytes) in files where !isNonImageFile(path) {
             do {
@@ -33,19 +59,21 @@ package enum ImageRules {
                 headers[path] = .failure(error)
             }
         }
-        return check(headers, style: style)
+        return headers
     }
 
     /// Checks images whose headers have been read; `nil` marks a file that is not a PNG.
     package static func validate(images: [String: PNGImageInfo?], style: PassStyle) -> [Diagnostic] {
-        check(images.mapValues { $0.map { .success($0) } ?? .failure(.notPNGSignature) }, style: style)
+        check(images.mapValues { $0.map { .success($0) } ?? .failure(.notPNGSignature) }, style: style, scheme: .unknown)
     }
 
     static func isNonImageFile(_ path: String) -> Bool {
         ["pass.json", "manifest.json", "signature"].contains(path) || path.hasSuffix(".strings")
     }
 
-    static func check(_ images: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>], style: PassStyle) -> [Diagnostic] {
+    static func check(
+        _ images: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>], style: PassStyle, scheme: SchemeKnowledge
+    ) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         var names: [PassImageName] = []
         for path in images.keys.sorted() {
@@ -89,9 +117,51 @@ package enum ImageRules {
             }
         }
         diagnostics += checkIcon(names)
+        diagnostics += checkIconScales(names)
         diagnostics += checkStripCombination(names, style: style)
         diagnostics += checkLocalizedDuplicates(names)
+        if case .known(let active) = scheme {
+            diagnostics += checkPosterImages(names, style: style, scheme: active)
+        }
         return diagnostics
+    }
+
+    /// Devices pick the icon for their screen: one without `icon@2x.png`
+    /// and `icon@3x.png` scales the small icon up (Apple's validator warns).
+    static func checkIconScales(_ names: [PassImageName]) -> [Diagnostic] {
+        let icons = names.filter { $0.kind == .icon }
+        let folders = Set(icons.filter { $0.scale == 1 }.map(\.localization))
+        var diagnostics: [Diagnostic] = []
+        for folder in folders.sorted(by: { ($0 ?? "") < ($1 ?? "") }) {
+            let prefix = folder.map { "\($0).lproj/" } ?? ""
+            for scale in [2, 3] where !icons.contains(where: { $0.localization == folder && $0.scale == scale }) {
+                diagnostics.append(.warning(
+                    at: [.key("\(prefix)icon@\(scale)x.png")], rule: "image.iconScale",
+                    "\(prefix)icon@\(scale)x.png is missing; devices with a @\(scale)x screen scale the small icon up and show it blurred, so add it (\(38 * scale)×\(38 * scale) pixels)"
+                ))
+            }
+        }
+        return diagnostics
+    }
+
+    /// A poster event ticket shows artwork (or a background) as its poster,
+    /// and Apple's validator requires one of them at any scale. The poster
+    /// images mean nothing to an event ticket that is not a poster.
+    static func checkPosterImages(_ names: [PassImageName], style: PassStyle, scheme: PassStyleScheme?) -> [Diagnostic] {
+        guard style == .eventTicket else { return [] }
+        if scheme == .posterEventTicket {
+            guard !names.contains(where: { $0.kind == .artwork || $0.kind == .background }) else { return [] }
+            return [.error(
+                at: [.key("artwork.png")], rule: "image.posterArtwork",
+                "a poster event ticket (an eventTicket whose preferredStyleSchemes lists posterEventTicket) needs artwork.png (358×448 points) or background.png (345×505 points), the poster Wallet shows; add artwork.png with @2x and @3x, or remove posterEventTicket from preferredStyleSchemes"
+            )]
+        }
+        return names.filter { $0.kind?.isPosterOnly == true }.map { name in
+            .warning(
+                at: [.key(name.path)], rule: "image.posterOnly",
+                "\(name.path) shows only on poster event tickets, and this event ticket does not prefer posterEventTicket; add \"preferredStyleSchemes\": [\"posterEventTicket\", \"eventTicket\"] to pass.json, or remove the image"
+            )
+        }
     }
 
     /// `icon.png` is required (it shows in notifications and on the lock
@@ -103,7 +173,7 @@ package enum ImageRules {
         let localizations = Set(names.compactMap(\.localization))
         let localizedIcons = Set(icons.compactMap(\.localization))
         if !localizations.isEmpty, localizedIcons == localizations { return [] }
-        var message = "icon.png is missing; every pass needs a 29×29 (or 38×38) point icon.png, which Wallet shows in notifications, so add it"
+        var message = "icon.png is missing; every pass needs a 38×38 (or 29×29) point icon.png, which Wallet shows in notifications, so add it"
         if names.contains(where: { $0.kind == .icon }) {
             message += " (icon@2x.png and icon@3x.png do not replace icon.png; a localized icon must exist in every .lproj folder)"
         }

@@ -20,11 +20,32 @@ extension ValidationRun {
                 }
             }
         }
+        var formats: [(format: BarcodeFormat?, path: JSONPath)] = []
+        if let barcodes = root["barcodes"]?.arrayValue {
+            for (index, barcode) in barcodes.enumerated() {
+                let format = barcode["format"]?.stringValue.flatMap(BarcodeFormat.init(rawValue:))
+                formats.append((format, [.key("barcodes"), .index(index), .key("format")]))
+            }
+        }
         if let legacy = object("barcode", of: root, at: .root) {
             let format = checkBarcode(legacy, at: [.key("barcode")], isLegacy: true)
             if !shownIsSet { shown = format }
+            formats.append((format, [.key("barcode"), .key("format")]))
         }
+        checkRecentFormatsHaveAFallback(formats)
         return shown
+    }
+
+    /// Code 39, Codabar, EAN-13 and I2of5 are valid, but an older iOS
+    /// draws none of them: when every barcode of the pass has such a
+    /// format, those devices show no barcode at all.
+    mutating func checkRecentFormatsHaveAFallback(_ formats: [(format: BarcodeFormat?, path: JSONPath)]) {
+        guard let first = formats.first, let format = first.format, format.isRecent,
+              formats.allSatisfy({ $0.format?.isRecent ?? false }) else { return }
+        warning(
+            first.path, "barcode.recentFormatOnly",
+            "\(format.rawValue) is the pass's only barcode format, and older iOS versions do not draw Code 39, Codabar, EAN-13 or I2of5, so they show no barcode; add a PKBarcodeFormatQR, PKBarcodeFormatPDF417, PKBarcodeFormatAztec or PKBarcodeFormatCode128 barcode after it in barcodes (Wallet shows the first one the device can draw)"
+        )
     }
 
     /// One barcode: format, message and messageEncoding are required.

@@ -114,7 +114,7 @@ extension ValidationRun {
         checkDataDetectorTypes(field, at: path, area: area)
         checkRow(field, at: path, area: area, style: style)
         if let semantics = member("semantics", of: field, at: path, is: .object)?.objectValue {
-            checkSemantics(semantics, at: path.appending("semantics"))
+            checkSemantics(semantics, at: path.appending("semantics"), style: style)
         }
     }
 
@@ -316,6 +316,12 @@ extension ValidationRun {
                 "currencyCode needs a numeric value, but the value is a string; write the amount as a number without quotes (e.g. 12.5), or remove currencyCode"
             )
         }
+        if field["currencyCode"] != nil, field["numberStyle"] != nil {
+            warning(
+                path.appending("currencyCode"), "field.currencyCode.numberStyle",
+                "the field has both currencyCode and numberStyle, but Wallet formats a value either as money or as a number, not both; remove numberStyle to show an amount, or currencyCode to show a plain number"
+            )
+        }
     }
 
     /// Data detectors make text tappable, which only the back of a pass supports.
@@ -330,10 +336,10 @@ extension ValidationRun {
                 error(itemPath, "field.dataDetectorTypes", "data detector \"\(text)\" is not one of \(DataDetectorType.allowedValues)\(suggestion)")
             }
         }
-        if area != .back {
+        if area != .back, area != .additionalInfo {
             error(
                 detectorsPath, "field.dataDetectorTypes.placement",
-                "dataDetectorTypes applies to back fields only, but this field is in \(area.key); move the field to backFields or remove dataDetectorTypes"
+                "dataDetectorTypes applies to backFields and additionalInfoFields only, but this field is in \(area.key); move the field to backFields or remove dataDetectorTypes"
             )
         }
     }
@@ -362,6 +368,8 @@ extension ValidationRun {
     /// coupon, store card or generic pass with a square barcode at most 4
     /// secondary and auxiliary fields together.
     mutating func checkDisplayLimits(_ counts: [FieldArea: Int], style: PassStyle, firstBarcode: BarcodeFormat?) {
+        // Apple publishes no limits for the poster layout.
+        guard style != .posterGeneric else { return }
         let limits: [FieldArea: Int] = [
             .header: 3,
             .primary: style == .boardingPass ? 2 : 1,
@@ -386,15 +394,6 @@ extension ValidationRun {
                 )
             }
         }
-    }
-
-    // MARK: Semantics
-
-    /// Semantic tags are free JSON, except for the few whose values Apple enumerates.
-    mutating func checkSemantics(_ semantics: JSONObject, at path: JSONPath) {
-        guard let eventType = string("eventType", of: semantics, at: path), EventType(rawValue: eventType) == nil else { return }
-        let suggestion = EventType.suggestion(for: eventType).map { "; use \($0.rawValue)" } ?? "; use PKEventTypeGeneric if none fits"
-        error(path.appending("eventType"), "semantics.eventType", "eventType \"\(eventType)\" is not one of \(EventType.allowedValues)\(suggestion)")
     }
 }
 

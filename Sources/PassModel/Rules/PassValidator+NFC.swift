@@ -1,6 +1,6 @@
 // nfc ("Pass.NFC" in Apple's Wallet Passes documentation): message ≤ 64
-// bytes, encryptionPublicKey a base64 X.509 SubjectPublicKeyInfo with a
-// P-256 key.
+// bytes and encryptionPublicKey (a base64 X.509 SubjectPublicKeyInfo with a
+// P-256 key) are both required.
 
 extension ValidationRun {
     mutating func checkNFC() {
@@ -17,14 +17,21 @@ extension ValidationRun {
         }
         let keyPath = base.appending("encryptionPublicKey")
         if nfc["encryptionPublicKey"] == nil {
-            warning(
+            error(
                 keyPath, "nfc.encryptionPublicKey.missing",
-                "nfc has no encryptionPublicKey; Value Added Services readers need the terminal's P-256 public key (base64 DER SubjectPublicKeyInfo) to read the message, so add it"
+                "nfc has no encryptionPublicKey, which is required: Value Added Services readers need the terminal's P-256 public key (base64 DER SubjectPublicKeyInfo) to read the message, so add it"
             )
         } else if let key = string("encryptionPublicKey", of: nfc, at: base), let problem = Self.publicKeyProblem(key) {
             error(keyPath, "nfc.encryptionPublicKey", "nfc.encryptionPublicKey \(problem)")
         }
         checkBoolean("requiresAuthentication", of: nfc, at: base)
+        // Apple: a pass shared to a device older than iOS 13.1 would skip the authentication.
+        if nfc["requiresAuthentication"] == .bool(true), root["sharingProhibited"] != .bool(true) {
+            warning(
+                base.appending("requiresAuthentication"), "nfc.requiresAuthentication.sharing",
+                "nfc.requiresAuthentication is true, but the pass can be shared, and iOS before 13.1 ignores the authentication; add \"sharingProhibited\": true"
+            )
+        }
     }
 
     /// Why `text` is not a base64 DER SubjectPublicKeyInfo of a P-256 key, or nil when it is one.

@@ -60,14 +60,8 @@ extension ValidationRun {
     /// The app link opens an app from the App Store, which needs its ID.
     mutating func checkAppLaunch() {
         _ = string("appLaunchURL", of: root, at: .root)
-        let identifiers = array("associatedStoreIdentifiers", of: root, at: .root)
-        for (index, identifier) in (identifiers ?? []).enumerated() {
-            let path: JSONPath = [.key("associatedStoreIdentifiers"), .index(index)]
-            guard expect(identifier, is: .number, at: path), let number = identifier.numberValue else { continue }
-            if number != number.rounded() || number <= 0 {
-                error(path, "associatedStoreIdentifiers.value", "\(JSONValue.format(number)) is not an App Store ID, which is a positive whole number like 284882215; copy it from the app's App Store URL")
-            }
-        }
+        let identifiers = checkStoreIdentifiers("associatedStoreIdentifiers", of: root, at: .root)
+        checkStoreIdentifiers("auxiliaryStoreIdentifiers", of: root, at: .root)
         guard root["appLaunchURL"] != nil else { return }
         if root["associatedStoreIdentifiers"] == nil || identifiers?.isEmpty == true {
             error(
@@ -75,6 +69,20 @@ extension ValidationRun {
                 "appLaunchURL needs associatedStoreIdentifiers, the App Store IDs of the app it opens; add e.g. \"associatedStoreIdentifiers\": [284882215], or remove appLaunchURL"
             )
         }
+    }
+
+    /// App Store IDs are positive whole numbers. Returns the array when it is one.
+    @discardableResult
+    mutating func checkStoreIdentifiers(_ key: String, of object: JSONObject, at base: JSONPath) -> [JSONValue]? {
+        let identifiers = array(key, of: object, at: base)
+        for (index, identifier) in (identifiers ?? []).enumerated() {
+            let path = base.appending(key).appending(index)
+            guard expect(identifier, is: .number, at: path), let number = identifier.numberValue else { continue }
+            if number != number.rounded() || number <= 0 {
+                error(path, "\(key).value", "\(JSONValue.format(number)) is not an App Store ID, which is a positive whole number like 284882215; copy it from the app's App Store URL")
+            }
+        }
+        return identifiers
     }
 
     /// Wallet groups only event tickets and boarding passes.
@@ -90,24 +98,29 @@ extension ValidationRun {
 
     /// Wallet reads colours only as `rgb(r, g, b)`.
     mutating func checkAppearance() {
-        for key in ["backgroundColor", "foregroundColor", "labelColor"] {
-            guard let text = string(key, of: root, at: .root), RGBColor(parsing: text) == nil else { continue }
-            let fix = RGBColor.fromHex(text).map { "write \($0)" } ?? "write e.g. rgb(60, 65, 76)"
-            error(
-                [.key(key)], "color",
-                "\(key) \"\(text)\" is not a colour Wallet reads; colours are rgb(r, g, b) with each component a whole number from 0 to 255, so \(fix)"
-            )
+        for key in ["backgroundColor", "foregroundColor", "labelColor", "stripColor", "footerBackgroundColor"] {
+            if let text = string(key, of: root, at: .root) { checkColor(text, at: [.key(key)], name: key) }
         }
-        _ = string("logoText", of: root, at: .root)
-        checkBoolean("suppressStripShine", of: root, at: .root)
-        checkBoolean("sharingProhibited", of: root, at: .root)
+        for key in ["logoText", "eventLogoText", "logoSymbolName"] { _ = string(key, of: root, at: .root) }
+        for key in ["suppressStripShine", "sharingProhibited", "suppressHeaderDarkening", "useAutomaticColors"] {
+            checkBoolean(key, of: root, at: .root)
+        }
     }
 
-    mutating func checkOtherKeys() {
+    mutating func checkColor(_ text: String, at path: JSONPath, name: String) {
+        guard RGBColor(parsing: text) == nil else { return }
+        let fix = RGBColor.fromHex(text).map { "write \($0)" } ?? "write e.g. rgb(60, 65, 76)"
+        error(
+            path, "color",
+            "\(name) \"\(text)\" is not a colour Wallet reads; colours are rgb(r, g, b) with each component a whole number from 0 to 255, so \(fix)"
+        )
+    }
+
+    mutating func checkOtherKeys(style: PassStyle?) {
         checkBoolean("voided", of: root, at: .root)
         _ = object("userInfo", of: root, at: .root)
         if let semantics = object("semantics", of: root, at: .root) {
-            checkSemantics(semantics, at: [.key("semantics")])
+            checkSemantics(semantics, at: [.key("semantics")], style: style)
         }
     }
 }

@@ -46,7 +46,14 @@ package struct PassValidator: Sendable {
         run.checkAppLaunch()
         run.checkGrouping(styles: styles.map(\.style))
         run.checkNFC()
-        run.checkOtherKeys()
+        let style = styles.count == 1 ? styles[0].style : nil
+        run.checkOtherKeys(style: style)
+        run.checkLinks()
+        run.checkFeaturedActions()
+        run.checkUpcomingPassInformation(style: style)
+        run.checkStyleSchemes(styles: styles.map(\.style))
+        run.checkPosterOnlyKeys(styles: styles.map(\.style))
+        run.checkSemanticStyle()
         return run.diagnostics
     }
 }
