@@ -48,6 +48,13 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        // libzint, the barcode encoder; used only by the Barcodes wrapper.
+        .systemLibrary(
+            name: "CZint",
+            path: "Sources/CZint",
+            providers: [.apt(["libzint-dev"])]
+        ),
+
         // The glibc calls Swift's Glibc module does not export: syncfs, mallopt.
         .target(name: "CSystemCalls"),
 
@@ -66,11 +73,13 @@ let package = Package(
             name: "PassPackage",
             dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", "CZlib", "CSystemCalls", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // Barcodes encoded with libzint: SVG drawings for the preview, and the build's encodability check.
+        .target(name: "Barcodes", dependencies: ["CZint", "PassModel"]),
         // The build: incremental plan, parallel signing, build state, atomic output tree, device indices.
         .target(
             name: "PassBuild",
             dependencies: [
-                "AtomicFiles", "PassModel", "PassContent", "PassPackage", "RegistrationStore",
+                "AtomicFiles", "Barcodes", "PassModel", "PassContent", "PassPackage", "RegistrationStore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -129,13 +138,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // `passforge preview`: HTML pages of every pass as Wallet lays it out, and the --watch server.
+        .target(
+            name: "PassPreview",
+            dependencies: [
+                "AtomicFiles", "Barcodes", "PassBuild", "PassContent", "PassModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        // `passforge init`: a new project's files (PNG images deflated with zlib).
+        .target(name: "ProjectScaffold", dependencies: ["CZlib"]),
         // `passforge publish` and `build --state-from`: the build-owned tree to a folder or over rsync/ssh.
         .target(name: "PassPublish", dependencies: ["AtomicFiles", "PassBuild"]),
         // The command-line tool: thin, calls the libraries.
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "PassBuild", "PassContent", "PassModel", "PassPackage", "PassPublish", "PassPush", "PassServer",
+                "PassBuild", "PassContent", "PassModel", "PassPackage", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
                 "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -185,6 +204,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport"]),
+        .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "PassModel"]),
         .testTarget(
             name: "PassPushTests",
             dependencies: [

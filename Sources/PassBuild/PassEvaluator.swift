@@ -1,4 +1,5 @@
 import AtomicFiles
+import Barcodes
 import Foundation
 import PassContent
 import PassModel
@@ -127,6 +128,7 @@ struct PassEvaluator: Sendable {
         }
         let json = rendered.source.jsonValue
         var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService))
+        problems += BarcodeValidation.diagnostics(for: json)
         let imageKey = definition.images.isEmpty ? "\(template.name)|\(PassStyle.allCases.filter { json[$0.key] != nil })" : nil
         problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
             ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)

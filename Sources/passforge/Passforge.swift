@@ -18,6 +18,6 @@ struct Passforge: AsyncParsableCommand {
           passforge push                       notify devices of the passes that changed
         """,
         version: "0.1.0",
-        subcommands: [BuildCommand.self, ValidateCommand.self, InspectCommand.self, ServeCommand.self, PushCommand.self, PublishCommand.self, MigrateStoreCommand.self]
+        subcommands: [BuildCommand.self, ValidateCommand.self, InspectCommand.self, ServeCommand.self, PushCommand.self, PublishCommand.self, MigrateStoreCommand.self, PreviewCommand.self, DiffCommand.self, InitCommand.self]
     )
 }

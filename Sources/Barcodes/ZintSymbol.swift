@@ -1,0 +1,87 @@
+import CZint
+
+/// The one place that calls libzint: encodes bytes in one symbology and
+/// returns the symbol as rectangles, quiet zones included.
+enum ZintSymbol {
+    struct Rectangle: Sendable, Hashable {
+        var x, y, width, height: Double
+    }
+
+    struct Drawing: Sendable {
+        /// In X-dimensions (module widths), quiet zones included.
+        var width: Double
+        var height: Double
+        var bars: [Rectangle]
+    }
+
+    /// Encodes `bytes` as they are (zint's DATA_MODE: no conversion); on
+    /// failure returns zint's reason, without its "Error NNN: " prefix.
+    static func draw(_ bytes: [UInt8], symbology: Int32, barHeight: Float? = nil) -> Result<Drawing, ZintFailure> {
+        guard let symbol = ZBarcode_Create() else { return .failure(ZintFailure(reason: "libzint could not allocate a symbol")) }
+        defer { ZBarcode_Delete(symbol) }
+        symbol.pointee.symbology = symbology
+        symbol.pointee.input_mode = Int32(DATA_MODE)
+        symbol.pointee.show_hrt = 0
+        symbol.pointee.output_options |= Int32(BARCODE_QUIET_ZONES)
+        if let barHeight { symbol.pointee.height = barHeight }
+        // Aztec needs no quiet zone by its specification, so zint adds none; a margin helps a camera find it on screen.
+        if symbology == aztec {
+            symbol.pointee.whitespace_width = 2
+            symbol.pointee.whitespace_height = 2
+        }
+        var status = bytes.withUnsafeBufferPointer { buffer in
+            ZBarcode_Encode(symbol, buffer.baseAddress, Int32(buffer.count))
+        }
+        if status < ZINT_ERROR { status = ZBarcode_Buffer_Vector(symbol, 0) }
+        guard status < ZINT_ERROR, let vector = symbol.pointee.vector else {
+            return .failure(ZintFailure(reason: errorText(symbol)))
+        }
+        var bars: [Rectangle] = []
+        var next = vector.pointee.rectangles
+        while let rectangle = next {
+            let r = rectangle.pointee
+            bars.append(Rectangle(x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height)))
+            next = r.next
+        }
+        // Vector output is scaled so that one module is `scale` * 2 units in some versions; normalise to modules.
+        let module = bars.map(\.width).min().map { max($0, 0.0001) } ?? 1
+        let unit = module < 1.5 ? 1.0 : module
+        return .success(Drawing(
+            width: Double(vector.pointee.width) / unit, height: Double(vector.pointee.height) / unit,
+            bars: bars.map { Rectangle(x: $0.x / unit, y: $0.y / unit, width: $0.width / unit, height: $0.height / unit) }))
+    }
+
+    private static func errorText(_ symbol: UnsafeMutablePointer<zint_symbol>) -> String {
+        let text = withUnsafeBytes(of: symbol.pointee.errtxt) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        // "Error 773: Input too long" → "Input too long"
+        if text.hasPrefix("Error "), let colon = text.firstIndex(of: ":") {
+            return String(text[text.index(after: colon)...]).trimmingCharacters(in: " ")
+        }
+        return text.isEmpty ? "libzint refused the data" : text
+    }
+
+    static let qr = Int32(BARCODE_QRCODE)
+    static let pdf417 = Int32(BARCODE_PDF417)
+    static let aztec = Int32(BARCODE_AZTEC)
+    static let code128 = Int32(BARCODE_CODE128)
+    static let code39 = Int32(BARCODE_CODE39)
+    static let codabar = Int32(BARCODE_CODABAR)
+    static let ean13 = Int32(BARCODE_EANX)
+    static let ean13WithCheckDigit = Int32(BARCODE_EANX_CHK)
+    static let interleaved2of5 = Int32(BARCODE_C25INTER)
+}
+
+struct ZintFailure: Error, Sendable {
+    var reason: String
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in character: Character) -> String {
+        var text = Substring(self)
+        while text.first == character { text = text.dropFirst() }
+        while text.last == character { text = text.dropLast() }
+        return String(text)
+    }
+}

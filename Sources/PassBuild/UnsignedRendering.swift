@@ -1,0 +1,103 @@
+import AtomicFiles
+import Foundation
+import PassContent
+import PassModel
+
+/// One pass as the build would package it, before signing: for `passforge
+/// preview` and `passforge diff`.
+package struct UnsignedPass: Sendable {
+    package var passTypeIdentifier: String
+    package var serialNumber: String
+    package var templateName: String
+    /// The content file that defines it.
+    package var sourceFile: String
+    /// The pass.json the build would sign, authenticationToken included.
+    package var passJSON: JSONValue
+    /// Images and `<lang>.lproj/pass.strings`, as they go into the package.
+    package var files: [PackageFile]
+    /// This pass's warnings (errors stop the build, and are in `UnsignedRendering.diagnostics`).
+    package var warnings: [ContentDiagnostic]
+
+    /// `passTypeIdentifier/serialNumber`, as the build state names passes.
+    package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
+}
+
+/// Every pass of a project rendered and validated as `passforge build` does
+/// (the same loader, template cache, renderer and per-pass checks), signed
+/// by nobody and written nowhere.
+package struct UnsignedRendering: Sendable {
+    /// The sound passes, in content order.
+    package var passes: [UnsignedPass] = []
+    /// Every problem, errors first-class: the build would refuse when one is an error.
+    package var diagnostics: [ContentDiagnostic] = []
+    /// Content files read, for the preview's watcher.
+    package var contentFiles: [String] = []
+
+    package var errors: [ContentDiagnostic] { diagnostics.filter(\.isError) }
+}
+
+extension PassBuilder {
+    /// Renders every pass without signing. The signing identity is only
+    /// looked at for its certificate checks, with the development chain
+    /// allowed (nothing is signed with it). The token secret is the build's;
+    /// where there is none (CI), a fixed stand-in so that both sides of a
+    /// diff agree.
+    package func renderWithoutSigning() -> UnsignedRendering {
+        var settings = settings
+        settings.allowsDevelopmentSigning = true
+        var rendering = UnsignedRendering()
+        let paths: [String]
+        do { paths = try BuildPlanner.contentFiles(in: settings.contentDirectory) } catch {
+            rendering.diagnostics = error.diagnostics
+            return rendering
+        }
+        rendering.contentFiles = paths
+        let secret = (try? TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory))
+            ?? TokenSecret("passforge-preview-token-secret", origin: "preview")
+        let templates = TemplateCache(loader: TemplateLoader(directory: settings.templatesDirectory))
+        let evaluator = PassEvaluator(settings: settings, state: BuildState(), secret: secret, identities: SigningIdentities(settings: settings),
+                                      templates: templates, validateOnly: true)
+        var collector = DiagnosticCollector()
+        var definitions: [PassDefinition] = []
+        for path in paths {
+            guard let bytes = AtomicFileSystem.readFile(path) else {
+                collector.add(.error(at: SourceLocation(file: path), rule: "content.unreadable", "cannot read this file; check its permissions"))
+                continue
+            }
+            let (found, problems) = ContentLoader.definitions(in: path, bytes: bytes)
+            collector.add(problems)
+            definitions += found
+        }
+        let renderer = PassRenderer(configuration: settings.configuration)
+        let rendered = ParallelLoop.map(definitions, jobs: settings.jobs) { definition -> (PassEvaluator.Evaluation, UnsignedPass?) in
+            let evaluation = evaluator.evaluate(definition)
+            guard evaluation.key != nil, case .success(let template) = templates.template(named: definition.templateName),
+                  case .success(var pass) = renderer.render(definition, template: template.template)
+            else { return (evaluation, nil) }
+            let type = pass.passTypeIdentifier ?? ""
+            if let webService = pass.source["webServiceURL"], pass.source["authenticationToken"] == nil {
+                let token = secret.authenticationToken(passTypeIdentifier: type, serialNumber: definition.serialNumber)
+                pass.source.set("authenticationToken", to: .scalar(.string(token), at: webService.location))
+            }
+            return (evaluation, UnsignedPass(passTypeIdentifier: type, serialNumber: definition.serialNumber, templateName: definition.templateName,
+                                             sourceFile: definition.file, passJSON: pass.source.jsonValue, files: pass.files,
+                                             warnings: evaluation.diagnostics.filter { !$0.isError }))
+        }
+        var defined: [String: SourceLocation] = [:]
+        for (evaluation, pass) in rendered {
+            collector.add(evaluation.diagnostics)
+            guard let pass else { continue }
+            if let first = defined[pass.key] {
+                collector.add(.error(at: evaluation.serialLocation, keyPath: ["serialNumber"], rule: "content.duplicate-serial",
+                                     "serialNumber \(pass.serialNumber) is already used by another pass of \(pass.passTypeIdentifier); serials must be unique per passTypeIdentifier",
+                                     notes: [(first, "first defined here")]))
+                continue
+            }
+            defined[pass.key] = evaluation.serialLocation
+            rendering.passes.append(pass)
+        }
+        collector.add(templates.diagnostics)
+        rendering.diagnostics = collector.report
+        return rendering
+    }
+}

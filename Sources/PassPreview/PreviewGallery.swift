@@ -1,0 +1,90 @@
+import AtomicFiles
+import Foundation
+import PassBuild
+import PassContent
+import PassModel
+
+/// `passforge preview`: the gallery of every pass, as static HTML.
+///
+/// `index.html` lists the passes grouped by template; each pass has its
+/// page at `<passTypeIdentifier>/<serialNumber>.html`.
+package struct PreviewGallery: Sendable {
+    package var directory: String
+    package var liveReload = false
+
+    package init(directory: String, liveReload: Bool = false) {
+        self.directory = directory
+        self.liveReload = liveReload
+    }
+
+    /// The pages of `passes` (and the index), with `errors` on top of each
+    /// when the content does not build. Writes only the files whose bytes
+    /// changed and returns their paths relative to the gallery; pages of
+    /// passes that are gone are removed (and listed too).
+    @discardableResult
+    package func write(_ passes: [UnsignedPass], errors: [ContentDiagnostic] = []) throws -> [String] {
+        var pages: [String: String] = [:]
+        for pass in passes {
+            pages[PassPage.path(of: pass)] = PassPage(pass: pass, projectErrors: errors, liveReload: liveReload).html()
+        }
+        pages["index.html"] = index(passes, errors: errors)
+        var changed: [String] = []
+        for (path, html) in pages.sorted(by: { $0.key < $1.key }) {
+            let full = (directory as NSString).appendingPathComponent(path)
+            let bytes = Array(html.utf8)
+            if AtomicFileSystem.readFile(full) == bytes { continue }
+            try AtomicFileSystem.createDirectory((full as NSString).deletingLastPathComponent)
+            try AtomicFileSystem.write(bytes, to: full)
+            changed.append(path)
+        }
+        for stale in existingPages() where pages[stale] == nil {
+            try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(stale))
+            changed.append(stale)
+        }
+        return changed
+    }
+
+    /// Pass pages already in the gallery: `*/*.html`.
+    func existingPages() -> [String] {
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return folders.flatMap { folder -> [String] in
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: (directory as NSString).appendingPathComponent(folder))) ?? []
+            return files.filter { $0.hasSuffix(".html") }.map { "\(folder)/\($0)" }
+        }
+    }
+
+    func index(_ passes: [UnsignedPass], errors: [ContentDiagnostic]) -> String {
+        var body = "<header class=\"top\"><h1>passforge preview</h1><span class=\"meta\">\(passes.count) pass\(passes.count == 1 ? "" : "es") · front, back, every language · unsigned</span></header>"
+        body += PreviewHTML.errorPanel(errors)
+        body += "<main class=\"gallery\">"
+        let byTemplate = Dictionary(grouping: passes, by: \.templateName)
+        for template in byTemplate.keys.sorted() {
+            body += "<h2>\(escape(template))</h2><div class=\"cards\">"
+            for pass in byTemplate[template]! {
+                body += card(pass)
+            }
+            body += "</div>"
+        }
+        if passes.isEmpty { body += "<p>No pass builds yet.</p>" }
+        body += "</main>"
+        return PreviewHTML.document(title: "passforge preview", body: body, liveReload: liveReload)
+    }
+
+    /// A thumbnail of the pass's front: its colours, logo, logo text and first primary field.
+    func card(_ pass: UnsignedPass) -> String {
+        let page = PassPage(pass: pass)
+        let json = pass.passJSON
+        let formatter = FieldFormatter(language: PreviewLanguages.tables(of: pass.files.map { ($0.name, $0.bytes) })[0].language)
+        let background = page.color("backgroundColor") ?? "rgb(245, 245, 247)"
+        let foreground = page.color("foregroundColor") ?? "rgb(0, 0, 0)"
+        var html = "<a class=\"card\" href=\"\(escape(PassPage.path(of: pass)))\" style=\"background: \(background); color: \(foreground)\">"
+        if let logo = page.image("logo", language: formatter.language) ?? page.image("icon", language: formatter.language) {
+            html += "<img alt=\"\" src=\"\(logo)\"> "
+        }
+        html += escape(json["logoText"]?.stringValue ?? json["organizationName"]?.stringValue ?? "")
+        let primary = page.style.flatMap { json[$0.key]?[FieldArea.primary.key]?.arrayValue?.first }
+        if let primary { html += "<div class=\"primary-value\">\(escape(formatter.value(of: primary)))</div>" }
+        html += "<div class=\"serial\">\(escape(pass.serialNumber)) · \(escape(page.layoutName))\(pass.warnings.isEmpty ? "" : " · \(pass.warnings.count) warning\(pass.warnings.count == 1 ? "" : "s")")</div></a>"
+        return html
+    }
+}

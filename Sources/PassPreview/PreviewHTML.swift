@@ -1,0 +1,91 @@
+import PassContent
+
+/// The frame of every preview page: styles, the error panel, live reload.
+enum PreviewHTML {
+    static func document(title: String, body: String, liveReload: Bool, script: String = "") -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title))</title>
+        <style>\(css)</style>
+        </head><body>
+        \(body)
+        <script>\(script)\(liveReload ? reloadScript : "")</script>
+        </body></html>
+
+        """
+    }
+
+    /// The --watch server sends `reload` with the changed pages (or `*`) as server-sent events.
+    static let reloadScript = """
+
+    (() => {
+      const here = location.pathname.replace(/^\\//, '') || 'index.html';
+      const events = new EventSource('/_passforge/events');
+      events.addEventListener('reload', (event) => {
+        const pages = event.data.split('\\n');
+        if (pages.includes('*') || pages.includes(here)) location.reload();
+      });
+    })();
+    """
+
+    static func errorPanel(_ errors: [ContentDiagnostic]) -> String {
+        guard !errors.isEmpty else { return "" }
+        var html = "<section id=\"errors\" class=\"errors\"><h2>The build would fail: \(errors.filter(\.isError).count) error\(errors.filter(\.isError).count == 1 ? "" : "s")</h2><pre>"
+        html += errors.map { escape($0.description) }.joined(separator: "\n")
+        html += "</pre><p>This page shows the last version that built.</p></section>"
+        return html
+    }
+
+    static let css = """
+    body { font: 15px/1.35 -apple-system, "Helvetica Neue", "DejaVu Sans", Arial, sans-serif; margin: 0; background: #e9e9ee; color: #1d1d1f; }
+    header.top { padding: 12px 20px; background: #fff; border-bottom: 1px solid #ccc; display: flex; gap: 14px; align-items: baseline; flex-wrap: wrap; }
+    header.top h1 { font-size: 20px; margin: 0; }
+    .meta { color: #555; font-size: 13px; }
+    .errors { margin: 16px 20px; padding: 8px 16px; background: #fff0f0; border: 2px solid #d00; border-radius: 8px; }
+    .errors pre { white-space: pre-wrap; font-size: 13px; }
+    .sides { display: flex; gap: 28px; padding: 20px; flex-wrap: wrap; align-items: flex-start; }
+    .pass { width: 375px; border-radius: 14px; box-shadow: 0 2px 12px rgba(0,0,0,.25); overflow: hidden; position: relative; }
+    .front { background: var(--bg); color: var(--fg); padding: 12px 14px 16px; }
+    .front .label { color: var(--label); font-size: 11px; font-weight: 600; text-transform: uppercase; letter-spacing: .02em; }
+    .front .value { font-size: 16px; }
+    .front .primary .value { font-size: 30px; font-weight: 300; }
+    .front .boarding .primary .value { font-size: 40px; }
+    .background-image { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; filter: blur(6px); opacity: .6; z-index: 0; }
+    .background-image.artwork { filter: none; opacity: 1; }
+    .front > *:not(.background-image) { position: relative; z-index: 1; }
+    .row { display: flex; gap: 12px; margin: 8px 0; align-items: flex-start; }
+    .row .field { flex: 1 1 0; min-width: 0; }
+    .top-row { align-items: center; }
+    .top-row .field { flex: 0 0 auto; text-align: right; }
+    .logo { max-height: 50px; max-width: 160px; }
+    .logo-text { font-size: 17px; font-weight: 600; }
+    .spacer { flex: 1; }
+    .align-right { text-align: right; } .align-center { text-align: center; }
+    .transit { font-size: 28px; align-self: center; }
+    .strip { background-size: cover; background-position: center; min-height: 110px; margin: 8px -14px; padding: 10px 14px; }
+    .thumbnail { max-width: 90px; max-height: 90px; border-radius: 6px; }
+    .primary-with-thumbnail .column { flex: 1; }
+    .footer-image { display: block; margin: 8px auto; max-width: 100%; }
+    .secondary-logo { max-height: 30px; display: block; margin: 6px auto; }
+    .barcode { margin: 14px auto 0; background: #fff; color: #000; border-radius: 8px; padding: 10px; width: fit-content; text-align: center; }
+    .barcode-image svg { width: 100%; height: 100%; display: block; }
+    .alt-text { font-size: 12px; margin-top: 4px; }
+    .barcode-error { color: #b00; max-width: 300px; }
+    .back { background: #fff; padding: 6px 16px 12px; }
+    .back h2 { font-size: 14px; color: #666; }
+    .back dt { font-size: 12px; color: #666; margin-top: 10px; }
+    .back dd { margin: 2px 0 0; white-space: pre-wrap; }
+    .details { padding: 0 20px 20px; }
+    .details h2 { font-size: 16px; }
+    .warnings code { white-space: pre-wrap; }
+    .gallery { padding: 10px 20px; }
+    .gallery h2 { margin: 18px 0 8px; }
+    .cards { display: flex; flex-wrap: wrap; gap: 14px; }
+    .card { display: block; width: 220px; border-radius: 10px; padding: 10px; color: inherit; text-decoration: none; box-shadow: 0 1px 6px rgba(0,0,0,.25); }
+    .card img { max-height: 28px; max-width: 100px; vertical-align: middle; }
+    .card .primary-value { font-size: 22px; font-weight: 300; margin-top: 8px; }
+    .card .serial { font-size: 11px; opacity: .8; }
+    """
+}

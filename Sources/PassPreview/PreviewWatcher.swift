@@ -1,0 +1,156 @@
+import Foundation
+import Hummingbird
+import PassBuild
+import PassContent
+import Synchronization
+
+/// `passforge preview --watch`: serves the gallery, rebuilds it when a
+/// content file, template, image or passforge.yml changes, and tells open
+/// pages to reload (server-sent events), as `hugo server` does.
+package struct PreviewWatcher: Sendable {
+    package var builder: PassBuilder
+    package var gallery: PreviewGallery
+    /// Files and folders whose changes rebuild the gallery.
+    package var watchedPaths: [String]
+    package var host = "127.0.0.1"
+    package var port = 8080
+    /// How often modification times are compared.
+    package var pollInterval: Duration = .milliseconds(200)
+
+    package init(builder: PassBuilder, gallery: PreviewGallery, watchedPaths: [String], host: String = "127.0.0.1", port: Int = 8080) {
+        self.builder = builder
+        var gallery = gallery
+        gallery.liveReload = true
+        self.gallery = gallery
+        self.watchedPaths = watchedPaths
+        self.host = host
+        self.port = port
+    }
+
+    /// What one rebuild did, for the terminal.
+    package struct Rebuild: Sendable {
+        package var changedPages: [String]
+        package var errors: [ContentDiagnostic]
+        package var passes: Int
+    }
+
+    /// Renders every pass and writes the pages that changed. While the
+    /// content has errors, passes keep their last good rendering, and every
+    /// page shows the errors.
+    func rebuild(lastGood: inout [String: UnsignedPass], order: inout [String]) throws -> Rebuild {
+        let rendering = builder.renderWithoutSigning()
+        let errors = rendering.errors
+        if errors.isEmpty {
+            lastGood = Dictionary(rendering.passes.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+            order = rendering.passes.map(\.key)
+        } else {
+            for pass in rendering.passes {
+                if lastGood.updateValue(pass, forKey: pass.key) == nil { order.append(pass.key) }
+            }
+        }
+        let passes = order.compactMap { lastGood[$0] }
+        let changed = try gallery.write(passes, errors: errors.isEmpty ? [] : rendering.diagnostics.filter(\.isError))
+        return Rebuild(changedPages: changed, errors: errors, passes: passes.count)
+    }
+
+    /// Serves until the process is stopped. `onRebuild` reports each rebuild; `onServerRunning` the bound port.
+    package func run(onServerRunning: @escaping @Sendable (Int) async -> Void, onRebuild: @escaping @Sendable (Rebuild) -> Void) async throws {
+        let hub = ReloadHub()
+        var lastGood: [String: UnsignedPass] = [:]
+        var order: [String] = []
+        onRebuild(try rebuild(lastGood: &lastGood, order: &order))
+        let watcher = self
+        let (initialGood, initialOrder) = (lastGood, order)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await Self.application(directory: watcher.gallery.directory, host: watcher.host, port: watcher.port, hub: hub,
+                                           onServerRunning: onServerRunning).runService()
+            }
+            group.addTask {
+                var lastGood = initialGood, order = initialOrder
+                var stamps = watcher.stamps()
+                while !Task.isCancelled {
+                    try await Task.sleep(for: watcher.pollInterval)
+                    let now = watcher.stamps()
+                    guard now != stamps else { continue }
+                    stamps = now
+                    let result = try watcher.rebuild(lastGood: &lastGood, order: &order)
+                    onRebuild(result)
+                    if !result.changedPages.isEmpty { hub.send(event: "reload", data: result.changedPages.joined(separator: "\n")) }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    static func application(directory: String, host: String, port: Int, hub: ReloadHub,
+                            onServerRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("/_passforge/events") { _, _ -> Response in
+            let stream = hub.subscribe()
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: ResponseBody(asyncSequence: stream))
+        }
+        router.get("/**") { request, _ -> Response in
+            Self.file(request.uri.path, in: directory)
+        }
+        router.get("/") { _, _ -> Response in Self.file("/index.html", in: directory) }
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "passforge-preview"),
+                              onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) })
+    }
+
+    /// Path → modification time and size, of every file under the watched paths.
+    func stamps() -> [String: String] {
+        var stamps: [String: String] = [:]
+        let manager = FileManager.default
+        for root in watchedPaths {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: root, isDirectory: &isDirectory) else { continue }
+            let files = isDirectory.boolValue ? (manager.enumerator(atPath: root)?.allObjects as? [String] ?? []).map { "\(root)/\($0)" } : [root]
+            for file in files {
+                guard let attributes = try? manager.attributesOfItem(atPath: file) else { continue }
+                let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+                stamps[file] = "\(modified)|\(attributes[.size] as? Int ?? 0)"
+            }
+        }
+        return stamps
+    }
+
+    static func file(_ path: String, in directory: String) -> Response {
+        let decoded = path.removingPercentEncoding ?? path
+        let parts = decoded.split(separator: "/")
+        guard !parts.contains(".."), !parts.contains(where: { $0.hasPrefix(".") }) else { return Response(status: .notFound) }
+        let relative = parts.isEmpty ? "index.html" : parts.joined(separator: "/")
+        guard let data = FileManager.default.contents(atPath: "\(directory)/\(relative)") else {
+            return Response(status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "not found: \(relative)\n")))
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = relative.hasSuffix(".html") ? "text/html; charset=utf-8" : "application/octet-stream"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(data))))
+    }
+}
+
+/// The open pages' event streams; a rebuild sends to all of them.
+final class ReloadHub: Sendable {
+    private let continuations = Mutex<[UUID: AsyncStream<ByteBuffer>.Continuation]>([:])
+
+    func subscribe() -> AsyncStream<ByteBuffer> {
+        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
+        let id = UUID()
+        continuation.onTermination = { [weak self] _ in _ = self?.continuations.withLock { $0.removeValue(forKey: id) } }
+        continuations.withLock { $0[id] = continuation }
+        // A comment first, so that the browser sees the stream open at once.
+        continuation.yield(ByteBuffer(string: ": connected\n\n"))
+        return stream
+    }
+
+    func send(event: String, data: String) {
+        let lines = data.split(separator: "\n", omittingEmptySubsequences: false).map { "data: \($0)" }.joined(separator: "\n")
+        let message = ByteBuffer(string: "event: \(event)\n\(lines)\n\n")
+        for continuation in continuations.withLock({ Array($0.values) }) { continuation.yield(message) }
+    }
+}

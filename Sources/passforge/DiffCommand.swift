@@ -1,0 +1,5 @@
+import ArgumentParser
+
+struct DiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "diff", abstract: "(in progress)")
+}
