@@ -47,7 +47,7 @@ extension PassBuilder {
         settings.allowsDevelopmentSigning = true
         var rendering = UnsignedRendering()
         let paths: [String]
-        do { paths = try BuildPlanner.contentFiles(in: settings.contentDirectory) } catch {
+        do { paths = try ContentLoader(directory: settings.contentDirectory).contentFiles() } catch {
             rendering.diagnostics = error.diagnostics
             return rendering
         }
