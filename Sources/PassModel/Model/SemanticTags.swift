@@ -22,21 +22,32 @@ package enum SemanticTags {
         case eventType
     }
 
-    /// The passes a tag is meant for; Wallet ignores it on others.
+    /// The passes a tag is meant for, as Apple's documentation words it:
+    /// "use this key for …" (``isExclusive`` false) or "use this key only
+    /// for …" (true).
     package enum Scope: Sendable, Hashable {
         case anyPass
         case eventTicket
         /// Sports event tickets: still event tickets, so only the style is checked.
         case sportsEventTicket
         case boardingPass
+        /// Airline boarding passes only: only the style is checked, not the transit type.
+        case airlineBoardingPass
+        /// Train and other rail boarding passes only, checked like ``airlineBoardingPass``.
+        case railBoardingPass
         case eventTicketOrBoardingPass
         case storeCard
+
+        /// Whether Apple says "only": then a pass of another style should not carry the tag.
+        package var isExclusive: Bool {
+            self == .sportsEventTicket || self == .airlineBoardingPass || self == .railBoardingPass
+        }
 
         package func includes(_ style: PassStyle) -> Bool {
             switch self {
             case .anyPass: return true
             case .eventTicket, .sportsEventTicket: return style == .eventTicket
-            case .boardingPass: return style == .boardingPass
+            case .boardingPass, .airlineBoardingPass, .railBoardingPass: return style == .boardingPass
             case .eventTicketOrBoardingPass: return style == .eventTicket || style == .boardingPass
             case .storeCard: return style == .storeCard
             }
@@ -48,6 +59,8 @@ package enum SemanticTags {
             case .eventTicket: return "event tickets"
             case .sportsEventTicket: return "sports event tickets"
             case .boardingPass: return "boarding passes"
+            case .airlineBoardingPass: return "airline boarding passes"
+            case .railBoardingPass: return "train and other rail boarding passes"
             case .eventTicketOrBoardingPass: return "event tickets and boarding passes"
             case .storeCard: return "store cards"
             }
@@ -94,19 +107,25 @@ package enum SemanticTags {
             ] { places.append(prefix + suffix) }
         }
         add(places + [
-            "airlineCode", "flightCode", "airlineLoungePlaceID", "boardingGroup", "boardingZone",
-            "boardingSequenceNumber", "carNumber", "confirmationNumber", "internationalDocumentsVerifiedDeclarationName",
+            "airlineLoungePlaceID", "boardingGroup", "boardingZone",
+            "boardingSequenceNumber", "confirmationNumber", "internationalDocumentsVerifiedDeclarationName",
             "membershipProgramName", "membershipProgramNumber", "priorityStatus", "securityScreening", "ticketFareClass",
             "transitProvider", "transitStatus", "transitStatusReason", "vehicleName", "vehicleNumber", "vehicleType",
         ], .string, .boardingPass)
-        add(["flightNumber"], .integer, .boardingPass)
+        add([
+            "airlineCode", "flightCode", "departureAirportCode", "departureAirportName", "departureTerminal",
+            "destinationAirportCode", "destinationAirportName", "destinationGate", "destinationTerminal",
+        ], .string, .airlineBoardingPass)
+        add(["flightNumber"], .integer, .airlineBoardingPass)
+        add(["passengerCapabilities"], .stringArray, .airlineBoardingPass)
+        add(["carNumber", "departurePlatform", "departureStationName", "destinationPlatform", "destinationStationName"], .string, .railBoardingPass)
         add([
             "currentArrivalDate", "currentBoardingDate", "currentDepartureDate",
             "originalArrivalDate", "originalBoardingDate", "originalDepartureDate",
         ], .date, .boardingPass)
         add(["departureLocation", "destinationLocation"], .location, .boardingPass)
         add([
-            "passengerCapabilities", "departureAirportSecurityPrograms", "destinationAirportSecurityPrograms",
+            "departureAirportSecurityPrograms", "destinationAirportSecurityPrograms",
             "passengerAirlineSSRs", "passengerInformationSSRs", "passengerServiceSSRs", "passengerEligibleSecurityPrograms",
         ], .stringArray, .boardingPass)
         add(["internationalDocumentsAreVerified"], .boolean, .boardingPass)

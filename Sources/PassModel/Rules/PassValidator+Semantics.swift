@@ -1,6 +1,6 @@
 // Semantic tags ("SemanticTags" and "SemanticTagType" in Apple's Wallet
 // Passes documentation): each tag's type, the objects inside them with
-// their required keys, and the passes each tag is meant for.
+// their required keys, and the tags Apple reserves for one kind of pass.
 
 extension ValidationRun {
     /// Checks a `semantics` object of the pass (or of one field). `style` is
@@ -11,10 +11,10 @@ extension ValidationRun {
             guard let tag = SemanticTags.all[key] else { continue }
             let tagPath = path.appending(key)
             checkSemanticValue(value, kind: tag.kind, at: tagPath, name: key)
-            if let style, !tag.scope.includes(style) {
+            if let style, tag.scope.isExclusive, !tag.scope.includes(style) {
                 warning(
                     tagPath, "semantics.style",
-                    "semantic tag \(key) is meant for \(tag.scope.description), but the pass is \(Self.article(style)) \(style.key), so Wallet does not use it; remove it, or check the pass's style"
+                    "Apple's documentation says to use semantic tag \(key) only on \(tag.scope.description), but the pass is \(Self.article(style)) \(style.key); remove it, or check the pass's style"
                 )
             }
         }
