@@ -29,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // HTTP/2 types for the APNs client; in tests the in-process mock of APNs (HTTP/2 server).
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        // `GET /metrics` of `passforge serve`: swift-metrics' API, exported in Prometheus' text format.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // System libraries, each used by exactly one small wrapper in PassPackage.
@@ -115,9 +118,13 @@ let package = Package(
             dependencies: [
                 "AtomicFiles", "ConcurrencySupport", "PassBuild", "RegistrationStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -223,6 +230,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // openapi.yaml, read to check it against the server's routes.
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
     ]

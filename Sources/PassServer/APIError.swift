@@ -38,6 +38,13 @@ package struct APIError: Error, HTTPResponseError, Sendable {
 
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
 
+    /// A body that cannot be read: bad chunked encoding, an unknown
+    /// Transfer-Encoding, or a client that stopped sending. The connection
+    /// cannot carry another request.
+    static let malformedBody = APIError(.badRequest, "malformed or incomplete request body", headers: [.connection: "close"])
+
+    static let requestTimeout = APIError(.requestTimeout, "request not received in time", headers: [.connection: "close"])
+
     static func contentTooLarge(limit: Int) -> APIError {
         APIError(.contentTooLarge, "request body larger than \(limit) bytes", headers: [.connection: "close"])
     }

@@ -8,7 +8,8 @@ import Foundation
 ///   secret to authenticate the call for the serial numbers"), so logs show
 ///   only its first characters.
 /// - Device log messages become exactly one line, of bounded length, with
-///   control characters (and so forged newlines and escape sequences) replaced.
+///   control characters (and so forged newlines and escape sequences) and
+///   bidirectional overrides replaced.
 package enum LogRedaction {
     package static func device(_ identifier: some StringProtocol) -> String {
         identifier.count <= 6 ? String(identifier) : identifier.prefix(6) + "…"
@@ -32,6 +33,17 @@ package enum LogRedaction {
         return oneLine(text, limit: limit)
     }
 
+    /// C0, DEL and C1 controls, the Unicode line and paragraph separators,
+    /// and the bidirectional formatting characters (Unicode's Bidi_Control:
+    /// ALM, LRM, RLM, LRE…RLO, LRI…PDI), which reorder what a terminal shows
+    /// ("Trojan Source").
+    static func isNeutralized(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
     static func oneLine(_ text: some StringProtocol, limit: Int) -> String {
         var result = ""
         var count = 0
@@ -40,9 +52,7 @@ package enum LogRedaction {
                 result += "…"
                 break
             }
-            // C0, DEL, C1 controls, and the Unicode line and paragraph separators.
-            let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
-            result.unicodeScalars.append(isControl ? " " : scalar)
+            result.unicodeScalars.append(isNeutralized(scalar) ? " " : scalar)
             count += 1
         }
         return result

@@ -33,9 +33,34 @@ struct AccessLogMiddleware: RouterMiddleware {
         if logger.logLevel <= .info {
             let elapsed = ContinuousClock.now - start
             let milliseconds = Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000
-            logger.info("\(request.method) \(LogRedaction.path(request.uri.path)) \(response.status.code) \(String(format: "%.1f", milliseconds))ms \(context.clientAddress)")
+            logger.info("\(request.method) \(LogRedaction.path(request.uri.path)) \(response.status.code) \(String(format: "%.1f", milliseconds))ms \(context.clientAddress(of: request))")
         }
         return response
+    }
+}
+
+/// Every answered request into `ServerMetrics`: route (by name, never a
+/// parameter), method, status and duration.
+struct MetricsMiddleware: RouterMiddleware {
+    typealias Context = PassRequestContext
+    let metrics: ServerMetrics
+    let basePath: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let route = (try? Route.match(path: request.uri.path, basePath: basePath).get())?.name ?? "unmatched"
+        metrics.recordRequest(route: route, method: Self.methodLabel(request.method), status: Int(response.status.code),
+                              duration: ContinuousClock.now - start)
+        return response
+    }
+
+    /// A bounded set of label values, whatever methods clients invent.
+    static func methodLabel(_ method: HTTPRequest.Method) -> String {
+        switch method {
+        case .get, .head, .post, .put, .delete, .patch, .options: return method.rawValue
+        default: return "other"
+        }
     }
 }
 
@@ -49,7 +74,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     let limiter: RateLimiter?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let limiter, !limiter.allow(context.clientAddress) {
+        if let limiter, !limiter.allow(context.clientAddress(of: request)) {
             return APIError(.tooManyRequests, "too many requests; slow down", headers: [.retryAfter: "1"]).response()
         }
         return try await next(request, context)
@@ -71,6 +96,13 @@ package final class RateLimiter: Sendable {
     package init(ratePerSecond: Int, maximumKeys: Int = 100_000) {
         self.ratePerSecond = Double(max(1, ratePerSecond))
         self.burst = Double(max(1, ratePerSecond))
+        self.maximumKeys = maximumKeys
+    }
+
+    /// `count` at once, then `count` per minute evenly.
+    package init(perMinute count: Int, maximumKeys: Int = 100_000) {
+        self.ratePerSecond = Double(max(1, count)) / 60
+        self.burst = Double(max(1, count))
         self.maximumKeys = maximumKeys
     }
 

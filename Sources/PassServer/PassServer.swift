@@ -20,12 +20,17 @@ package struct PassServerConfiguration: Sendable {
     package var stateCheckInterval: Duration = .milliseconds(250)
     /// Connections idle this long are closed.
     package var idleTimeout: TimeAmount = .seconds(75)
+    /// Time allowed for one request, from its first byte to the end of its
+    /// body, however steadily the bytes trickle in; answered 408 beyond.
+    package var requestReadTimeout: TimeAmount = .seconds(30)
+    /// Registrations (POST) per minute per client address; 0 turns the limit off.
+    package var registrationsPerMinute = 300
 
     package init() {}
 }
 
 package enum PassServer {
-    package typealias Responder = MiddlewareChain<MiddlewareChain<PassWebService>>
+    package typealias Responder = MiddlewareChain<MiddlewareChain<MiddlewareChain<PassWebService>>>
 
     /// The application, ready to run; `onServerRunning` gets the bound port.
     /// `services` run beside the server and shut down gracefully with it.
@@ -38,14 +43,17 @@ package enum PassServer {
     ) -> Application<Responder> {
         let tree = PublishedTree(outputDirectory: configuration.outputDirectory, checkInterval: configuration.stateCheckInterval, logger: logger)
         _ = tree.current()
-        let service = PassWebService(store: store, tree: tree, basePath: configuration.basePath, limits: configuration.limits, logger: logger)
+        let metrics = ServerMetrics()
+        let service = PassWebService(store: store, tree: tree, basePath: configuration.basePath, limits: configuration.limits,
+                                     registrationsPerMinute: configuration.registrationsPerMinute, metrics: metrics, logger: logger)
         let limited = MiddlewareChain(
             middleware: RateLimitMiddleware(limiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit) : nil),
             next: service)
-        let responder = MiddlewareChain(middleware: AccessLogMiddleware(logger: logger), next: limited)
+        let measured = MiddlewareChain(middleware: MetricsMiddleware(metrics: metrics, basePath: service.basePath), next: limited)
+        let responder = MiddlewareChain(middleware: AccessLogMiddleware(logger: logger), next: measured)
         return Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: configuration.idleTimeout)),
+            server: PassHTTP1Channel.builder(idleTimeout: configuration.idleTimeout, requestReadTimeout: configuration.requestReadTimeout),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "passforge"),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import PassBuild
 import RegistrationStore
 
@@ -25,6 +26,9 @@ package struct PassWebService: HTTPResponder {
         package var logEntriesPerRequest = 100
         /// Characters kept of one log message.
         package var logMessageLength = 1024
+        /// Bytes of device log lines per minute written to the server's log, per client and in total.
+        package var logBytesPerClientPerMinute = 32 * 1024
+        package var logBytesPerMinute = 256 * 1024
 
         package init() {}
     }
@@ -37,8 +41,13 @@ package struct PassWebService: HTTPResponder {
     let basePath: String
     let limits: Limits
     let logger: Logger
+    let logBudget: DeviceLogBudget
+    /// Nil when registrations are not limited.
+    let registrationLimiter: RateLimiter?
+    let metrics: ServerMetrics
 
-    package init(store: any RegistrationStore & DeviceLog, tree: PublishedTree, basePath: String, limits: Limits = Limits(), logger: Logger) {
+    package init(store: any RegistrationStore & DeviceLog, tree: PublishedTree, basePath: String, limits: Limits = Limits(),
+                 registrationsPerMinute: Int = 0, metrics: ServerMetrics = ServerMetrics(), logger: Logger) {
         self.store = store
         self.tree = tree
         let files = DeviceIndexFiles(outputDirectory: tree.outputDirectory)
@@ -47,6 +56,9 @@ package struct PassWebService: HTTPResponder {
         self.basePath = Route.normalizeBasePath(basePath)
         self.limits = limits
         self.logger = logger
+        self.logBudget = DeviceLogBudget(bytesPerClient: limits.logBytesPerClientPerMinute, bytesInTotal: limits.logBytesPerMinute)
+        self.registrationLimiter = registrationsPerMinute > 0 ? RateLimiter(perMinute: registrationsPerMinute) : nil
+        self.metrics = metrics
     }
 
     package func respond(to request: Request, context: Context) async throws -> Response {
@@ -68,14 +80,19 @@ package struct PassWebService: HTTPResponder {
                 response = try downloadResponse(request, path: path)
             case .registration(let device, let type, let serial):
                 response = request.method == .post
-                    ? try await register(&request, device: device, type: type, serial: serial)
+                    ? try await register(&request, client: context.clientAddress(of: request), device: device, type: type, serial: serial)
                     : try await unregister(request, device: device, type: type, serial: serial)
             case .serialNumbers(let device, let type):
                 response = try await serialNumbers(request, device: device, type: type)
             case .log:
-                response = try await log(&request)
+                response = try await log(&request, client: context.clientAddress(of: request))
             case .health:
                 response = health()
+            case .metrics:
+                let body = await metrics.exposition(store: store, tree: tree.current())
+                response = Response(status: .ok,
+                                    headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
             }
             return request.method == .head ? Self.headResponse(response) : response
         } catch let error as APIError {
@@ -147,11 +164,16 @@ package struct PassWebService: HTTPResponder {
 
     /// Apple "Register a Pass for Update Notifications": 201 when new, 200
     /// when already registered (the push token replaced if it changed), 401.
-    func register(_ request: inout Request, device: String, type: String, serial: String) async throws -> Response {
+    func register(_ request: inout Request, client: String, device: String, type: String, serial: String) async throws -> Response {
         let snapshot = try authorize(request, type: type, serial: serial)
-        let body = try await collectBody(&request, limit: limits.registrationBody)
+        // One valid token (a public pass's is public) could otherwise register any number of devices.
+        if let registrationLimiter, !registrationLimiter.allow(client) {
+            throw APIError(.tooManyRequests, "too many registrations from this address; try again later", headers: [.retryAfter: "60"])
+        }
+        let body = try await collectBody(&request, limit: limits.registrationBody, route: "registration", client: client)
         let pushToken = try PushTokenBody.pushToken(from: body)
         let change = try await store.register(device: device, pushToken: pushToken, passTypeIdentifier: type, serialNumber: serial)
+        metrics.recordRegistrationChange(change.outcome)
         if change.outcome.changesIndex { await writeIndex(change, snapshot: snapshot) }
         if change.outcome == .pushTokenReplaced {
             logger.info("push token replaced", metadata: ["device": "\(LogRedaction.device(device))"])
@@ -165,6 +187,7 @@ package struct PassWebService: HTTPResponder {
         // A pass removed from the content can still be unregistered: the device keeps it until its owner deletes it.
         let snapshot = try authorize(request, type: type, serial: serial, acceptingRemovedPasses: true)
         let change = try await store.unregister(device: device, passTypeIdentifier: type, serialNumber: serial)
+        metrics.recordRegistrationChange(change.outcome)
         if change.outcome.changesIndex { await writeIndex(change, snapshot: snapshot) }
         return Self.empty(.ok)
     }
@@ -223,12 +246,20 @@ package struct PassWebService: HTTPResponder {
 
     /// Apple "Log a Message": each message becomes one server log line and a
     /// row of the bounded log table; 200.
-    func log(_ request: inout Request) async throws -> Response {
-        let body = try await collectBody(&request, limit: limits.logBody)
+    func log(_ request: inout Request, client: String) async throws -> Response {
+        let body = try await collectBody(&request, limit: limits.logBody, route: "log", client: client)
         let messages = try LogEntriesBody.messages(from: body)
         let kept = messages.prefix(limits.logEntriesPerRequest).map { LogRedaction.message($0, limit: limits.logMessageLength) }
-        for message in kept {
+        let budget = logBudget.admit(client: client, messageSizes: kept.map { $0.utf8.count })
+        metrics.recordDeviceLog(received: messages.count, suppressed: kept.count - budget.loggedCount)
+        if let earlier = budget.suppressedEarlier {
+            logger.notice("device log: suppressed \(earlier.messages) messages (\(earlier.bytes) bytes) in the previous minute; all are in the log table")
+        }
+        for message in kept.prefix(budget.loggedCount) {
             logger.notice("device log: \(message)")
+        }
+        if budget.announceExhausted {
+            logger.notice("device log: budget of this minute spent (client \(client)); further messages are kept in the log table but not logged")
         }
         if messages.count > kept.count {
             logger.notice("device log: \(messages.count - kept.count) more messages dropped")
@@ -244,7 +275,10 @@ package struct PassWebService: HTTPResponder {
 
     // MARK: Helpers
 
-    private func collectBody(_ request: inout Request, limit: Int) async throws -> ByteBuffer {
+    /// The body, or the 4xx that says why not. Every failure here is the
+    /// client's: too large, malformed (bad chunked encoding, an unknown
+    /// Transfer-Encoding), too slow, or abandoned half-way.
+    private func collectBody(_ request: inout Request, limit: Int, route: String, client: String) async throws -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw APIError.contentTooLarge(limit: limit)
         }
@@ -252,6 +286,16 @@ package struct PassWebService: HTTPResponder {
             return try await request.collectBody(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw APIError.contentTooLarge(limit: limit)
+        } catch is RequestReadTimeout {
+            logger.notice("\(route): client error: request body not received in time", metadata: ["client": "\(client)"])
+            throw APIError.requestTimeout
+        } catch let error as HTTPParserError {
+            let reason = error == .invalidEOFState ? "client closed the connection before the end of the body" : "malformed body (\(error))"
+            logger.notice("\(route): client error: \(reason)", metadata: ["client": "\(client)"])
+            throw APIError.malformedBody
+        } catch {
+            logger.notice("\(route): client error: request body abandoned (\(error))", metadata: ["client": "\(client)"])
+            throw APIError.malformedBody
         }
     }
 

@@ -39,6 +39,8 @@ package final class PublishedTree: Sendable {
         /// `download/…` path → pass key.
         package var downloads: [String: String] = [:]
         package var builtAt: String = ""
+        /// The update tag of the build (0 before the first).
+        package var lastUpdateTag: Int64 = 0
         /// Token digests of passes a build removed, by key: a device may still unregister them.
         package var removedTokenDigests: [String: [UInt8]] = [:]
 
@@ -149,6 +151,7 @@ package final class PublishedTree: Sendable {
     static func snapshot(of state: BuildState) -> Snapshot {
         var snapshot = Snapshot()
         snapshot.builtAt = state.builtAt
+        snapshot.lastUpdateTag = state.lastUpdateTag
         for (key, record) in state.removedPasses {
             snapshot.removedTokenDigests[key] = PassAuthentication.digest(fromHex: record.tokenHash)
         }

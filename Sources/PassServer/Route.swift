@@ -19,12 +19,14 @@ package enum Route: Sendable, Equatable {
     case log
     /// GET /health
     case health
+    /// GET /metrics: Prometheus' text format (keep it off the public URL space).
+    case metrics
     /// GET /download/…: the public download links, at the paths the build wrote.
     case download(path: String)
 
     package var allowedMethods: [HTTPRequest.Method] {
         switch self {
-        case .pass, .serialNumbers, .health, .download: return [.get, .head]
+        case .pass, .serialNumbers, .health, .metrics, .download: return [.get, .head]
         case .registration: return [.post, .delete]
         case .log: return [.post]
         }
@@ -38,9 +40,34 @@ package enum Route: Sendable, Equatable {
         case .serialNumbers: return "serialNumbers"
         case .log: return "log"
         case .health: return "health"
+        case .metrics: return "metrics"
         case .download: return "download"
         }
     }
+
+    /// The path in OpenAPI's template form (openapi.yaml's keys), without the base path.
+    package var template: String {
+        switch self {
+        case .pass: return "/v1/passes/{passTypeIdentifier}/{serialNumber}"
+        case .registration: return "/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}"
+        case .serialNumbers: return "/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}"
+        case .log: return "/v1/log"
+        case .health: return "/health"
+        case .metrics: return "/metrics"
+        case .download(let path):
+            return path.split(separator: "/").count == 2 ? "/download/{capability}" : "/download/{passTypeIdentifier}/{publicName}"
+        }
+    }
+
+    /// One route of each kind the matcher answers, for checking the API description against the server.
+    package static let examples: [Route] = [
+        .pass(passTypeIdentifier: "pass.com.example", serialNumber: "S-1"),
+        .registration(device: "d1", passTypeIdentifier: "pass.com.example", serialNumber: "S-1"),
+        .serialNumbers(device: "d1", passTypeIdentifier: "pass.com.example"),
+        .log, .health, .metrics,
+        .download(path: "download/AAAAAAAAAAAAAAAAAAAAAA.pkpass"),
+        .download(path: "download/pass.com.example/S-1.pkpass"),
+    ]
 
     /// Longest path accepted; longer ones are answered 414.
     package static let maximumPathLength = 1024
@@ -60,6 +87,8 @@ package enum Route: Sendable, Equatable {
         switch segments.count {
         case 1 where segments[0] == "health":
             return .success(.health)
+        case 1 where segments[0] == "metrics":
+            return .success(.metrics)
         case 2 where segments[0] == "v1" && segments[1] == "log":
             return .success(.log)
         case 4 where segments[0] == "v1" && segments[1] == "passes":

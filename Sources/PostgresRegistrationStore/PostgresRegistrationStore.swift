@@ -173,6 +173,95 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
             )
             """,
         ]),
+        // A registration in one round trip instead of eight (BEGIN, lock, read, two
+        // inserts, the index, COMMIT): the same steps, run by the server. Called
+        // outside BEGIN, each call is its own transaction, so the device's
+        // advisory lock is held until it commits; in a function every statement
+        // takes a fresh snapshot, so the steps after the lock see what the
+        // previous holder committed.
+        ("v3: register and unregister in one call", [
+            """
+            CREATE FUNCTION passforge_register(p_device text, p_token text, p_type text, p_serial text, p_now float8)
+            RETURNS TABLE (change_outcome text, change_revision bigint, change_serials text[])
+            LANGUAGE plpgsql AS $$
+            DECLARE
+                v_id bigint;
+                v_token text;
+                v_revision bigint;
+            BEGIN
+                -- Registered again with the same token (a restore, a reinstall): a read, no lock, no write.
+                SELECT d.id, d.revision INTO v_id, v_revision FROM devices d
+                WHERE d.library_identifier = p_device AND d.push_token = p_token
+                  AND EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = d.id
+                              AND r.pass_type_identifier = p_type AND r.serial_number = p_serial);
+                IF FOUND THEN
+                    change_outcome := 'unchanged';
+                ELSE
+                    PERFORM pg_advisory_xact_lock(\(LockKey.deviceClass), hashtext(p_device));
+                    SELECT d.id, d.push_token, d.revision INTO v_id, v_token, v_revision FROM devices d
+                    WHERE d.library_identifier = p_device;
+                    IF FOUND THEN
+                        INSERT INTO registrations (device_id, pass_type_identifier, serial_number, created_at)
+                        VALUES (v_id, p_type, p_serial, p_now) ON CONFLICT DO NOTHING;
+                        IF FOUND THEN
+                            change_outcome := 'created';
+                        ELSIF v_token <> p_token THEN
+                            change_outcome := 'pushTokenReplaced';
+                        ELSE
+                            -- A concurrent twin registered it first: the index is the one of its revision.
+                            change_outcome := 'unchanged';
+                        END IF;
+                        IF change_outcome <> 'unchanged' THEN
+                            UPDATE devices d SET revision = nextval('store_revision'),
+                                updated_at = CASE WHEN d.push_token = p_token THEN d.updated_at ELSE p_now END,
+                                push_token = p_token
+                            WHERE d.id = v_id RETURNING d.revision INTO v_revision;
+                        END IF;
+                    ELSE
+                        INSERT INTO devices (library_identifier, push_token, created_at, updated_at, revision)
+                        VALUES (p_device, p_token, p_now, p_now, nextval('store_revision'))
+                        RETURNING devices.id, devices.revision INTO v_id, v_revision;
+                        INSERT INTO registrations (device_id, pass_type_identifier, serial_number, created_at)
+                        VALUES (v_id, p_type, p_serial, p_now);
+                        change_outcome := 'created';
+                    END IF;
+                END IF;
+                change_revision := v_revision;
+                change_serials := ARRAY(SELECT r.serial_number FROM registrations r
+                                        WHERE r.device_id = v_id AND r.pass_type_identifier = p_type ORDER BY r.serial_number);
+                RETURN NEXT;
+            END
+            $$
+            """,
+            """
+            CREATE FUNCTION passforge_unregister(p_device text, p_type text, p_serial text)
+            RETURNS TABLE (change_outcome text, change_revision bigint, change_serials text[])
+            LANGUAGE plpgsql AS $$
+            DECLARE
+                v_id bigint;
+            BEGIN
+                PERFORM pg_advisory_xact_lock(\(LockKey.deviceClass), hashtext(p_device));
+                change_outcome := 'notRegistered';
+                change_serials := '{}';
+                SELECT d.id INTO v_id FROM devices d WHERE d.library_identifier = p_device;
+                IF FOUND THEN
+                    DELETE FROM registrations r
+                    WHERE r.device_id = v_id AND r.pass_type_identifier = p_type AND r.serial_number = p_serial;
+                    IF FOUND THEN change_outcome := 'removed'; END IF;
+                    -- Apple: delete the device entry when it has no more registrations.
+                    DELETE FROM devices d WHERE d.id = v_id AND NOT EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = v_id);
+                    change_revision := nextval('store_revision');
+                    UPDATE devices d SET revision = change_revision WHERE d.id = v_id;
+                    change_serials := ARRAY(SELECT r.serial_number FROM registrations r
+                                            WHERE r.device_id = v_id AND r.pass_type_identifier = p_type ORDER BY r.serial_number);
+                ELSE
+                    change_revision := nextval('store_revision');
+                END IF;
+                RETURN NEXT;
+            END
+            $$
+            """,
+        ]),
     ]
 
     /// Advisory lock keys. Single bigint keys and pairs of integers are separate key spaces.
@@ -215,100 +304,39 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
     // MARK: Changes
 
     package func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
-        // Devices register again (a restore, a reinstall): answer those from a
-        // read, without a write. One statement: one snapshot.
-        let existing = try await leased { connection -> RegistrationChange? in
-            let rows = try await connection.checkedQuery("""
-                SELECT d.revision, ARRAY(SELECT serial_number FROM registrations
-                                         WHERE device_id = d.id AND pass_type_identifier = \(passTypeIdentifier) ORDER BY serial_number)
-                FROM devices d
-                WHERE d.library_identifier = \(device) AND d.push_token = \(pushToken)
-                  AND EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = d.id
-                              AND r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = \(serialNumber))
-                """, logger: Self.logger)
-            guard let row = try await Self.first(rows, as: (Int64, [String]).self) else { return nil }
-            return RegistrationChange(outcome: .unchanged,
-                                      index: DeviceIndex(device: device, passTypeIdentifier: passTypeIdentifier, serialNumbers: row.1),
-                                      revision: row.0)
-        }
-        if let existing { return existing }
-
-        return try await transaction { connection in
-            try await Self.lockDevices([device], connection)
-            let now = Date().timeIntervalSince1970
-            let outcome: RegistrationOutcome
-            let deviceID: Int64
-            let revision: Int64
-            let found = try await Self.first(connection.checkedQuery(
-                "SELECT id, push_token, revision FROM devices WHERE library_identifier = \(device)", logger: Self.logger),
-                as: (Int64, String, Int64).self)
-            if let found {
-                let (id, token, lastRevision) = found
-                deviceID = id
-                let inserted = try await connection.checkedQuery("""
-                    INSERT INTO registrations (device_id, pass_type_identifier, serial_number, created_at)
-                    VALUES (\(id), \(passTypeIdentifier), \(serialNumber), \(now))
-                    ON CONFLICT DO NOTHING RETURNING 1
-                    """, logger: Self.logger).collect().count == 1
-                let tokenChanged = token != pushToken
-                outcome = inserted ? .created : tokenChanged ? .pushTokenReplaced : .unchanged
-                if outcome == .unchanged {
-                    // A concurrent twin registered it first: the index is the one of its revision.
-                    revision = lastRevision
-                } else {
-                    revision = try await Self.first(connection.checkedQuery("""
-                        UPDATE devices SET revision = nextval('store_revision'),
-                            updated_at = CASE WHEN push_token = \(pushToken) THEN updated_at ELSE \(now) END,
-                            push_token = \(pushToken)
-                        WHERE id = \(id) RETURNING revision
-                        """, logger: Self.logger), as: Int64.self) ?? lastRevision
-                }
-            } else {
-                guard let created = try await Self.first(connection.checkedQuery("""
-                    INSERT INTO devices (library_identifier, push_token, created_at, updated_at, revision)
-                    VALUES (\(device), \(pushToken), \(now), \(now), nextval('store_revision'))
-                    RETURNING id, revision
-                    """, logger: Self.logger), as: (Int64, Int64).self) else {
-                    throw PostgresStoreError(kind: .server, description: "PostgreSQL at \(self.location.server) returned no row for a new device")
-                }
-                let (id, newRevision) = created
-                deviceID = id
-                revision = newRevision
-                try await connection.perform("""
-                    INSERT INTO registrations (device_id, pass_type_identifier, serial_number, created_at)
-                    VALUES (\(id), \(passTypeIdentifier), \(serialNumber), \(now))
-                    """)
-                outcome = .created
-            }
-            return RegistrationChange(outcome: outcome,
-                                      index: try await Self.index(connection, deviceID: deviceID, device: device, passTypeIdentifier: passTypeIdentifier),
-                                      revision: revision)
-        }
+        let now = Date().timeIntervalSince1970
+        return try await change(device: device, passTypeIdentifier: passTypeIdentifier, """
+            SELECT change_outcome, change_revision, change_serials
+            FROM passforge_register(\(device), \(pushToken), \(passTypeIdentifier), \(serialNumber), \(now)::float8)
+            """)
     }
 
     package func unregister(device: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
-        try await transaction { connection in
-            try await Self.lockDevices([device], connection)
-            guard let deviceID = try await Self.first(connection.checkedQuery(
-                "SELECT id FROM devices WHERE library_identifier = \(device)", logger: Self.logger), as: Int64.self) else {
-                return RegistrationChange(outcome: .notRegistered,
-                                          index: DeviceIndex(device: device, passTypeIdentifier: passTypeIdentifier, serialNumbers: []),
-                                          revision: try await Self.nextRevision(connection))
+        try await change(device: device, passTypeIdentifier: passTypeIdentifier, """
+            SELECT change_outcome, change_revision, change_serials
+            FROM passforge_unregister(\(device), \(passTypeIdentifier), \(serialNumber))
+            """)
+    }
+
+    /// One call of a change function (migration v3): one round trip, its own
+    /// transaction; again (a few times) after a deadlock or a serialization failure.
+    private func change(device: String, passTypeIdentifier: String, _ query: PostgresQuery) async throws -> RegistrationChange {
+        try await leased { connection in
+            var attempt = 1
+            while true {
+                do {
+                    guard let (outcome, revision, serials) = try await Self.first(
+                        connection.checkedQuery(query, logger: Self.logger), as: (String, Int64, [String]).self),
+                        let known = RegistrationOutcome(storedName: outcome) else {
+                        throw PostgresStoreError(kind: .server, description: "PostgreSQL at \(self.location.server) gave no answer to a registration change")
+                    }
+                    return RegistrationChange(outcome: known,
+                                              index: DeviceIndex(device: device, passTypeIdentifier: passTypeIdentifier, serialNumbers: serials),
+                                              revision: revision)
+                } catch let error as PSQLError where attempt < 5 && ["40001", "40P01"].contains(error.serverInfo?[.sqlState]) {
+                    attempt += 1
+                }
             }
-            let removed = try await connection.checkedQuery("""
-                DELETE FROM registrations
-                WHERE device_id = \(deviceID) AND pass_type_identifier = \(passTypeIdentifier) AND serial_number = \(serialNumber)
-                RETURNING 1
-                """, logger: Self.logger).collect().count == 1
-            // Apple: delete the device entry when it has no more registrations.
-            try await connection.perform("""
-                DELETE FROM devices WHERE id = \(deviceID) AND NOT EXISTS (SELECT 1 FROM registrations WHERE device_id = \(deviceID))
-                """)
-            let revision = try await Self.nextRevision(connection)
-            try await connection.perform("UPDATE devices SET revision = \(revision) WHERE id = \(deviceID)")
-            return RegistrationChange(outcome: removed ? .removed : .notRegistered,
-                                      index: try await Self.index(connection, deviceID: deviceID, device: device, passTypeIdentifier: passTypeIdentifier),
-                                      revision: revision)
         }
     }
 
@@ -514,6 +542,14 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
+    package func pushQueueStatistics() async throws -> PushQueueStatistics {
+        try await leased { connection in
+            let row = try await Self.first(connection.checkedQuery(
+                "SELECT COUNT(*)::bigint, MIN(queued_at) FROM push_queue", logger: Self.logger), as: (Int, Double?).self)
+            return PushQueueStatistics(pending: row?.0 ?? 0, oldestQueuedAt: row?.1 ?? nil)
+        }
+    }
+
     // MARK: Helpers
 
     /// Serializes the changes of these devices (sorted by lock key, so that
@@ -532,7 +568,7 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         }
     }
 
-    private static func nextRevision(_ connection: PostgresConnection) async throws -> Int64 {
+    static func nextRevision(_ connection: PostgresConnection) async throws -> Int64 {
         try await first(connection.checkedQuery("SELECT nextval('store_revision')", logger: logger), as: Int64.self) ?? 0
     }
 
@@ -693,5 +729,19 @@ extension PostgresConnection {
     /// with an unread row stream.
     func perform(_ query: PostgresQuery) async throws {
         for try await _ in try await checkedQuery(query, logger: PostgresConnector.silent) {}
+    }
+}
+
+extension RegistrationOutcome {
+    /// The names the change functions return.
+    init?(storedName: String) {
+        switch storedName {
+        case "created": self = .created
+        case "pushTokenReplaced": self = .pushTokenReplaced
+        case "unchanged": self = .unchanged
+        case "removed": self = .removed
+        case "notRegistered": self = .notRegistered
+        default: return nil
+        }
     }
 }

@@ -21,6 +21,9 @@ package protocol PushQueue: Sendable {
     /// Pushes queued and not yet delivered, oldest first.
     func pendingPushes(limit: Int) async throws -> [PendingPush]
 
+    /// How many pushes are pending, and the age of the oldest.
+    func pushQueueStatistics() async throws -> PushQueueStatistics
+
     /// Removes delivered pushes (or pushes whose token turned out invalid) from the queue.
     func completePushes(_ pushes: [PendingPush]) async throws
 

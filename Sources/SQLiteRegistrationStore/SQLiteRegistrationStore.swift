@@ -318,6 +318,13 @@ package final class SQLiteRegistrationStore: RegistrationDatabase {
         }
     }
 
+    package func pushQueueStatistics() async throws -> PushQueueStatistics {
+        try await pool.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), MIN(queued_at) FROM push_queue")
+            return PushQueueStatistics(pending: row?[0] ?? 0, oldestQueuedAt: row?[1])
+        }
+    }
+
     /// The value of a PRAGMA on the writer connection (tests check `synchronous` and `journal_mode`).
     package func writerPragma(_ name: String) throws -> String? {
         precondition(name.allSatisfy { $0.isLetter || $0 == "_" })

@@ -23,6 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
         Examples:
           passforge serve                                 http://127.0.0.1:8080/
           passforge serve --host 0.0.0.0 --port 80 --rate-limit 20
+          passforge serve --registration-limit 0          no limit on registrations (behind your own limiter)
           PASSFORGE_DATABASE_URL=sqlite:/var/lib/passforge/registrations.sqlite passforge serve --base-path /passes
           passforge serve --push                          also push each new build to devices
         """
@@ -42,6 +43,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Requests per second allowed per client address; 0 means no limit.", valueName: "n"))
     var rateLimit = 0
 
+    @Option(help: ArgumentHelp("Registrations per minute allowed per client address (each may add a device folder and index file); 0 means no limit.", valueName: "n"))
+    var registrationLimit = 300
+
+    @Option(help: ArgumentHelp("Seconds allowed to receive one request, headers and body; slower requests get 408.", valueName: "seconds"))
+    var requestTimeout = 30
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default: LOG_LEVEL, else info).", valueName: "level"))
     var logLevel: String?
 
@@ -51,6 +58,8 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or a positive number of requests per second") }
+        guard registrationLimit >= 0 else { throw ValidationError("--registration-limit must be 0 (off) or a positive number of registrations per minute") }
+        guard (1...3600).contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
         if let basePath, !basePath.utf8.allSatisfy({ PathRules.isUnreservedOrSlash($0) }) {
             throw ValidationError("--base-path may hold only letters, digits, '/', '.', '_', '~' and '-'")
         }
@@ -71,6 +80,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.outputDirectory = project.output
         configuration.rateLimit = rateLimit
+        configuration.registrationsPerMinute = registrationLimit
+        configuration.requestReadTimeout = .seconds(Int64(requestTimeout))
         configuration.basePath = Route.normalizeBasePath(basePath ?? webServicePath())
 
         if !FileManager.default.fileExists(atPath: BuildState.path(in: project.output)) {

@@ -181,8 +181,14 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let pending = try await store.pendingPushes(limit: 10)
         #expect(Set(pending.map { "\($0.pushToken.prefix(2)) \($0.passTypeIdentifier)" }) == ["ab \(type)", "ab \(other)", "cd \(type)"])
         #expect(try await store.pendingPushes(limit: 1).count == 1)
+        // What /metrics reports: the depth, and when the oldest was queued.
+        let statistics = try await store.pushQueueStatistics()
+        #expect(statistics.pending == 3)
+        #expect(statistics.oldestQueuedAt == pending.map(\.queuedAt).min())
         try await store.completePushes(pending.filter { $0.pushToken == Self.tokenA })
         #expect(try await store.pendingPushes(limit: 10).map(\.pushToken) == [Self.tokenB])
+        try await store.completePushes(try await store.pendingPushes(limit: 10))
+        #expect(try await store.pushQueueStatistics() == PushQueueStatistics(pending: 0, oldestQueuedAt: nil))
     }
 
     @Test(arguments: StoreKind.allCases) func onlyOnePushRunHoldsTheLock(kind: StoreKind) async throws {

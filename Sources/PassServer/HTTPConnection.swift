@@ -1,0 +1,196 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Hummingbird's HTTP/1 channel with passforge's connection rules added
+/// beneath it:
+/// - a total deadline for reading one request, headers and body together
+///   (the idle timeout restarts with every byte, so one byte every few
+///   seconds would hold a connection forever);
+/// - a response that says `Connection: close` (a 413, a malformed body, a
+///   request that timed out) closes the connection once it is written;
+/// - HTTP/1.0 is answered as HTTP/1.0 and, without keep-alive, closed
+///   (RFC 9112 §9.3).
+struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = HTTP1Channel.Value
+
+    let http1: HTTP1Channel
+    let requestReadTimeout: TimeAmount
+
+    var responder: HTTPChannelHandler.Responder { http1.responder }
+
+    static func builder(idleTimeout: TimeAmount, requestReadTimeout: TimeAmount) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            PassHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)),
+                             requestReadTimeout: requestReadTimeout)
+        }
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let persistence = ConnectionPersistenceHandler(requestReadTimeout: requestReadTimeout, logger: logger)
+        do {
+            // First in the pipeline: it sees the raw bytes, before the HTTP decoder.
+            try channel.pipeline.syncOperations.addHandler(RequestBytesHandler(persistence: persistence))
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            // Between NIO's HTTP/1 decoder and Hummingbird's conversion to HTTP types,
+            // where the request's version and keep-alive are still known.
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(persistence, position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await http1.handle(value: value, logger: logger)
+    }
+}
+
+/// Thrown into a request's body stream when the request was not read in
+/// time: answered 408, and logged as the client's fault.
+struct RequestReadTimeout: Error, CustomStringConvertible {
+    var description: String { "the request was not received within the time allowed" }
+}
+
+/// Tells `ConnectionPersistenceHandler` when the bytes of a request start to arrive.
+final class RequestBytesHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    let persistence: ConnectionPersistenceHandler
+
+    init(persistence: ConnectionPersistenceHandler) {
+        self.persistence = persistence
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        persistence.requestBytesArrived()
+        context.fireChannelRead(data)
+    }
+}
+
+/// The request deadline, HTTP/1.0 and `Connection: close` (see `PassHTTP1Channel`).
+final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let requestReadTimeout: TimeAmount
+    private let logger: Logger
+    private var context: ChannelHandlerContext?
+    /// From the first byte of a request to its end.
+    private var deadline: Scheduled<Void>?
+    private var headReceived = false
+    private var responsesInProgress = 0
+    /// Of the request being answered.
+    private var isHTTP10 = false
+    private var keepAlive = true
+    private var closeAfterResponse = false
+
+    init(requestReadTimeout: TimeAmount, logger: Logger) {
+        self.requestReadTimeout = requestReadTimeout
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        self.context = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    func requestBytesArrived() {
+        guard deadline == nil, let context else { return }
+        headReceived = false
+        deadline = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: requestReadTimeout) { [weak self] in
+            self?.deadlinePassed()
+        }
+    }
+
+    private func deadlinePassed() {
+        deadline = nil
+        guard let context else { return }
+        if headReceived {
+            // The responder is waiting for the body: it answers 408 and the connection closes.
+            context.fireErrorCaught(RequestReadTimeout())
+            return
+        }
+        logger.notice("client error: request headers not received in time", metadata: ["client": "\(context.remoteAddress?.ipAddress ?? "unknown")"])
+        if responsesInProgress == 0 {
+            // The same answer as `APIError.requestTimeout`, written here: no request reached Hummingbird.
+            let body = ByteBuffer(string: #"{"error":"request not received in time"}"# + "\n")
+            var headers = HTTPHeaders()
+            headers.add(name: "Connection", value: "close")
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Cache-Control", value: "no-store")
+            headers.add(name: "Content-Length", value: String(body.readableBytes))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .requestTimeout, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+        context.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(var head):
+            if deadline == nil { requestBytesArrived() }
+            headReceived = true
+            responsesInProgress += 1
+            isHTTP10 = head.version.major == 1 && head.version.minor == 0
+            keepAlive = head.isKeepAlive
+            if !keepAlive, !head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "close" }) {
+                // Hummingbird ends the connection after the answer to a request that says so.
+                head.headers.replaceOrAdd(name: "Connection", value: "close")
+            }
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+        case .body:
+            context.fireChannelRead(data)
+        case .end:
+            deadline?.cancel()
+            deadline = nil
+            headReceived = false
+            context.fireChannelRead(data)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head):
+            if isHTTP10 {
+                head.version = .http1_0
+                head.headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+            } else if !keepAlive {
+                head.headers.replaceOrAdd(name: "Connection", value: "close")
+            }
+            closeAfterResponse = head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            responsesInProgress = max(0, responsesInProgress - 1)
+            if closeAfterResponse {
+                deadline?.cancel()
+                deadline = nil
+                context.writeAndFlush(data, promise: promise)
+                context.close(promise: nil)
+            } else {
+                context.write(data, promise: promise)
+            }
+        }
+    }
+}

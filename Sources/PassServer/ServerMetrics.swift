@@ -1,0 +1,75 @@
+import Foundation
+import Metrics
+import Prometheus
+import RegistrationStore
+
+/// What `GET /metrics` reports, in Prometheus' text format: requests by
+/// route, method and status with their latency, the registration store's
+/// counts, the push queue, and the build being served. Recorded through
+/// swift-metrics into a registry of this server alone (no process-wide
+/// bootstrap), exported by swift-prometheus.
+package final class ServerMetrics: Sendable {
+    package let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+
+    package init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Registrations take a few milliseconds (a durable write), 304s well under one.
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
+            .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .seconds(2.5), .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+    }
+
+    /// One answered request; `route` is `Route.name` (never a parameter) or `unmatched`.
+    package func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        Counter(label: "passforge_http_requests_total",
+                dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory).increment()
+        Metrics.Timer(label: "passforge_http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory)
+            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// The outcome of a registration change (`created`, `pushTokenReplaced`, `unchanged`, `removed`, `notRegistered`).
+    package func recordRegistrationChange(_ outcome: RegistrationOutcome) {
+        Counter(label: "passforge_registration_changes_total", dimensions: [("outcome", "\(outcome)")], factory: factory).increment()
+    }
+
+    /// Pushes of a `serve --push` run, by what APNs answered.
+    package func recordPushes(_ count: Int, answer: String) {
+        guard count > 0 else { return }
+        Counter(label: "passforge_pushes_total", dimensions: [("answer", answer)], factory: factory).increment(by: count)
+    }
+
+    /// Device log messages received, and those the log budget kept out of the server's log.
+    package func recordDeviceLog(received: Int, suppressed: Int) {
+        Counter(label: "passforge_device_log_messages_total", factory: factory).increment(by: received)
+        if suppressed > 0 {
+            Counter(label: "passforge_device_log_messages_suppressed_total", factory: factory).increment(by: suppressed)
+        }
+    }
+
+    /// The Prometheus text: the counters so far, and gauges read now from the store and the tree.
+    package func exposition(store: any RegistrationStore, tree: PublishedTree.Snapshot, now: Date = Date()) async -> [UInt8] {
+        gauge("passforge_build_update_tag", Double(tree.lastUpdateTag))
+        gauge("passforge_passes", Double(tree.passes.count))
+        if let statistics = try? await store.statistics() {
+            gauge("passforge_devices", Double(statistics.devices))
+            gauge("passforge_registrations", Double(statistics.registrations))
+            gauge("passforge_store_up", 1)
+        } else {
+            gauge("passforge_store_up", 0)
+        }
+        if let queue = store as? any PushQueue, let pushes = try? await queue.pushQueueStatistics() {
+            gauge("passforge_push_queue_depth", Double(pushes.pending))
+            gauge("passforge_push_oldest_pending_age_seconds", pushes.oldestQueuedAt.map { max(0, now.timeIntervalSince1970 - $0) } ?? 0)
+        }
+        return registry.emitToBuffer()
+    }
+
+    private func gauge(_ name: String, _ value: Double) {
+        Gauge(label: name, factory: factory).record(value)
+    }
+}
