@@ -15,8 +15,8 @@ package enum YAMLSourceParser {
 
     package static func parse(_ bytes: [UInt8], file: String, maximumNodeCount: Int = maximumNodeCount) throws(ContentDiagnostic) -> SourceNode {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .error(at: SourceLocation(file: file), rule: "yaml.encoding",
-                         "the file is not valid UTF-8; save it as UTF-8")
+            throw .error(at: position(ofByte: firstInvalidUTF8Byte(bytes), in: bytes, file: file), rule: "yaml.encoding",
+                         "the file is not valid UTF-8 here; save it as UTF-8")
         }
         let root: Node?
         do {
@@ -24,9 +24,9 @@ package enum YAMLSourceParser {
             // Yams's regular expressions and follows YAML 1.2 (see above).
             root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
-            throw diagnostic(for: error, file: file)
+            throw diagnostic(for: error, file: file, bytes: bytes)
         } catch {
-            throw .error(at: SourceLocation(file: file), rule: "yaml.syntax", "invalid YAML: \(error)")
+            throw .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.syntax", "invalid YAML: \(error)")
         }
         guard let root else {
             throw .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.empty", "the file is empty; it must define a pass")
@@ -36,7 +36,31 @@ package enum YAMLSourceParser {
     }
 
     private static func location(_ mark: Mark?, _ file: String) -> SourceLocation {
-        SourceLocation(file: file, line: mark?.line ?? 0, column: mark?.column ?? 0)
+        SourceLocation(file: file, line: max(mark?.line ?? 1, 1), column: max(mark?.column ?? 1, 1))
+    }
+
+    /// The offset of the first byte that is not part of valid UTF-8.
+    static func firstInvalidUTF8Byte(_ bytes: [UInt8]) -> Int {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return offset
+            case .error: return offset
+            }
+        }
+    }
+
+    /// The 1-based line and column (in bytes) of a byte offset.
+    static func position(ofByte offset: Int, in bytes: [UInt8], file: String) -> SourceLocation {
+        var line = 1, lineStart = 0
+        for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = index + 1
+        }
+        return SourceLocation(file: file, line: line, column: offset - lineStart + 1)
     }
 
     private static func convert(_ node: Node, file: String, count: inout Int, limit: Int) throws(ContentDiagnostic) -> SourceNode {
@@ -119,7 +143,7 @@ package enum YAMLSourceParser {
         return .double(value)
     }
 
-    private static func diagnostic(for error: YamlError, file: String) -> ContentDiagnostic {
+    private static func diagnostic(for error: YamlError, file: String, bytes: [UInt8]) -> ContentDiagnostic {
         func at(_ mark: Mark, _ problem: String, _ context: YamlError.Context?) -> ContentDiagnostic {
             var message = "invalid YAML: \(problem)"
             if let context { message += " (\(context.text) at line \(context.mark.line))" }
@@ -132,10 +156,13 @@ package enum YAMLSourceParser {
         case let .duplicatedKeysInMapping(duplicates, context):
             return .error(at: location(context.mark, file), rule: "yaml.duplicate-key",
                           "keys \(duplicates.joined(separator: ", ")) appear twice in the same map; keep one")
-        case let .reader(problem, _, _, _):
-            return .error(at: SourceLocation(file: file), rule: "yaml.encoding", "cannot read the file: \(problem)")
+        case let .reader(problem, offset, value, _):
+            // Control characters (a NUL byte, say) are not allowed in YAML.
+            let character = value >= 0 ? " (character U+\(String(value, radix: 16, uppercase: true)))" : ""
+            return .error(at: position(ofByte: offset ?? 0, in: bytes, file: file), rule: "yaml.encoding",
+                          "cannot read the file here: \(problem)\(character); remove the character or write it as an escape in a double-quoted string")
         default:
-            return .error(at: SourceLocation(file: file), rule: "yaml.syntax", "invalid YAML: \(error)")
+            return .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.syntax", "invalid YAML: \(error)")
         }
     }
 }
