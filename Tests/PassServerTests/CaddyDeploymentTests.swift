@@ -13,4 +13,8 @@ import Testing
     @Test func caddySendsOnlyChangesToPassforgeAndKeepsServingWhenItStops() async throws {
         try await StaticHostChecks.withPassforgeStoppedHalfWay(.caddy)
     }
+
+    @Test func caddyServesBundlesWithTheirType() async throws {
+        try await BundleDownloadTests.servedByStaticHost(.caddy)
+    }
 }

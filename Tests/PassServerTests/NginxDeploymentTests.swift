@@ -12,4 +12,8 @@ import Testing
     @Test func nginxSendsOnlyChangesToPassforgeAndKeepsServingWhenItStops() async throws {
         try await StaticHostChecks.withPassforgeStoppedHalfWay(.nginx)
     }
+
+    @Test func nginxServesBundlesWithTheirType() async throws {
+        try await BundleDownloadTests.servedByStaticHost(.nginx)
+    }
 }
