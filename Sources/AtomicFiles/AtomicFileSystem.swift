@@ -160,6 +160,14 @@ package enum AtomicFileSystem {
         }
     }
 
+    /// Flushes the file at `path` to disk.
+    package static func syncFile(_ path: String) throws(Failure) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, operation: "open", code: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw Failure(path: path, operation: "fsync", code: errno) }
+    }
+
     /// fsync of a folder makes the renames inside it durable.
     package static func syncDirectory(_ path: String) throws(Failure) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -178,8 +186,32 @@ package enum AtomicFileSystem {
         guard passforge_syncfs(fd) == 0 else { throw Failure(path: path, operation: "sync", code: errno) }
     }
 
+    /// The bytes of the regular file at `path` (open, fstat, read, close); nil when it cannot be read.
     package static func readFile(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map { Array($0) }
+        guard let file = RegularFile(openingForReading: path) else { return nil }
+        return file.readAll()
+    }
+
+    /// The names in the folder at `path` (not `.` and `..`), with whether each
+    /// is a folder (a link to a folder is not); nil when it cannot be listed.
+    /// One getdents per few hundred names instead of a stat per name.
+    package static func directoryEntries(_ path: String) -> [(name: String, isDirectory: Bool)]? {
+        guard let folder = opendir(path) else { return nil }
+        defer { closedir(folder) }
+        var entries: [(name: String, isDirectory: Bool)] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            var isDirectory = entry.pointee.d_type == UInt8(DT_DIR)
+            if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
+                var info = stat()
+                isDirectory = lstat("\(path)/\(name)", &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+            }
+            entries.append((name, isDirectory))
+        }
+        return entries
     }
 
     private static let temporaryCounter = Counter()

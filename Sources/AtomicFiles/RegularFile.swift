@@ -7,7 +7,7 @@ import Glibc
 /// the file meanwhile. Closed when it goes out of scope.
 package struct RegularFile: ~Copyable {
     package let identity: FileIdentity
-    private let descriptor: Int32
+    let descriptor: Int32
 
     /// Opens the file at `path`; nil when it is missing, unreadable or not a
     /// regular file (a folder, a device).
@@ -30,11 +30,27 @@ package struct RegularFile: ~Copyable {
         var bytes = [UInt8](repeating: 0, count: Int(identity.size))
         var done = 0
         while done < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + done, $0.count - done) }
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + done, $0.count - done) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return nil }
             done += count
         }
         return bytes
+    }
+}
+
+extension RegularFile {
+    /// `count` bytes from `offset` (fewer at the end of the file); nil when a read fails.
+    package func read(at offset: Int, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let result = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if result < 0, errno == EINTR { continue }
+            guard result >= 0 else { return nil }
+            if result == 0 { break }
+            done += result
+        }
+        return done == count ? bytes : Array(bytes[..<done])
     }
 }

@@ -23,13 +23,38 @@ struct BuildPlan: Sendable {
     var jobs: [PackagingJob] = []
     /// Passes signed and staged while planning, in content order.
     var signed: [SignedPass] = []
-    /// Passes whose inputs did not change: their records carry over as they are.
-    var unchanged: [BuildState.PassRecord] = []
+    /// Keys of the passes whose inputs did not change: their records carry over as they are.
+    var unchanged: [String] = []
     var removed: [BuildState.PassRecord] = []
+    /// The records of the content files that were parsed or cut into entries;
+    /// `completeContentFiles` adds those of `reusedFiles`.
     var contentFiles: [String: BuildState.ContentFileRecord] = [:]
+    /// Files as the last build read them, with their stamps now: their records
+    /// are copied only when the build writes a new state (at 100,000 files, tens of MB).
+    var reusedFiles: [(path: String, identity: String?)] = []
     var warnings: [ContentDiagnostic] = []
     /// Content file → the `.pkpasses` bundle it declares, for the files parsed in this build (see `PassBundles`).
     var bundles: [String: BundleDeclaration] = [:]
+}
+
+extension BuildPlan {
+    /// Whether the content files define the same passes from the same bytes as `previous` (stamps aside).
+    func hasSameContent(as previous: [String: BuildState.ContentFileRecord]) -> Bool {
+        reusedFiles.count + contentFiles.count == previous.count && contentFiles.allSatisfy { path, record in
+            previous[path].map { $0.hash == record.hash && $0.passes == record.passes } ?? false
+        }
+    }
+
+    /// Adds the records of the reused files to `contentFiles`, from the previous state.
+    mutating func completeContentFiles(from previous: [String: BuildState.ContentFileRecord]) {
+        contentFiles.reserveCapacity(contentFiles.count + reusedFiles.count)
+        for (path, identity) in reusedFiles {
+            var record = previous[path]!
+            record.identity = identity
+            contentFiles[path] = record
+        }
+        reusedFiles = []
+    }
 }
 
 /// Collects diagnostics; the same problem found in many passes (a template
@@ -107,43 +132,76 @@ struct BuildPlanner {
         var hash = ""
         /// The previous record of the file, when its bytes are the same.
         var previous: BuildState.ContentFileRecord?
+        /// Its stamp as the state keeps it, when it is settled (see `FileStamp`).
+        var identity: String?
+        /// False when the file could not be read.
+        var isReadable = true
+        /// A changed file with `passes:`, cut into entries, and the keys of
+        /// the entries that are as the last build read them, by entry.
+        var list: PassListEntries?
+        var reusedEntries: [Int: String] = [:]
     }
 
     /// A content file that has to be parsed, with what it defines.
     private struct ParsedFile: Sendable {
         var path: String
         var hash: String
+        var identity: String?
         var definitions: [PassDefinition] = []
         var problems: [ContentDiagnostic] = []
+        /// For a file with `passes:`: its signature, and per entry the key of a
+        /// reused one (nil for the entries that were parsed, in `definitions`).
+        var entries: String?
+        var layout: [String?]?
     }
 
     mutating func makePlan(progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
         let paths: [String]
-        do { paths = try ContentLoader(directory: settings.contentDirectory).contentFiles() } catch {
+        do { paths = try Self.contentFiles(in: settings.contentDirectory) } catch {
             throw BuildFailure(diagnostics: error.diagnostics)
         }
         progress(.planning(files: paths.count))
         let jobs = settings.jobs
         let (state, validateOnly, evaluator) = (self.state, self.validateOnly, self.evaluator)
 
-        // Read and hash every file.
+        // Read and hash every file, except those whose stamp says they are as the last build hashed them.
+        let now = FileStamp.now()
         let read = ParallelLoop.map(paths, jobs: jobs) { path in
-            var file = ReadFile(path: path, bytes: AtomicFileSystem.readFile(path))
-            guard let bytes = file.bytes else { return file }
+            var file = ReadFile(path: path)
+            let stamp = FileStamp(path: path)
+            file.identity = stamp.flatMap { $0.isSettled(now: now) ? $0.description : nil }
+            if !validateOnly, let previous = state.contentFiles[path], let identity = file.identity, previous.identity == identity {
+                file.hash = previous.hash
+                file.previous = previous
+                return file
+            }
+            file.bytes = AtomicFileSystem.readFile(path)
+            guard let bytes = file.bytes else {
+                file.isReadable = false
+                return file
+            }
             file.hash = sha256Hex(bytes)
-            if !validateOnly, let previous = state.contentFiles[path], previous.hash == file.hash { file.previous = previous }
+            if !validateOnly, let previous = state.contentFiles[path] {
+                if previous.hash == file.hash {
+                    file.previous = previous
+                } else if let signature = previous.entries {
+                    Self.matchEntries(of: &file, bytes: bytes, previous: previous, signature: signature)
+                }
+            }
             return file
         }
-        // Whether each pass of an unchanged file would come out the same (all of them at once, so that one
+        // Whether each pass of an unchanged file (or entry) would come out the same (all of them at once, so that one
         // file of 100,000 passes is checked on every core too).
-        let candidates = read.flatMap { file in (file.previous?.passes ?? []).map { (file.path, $0) } }
+        let candidates = read.flatMap { file in
+            (file.previous?.passes ?? file.reusedEntries.sorted { $0.key < $1.key }.map(\.value)).map { (file.path, $0) }
+        }
         let unchanged = ParallelLoop.map(candidates, jobs: jobs) { _, key in
             state.passes[key].map { evaluator.isUnchanged($0) } ?? false
         }
         var parse: [ReadFile] = []
         var candidate = 0
         for var file in read {
-            guard file.bytes != nil else {
+            guard file.isReadable else {
                 collector.add(.error(at: SourceLocation(file: file.path), rule: "content.unreadable", "cannot read this file; check its permissions"))
                 continue
             }
@@ -151,7 +209,22 @@ struct BuildPlanner {
                 let verdicts = unchanged[candidate..<candidate + previous.passes.count]
                 candidate += previous.passes.count
                 if !verdicts.contains(false), reuse(previous, file: file.path) {
-                    plan.contentFiles[file.path] = previous
+                    plan.reusedFiles.append((file.path, file.identity))
+                    continue
+                }
+            } else if let list = file.list, !file.reusedEntries.isEmpty {
+                let indices = file.reusedEntries.keys.sorted()
+                let verdicts = unchanged[candidate..<candidate + indices.count]
+                candidate += indices.count
+                for (index, verdict) in zip(indices, verdicts) where !verdict { file.reusedEntries[index] = nil }
+                if file.reusedEntries.values.contains(where: { defined.index(forKey: $0) != nil }) { file.reusedEntries = [:] }
+                for key in file.reusedEntries.values {
+                    defined[key] = SourceLocation(file: file.path)
+                    plan.unchanged.append(key)
+                }
+                if file.reusedEntries.count == list.entries.count {
+                    let keys = list.entries.indices.map { file.reusedEntries[$0]! }
+                    plan.contentFiles[file.path] = .init(hash: file.hash, passes: keys, identity: file.identity, entries: list.signature)
                     continue
                 }
             }
@@ -159,8 +232,29 @@ struct BuildPlanner {
             parse.append(file)
         }
         let parsed = ParallelLoop.map(parse, jobs: jobs) { file in
-            let (definitions, problems) = ContentLoader.definitions(in: file.path, bytes: file.bytes!)
-            return ParsedFile(path: file.path, hash: file.hash, definitions: definitions, problems: problems)
+            // A file skipped by its stamp is read now that it has to be parsed.
+            guard let bytes = file.bytes ?? AtomicFileSystem.readFile(file.path) else {
+                return ParsedFile(path: file.path, hash: file.hash, problems: [
+                    .error(at: SourceLocation(file: file.path), rule: "content.unreadable", "cannot read this file; check its permissions"),
+                ])
+            }
+            let hash = file.bytes == nil ? sha256Hex(bytes) : file.hash
+            var parsed = ParsedFile(path: file.path, hash: hash, identity: hash == file.hash ? file.identity : nil)
+            if let list = file.list, !file.reusedEntries.isEmpty {
+                // Only the entries that changed; the others are blank lines.
+                let kept = Set(list.entries.indices.filter { file.reusedEntries[$0] == nil })
+                (parsed.definitions, parsed.problems) = ContentLoader.definitions(in: file.path, bytes: list.document(keeping: kept, of: bytes))
+                parsed.layout = list.entries.indices.map { file.reusedEntries[$0] }
+                parsed.entries = list.signature
+            }
+            if parsed.layout == nil {
+                (parsed.definitions, parsed.problems) = ContentLoader.definitions(in: file.path, bytes: bytes)
+                if !validateOnly, Self.isYAML(file.path) { parsed.entries = (file.list ?? PassListEntries(bytes))?.signature }
+            } else if !parsed.problems.isEmpty {
+                // Problems are reported from the whole file, so that they name each entry by its place in the list.
+                parsed.problems = ContentLoader.definitions(in: file.path, bytes: bytes).problems
+            }
+            return parsed
         }
         for file in parsed { collector.add(file.problems) }
 
@@ -195,7 +289,18 @@ struct BuildPlanner {
         var packagingFailure: (any Error)?
         for file in parsed {
             var keys: [String] = []
+            // Reused entries in their places, when the parsed ones are as many as the entries left to parse.
+            var layout = file.layout.map { $0[...] } ?? []
+            if layout.filter({ $0 == nil }).count != file.definitions.count { layout = [] }
+            func takeReused() {
+                while let first = layout.first, let key = first {
+                    keys.append(key)
+                    layout.removeFirst()
+                }
+            }
             for _ in file.definitions {
+                takeReused()
+                if !layout.isEmpty { layout.removeFirst() }
                 let evaluation = evaluations.take(index)!
                 index += 1
                 guard let key = accept(evaluation) else { continue }
@@ -206,9 +311,12 @@ struct BuildPlanner {
                 case nil: break
                 }
             }
-            checkSerialChange(file: file.path, keys: keys, definitions: file.definitions)
+            takeReused()
+            if file.layout == nil { checkSerialChange(file: file.path, keys: keys, definitions: file.definitions) }
             if let bundle = file.definitions.first?.bundle { plan.bundles[file.path] = bundle }
-            plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys)
+            // Entry hashes are kept only when each entry gave one pass, in order.
+            let entries = file.entries.flatMap { PassListEntries.hashes(in: $0).count == keys.count + 1 ? $0 : nil }
+            plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys, identity: file.identity, entries: entries)
         }
         for (key, record) in state.passes where defined[key] == nil {
             plan.removed.append(record)
@@ -222,17 +330,74 @@ struct BuildPlanner {
 
     // MARK: - Files
 
+    static func isYAML(_ path: String) -> Bool {
+        let lowered = path.lowercased()
+        return lowered.hasSuffix(".yml") || lowered.hasSuffix(".yaml")
+    }
+
+    /// For a changed YAML file with `passes:` whose header is as before: which
+    /// of its entries are byte for byte those of the last build, with their keys.
+    private static func matchEntries(of file: inout ReadFile, bytes: [UInt8], previous: BuildState.ContentFileRecord, signature: String) {
+        let old = PassListEntries.hashes(in: signature)
+        guard isYAML(file.path), old.count == previous.passes.count + 1, let list = PassListEntries(bytes),
+              list.headerHash == old[0] else { return }
+        file.list = list
+        var used = Set<String>()
+        used.reserveCapacity(previous.passes.count)
+        file.reusedEntries.reserveCapacity(previous.passes.count)
+        // Most entries are where they were; the others are looked up by hash. An entry copied
+        // twice defines its serial twice: such copies are parsed, and reported.
+        var moved: [(index: Int, hash: Substring)] = []
+        for (index, hash) in list.entryHashes.enumerated() {
+            if index + 1 < old.count, old[index + 1] == hash, used.insert(previous.passes[index]).inserted {
+                file.reusedEntries[index] = previous.passes[index]
+            } else {
+                moved.append((index, hash))
+            }
+        }
+        guard !moved.isEmpty else { return }
+        var keyByHash: [Substring: String] = [:]
+        keyByHash.reserveCapacity(previous.passes.count)
+        for (hash, key) in zip(old.dropFirst(), previous.passes) { keyByHash[hash] = key }
+        for (index, hash) in moved {
+            if let key = keyByHash[hash], used.insert(key).inserted { file.reusedEntries[index] = key }
+        }
+    }
+
+    /// The content files under `directory`, sorted: what `ContentLoader.contentFiles`
+    /// lists (the same rule: `.yml`, `.yaml` and `.json` files, names starting
+    /// with a dot skipped), read with one getdents per folder instead of a stat per name.
+    static func contentFiles(in directory: String) throws(ContentErrors) -> [String] {
+        guard let entries = AtomicFileSystem.directoryEntries(directory) else {
+            return try ContentLoader(directory: directory).contentFiles()
+        }
+        let extensions: Set<String> = [".yml", ".yaml", ".json"]
+        var files: [String] = []
+        var folders = [(directory, entries)]
+        while let (folder, entries) = folders.popLast() {
+            for entry in entries where !entry.name.hasPrefix(".") {
+                let path = (folder as NSString).appendingPathComponent(entry.name)
+                if entry.isDirectory {
+                    if let inner = AtomicFileSystem.directoryEntries(path) { folders.append((path, inner)) }
+                } else if let dot = entry.name.lastIndex(of: "."), dot != entry.name.startIndex,
+                          extensions.contains(entry.name[dot...].lowercased()) {
+                    files.append(path)
+                }
+            }
+        }
+        return files.sorted()
+    }
+
     /// An unchanged file whose passes all keep their fingerprint (checked
     /// before) is not parsed at all, unless an earlier file defined one of them.
     private mutating func reuse(_ previous: BuildState.ContentFileRecord, file: String) -> Bool {
-        var records: [BuildState.PassRecord] = []
         for key in previous.passes {
-            guard let record = state.passes[key], defined[key] == nil else { return false }
-            records.append(record)
+            guard state.passes.index(forKey: key) != nil, defined.index(forKey: key) == nil else { return false }
         }
-        for record in records {
-            defined[record.key] = SourceLocation(file: file)
-            plan.unchanged.append(record)
+        let location = SourceLocation(file: file)
+        for key in previous.passes {
+            defined[key] = location
+            plan.unchanged.append(key)
         }
         return true
     }
@@ -268,8 +433,8 @@ struct BuildPlanner {
                 "the authenticationToken of pass \(key) would change. Apple forbids changing the token of an existing pass: devices keep the old one and their updates would fail. Restore the previous PASSFORGE_TOKEN_SECRET (or authenticationToken); to really replace the pass, issue it under a new serial"))
             return nil
         }
-        if let unchanged = evaluation.unchanged {
-            plan.unchanged.append(unchanged)
+        if evaluation.unchanged != nil {
+            plan.unchanged.append(key)
         } else if let job = evaluation.job {
             plan.jobs.append(job)
         }

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import PassModel
 
@@ -55,6 +56,12 @@ package struct BuildState: Codable, Sendable, Equatable {
         package var hash: String
         /// Keys (`type/serial`) of the passes the file defines, in order.
         package var passes: [String]
+        /// The file's size, times and inode when it was hashed (see `FileStamp`):
+        /// while they stay the same, the next build need not read it again.
+        package var identity: String? = nil
+        /// For a YAML file with `passes:`, the hash of its header and of each
+        /// entry (see `PassListEntries`): the next build parses only the entries that changed.
+        package var entries: String? = nil
     }
 
     /// A pass that a build removed: kept so that a device still holding it
@@ -109,14 +116,24 @@ package struct BuildState: Codable, Sendable, Equatable {
 
     /// Loads the state of a previous build, or an empty state for a first build.
     package static func load(from output: String) throws -> BuildState {
+        try loadWithRecordRanges(from: output).state
+    }
+
+    /// The state, and where its pass records are in its file (nil for a first build).
+    static func loadWithRecordRanges(from output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws
+        -> (state: BuildState, file: PreviousStateFile?) {
         let path = path(in: output)
-        guard let data = FileManager.default.contents(atPath: path) else { return BuildState() }
+        guard let file = RegularFile(openingForReading: path) else {
+            guard FileManager.default.fileExists(atPath: path) else { return (BuildState(), nil) }
+            throw BuildError.message("cannot read \(path); check its permissions")
+        }
         do {
-            let state = try BuildState(json: JSONValue(parsing: Array(data)))
+            guard let bytes = file.readAll() else { throw BuildStateDecoding.Failure(description: "it cannot be read whole") }
+            let (state, ranges) = try BuildStateDecoding.decode(bytes, jobs: jobs)
             guard state.version == currentVersion else {
                 throw BuildError.message("\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
             }
-            return state
+            return (state, PreviousStateFile(path: path, identity: file.identity, recordRanges: ranges))
         } catch let error as BuildError {
             throw error
         } catch {
@@ -151,7 +168,10 @@ extension BuildState {
         var files = JSONObject()
         for key in contentFiles.keys.sorted() {
             let file = contentFiles[key]!
-            files[key] = .object(JSONObject([("hash", .string(file.hash)), ("passes", .array(file.passes.map(JSONValue.string)))]))
+            var object = JSONObject([("hash", .string(file.hash)), ("passes", .array(file.passes.map(JSONValue.string)))])
+            if let identity = file.identity { object["identity"] = .string(identity) }
+            if let entries = file.entries { object["entries"] = .string(entries) }
+            files[key] = .object(object)
         }
         var removed = JSONObject()
         for key in removedPasses.keys.sorted() {
@@ -184,7 +204,8 @@ extension BuildState {
             guard let hash = value["hash"]?.stringValue, let list = value["passes"]?.arrayValue else {
                 throw DecodingFailure(description: "content file \(key) is incomplete")
             }
-            contentFiles[key] = ContentFileRecord(hash: hash, passes: list.compactMap(\.stringValue))
+            contentFiles[key] = ContentFileRecord(hash: hash, passes: list.compactMap(\.stringValue), identity: value["identity"]?.stringValue,
+                                                  entries: value["entries"]?.stringValue)
         }
         for (key, value) in json["removedPasses"]?.objectValue ?? JSONObject() {
             guard let type = value["passTypeIdentifier"]?.stringValue, let serial = value["serialNumber"]?.stringValue,

@@ -40,7 +40,7 @@ package struct PassBuilder: Sendable {
         report.rolledForward = try tree.rollForward()
         if report.rolledForward { progress(.note("finished the previous build, which was interrupted")) }
 
-        let state = try BuildState.load(from: settings.outputDirectory)
+        var (state, previousFile) = try BuildState.loadWithRecordRanges(from: settings.outputDirectory, jobs: settings.jobs)
         timings.mark("load state")
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         let identities = SigningIdentities(settings: settings)
@@ -61,10 +61,12 @@ package struct PassBuilder: Sendable {
         ProcessTuning.reduceHeapTrimming()
         // Passes are signed and staged while they are planned; a plan that fails leaves only staged files.
         let packager = ParallelPackager(tree: tree, signingTime: started, updateTag: tag)
-        var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, validateOnly: false,
-                                   packager: packager)
-        let plan: BuildPlan
-        do { plan = try planner.makePlan(progress: progress) } catch {
+        var plan: BuildPlan
+        do {
+            var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, validateOnly: false,
+                                       packager: packager)
+            plan = try planner.makePlan(progress: progress)
+        } catch {
             try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
             throw error
         }
@@ -75,18 +77,30 @@ package struct PassBuilder: Sendable {
         report.removed = plan.removed.map(\.key)
 
         // Passes built before token-keyed names existed get theirs now, without signing again.
-        let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, secret: secret)
-        guard !plan.signed.isEmpty || !plan.removed.isEmpty || plan.contentFiles != state.contentFiles || !legacyTokenLinks.isEmpty else {
+        let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, of: state.passes, secret: secret)
+        // Only what content files define counts: their stamps alone (newly settled files) do not make a build write.
+        guard !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles) || !legacyTokenLinks.isEmpty else {
+            Self.releaseInBackground((state, plan))
+            (state, plan) = (BuildState(), BuildPlan())
             report.seconds = Date().timeIntervalSince(started)
             return report
         }
         report.updateTag = plan.signed.isEmpty ? nil : tag
         progress(.writing(passes: plan.signed.count))
 
+        // The new state starts from the old one's passes, changed in place: at 100,000 passes a copy is tens of MB.
         var newState = BuildState()
         newState.lastUpdateTag = plan.signed.isEmpty && plan.removed.isEmpty ? state.lastUpdateTag : tag
         newState.builtAt = iso8601(started)
+        plan.completeContentFiles(from: state.contentFiles)
         newState.contentFiles = plan.contentFiles
+        newState.removedPasses = state.removedPasses
+        newState.passes = state.passes
+        state.passes = [:]
+        // Records carried over as they are keep their bytes from the old state file.
+        var carried = Set<String>()
+        carried.reserveCapacity(plan.unchanged.count)
+        for key in plan.unchanged { carried.insert(key) }
         // Links from the staged files first, then the moves, then the rest: see `OutputTree.apply`.
         // Each staged file already has the update tag as its modification time, so every name of it does.
         var links: [OutputTree.Operation] = [], moves: [OutputTree.Operation] = [], operations: [OutputTree.Operation] = []
@@ -94,26 +108,27 @@ package struct PassBuilder: Sendable {
         moves.reserveCapacity(plan.signed.count)
         var encodedPasses: [String: [UInt8]] = [:]
         encodedPasses.reserveCapacity(plan.signed.count)
-        for record in plan.unchanged { newState.passes[record.key] = record }
+        for record in plan.removed { newState.passes[record.key] = nil }
         for record in legacyTokenLinks {
             newState.passes[record.key] = record
+            carried.remove(record.key)
             operations.append(.init(kind: .link, path: record.tokenPath!, source: record.path))
         }
         for pass in plan.signed {
             let record = pass.record
-            newState.passes[record.key] = record
+            let old = newState.passes.updateValue(record, forKey: record.key)
             encodedPasses[record.key] = pass.encodedRecord
             for name in record.files.dropFirst() {
                 links.append(.init(kind: .link, path: name, source: pass.stagedPath))
             }
             moves.append(.init(kind: .move, path: record.path, source: pass.stagedPath))
-            if let old = state.passes[record.key] {
+            if let old {
                 for name in Set(old.files).subtracting(record.files).sorted() { operations.append(.init(kind: .remove, path: name)) }
             }
+            newState.removedPasses[record.key] = nil
             report.built.append(record.key)
         }
         operations = links + moves + operations
-        newState.removedPasses = state.removedPasses.filter { newState.passes[$0.key] == nil }
         for record in plan.removed {
             if let tokenHash = record.tokenHash {
                 newState.removedPasses[record.key] = .init(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber,
@@ -136,15 +151,30 @@ package struct PassBuilder: Sendable {
         operations += bundles.moves + bundles.removals
         for name in bundles.built { progress(.note("built bundle \(name)")) }
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
-        let stagedState = try tree.stage(BuildStateEncoding.encode(newState, encodedPasses: encodedPasses, jobs: settings.jobs), name: "state.json")
-        let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState) + bundles.csvRows)
+        let stagedState = "\(tree.stagingFolder)/state.json"
+        let keys = newState.passes.keys.sorted()
+        try BuildStateEncoding.write(newState, keys: keys, encodedPasses: encodedPasses, carried: carried, previous: previousFile,
+                                     to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
+        previousFile = nil
+        let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys) + bundles.csvRows)
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in
             timings.mark(point)
             testStall(point)
         }
+        Self.releaseInBackground((newState, plan))
+        (newState, plan) = (BuildState(), BuildPlan())
         report.seconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// Lets another thread free what a build held: releasing 100,000 records
+    /// one by one takes a tenth of a second or more, which the build's
+    /// caller (and a command about to exit) need not wait for.
+    /// The caller drops its own references right after.
+    static func releaseInBackground(_ value: some Sendable) {
+        let box = ReleaseBox(value)
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(20)) { box.release() }
     }
 
     static func second(of tag: Int64) -> Int64 { tag >= 0 ? tag / 1000 : (tag - 999) / 1000 }
@@ -152,9 +182,9 @@ package struct PassBuilder: Sendable {
     /// Unchanged passes with a web service but no token-keyed name yet (built
     /// by an earlier passforge), whose token is the derived one: their name
     /// can be made from the secret, and their bytes stay as they are.
-    static func missingTokenLinks(_ unchanged: [BuildState.PassRecord], secret: TokenSecret) -> [BuildState.PassRecord] {
-        unchanged.compactMap { record in
-            guard record.tokenPath == nil, let tokenHash = record.tokenHash else { return nil }
+    static func missingTokenLinks(_ unchanged: [String], of passes: [String: BuildState.PassRecord], secret: TokenSecret) -> [BuildState.PassRecord] {
+        unchanged.compactMap { key in
+            guard let record = passes[key], record.tokenPath == nil, let tokenHash = record.tokenHash else { return nil }
             let token = secret.authenticationToken(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber)
             guard sha256Hex(Array(token.utf8)) == tokenHash else { return nil }
             var linked = record
@@ -164,11 +194,11 @@ package struct PassBuilder: Sendable {
     }
 
     /// `output/.passforge/downloads.csv`: passTypeIdentifier,serialNumber,download path — for mailings.
-    static func downloadsCSV(_ state: BuildState) -> String {
+    static func downloadsCSV(_ state: BuildState, keys: [String]? = nil) -> String {
         // Sorting the keys, not the records: records are large values, and moving them costs more than the sort.
         var csv = "passTypeIdentifier,serialNumber,download path\n"
         csv.reserveCapacity(state.passes.count * 96)
-        for key in state.passes.keys.sorted() {
+        for key in keys ?? state.passes.keys.sorted() {
             let record = state.passes[key]!
             csv += record.passTypeIdentifier
             csv += ","
@@ -225,4 +255,11 @@ final class ProgressThrottle: Sendable {
         let done = progress.withLock { $0.done }
         if done > 0 { report(.signing(done: done, total: done)) }
     }
+}
+
+/// Holds a value until `release` is called, from whichever thread.
+private final class ReleaseBox<Value: Sendable>: Sendable {
+    private let value: Mutex<Value?>
+    init(_ value: consuming Value) { self.value = Mutex(value) }
+    func release() { value.withLock { $0 = nil } }
 }

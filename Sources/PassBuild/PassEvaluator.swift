@@ -33,8 +33,12 @@ struct PassEvaluator: Sendable {
     let validateOnly: Bool
     let validator = PassValidator()
     let contextFingerprint: String
-    /// serial → previous records of that serial (any pass type), to skip rendering unchanged definitions.
-    let previousBySerial: [String: [BuildState.PassRecord]]
+    /// The pass types of the previous passes, to find a definition's previous pass by its serial and skip
+    /// rendering it; with many types, the keys of the previous passes by serial instead.
+    let previousTypes: [String]
+    let previousKeysBySerial: [String: [String]]
+    /// Which pass files are in the output folder.
+    let passFiles: PassFilePresence
 
     init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
          templates: TemplateCache, validateOnly: Bool) {
@@ -50,7 +54,17 @@ struct PassEvaluator: Sendable {
         hasher.add("http", settings.allowsHTTPWebService ? "1" : "0")
         hasher.add("secret", secret.fingerprint)
         contextFingerprint = hasher.finalize()
-        previousBySerial = Dictionary(grouping: state.passes.values, by: \.serialNumber)
+        let types = Set(state.passes.values.map(\.passTypeIdentifier))
+        if types.count <= 16 {
+            previousTypes = types.sorted()
+            previousKeysBySerial = [:]
+        } else {
+            previousTypes = []
+            var bySerial: [String: [String]] = [:]
+            for (key, record) in state.passes { bySerial[record.serialNumber, default: []].append(key) }
+            previousKeysBySerial = bySerial
+        }
+        passFiles = PassFilePresence(directory: settings.outputDirectory)
     }
 
     /// True when a pass built before would come out the same: same entry,
@@ -68,14 +82,16 @@ struct PassEvaluator: Sendable {
     /// Whether an unchanged pass's bytes are where the build can reuse them:
     /// in the output folder, or at the published tree the state came from.
     private func hasPassFile(_ record: BuildState.PassRecord) -> Bool {
-        !settings.requiresLocalPassFiles || FileManager.default.fileExists(atPath: "\(settings.outputDirectory)/\(record.path)")
+        !settings.requiresLocalPassFiles || passFiles.contains(record.path)
     }
 
     func evaluate(_ definition: PassDefinition) -> Evaluation {
         var evaluation = Evaluation(serialLocation: definition.serialLocation, tokenLocation: definition.location)
         let definitionHash = sha256Hex(definition.canonicalBytes)
         // Fast path: the entry is byte-for-byte what built an existing pass.
-        if !validateOnly, let previous = previousBySerial[definition.serialNumber]?.first(where: {
+        let previousKeys = previousTypes.isEmpty ? previousKeysBySerial[definition.serialNumber] ?? []
+            : previousTypes.map { "\($0)/\(definition.serialNumber)" }
+        if !validateOnly, let previous = previousKeys.lazy.compactMap({ state.passes[$0] }).first(where: {
             $0.definitionHash == definitionHash && $0.templateName == definition.templateName && $0.sourceFile == definition.file
         }), isUnchanged(previous, definitionHash: definitionHash) {
             evaluation.key = previous.key
@@ -182,7 +198,10 @@ struct PassEvaluator: Sendable {
         return evaluation
     }
 
+    private static let noImagesHash = FingerprintHasher().finalize()
+
     private func imagesHash(_ paths: [String]) -> String? {
+        if paths.isEmpty { return Self.noImagesHash }
         var hasher = FingerprintHasher()
         for path in paths {
             guard let bytes = AtomicFileSystem.readFile(path) else { return nil }

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a build remembers of a file it hashed, to skip reading it again:
+/// its size, modification and status-change times, and inode. Equal stamps
+/// mean the same bytes, except when the file changed within the clock's
+/// granularity of the moment it was stamped (see `isSettled`); such a stamp
+/// is not kept, and the file is read and hashed the next time too.
+package struct FileStamp: Hashable, Sendable, CustomStringConvertible {
+    package var size: Int64
+    package var inode: UInt64
+    package var modified: Int64
+    package var changed: Int64
+
+    /// The stamp of the file at `path` (links followed); nil when it is missing.
+    package init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        size = Int64(info.st_size)
+        inode = UInt64(info.st_ino)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+    }
+
+    /// `size:inode:modified:changed` (nanoseconds), as a build state stores it.
+    package var description: String { "\(size):\(inode):\(modified):\(changed)" }
+
+    /// Whether the file was last written more than `margin` seconds before
+    /// `now`: a write in the same clock tick as the stamp could leave size
+    /// and times as they were (file systems keep times in ticks of up to 2 s).
+    package func isSettled(now: Int64 = FileStamp.now(), margin: Int64 = 2_000_000_000) -> Bool {
+        now - max(modified, changed) > margin
+    }
+
+    /// The real-time clock in nanoseconds, the clock file times come from.
+    package static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+}

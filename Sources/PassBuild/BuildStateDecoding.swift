@@ -1,0 +1,421 @@
+/// Reads `state.json` straight from its bytes into a `BuildState`, on every
+/// core: a 100,000-pass state is about 70 MB, and going through a general
+/// JSON tree first takes seconds and several times its size in memory.
+///
+/// One scan finds each pass record's bytes; the records are then decoded in
+/// parallel. Any valid JSON is accepted (whitespace, escapes, key order,
+/// unknown keys), not only what `BuildStateEncoding` writes. Values repeated
+/// from one record to the next (pass type, team, template, source file of a
+/// list) share one string.
+enum BuildStateDecoding {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The state, and where each pass record's bytes are in `bytes` (by key,
+    /// in file order): a record carried over unchanged is written back from them.
+    static func decode(_ bytes: [UInt8], jobs: Int) throws(Failure) -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
+        var state = BuildState()
+        var passMembers: [(key: String, range: Range<Int>)] = []
+        var fileMembers: [(key: String, range: Range<Int>)] = []
+        var removedMembers: [(key: String, range: Range<Int>)] = []
+        var sawVersion = false
+        try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
+            var scanner = JSONScanner(buffer)
+            try scanner.object { scanner, key throws(Failure) in
+                switch key {
+                case "version":
+                    state.version = try scanner.integer()
+                    sawVersion = true
+                case "lastUpdateTag": state.lastUpdateTag = Int64(try scanner.integer())
+                case "builtAt": state.builtAt = try scanner.string()
+                case "passes": passMembers = try scanner.members()
+                case "contentFiles": fileMembers = try scanner.members()
+                case "removedPasses": removedMembers = try scanner.members()
+                default: try scanner.skipValue()
+                }
+            }
+            try scanner.finish()
+        }
+        guard sawVersion else { throw Failure(description: "no version") }
+        guard state.version == BuildState.currentVersion else { return (state, []) }
+
+        let passes = try decodeMembers(passMembers, in: bytes, jobs: jobs) { scanner, last throws(Failure) in
+            try BuildState.PassRecord(scanner: &scanner, sharing: &last)
+        }
+        state.passes.reserveCapacity(passes.count)
+        for (member, record) in zip(passMembers, passes) { state.passes[member.key] = record }
+        let files = try decodeMembers(fileMembers, in: bytes, jobs: jobs) { scanner, _ throws(Failure) in
+            var hash: String?, keys: [String]?, identity: String?, entries: String?
+            try scanner.object { scanner, key throws(Failure) in
+                switch key {
+                case "hash": hash = try scanner.string()
+                case "passes": keys = try scanner.stringArray()
+                case "identity": identity = try scanner.optionalString()
+                case "entries": entries = try scanner.optionalString()
+                default: try scanner.skipValue()
+                }
+            }
+            guard let hash, let keys else { throw Failure(description: "a content file is incomplete") }
+            return BuildState.ContentFileRecord(hash: hash, passes: keys, identity: identity, entries: entries)
+        }
+        state.contentFiles.reserveCapacity(files.count)
+        for (member, file) in zip(fileMembers, files) { state.contentFiles[member.key] = file }
+        try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
+            for member in removedMembers {
+                var scanner = JSONScanner(buffer, range: member.range)
+                var type: String?, serial: String?, tokenHash: String?, tag: Int?, files: [String] = []
+                try scanner.object { scanner, key throws(Failure) in
+                    switch key {
+                    case "passTypeIdentifier": type = try scanner.string()
+                    case "serialNumber": serial = try scanner.string()
+                    case "tokenHash": tokenHash = try scanner.string()
+                    case "removedTag": tag = try scanner.integer()
+                    case "files": files = try scanner.stringArray()
+                    default: try scanner.skipValue()
+                    }
+                }
+                guard let type, let serial, let tokenHash, let tag else { throw Failure(description: "removed pass \(member.key) is incomplete") }
+                state.removedPasses[member.key] = .init(passTypeIdentifier: type, serialNumber: serial, tokenHash: tokenHash,
+                                                        removedTag: Int64(tag), files: files)
+            }
+        }
+        return (state, passMembers)
+    }
+
+    /// Decodes each member's value on `jobs` threads, in order.
+    private static func decodeMembers<Value: Sendable>(
+        _ members: [(key: String, range: Range<Int>)], in bytes: [UInt8], jobs: Int,
+        _ decode: @Sendable (inout JSONScanner, inout SharedStrings) throws(Failure) -> Value
+    ) throws(Failure) -> [Value] {
+        let chunk = 2048
+        let chunks = (members.count + chunk - 1) / chunk
+        let ranges = members.map(\.range)
+        let results = ParallelLoop.map(Array(0..<chunks), jobs: jobs) { index -> Result<[Value], Failure> in
+            bytes.withUnsafeBufferPointer { buffer in
+                var shared = SharedStrings()
+                var values: [Value] = []
+                values.reserveCapacity(chunk)
+                for range in ranges[index * chunk..<min(ranges.count, (index + 1) * chunk)] {
+                    var scanner = JSONScanner(buffer, range: range)
+                    do throws(Failure) { values.append(try decode(&scanner, &shared)) } catch { return .failure(error) }
+                }
+                return .success(values)
+            }
+        }
+        var values: [Value] = []
+        values.reserveCapacity(members.count)
+        for result in results {
+            switch result {
+            case .success(let part): values += part
+            case .failure(let error): throw error
+            }
+        }
+        return values
+    }
+}
+
+/// The last value of each repeated field, so that equal bytes give the same
+/// string storage instead of a new copy per record.
+struct SharedStrings {
+    private var last: [String] = Array(repeating: "", count: 4)
+    private var lastBytes: [[UInt8]] = Array(repeating: [], count: 4)
+
+    mutating func string(_ slot: Int, _ scanner: inout JSONScanner) throws(BuildStateDecoding.Failure) -> String {
+        let value: String
+        if let raw = scanner.plainString() {
+            if raw.elementsEqual(lastBytes[slot]) { return last[slot] }
+            value = String(decoding: raw, as: UTF8.self)
+        } else {
+            value = try scanner.string()
+        }
+        last[slot] = value
+        lastBytes[slot] = Array(value.utf8)
+        return value
+    }
+}
+
+extension BuildState.PassRecord {
+    fileprivate init(scanner: inout JSONScanner, sharing shared: inout SharedStrings) throws(BuildStateDecoding.Failure) {
+        var type: String?, serial: String?, team: String?, updateTag: Int?, etag: String?, size: Int?, tokenHash: String?
+        var fingerprint: String?, definitionHash: String?, templateName: String?, imagePaths: [String] = [], sourceFile: String?
+        var downloadPath: String?, publicDownloadPath: String?, tokenPath: String?
+        try scanner.object { scanner, key throws(BuildStateDecoding.Failure) in
+            switch key {
+            case "passTypeIdentifier": type = try shared.string(0, &scanner)
+            case "serialNumber": serial = try scanner.string()
+            case "teamIdentifier": team = try shared.string(1, &scanner)
+            case "updateTag": updateTag = try scanner.integer()
+            case "etag": etag = try scanner.string()
+            case "size": size = try scanner.integer()
+            case "tokenHash": tokenHash = try scanner.optionalString()
+            case "fingerprint": fingerprint = try scanner.string()
+            case "definitionHash": definitionHash = try scanner.string()
+            case "templateName": templateName = try shared.string(2, &scanner)
+            case "imagePaths": imagePaths = try scanner.stringArray()
+            case "sourceFile": sourceFile = try shared.string(3, &scanner)
+            case "downloadPath": downloadPath = try scanner.string()
+            case "publicDownloadPath": publicDownloadPath = try scanner.optionalString()
+            case "tokenPath": tokenPath = try scanner.optionalString()
+            default: try scanner.skipValue()
+            }
+        }
+        func required<T>(_ value: T?, _ name: String) throws(BuildStateDecoding.Failure) -> T {
+            guard let value else { throw BuildStateDecoding.Failure(description: "a pass has no \(name)") }
+            return value
+        }
+        self.init(
+            passTypeIdentifier: try required(type, "passTypeIdentifier"), serialNumber: try required(serial, "serialNumber"),
+            teamIdentifier: try required(team, "teamIdentifier"), updateTag: Int64(try required(updateTag, "updateTag")),
+            etag: try required(etag, "etag"), size: try required(size, "size"), tokenHash: tokenHash,
+            fingerprint: try required(fingerprint, "fingerprint"), definitionHash: try required(definitionHash, "definitionHash"),
+            templateName: try required(templateName, "templateName"), imagePaths: imagePaths,
+            sourceFile: try required(sourceFile, "sourceFile"), downloadPath: try required(downloadPath, "downloadPath"),
+            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath)
+    }
+}
+
+/// A forward-only reader of JSON bytes: exactly the few shapes a build state has.
+struct JSONScanner {
+    typealias Failure = BuildStateDecoding.Failure
+    /// Valid while the scanner is used: scanners live inside `withUnsafeBufferPointer`.
+    private let base: UnsafePointer<UInt8>?
+    private var position: Int
+    private let end: Int
+
+    /// A scanner over `range` of `buffer` (all of it by default).
+    init(_ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>? = nil) {
+        base = buffer.baseAddress
+        position = range?.lowerBound ?? 0
+        end = range?.upperBound ?? buffer.count
+    }
+
+    private func byte(_ index: Int) -> UInt8 { base![index] }
+
+    private func fail(_ expected: String) -> Failure {
+        Failure(description: position < end ? "expected \(expected) at byte \(position)" : "unexpected end, expected \(expected)")
+    }
+
+    private mutating func skipWhitespace() {
+        while position < end {
+            switch byte(position) {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expect(_ character: UInt8, _ name: String) throws(Failure) {
+        skipWhitespace()
+        guard position < end, byte(position) == character else { throw fail(name) }
+        position += 1
+    }
+
+    /// Whether the next value is `character` (consumed if so).
+    private mutating func consume(_ character: UInt8) -> Bool {
+        skipWhitespace()
+        if position < end, byte(position) == character {
+            position += 1
+            return true
+        }
+        return false
+    }
+
+    mutating func finish() throws(Failure) {
+        skipWhitespace()
+        guard position == end else { throw fail("the end of the file") }
+    }
+
+    /// Calls `member` for each key of an object; it must read the key's value.
+    mutating func object(_ member: (inout JSONScanner, String) throws(Failure) -> Void) throws(Failure) {
+        try expect(UInt8(ascii: "{"), "{")
+        if consume(UInt8(ascii: "}")) { return }
+        repeat {
+            let key = try string()
+            try expect(UInt8(ascii: ":"), ":")
+            try member(&self, key)
+        } while consume(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"), "} or ,")
+    }
+
+    /// An object's keys with the byte range of each value, values skipped.
+    mutating func members() throws(Failure) -> [(key: String, range: Range<Int>)] {
+        var members: [(key: String, range: Range<Int>)] = []
+        try object { scanner, key throws(Failure) in
+            scanner.skipWhitespace()
+            let start = scanner.position
+            try scanner.skipValue()
+            members.append((key, start..<scanner.position))
+        }
+        return members
+    }
+
+    mutating func integer() throws(Failure) -> Int {
+        skipWhitespace()
+        var negative = false
+        if position < end, byte(position) == UInt8(ascii: "-") {
+            negative = true
+            position += 1
+        }
+        let start = position
+        var value = 0
+        while position < end, case let digit = byte(position), digit >= 0x30, digit <= 0x39 {
+            let (product, overflow) = value.multipliedReportingOverflow(by: 10)
+            guard !overflow else { throw fail("a smaller number") }
+            value = product + Int(digit - 0x30)
+            position += 1
+        }
+        guard position > start else { throw fail("a number") }
+        if position < end, case let next = byte(position), next == UInt8(ascii: ".") || next | 0x20 == UInt8(ascii: "e") {
+            throw fail("a whole number")
+        }
+        return negative ? -value : value
+    }
+
+    /// The bytes of the next value, read, when it is a string without escapes;
+    /// else nil, and the scanner does not move.
+    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+        var index = position
+        while index < end, case let current = byte(index), current == 0x20 || current == 0x09 || current == 0x0A || current == 0x0D { index += 1 }
+        guard index < end, byte(index) == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        index = start
+        while index < end {
+            switch byte(index) {
+            case UInt8(ascii: "\""):
+                position = index + 1
+                return UnsafeBufferPointer(start: base! + start, count: index - start)
+            case UInt8(ascii: "\\"): return nil
+            default: index += 1
+            }
+        }
+        return nil
+    }
+
+    mutating func string() throws(Failure) -> String {
+        try expect(UInt8(ascii: "\""), "a string")
+        let start = position
+        while position < end {
+            let current = byte(position)
+            if current == UInt8(ascii: "\"") {
+                let value = String(decoding: UnsafeBufferPointer(start: base! + start, count: position - start), as: UTF8.self)
+                position += 1
+                return value
+            }
+            if current == UInt8(ascii: "\\") {
+                position = start
+                return try escapedString()
+            }
+            position += 1
+        }
+        throw fail("the end of a string")
+    }
+
+    private mutating func escapedString() throws(Failure) -> String {
+        var utf8: [UInt8] = []
+        while position < end {
+            let current = byte(position)
+            position += 1
+            switch current {
+            case UInt8(ascii: "\""): return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard position < end else { throw fail("an escape") }
+                let escape = byte(position)
+                position += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar), position + 1 < end, byte(position) == UInt8(ascii: "\\"), byte(position + 1) == UInt8(ascii: "u") {
+                        position += 2
+                        let low = try hex4()
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    utf8 += String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8
+                default: throw fail("a valid escape")
+                }
+            default: utf8.append(current)
+            }
+        }
+        throw fail("the end of a string")
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt32 {
+        guard position + 4 <= end else { throw fail("four hex digits") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let digit = byte(position)
+            position += 1
+            switch digit {
+            case 0x30...0x39: value = value << 4 | UInt32(digit - 0x30)
+            case 0x61...0x66: value = value << 4 | UInt32(digit - 0x61 + 10)
+            case 0x41...0x46: value = value << 4 | UInt32(digit - 0x41 + 10)
+            default: throw fail("a hex digit")
+            }
+        }
+        return value
+    }
+
+    /// A string, or nil for `null`.
+    mutating func optionalString() throws(Failure) -> String? {
+        if isNull() { return nil }
+        return try string()
+    }
+
+    mutating func stringArray() throws(Failure) -> [String] {
+        if isNull() { return [] }
+        try expect(UInt8(ascii: "["), "[")
+        var values: [String] = []
+        if consume(UInt8(ascii: "]")) { return values }
+        repeat { values.append(try string()) } while consume(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "]"), "] or ,")
+        return values
+    }
+
+    private mutating func isNull() -> Bool {
+        skipWhitespace()
+        guard position + 4 <= end, byte(position) == UInt8(ascii: "n"), byte(position + 1) == UInt8(ascii: "u"),
+              byte(position + 2) == UInt8(ascii: "l"), byte(position + 3) == UInt8(ascii: "l") else { return false }
+        position += 4
+        return true
+    }
+
+    /// Skips any one value, checking only its nesting and strings.
+    mutating func skipValue() throws(Failure) {
+        skipWhitespace()
+        guard position < end else { throw fail("a value") }
+        var depth = 0
+        repeat {
+            skipWhitespace()
+            guard position < end else { throw fail("the end of a value") }
+            switch byte(position) {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                position += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard depth > 0 else { throw fail("a value") }
+                depth -= 1
+                position += 1
+            case UInt8(ascii: "\""):
+                position += 1
+                while position < end, byte(position) != UInt8(ascii: "\"") {
+                    position += byte(position) == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard position < end else { throw fail("the end of a string") }
+                position += 1
+            case UInt8(ascii: ","), UInt8(ascii: ":"):
+                guard depth > 0 else { throw fail("a value") }
+                position += 1
+            default:
+                let start = position
+                while position < end, !",:]}\" \t\r\n{[".utf8.contains(byte(position)) { position += 1 }
+                guard position > start else { throw fail("a value") }
+            }
+        } while depth > 0
+    }
+}
