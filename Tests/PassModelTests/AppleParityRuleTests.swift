@@ -49,18 +49,6 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
         KeyExample("logoSymbolName", "ticket", .generic),
         KeyExample("stripColor", "rgb(1, 2, 3)", .coupon),
         KeyExample("featuredActions", [["identifier": "a", "type": "openURL", "url": "https://example.com/"], ["identifier": "b", "type": "call"]], .storeCard),
-        KeyExample("changeSeatURL", "https://air.example.com/seat", .boardingPass),
-        KeyExample("entertainmentURL", "https://air.example.com/tv", .boardingPass),
-        KeyExample("managementURL", "https://air.example.com/manage", .boardingPass),
-        KeyExample("purchaseAdditionalBaggageURL", "https://air.example.com/bags", .boardingPass),
-        KeyExample("purchaseLoungeAccessURL", "https://air.example.com/lounge", .boardingPass),
-        KeyExample("purchaseWifiURL", "https://air.example.com/wifi", .boardingPass),
-        KeyExample("registerServiceAnimalURL", "https://air.example.com/animal", .boardingPass),
-        KeyExample("reportLostBagURL", "https://air.example.com/lost", .boardingPass),
-        KeyExample("requestWheelchairURL", "https://air.example.com/wheelchair", .boardingPass),
-        KeyExample("upgradeURL", "https://air.example.com/upgrade", .boardingPass),
-        KeyExample("transitProviderEmail", "help@air.example.com", .boardingPass),
-        KeyExample("transitProviderWebsiteURL", "https://air.example.com/", .boardingPass),
         KeyExample("upcomingPassInformation", [["identifier": "day-2", "name": "Day 2", "type": "event"]], .eventTicket),
         KeyExample("preferredStyleSchemes", ["eventTicket"], .eventTicket),
     ])
@@ -79,6 +67,12 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
         default: .string("https://example.com/\(key)")
         }
         #expect(problems(of: posterEventTicket.setting(key, value)) == [])
+    }
+
+    /// The travel link keys, each on a boarding pass.
+    @Test(arguments: PassLinks.travelKeys)
+    func travelLinkIsAccepted(key: String) {
+        #expect(problems(of: minimalPass(.boardingPass).setting(key, .string("https://air.example.com/\(key)"))) == [])
     }
 
     @Test(arguments: ["footerFields", "additionalInfoFields"])
