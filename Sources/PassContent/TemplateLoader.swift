@@ -24,7 +24,7 @@ package struct TemplateLoader: Sendable {
     func folder(of name: String) -> Result<String, ContentErrors> {
         let plain = (directory as NSString).appendingPathComponent(name)
         let bundle = plain + Self.designerExtension
-        let plainExists = !name.isEmpty && !name.contains("/") && name != "." && name != ".." && isDirectory(plain)
+        let plainExists = isDirectory(plain)
         let bundleExists = !name.isEmpty && !name.contains("/") && !name.hasSuffix(Self.designerExtension) && isDirectory(bundle)
         switch (plainExists, bundleExists) {
         case (true, false): return .success(plain)
