@@ -153,6 +153,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
+        // `passforge diff`: both sides of a git change rendered without signing, compared pass by pass.
+        .target(name: "PassDiff", dependencies: ["PassBuild", "PassContent", "PassModel"]),
         // `passforge init`: a new project's files (PNG images deflated with zlib).
         .target(name: "ProjectScaffold", dependencies: ["CZlib"]),
         // `passforge publish` and `build --state-from`: the build-owned tree to a folder or over rsync/ssh.
@@ -161,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "PassBuild", "PassContent", "PassModel", "PassPackage", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
+                "PassBuild", "PassContent", "PassModel", "PassPackage", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
                 "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -212,6 +214,8 @@ let package = Package(
         ),
         .testTarget(name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport"]),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "PassModel"]),
+        // preview (in headless Chromium), --watch, init, diff and barcode validation, through the real passforge binary.
+        .testTarget(name: "PassPreviewTests", dependencies: ["PassPreview", "PassBuild", "SQLiteRegistrationStore", "TestSupport", "passforge"]),
         .testTarget(
             name: "PassPushTests",
             dependencies: [

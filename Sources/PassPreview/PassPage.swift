@@ -59,6 +59,8 @@ package struct PassPage: Sendable {
             body += "</div></section>"
         }
         body += details()
+        let tables = JSONValue.object(JSONObject(languages.map { ($0.language, JSONValue.object(JSONObject($0.strings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))) }))
+        body += "<script type=\"application/json\" id=\"pass-strings\">\(escapeScript(String(decoding: tables.serialized(), as: UTF8.self)))</script>"
         body += "<script type=\"application/json\" id=\"pass-json\">\(escapeScript(String(decoding: json.serialized(pretty: true), as: UTF8.self)))</script>"
         return PreviewHTML.document(title: title, body: body, liveReload: liveReload, script: Self.languageScript)
     }

@@ -23,6 +23,7 @@ enum PreviewHTML {
     (() => {
       const here = location.pathname.replace(/^\\//, '') || 'index.html';
       const events = new EventSource('/_passforge/events');
+      events.addEventListener('open', () => { document.documentElement.dataset.live = 'connected'; });
       events.addEventListener('reload', (event) => {
         const pages = event.data.split('\\n');
         if (pages.includes('*') || pages.includes(here)) location.reload();
@@ -48,7 +49,7 @@ enum PreviewHTML {
     .sides { display: flex; gap: 28px; padding: 20px; flex-wrap: wrap; align-items: flex-start; }
     .pass { width: 375px; border-radius: 14px; box-shadow: 0 2px 12px rgba(0,0,0,.25); overflow: hidden; position: relative; }
     .front { background: var(--bg); color: var(--fg); padding: 12px 14px 16px; }
-    .front .label { color: var(--label); font-size: 11px; font-weight: 600; text-transform: uppercase; letter-spacing: .02em; }
+    .front .label { color: var(--label); font-size: 11px; font-weight: 600; letter-spacing: .02em; }
     .front .value { font-size: 16px; }
     .front .primary .value { font-size: 30px; font-weight: 300; }
     .front .boarding .primary .value { font-size: 40px; }

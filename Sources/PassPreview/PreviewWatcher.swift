@@ -53,7 +53,8 @@ package struct PreviewWatcher: Sendable {
         return Rebuild(changedPages: changed, errors: errors, passes: passes.count)
     }
 
-    /// Serves until the process is stopped. `onRebuild` reports each rebuild; `onServerRunning` the bound port.
+    /// Serves until the process is stopped: SIGINT or SIGTERM end it at once (there is nothing to flush,
+    /// and open pages hold their event streams open, which a graceful shutdown would wait for). `onRebuild` reports each rebuild; `onServerRunning` the bound port.
     package func run(onServerRunning: @escaping @Sendable (Int) async -> Void, onRebuild: @escaping @Sendable (Rebuild) -> Void) async throws {
         let hub = ReloadHub()
         var lastGood: [String: UnsignedPass] = [:]
@@ -64,7 +65,7 @@ package struct PreviewWatcher: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await Self.application(directory: watcher.gallery.directory, host: watcher.host, port: watcher.port, hub: hub,
-                                           onServerRunning: onServerRunning).runService()
+                                           onServerRunning: onServerRunning).runService(gracefulShutdownSignals: [])
             }
             group.addTask {
                 var lastGood = initialGood, order = initialOrder

@@ -1,5 +1,80 @@
 import ArgumentParser
+import Foundation
+import PassBuild
+import PassDiff
+import RegistrationStore
 
-struct DiffCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "diff", abstract: "(in progress)")
+struct DiffCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Show what a git change does to the passes: for reviews and pull-request comments.",
+        discussion: """
+        Renders every pass at BASE and at HEAD (default: the working tree) as `passforge build` does,
+        without signing, and lists the passes added, changed and removed; for each changed pass every
+        field's value before -> after, images changed (with pixel sizes) and other keys changed.
+
+        It flags a changed field value with no changeMessage (the phone updates silently), a removed
+        pass, and what the build refuses: a serial or token change, or a content error. When the
+        registration store is reachable (PASSFORGE_DATABASE_URL, default state/registrations.sqlite),
+        it says how many devices each change will push.
+
+        Exits 1 only when `passforge build` would refuse HEAD.
+
+        Examples:
+          passforge diff HEAD~1                      the working tree against the last commit but one
+          passforge diff origin/main HEAD --format markdown > comment.md
+        """
+    )
+
+    @OptionGroup var project: ProjectOptions
+
+    @Argument(help: ArgumentHelp("Git revision to compare with.", valueName: "base"))
+    var base: String
+
+    @Argument(help: ArgumentHelp("Git revision of the change (default: the working tree).", valueName: "head"))
+    var head: String?
+
+    @Option(help: ArgumentHelp("text (default) or markdown (a pull-request comment).", valueName: "format"))
+    var format: String = "text"
+
+    func validate() throws {
+        guard DiffReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be text or markdown") }
+    }
+
+    func run() async throws {
+        let stateDirectory = FileManager.default.currentDirectoryPath + "/.passforge"
+        func settings() throws -> BuildSettings {
+            var settings = try project.settings(developmentSigning: true, allowHTTP: true, jobs: nil)
+            settings.projectStateDirectory = stateDirectory
+            return settings
+        }
+        let diff: PassDiff
+        do {
+            let baseSnapshot = try GitSnapshot(revision: base)
+            let headSnapshot = try head.map { try GitSnapshot(revision: $0) }
+            let baseRendering = try PassDiff.render(projectDirectory: baseSnapshot.projectDirectory, settings: settings)
+            let headRendering = try PassDiff.render(projectDirectory: headSnapshot?.projectDirectory ?? FileManager.default.currentDirectoryPath, settings: settings)
+            diff = PassDiff(base: baseRendering, head: headRendering)
+        } catch let failure as GitSnapshot.Failure {
+            Console.error("error: \(failure)")
+            throw ExitCode.failure
+        }
+        let devices = await deviceCounts(for: diff.changed.map(\.key) + diff.removed.map(\.key))
+        let report = DiffReport(diff: diff, base: base, head: head ?? "working tree", devices: devices)
+        FileHandle.standardOutput.write(Data(report.render(DiffReport.Format(rawValue: format)!).utf8))
+        if diff.buildWouldRefuse { throw ExitCode.failure }
+    }
+
+    /// Devices registered for each pass, when the registration store can be opened; nil otherwise.
+    func deviceCounts(for keys: [String]) async -> [String: Int]? {
+        guard let opened = try? await StoreOpening.open(onlyIfPresent: true) else { return nil }
+        var counts: [String: Int] = [:]
+        for key in keys {
+            guard let slash = key.firstIndex(of: "/") else { continue }
+            let type = String(key[..<slash]), serial = String(key[key.index(after: slash)...])
+            guard let indices = try? await opened.store.indices(holding: type, serialNumbers: [serial]) else { return nil }
+            counts[key] = indices.count
+        }
+        return counts
+    }
 }

@@ -23,7 +23,8 @@ struct InitCommand: ParsableCommand {
     func run() throws {
         do {
             let written = try ProjectScaffold.write(into: directory)
-            Console.print("wrote \(written.count) files into \(directory); next: cd \(directory) && passforge preview && passforge build")
+            let enter = directory == "." ? "" : "cd \(directory) && "
+            Console.print("wrote \(written.count) files into \(directory); next: \(enter)passforge preview && passforge build")
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure

@@ -1,0 +1,97 @@
+import PassContent
+
+/// `passforge diff` output: terminal text, or Markdown for a pull-request comment.
+package struct DiffReport: Sendable {
+    package enum Format: String, Sendable, CaseIterable { case text, markdown }
+
+    package var diff: PassDiff
+    package var base: String
+    package var head: String
+    /// Pass key → devices registered for it, when the registration store was reachable.
+    package var devices: [String: Int]?
+
+    package init(diff: PassDiff, base: String, head: String, devices: [String: Int]? = nil) {
+        self.diff = diff
+        self.base = base
+        self.head = head
+        self.devices = devices
+    }
+
+    package func render(_ format: Format) -> String {
+        let md = format == .markdown
+        var out: [String] = []
+        let title = "passforge diff \(base) → \(head): \(diff.added.count) added, \(diff.changed.count) changed, \(diff.removed.count) removed"
+        out.append(md ? "### \(title)" : title)
+        if diff.buildWouldRefuse {
+            out.append(md ? "\n**❌ `passforge build` would refuse this change:**" : "\nerror: `passforge build` would refuse this change:")
+            for error in diff.headErrors { out.append(md ? "- `\(error.description.replacingOccurrences(of: "\n", with: " "))`" : "  \(error.description)") }
+            for serial in diff.serialChanges {
+                out.append(bullet(md, "\(code(md, serial.file)): the serial changed from \(code(md, serial.before)) to \(code(md, serial.after)); Wallet identifies a pass by its serial, so holders of \(serial.before) would never get this change. Issue a new pass in a new file instead"))
+            }
+            for pass in diff.changed where pass.tokenChanged {
+                out.append(bullet(md, "\(code(md, pass.key)): the authenticationToken changes; devices keep the old one and their updates would fail"))
+            }
+        }
+        if diff.isEmpty {
+            out.append(md ? "\nNo pass changes." : "\nno pass changes")
+            return out.joined(separator: "\n") + "\n"
+        }
+        if !diff.added.isEmpty {
+            out.append(md ? "\n#### Added" : "\nadded:")
+            for pass in diff.added { out.append(bullet(md, "\(code(md, pass.key)) (\(pass.sourceFile), template \(pass.templateName))")) }
+        }
+        if !diff.removed.isEmpty {
+            out.append(md ? "\n#### Removed" : "\nremoved:")
+            for pass in diff.removed {
+                out.append(bullet(md, "\(flag(md)) \(code(md, pass.key)) (was \(pass.sourceFile)) is removed: holders keep it, no longer updated\(deviceNote(pass.key))"))
+            }
+        }
+        if !diff.changed.isEmpty {
+            out.append(md ? "\n#### Changed" : "\nchanged:")
+            for pass in diff.changed {
+                out.append(md ? "\n**\(code(md, pass.key))** (\(pass.sourceFile))\(deviceNote(pass.key))" : "  \(pass.key) (\(pass.sourceFile))\(deviceNote(pass.key))")
+                if md && !pass.fields.isEmpty {
+                    out.append("\n| field | before | after | |\n|---|---|---|---|")
+                }
+                for field in pass.fields {
+                    let name = field.label.isEmpty ? field.key : "\(field.label) (\(field.key))"
+                    let note = field.isSilent ? "\(flag(md)) no changeMessage: the phone updates silently" : ""
+                    if md {
+                        out.append("| \(cell(name)) | \(cell(field.before ?? "—")) | \(cell(field.after ?? "—")) | \(note) |")
+                    } else {
+                        out.append("    \(field.area) \(name): \(field.before.map { "\"\($0)\"" } ?? "(none)") -> \(field.after.map { "\"\($0)\"" } ?? "(removed)")\(note.isEmpty ? "" : "  [\(note)]")")
+                    }
+                }
+                if md && !pass.fields.isEmpty { out.append("") }
+                for image in pass.images {
+                    out.append(md ? "- image \(code(md, image.name)): \(image.before ?? "none") → \(image.after ?? "removed")"
+                                  : "    image \(image.name): \(image.before ?? "none") -> \(image.after ?? "removed")")
+                }
+                let other = pass.otherKeys
+                if !other.isEmpty {
+                    out.append(md ? "- other keys changed: \(other.map { code(md, $0) }.joined(separator: ", "))" : "    other keys changed: \(other.joined(separator: ", "))")
+                }
+            }
+        }
+        if devices == nil {
+            out.append(md ? "\n_Registration store not reachable: device counts unknown._" : "\n(registration store not reachable: device counts unknown)")
+        } else {
+            let total = (diff.changed.map(\.key) + diff.removed.map(\.key)).reduce(0) { $0 + (devices?[$1] ?? 0) }
+            out.append(md ? "\nThe build will push **\(total)** device\(total == 1 ? "" : "s")." : "\nthe build will push \(total) device\(total == 1 ? "" : "s")")
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    func deviceNote(_ key: String) -> String {
+        guard let devices else { return "" }
+        let count = devices[key] ?? 0
+        return ", pushes \(count) device\(count == 1 ? "" : "s")"
+    }
+
+    func bullet(_ md: Bool, _ text: String) -> String { md ? "- \(text)" : "  \(text)" }
+    func code(_ md: Bool, _ text: String) -> String { md ? "`\(text)`" : text }
+    func flag(_ md: Bool) -> String { md ? "⚠️" : "warning:" }
+    func cell(_ text: String) -> String {
+        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+    }
+}

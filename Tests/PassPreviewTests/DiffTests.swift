@@ -1,0 +1,113 @@
+import Foundation
+import SQLiteRegistrationStore
+import Testing
+import TestSupport
+
+/// A git repository holding a project made by `passforge init`, with a
+/// webServiceURL so that passes carry tokens.
+final class DiffRepository: Sendable {
+    let directory = TemporaryDirectory("passforge-diff")
+    var path: String { directory.path }
+
+    init() throws {
+        #expect(try passforge(["init"], in: path).status == 0)
+        let config = try String(contentsOfFile: directory.file("passforge.yml"), encoding: .utf8)
+        directory.write("passforge.yml", config.replacingOccurrences(of: "# webServiceURL: https://passes.example.com/", with: "webServiceURL: https://passes.example.com/"))
+        try git("init", "-q", "-b", "main")
+        try commit("a new project")
+    }
+
+    func git(_ arguments: String...) throws {
+        let result = try runProcess("git", ["-c", "user.name=Editor", "-c", "user.email=editor@example.com"] + arguments, directory: path)
+        #expect(result.status == 0, "git \(arguments): \(result.output)")
+    }
+
+    func commit(_ message: String) throws {
+        try git("add", "-A")
+        try git("commit", "-q", "-m", message)
+    }
+
+    func edit(_ file: String, _ old: String, _ new: String) throws {
+        let text = try String(contentsOfFile: directory.file(file), encoding: .utf8)
+        #expect(text.contains(old), "\(old) is not in \(file)")
+        directory.write(file, text.replacingOccurrences(of: old, with: new))
+    }
+
+    func diff(_ arguments: [String]) throws -> ProcessResult {
+        try passforge(["diff"] + arguments, in: path)
+    }
+}
+
+@Suite("passforge diff on a real git repository")
+struct DiffTests {
+    @Test("added, changed (with and without changeMessage, images with pixel sizes, other keys) and removed passes, with device counts, as markdown")
+    func reviewableChanges() async throws {
+        let repository = try DiffRepository()
+        // Devices holding two of the passes, in the default registration store (state/registrations.sqlite).
+        try FileManager.default.createDirectory(atPath: repository.directory.file("state"), withIntermediateDirectories: true)
+        let store = try SQLiteRegistrationStore(path: repository.directory.file("state/registrations.sqlite"))
+        for device in ["device-a", "device-b"] {
+            _ = try await store.register(device: device, pushToken: "token-\(device)", passTypeIdentifier: "pass.com.example.passes", serialNumber: "FLIGHT-0001")
+        }
+        _ = try await store.register(device: "device-c", pushToken: "token-c", passTypeIdentifier: "pass.com.example.passes", serialNumber: "BADGE-0001")
+
+        try repository.edit("content/boarding/example.yml", "gate: A1", "gate: B7")                       // has a changeMessage
+        try repository.edit("content/boarding/example.yml", "passenger: Jane Appleseed", "passenger: Jane Doe") // has none
+        try repository.edit("templates/coupon/pass.json", "\"logoText\": \"Example Market\"", "\"logoText\": \"Example Market 2\"")
+        try FileManager.default.removeItem(atPath: repository.directory.file("templates/coupon/logo@2x.png"))
+        try FileManager.default.copyItem(atPath: repository.directory.file("templates/coupon/icon@3x.png"),
+                                         toPath: repository.directory.file("templates/coupon/logo@2x.png"))
+        try FileManager.default.removeItem(atPath: repository.directory.file("content/generic/example.yml"))
+        repository.directory.write("content/event/second.yml", """
+        template: event
+        serialNumber: TICKET-0002
+        data: { code: "TICKET-0002", event: Spring Concert, date: "2027-04-10T19:30:00Z", seat: "Row F, seat 13" }
+        """)
+        try repository.commit("gate, passenger, coupon logo, badge removed, second ticket")
+
+        let result = try repository.diff(["HEAD~1", "HEAD", "--format", "markdown"])
+        #expect(result.status == 0, "\(result.output)")
+        let markdown = result.stdout
+        #expect(markdown.hasPrefix("### passforge diff HEAD~1 → HEAD: 1 added, 2 changed, 1 removed"), "\(markdown)")
+        #expect(markdown.contains("#### Added\n- `pass.com.example.passes/TICKET-0002` (content/event/second.yml, template event)"), "\(markdown)")
+        #expect(markdown.contains("#### Removed\n- ⚠️ `pass.com.example.passes/BADGE-0001` (was content/generic/example.yml) is removed: holders keep it, no longer updated, pushes 1 device"), "\(markdown)")
+        #expect(markdown.contains("**`pass.com.example.passes/FLIGHT-0001`** (content/boarding/example.yml), pushes 2 devices"), "\(markdown)")
+        #expect(markdown.contains("| GATE (gate) | A1 | B7 |  |"), "\(markdown)")
+        #expect(markdown.contains("| PASSENGER (passenger) | Jane Appleseed | Jane Doe | ⚠️ no changeMessage: the phone updates silently |"), "\(markdown)")
+        #expect(markdown.contains("- image `logo@2x.png`: 100×100 px → 87×87 px"), "\(markdown)")
+        #expect(markdown.contains("- other keys changed: `logoText`"), "\(markdown)")
+        #expect(markdown.contains("The build will push **3** devices."), "\(markdown)")
+        #expect(!markdown.contains("would refuse"), "\(markdown)")
+
+        // The same as terminal text, HEAD being the working tree.
+        let text = try repository.diff(["HEAD~1"])
+        #expect(text.status == 0, "\(text.output)")
+        #expect(text.stdout.contains("secondaryFields PASSENGER (passenger): \"Jane Appleseed\" -> \"Jane Doe\"  [warning: no changeMessage: the phone updates silently]"), "\(text.stdout)")
+    }
+
+    @Test("a serial change, a token change and a content error are what the build refuses: exit 1")
+    func refusedChanges() throws {
+        let repository = try DiffRepository()
+        try repository.edit("content/coupon/example.yml", "serialNumber: COUPON-0001", "serialNumber: COUPON-0002")
+        try repository.edit("content/store-card/example.yml", "member: Jane Appleseed", "member: Jane Appleseed\npass:\n  authenticationToken: abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ")
+        try repository.commit("serial and token")
+        let result = try repository.diff(["HEAD~1", "HEAD", "--format", "markdown"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.stdout.contains("**❌ `passforge build` would refuse this change:**"), "\(result.stdout)")
+        #expect(result.stdout.contains("- `content/coupon/example.yml`: the serial changed from `COUPON-0001` to `COUPON-0002`"), "\(result.stdout)")
+        #expect(result.stdout.contains("- `pass.com.example.passes/CARD-0001`: the authenticationToken changes"), "\(result.stdout)")
+        #expect(result.stdout.contains("_Registration store not reachable: device counts unknown._"), "\(result.stdout)")
+
+        // A content error in the working tree.
+        try repository.edit("content/event/example.yml", "template: event", "template: no-such-template")
+        let broken = try repository.diff(["HEAD"])
+        #expect(broken.status == 1, "\(broken.output)")
+        #expect(broken.stdout.contains("content/event/example.yml:1:11: error: template: unknown template `no-such-template`"), "\(broken.stdout)")
+
+        // No change at all: exit 0.
+        try repository.git("checkout", "-q", "--", "content/event/example.yml")
+        let clean = try repository.diff(["HEAD"])
+        #expect(clean.status == 0, "\(clean.output)")
+        #expect(clean.stdout.contains("no pass changes"), "\(clean.stdout)")
+    }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Checks `passforge preview --watch` in a real headless Chromium (selenium).
+
+Opens PAGE_URL, then edits CONTENT_FILE (OLD -> NEW): the page must show
+SHOWN within 2 seconds without being reloaded by hand. Then breaks the file
+(appends an unterminated YAML flow list): the page must show the error with
+the file's name and a line number within 2 seconds. Exits 1 on failure.
+
+Usage: check-preview-watch.py PAGE_URL CONTENT_FILE OLD NEW SHOWN
+"""
+import os
+import re
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def main():
+    url, content_file, old, new, shown = sys.argv[1:6]
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+    failures = []
+    try:
+        driver.get(url)
+        body = lambda d: d.find_element(By.TAG_NAME, "body").text
+        if shown in body(driver):
+            failures.append(f"{shown!r} is on the page before the edit")
+        # Wait until the page's event stream is open, so that the edit is not missed.
+        WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.documentElement.dataset.live === 'connected'"))
+
+        text = open(content_file, encoding="utf-8").read()
+        if old not in text:
+            failures.append(f"{old!r} is not in {content_file}")
+        started = time.monotonic()
+        with open(content_file, "w", encoding="utf-8") as handle:
+            handle.write(text.replace(old, new))
+        try:
+            WebDriverWait(driver, 2, poll_frequency=0.05).until(lambda d: shown in body(d))
+            print(f"edit shown after {time.monotonic() - started:.2f} s")
+        except Exception:
+            failures.append(f"{shown!r} did not appear within 2 s of the edit; the page shows: {body(driver)[:300]!r}")
+
+        started = time.monotonic()
+        with open(content_file, "a", encoding="utf-8") as handle:
+            handle.write("\nbroken: [unterminated\n")
+        name = os.path.basename(content_file)
+        try:
+            WebDriverWait(driver, 2, poll_frequency=0.05).until(
+                lambda d: d.find_elements(By.ID, "errors") and re.search(re.escape(name) + r":\d+", d.find_element(By.ID, "errors").text))
+            print(f"error shown after {time.monotonic() - started:.2f} s: " + driver.find_element(By.ID, "errors").text.splitlines()[1])
+        except Exception:
+            failures.append(f"no error with {name}:LINE on the page within 2 s of breaking the file")
+        for entry in driver.get_log("browser"):
+            if entry.get("level") == "SEVERE" and "favicon" not in entry.get("message", ""):
+                failures.append(f"console error: {entry.get('message')}")
+    finally:
+        driver.quit()
+    for failure in failures:
+        print("FAIL " + failure)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
