@@ -11,7 +11,7 @@ APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sq
 BENCH_PACKAGES := wrk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps install-packages build run test bench clean
+.PHONY: deps install-packages build run test bench fuzz clean
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(APT_PACKAGES)"
@@ -46,6 +46,15 @@ bench: deps
 	scripts/bench-build.py
 	scripts/with-postgres.sh sh -c 'scripts/bench-serve.py --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
 	.build/release/push-benchmark
+
+# A long Schemathesis run (openapi.yaml, every check, stateful sequences) against `passforge serve`
+# on the example project, SQLite and PostgreSQL; `make test` runs a short seeded one (FuzzAPITests).
+FUZZ_EXAMPLES ?= 300
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	$(SWIFT) build --product passforge
+	scripts/with-postgres.sh sh -c '"$$(scripts/test-venv.sh)" scripts/fuzz-api.py --postgres "$$PASSFORGE_TEST_POSTGRES_URL" \
+	  --examples $(FUZZ_EXAMPLES) --max-time $(FUZZ_SECONDS) --seed $${FUZZ_SEED:-1}'
 
 clean:
 	rm -rf .build output/v1 output/download output/.passforge

@@ -28,7 +28,9 @@ import Testing
         let database = try Self.freshDatabase()
         let built = try BuiltProject(passCount: 2)
         built.environment["PASSFORGE_DATABASE_URL"] = database
-        let first = try ServerProcess(built), second = try ServerProcess(built)
+        // One client address registers 1,000 devices: no per-client limit here.
+        let first = try ServerProcess(built, arguments: ["--registration-limit", "0"])
+        let second = try ServerProcess(built, arguments: ["--registration-limit", "0"])
         let clients = [Client(base: first.base), Client(base: second.base)]
         let type = built.type
         let tokens = ["C-0000": try built.token("C-0000"), "C-0001": try built.token("C-0001")]
