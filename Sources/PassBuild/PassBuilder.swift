@@ -149,7 +149,7 @@ package struct PassBuilder: Sendable {
             throw error
         }
         operations += bundles.moves + bundles.removals
-        for name in bundles.built { progress(.note("built bundle \(name)")) }
+        for note in bundles.notes { progress(.note(note)) }
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
         let stagedState = "\(tree.stagingFolder)/state.json"
         let keys = newState.passes.keys.sorted()

@@ -71,7 +71,8 @@ enum PassBundles {
         var csvRows = ""
         /// Whether anything on disk changes.
         var changed = false
-        var built: [String] = []
+        /// What the build reports: bundles made, bundles that could not be.
+        var notes: [String] = []
     }
 
     /// The bundles of the last build, by name; none when there is no file (or a damaged one, rebuilt then).
@@ -138,11 +139,13 @@ enum PassBundles {
             }
             var entries: [ZipEntry] = []
             var names = Set<String>()
+            var unavailable: String?
             for key in members {
                 guard let record = passes[key] else { continue }
                 let source = stagedPaths[key].map { "\(tree.directory)/\($0)" } ?? "\(tree.directory)/\(record.path)"
                 guard let bytes = AtomicFileSystem.readFile(source) else {
-                    throw BuildError.message("bundle \(declaration.name) (\(file)) needs pass \(key), whose file \(record.path) is not in \(tree.directory)/ (a build with --state-from keeps it only at the destination); build once with the full output tree")
+                    unavailable = record.path
+                    break
                 }
                 var name = "\(record.serialNumber).pkpass"
                 if !names.insert(name).inserted {
@@ -150,6 +153,16 @@ enum PassBundles {
                     names.insert(name)
                 }
                 entries.append(ZipEntry(name: name, bytes: bytes, isCompressed: false))
+            }
+            if let unavailable {
+                // A build from a published state (--state-from) has only the passes it signs: the bundle keeps
+                // its previous version, if any, until a build with the whole tree makes it again.
+                guard !requiresLocalPassFiles else {
+                    throw BuildError.message("bundle \(declaration.name) (\(file)) needs \(unavailable), which is not in \(tree.directory)/; build again to restore it")
+                }
+                if let old = previous[declaration.name] { update.records[declaration.name] = old }
+                update.notes.append("bundle \(declaration.name) not made: \(unavailable) is only at the published destination (--state-from); a build with the whole output tree makes it")
+                continue
             }
             let bytes = try ZipArchive.make(entries, modificationDate: signingTime)
             guard bytes.count <= maximumSize else {
@@ -164,7 +177,7 @@ enum PassBundles {
             update.records[declaration.name] = Record(
                 name: declaration.name, sourceFile: file, sourceHash: content.hash, members: members, memberETags: etags,
                 downloadPath: path, etag: BuildState.etag(of: bytes), size: bytes.count, updateTag: updateTag)
-            update.built.append(declaration.name)
+            update.notes.append("built bundle \(declaration.name)")
         }
         for (name, old) in previous.sorted(by: { $0.key < $1.key }) where update.records[name]?.downloadPath != old.downloadPath {
             update.removals.append(.init(kind: .remove, path: old.downloadPath))
