@@ -58,6 +58,7 @@ enum PreviewHTML {
     .front > *:not(.background-image) { position: relative; z-index: 1; }
     .row { display: flex; gap: 12px; margin: 8px 0; align-items: flex-start; }
     .row .field { flex: 1 1 0; min-width: 0; }
+    .row:has(> .field:nth-child(4)) .value { font-size: 14px; }
     .top-row { align-items: center; }
     .top-row .field { flex: 0 0 auto; text-align: right; }
     .logo { max-height: 50px; max-width: 160px; }

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import Hummingbird
 import PassBuild
@@ -15,7 +16,7 @@ package struct PreviewWatcher: Sendable {
     package var host = "127.0.0.1"
     package var port = 8080
     /// How often modification times are compared.
-    package var pollInterval: Duration = .milliseconds(200)
+    package var pollInterval: Duration = .milliseconds(100)
 
     package init(builder: PassBuilder, gallery: PreviewGallery, watchedPaths: [String], host: String = "127.0.0.1", port: Int = 8080) {
         self.builder = builder
@@ -59,6 +60,8 @@ package struct PreviewWatcher: Sendable {
         let hub = ReloadHub()
         var lastGood: [String: UnsignedPass] = [:]
         var order: [String] = []
+        // Stamped before the first rendering, so that a change made while it runs is not missed.
+        let initialStamps = stamps()
         onRebuild(try rebuild(lastGood: &lastGood, order: &order))
         let watcher = self
         let (initialGood, initialOrder) = (lastGood, order)
@@ -69,7 +72,7 @@ package struct PreviewWatcher: Sendable {
             }
             group.addTask {
                 var lastGood = initialGood, order = initialOrder
-                var stamps = watcher.stamps()
+                var stamps = initialStamps
                 while !Task.isCancelled {
                     try await Task.sleep(for: watcher.pollInterval)
                     let now = watcher.stamps()
@@ -103,7 +106,7 @@ package struct PreviewWatcher: Sendable {
                               onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) })
     }
 
-    /// Path → modification time and size, of every file under the watched paths.
+    /// Path → stamp, of every file under the watched paths.
     func stamps() -> [String: String] {
         var stamps: [String: String] = [:]
         let manager = FileManager.default
@@ -112,9 +115,8 @@ package struct PreviewWatcher: Sendable {
             guard manager.fileExists(atPath: root, isDirectory: &isDirectory) else { continue }
             let files = isDirectory.boolValue ? (manager.enumerator(atPath: root)?.allObjects as? [String] ?? []).map { "\(root)/\($0)" } : [root]
             for file in files {
-                guard let attributes = try? manager.attributesOfItem(atPath: file) else { continue }
-                let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                stamps[file] = "\(modified)|\(attributes[.size] as? Int ?? 0)"
+                // Size, inode and nanosecond times: an editor's save (often a new file renamed over the old) changes one of them.
+                if let stamp = FileStamp(path: file) { stamps[file] = stamp.description }
             }
         }
         return stamps
