@@ -173,6 +173,7 @@ struct BuildPlanner {
             if !validateOnly, let previous = state.contentFiles[path], let identity = file.identity, previous.identity == identity {
                 file.hash = previous.hash
                 file.previous = previous
+                file.identity = previous.identity  // one string for both
                 return file
             }
             file.bytes = AtomicFileSystem.readFile(path)

