@@ -224,13 +224,42 @@ enum ContentFuzzer {
         }
     }
 
-    static func checkContent(_ bytes: [UInt8], file: String, case name: String, outcomes: FailureLog) -> [String] {
+    static func checkContent(_ bytes: [UInt8], file: String, case name: String, outcomes: FailureLog, template: Template) -> [String] {
         let (definitions, problems) = ContentLoader.definitions(in: file, bytes: bytes)
         outcomes.count(definitions.isEmpty ? (problems.contains(where: \.isError) ? "rejected" : "empty") : "accepted")
-        return badDiagnostics(problems, case: name)
+        var failures = badDiagnostics(problems, case: name)
+        // Accepted passes go on through rendering and Apple's rules, as in a build.
+        for definition in definitions {
+            switch PassRenderer(configuration: ProjectConfiguration()).render(definition, template: template) {
+            case .failure(let errors): failures += badDiagnostics(errors.diagnostics, case: "\(name) rendered")
+            case .success(let rendered):
+                let diagnostics = PassValidator().validate(rendered.source.jsonValue, options: .init(allowsHTTPWebService: false))
+                failures += badDiagnostics(rendered.locate(diagnostics), case: "\(name) validated")
+            }
+        }
+        return failures
     }
 
-    @Test func generatedAndMutatedContentFiles() {
+    /// The `card` template the generated passes use.
+    static func cardTemplate(in folder: TemplateFolder) -> Template? {
+        folder.write("card/pass.json", #"""
+        {
+          "passTypeIdentifier": "pass.example", "teamIdentifier": "ABCDE12345", "organizationName": "Fuzz",
+          "description": "Card of {{ name }}",
+          "generic": {
+            "primaryFields": [{"key": "name", "label": "Name", "value": "{{ name }}"}],
+            "secondaryFields": [{"key": "points", "label": "Points", "value": "{{ points }}"}],
+            "backFields": [{"key": "extra", "label": "Extra", "value": "{{ extra }}"}]
+          },
+          "barcodes": [{"format": "PKBarcodeFormatQR", "message": "{{ serialNumber }}", "messageEncoding": "iso-8859-1"}]
+        }
+        """#)
+        return try? folder.loader.load("card").get()
+    }
+
+    @Test func generatedAndMutatedContentFiles() throws {
+        let folder = TemplateFolder()
+        let template = try #require(Self.cardTemplate(in: folder))
         let outcomes = FailureLog()
         defer {
             // The generator must reach both sides: passes that load, and files that are refused.
@@ -244,7 +273,7 @@ enum ContentFuzzer {
             var bytes = asJSON ? value.serialized(pretty: random.chance(50)) : Array(ContentFuzzer.yaml(value, &random).utf8)
             if random.chance(70) { bytes = ContentFuzzer.mutate(bytes, &random) }
             return Self.checkContent(bytes, file: "content/fuzz-\(index).\(asJSON ? "json" : "yml")", case: "content case \(index)",
-                                     outcomes: outcomes)
+                                     outcomes: outcomes, template: template)
         }
     }
 
