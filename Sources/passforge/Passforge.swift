@@ -12,6 +12,9 @@ struct Passforge: AsyncParsableCommand {
         Examples:
           passforge build                      build every pass that changed
           passforge validate                   check content, print every problem
+          passforge preview --watch            see every pass in a browser while editing
+          passforge diff origin/main           what a change does to the passes
+          passforge init my-passes             start a new project
           passforge inspect output/v1/passes/pass.com.example/BA-1
           passforge publish deploy@host:/srv/passforge/output
           passforge serve --port 8080          the web service over output/
