@@ -43,8 +43,6 @@ final class SharedDeviceIndexWriter: Sendable {
     }
 
     static let maximumBatch = 256
-    /// Index reads in flight at once, within the store's connection pool.
-    static let concurrentReads = 8
 
     let files: DeviceIndexFiles
     let store: any RegistrationStore
@@ -71,9 +69,7 @@ final class SharedDeviceIndexWriter: Sendable {
         }
         let locks = try await files.lockShardsAcrossProcesses(devices: keys.map(\.device))
         defer { for lock in locks { lock.release() } }
-        let fresh = try await keys.concurrentMap(maximumConcurrency: concurrentReads) { key in
-            try await store.index(device: key.device, passTypeIdentifier: key.type)
-        }
+        let fresh = try await store.indices(of: keys.map { (device: $0.device, passTypeIdentifier: $0.type) })
         let snapshot = batch[batch.count - 1].snapshot
         try await BlockingIO.run { try files.writeAll(fresh, snapshot: snapshot, shardLocksHeld: true) }
     }

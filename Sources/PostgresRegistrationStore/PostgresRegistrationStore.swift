@@ -483,6 +483,22 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
                     serialNumbers: try await serialNumbers(device: device, passTypeIdentifier: passTypeIdentifier))
     }
 
+    /// One round trip for a whole batch of the shared index writer.
+    package func indices(of keys: [(device: String, passTypeIdentifier: String)]) async throws -> [DeviceIndex] {
+        guard !keys.isEmpty else { return [] }
+        let devices = keys.map(\.device), types = keys.map(\.passTypeIdentifier)
+        return try await leased { connection in
+            try await Self.collect(connection.checkedQuery("""
+                SELECT k.device, k.type,
+                       ARRAY(SELECT r.serial_number FROM registrations r JOIN devices d ON d.id = r.device_id
+                             WHERE d.library_identifier = k.device AND r.pass_type_identifier = k.type ORDER BY r.serial_number)
+                FROM unnest(\(devices)::text[], \(types)::text[]) WITH ORDINALITY AS k(device, type, position)
+                ORDER BY k.position
+                """, logger: Self.logger), as: (String, String, [String]).self)
+                .map { DeviceIndex(device: $0.0, passTypeIdentifier: $0.1, serialNumbers: $0.2) }
+        }
+    }
+
     package func indices(holding passTypeIdentifier: String, serialNumbers: [String]) async throws -> [DeviceIndex] {
         guard !serialNumbers.isEmpty else { return [] }
         return try await leased { connection in

@@ -36,6 +36,9 @@ package protocol RegistrationStore: Sendable {
     /// The full index of one device and pass type, for writing it to disk.
     func index(device: String, passTypeIdentifier: String) async throws -> DeviceIndex
 
+    /// The full indices of several (device, pass type) pairs, in their order.
+    func indices(of keys: [(device: String, passTypeIdentifier: String)]) async throws -> [DeviceIndex]
+
     /// The indices of every device holding any of `serialNumbers` of one
     /// pass type: what a build must rewrite when those passes change.
     func indices(holding passTypeIdentifier: String, serialNumbers: [String]) async throws -> [DeviceIndex]
@@ -51,6 +54,15 @@ package protocol RegistrationStore: Sendable {
 
 extension RegistrationStore {
     package var isShared: Bool { false }
+
+    /// The full indices of several (device, pass type) pairs, in their order:
+    /// one `index` each, unless a store reads them all at once.
+    package func indices(of keys: [(device: String, passTypeIdentifier: String)]) async throws -> [DeviceIndex] {
+        var indices: [DeviceIndex] = []
+        indices.reserveCapacity(keys.count)
+        for key in keys { indices.append(try await index(device: key.device, passTypeIdentifier: key.passTypeIdentifier)) }
+        return indices
+    }
 }
 
 /// Everything a registration store keeps: what a command opens.

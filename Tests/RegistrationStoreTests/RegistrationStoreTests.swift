@@ -97,6 +97,14 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let indices = try await store.indices(holding: type, serialNumbers: ["S-1", "S-9"])
         #expect(indices == [DeviceIndex(device: "dev1", passTypeIdentifier: type, serialNumbers: ["S-1", "S-2"])])
         #expect(try await store.indices(holding: type, serialNumbers: []) == [])
+        // Read back by (device, type), in the order asked, unknown ones empty.
+        #expect(try await store.indices(of: [(device: "dev2", passTypeIdentifier: type), (device: "nobody", passTypeIdentifier: type),
+                                             (device: "dev1", passTypeIdentifier: type), (device: "dev1", passTypeIdentifier: "pass.other")]) == [
+            DeviceIndex(device: "dev2", passTypeIdentifier: type, serialNumbers: ["S-3"]),
+            DeviceIndex(device: "nobody", passTypeIdentifier: type, serialNumbers: []),
+            DeviceIndex(device: "dev1", passTypeIdentifier: type, serialNumbers: ["S-1", "S-2"]),
+            DeviceIndex(device: "dev1", passTypeIdentifier: "pass.other", serialNumbers: []),
+        ])
     }
 
     @Test(arguments: StoreKind.allCases) func aHundredConcurrentDuplicateRegistrationsMakeOneRow(kind: StoreKind) async throws {
