@@ -7,6 +7,7 @@ enum PreviewHTML {
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
+        <link rel="icon" href="data:,">
         <title>\(escape(title))</title>
         <style>\(css)</style>
         </head><body>

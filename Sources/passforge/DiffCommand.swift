@@ -28,6 +28,9 @@ struct DiffCommand: AsyncParsableCommand {
 
     @OptionGroup var project: ProjectOptions
 
+    @Flag(help: "Accept an http:// webServiceURL, as `build --allow-http-web-service` does.")
+    var allowHTTPWebService = false
+
     @Argument(help: ArgumentHelp("Git revision to compare with.", valueName: "base"))
     var base: String
 
@@ -44,7 +47,7 @@ struct DiffCommand: AsyncParsableCommand {
     func run() async throws {
         let stateDirectory = FileManager.default.currentDirectoryPath + "/.passforge"
         func settings() throws -> BuildSettings {
-            var settings = try project.settings(developmentSigning: true, allowHTTP: true, jobs: nil)
+            var settings = try project.settings(developmentSigning: true, allowHTTP: allowHTTPWebService, jobs: nil)
             settings.projectStateDirectory = stateDirectory
             return settings
         }

@@ -27,6 +27,9 @@ struct PreviewCommand: AsyncParsableCommand {
 
     @OptionGroup var project: ProjectOptions
 
+    @Flag(help: "Accept an http:// webServiceURL, as `build --allow-http-web-service` does.")
+    var allowHTTPWebService = false
+
     @Option(help: ArgumentHelp("Folder of the gallery.", valueName: "dir"))
     var out = "preview"
 
@@ -40,7 +43,7 @@ struct PreviewCommand: AsyncParsableCommand {
     var host = "127.0.0.1"
 
     func run() async throws {
-        let settings = try project.settings(developmentSigning: true, allowHTTP: true, jobs: nil)
+        let settings = try project.settings(developmentSigning: true, allowHTTP: allowHTTPWebService, jobs: nil)
         let builder = PassBuilder(settings: settings)
         guard watch else {
             let rendering = builder.renderWithoutSigning()
