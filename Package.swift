@@ -4,10 +4,11 @@ import PackageDescription
 // One target per concern; dependencies point one way (→ reads "depends on"):
 //   PassContent → PassModel
 //   PassPackage → AtomicFiles → CSystemCalls; PassPackage → COpenSSL, CZlib, CLibzip
-//   PassBuild → PassContent, PassPackage, RegistrationStore (the protocols only)
+//   PassBuild → PassContent, PassPackage, Barcodes, RegistrationStore (the protocols only)
+//   Barcodes → CZint (libzint), PassModel; ProjectScaffold → CZlib
 //   RegistrationStore → ConcurrencySupport
 //   SQLiteRegistrationStore, PostgresRegistrationStore → RegistrationStore (only passforge links them)
-//   PassServer, PassPush, PassPublish → PassBuild
+//   PassServer, PassPush, PassPublish, PassPreview, PassDiff → PassBuild
 //   passforge (the command line) → all of them
 let package = Package(
     name: "passforge",
