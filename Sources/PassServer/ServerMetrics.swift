@@ -37,12 +37,6 @@ package final class ServerMetrics: Sendable {
         Counter(label: "passforge_registration_changes_total", dimensions: [("outcome", "\(outcome)")], factory: factory).increment()
     }
 
-    /// Pushes of a `serve --push` run, by what APNs answered.
-    package func recordPushes(_ count: Int, answer: String) {
-        guard count > 0 else { return }
-        Counter(label: "passforge_pushes_total", dimensions: [("answer", answer)], factory: factory).increment(by: count)
-    }
-
     /// Device log messages received, and those the log budget kept out of the server's log.
     package func recordDeviceLog(received: Int, suppressed: Int) {
         Counter(label: "passforge_device_log_messages_total", factory: factory).increment(by: received)
