@@ -149,6 +149,10 @@ struct BuildPlanner {
         var identity: String?
         var definitions: [PassDefinition] = []
         var problems: [ContentDiagnostic] = []
+        /// What is kept of the definitions once they are handed to the workers.
+        var definitionCount = 0
+        var bundle: BundleDeclaration?
+        var onlySerial: (number: String, location: SourceLocation)?
         /// For a file with `passes:`: its signature, and per entry the key of a
         /// reused one (nil for the entries that were parsed, in `definitions`).
         var entries: String?
@@ -232,7 +236,7 @@ struct BuildPlanner {
             file.previous = nil
             parse.append(file)
         }
-        let parsed = ParallelLoop.map(parse, jobs: jobs) { file in
+        var parsed = ParallelLoop.map(parse, jobs: jobs) { file in
             // A file skipped by its stamp is read now that it has to be parsed.
             guard let bytes = file.bytes ?? AtomicFileSystem.readFile(file.path) else {
                 return ParsedFile(path: file.path, hash: file.hash, problems: [
@@ -261,7 +265,17 @@ struct BuildPlanner {
 
         // Render and validate on every core; each evaluation is independent. Passes that changed are signed
         // and staged by the same worker right away, until a problem shows the build will fail.
-        let definitions = parsed.flatMap(\.definitions)
+        // Each definition is let go of once evaluated (100,000 parsed entries are a few hundred MB);
+        // the files keep only what the checks below need of them.
+        let definitions = ResultSlots<PassDefinition>(values: parsed.flatMap(\.definitions))
+        for index in parsed.indices {
+            parsed[index].definitionCount = parsed[index].definitions.count
+            parsed[index].bundle = parsed[index].definitions.first?.bundle
+            if let only = parsed[index].definitions.first, parsed[index].definitions.count == 1 {
+                parsed[index].onlySerial = (only.serialNumber, only.serialLocation)
+            }
+            parsed[index].definitions = []
+        }
         let evaluations = ResultSlots<PassEvaluator.Evaluation>(count: definitions.count)
         let packager = self.packager
         let reporter = ProgressThrottle(total: definitions.count, report: progress)
@@ -269,7 +283,7 @@ struct BuildPlanner {
         ParallelLoop.run(count: definitions.count, jobs: jobs) { worker, next in
             var stager = packager?.worker(worker)
             while let index = next() {
-                var evaluation = evaluator.evaluate(definitions[index])
+                var evaluation = evaluator.evaluate(definitions.take(index)!)
                 if evaluation.diagnostics.contains(where: \.isError) { failed.store(true, ordering: .relaxed) }
                 if let job = evaluation.job, stager != nil, !failed.load(ordering: .relaxed) {
                     // A changed token is refused later, with the passes in order; sign nothing more then.
@@ -292,14 +306,14 @@ struct BuildPlanner {
             var keys: [String] = []
             // Reused entries in their places, when the parsed ones are as many as the entries left to parse.
             var layout = file.layout.map { $0[...] } ?? []
-            if layout.filter({ $0 == nil }).count != file.definitions.count { layout = [] }
+            if layout.filter({ $0 == nil }).count != file.definitionCount { layout = [] }
             func takeReused() {
                 while let first = layout.first, let key = first {
                     keys.append(key)
                     layout.removeFirst()
                 }
             }
-            for _ in file.definitions {
+            for _ in 0..<file.definitionCount {
                 takeReused()
                 if !layout.isEmpty { layout.removeFirst() }
                 let evaluation = evaluations.take(index)!
@@ -313,8 +327,8 @@ struct BuildPlanner {
                 }
             }
             takeReused()
-            if file.layout == nil { checkSerialChange(file: file.path, keys: keys, definitions: file.definitions) }
-            if let bundle = file.definitions.first?.bundle { plan.bundles[file.path] = bundle }
+            if file.layout == nil, let only = file.onlySerial { checkSerialChange(file: file.path, keys: keys, serial: only) }
+            if let bundle = file.bundle { plan.bundles[file.path] = bundle }
             // Entry hashes are kept only when each entry gave one pass, in order.
             let entries = file.entries.flatMap { PassListEntries.hashes(in: $0).count == keys.count + 1 ? $0 : nil }
             plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys, identity: file.identity, entries: entries)
@@ -405,14 +419,14 @@ struct BuildPlanner {
 
     /// A one-pass file whose serial changed is a new pass pretending to be the
     /// old one; Apple forbids changing a serial, so say what to do instead.
-    private mutating func checkSerialChange(file: String, keys: [String], definitions: [PassDefinition]) {
-        guard let previous = state.contentFiles[file], previous.passes.count == 1, keys.count == 1, definitions.count == 1,
+    private mutating func checkSerialChange(file: String, keys: [String], serial: (number: String, location: SourceLocation)) {
+        guard let previous = state.contentFiles[file], previous.passes.count == 1, keys.count == 1,
               let oldKey = previous.passes.first, oldKey != keys[0], let old = state.passes[oldKey],
               defined[oldKey] == nil, keys[0].hasPrefix(old.passTypeIdentifier + "/")
         else { return }
         collector.add(.error(
-            at: definitions[0].serialLocation, keyPath: ["serialNumber"], rule: "content.serial-changed",
-            "serialNumber changed from \(old.serialNumber) to \(definitions[0].serialNumber). Wallet identifies a pass by its serial, so a device holding \(old.serialNumber) would never get this change. To retire \(old.serialNumber) and issue a new pass, delete this file and add the new pass in a new file; to keep updating the existing pass, put back serialNumber: \(old.serialNumber)"))
+            at: serial.location, keyPath: ["serialNumber"], rule: "content.serial-changed",
+            "serialNumber changed from \(old.serialNumber) to \(serial.number). Wallet identifies a pass by its serial, so a device holding \(old.serialNumber) would never get this change. To retire \(old.serialNumber) and issue a new pass, delete this file and add the new pass in a new file; to keep updating the existing pass, put back serialNumber: \(old.serialNumber)"))
     }
 
     // MARK: - Passes

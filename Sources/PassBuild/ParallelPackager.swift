@@ -76,6 +76,10 @@ final class ResultSlots<Value: Sendable>: Sendable {
 
     init(count: Int) { storage = Mutex(Array(repeating: nil, count: count)) }
 
+    init(values: [Value]) { storage = Mutex(values.map { $0 }) }
+
+    var count: Int { storage.withLock { $0.count } }
+
     subscript(index: Int) -> Value? {
         get { storage.withLock { $0[index] } }
         set { storage.withLock { $0[index] = newValue } }
