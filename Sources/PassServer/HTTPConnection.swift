@@ -36,13 +36,14 @@ struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        // Still on the channel's event loop, where both handlers live.
+        return http1.setup(channel: channel, logger: logger).assumeIsolated().flatMapThrowing { value in
             // Between NIO's HTTP/1 decoder and Hummingbird's conversion to HTTP types,
             // where the request's version and keep-alive are still known.
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(persistence, position: .after(decoder))
             return value
-        }
+        }.nonisolated()
     }
 
     func handle(value: Value, logger: Logger) async {
