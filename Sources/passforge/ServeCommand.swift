@@ -23,7 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
         Examples:
           passforge serve                                 http://127.0.0.1:8080/
           passforge serve --host 0.0.0.0 --port 80 --rate-limit 20
-          passforge serve --registration-limit 0          no per-client limit on registrations
+          passforge serve --registration-limit 0          no registration limit
           PASSFORGE_DATABASE_URL=sqlite:/var/lib/passforge/registrations.sqlite passforge serve --base-path /passes
           passforge serve --push                          also push each new build to devices
         """
