@@ -11,17 +11,22 @@ package struct PushOnNewBuild: NewBuildReaction {
     private let operation: PushOperation
     private let logger: Logger
     private let retryInterval: Duration
+    private let onReport: @Sendable (PushRun.Report) -> Void
 
-    package init(operation: PushOperation, logger: Logger, retryInterval: Duration = .seconds(1)) {
+    /// `onReport` gets each finished run's report (the server's metrics count its answers).
+    package init(operation: PushOperation, logger: Logger, retryInterval: Duration = .seconds(1),
+                 onReport: @escaping @Sendable (PushRun.Report) -> Void = { _ in }) {
         self.operation = operation
         self.logger = logger
         self.retryInterval = retryInterval
+        self.onReport = onReport
     }
 
     package func react(to build: BuildState) async {
         while true {
             do {
                 let report = try await operation.run()
+                onReport(report)
                 if report.pending > 0 || !report.failures.isEmpty {
                     logger.info("push: \(report.summaryLine)")
                 }

@@ -16,6 +16,9 @@ package struct PassServerConfiguration: Sendable {
     /// Requests per second per client address; 0 turns the limit off.
     package var rateLimit = 0
     package var limits = PassWebService.Limits()
+    /// What `GET /metrics` reports; shared with the services that run beside
+    /// the server (`serve --push` records its pushes here).
+    package var metrics = ServerMetrics()
     /// How often the build state is checked for a new build.
     package var stateCheckInterval: Duration = .milliseconds(250)
     /// Connections idle this long are closed.
@@ -43,7 +46,7 @@ package enum PassServer {
     ) -> Application<Responder> {
         let tree = PublishedTree(outputDirectory: configuration.outputDirectory, checkInterval: configuration.stateCheckInterval, logger: logger)
         _ = tree.current()
-        let metrics = ServerMetrics()
+        let metrics = configuration.metrics
         let service = PassWebService(store: store, tree: tree, basePath: configuration.basePath, limits: configuration.limits,
                                      registrationsPerMinute: configuration.registrationsPerMinute, metrics: metrics, logger: logger)
         let limited = MiddlewareChain(

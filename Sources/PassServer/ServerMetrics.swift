@@ -45,6 +45,17 @@ package final class ServerMetrics: Sendable {
         }
     }
 
+    /// One push run's answers from APNs: `accepted` (200), `unregistered`
+    /// (410, or 400 BadDeviceToken: the token was removed), `retried` (429,
+    /// 5xx, a lost connection: sent again with backoff) and `pending` (not
+    /// delivered in this run, left for the next).
+    package func recordPushes(accepted: Int, unregistered: Int, retried: Int, pending: Int) {
+        for (answer, count) in [("accepted", accepted), ("unregistered", unregistered), ("retried", retried), ("pending", pending)] {
+            // Every answer is reported, 0 included, so an alert on a rate sees the series from the first run.
+            Counter(label: "passforge_pushes_total", dimensions: [("answer", answer)], factory: factory).increment(by: count)
+        }
+    }
+
     /// The Prometheus text: the counters so far, and gauges read now from the store and the tree.
     package func exposition(store: any RegistrationStore, tree: PublishedTree.Snapshot, now: Date = Date()) async -> [UInt8] {
         gauge("passforge_build_update_tag", Double(tree.lastUpdateTag))

@@ -101,7 +101,11 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ExitCode.failure
             }
             let operation = PushOperation(settings: settings, store: store, configuration: apns, logger: logger)
-            reactions.append(PushOnNewBuild(operation: operation, logger: logger))
+            let metrics = configuration.metrics
+            reactions.append(PushOnNewBuild(operation: operation, logger: logger) { report in
+                metrics.recordPushes(accepted: report.summary.succeeded, unregistered: report.summary.tokensInvalid,
+                                     retried: report.summary.retries, pending: report.summary.leftPending)
+            })
         }
         let services: [any Service] = [NewBuildWatcher(outputDirectory: output, reactions: reactions, logger: logger)]
         do {

@@ -198,10 +198,18 @@ import Testing
             return cursor == "1"
         }
         #expect(firstLook)
+        // `/metrics` counts the pushes by APNs answer: the new build's one push is one more `accepted`.
+        func pushes(_ answer: String) async throws -> Double {
+            let samples = MetricsTests.samples(try await client.send(.GET, "/metrics").text)
+            return samples.first { $0.name == "passforge_pushes_total" && $0.labels == ["answer": answer] }?.value ?? 0
+        }
+        let acceptedBefore = try await pushes("accepted")
         let baseline = mock.requests.count
         built.project.writeList(count: 2, points: { $0 == 1 ? 99 : $0 })
         try built.build()
         #expect(try await eventually(timeout: 15) { Self.requests(mock, after: baseline).contains { $0.token == Self.token("f6") } })
+        #expect(try await eventually(timeout: 15) { try await pushes("accepted") == acceptedBefore + 1 })
+        #expect(try await pushes("unregistered") == 0)
         server.stop()
     }
 }
