@@ -59,13 +59,11 @@ struct InspectCommand: ParsableCommand {
                     let line = "pass.json \(diagnostic.keyPath): \(diagnostic.message) [\(diagnostic.rule)]"
                     if diagnostic.isError { defects.append(line) } else { Console.print("warning: \(line)") }
                 }
-                if let style = PassStyle.allCases.first(where: { json[$0.key] != nil }) {
-                    var images = inspection.files
-                    images["pass.json"] = nil
-                    for diagnostic in ImageRules.validate(files: images, style: style) {
-                        let line = "\(diagnostic.keyPath): \(diagnostic.message) [\(diagnostic.rule)]"
-                        if diagnostic.isError { defects.append(line) } else { Console.print("warning: \(line)") }
-                    }
+                // With the pass.json at hand, the images are checked with its style scheme's rules
+                // (a poster event ticket needs artwork or a background), as the build checks them.
+                for diagnostic in ImageRules.validate(files: inspection.files, pass: json) {
+                    let line = "\(diagnostic.keyPath): \(diagnostic.message) [\(diagnostic.rule)]"
+                    if diagnostic.isError { defects.append(line) } else { Console.print("warning: \(line)") }
                 }
             } catch {
                 // PassInspection already reports an unreadable pass.json.
