@@ -129,6 +129,7 @@ package struct PassBuilder: Sendable {
             report.built.append(record.key)
         }
         operations = links + moves + operations
+        (links, moves) = ([], [])
         for record in plan.removed {
             if let tokenHash = record.tokenHash {
                 newState.removedPasses[record.key] = .init(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber,
@@ -155,7 +156,8 @@ package struct PassBuilder: Sendable {
         let keys = newState.passes.keys.sorted()
         try BuildStateEncoding.write(newState, keys: keys, encodedPasses: encodedPasses, carried: carried, previous: previousFile,
                                      to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
-        previousFile = nil
+        // What only the state file needed goes before the journal is made (at 100,000 passes, over 100 MB).
+        (previousFile, encodedPasses, plan.signed) = (nil, [:], [])
         let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys) + bundles.csvRows)
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in
