@@ -145,7 +145,11 @@ struct PassEvaluator: Sendable {
         let json = rendered.source.jsonValue
         var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService))
         problems += BarcodeValidation.diagnostics(for: json)
-        let imageKey = definition.images.isEmpty ? "\(template.name)|\(PassStyle.allCases.filter { json[$0.key] != nil })" : nil
+        // The image rules depend on the template's files, the style and the style scheme (a poster
+        // event ticket needs artwork): passes of one template share the result when these agree.
+        let imageKey = definition.images.isEmpty
+            ? "\(template.name)|\(PassStyle.allCases.filter { json[$0.key] != nil })|\(PassStyleScheme.active(in: json)?.rawValue ?? "")"
+            : nil
         problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
             ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)
         evaluation.diagnostics += rendered.locate(problems)
