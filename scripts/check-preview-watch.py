@@ -2,9 +2,10 @@
 """Checks `passforge preview --watch` in a real headless Chromium (selenium).
 
 Opens PAGE_URL, then edits CONTENT_FILE (OLD -> NEW): the page must show
-SHOWN within 2 seconds without being reloaded by hand. Then breaks the file
-(appends an unterminated YAML flow list): the page must show the error with
-the file's name and a line number within 2 seconds. Exits 1 on failure.
+SHOWN within WATCH_DEADLINE seconds (default 2) without being reloaded by
+hand. Then breaks the file (appends an unterminated YAML flow list): the page
+must show the error with the file's name and a line number within that time.
+Exits 1 on failure.
 
 Usage: check-preview-watch.py PAGE_URL CONTENT_FILE OLD NEW SHOWN
 """
@@ -21,6 +22,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 def main():
     url, content_file, old, new, shown = sys.argv[1:6]
+    deadline = float(os.environ.get("WATCH_DEADLINE", "2"))
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
@@ -43,21 +45,21 @@ def main():
         with open(content_file, "w", encoding="utf-8") as handle:
             handle.write(text.replace(old, new))
         try:
-            WebDriverWait(driver, 2, poll_frequency=0.05).until(lambda d: shown in body(d))
+            WebDriverWait(driver, deadline, poll_frequency=0.05).until(lambda d: shown in body(d))
             print(f"edit shown after {time.monotonic() - started:.2f} s")
         except Exception:
-            failures.append(f"{shown!r} did not appear within 2 s of the edit; the page shows: {body(driver)[:300]!r}")
+            failures.append(f"{shown!r} did not appear within {deadline:g} s of the edit; the page shows: {body(driver)[:300]!r}")
 
         started = time.monotonic()
         with open(content_file, "a", encoding="utf-8") as handle:
             handle.write("\nbroken: [unterminated\n")
         name = os.path.basename(content_file)
         try:
-            WebDriverWait(driver, 2, poll_frequency=0.05).until(
+            WebDriverWait(driver, deadline, poll_frequency=0.05).until(
                 lambda d: d.find_elements(By.ID, "errors") and re.search(re.escape(name) + r":\d+", d.find_element(By.ID, "errors").text))
             print(f"error shown after {time.monotonic() - started:.2f} s: " + driver.find_element(By.ID, "errors").text.splitlines()[1])
         except Exception:
-            failures.append(f"no error with {name}:LINE on the page within 2 s of breaking the file")
+            failures.append(f"no error with {name}:LINE on the page within {deadline:g} s of breaking the file")
         for entry in driver.get_log("browser"):
             if entry.get("level") == "SEVERE" and "favicon" not in entry.get("message", ""):
                 failures.append(f"console error: {entry.get('message')}")

@@ -23,7 +23,6 @@ import Testing
     func ciPublishesEachCommitFromAFreshCloneAndTheHostFollows(transport: StaticDeployment.Transport) async throws {
         let deployment = try await StaticDeployment(transport, passCount: 5)
         defer { deployment.stop() }
-        let started = Date()
         let tokens = try await firstDeployAndRegistration(deployment)
         try await aCommitChangingOnePassSignsSendsAndPushesOnlyIt(deployment, tokens: tokens)
         try await aCommitRemovingAPassTakesItOutOfTheIndex(deployment, tokens: tokens)
@@ -34,7 +33,6 @@ import Testing
         for failure in ["cannot read the new build state", "cannot load the build state", "could not be refreshed"] {
             #expect(!deployment.serve.output.contains(failure), "\(deployment.serve.output)")
         }
-        #expect(Date().timeIntervalSince(started) < 60, "the whole flow over \(transport) took \(Date().timeIntervalSince(started)) s")
     }
 
     // MARK: Run 1: the first deploy
