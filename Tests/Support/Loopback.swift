@@ -20,16 +20,24 @@ public enum Loopback {
     }
 
     public static func canConnect(port: Int) -> Bool {
+        guard let socket = try? connectedSocket(port: port) else { return false }
+        close(socket)
+        return true
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port`; the caller closes it.
+    public static func connectedSocket(port: Int) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
+        guard socket >= 0 else { throw LoopbackError("socket: \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
+        let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+        guard connected else { close(socket); throw LoopbackError("connect to 127.0.0.1:\(port) failed") }
+        return socket
     }
 }
 
