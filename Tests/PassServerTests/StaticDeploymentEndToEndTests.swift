@@ -57,7 +57,7 @@ import Testing
         #expect(state.passes.count == 5)
 
         // The server at DEST noticed the build: index bookkeeping, and a first push run (nobody holds a pass yet).
-        let noticed = try await eventually(timeout: 15) {
+        let noticed = try await eventually(timeout: 60) {
             try d.sql("SELECT update_tag FROM push_cursor") == String(state.lastUpdateTag) && d.indexedTag == String(state.lastUpdateTag)
         }
         try #require(noticed, "passforge serve did not take run 1: \(d.serve.output)")
@@ -108,7 +108,7 @@ import Testing
         #expect(d.published(".passforge/state.json") == run.localStateBytes)
 
         // Exactly one push for the device (it holds A and B of one pass type), within a few seconds.
-        let pushed = try await eventually(timeout: 15) { !d.pushes(after: baseline).isEmpty }
+        let pushed = try await eventually(timeout: 60) { !d.pushes(after: baseline).isEmpty }
         #expect(pushed, "no push within 15 s: \(d.serve.output)")
         try await Task.sleep(for: .milliseconds(2500))  // the watcher looks every second: a second push would be here by now
         let pushes = d.pushes(after: baseline)
@@ -136,7 +136,7 @@ import Testing
         #expect(byDate.status == 304)
         // The index the device reads next says A's new tag (the server rewrote it for the published build).
         let tagA = String(local.passes[keyA]!.updateTag)
-        let indexed = try await eventually(timeout: 15) {
+        let indexed = try await eventually(timeout: 60) {
             try await d.client.serials(Self.device, d.type).json?["lastUpdated"] as? String == tagA
         }
         #expect(indexed, "the device's index does not show A's new tag \(tagA)")
@@ -165,7 +165,7 @@ import Testing
         #expect(publish.stdout.contains("published 0 passes (0 files, 0 bytes), removed 1"), "\(publish.output)")
 
         // The device's index (through nginx) no longer lists A; A answers 401, its files are gone from DEST.
-        let dropped = try await eventually(timeout: 15) {
+        let dropped = try await eventually(timeout: 60) {
             let index = try await d.client.serials(Self.device, d.type)
             return index.status == 204 || index.json?["serialNumbers"] as? [String] == [Self.passB]
         }
@@ -247,7 +247,7 @@ import Testing
         #expect(again.stdout.contains("published 1 pass ("), "\(again.output)")
         #expect(d.published(".passforge/state.json") == run.localStateBytes)
         #expect(d.published(d.passPath(Self.passB)) == newB)
-        let pushed = try await eventually(timeout: 15) { !d.pushes(after: baseline).isEmpty }
+        let pushed = try await eventually(timeout: 60) { !d.pushes(after: baseline).isEmpty }
         #expect(pushed, "no push within 15 s: \(d.serve.output)")
         try await Task.sleep(for: .milliseconds(2500))
         #expect(d.pushes(after: baseline).map(\.token) == [Self.pushToken])
