@@ -16,6 +16,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -32,7 +33,13 @@ def main():
     failures = []
     try:
         driver.get(url)
-        body = lambda d: d.find_element(By.TAG_NAME, "body").text
+        def body(d):
+            # The page reloads itself mid-poll: an element of the old page is stale then, which is
+            # "not yet", not a failure (WebDriverWait ignores only NoSuchElementException).
+            try:
+                return d.find_element(By.TAG_NAME, "body").text
+            except WebDriverException:
+                return ""
         if shown in body(driver):
             failures.append(f"{shown!r} is on the page before the edit")
         # Wait until the page's event stream is open, so that the edit is not missed.
@@ -55,7 +62,7 @@ def main():
             handle.write("\nbroken: [unterminated\n")
         name = os.path.basename(content_file)
         try:
-            WebDriverWait(driver, deadline, poll_frequency=0.05).until(
+            WebDriverWait(driver, deadline, poll_frequency=0.05, ignored_exceptions=(WebDriverException,)).until(
                 lambda d: d.find_elements(By.ID, "errors") and re.search(re.escape(name) + r":\d+", d.find_element(By.ID, "errors").text))
             print(f"error shown after {time.monotonic() - started:.2f} s: " + driver.find_element(By.ID, "errors").text.splitlines()[1])
         except Exception:
