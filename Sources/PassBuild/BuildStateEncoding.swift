@@ -27,10 +27,11 @@ enum BuildStateEncoding {
     }
 
     /// Writes the state to `path`, a new file.
-    static func write(_ state: BuildState, keys: [String], encodedPasses: [String: [UInt8]], carried: Set<String>, previous: PreviousStateFile?,
-                      to path: String, jobs: Int) throws {
+    static func write(_ state: BuildState, keys: [String], contentFileKeys: [String]? = nil, encodedPasses: [String: [UInt8]],
+                      rewritten: Set<String>, previous: PreviousStateFile?, to path: String, jobs: Int) throws {
         var writer = try BufferedFileWriter(creating: path)
-        try write(state, keys: keys, encodedPasses: encodedPasses, carried: carried, previous: previous, jobs: jobs) { chunk in
+        try write(state, keys: keys, contentFileKeys: contentFileKeys, encodedPasses: encodedPasses, rewritten: rewritten,
+                  previous: previous, jobs: jobs) { chunk in
             try writer.append(chunk)
         }
         try writer.flush()
@@ -38,26 +39,51 @@ enum BuildStateEncoding {
 
     /// - Parameters:
     ///   - keys: the keys of `state.passes`, sorted, when the caller has them.
+    ///   - contentFileKeys: the keys of `state.contentFiles`, sorted, when the caller has them.
     ///   - encodedPasses: records already encoded, by key.
-    ///   - carried: keys of records that are as in `previous`, copied from it.
+    ///   - rewritten: keys of records that differ from those in `previous` (besides `encodedPasses`);
+    ///     every other record that `previous` has is copied from it.
     ///   - emit: called with each chunk of the file, in order.
-    static func write(_ state: BuildState, keys: [String]? = nil, encodedPasses: [String: [UInt8]], carried: Set<String> = [],
-                      previous: PreviousStateFile? = nil, jobs: Int, emit: ([UInt8]) throws -> Void) throws {
+    static func write(_ state: BuildState, keys: [String]? = nil, contentFileKeys: [String]? = nil, encodedPasses: [String: [UInt8]],
+                      rewritten: Set<String> = [], previous: PreviousStateFile? = nil, jobs: Int,
+                      emit: ([UInt8]) throws -> Void) throws {
         let chunkSize = 1 << 20
+        let keys = keys ?? state.passes.keys.sorted()
         // The previous file, when it is still the one the build read.
         var source: RegularFile? = nil
-        var ranges: [String: Range<Int>] = [:]
-        if let previous, !carried.isEmpty, let file = RegularFile(openingForReading: previous.path), file.identity == previous.identity {
+        if let previous, !previous.recordRanges.isEmpty, let file = RegularFile(openingForReading: previous.path),
+           file.identity == previous.identity {
             source = consume file
-            ranges = Dictionary(previous.recordRanges, uniquingKeysWith: { $1 })
         }
-        let keys = keys ?? state.passes.keys.sorted()
+        // Where each record is in the previous file (nil: encoded here or given). Both lists are
+        // in key order, so they are walked side by side; a dictionary only when they are not.
+        let previousRanges = source == nil ? [] : previous!.recordRanges
+        var copied = [Range<Int>?](repeating: nil, count: keys.count)
+        var lookup: [String: Range<Int>]? = nil
+        var cursor = 0
+        // Usually one or a few passes were signed: comparing with their keys is cheaper than hashing every key.
+        let given = encodedPasses.count <= 8 ? Array(encodedPasses.keys) : nil
+        func isGiven(_ key: String) -> Bool { given?.contains(key) ?? (encodedPasses.index(forKey: key) != nil) }
+        for (index, key) in keys.enumerated() where !isGiven(key) {
+            guard !previousRanges.isEmpty, rewritten.isEmpty || !rewritten.contains(key) else { continue }
+            while lookup == nil, cursor < previousRanges.count, previousRanges[cursor].key != key {
+                if previousRanges[cursor].key > key { break }
+                cursor += 1
+            }
+            if lookup == nil, cursor < previousRanges.count, previousRanges[cursor].key == key {
+                copied[index] = previousRanges[cursor].range
+                cursor += 1
+                continue
+            }
+            if lookup == nil { lookup = Dictionary(previousRanges.map { ($0.key, $0.range) }, uniquingKeysWith: { $1 }) }
+            copied[index] = lookup![key]
+        }
         let passes = state.passes
-        // Records to encode here; the others are copied.
-        let fresh = keys.filter { encodedPasses[$0] == nil && !(carried.contains($0) && ranges[$0] != nil) }
-        let freshBytes = ParallelLoop.map(fresh, jobs: jobs) { key in passes[key]!.json.serialized() }
+        // Records to encode here; the others are copied or given.
+        let fresh = keys.indices.filter { copied[$0] == nil && !isGiven(keys[$0]) }
+        let freshBytes = ParallelLoop.map(fresh, jobs: jobs) { index in passes[keys[index]]!.json.serialized() }
         var encoded = encodedPasses
-        for (key, bytes) in zip(fresh, freshBytes) { encoded[key] = bytes }
+        for (index, bytes) in zip(fresh, freshBytes) { encoded[keys[index]] = bytes }
 
         var out: [UInt8] = []
         out.reserveCapacity(chunkSize + 64 * 1024)
@@ -74,10 +100,7 @@ enum BuildStateEncoding {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             appendString(key, to: &out)
             out.append(UInt8(ascii: ":"))
-            if let bytes = encoded[key] {
-                out += bytes
-            } else {
-                let range = ranges[key]!
+            if let range = copied[index] {
                 if range.lowerBound < windowStart || range.upperBound > windowStart + window.count {
                     windowStart = range.lowerBound
                     guard let read = source!.read(at: windowStart, count: max(range.count, 4 * chunkSize)),
@@ -87,6 +110,8 @@ enum BuildStateEncoding {
                     window = read
                 }
                 out += window[(range.lowerBound - windowStart)..<(range.upperBound - windowStart)]
+            } else {
+                out += encoded[key]!
             }
             if out.count >= chunkSize {
                 try emit(out)
@@ -94,7 +119,7 @@ enum BuildStateEncoding {
             }
         }
         out += #"},"contentFiles":{"#.utf8
-        for (index, path) in state.contentFiles.keys.sorted().enumerated() {
+        for (index, path) in (contentFileKeys ?? state.contentFiles.keys.sorted()).enumerated() {
             let file = state.contentFiles[path]!
             if index > 0 { out.append(UInt8(ascii: ",")) }
             appendString(path, to: &out)
@@ -126,6 +151,45 @@ enum BuildStateEncoding {
         out += (rest.json["removedPasses"] ?? .object(JSONObject())).serialized()
         out.append(UInt8(ascii: "}"))
         try emit(out)
+    }
+
+    /// The keys of `dictionary`, sorted, from `ordered` (keys mostly in order
+    /// already: those of the previous state) and `added` (any others it may
+    /// have): at 100,000 keys, checking an order takes a fraction of sorting.
+    static func sortedKeys<Value>(of dictionary: [String: Value], ordered: [String], added: [String]) -> [String] {
+        var keys: [String] = []
+        keys.reserveCapacity(dictionary.count)
+        for key in ordered where dictionary.index(forKey: key) != nil {
+            if let last = keys.last, !(last < key) { return dictionary.keys.sorted() }
+            keys.append(key)
+        }
+        guard keys.count < dictionary.count else { return keys }
+        func isKept(_ key: String) -> Bool {
+            var (low, high) = (0, keys.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            return low < keys.count && keys[low] == key
+        }
+        var extra: [String] = []
+        for key in Set(added).sorted() where dictionary.index(forKey: key) != nil && !isKept(key) { extra.append(key) }
+        guard keys.count + extra.count == dictionary.count else { return dictionary.keys.sorted() }
+        var merged: [String] = []
+        merged.reserveCapacity(dictionary.count)
+        var next = extra.makeIterator(), pending = next.next()
+        for key in keys {
+            while let candidate = pending, candidate < key {
+                merged.append(candidate)
+                pending = next.next()
+            }
+            merged.append(key)
+        }
+        while let candidate = pending {
+            merged.append(candidate)
+            pending = next.next()
+        }
+        return merged
     }
 
     /// `JSONValue.string(text).serialized()`, without the detour for the

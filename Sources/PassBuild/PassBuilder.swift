@@ -61,6 +61,8 @@ package struct PassBuilder: Sendable {
         ProcessTuning.reduceHeapTrimming()
         // Passes are signed and staged while they are planned; a plan that fails leaves only staged files.
         let packager = ParallelPackager(tree: tree, signingTime: started, updateTag: tag)
+        let flusher = StagedFileFlusher(stagingDirectory: tree.stagingDirectory)
+        defer { flusher.stop() }  // on failure; stopping twice does no harm
         var plan: BuildPlan
         do {
             var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, validateOnly: false,
@@ -70,6 +72,7 @@ package struct PassBuilder: Sendable {
             try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
             throw error
         }
+        flusher.stop()
         timings.mark("plan, sign and stage")
         report.warnings = plan.warnings
         report.usedDevelopmentSigning = identities.usedDevelopmentSigning
@@ -92,15 +95,15 @@ package struct PassBuilder: Sendable {
         var newState = BuildState()
         newState.lastUpdateTag = plan.signed.isEmpty && plan.removed.isEmpty ? state.lastUpdateTag : tag
         newState.builtAt = iso8601(started)
+        // The content files in order: those reused are in the order of the last build's, which is theirs.
+        let contentFileOrder = (ordered: plan.reusedFiles.map(\.path), added: Array(plan.contentFiles.keys))
         plan.completeContentFiles(from: state.contentFiles)
         newState.contentFiles = plan.contentFiles
         newState.removedPasses = state.removedPasses
         newState.passes = state.passes
         state.passes = [:]
-        // Records carried over as they are keep their bytes from the old state file.
-        var carried = Set<String>()
-        carried.reserveCapacity(plan.unchanged.count)
-        for key in plan.unchanged { carried.insert(key) }
+        // Records carried over as they are keep their bytes from the old state file; these changed.
+        var rewritten = Set<String>()
         // Links from the staged files first, then the moves, then the rest: see `OutputTree.apply`.
         // Each staged file already has the update tag as its modification time, so every name of it does.
         var links: [OutputTree.Operation] = [], moves: [OutputTree.Operation] = [], operations: [OutputTree.Operation] = []
@@ -111,7 +114,7 @@ package struct PassBuilder: Sendable {
         for record in plan.removed { newState.passes[record.key] = nil }
         for record in legacyTokenLinks {
             newState.passes[record.key] = record
-            carried.remove(record.key)
+            rewritten.insert(record.key)
             operations.append(.init(kind: .link, path: record.tokenPath!, source: record.path))
         }
         for pass in plan.signed {
@@ -153,9 +156,12 @@ package struct PassBuilder: Sendable {
         for note in bundles.notes { progress(.note(note)) }
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
         let stagedState = "\(tree.stagingFolder)/state.json"
-        let keys = newState.passes.keys.sorted()
-        try BuildStateEncoding.write(newState, keys: keys, encodedPasses: encodedPasses, carried: carried, previous: previousFile,
-                                     to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
+        let keys = BuildStateEncoding.sortedKeys(of: newState.passes, ordered: previousFile?.recordRanges.map(\.key) ?? [],
+                                                 added: plan.signed.map(\.record.key))
+        let contentFileKeys = BuildStateEncoding.sortedKeys(of: newState.contentFiles, ordered: contentFileOrder.ordered,
+                                                            added: contentFileOrder.added)
+        try BuildStateEncoding.write(newState, keys: keys, contentFileKeys: contentFileKeys, encodedPasses: encodedPasses,
+                                     rewritten: rewritten, previous: previousFile, to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
         // What only the state file needed goes before the journal is made (at 100,000 passes, over 100 MB).
         (previousFile, encodedPasses, plan.signed) = (nil, [:], [])
         let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys) + bundles.csvRows)

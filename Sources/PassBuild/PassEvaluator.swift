@@ -64,7 +64,8 @@ struct PassEvaluator: Sendable {
             for (key, record) in state.passes { bySerial[record.serialNumber, default: []].append(key) }
             previousKeysBySerial = bySerial
         }
-        passFiles = PassFilePresence(directory: settings.outputDirectory)
+        passFiles = PassFilePresence(directory: settings.outputDirectory,
+                                     passTypes: settings.requiresLocalPassFiles && !validateOnly ? types.sorted() : [])
     }
 
     /// True when a pass built before would come out the same: same entry,
@@ -82,7 +83,7 @@ struct PassEvaluator: Sendable {
     /// Whether an unchanged pass's bytes are where the build can reuse them:
     /// in the output folder, or at the published tree the state came from.
     private func hasPassFile(_ record: BuildState.PassRecord) -> Bool {
-        !settings.requiresLocalPassFiles || passFiles.contains(record.path)
+        !settings.requiresLocalPassFiles || passFiles.containsPass(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber)
     }
 
     func evaluate(_ definition: PassDefinition) -> Evaluation {

@@ -7,10 +7,30 @@ import Synchronization
 /// hundred names) instead of one stat per pass.
 final class PassFilePresence: Sendable {
     private let directory: String
+    /// Pass type → the names in `v1/passes/<type>`, listed when the presence is
+    /// made, and read without a lock: every unchanged pass is checked here.
+    private let passFolders: [String: Set<String>]
     /// Folder (relative to the output folder) → the names in it; nil when it cannot be listed.
     private let folders = Mutex<[String: Set<String>?]>([:])
 
-    init(directory: String) { self.directory = directory }
+    /// - Parameter passTypes: the types whose pass folders are listed at once.
+    init(directory: String, passTypes: [String] = []) {
+        self.directory = directory
+        var passFolders: [String: Set<String>] = [:]
+        for type in passTypes {
+            guard let entries = AtomicFileSystem.directoryEntries("\(directory)/v1/passes/\(type)") else { continue }
+            var names = Set<String>(minimumCapacity: entries.count)
+            for entry in entries { names.insert(entry.name) }
+            passFolders[type] = names
+        }
+        self.passFolders = passFolders
+    }
+
+    /// Whether the file of a pass (`v1/passes/<type>/<serial>`) is there.
+    func containsPass(passTypeIdentifier type: String, serialNumber serial: String) -> Bool {
+        if let names = passFolders[type], !serial.utf8.contains(UInt8(ascii: "/")) { return names.contains(serial) }
+        return contains("v1/passes/\(type)/\(serial)")
+    }
 
     /// Whether `path` (relative to the output folder) names an entry there.
     func contains(_ path: String) -> Bool {
