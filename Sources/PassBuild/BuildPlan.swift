@@ -386,21 +386,36 @@ struct BuildPlanner {
         guard let entries = AtomicFileSystem.directoryEntries(directory) else {
             return try ContentLoader(directory: directory).contentFiles()
         }
-        let extensions: Set<String> = [".yml", ".yaml", ".json"]
         var files: [String] = []
-        var folders = [(directory, entries)]
-        while let (folder, entries) = folders.popLast() {
+        // Each folder with the prefix of its names: the top one spelled as NSString joins it.
+        var folders = [(String((directory as NSString).appendingPathComponent("x").dropLast()), entries)]
+        while let (prefix, entries) = folders.popLast() {
             for entry in entries where !entry.name.hasPrefix(".") {
-                let path = (folder as NSString).appendingPathComponent(entry.name)
                 if entry.isDirectory {
-                    if let inner = AtomicFileSystem.directoryEntries(path) { folders.append((path, inner)) }
-                } else if let dot = entry.name.lastIndex(of: "."), dot != entry.name.startIndex,
-                          extensions.contains(entry.name[dot...].lowercased()) {
-                    files.append(path)
+                    let path = prefix + entry.name
+                    if let inner = AtomicFileSystem.directoryEntries(path) { folders.append((path + "/", inner)) }
+                } else if hasContentExtension(entry.name) {
+                    files.append(prefix + entry.name)
                 }
             }
         }
         return files.sorted()
+    }
+
+    /// Whether a name ends in `.yml`, `.yaml` or `.json`, in any case, after at least one other character.
+    private static func hasContentExtension(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        func ends(with suffix: StaticString) -> Bool {
+            let count = suffix.utf8CodeUnitCount
+            guard utf8.count > count else { return false }
+            let lower = UnsafeBufferPointer(start: suffix.utf8Start, count: count)
+            for (index, byte) in utf8.suffix(count).enumerated() {
+                let folded: UInt8 = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                if folded != lower[index] { return false }
+            }
+            return true
+        }
+        return ends(with: ".yml") || ends(with: ".yaml") || ends(with: ".json")
     }
 
     /// An unchanged file whose passes all keep their fingerprint (checked

@@ -37,10 +37,11 @@ final class PassFilePresence: Sendable {
         guard let slash = path.lastIndex(of: "/") else { return FileManager.default.fileExists(atPath: "\(directory)/\(path)") }
         let folder = String(path[..<slash]), name = path[path.index(after: slash)...]
         return folders.withLock { folders in
-            if folders[folder] == nil {
-                folders[folder] = AtomicFileSystem.directoryEntries("\(directory)/\(folder)").map { Set($0.map(\.name)) }
+            if folders.index(forKey: folder) == nil {
+                let names: Set<String>? = AtomicFileSystem.directoryEntries("\(directory)/\(folder)").map { Set($0.map(\.name)) }
+                folders[folder] = .some(names)
             }
-            return folders[folder]!?.contains(String(name)) ?? false
+            return folders[folder]??.contains(String(name)) ?? false
         }
     }
 }

@@ -1,0 +1,94 @@
+import AtomicFiles
+import Foundation
+import Testing
+import TestSupport
+@testable import PassBuild
+
+/// The shortcuts a 100,000-pass rebuild takes in its bookkeeping: each must
+/// give what the plain way gives.
+@Suite struct RebuildBookkeepingTests {
+    @Test func keysInThePreviousOrderComeOutAsSortedKeys() {
+        let previous = ["a/1", "a/3", "a/5", "b/2", "c/9"]
+        func check(_ keys: [String], ordered: [String], added: [String]) {
+            let dictionary = Dictionary(uniqueKeysWithValues: keys.map { ($0, 0) })
+            #expect(BuildStateEncoding.sortedKeys(of: dictionary, ordered: ordered, added: added) == keys.sorted())
+        }
+        check(previous, ordered: previous, added: [])
+        // New keys before, between and after the old ones; one given twice, one already there.
+        check(previous + ["0/0", "a/4", "z/1"], ordered: previous, added: ["a/4", "z/1", "0/0", "a/4", "b/2"])
+        // Removed keys, and a key added that is not in the dictionary.
+        check(["a/3", "c/9"], ordered: previous, added: ["q/q"])
+        // A new key the caller did not name, and an order that is not sorted: sorted all the same.
+        check(previous + ["m/1"], ordered: previous, added: [])
+        check(previous, ordered: previous.reversed(), added: [])
+        check(previous, ordered: [], added: [])
+    }
+
+    @Test func aStampIsSpelledAsItsNumbers() {
+        for (size, inode, modified, changed) in [(Int64(0), UInt64(0), Int64(0), Int64(0)), (1234, 98_765, 1_700_000_000_123_456_789, 1_700_000_000_999_999_999),
+                                                 (.max, .max, .min, -1), (-5, 10, 9, 100)] {
+            var stamp = FileStamp(path: "/")!
+            (stamp.size, stamp.inode, stamp.modified, stamp.changed) = (size, inode, modified, changed)
+            #expect(stamp.description == "\(size):\(inode):\(modified):\(changed)")
+        }
+    }
+
+    @Test func passFilesAreFoundInFoldersListedUpFrontAndInOthers() throws {
+        let folder = TemporaryDirectory()
+        folder.write("v1/passes/pass.a/s1", "x")
+        folder.write("v1/passes/pass.a/s 2", "x")
+        folder.write("v1/passes/pass.b/s1", "x")
+        let presence = PassFilePresence(directory: folder.path, passTypes: ["pass.a", "pass.missing"])
+        #expect(presence.containsPass(passTypeIdentifier: "pass.a", serialNumber: "s1"))
+        #expect(presence.containsPass(passTypeIdentifier: "pass.a", serialNumber: "s 2"))
+        #expect(!presence.containsPass(passTypeIdentifier: "pass.a", serialNumber: "s3"))
+        // Types not listed up front are listed when asked for.
+        #expect(presence.containsPass(passTypeIdentifier: "pass.b", serialNumber: "s1"))
+        #expect(!presence.containsPass(passTypeIdentifier: "pass.b", serialNumber: "s2"))
+        #expect(!presence.containsPass(passTypeIdentifier: "pass.missing", serialNumber: "s1"))
+        // A file added after the listing is not seen: the listing is what the build planned with.
+        folder.write("v1/passes/pass.a/late", "x")
+        #expect(!presence.containsPass(passTypeIdentifier: "pass.a", serialNumber: "late"))
+    }
+
+    @Test func fieldNamesWithEscapesAndStringsWithEscapedQuotesAreRead() throws {
+        var state = BuildState()
+        state.passes["pass.t/a\"b\\"] = .init(
+            passTypeIdentifier: "pass.t", serialNumber: "a\"b\\", teamIdentifier: "T", updateTag: 3, etag: "\"e\"", size: 9,
+            tokenHash: nil, fingerprint: "f\\\"", definitionHash: "d", templateName: "t", imagePaths: ["x\\"], sourceFile: "s",
+            downloadPath: "download/q.pkpass", publicDownloadPath: nil)
+        let bytes = try state.encoded()
+        #expect(try BuildStateDecoding.decode(bytes, jobs: 1).state == state)
+        // The same state with every field name of the pass spelled with an escape.
+        var text = String(decoding: bytes, as: UTF8.self)
+        for name in ["passTypeIdentifier", "serialNumber", "teamIdentifier", "updateTag", "etag", "size", "fingerprint", "definitionHash",
+                     "templateName", "imagePaths", "sourceFile", "downloadPath"] {
+            text = text.replacingOccurrences(of: "\"\(name)\":", with: "\"\\u00\(String(name.utf8.first!, radix: 16))\(name.dropFirst())\":")
+        }
+        #expect(text != String(decoding: bytes, as: UTF8.self))
+        #expect(try BuildStateDecoding.decode(Array(text.utf8), jobs: 1).state == state)
+    }
+
+    @Test func aRecordChangedInMemoryIsWrittenFromMemoryAndTheOthersFromTheFile() throws {
+        var state = BuildState()
+        for serial in ["1", "2", "3"] {
+            state.passes["pass.t/\(serial)"] = .init(
+                passTypeIdentifier: "pass.t", serialNumber: serial, teamIdentifier: "T", updateTag: 1, etag: "\"e\"", size: 1,
+                tokenHash: "h", fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s",
+                downloadPath: "download/\(serial).pkpass", publicDownloadPath: nil)
+        }
+        let folder = TemporaryDirectory()
+        try AtomicFileSystem.write(try state.encoded(), to: BuildState.path(in: folder.path))
+        var (loaded, file) = try BuildState.loadWithRecordRanges(from: folder.path, jobs: 1)
+        loaded.passes["pass.t/2"]!.tokenPath = "by-token/pass.t/2.x"
+        loaded.passes["pass.t/4"] = loaded.passes["pass.t/1"]!
+        loaded.passes["pass.t/4"]!.serialNumber = "4"
+        var out: [UInt8] = []
+        try BuildStateEncoding.write(loaded, encodedPasses: [:], rewritten: ["pass.t/2"], previous: file, jobs: 2) { out += $0 }
+        #expect(out == (try loaded.encoded()))
+        // Not named as rewritten, a changed record keeps the bytes it had: which is why the build names them.
+        out = []
+        try BuildStateEncoding.write(loaded, encodedPasses: [:], previous: file, jobs: 2) { out += $0 }
+        #expect(out != (try loaded.encoded()))
+    }
+}
