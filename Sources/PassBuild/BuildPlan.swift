@@ -142,21 +142,97 @@ struct BuildPlanner {
         var reusedEntries: [Int: String] = [:]
     }
 
-    /// A content file that has to be parsed, with what it defines.
-    private struct ParsedFile: Sendable {
+    /// A content file to parse, as the workers find it.
+    private struct ParseFile: Sendable {
         var path: String
         var hash: String
         var identity: String?
-        var definitions: [PassDefinition] = []
+        var bytes: [UInt8]?
+        /// Why it cannot be parsed (it cannot be read).
         var problems: [ContentDiagnostic] = []
-        /// What is kept of the definitions once they are handed to the workers.
-        var definitionCount = 0
-        var bundle: BundleDeclaration?
-        var onlySerial: (number: String, location: SourceLocation)?
+        /// A file with `passes:` parsed in `runs` of entries, or of which only the entries not in
+        /// `reusedEntries` are parsed.
+        var list: PassListEntries?
+        var runs: [Range<Int>]?
+        var reusedEntries: [Int: String] = [:]
         /// For a file with `passes:`: its signature, and per entry the key of a
-        /// reused one (nil for the entries that were parsed, in `definitions`).
+        /// reused one (nil for the entries that are parsed).
         var entries: String?
         var layout: [String?]?
+
+        /// How many passes its parse should give, for the progress shown.
+        var expectedPasses: Int {
+            guard let list else { return 1 }
+            return list.entries.count - reusedEntries.count
+        }
+    }
+
+    /// Entries of a list parsed together: enough that the part before `passes:`, parsed with each run,
+    /// costs little; few enough that a run's definitions take little memory and 10,000 entries make many runs.
+    static let runLength = 250
+
+    /// A unit of the workers' work: a whole file, or a run of the entries of a file with `passes:`.
+    private struct ParseUnit: Sendable {
+        var file: Int
+        var run: Range<Int>?
+    }
+
+    /// What a unit gave: its problems and the evaluation of each definition, in order.
+    private struct ParsedUnit: Sendable {
+        var problems: [ContentDiagnostic] = []
+        var evaluations: [PassEvaluator.Evaluation] = []
+        var bundle: BundleDeclaration?
+        var firstSerial: (number: String, location: SourceLocation)?
+    }
+
+    /// Reads a file skipped by its stamp, now that it has to be parsed, and decides how to cut it.
+    private static func prepare(_ file: ReadFile, validateOnly: Bool) -> ParseFile {
+        guard let bytes = file.bytes ?? AtomicFileSystem.readFile(file.path) else {
+            return ParseFile(path: file.path, hash: file.hash, problems: [
+                .error(at: SourceLocation(file: file.path), rule: "content.unreadable", "cannot read this file; check its permissions"),
+            ])
+        }
+        let hash = file.bytes == nil ? sha256Hex(bytes) : file.hash
+        var prepared = ParseFile(path: file.path, hash: hash, identity: hash == file.hash ? file.identity : nil, bytes: bytes)
+        if let list = file.list, !file.reusedEntries.isEmpty {
+            prepared.list = list
+            prepared.reusedEntries = file.reusedEntries
+            prepared.layout = list.entries.indices.map { file.reusedEntries[$0] }
+            prepared.entries = list.signature
+        } else if isYAML(file.path), let list = file.list ?? PassListEntries(bytes) {
+            if !validateOnly { prepared.entries = list.signature }
+            if list.entries.count > runLength {
+                prepared.list = list
+                prepared.runs = stride(from: 0, to: list.entries.count, by: runLength).map { $0..<min($0 + runLength, list.entries.count) }
+            }
+        }
+        return prepared
+    }
+
+    /// Parses a unit of work into its definitions.
+    private static func parse(_ unit: ParseUnit, of file: ParseFile, sources: ResultSlots<[UInt8]>) -> ([PassDefinition], ParsedUnit) {
+        var parsed = ParsedUnit(problems: file.problems)
+        guard file.problems.isEmpty else { return ([], parsed) }
+        let definitions: [PassDefinition]
+        if let run = unit.run, let list = file.list {
+            let excerpt = list.excerpt(run, of: sources[unit.file]!)
+            (definitions, parsed.problems) = ContentLoader.definitions(in: file.path, excerpt: excerpt.bytes, firstEntry: run.lowerBound,
+                                                                       excerptEntryLine: excerpt.excerptEntryLine, entryLine: excerpt.entryLine)
+        } else if let list = file.list, !file.reusedEntries.isEmpty {
+            let bytes = sources.take(unit.file)!
+            // Only the entries that changed; the others are blank lines.
+            let kept = Set(list.entries.indices.filter { file.reusedEntries[$0] == nil })
+            (definitions, parsed.problems) = ContentLoader.definitions(in: file.path, bytes: list.document(keeping: kept, of: bytes))
+            if !parsed.problems.isEmpty {
+                // Problems are reported from the whole file, so that they name each entry by its place in the list.
+                parsed.problems = ContentLoader.definitions(in: file.path, bytes: bytes).problems
+            }
+        } else {
+            (definitions, parsed.problems) = ContentLoader.definitions(in: file.path, bytes: sources.take(unit.file)!)
+        }
+        parsed.bundle = definitions.first?.bundle
+        parsed.firstSerial = definitions.first.map { ($0.serialNumber, $0.serialLocation) }
+        return (definitions, parsed)
     }
 
     mutating func makePlan(progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
@@ -236,88 +312,89 @@ struct BuildPlanner {
             file.previous = nil
             parse.append(file)
         }
-        var parsed = ParallelLoop.map(parse, jobs: jobs) { file in
-            // A file skipped by its stamp is read now that it has to be parsed.
-            guard let bytes = file.bytes ?? AtomicFileSystem.readFile(file.path) else {
-                return ParsedFile(path: file.path, hash: file.hash, problems: [
-                    .error(at: SourceLocation(file: file.path), rule: "content.unreadable", "cannot read this file; check its permissions"),
-                ])
-            }
-            let hash = file.bytes == nil ? sha256Hex(bytes) : file.hash
-            var parsed = ParsedFile(path: file.path, hash: hash, identity: hash == file.hash ? file.identity : nil)
-            if let list = file.list, !file.reusedEntries.isEmpty {
-                // Only the entries that changed; the others are blank lines.
-                let kept = Set(list.entries.indices.filter { file.reusedEntries[$0] == nil })
-                (parsed.definitions, parsed.problems) = ContentLoader.definitions(in: file.path, bytes: list.document(keeping: kept, of: bytes))
-                parsed.layout = list.entries.indices.map { file.reusedEntries[$0] }
-                parsed.entries = list.signature
-            }
-            if parsed.layout == nil {
-                (parsed.definitions, parsed.problems) = ContentLoader.definitions(in: file.path, bytes: bytes)
-                if !validateOnly, Self.isYAML(file.path) { parsed.entries = (file.list ?? PassListEntries(bytes))?.signature }
-            } else if !parsed.problems.isEmpty {
-                // Problems are reported from the whole file, so that they name each entry by its place in the list.
-                parsed.problems = ContentLoader.definitions(in: file.path, bytes: bytes).problems
-            }
-            return parsed
+        // Each file is parsed by the worker that evaluates its passes, and a large list of passes in runs of
+        // `runLength` entries, so that only the definitions being evaluated are in memory (100,000 parsed
+        // entries are a few hundred MB) and a large list is parsed on every core.
+        let files = ParallelLoop.map(parse, jobs: jobs) { file in Self.prepare(file, validateOnly: validateOnly) }
+        parse = []
+        let sources = ResultSlots<[UInt8]>(values: files.map { $0.bytes ?? [] })
+        let units = files.indices.flatMap { index in
+            files[index].runs.map { $0.map { ParseUnit(file: index, run: $0) } } ?? [ParseUnit(file: index, run: nil)]
         }
-        for file in parsed { collector.add(file.problems) }
-
-        // Render and validate on every core; each evaluation is independent. Passes that changed are signed
-        // and staged by the same worker right away, until a problem shows the build will fail.
-        // Each definition is let go of once evaluated (100,000 parsed entries are a few hundred MB);
-        // the files keep only what the checks below need of them.
-        let definitions = ResultSlots<PassDefinition>(values: parsed.flatMap(\.definitions))
-        for index in parsed.indices {
-            parsed[index].definitionCount = parsed[index].definitions.count
-            parsed[index].bundle = parsed[index].definitions.first?.bundle
-            if let only = parsed[index].definitions.first, parsed[index].definitions.count == 1 {
-                parsed[index].onlySerial = (only.serialNumber, only.serialLocation)
-            }
-            parsed[index].definitions = []
-        }
-        let evaluations = ResultSlots<PassEvaluator.Evaluation>(count: definitions.count)
+        let results = ResultSlots<ParsedUnit>(count: units.count)
         let packager = self.packager
-        let reporter = ProgressThrottle(total: definitions.count, report: progress)
+        let reporter = ProgressThrottle(total: files.reduce(0) { $0 + $1.expectedPasses }, report: progress)
         let failed = Atomic<Bool>(false)
-        ParallelLoop.run(count: definitions.count, jobs: jobs) { worker, next in
+        ParallelLoop.run(count: units.count, jobs: jobs) { worker, next in
             var stager = packager?.worker(worker)
+            var staged = 0
             while let index = next() {
-                var evaluation = evaluator.evaluate(definitions.take(index)!)
-                if evaluation.diagnostics.contains(where: \.isError) { failed.store(true, ordering: .relaxed) }
-                if let job = evaluation.job, stager != nil, !failed.load(ordering: .relaxed) {
-                    // A changed token is refused later, with the passes in order; sign nothing more then.
-                    if let old = state.passes[job.record.key]?.tokenHash, let new = job.record.tokenHash, old != new {
-                        failed.store(true, ordering: .relaxed)
-                    } else {
-                        evaluation.signed = Result { try stager!.package(job, name: index) }
-                        evaluation.job = nil
-                        reporter.step()
+                let unit = units[index]
+                var (definitions, parsed) = Self.parse(unit, of: files[unit.file], sources: sources)
+                if parsed.problems.contains(where: \.isError) { failed.store(true, ordering: .relaxed) }
+                parsed.evaluations.reserveCapacity(definitions.count)
+                // Each definition is let go of once evaluated.
+                definitions.reverse()
+                while let definition = definitions.popLast() {
+                    var evaluation = evaluator.evaluate(definition)
+                    if evaluation.diagnostics.contains(where: \.isError) { failed.store(true, ordering: .relaxed) }
+                    if let job = evaluation.job, stager != nil, !failed.load(ordering: .relaxed) {
+                        // A changed token is refused later, with the passes in order; sign nothing more then.
+                        if let old = state.passes[job.record.key]?.tokenHash, let new = job.record.tokenHash, old != new {
+                            failed.store(true, ordering: .relaxed)
+                        } else {
+                            evaluation.signed = Result { try stager!.package(job, name: staged) }
+                            staged += 1
+                            evaluation.job = nil
+                            reporter.step()
+                        }
                     }
+                    parsed.evaluations.append(evaluation)
                 }
-                evaluations[index] = evaluation
+                results[index] = parsed
             }
         }
         reporter.finish()
+
+        // Problems of a file parsed in runs are those of the whole file, as one parse of it finds them
+        // (a problem before `passes:` would be found in every run); such a file's passes are evaluated
+        // again from the whole file when its runs did not give the same definitions (a syntax error).
+        var firstUnit = 0
+        var evaluatedAgain: [Int: [PassEvaluator.Evaluation]] = [:]
+        for (index, file) in files.enumerated() {
+            let count = file.runs?.count ?? 1
+            let problems = (firstUnit..<firstUnit + count).flatMap { results[$0]!.problems }
+            if count > 1, !problems.isEmpty, let bytes = sources[index] {
+                let whole = ContentLoader.definitions(in: file.path, bytes: bytes)
+                collector.add(whole.problems)
+                if whole.definitions.count != (firstUnit..<firstUnit + count).reduce(0, { $0 + results[$1]!.evaluations.count }) {
+                    evaluatedAgain[index] = whole.definitions.map { evaluator.evaluate($0) }
+                }
+            } else {
+                collector.add(problems)
+            }
+            firstUnit += count
+        }
         collector.add(evaluator.templates.diagnostics)
-        var index = 0
         var packagingFailure: (any Error)?
-        for file in parsed {
+        firstUnit = 0
+        for (fileIndex, file) in files.enumerated() {
+            let fileUnits = (firstUnit..<firstUnit + (file.runs?.count ?? 1)).map { results.take($0)! }
+            firstUnit += fileUnits.count
+            let evaluations = evaluatedAgain.removeValue(forKey: fileIndex) ?? fileUnits.flatMap(\.evaluations)
             var keys: [String] = []
             // Reused entries in their places, when the parsed ones are as many as the entries left to parse.
             var layout = file.layout.map { $0[...] } ?? []
-            if layout.filter({ $0 == nil }).count != file.definitionCount { layout = [] }
+            if layout.filter({ $0 == nil }).count != evaluations.count { layout = [] }
             func takeReused() {
                 while let first = layout.first, let key = first {
                     keys.append(key)
                     layout.removeFirst()
                 }
             }
-            for _ in 0..<file.definitionCount {
+            for evaluation in evaluations {
                 takeReused()
                 if !layout.isEmpty { layout.removeFirst() }
-                let evaluation = evaluations.take(index)!
-                index += 1
                 guard let key = accept(evaluation) else { continue }
                 keys.append(key)
                 switch evaluation.signed {
@@ -327,8 +404,10 @@ struct BuildPlanner {
                 }
             }
             takeReused()
-            if file.layout == nil, let only = file.onlySerial { checkSerialChange(file: file.path, keys: keys, serial: only) }
-            if let bundle = file.bundle { plan.bundles[file.path] = bundle }
+            if file.layout == nil, evaluations.count == 1, let only = fileUnits.lazy.compactMap(\.firstSerial).first {
+                checkSerialChange(file: file.path, keys: keys, serial: only)
+            }
+            if let bundle = fileUnits.first?.bundle { plan.bundles[file.path] = bundle }
             // Entry hashes are kept only when each entry gave one pass, in order.
             let entries = file.entries.flatMap { PassListEntries.hashes(in: $0).count == keys.count + 1 ? $0 : nil }
             plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys, identity: file.identity, entries: entries)

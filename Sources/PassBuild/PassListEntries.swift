@@ -20,6 +20,9 @@ struct PassListEntries: Sendable {
     let header: Range<Int>
     let passesLine: Range<Int>
     let entries: [Range<Int>]
+    /// The 1-based line of the file where each entry starts, and that of `passes:`.
+    let entryLines: [Int]
+    let passesLineNumber: Int
     /// The header's hash followed by every entry's, `hashLength` hex digits each.
     let signature: String
 
@@ -43,8 +46,10 @@ struct PassListEntries: Sendable {
         guard !Self.contains(headerBytes, "bundle"), !Self.hasAnchorOrAlias(headerBytes) else { return nil }
 
         var entries: [Range<Int>] = []
+        var entryLines: [Int] = []
         var indent: Int?
-        for line in lines[(passesIndex + 1)...] {
+        for lineIndex in (passesIndex + 1)..<lines.count {
+            let line = lines[lineIndex]
             let content = text(line)
             let spaces = content.prefix(while: { $0 == 0x20 }).count
             guard spaces < content.count else { continue }  // blank
@@ -59,6 +64,7 @@ struct PassListEntries: Sendable {
             }
             if isEntryStart, spaces == indent {
                 entries.append(line)
+                entryLines.append(lineIndex + 1)
             } else if spaces > indent! || first == UInt8(ascii: "#") {
                 entries[entries.count - 1] = entries[entries.count - 1].lowerBound..<line.upperBound
             } else {
@@ -75,6 +81,8 @@ struct PassListEntries: Sendable {
         header = 0..<lines[passesIndex].lowerBound
         passesLine = lines[passesIndex]
         self.entries = entries
+        self.entryLines = entryLines
+        passesLineNumber = passesIndex + 1
         var signature = Self.hash(headerBytes)
         signature.reserveCapacity((entries.count + 1) * Self.hashLength)
         for entry in entries { signature += Self.hash(bytes[entry]) }
@@ -115,6 +123,17 @@ struct PassListEntries: Sendable {
             lineStart = entry.upperBound
         }
         return out
+    }
+
+    /// The header, the `passes:` line and the entries at `range`, to parse with
+    /// `ContentLoader.definitions(in:excerpt:firstEntry:excerptEntryLine:entryLine:)`:
+    /// what it needs to give every location its line in the file.
+    func excerpt(_ range: Range<Int>, of bytes: [UInt8]) -> (bytes: [UInt8], excerptEntryLine: Int, entryLine: Int) {
+        var out: [UInt8] = []
+        out.reserveCapacity(passesLine.upperBound + entries[range.upperBound - 1].upperBound - entries[range.lowerBound].lowerBound)
+        out += bytes[0..<passesLine.upperBound]
+        out += bytes[entries[range.lowerBound].lowerBound..<entries[range.upperBound - 1].upperBound]
+        return (out, passesLineNumber + 1, entryLines[range.lowerBound])
     }
 
     private static func hash(_ bytes: ArraySlice<UInt8>) -> String {

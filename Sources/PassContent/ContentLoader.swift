@@ -34,6 +34,25 @@ package struct ContentLoader: Sendable {
     package static func definitions(in file: String, bytes: [UInt8]) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
         let root: SourceNode
         do { root = try SourceParser.parse(bytes, file: file) } catch { return ([], [error]) }
+        return definitions(of: root, file: file, firstEntry: 0)
+    }
+
+    /// Parses a run of the entries of a YAML file with `passes:`, apart from the others, so that the
+    /// runs of a large file are parsed one at a time (and on every core). `excerpt` holds the file's
+    /// lines before `passes:`, the `passes:` line and the entries `firstEntry...` of the file, the first
+    /// of which starts at line `excerptEntryLine` of `excerpt` and at line `entryLine` of the file.
+    /// Locations and key paths are those of the whole file. Problems of the part before `passes:`
+    /// are found in each run; a file with `bundle:` or anchors has to be parsed whole.
+    package static func definitions(in file: String, excerpt: [UInt8], firstEntry: Int, excerptEntryLine: Int,
+                                    entryLine: Int) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
+        let root: SourceNode
+        let shift = YAMLSourceParser.LineShift(from: excerptEntryLine, by: entryLine - excerptEntryLine)
+        do { root = try YAMLSourceParser.parse(excerpt, file: file, lineShift: shift) } catch { return ([], [error]) }
+        return definitions(of: root, file: file, firstEntry: firstEntry)
+    }
+
+    /// The definitions of a parsed file; `firstEntry` is the index in the file of the first entry of `passes:` in `root`.
+    private static func definitions(of root: SourceNode, file: String, firstEntry: Int) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
         var problems: [ContentDiagnostic] = []
         guard let members = root.members else {
             return ([], [.error(at: root.location, rule: "content.shape",
@@ -66,7 +85,8 @@ package struct ContentLoader: Sendable {
                 problems.append(.warning(at: passes.location, keyPath: ["passes"], rule: "content.empty", "passes is empty; this file defines no pass"))
             }
             var definitions: [PassDefinition] = []
-            for (index, entry) in entries.enumerated() {
+            for (offset, entry) in entries.enumerated() {
+                let index = firstEntry + offset
                 guard entry.members != nil else {
                     problems.append(.error(at: entry.location, keyPath: JSONPath([.key("passes"), .index(index)]), rule: "content.type", "each entry of passes must be a map"))
                     continue

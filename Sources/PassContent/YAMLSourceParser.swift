@@ -13,7 +13,29 @@ package enum YAMLSourceParser {
     /// small file expand to billions of values ("billion laughs").
     package static let maximumNodeCount = 2_000_000
 
-    package static func parse(_ bytes: [UInt8], file: String, maximumNodeCount: Int = maximumNodeCount) throws(ContentDiagnostic) -> SourceNode {
+    /// Lines of a part of a file parsed on its own (see `ContentLoader.definitions(in:excerpt:)`):
+    /// from line `from` of the part on, each line is `by` lines further down in the file.
+    package struct LineShift: Sendable, Equatable {
+        package var from: Int
+        package var by: Int
+
+        package init(from: Int, by: Int) {
+            self.from = from
+            self.by = by
+        }
+
+        func line(_ line: Int) -> Int { line >= from ? line + by : line }
+    }
+
+    /// Where the nodes of one parse are: their file, and the shift of their lines.
+    private struct Place {
+        var file: String
+        var shift: LineShift?
+    }
+
+    package static func parse(_ bytes: [UInt8], file: String, maximumNodeCount: Int = maximumNodeCount,
+                              lineShift: LineShift? = nil) throws(ContentDiagnostic) -> SourceNode {
+        let place = Place(file: file, shift: lineShift)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .error(at: position(ofByte: firstInvalidUTF8Byte(bytes), in: bytes, file: file), rule: "yaml.encoding",
                          "the file is not valid UTF-8 here; save it as UTF-8")
@@ -24,7 +46,7 @@ package enum YAMLSourceParser {
             // Yams's regular expressions and follows YAML 1.2 (see above).
             root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
-            throw diagnostic(for: error, file: file, bytes: bytes)
+            throw diagnostic(for: error, place: place, bytes: bytes)
         } catch {
             throw .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.syntax", "invalid YAML: \(error)")
         }
@@ -32,11 +54,12 @@ package enum YAMLSourceParser {
             throw .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.empty", "the file is empty; it must define a pass")
         }
         var count = 0
-        return try convert(root, file: file, count: &count, limit: maximumNodeCount)
+        return try convert(root, place: place, count: &count, limit: maximumNodeCount)
     }
 
-    private static func location(_ mark: Mark?, _ file: String) -> SourceLocation {
-        SourceLocation(file: file, line: max(mark?.line ?? 1, 1), column: max(mark?.column ?? 1, 1))
+    private static func location(_ mark: Mark?, _ place: Place) -> SourceLocation {
+        let line = max(mark?.line ?? 1, 1)
+        return SourceLocation(file: place.file, line: place.shift?.line(line) ?? line, column: max(mark?.column ?? 1, 1))
     }
 
     /// The offset of the first byte that is not part of valid UTF-8.
@@ -63,25 +86,25 @@ package enum YAMLSourceParser {
         return SourceLocation(file: file, line: line, column: offset - lineStart + 1)
     }
 
-    private static func convert(_ node: Node, file: String, count: inout Int, limit: Int) throws(ContentDiagnostic) -> SourceNode {
+    private static func convert(_ node: Node, place: Place, count: inout Int, limit: Int) throws(ContentDiagnostic) -> SourceNode {
         count += 1
         guard count <= limit else {
-            throw .error(at: location(node.mark, file), rule: "yaml.size", "the file has more than \(limit) values (aliases included); split it")
+            throw .error(at: location(node.mark, place), rule: "yaml.size", "the file has more than \(limit) values (aliases included); split it")
         }
-        let here = location(node.mark, file)
+        let here = location(node.mark, place)
         switch node {
         case .scalar(let scalar):
             return .scalar(value(of: scalar, node: node), at: here)
         case .sequence(let sequence):
             var elements: [SourceNode] = []
             elements.reserveCapacity(sequence.count)
-            for element in sequence { elements.append(try convert(element, file: file, count: &count, limit: limit)) }
+            for element in sequence { elements.append(try convert(element, place: place, count: &count, limit: limit)) }
             return SourceNode(.array(elements), at: here)
         case .mapping(let mapping):
             var members: [SourceNode.Member] = []
             var seen: [String: Int] = [:]
             for (keyNode, valueNode) in mapping {
-                let keyLocation = location(keyNode.mark, file)
+                let keyLocation = location(keyNode.mark, place)
                 guard case .scalar(let keyScalar) = keyNode else {
                     throw .error(at: keyLocation, rule: "yaml.key", "a key must be plain text, not a list or a map")
                 }
@@ -91,7 +114,7 @@ package enum YAMLSourceParser {
                                  "key \"\(key)\" appears twice in the same map (first at line \(firstLine)); keep one")
                 }
                 seen[key] = keyLocation.line
-                members.append(.init(key: key, keyLocation: keyLocation, value: try convert(valueNode, file: file, count: &count, limit: limit)))
+                members.append(.init(key: key, keyLocation: keyLocation, value: try convert(valueNode, place: place, count: &count, limit: limit)))
             }
             return SourceNode(.object(members), at: here)
         case .alias:
@@ -143,18 +166,19 @@ package enum YAMLSourceParser {
         return .double(value)
     }
 
-    private static func diagnostic(for error: YamlError, file: String, bytes: [UInt8]) -> ContentDiagnostic {
+    private static func diagnostic(for error: YamlError, place: Place, bytes: [UInt8]) -> ContentDiagnostic {
+        let file = place.file
         func at(_ mark: Mark, _ problem: String, _ context: YamlError.Context?) -> ContentDiagnostic {
             var message = "invalid YAML: \(problem)"
-            if let context { message += " (\(context.text) at line \(context.mark.line))" }
-            return .error(at: location(mark, file), rule: "yaml.syntax", message + "; check indentation and quoting")
+            if let context { message += " (\(context.text) at line \(place.shift?.line(context.mark.line) ?? context.mark.line))" }
+            return .error(at: location(mark, place), rule: "yaml.syntax", message + "; check indentation and quoting")
         }
         switch error {
         case let .scanner(context, problem, mark, _): return at(mark, problem, context)
         case let .parser(context, problem, mark, _): return at(mark, problem, context)
         case let .composer(context, problem, mark, _): return at(mark, problem, context)
         case let .duplicatedKeysInMapping(duplicates, context):
-            return .error(at: location(context.mark, file), rule: "yaml.duplicate-key",
+            return .error(at: location(context.mark, place), rule: "yaml.duplicate-key",
                           "keys \(duplicates.joined(separator: ", ")) appear twice in the same map; keep one")
         case let .reader(problem, offset, value, _):
             // Control characters (a NUL byte, say) are not allowed in YAML.
