@@ -1,5 +1,6 @@
-import COpenSSL
+import Crypto
 import Foundation
+import Synchronization
 
 /// Makes the `signature` file of a pass: a detached PKCS#7 / CMS SignedData
 /// over the bytes of `manifest.json`, DER-encoded, that embeds the signer
@@ -12,89 +13,66 @@ package protocol ManifestSigning: Sendable {
     func signature(forManifest manifest: [UInt8], signingTime: Date) throws(SigningError) -> [UInt8]
 }
 
-/// Signs manifests with OpenSSL's PKCS#7 API, one key per instance.
+/// Signs manifests with one key, byte for byte as OpenSSL's PKCS#7 API
+/// (`PKCS7Signer`) does, at little more than the cost of the RSA operation.
+///
+/// The first signature of each signing-time form (UTCTime, GeneralizedTime)
+/// comes from `PKCS7Signer`; its DER becomes a `SignedDataTemplate` once the
+/// RSA signature in it checks out against the signed attributes as this type
+/// hashes them. Every later signature copies the template, writes the signing
+/// time and the manifest's SHA-256 into it, hashes the signed attributes and
+/// signs that hash: one RSA operation and two short SHA-256s. Keys other than
+/// RSA, and DER that does not have the expected shape, are signed by
+/// `PKCS7Signer` every time.
 ///
 /// Make one per worker with `SigningIdentity.makeSigner()`. An instance is
-/// safe to share between threads (`@unchecked Sendable`: every stored
-/// property is immutable after `init`, and OpenSSL allows concurrent signing
-/// with one key and concurrent read-only use of certificates and
-/// `EVP_MD`, https://www.openssl.org/docs/man3.0/man7/openssl-threads.html),
-/// but it is only contention-free when one thread at a time uses it.
+/// safe to share between threads (`@unchecked Sendable`: the templates are
+/// behind a mutex that is held only to read or store one, and
+/// `RSADigestSigner` documents its own), but it is only contention-free when
+/// one thread at a time uses it.
 package final class CMSSigner: ManifestSigning, @unchecked Sendable {
-    private let certificate: X509Certificate
-    private let intermediate: X509Certificate
-    private let key: PrivateKey
-    /// SHA-256, fetched once: looking an algorithm up by name on every
-    /// signature costs a locked method-store query
-    /// (https://www.openssl.org/docs/man3.0/man7/crypto.html, "Performance").
-    private let digest: OpaquePointer
-
-    /// PKCS7_BINARY: sign the bytes as they are (no MIME canonicalisation of
-    /// line endings, which would change the digest of manifest.json).
-    /// PKCS7_DETACHED: the manifest is a separate file in the pass, not inside
-    /// the signature. PKCS7_NOSMIMECAP: leave out the S/MIME capabilities
-    /// attribute, which Wallet does not use. Signing time is still added
-    /// (https://www.openssl.org/docs/man3.0/man3/PKCS7_sign.html).
-    private static let flags = Int32(PKCS7_BINARY | PKCS7_DETACHED | PKCS7_NOSMIMECAP)
+    private let reference: PKCS7Signer
+    private let rsa: RSADigestSigner?
+    /// By `DERTime.tag`: the template, or nil when the reference DER of that
+    /// form could not be used as one. No entry: not tried yet.
+    private let templates = Mutex<[UInt8: SignedDataTemplate?]>([:])
 
     init(certificate: X509Certificate, intermediate: X509Certificate, key: PrivateKey) throws(SigningError) {
-        guard let digest = EVP_MD_fetch(nil, "SHA256", nil) else {
-            throw .openSSLFailure(operation: "load SHA-256", reason: OpenSSL.drainErrors())
-        }
-        self.certificate = certificate
-        self.intermediate = intermediate
-        self.key = key
-        self.digest = digest
-    }
-
-    deinit {
-        EVP_MD_free(digest)
+        reference = try PKCS7Signer(certificate: certificate, intermediate: intermediate, key: key)
+        rsa = RSADigestSigner(key: key)
     }
 
     package func signature(forManifest manifest: [UInt8], signingTime: Date) throws(SigningError) -> [UInt8] {
-        OpenSSL.clearErrors()
-        func failure(_ operation: String) -> SigningError {
-            .openSSLFailure(operation: operation, reason: OpenSSL.drainErrors())
+        guard let rsa, let time = DERTime(signingTime) else {
+            return try reference.signature(forManifest: manifest, signingTime: signingTime)
         }
+        let digest = SHA256.hash(data: manifest)
+        switch templates.withLock({ $0[time.tag] }) {
+        case .some(.some(let template)):
+            guard let der = template.signedData(signingTime: time, messageDigest: digest, signer: rsa) else {
+                throw .openSSLFailure(operation: "sign the manifest", reason: OpenSSL.drainErrors())
+            }
+            return der
+        case .some(.none):
+            return try reference.signature(forManifest: manifest, signingTime: signingTime)
+        case .none:
+            let der = try reference.signature(forManifest: manifest, signingTime: signingTime)
+            let template = SignedDataTemplate(signedData: der, signingTime: time, messageDigest: Array(digest),
+                                              signatureLength: rsa.signatureLength)
+                .flatMap { template in
+                    rsa.verifies(signature: Array(der[template.signature]), digest: template.attributesDigest(in: der))
+                        ? template : nil
+                }
+            templates.withLock { $0[time.tag] = .some(template) }
+            return der
+        }
+    }
 
-        // PKCS7_PARTIAL: create the SignedData without signers, so the signer
-        // can be added with the pre-fetched digest and a chosen signing time
-        // before PKCS7_final computes the signature.
-        guard let p7 = PKCS7_sign(nil, nil, nil, nil, Self.flags | PKCS7_PARTIAL) else {
-            throw failure("create the SignedData")
-        }
-        defer { PKCS7_free(p7) }
-
-        // Also embeds the signer certificate (no PKCS7_NOCERTS).
-        guard let signerInfo = PKCS7_sign_add_signer(p7, certificate.pointer, key.pointer, digest, Self.flags) else {
-            throw failure("add the signer")
-        }
-        // Apple requires the signer certificate and the WWDR intermediate in
-        // the signature (PassKit Package Format Reference, "Signing the Pass").
-        guard PKCS7_add_certificate(p7, intermediate.pointer) == 1 else {
-            throw failure("embed the WWDR certificate")
-        }
-        // Without a signing-time attribute iOS rejects the pass with
-        // "Signature must contain a signing date".
-        // PKCS7_final would add the current time itself; setting it here lets
-        // the caller date the whole pass consistently.
-        guard let time = OpenSSL.makeTime(signingTime) else { throw failure("encode the signing time") }
-        guard PKCS7_add0_attrib_signing_time(signerInfo, time) == 1 else {
-            ASN1_TIME_free(time)
-            throw failure("add the signing time")
-        }
-
-        let finished: Bool? = OpenSSL.withReadOnlyBIO(manifest) { bio in
-            PKCS7_final(p7, bio, Self.flags) == 1
-        }
-        guard finished == true else { throw failure("sign the manifest") }
-
-        let length = i2d_PKCS7(p7, nil)
-        guard length > 0 else { throw failure("encode the signature") }
-        return [UInt8](unsafeUninitializedCapacity: Int(length)) { buffer, count in
-            var cursor = buffer.baseAddress
-            count = max(0, Int(i2d_PKCS7(p7, &cursor)))
-        }
+    /// Whether signatures dated `signingTime` come from a template (false
+    /// until the first one of its form has been made). For tests.
+    package func usesTemplate(for signingTime: Date) -> Bool {
+        guard let time = DERTime(signingTime) else { return false }
+        return templates.withLock { $0[time.tag] ?? nil } != nil
     }
 }
 

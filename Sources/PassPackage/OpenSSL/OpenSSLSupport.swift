@@ -122,7 +122,16 @@ enum OpenSSL {
     /// A new ASN1_TIME for `date` (UTCTime up to 2049, GeneralizedTime after,
     /// as RFC 5280 §4.1.2.5 and RFC 5652 §11.3 require). Caller frees.
     static func makeTime(_ date: Date) -> UnsafeMutablePointer<ASN1_TIME>? {
-        ASN1_TIME_set(nil, time_t(date.timeIntervalSince1970.rounded(.down)))
+        guard let seconds = seconds(date) else { return nil }
+        return ASN1_TIME_set(nil, seconds)
+    }
+
+    /// `date` in whole seconds since 1970 (rounded down), or nil when it is
+    /// not finite or does not fit a `time_t`.
+    static func seconds(_ date: Date) -> time_t? {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite, seconds >= Double(time_t.min), seconds < Double(time_t.max) else { return nil }
+        return time_t(seconds)
     }
 
     /// An ASN.1 string's contents as UTF-8.

@@ -182,6 +182,12 @@ package final class SigningIdentity: ManifestSigning, @unchecked Sendable {
         return try CMSSigner(certificate: signingCertificate, intermediate: intermediate, key: copy)
     }
 
+    /// A signer that uses OpenSSL's PKCS#7 API for every signature: the
+    /// reference `CMSSigner` is checked against in tests.
+    package func makePKCS7Signer() throws(SigningError) -> PKCS7Signer {
+        try PKCS7Signer(certificate: signingCertificate, intermediate: intermediate, key: privateKey)
+    }
+
     /// Signs with a signer shared by all callers of this identity. Safe from
     /// any thread; for many concurrent signatures use `makeSigner()` per
     /// worker instead.
