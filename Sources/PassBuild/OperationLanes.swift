@@ -67,7 +67,11 @@ final class OperationLanes: Sendable {
                 indices.append(chunks.count)
                 chunks.append(Chunk(operations: list[start..<min(list.count, start + chunkSize)], lanes: lanesOfGroup[group]))
             }
-            pending.append(indices.reversed())
+            // The groups of one build name the same files in the same order (a pass's download link, token
+            // link and move), and a link or rename locks the file's inode: each group starts at a different
+            // place, so that two threads do not take turns on the same files.
+            let offset = indices.count * group / max(1, groupOperations.count)
+            pending.append(Array((indices[offset...] + indices[..<offset]).reversed()))
         }
         self.folders = folders
         self.chunks = chunks

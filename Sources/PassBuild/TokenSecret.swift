@@ -11,11 +11,15 @@ import PassPackage
 /// change it.
 package struct TokenSecret: Sendable {
     let key: SymmetricKey
+    /// An HMAC already keyed with the secret, copied for each message: keying
+    /// hashes the padded key twice, as much work as the message itself.
+    private let keyedMAC: HMAC<SHA256>
     /// Where the secret came from, for the build's summary (never the secret itself).
     package let origin: String
 
     package init(_ secret: String, origin: String) {
         self.key = SymmetricKey(data: Array(secret.utf8))
+        self.keyedMAC = HMAC<SHA256>(key: key)
         self.origin = origin
     }
 
@@ -33,7 +37,9 @@ package struct TokenSecret: Sendable {
     package var fingerprint: String { Array(mac("passforge/secret-fingerprint")).hexString }
 
     private func mac(_ message: String) -> HMAC<SHA256>.MAC {
-        HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)
+        var mac = keyedMAC
+        mac.update(data: Array(message.utf8))
+        return mac.finalize()
     }
 
     /// Reads PASSFORGE_TOKEN_SECRET; else the project's `.passforge/token-secret`,
@@ -62,23 +68,30 @@ package struct TokenSecret: Sendable {
 /// base64url without padding (RFC 4648 §5), written out: Foundation's
 /// string replacing was a fifth of a large build's planning time.
 func base64URL<D: ContiguousBytes>(_ bytes: D) -> String {
-    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-    return bytes.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> String in
-        var out: [UInt8] = []
-        out.reserveCapacity((input.count * 4 + 2) / 3)
-        var index = 0
-        while index + 2 < input.count {
-            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            out += [alphabet[Int(value >> 18)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)], alphabet[Int(value & 63)]]
-            index += 3
+    bytes.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> String in
+        let count = (input.count * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: count) { out in
+            var written = 0
+            func put(_ value: UInt32, _ shift: UInt32) {
+                out[written] = base64URLAlphabet[Int(value >> shift & 63)]
+                written += 1
+            }
+            var index = 0
+            while index + 2 < input.count {
+                let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                put(value, 18); put(value, 12); put(value, 6); put(value, 0)
+                index += 3
+            }
+            if input.count - index == 2 {
+                let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+                put(value, 18); put(value, 12); put(value, 6)
+            } else if input.count - index == 1 {
+                let value = UInt32(input[index]) << 16
+                put(value, 18); put(value, 12)
+            }
+            return written
         }
-        if input.count - index == 2 {
-            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            out += [alphabet[Int(value >> 18)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)]]
-        } else if input.count - index == 1 {
-            let value = UInt32(input[index]) << 16
-            out += [alphabet[Int(value >> 18)], alphabet[Int(value >> 12 & 63)]]
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
+
+private let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
