@@ -149,7 +149,8 @@ struct PassEvaluator: Sendable {
         // The image rules depend on the template's files, the style and the style scheme (a poster
         // event ticket needs artwork): passes of one template share the result when these agree.
         let imageKey = definition.images.isEmpty
-            ? "\(template.name)|\(PassStyle.allCases.filter { json[$0.key] != nil })|\(PassStyleScheme.active(in: json)?.rawValue ?? "")"
+            ? template.name + "|" + PassStyle.allCases.filter { json[$0.key] != nil }.map(\.key).joined(separator: ",") + "|"
+                + (PassStyleScheme.active(in: json)?.rawValue ?? "")
             : nil
         problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
             ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)
