@@ -180,9 +180,38 @@ struct BuildPlanner {
     /// What a unit gave: its problems and the evaluation of each definition, in order.
     private struct ParsedUnit: Sendable {
         var problems: [ContentDiagnostic] = []
-        var evaluations: [PassEvaluator.Evaluation] = []
+        var evaluations: [PlannedPass] = []
         var bundle: BundleDeclaration?
         var firstSerial: (number: String, location: SourceLocation)?
+    }
+
+    /// What the checks that span passes need of an evaluation, kept small: every pass's waits
+    /// until the last one is signed (an evaluation, with room for two records, takes about 1 KB).
+    private struct PlannedPass: Sendable {
+        var diagnostics: [ContentDiagnostic]
+        var key: String?
+        var serialLocation: SourceLocation
+        var tokenLocation: SourceLocation
+        var tokenHash: String?
+        var isUnchanged: Bool
+        var outcome: Outcome?
+
+        /// Boxed, as most passes have neither.
+        indirect enum Outcome: Sendable {
+            /// To sign, when the plan is made without a packager.
+            case job(PackagingJob)
+            case signed(Result<SignedPass, any Error>)
+        }
+
+        init(_ evaluation: PassEvaluator.Evaluation) {
+            diagnostics = evaluation.diagnostics
+            key = evaluation.key
+            serialLocation = evaluation.serialLocation
+            tokenLocation = evaluation.tokenLocation
+            tokenHash = evaluation.tokenHash
+            isUnchanged = evaluation.unchanged != nil
+            outcome = evaluation.signed.map { .signed($0) } ?? evaluation.job.map { .job($0) }
+        }
     }
 
     /// Reads a file skipped by its stamp, now that it has to be parsed, and decides how to cut it.
@@ -349,7 +378,7 @@ struct BuildPlanner {
                             reporter.step()
                         }
                     }
-                    parsed.evaluations.append(evaluation)
+                    parsed.evaluations.append(PlannedPass(evaluation))
                 }
                 results[index] = parsed
             }
@@ -360,7 +389,7 @@ struct BuildPlanner {
         // (a problem before `passes:` would be found in every run); such a file's passes are evaluated
         // again from the whole file when its runs did not give the same definitions (a syntax error).
         var firstUnit = 0
-        var evaluatedAgain: [Int: [PassEvaluator.Evaluation]] = [:]
+        var evaluatedAgain: [Int: [PlannedPass]] = [:]
         for (index, file) in files.enumerated() {
             let count = file.runs?.count ?? 1
             let problems = (firstUnit..<firstUnit + count).flatMap { results[$0]!.problems }
@@ -368,7 +397,7 @@ struct BuildPlanner {
                 let whole = ContentLoader.definitions(in: file.path, bytes: bytes)
                 collector.add(whole.problems)
                 if whole.definitions.count != (firstUnit..<firstUnit + count).reduce(0, { $0 + results[$1]!.evaluations.count }) {
-                    evaluatedAgain[index] = whole.definitions.map { evaluator.evaluate($0) }
+                    evaluatedAgain[index] = whole.definitions.map { PlannedPass(evaluator.evaluate($0)) }
                 }
             } else {
                 collector.add(problems)
@@ -397,10 +426,10 @@ struct BuildPlanner {
                 if !layout.isEmpty { layout.removeFirst() }
                 guard let key = accept(evaluation) else { continue }
                 keys.append(key)
-                switch evaluation.signed {
-                case .success(let pass)?: plan.signed.append(pass)
-                case .failure(let error)?: packagingFailure = packagingFailure ?? error
-                case nil: break
+                switch evaluation.outcome {
+                case .signed(.success(let pass))?: plan.signed.append(pass)
+                case .signed(.failure(let error))?: packagingFailure = packagingFailure ?? error
+                case .job?, nil: break
                 }
             }
             takeReused()
@@ -450,9 +479,15 @@ struct BuildPlanner {
             }
         }
         guard !moved.isEmpty else { return }
+        // The last old entry of each hash. A few moved entries (one edited, say) are looked for
+        // among the old ones directly: hashing 100,000 of them into a dictionary takes longer.
         var keyByHash: [Substring: String] = [:]
-        keyByHash.reserveCapacity(previous.passes.count)
-        for (hash, key) in zip(old.dropFirst(), previous.passes) { keyByHash[hash] = key }
+        if moved.count <= 8 {
+            for (hash, key) in zip(old.dropFirst(), previous.passes) where moved.contains(where: { $0.hash == hash }) { keyByHash[hash] = key }
+        } else {
+            keyByHash.reserveCapacity(previous.passes.count)
+            for (hash, key) in zip(old.dropFirst(), previous.passes) { keyByHash[hash] = key }
+        }
         for (index, hash) in moved {
             if let key = keyByHash[hash], used.insert(key).inserted { file.reusedEntries[index] = key }
         }
@@ -499,10 +534,13 @@ struct BuildPlanner {
 
     /// An unchanged file whose passes all keep their fingerprint (checked
     /// before) is not parsed at all, unless an earlier file defined one of them.
+    /// (Each of its passes is in `state.passes`: a pass that is not was not found unchanged.)
     private mutating func reuse(_ previous: BuildState.ContentFileRecord, file: String) -> Bool {
         for key in previous.passes {
-            guard state.passes.index(forKey: key) != nil, defined.index(forKey: key) == nil else { return false }
+            guard defined.index(forKey: key) == nil else { return false }
         }
+        // Most builds define every pass of the last one again, nearly all of them here.
+        if defined.isEmpty { defined.reserveCapacity(state.passes.count) }
         let location = SourceLocation(file: file)
         for key in previous.passes {
             defined[key] = location
@@ -526,7 +564,7 @@ struct BuildPlanner {
     // MARK: - Passes
 
     /// The checks that span passes; returns the pass's key when it is sound.
-    private mutating func accept(_ evaluation: PassEvaluator.Evaluation) -> String? {
+    private mutating func accept(_ evaluation: PlannedPass) -> String? {
         collector.add(evaluation.diagnostics)
         guard let key = evaluation.key else { return nil }
         if let first = defined[key] {
@@ -542,9 +580,9 @@ struct BuildPlanner {
                 "the authenticationToken of pass \(key) would change. Apple forbids changing the token of an existing pass: devices keep the old one and their updates would fail. Restore the previous PASSFORGE_TOKEN_SECRET (or authenticationToken); to really replace the pass, issue it under a new serial"))
             return nil
         }
-        if evaluation.unchanged != nil {
+        if evaluation.isUnchanged {
             plan.unchanged.append(key)
-        } else if let job = evaluation.job {
+        } else if case .job(let job)? = evaluation.outcome {
             plan.jobs.append(job)
         }
         return key
