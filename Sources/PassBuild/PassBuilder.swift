@@ -164,7 +164,7 @@ package struct PassBuilder: Sendable {
                                      rewritten: rewritten, previous: previousFile, to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
         // What only the state file needed goes before the journal is made (at 100,000 passes, over 100 MB).
         (previousFile, encodedPasses, plan.signed) = (nil, [:], [])
-        let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys) + bundles.csvRows)
+        let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys, jobs: settings.jobs) + bundles.csvRows)
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in
             timings.mark(point)
@@ -191,7 +191,12 @@ package struct PassBuilder: Sendable {
     /// by an earlier passforge), whose token is the derived one: their name
     /// can be made from the secret, and their bytes stay as they are.
     static func missingTokenLinks(_ unchanged: [String], of passes: [String: BuildState.PassRecord], secret: TokenSecret) -> [BuildState.PassRecord] {
-        unchanged.compactMap { key in
+        // Passes without such a name are rare: looked for among the records in storage order, no key hashed.
+        var withoutName = Set<String>()
+        for (key, record) in passes where record.tokenPath == nil && record.tokenHash != nil { withoutName.insert(key) }
+        guard !withoutName.isEmpty else { return [] }
+        return unchanged.compactMap { key in
+            guard withoutName.contains(key) else { return nil }
             guard let record = passes[key], record.tokenPath == nil, let tokenHash = record.tokenHash else { return nil }
             let token = secret.authenticationToken(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber)
             guard sha256Hex(Array(token.utf8)) == tokenHash else { return nil }
@@ -202,19 +207,28 @@ package struct PassBuilder: Sendable {
     }
 
     /// `output/.passforge/downloads.csv`: passTypeIdentifier,serialNumber,download path — for mailings.
-    static func downloadsCSV(_ state: BuildState, keys: [String]? = nil) -> String {
+    static func downloadsCSV(_ state: BuildState, keys: [String]? = nil, jobs: Int = 1) -> String {
         // Sorting the keys, not the records: records are large values, and moving them costs more than the sort.
-        var csv = "passTypeIdentifier,serialNumber,download path\n"
-        csv.reserveCapacity(state.passes.count * 96)
-        for key in keys ?? state.passes.keys.sorted() {
-            let record = state.passes[key]!
-            csv += record.passTypeIdentifier
-            csv += ","
-            csv += record.serialNumber
-            csv += ","
-            csv += record.downloadPath
-            csv += "\n"
+        let keys = keys ?? state.passes.keys.sorted()
+        let passes = state.passes
+        let chunk = 4096
+        let parts = ParallelLoop.map(Array(stride(from: 0, to: keys.count, by: chunk)), jobs: jobs) { start in
+            var rows = ""
+            rows.reserveCapacity(chunk * 96)
+            for key in keys[start..<min(keys.count, start + chunk)] {
+                let record = passes[key]!
+                rows += record.passTypeIdentifier
+                rows += ","
+                rows += record.serialNumber
+                rows += ","
+                rows += record.downloadPath
+                rows += "\n"
+            }
+            return rows
         }
+        var csv = "passTypeIdentifier,serialNumber,download path\n"
+        csv.reserveCapacity(parts.reduce(csv.utf8.count) { $0 + $1.utf8.count })
+        for part in parts { csv += part }
         return csv
     }
 
