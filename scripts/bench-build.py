@@ -110,13 +110,14 @@ def write_content(root, n, layout, changed=None):
 
 
 class Run:
-    def __init__(self, seconds, user, system, rss, summary):
+    def __init__(self, seconds, user, system, rss, summary, phases=""):
         self.seconds, self.user, self.system, self.rss, self.summary = seconds, user, system, rss, summary
+        self.phases = phases  # the build's own phase times (PASSFORGE_BUILD_TIMES), "name seconds, ..."
 
 
 def timed_build(binary, root, output="output", jobs=None):
     """Runs one build; returns its wall time, CPU times and peak RSS (MiB)."""
-    env = dict(os.environ, PASSFORGE_TOKEN_SECRET=SECRET)
+    env = dict(os.environ, PASSFORGE_TOKEN_SECRET=SECRET, PASSFORGE_BUILD_TIMES="1")
     env.pop("CI", None)
     command = [binary, "build", "--quiet", "--development-signing", "--output", output] + (["--jobs", str(jobs)] if jobs else [])
     start = time.monotonic()
@@ -126,7 +127,8 @@ def timed_build(binary, root, output="output", jobs=None):
     out, err = proc.stdout.read().decode(), proc.stderr.read().decode()
     if status != 0:
         sys.exit(f"build failed:\n{out}\n{err}")
-    return Run(elapsed, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024.0, out.strip().splitlines()[-1])
+    phases = next((line.split(":", 1)[1].strip() for line in err.splitlines() if line.startswith("build phases (s):")), "")
+    return Run(elapsed, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024.0, out.strip().splitlines()[-1], phases)
 
 
 def prepare_project(root, n, layout, binary):
@@ -274,6 +276,7 @@ def main():
         rate, rate1 = n / full.seconds, n / one_core.seconds
         print(f"  full build, --jobs 1:  {one_core.seconds:6.2f} s  {rate1:7,.0f} passes/s  (user {one_core.user:.2f} s, system {one_core.system:.2f} s)")
         print(f"  full build, {cores} cores:  {full.seconds:6.2f} s  {rate:7,.0f} passes/s  (user {full.user:.2f} s, system {full.system:.2f} s)")
+        print(f"    its phases (s): {full.phases}")
         cpu = (full.user + full.system) / n * 1000
         rsa_share = (1000 / single) / cpu
         print(f"  CPU per pass: {cpu:.3f} ms (user + system, all threads); one RSA-2048 signature: {1000 / single:.3f} ms, "
@@ -289,7 +292,11 @@ def main():
         row(f"full build {n:,}, all cores / floor", f"{rate / multi:.2f}", f">= {TARGETS['floor_ratio']} x floor ({rate:,.0f} vs {multi:,.0f}/s)",
             rate / multi >= TARGETS["floor_ratio"])
         if peer:
-            row(f"full build {n:,} / Python peer", f"{rate / peer:.2f}", f">= {TARGETS['peer_ratio']} x peer ({peer:,.0f}/s)",
+            # Every pass needs its own RSA signature, so no build outruns the floor: when the peer is above
+            # floor / peer_ratio, the peer target is out of reach for any implementation, and the row says so.
+            reachable = multi / peer
+            row(f"full build {n:,} / Python peer", f"{rate / peer:.2f}",
+                f">= {TARGETS['peer_ratio']} x peer ({peer:,.0f}/s; the floor is {reachable:.2f} x the peer)",
                 rate / peer >= TARGETS["peer_ratio"])
         row("all cores vs --jobs 1", f"{rate / rate1:.2f}x", f">= {TARGETS['speedup']}x", rate / rate1 >= TARGETS["speedup"])
         row("RSA share of the build's CPU time", f"{100 * rsa_share:.0f}%", "(no target; the ceiling of floor ratio)", True)
@@ -323,7 +330,10 @@ def main():
                 peak = max(built.rss, noop.rss, one.rss)
                 factor = built.seconds / base
                 print(f"  {large:,} passes, {layout}: full {built.seconds:.1f} s ({large / built.seconds:,.0f} passes/s), "
-                      f"no-op {noop.seconds:.2f} s, one changed {one.seconds:.2f} s, peak RSS {peak:.0f} MiB")
+                      f"no-op {noop.seconds:.2f} s, one changed {one.seconds:.2f} s, peak RSS {peak:.0f} MiB "
+                      f"(full {built.rss:.0f}, no-op {noop.rss:.0f}, one changed {one.rss:.0f})")
+                for name, run in (("full", built), ("no-op", noop), ("one changed", one)):
+                    print(f"    {name} phases (s): {run.phases}")
                 row(f"full build {large:,}, {layout} / {n:,} time", f"{factor:.1f}x", f"<= {TARGETS['large_full']:.0f}x",
                     factor <= TARGETS["large_full"])
                 row(f"no-op rebuild {large:,}, {layout}", f"{noop.seconds:.2f} s", f"<= {TARGETS['large_noop']} s",
