@@ -27,15 +27,21 @@ package struct RegularFile: ~Copyable {
     /// All `identity.size` bytes of the file; nil when a read fails or the
     /// file ends early.
     package func readAll() -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: Int(identity.size))
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + done, $0.count - done) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            done += count
+        // Read straight into the array's storage: zero-filling first costs a build state of 90 MB a tenth of a second.
+        var complete = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(identity.size)) { buffer, initialized in
+            var done = 0
+            while done < buffer.count {
+                let count = Glibc.read(descriptor, buffer.baseAddress! + done, buffer.count - done)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                done += count
+            }
+            complete = done == buffer.count
+            // Bytes past a short read are never looked at: the array is dropped.
+            initialized = complete ? done : 0
         }
-        return bytes
+        return complete ? bytes : nil
     }
 }
 

@@ -139,7 +139,10 @@ struct SharedStrings {
     mutating func string(_ slot: Int, _ scanner: inout JSONScanner) throws(BuildStateDecoding.Failure) -> String {
         let value: String
         if let raw = scanner.plainString() {
-            if raw.elementsEqual(lastBytes[slot]) { return last[slot] }
+            let same = lastBytes[slot].withUnsafeBufferPointer { previous in
+                previous.count == raw.count && (raw.isEmpty || memcmp(previous.baseAddress!, raw.baseAddress!, raw.count) == 0)
+            }
+            if same { return last[slot] }
             value = String(decoding: raw, as: UTF8.self)
         } else {
             value = try scanner.string()
@@ -317,20 +320,15 @@ struct JSONScanner {
         while index < end, case let current = byte(index), current == 0x20 || current == 0x09 || current == 0x0A || current == 0x0D { index += 1 }
         guard index < end, byte(index) == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
-        index = start
-        while index < end {
-            switch byte(index) {
-            case UInt8(ascii: "\""):
-                position = index + 1
-                return UnsafeBufferPointer(start: base! + start, count: index - start)
-            case UInt8(ascii: "\\"): return nil
-            default: index += 1
-            }
-        }
-        return nil
+        guard start < end, let found = memchr(base! + start, Int32(UInt8(ascii: "\"")), end - start) else { return nil }
+        let quote = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base!
+        guard memchr(base! + start, Int32(UInt8(ascii: "\\")), quote - start) == nil else { return nil }
+        position = quote + 1
+        return UnsafeBufferPointer(start: base! + start, count: quote - start)
     }
 
     mutating func string() throws(Failure) -> String {
+        if let plain = plainString() { return String(decoding: plain, as: UTF8.self) }
         try expect(UInt8(ascii: "\""), "a string")
         let start = position
         while position < end {
