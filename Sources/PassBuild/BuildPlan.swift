@@ -46,7 +46,21 @@ extension BuildPlan {
     }
 
     /// Adds the records of the reused files to `contentFiles`, from the previous state.
-    mutating func completeContentFiles(from previous: [String: BuildState.ContentFileRecord]) {
+    ///
+    /// When every previous file is still there (reused or parsed), the previous records are kept in
+    /// place instead of copied one by one: give `previous` up (no other reference) and it is not copied at all.
+    mutating func completeContentFiles(from previous: consuming [String: BuildState.ContentFileRecord]) {
+        let parsedBefore = contentFiles.keys.reduce(0) { $0 + (previous.index(forKey: $1) == nil ? 0 : 1) }
+        if reusedFiles.count + parsedBefore == previous.count {
+            var all = previous
+            for (path, identity) in reusedFiles {
+                let index = all.index(forKey: path)!
+                if all.values[index].identity != identity { all.values[index].identity = identity }
+            }
+            for (path, record) in contentFiles { all[path] = record }
+            (contentFiles, reusedFiles) = (all, [])
+            return
+        }
         contentFiles.reserveCapacity(contentFiles.count + reusedFiles.count)
         for (path, identity) in reusedFiles {
             var record = previous[path]!
@@ -266,7 +280,7 @@ struct BuildPlanner {
 
     mutating func makePlan(progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
         let paths: [String]
-        do { paths = try Self.contentFiles(in: settings.contentDirectory) } catch {
+        do { paths = try Self.contentFiles(in: settings.contentDirectory, jobs: settings.jobs) } catch {
             throw BuildFailure(diagnostics: error.diagnostics)
         }
         progress(.planning(files: paths.count))
@@ -496,7 +510,7 @@ struct BuildPlanner {
     /// The content files under `directory`, sorted: what `ContentLoader.contentFiles`
     /// lists (the same rule: `.yml`, `.yaml` and `.json` files, names starting
     /// with a dot skipped), read with one getdents per folder instead of a stat per name.
-    static func contentFiles(in directory: String) throws(ContentErrors) -> [String] {
+    static func contentFiles(in directory: String, jobs: Int = 1) throws(ContentErrors) -> [String] {
         guard let entries = AtomicFileSystem.directoryEntries(directory) else {
             return try ContentLoader(directory: directory).contentFiles()
         }
@@ -513,7 +527,36 @@ struct BuildPlanner {
                 }
             }
         }
-        return files.sorted()
+        return sorted(files, jobs: jobs)
+    }
+
+    /// `paths.sorted()`, in parts sorted on `jobs` threads and then merged: 100,000 paths take a tenth of a second on one.
+    static func sorted(_ paths: [String], jobs: Int) -> [String] {
+        let parts = min(jobs, 4, paths.count / 4096)
+        guard parts > 1 else { return paths.sorted() }
+        let size = (paths.count + parts - 1) / parts
+        var sortedParts = ParallelLoop.map(Array(0..<parts), jobs: parts) { part in
+            paths[part * size..<min(paths.count, (part + 1) * size)].sorted()
+        }
+        while sortedParts.count > 1 {
+            let (first, second) = (sortedParts.removeLast(), sortedParts.removeLast())
+            var merged: [String] = []
+            merged.reserveCapacity(first.count + second.count)
+            var (i, j) = (0, 0)
+            while i < first.count, j < second.count {
+                if second[j] < first[i] {
+                    merged.append(second[j])
+                    j += 1
+                } else {
+                    merged.append(first[i])
+                    i += 1
+                }
+            }
+            merged += first[i...]
+            merged += second[j...]
+            sortedParts.append(merged)
+        }
+        return sortedParts[0]
     }
 
     /// Whether a name ends in `.yml`, `.yaml` or `.json`, in any case, after at least one other character.

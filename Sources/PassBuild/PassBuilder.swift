@@ -97,7 +97,9 @@ package struct PassBuilder: Sendable {
         newState.builtAt = iso8601(started)
         // The content files in order: those reused are in the order of the last build's, which is theirs.
         let contentFileOrder = (ordered: plan.reusedFiles.map(\.path), added: Array(plan.contentFiles.keys))
-        plan.completeContentFiles(from: state.contentFiles)
+        let previousContentFiles = state.contentFiles
+        state.contentFiles = [:]
+        plan.completeContentFiles(from: previousContentFiles)
         newState.contentFiles = plan.contentFiles
         newState.removedPasses = state.removedPasses
         newState.passes = state.passes

@@ -24,6 +24,34 @@ import TestSupport
         check(previous, ordered: [], added: [])
     }
 
+    @Test func contentFileRecordsAreCompletedFromThePreviousOnes() {
+        func record(_ hash: String, _ identity: String?) -> BuildState.ContentFileRecord {
+            .init(hash: hash, passes: ["pass.t/\(hash)"], identity: identity)
+        }
+        let previous = ["a.yml": record("a", "1"), "b.yml": record("b", "2"), "c.yml": record("c", "3"), "d.yml": record("d", "4")]
+        // Every previous file still there: b's stamp settled anew, c parsed again, e new.
+        var plan = BuildPlan()
+        plan.reusedFiles = [("a.yml", "1"), ("b.yml", "9"), ("d.yml", nil)]
+        plan.contentFiles = ["c.yml": record("c2", "5"), "e.yml": record("e", "6")]
+        plan.completeContentFiles(from: previous)
+        #expect(plan.contentFiles == ["a.yml": record("a", "1"), "b.yml": record("b", "9"), "c.yml": record("c2", "5"),
+                                      "d.yml": record("d", nil), "e.yml": record("e", "6")])
+        #expect(plan.reusedFiles.isEmpty)
+        // A previous file gone: it is not carried over.
+        plan = BuildPlan()
+        plan.reusedFiles = [("a.yml", "1"), ("d.yml", "4")]
+        plan.contentFiles = ["c.yml": record("c2", "5")]
+        plan.completeContentFiles(from: previous)
+        #expect(plan.contentFiles == ["a.yml": record("a", "1"), "c.yml": record("c2", "5"), "d.yml": record("d", "4")])
+    }
+
+    @Test func pathsSortedInPartsAreSortedPaths() {
+        var generator = SystemRandomNumberGenerator()
+        let paths = (0..<20_000).map { _ in "content/\(["a", "B", "é", "a/b", "a.b"].randomElement(using: &generator)!)\(UInt32.random(in: 0..<50_000, using: &generator)).yml" }
+        for jobs in [1, 2, 3, 8] { #expect(BuildPlanner.sorted(paths, jobs: jobs) == paths.sorted()) }
+        #expect(BuildPlanner.sorted([], jobs: 2) == [])
+    }
+
     @Test func aStampIsSpelledAsItsNumbers() {
         for (size, inode, modified, changed) in [(Int64(0), UInt64(0), Int64(0), Int64(0)), (1234, 98_765, 1_700_000_000_123_456_789, 1_700_000_000_999_999_999),
                                                  (.max, .max, .min, -1), (-5, 10, 9, 100)] {
