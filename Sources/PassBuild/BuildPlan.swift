@@ -197,6 +197,7 @@ struct BuildPlanner {
         var evaluations: [PlannedPass] = []
         var bundle: BundleDeclaration?
         var firstSerial: (number: String, location: SourceLocation)?
+        var signedCount = 0
     }
 
     /// What the checks that span passes need of an evaluation, kept small: every pass's waits
@@ -392,6 +393,7 @@ struct BuildPlanner {
                             reporter.step()
                         }
                     }
+                    if case .success? = evaluation.signed { parsed.signedCount += 1 }
                     parsed.evaluations.append(PlannedPass(evaluation))
                 }
                 results[index] = parsed
@@ -404,6 +406,8 @@ struct BuildPlanner {
         // again from the whole file when its runs did not give the same definitions (a syntax error).
         var firstUnit = 0
         var evaluatedAgain: [Int: [PlannedPass]] = [:]
+        // Signed passes wait for the commit: no room to spare (a pass takes about 400 bytes here).
+        plan.signed.reserveCapacity((0..<units.count).reduce(0) { $0 + results[$1]!.signedCount })
         for (index, file) in files.enumerated() {
             let count = file.runs?.count ?? 1
             let problems = (firstUnit..<firstUnit + count).flatMap { results[$0]!.problems }
