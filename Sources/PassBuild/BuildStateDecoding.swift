@@ -349,7 +349,13 @@ struct JSONScanner {
 
     private mutating func escapedString() throws(Failure) -> String {
         var utf8: [UInt8] = []
+        utf8.reserveCapacity(64)
         while position < end {
+            // Each run of plain bytes at once (an ETag is a hash between two escaped quotes).
+            let run = position
+            while position < end, case let current = byte(position), current != UInt8(ascii: "\""), current != UInt8(ascii: "\\") { position += 1 }
+            if position > run { utf8.append(contentsOf: UnsafeBufferPointer(start: base! + run, count: position - run)) }
+            guard position < end else { break }
             let current = byte(position)
             position += 1
             switch current {
