@@ -51,7 +51,7 @@ extension ValidationRun {
     /// One barcode: format, message and messageEncoding are required.
     mutating func checkBarcode(_ barcode: JSONObject, at path: JSONPath, isLegacy: Bool) -> BarcodeFormat? {
         reportUnknownKeys(
-            in: barcode, at: path, known: Barcode.CodingKeys.allCases.map(\.rawValue),
+            in: barcode, at: path, known: Barcode.knownKeys,
             place: isLegacy ? "the legacy barcode" : "a barcode"
         )
         let subject = isLegacy ? "the legacy barcode" : "the barcode at \(path)"

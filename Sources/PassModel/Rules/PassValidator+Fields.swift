@@ -30,7 +30,7 @@ extension ValidationRun {
     mutating func checkStructure(_ structure: JSONObject, style: PassStyle, firstBarcode: BarcodeFormat?) {
         let base: JSONPath = [.key(style.key)]
         reportUnknownKeys(
-            in: structure, at: base, known: PassStructure.CodingKeys.allCases.map(\.rawValue),
+            in: structure, at: base, known: PassStructure.knownKeys,
             place: "the \(style.key) object"
         )
         checkTransitType(structure, style: style)
@@ -102,7 +102,7 @@ extension ValidationRun {
     // MARK: One field
 
     mutating func checkField(_ field: JSONObject, at path: JSONPath, area: FieldArea, style: PassStyle) {
-        reportUnknownKeys(in: field, at: path, known: Field.CodingKeys.allCases.map(\.rawValue), place: "a field")
+        reportUnknownKeys(in: field, at: path, known: Field.knownKeys, place: "a field")
         checkFieldKey(field, at: path)
         _ = string("label", of: field, at: path)
         let value = checkFieldValue(field, at: path)

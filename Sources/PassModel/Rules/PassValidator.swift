@@ -33,7 +33,7 @@ package struct PassValidator: Sendable {
             )]
         }
         var run = ValidationRun(options: options, root: root)
-        run.reportUnknownKeys(in: root, at: .root, known: Pass.knownKeys, place: "the pass")
+        run.reportUnknownKeys(in: root, at: .root, known: Pass.knownKeySet, place: "the pass")
         run.checkIdentity()
         let firstBarcode = run.checkBarcodes()
         let styles = run.checkStyles()
