@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// Reads `state.json` straight from its bytes into a `BuildState`, on every
 /// core: a 100,000-pass state is about 70 MB, and going through a general
@@ -61,8 +62,14 @@ enum BuildStateDecoding {
             guard let hash, let keys else { throw Failure(description: "a content file is incomplete") }
             return BuildState.ContentFileRecord(hash: hash, passes: keys, identity: identity, entries: entries)
         }
-        state.contentFiles.reserveCapacity(fileMembers.count)
-        for (member, file) in zip(fileMembers, files.joined()) { state.contentFiles[member.key] = file }
+        // The content files' dictionary is built while the passes are decoded, on a thread of its own.
+        let contentFiles = Mutex<[String: BuildState.ContentFileRecord]>([:])
+        let buildContentFiles: @Sendable () -> Void = { [fileMembers] in
+            var dictionary: [String: BuildState.ContentFileRecord] = [:]
+            dictionary.reserveCapacity(fileMembers.count)
+            for (member, file) in zip(fileMembers, files.joined()) { dictionary[member.key] = file }
+            contentFiles.withLock { $0 = dictionary }
+        }
         try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
             for member in removedMembers {
                 var scanner = JSONScanner(buffer, range: member.range)
@@ -82,10 +89,14 @@ enum BuildStateDecoding {
                                                         removedTag: Int64(tag), files: files)
             }
         }
-        var passes = try decodeMembers(passMembers, in: bytes, jobs: jobs) { scanner, last throws(Failure) in
+        var passes = try decodeMembers(passMembers, in: bytes, jobs: jobs, alongside: buildContentFiles) { scanner, last throws(Failure) in
             try BuildState.PassRecord(scanner: &scanner, sharing: &last)
         }
         _ = consume bytes
+        state.contentFiles = contentFiles.withLock { files in
+            defer { files = [:] }  // the state's the only reference: changed in place later
+            return files
+        }
         state.passes.reserveCapacity(passMembers.count)
         var member = 0
         for index in passes.indices {
@@ -99,15 +110,22 @@ enum BuildStateDecoding {
     }
 
     /// Decodes each member's value on `jobs` threads: the values in order, in chunks.
+    /// `alongside`, when given, runs on one of the threads too, first (and always, even when decoding fails).
     private static func decodeMembers<Value: Sendable>(
-        _ members: [(key: String, range: Range<Int>)], in bytes: [UInt8], jobs: Int,
+        _ members: [(key: String, range: Range<Int>)], in bytes: [UInt8], jobs: Int, alongside: (@Sendable () -> Void)? = nil,
         _ decode: @Sendable (inout JSONScanner, inout SharedStrings) throws(Failure) -> Value
     ) throws(Failure) -> [[Value]] {
         let chunk = 2048
         let chunks = (members.count + chunk - 1) / chunk
         let ranges = members.map(\.range)
-        let results = ParallelLoop.map(Array(0..<chunks), jobs: jobs) { index -> Result<[Value], Failure> in
-            bytes.withUnsafeBufferPointer { buffer in
+        // Item -1 is the work alongside.
+        let items = alongside == nil ? Array(0..<chunks) : Array(-1..<chunks)
+        let results = ParallelLoop.map(items, jobs: jobs) { index -> Result<[Value], Failure> in
+            if index < 0 {
+                alongside?()
+                return .success([])
+            }
+            return bytes.withUnsafeBufferPointer { buffer in
                 var shared = SharedStrings()
                 var values: [Value] = []
                 values.reserveCapacity(chunk)
@@ -120,7 +138,7 @@ enum BuildStateDecoding {
         }
         var chunked: [[Value]] = []
         chunked.reserveCapacity(results.count)
-        for result in results {
+        for result in results.dropFirst(alongside == nil ? 0 : 1) {
             switch result {
             case .success(let part): chunked.append(part)
             case .failure(let error): throw error
