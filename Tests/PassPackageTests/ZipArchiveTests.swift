@@ -43,6 +43,45 @@ struct ZipArchiveTests {
         #expect(try readBytes(directory + "/out/en.lproj/pass.strings") == entries[2].bytes)
     }
 
+    /// Each thread reuses its deflate streams (one per window size): an
+    /// archive must come out the same whichever thread makes it and whatever
+    /// that thread deflated before, and read back intact.
+    @Test func reusedDeflateStreamsGiveTheSameBytesOnEveryThread() async throws {
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        let archives = [10, 700, 1_500, 300, 40_000, 1_400, 9_000, 20].map { size in
+            [ZipEntry(name: "pass.json", bytes: Array(String(repeating: #"{"n":\#(size)}"#, count: size / 8 + 1).utf8.prefix(size))),
+             ZipEntry(name: "manifest.json", bytes: (0..<size).map { UInt8(ascii: "a") + UInt8(truncatingIfNeeded: $0 &* 7 % 26) })]
+        }
+        let expected = try archives.map { try ZipArchive.make($0, modificationDate: date) }
+        let results = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    var made: [[UInt8]] = []
+                    for round in 0..<3 {
+                        // A different order on each worker and round.
+                        let rotated = archives.indices.map { ($0 + worker + round) % archives.count }
+                        let order = worker.isMultiple(of: 2) ? rotated : rotated.reversed()
+                        var byIndex = [[UInt8]](repeating: [], count: archives.count)
+                        for index in order { byIndex[index] = try ZipArchive.make(archives[index], modificationDate: date) }
+                        made = byIndex
+                    }
+                    return made
+                }
+            }
+            var all: [[[UInt8]]] = []
+            for try await made in group { all.append(made) }
+            return all
+        }
+        for made in results {
+            let differing = made.indices.filter { made[$0] != expected[$0] }
+            #expect(differing.isEmpty, "archives \(differing) differ from those made on the test's thread")
+        }
+        for (archive, entries) in zip(expected, archives) {
+            let readBack = try ZipArchive.read(archive).map(\.bytes) == entries.map(\.bytes)
+            #expect(readBack)
+        }
+    }
+
     @Test func sameInputsGiveSameBytes() throws {
         let date = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(try ZipArchive.make(entries, modificationDate: date) == ZipArchive.make(entries, modificationDate: date))
