@@ -359,9 +359,13 @@ struct BuildPlanner {
         // Each file is parsed by the worker that evaluates its passes, and a large list of passes in runs of
         // `runLength` entries, so that only the definitions being evaluated are in memory (100,000 parsed
         // entries are a few hundred MB) and a large list is parsed on every core.
-        let files = ParallelLoop.map(parse, jobs: jobs) { file in Self.prepare(file, validateOnly: validateOnly) }
+        var prepared = ParallelLoop.map(parse, jobs: jobs) { file in Self.prepare(file, validateOnly: validateOnly) }
         parse = []
-        let sources = ResultSlots<[UInt8]>(values: files.map { $0.bytes ?? [] })
+        // The bytes are taken from here by the unit that parses them, and let go of.
+        let sources = ResultSlots<[UInt8]>(values: prepared.map { $0.bytes ?? [] })
+        for index in prepared.indices { prepared[index].bytes = nil }
+        let files = prepared
+        prepared = []
         let units = files.indices.flatMap { index in
             files[index].runs.map { $0.map { ParseUnit(file: index, run: $0) } } ?? [ParseUnit(file: index, run: nil)]
         }
