@@ -104,13 +104,12 @@ package struct OutputTree: Sendable {
         return true
     }
 
-    /// Applies the operations in order, except that the links and moves of
-    /// the new passes run together, spread over threads (see `OperationLanes`):
-    /// a journal lists the links from the staged files first, then their
-    /// moves, and none of them depends on another once a link whose staged
-    /// file has already been moved is made from the file's new place.
-    /// Other runs of links or moves are spread the same way, each run after
-    /// the one before it; removals run in order.
+    /// Applies the operations in order, except that a run of links or of
+    /// moves is spread over threads by target folder: the operations of a
+    /// run never depend on one another, and one thread per folder never
+    /// waits for another's lock on that folder. A journal lists the links
+    /// from the staged files first, then the moves, so that the links of
+    /// all passes are made while the moves wait for none of them.
     private func apply(_ journal: Journal, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                        stall: (String) -> Void = { _ in }) throws {
         var folders = Set<String>()
@@ -121,19 +120,6 @@ package struct OutputTree: Sendable {
             let kind = operations[start].kind
             var end = start + 1
             while end < operations.count, operations[end].kind == kind { end += 1 }
-            var moved: [String: String] = [:]
-            if kind == .link, end < operations.count, operations[end].kind == .move {
-                // The moves that follow: when every link is of a file they move, one batch.
-                var movesEnd = end + 1
-                while movesEnd < operations.count, operations[movesEnd].kind == .move { movesEnd += 1 }
-                moved.reserveCapacity(movesEnd - end)
-                for operation in operations[end..<movesEnd] { moved[operation.source!] = operation.path }
-                if operations[start..<end].allSatisfy({ moved[$0.source!] != nil }) {
-                    end = movesEnd
-                } else {
-                    moved = [:]
-                }
-            }
             if runs == 1 { stall("applying") }
             runs += 1
             if kind == .remove {
@@ -144,9 +130,10 @@ package struct OutputTree: Sendable {
                     removeEmptyParents(of: path)
                 }
             } else {
-                let lanes = OperationLanes(operations[start..<end])
-                folders.formUnion(lanes.folders.map { "\(directory)/\($0)" })
-                try apply(lanes, movedTo: moved, jobs: jobs)
+                let groups = Dictionary(grouping: operations[start..<end]) { ($0.path as NSString).deletingLastPathComponent }
+                    .sorted { $0.key < $1.key }
+                folders.formUnion(groups.map { "\(directory)/\($0.key)" })
+                try applyInParallel(groups.map(\.value), jobs: jobs)
             }
             start = end
         }
@@ -164,47 +151,32 @@ package struct OutputTree: Sendable {
         try? FileManager.default.removeItem(atPath: stagingDirectory)
     }
 
-    /// Moves and links, chunk by chunk on `jobs` threads. An operation whose
-    /// source is gone while its target is there was done by an earlier,
-    /// interrupted run of the same journal — except a link of a staged file
-    /// listed in `movedTo`, which may be moved by another thread at the same
-    /// time: once it is gone, the link is made from where it was moved (the
-    /// rename is atomic, so that name then has the new bytes).
-    private func apply(_ lanes: OperationLanes, movedTo: [String: String], jobs: Int) throws {
-        for folder in lanes.folders { try AtomicFileSystem.createDirectory("\(directory)/\(folder)") }
+    /// Moves and links, one folder's operations per thread at a time. An
+    /// operation whose source is gone while its target is there was done by
+    /// an earlier, interrupted run of the same journal.
+    private func applyInParallel(_ groups: [[Operation]], jobs: Int) throws {
         let failure = Mutex<AtomicFileSystem.Failure?>(nil)
         let directory = self.directory
-        ParallelLoop.run(count: lanes.chunkCount, jobs: jobs) { _, _ in
-            var finished: Int?
-            while let chunk = lanes.next(finishing: finished) {
-                finished = chunk
+        ParallelLoop.run(count: groups.count, jobs: jobs) { _, next in
+            while let index = next() {
                 do throws(AtomicFileSystem.Failure) {
-                    for operation in lanes.operations(of: chunk) {
+                    let group = groups[index]
+                    try AtomicFileSystem.createDirectory(("\(directory)/\(group[0].path)" as NSString).deletingLastPathComponent)
+                    for operation in group {
                         let source = "\(directory)/\(operation.source!)", path = "\(directory)/\(operation.path)"
                         if operation.kind == .move {
                             try AtomicFileSystem.renameIfPresent(source, to: path)
-                        } else if let destination = movedTo[operation.source!] {
-                            try Self.link(staged: source, movedTo: "\(directory)/\(destination)", as: path)
                         } else {
                             try AtomicFileSystem.hardLinkIfPresent(source, as: path)
                         }
                     }
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
-                    lanes.abandon()
+                    return
                 }
             }
         }
         if let failure = failure.withLock({ $0 }) { throw failure }
-    }
-
-    /// Links `path` to the staged file, or to where it was moved once it is gone.
-    private static func link(staged: String, movedTo destination: String, as path: String) throws(AtomicFileSystem.Failure) {
-        do throws(AtomicFileSystem.Failure) {
-            try AtomicFileSystem.hardLink(staged, as: path, creatingFolder: false)
-        } catch where error.code == ENOENT && !FileManager.default.fileExists(atPath: staged) {
-            try AtomicFileSystem.hardLink(destination, as: path, creatingFolder: false)
-        }
     }
 
     /// Removes `v1/passes/<type>/` when its last pass is gone, never above `v1/`.
