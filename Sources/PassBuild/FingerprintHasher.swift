@@ -25,12 +25,19 @@ struct FingerprintHasher {
     }
 
     /// The label, a zero byte and the length of what follows: no part can pass for another.
+    /// One update for the three (every unchanged pass's fingerprint is checked on each build).
     private mutating func addLabel(_ label: String, count: Int) {
         var label = label
-        label.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-        var trailer = (UInt8(0), UInt64(count).littleEndian)
-        withUnsafeBytes(of: &trailer.0) { hasher.update(bufferPointer: $0) }
-        withUnsafeBytes(of: &trailer.1) { hasher.update(bufferPointer: $0) }
+        label.withUTF8 { utf8 in
+            withUnsafeTemporaryAllocation(byteCount: utf8.count + 9, alignment: 1) { buffer in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(utf8))
+                buffer[utf8.count] = 0
+                withUnsafeBytes(of: UInt64(count).littleEndian) { length in
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[(utf8.count + 1)...]).copyMemory(from: length)
+                }
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(buffer))
+            }
+        }
     }
 
     func finalize() -> String { hasher.finalize().hexString }

@@ -18,8 +18,14 @@ package final class SigningIdentities: Sendable {
     /// Each identity resolved once; held while one is resolved.
     private let resolved = Mutex(Cache())
 
+    /// Two strings rather than one joined: asked once per unchanged pass, a joined key is an allocation each time.
+    private struct IdentityKey: Hashable {
+        var passTypeIdentifier: String
+        var teamIdentifier: String
+    }
+
     private struct Cache {
-        var byType: [String: Result<Resolved, BuildError>] = [:]
+        var byType: [IdentityKey: Result<Resolved, BuildError>] = [:]
         /// The PASSFORGE_SIGNING_CERTIFICATE identity, loaded once for every type.
         var defaultIdentity: Result<Resolved, BuildError>?
     }
@@ -32,7 +38,7 @@ package final class SigningIdentities: Sendable {
 
     /// The identity for passes of `passTypeIdentifier` by team `teamIdentifier`.
     package func identity(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
-        let key = "\(passTypeIdentifier)\u{0}\(teamIdentifier)"
+        let key = IdentityKey(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier)
         return resolved.withLock { cache in
             if let cached = cache.byType[key] { return cached }
             let result = resolve(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, defaultIdentity: &cache.defaultIdentity)

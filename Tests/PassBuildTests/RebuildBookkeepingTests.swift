@@ -52,6 +52,20 @@ import TestSupport
         #expect(BuildPlanner.sorted([], jobs: 2) == [])
     }
 
+    @Test func aFingerprintIsTheHashOfItsLabelledParts() {
+        var hasher = FingerprintHasher()
+        hasher.add("context", "abc")
+        hasher.add("", [UInt8](repeating: 7, count: 300))
+        hasher.add("images", "")
+        var bytes: [UInt8] = []
+        for (label, part) in [("context", Array("abc".utf8)), ("", [UInt8](repeating: 7, count: 300)), ("images", [])] {
+            bytes += Array(label.utf8) + [0]
+            withUnsafeBytes(of: UInt64(part.count).littleEndian) { bytes += $0 }
+            bytes += part
+        }
+        #expect(hasher.finalize() == sha256Hex(bytes))
+    }
+
     @Test func aStampIsSpelledAsItsNumbers() {
         for (size, inode, modified, changed) in [(Int64(0), UInt64(0), Int64(0), Int64(0)), (1234, 98_765, 1_700_000_000_123_456_789, 1_700_000_000_999_999_999),
                                                  (.max, .max, .min, -1), (-5, 10, 9, 100)] {
