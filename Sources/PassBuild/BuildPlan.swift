@@ -108,10 +108,11 @@ struct DiagnosticCollector {
 ///
 /// Phases, each on every core but the last: read and hash every content
 /// file; check that the passes of unchanged files keep their fingerprints
-/// (such a file is not even parsed); parse the other files; render and
-/// validate their definitions — and, given a packager, sign and stage each
-/// new or changed pass at once, so that rendering, signing and writing form
-/// one pipeline. Last, in content order, the checks that span passes
+/// (such a file is not even parsed); parse the other files (a large list of
+/// passes in runs of entries), render and validate their definitions — and,
+/// given a packager, sign and stage each new or changed pass at once, so that
+/// parsing, rendering, signing and writing form one pipeline, and a parsed
+/// definition lives only until its pass is signed. Last, in content order, the checks that span passes
 /// (duplicate serials, token and serial changes). A pass staged by a build
 /// that then fails is never committed.
 struct BuildPlanner {
