@@ -156,14 +156,18 @@ enum BuildStateEncoding {
     /// The keys of `dictionary`, sorted, from `ordered` (keys mostly in order
     /// already: those of the previous state) and `added` (any others it may
     /// have): at 100,000 keys, checking an order takes a fraction of sorting.
-    static func sortedKeys<Value>(of dictionary: [String: Value], ordered: [String], added: [String]) -> [String] {
+    ///
+    /// Given `removed`, the caller vouches that every key of `ordered` but those is in `dictionary`, and
+    /// they are not looked up (at 100,000 keys, the lookups take most of the time).
+    static func sortedKeys<Value>(of dictionary: [String: Value], ordered: [String], removed: Set<String>? = nil,
+                                  added: [String]) -> [String] {
         var keys: [String] = []
         keys.reserveCapacity(dictionary.count)
-        for key in ordered where dictionary.index(forKey: key) != nil {
+        for key in ordered where removed.map({ $0.isEmpty || !$0.contains(key) }) ?? (dictionary.index(forKey: key) != nil) {
             if let last = keys.last, !(last < key) { return dictionary.keys.sorted() }
             keys.append(key)
         }
-        guard keys.count < dictionary.count else { return keys }
+        guard keys.count != dictionary.count || (removed != nil && !added.isEmpty) else { return keys }
         func isKept(_ key: String) -> Bool {
             var (low, high) = (0, keys.count)
             while low < high {

@@ -158,9 +158,11 @@ package struct PassBuilder: Sendable {
         for note in bundles.notes { progress(.note(note)) }
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
         let stagedState = "\(tree.stagingFolder)/state.json"
+        // The new passes are the previous ones (their records' keys, in the file) but the removed, and the signed;
+        // the content files, the reused ones (all kept) and the parsed.
         let keys = BuildStateEncoding.sortedKeys(of: newState.passes, ordered: previousFile?.recordRanges.map(\.key) ?? [],
-                                                 added: plan.signed.map(\.record.key))
-        let contentFileKeys = BuildStateEncoding.sortedKeys(of: newState.contentFiles, ordered: contentFileOrder.ordered,
+                                                 removed: Set(plan.removed.map(\.key)), added: plan.signed.map(\.record.key))
+        let contentFileKeys = BuildStateEncoding.sortedKeys(of: newState.contentFiles, ordered: contentFileOrder.ordered, removed: [],
                                                             added: contentFileOrder.added)
         try BuildStateEncoding.write(newState, keys: keys, contentFileKeys: contentFileKeys, encodedPasses: encodedPasses,
                                      rewritten: rewritten, previous: previousFile, to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)

@@ -22,6 +22,13 @@ import TestSupport
         check(previous + ["m/1"], ordered: previous, added: [])
         check(previous, ordered: previous.reversed(), added: [])
         check(previous, ordered: [], added: [])
+        // Told which keys of the old order are gone, it looks none of the others up.
+        let dictionary = Dictionary(uniqueKeysWithValues: (previous.filter { $0 != "a/3" } + ["b/5"]).map { ($0, 0) })
+        #expect(BuildStateEncoding.sortedKeys(of: dictionary, ordered: previous, removed: ["a/3"], added: ["b/5"]) == dictionary.keys.sorted())
+        // Not told of a removed key: the count gives it away, when the new key is among those added or there is none.
+        #expect(BuildStateEncoding.sortedKeys(of: dictionary, ordered: previous, removed: [], added: ["b/5"]) == dictionary.keys.sorted())
+        let fewer = Dictionary(uniqueKeysWithValues: previous.dropFirst().map { ($0, 0) })
+        #expect(BuildStateEncoding.sortedKeys(of: fewer, ordered: previous, removed: [], added: []) == fewer.keys.sorted())
     }
 
     @Test func contentFileRecordsAreCompletedFromThePreviousOnes() {
