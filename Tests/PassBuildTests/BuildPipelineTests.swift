@@ -11,15 +11,7 @@ import TestSupport
 @Suite struct BuildPipelineTests {
     static let secret = "pipeline-token-secret-0123456789"
 
-    func settings(_ project: ProjectFixture, jobs: Int = 2) throws -> BuildSettings {
-        var settings = BuildSettings(
-            contentDirectory: project.directory.file("content"), templatesDirectory: project.directory.file("templates"),
-            outputDirectory: project.output, configuration: try ProjectConfiguration.load(file: project.directory.file("passforge.yml")),
-            projectStateDirectory: project.directory.file(".passforge"),
-            environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret))
-        settings.jobs = jobs
-        return settings
-    }
+    func settings(_ project: ProjectFixture, jobs: Int = 2) throws -> BuildSettings { try project.buildSettings(secret: Self.secret, jobs: jobs) }
 
     /// The files of the pass at `path` in the output tree, by name.
     func entries(_ project: ProjectFixture, _ path: String) throws -> [String: [UInt8]] {

@@ -13,15 +13,7 @@ import TestSupport
 @Suite struct IncrementalRebuildTests {
     static let secret = "incremental-token-secret-0123456789"
 
-    func settings(_ project: ProjectFixture) throws -> BuildSettings {
-        var settings = BuildSettings(
-            contentDirectory: project.directory.file("content"), templatesDirectory: project.directory.file("templates"),
-            outputDirectory: project.output, configuration: try ProjectConfiguration.load(file: project.directory.file("passforge.yml")),
-            projectStateDirectory: project.directory.file(".passforge"),
-            environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret))
-        settings.jobs = 2
-        return settings
-    }
+    func settings(_ project: ProjectFixture) throws -> BuildSettings { try project.buildSettings(secret: Self.secret) }
 
     /// A built state with the rarer parts filled in too.
     func richState() throws -> BuildState {

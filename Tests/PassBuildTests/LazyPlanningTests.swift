@@ -13,15 +13,7 @@ import TestSupport
     /// More entries than two runs hold.
     static let count = BuildPlanner.runLength * 2 + 17
 
-    func settings(_ project: ProjectFixture) throws -> BuildSettings {
-        var settings = BuildSettings(
-            contentDirectory: project.directory.file("content"), templatesDirectory: project.directory.file("templates"),
-            outputDirectory: project.output, configuration: try ProjectConfiguration.load(file: project.directory.file("passforge.yml")),
-            projectStateDirectory: project.directory.file(".passforge"),
-            environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret))
-        settings.jobs = 2
-        return settings
-    }
+    func settings(_ project: ProjectFixture) throws -> BuildSettings { try project.buildSettings(secret: Self.secret) }
 
     /// A list with comments and blank lines between its entries, so that a run's lines are not a simple count of entries.
     static func list(count: Int = count, header: String = "", entry: (Int) -> String = { _ in "" }) -> String {

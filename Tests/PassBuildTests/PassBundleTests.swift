@@ -12,15 +12,7 @@ import TestSupport
     static let secret = "bundle-token-secret-0123456789"
     let pki = TestPKI.shared
 
-    func settings(_ project: ProjectFixture) throws -> BuildSettings {
-        var settings = BuildSettings(
-            contentDirectory: project.directory.file("content"), templatesDirectory: project.directory.file("templates"),
-            outputDirectory: project.output, configuration: try ProjectConfiguration.load(file: project.directory.file("passforge.yml")),
-            projectStateDirectory: project.directory.file(".passforge"),
-            environment: pki.environment(pki.leaf(), secret: Self.secret))
-        settings.jobs = 2
-        return settings
-    }
+    func settings(_ project: ProjectFixture) throws -> BuildSettings { try project.buildSettings(secret: Self.secret) }
 
     /// A family of `count` tickets in one file with `bundle: family`.
     func writeFamily(_ project: ProjectFixture, count: Int, name: String = "family", points: Int = 1, file: String = "family.yml") {
