@@ -106,11 +106,9 @@ package struct PassBuilder: Sendable {
         state.passes = [:]
         // Records carried over as they are keep their bytes from the old state file; these changed.
         var rewritten = Set<String>()
-        // Links from the staged files first, then the moves, then the rest: see `OutputTree.apply`.
-        // Each staged file already has the update tag as its modification time, so every name of it does.
-        var links: [OutputTree.Operation] = [], moves: [OutputTree.Operation] = [], operations: [OutputTree.Operation] = []
-        links.reserveCapacity(plan.signed.count * 3)
-        moves.reserveCapacity(plan.signed.count)
+        // The journal's operations but the links and moves of the signed passes, which are made after the state is
+        // written (at 100,000 passes they are tens of MB, and so are the encoded records the state needs).
+        var operations: [OutputTree.Operation] = []
         var encodedPasses: [String: [UInt8]] = [:]
         encodedPasses.reserveCapacity(plan.signed.count)
         for record in plan.removed { newState.passes[record.key] = nil }
@@ -123,18 +121,12 @@ package struct PassBuilder: Sendable {
             let record = pass.record
             let old = newState.passes.updateValue(record, forKey: record.key)
             encodedPasses[record.key] = pass.encodedRecord
-            for name in record.files.dropFirst() {
-                links.append(.init(kind: .link, path: name, source: pass.stagedPath))
-            }
-            moves.append(.init(kind: .move, path: record.path, source: pass.stagedPath))
             if let old {
                 for name in Set(old.files).subtracting(record.files).sorted() { operations.append(.init(kind: .remove, path: name)) }
             }
             newState.removedPasses[record.key] = nil
             report.built.append(record.key)
         }
-        operations = links + moves + operations
-        (links, moves) = ([], [])
         for record in plan.removed {
             if let tokenHash = record.tokenHash {
                 newState.removedPasses[record.key] = .init(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber,
@@ -167,7 +159,20 @@ package struct PassBuilder: Sendable {
         try BuildStateEncoding.write(newState, keys: keys, contentFileKeys: contentFileKeys, encodedPasses: encodedPasses,
                                      rewritten: rewritten, previous: previousFile, to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
         // What only the state file needed goes before the journal is made (at 100,000 passes, over 100 MB).
-        (previousFile, encodedPasses, plan.signed) = (nil, [:], [])
+        (previousFile, encodedPasses) = (nil, [:])
+        for index in plan.signed.indices { plan.signed[index].encodedRecord = [] }
+        // Links from the staged files first, then the moves, then the rest: see `OutputTree.apply`.
+        // Each staged file already has the update tag as its modification time, so every name of it does.
+        var links: [OutputTree.Operation] = [], moves: [OutputTree.Operation] = []
+        links.reserveCapacity(plan.signed.count * 2)
+        moves.reserveCapacity(plan.signed.count)
+        for pass in plan.signed {
+            for name in pass.record.files.dropFirst() { links.append(.init(kind: .link, path: name, source: pass.stagedPath)) }
+            moves.append(.init(kind: .move, path: pass.record.path, source: pass.stagedPath))
+        }
+        plan.signed = []
+        operations = links + moves + operations
+        (links, moves) = ([], [])
         let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys, jobs: settings.jobs) + bundles.csvRows)
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in
