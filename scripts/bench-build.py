@@ -127,7 +127,7 @@ def timed_build(binary, root, output="output", jobs=None):
     out, err = proc.stdout.read().decode(), proc.stderr.read().decode()
     if status != 0:
         sys.exit(f"build failed:\n{out}\n{err}")
-    phases = next((line.split(":", 1)[1].strip() for line in err.splitlines() if line.startswith("build phases (s):")), "")
+    phases = next((line.split(":", 1)[1].strip() for line in err.splitlines() if line.startswith("build phases (s)")), "")
     return Run(elapsed, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024.0, out.strip().splitlines()[-1], phases)
 
 

@@ -12,3 +12,12 @@ int passforge_set_malloc_thresholds(int trim_threshold, int mmap_threshold) {
     int mmap_set = mallopt(M_MMAP_THRESHOLD, mmap_threshold);
     return trim_set && mmap_set;
 }
+
+size_t passforge_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
+
+void passforge_release_free_heap(void) {
+    malloc_trim(0);
+}

@@ -1,4 +1,5 @@
 import Foundation
+import PassPackage
 import Synchronization
 
 /// The wall time of each phase of a build, written to standard error at the
@@ -7,7 +8,7 @@ import Synchronization
 final class BuildTimings: Sendable {
     private let start = Date()
     private let isEnabled: Bool
-    private let phases = Mutex<[(name: String, at: Double)]>([])
+    private let phases = Mutex<[(name: String, at: Double, memory: String)]>([])
 
     init(environment: [String: String]) { isEnabled = environment["PASSFORGE_BUILD_TIMES"] != nil }
 
@@ -15,7 +16,8 @@ final class BuildTimings: Sendable {
     func mark(_ name: String) {
         guard isEnabled else { return }
         let now = Date().timeIntervalSince(start)
-        phases.withLock { $0.append((name, now)) }
+        let memory = Self.residentMemory()
+        phases.withLock { $0.append((name, now, memory)) }
     }
 
     func report() {
@@ -23,8 +25,19 @@ final class BuildTimings: Sendable {
         var previous = 0.0
         let line = phases.withLock { $0 }.map { phase in
             defer { previous = phase.at }
-            return "\(phase.name) \(String(format: "%.3f", phase.at - previous))"
+            return "\(phase.name) \(String(format: "%.3f", phase.at - previous)) [\(phase.memory)]"
         }.joined(separator: ", ")
-        FileHandle.standardError.write(Data("build phases (s): \(line)\n".utf8))
+        FileHandle.standardError.write(Data("build phases (s) [resident/peak, heap in use MiB]: \(line)\n".utf8))
+    }
+
+    /// `VmRSS/VmHWM` in MiB from /proc/self/status (\"?\" where there is none), and the heap in use.
+    private static func residentMemory() -> String {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return "?" }
+        func mebibytes(_ field: String) -> String {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
+                  let kibibytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first(where: { !$0.isEmpty }).flatMap({ Int($0) }) else { return "?" }
+            return String(kibibytes / 1024)
+        }
+        return "\(mebibytes("VmRSS:"))/\(mebibytes("VmHWM:")), heap \(ProcessTuning.heapInUse >> 20) anon \(mebibytes("RssAnon:")) file \(mebibytes("RssFile:"))"
     }
 }

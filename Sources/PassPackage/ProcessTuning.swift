@@ -22,4 +22,10 @@ package enum ProcessTuning {
     package static func reduceHeapTrimming() {
         _ = passforge_set_malloc_thresholds(64 << 20, 4 << 20)
     }
+
+    /// Bytes allocated and not yet freed, for the build's phase report.
+    package static var heapInUse: Int { Int(passforge_heap_in_use()) }
+
+    /// Gives the pages of freed heap memory back to the kernel (malloc_trim(3)).
+    package static func releaseFreeHeap() { passforge_release_free_heap() }
 }

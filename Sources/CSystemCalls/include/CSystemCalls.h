@@ -1,6 +1,8 @@
 #ifndef PASSFORGE_CSYSTEMCALLS_H
 #define PASSFORGE_CSYSTEMCALLS_H
 
+#include <stddef.h>
+
 /* The few glibc calls Swift's Glibc module does not export: syncfs(2) is
  * declared only with _GNU_SOURCE, mallopt(3) lives in <malloc.h>. */
 
@@ -12,5 +14,12 @@ int passforge_syncfs(int fd);
  * allocations below `mmap_threshold` bytes from the heap (M_MMAP_THRESHOLD).
  * Returns 1 when both were set. */
 int passforge_set_malloc_thresholds(int trim_threshold, int mmap_threshold);
+
+/* Bytes the program has allocated and not freed (mallinfo2(3): uordblks +
+ * hblkhd): the resident size less what glibc keeps free. */
+size_t passforge_heap_in_use(void);
+
+/* Returns every whole free page of every heap arena to the kernel (malloc_trim(3)). */
+void passforge_release_free_heap(void);
 
 #endif
