@@ -14,7 +14,15 @@ struct DirectoryTransport: PublishTransport {
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else { return .missingFolder }
         guard isDirectory.boolValue else { throw PublishError("\(root) is a file, not a folder; publish to a folder") }
         guard let state = AtomicFileSystem.readFile(BuildState.path(in: root)) else { return .noState }
-        return .published(state: state, downloadsCSV: AtomicFileSystem.readFile("\(root)/.passforge/downloads.csv"))
+        let bundles = AtomicFileSystem.readFile("\(root)/\(BundleList.path)")
+        return .published(PublishedBuild(state: state, downloadsCSV: AtomicFileSystem.readFile("\(root)/.passforge/downloads.csv"),
+                                         bundlesJSON: bundles, bundleFiles: bundles == nil ? [] : bundleFiles()))
+    }
+
+    /// `download/*.pkpasses`, relative to the root.
+    private func bundleFiles() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/download")) ?? []
+        return names.filter { $0.hasSuffix(".pkpasses") && !$0.hasPrefix(".") }.sorted().map { "download/\($0)" }
     }
 
     func createDestination() throws {
@@ -33,18 +41,18 @@ struct DirectoryTransport: PublishTransport {
         }
     }
 
-    /// Writes every pass file under a hidden name beside its place, flushes
-    /// them all with one sync, then renames them into place and links them.
-    /// A kill leaves at most the hidden files, which the next run overwrites.
-    func upload(_ passes: [PassUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
-        guard !passes.isEmpty else { return }
-        for pass in passes {
-            let source = "\(localRoot)/\(pass.passPath)"
+    /// Writes every file under a hidden name beside its place, flushes them
+    /// all with one sync, then renames them into place and links them. A
+    /// kill leaves at most the hidden files, which the next run overwrites.
+    func upload(_ files: [FileUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
+        guard !files.isEmpty else { return }
+        for upload in files {
+            let source = "\(localRoot)/\(upload.path)"
             guard let file = RegularFile(openingForReading: source), let bytes = file.readAll() else {
                 throw PublishError("cannot read \(source); run passforge build first")
             }
             let identity = file.identity
-            let destination = "\(root)/\(pass.passPath)"
+            let destination = "\(root)/\(upload.path)"
             try AtomicFileSystem.createDirectory((destination as NSString).deletingLastPathComponent)
             let staged = Self.stagedPath(for: destination)
             try AtomicFileSystem.writeFile(bytes, to: staged, sync: false)
@@ -52,25 +60,25 @@ struct DirectoryTransport: PublishTransport {
         }
         try AtomicFileSystem.syncFileSystem(containing: root)
         var landed = 0
-        for pass in passes {
-            let destination = "\(root)/\(pass.passPath)"
+        for upload in files {
+            let destination = "\(root)/\(upload.path)"
             try AtomicFileSystem.rename(Self.stagedPath(for: destination), to: destination)
-            for link in pass.links {
+            for link in upload.links {
                 try AtomicFileSystem.hardLink(destination, as: "\(root)/\(link)")
             }
-            landed += pass.fileCount
+            landed += upload.fileCount
             progress(landed)
         }
         try AtomicFileSystem.syncFileSystem(containing: root)
     }
 
-    func uploadState(from localRoot: String) throws {
-        for name in ["downloads.csv", "state.json"] {
-            let source = "\(localRoot)/.passforge/\(name)"
+    func uploadState(_ names: [String], from localRoot: String) throws {
+        for name in names {
+            let source = "\(localRoot)/\(name)"
             guard let bytes = AtomicFileSystem.readFile(source) else {
                 throw PublishError("cannot read \(source); run passforge build first")
             }
-            try AtomicFileSystem.write(bytes, to: "\(root)/.passforge/\(name)")
+            try AtomicFileSystem.write(bytes, to: "\(root)/\(name)")
         }
     }
 

@@ -1,15 +1,20 @@
 import PassBuild
 
 /// What a publish sends and deletes: the difference between the local build
-/// state and the destination's, pass by pass.
+/// and the destination's, pass by pass and bundle by bundle.
 struct PublishPlan: Sendable {
-    var uploads: [PassUpload] = []
-    /// Files to delete after the state is sent.
+    /// The files to send: passes first, then bundles.
+    var uploads: [FileUpload] = []
+    /// Files to delete after the state is sent: those of passes, then bundles.
     var removals: [String] = []
     /// Pass-type folders that may be left empty by the removals.
     var foldersToPrune: [String] = []
+    /// Passes to send.
+    var sentPasses = 0
     /// Passes the destination lists and the local build does not.
     var removedPasses = 0
+    var sentBundles = 0
+    var removedBundles = 0
 
     /// A pass is sent when the destination has no record of it, or one with
     /// another ETag, update tag or set of files. Deleted: the files of passes
@@ -17,7 +22,13 @@ struct PublishPlan: Sendable {
     /// no longer has, and the files of the passes the local build removed
     /// since the destination's build — again, in case a publish was killed
     /// between sending the state and deleting them.
-    init(local: BuildState, destination: BuildState?) throws(PublishError) {
+    ///
+    /// A bundle is sent when the destination lists none of its name, or one
+    /// with another path, ETag or size. Deleted: every bundle file the
+    /// destination lists or holds (`bundleFiles`) that the local build does
+    /// not list.
+    init(local: BuildState, destination: BuildState?, localBundles: BundleList = BundleList(),
+         destinationBundles: BundleList = BundleList(), bundleFiles: [String] = []) throws(PublishError) {
         for key in local.passes.keys.sorted() {
             let record = local.passes[key]!
             let files = PassFiles(record)
@@ -27,12 +38,13 @@ struct PublishPlan: Sendable {
                 continue
             }
             let existing = Set(previousFiles?.allPaths ?? [])
-            uploads.append(PassUpload(passPath: files.passPath, newLinks: files.linkPaths.filter { !existing.contains($0) },
-                                      replacedLinks: files.linkPaths.filter(existing.contains), size: record.size))
+            uploads.append(FileUpload(path: files.passPath, newLinks: files.linkPaths.filter { !existing.contains($0) },
+                                      replacedLinks: files.linkPaths.filter(existing.contains), size: record.size, etag: record.etag))
             if let previousFiles {
                 removals += previousFiles.allPaths.filter { !files.allPaths.contains($0) }
             }
         }
+        sentPasses = uploads.count
         if let destination {
             for key in destination.passes.keys.sorted() where local.passes[key] == nil {
                 removals += PassFiles(destination.passes[key]!).allPaths
@@ -43,22 +55,45 @@ struct PublishPlan: Sendable {
         for key in local.removedPasses.keys.sorted() where local.removedPasses[key]!.removedTag >= since {
             removals += PassFiles.paths(of: local.removedPasses[key]!)
         }
+        let kept = Set(local.passes.values.flatMap { PassFiles($0).allPaths }).union(localBundles.downloadPaths)
         if !removals.isEmpty {
             // Never delete a name the local build still uses.
-            let kept = Set(local.passes.values.flatMap { PassFiles($0).allPaths })
             var seen = Set<String>()
             removals = removals.filter { !kept.contains($0) && seen.insert($0).inserted }
         }
-        for upload in uploads { try TreePath.check(upload.passPath); for link in upload.links { try TreePath.check(link) } }
+        try planBundles(local: localBundles, destination: destinationBundles, filesAtDestination: bundleFiles, kept: kept)
+        for upload in uploads { try TreePath.check(upload.path); for link in upload.links { try TreePath.check(link) } }
         for path in removals { try TreePath.check(path) }
         foldersToPrune = Set(removals.compactMap(Self.passTypeFolder)).sorted()
     }
 
+    private mutating func planBundles(local: BundleList, destination: BundleList, filesAtDestination: [String],
+                                      kept: Set<String>) throws(PublishError) {
+        for name in local.bundles.keys.sorted() {
+            let bundle = local.bundles[name]!
+            if let previous = destination.bundles[name], previous.downloadPath == bundle.downloadPath,
+               previous.etag == bundle.etag, previous.size == bundle.size {
+                continue
+            }
+            uploads.append(FileUpload(path: bundle.downloadPath, size: bundle.size, etag: bundle.etag))
+            sentBundles += 1
+        }
+        // A listed file that is not a bundle path is a damaged list (refused
+        // below); a stray file in download/ that is not one is not ours.
+        let stale = destination.downloadPaths.union(filesAtDestination.filter { $0.hasSuffix(".pkpasses") && TreePath.isBuildOwned($0) }).subtracting(kept)
+        removals += stale.sorted()
+        removedBundles = stale.count
+    }
+
+    /// Files landed at the destination by the uploads, links included.
     var fileCount: Int { uploads.reduce(0) { $0 + $1.fileCount } }
-    var byteCount: Int { uploads.reduce(0) { $0 + $1.size } }
+    /// Bytes of the pass files to send.
+    var passByteCount: Int { uploads.prefix(sentPasses).reduce(0) { $0 + $1.size } }
+    var passFileCount: Int { uploads.prefix(sentPasses).reduce(0) { $0 + $1.fileCount } }
+    var bundleByteCount: Int { uploads.dropFirst(sentPasses).reduce(0) { $0 + $1.size } }
 
     /// `v1/passes/T/S` → `v1/passes/T`, `by-token/T/x` → `by-token/T`,
-    /// `download/T/S.pkpass` → `download/T`; nil for `download/<capability>.pkpass`.
+    /// `download/T/S.pkpass` → `download/T`; nil for `download/<capability>.pkpass(es)`.
     static func passTypeFolder(of path: String) -> String? {
         let parts = path.split(separator: "/")
         guard parts.count >= 3 else { return nil }

@@ -1,7 +1,7 @@
 /// What `passforge publish` reports while it runs.
 package enum PublishProgress: Sendable, Equatable {
-    /// The plan: passes and files to send, files to delete.
-    case planned(passes: Int, files: Int, removals: Int)
+    /// The plan: passes, bundles and files (links included) to send, files to delete.
+    case planned(passes: Int, bundles: Int, files: Int, removals: Int)
     /// Files landed at the destination so far.
     case uploading(done: Int, total: Int)
     case sendingState
@@ -16,9 +16,14 @@ package struct PublishSummary: Sendable, Equatable, CustomStringConvertible {
     package var filesSent = 0
     /// Bytes of the pass files sent.
     package var bytesSent = 0
+    /// `.pkpasses` bundles sent (new or changed).
+    package var bundlesSent = 0
+    package var bundleBytesSent = 0
     /// Passes the destination listed and the new build does not.
     package var passesRemoved = 0
-    /// Files deleted at the destination (a missing one counts too).
+    /// Bundle files deleted at the destination: bundles the new build does not have.
+    package var bundlesRemoved = 0
+    /// Files deleted at the destination, bundles included (a missing one counts too).
     package var filesRemoved = 0
     /// Whether the build state was sent (it is not when the destination already has it).
     package var stateSent = false
@@ -28,9 +33,11 @@ package struct PublishSummary: Sendable, Equatable, CustomStringConvertible {
     package init() {}
 
     package var description: String {
-        guard stateSent || filesSent > 0 || filesRemoved > 0 else {
+        guard stateSent || filesSent > 0 || bundlesSent > 0 || filesRemoved > 0 else {
             return "nothing to publish: the destination already has this build (state \(lastUpdateTag))"
         }
-        return "published \(passesSent) pass\(passesSent == 1 ? "" : "es") (\(filesSent) file\(filesSent == 1 ? "" : "s"), \(bytesSent) bytes), removed \(passesRemoved), state \(lastUpdateTag)"
+        let bundles = bundlesSent + bundlesRemoved == 0 ? ""
+            : ", bundles: \(bundlesSent) sent (\(bundleBytesSent) bytes), \(bundlesRemoved) removed"
+        return "published \(passesSent) pass\(passesSent == 1 ? "" : "es") (\(filesSent) file\(filesSent == 1 ? "" : "s"), \(bytesSent) bytes), removed \(passesRemoved)\(bundles), state \(lastUpdateTag)"
     }
 }

@@ -5,7 +5,7 @@ import AtomicFiles
 /// Every method is safe to run again after a kill: a file lands whole or not
 /// at all, and deleting a missing file is not an error.
 package protocol PublishTransport: Sendable {
-    /// The destination's build state and downloads list, as bytes.
+    /// The destination's build state, downloads list and bundle list, as bytes.
     func fetchState() throws -> DestinationState
 
     /// Creates the destination folder when it does not exist yet.
@@ -15,18 +15,21 @@ package protocol PublishTransport: Sendable {
     /// nil when the transport cannot lock (a remote host).
     func lockDestination() throws -> FileLock?
 
-    /// Phase 1: each pass file, then its links. Every file lands atomically
-    /// with the local file's modification time; a new link is a hard link to
-    /// the landed pass file, and an existing link is replaced in one rename, so
-    /// a reader always finds a whole pass under every name. Everything is on
-    /// disk when this returns. `progress` gets the number of files landed so far.
-    func upload(_ passes: [PassUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws
+    /// Phase 1: each file (a pass file or a bundle), then its links. Every
+    /// file lands atomically with the local file's modification time; a new
+    /// link is a hard link to the landed file, and an existing link is
+    /// replaced in one rename, so a reader always finds a whole pass under
+    /// every name. Everything is on disk when this returns. `progress` gets
+    /// the number of files landed so far.
+    func upload(_ files: [FileUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws
 
-    /// Phase 2: `.passforge/downloads.csv`, then `.passforge/state.json`, each atomically.
-    func uploadState(from localRoot: String) throws
+    /// Phase 2: the files under `.passforge/` named in `names` (relative to
+    /// the root), in that order, each atomically: the bundle list, the
+    /// downloads list, then `state.json`.
+    func uploadState(_ names: [String], from localRoot: String) throws
 
-    /// Phase 3: deletes the files (missing ones are fine), then the pass-type
-    /// folders among `folders` that are left empty.
+    /// Phase 3: deletes the files, in order (missing ones are fine), then the
+    /// pass-type folders among `folders` that are left empty.
     func remove(_ paths: [String], emptyFolders folders: [String]) throws
 }
 
@@ -36,19 +39,40 @@ package enum DestinationState: Sendable, Equatable {
     case missingFolder
     /// The folder exists but no build was published there.
     case noState
-    case published(state: [UInt8], downloadsCSV: [UInt8]?)
+    case published(PublishedBuild)
 }
 
-/// One pass to carry to the destination: its file and the names linked to it.
-package struct PassUpload: Sendable, Equatable {
-    /// `v1/passes/<type>/<serial>`.
-    package var passPath: String
-    /// Link names the destination does not have for this pass yet.
-    package var newLinks: [String]
+/// The bookkeeping files of the build at a destination.
+package struct PublishedBuild: Sendable, Equatable {
+    /// `.passforge/state.json`.
+    package var state: [UInt8]
+    /// `.passforge/downloads.csv`, nil when there is none.
+    package var downloadsCSV: [UInt8]?
+    /// `.passforge/bundles.json`, nil when there is none (no bundles, or published before publish carried them).
+    package var bundlesJSON: [UInt8]?
+    /// The `download/*.pkpasses` files present, relative to the root; listed
+    /// only when there is a bundles.json. A publish killed after sending the
+    /// bundle list and before deleting old bundles leaves files no list
+    /// names: they are found here.
+    package var bundleFiles: [String]
+
+    package init(state: [UInt8], downloadsCSV: [UInt8]?, bundlesJSON: [UInt8]? = nil, bundleFiles: [String] = []) {
+        (self.state, self.downloadsCSV, self.bundlesJSON, self.bundleFiles) = (state, downloadsCSV, bundlesJSON, bundleFiles)
+    }
+}
+
+/// One file to carry to the destination (a pass file or a bundle) and the names linked to it.
+package struct FileUpload: Sendable, Equatable {
+    /// `v1/passes/<type>/<serial>` or `download/<capability>.pkpasses`.
+    package var path: String
+    /// Link names the destination does not have for this file yet.
+    package var newLinks: [String] = []
     /// Link names the destination has for the previous version: replaced in place.
-    package var replacedLinks: [String]
-    /// Bytes of the pass file.
+    package var replacedLinks: [String] = []
+    /// Bytes of the file.
     package var size: Int
+    /// The ETag the local file must have (the build state's or bundle list's).
+    package var etag: String
 
     package var fileCount: Int { 1 + newLinks.count + replacedLinks.count }
     package var links: [String] { newLinks + replacedLinks }

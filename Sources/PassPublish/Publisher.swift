@@ -3,14 +3,14 @@ import Foundation
 import PassBuild
 
 /// `passforge publish DEST`: carries the build-owned part of the output tree
-/// (passes, token links, downloads, build state) to a destination, in an
-/// order that keeps the destination serveable at every moment:
+/// (passes, token links, downloads, `.pkpasses` bundles, build state) to a
+/// destination, in an order that keeps the destination serveable at every moment:
 ///
-/// 1. the files of new and changed passes, each landing whole;
-/// 2. the build state, which lists only files that are now in place;
-/// 3. the files of removed passes.
+/// 1. the files of new and changed passes and bundles, each landing whole;
+/// 2. bundles.json, downloads.csv and state.json, which list only files that are now in place;
+/// 3. the files of removed passes and bundles.
 ///
-/// Only passes whose record differs from the destination's are sent. The
+/// Only passes and bundles whose record differs from the destination's are sent. The
 /// destination's `v1/devices/` (written by the server there) is never
 /// touched. A publish killed at any point leaves the destination serving the
 /// previous build or the new one, and running it again completes it.
@@ -50,15 +50,17 @@ package struct Publisher: Sendable {
             throw PublishError("\(outputDirectory) holds no build (no .passforge/state.json); run passforge build first")
         }
         let local = try BuildState.load(from: outputDirectory)
+        let localBundlesJSON = AtomicFileSystem.readFile("\(outputDirectory)/\(BundleList.path)")
+        let localBundles = try BundleList(localOutput: outputDirectory, bytes: localBundlesJSON)
 
-        var published: (state: BuildState, bytes: [UInt8], downloadsCSV: [UInt8]?)?
+        var published: (state: BuildState, files: PublishedBuild)?
         switch try transport.fetchState() {
         case .missingFolder:
             try transport.createDestination()
         case .noState:
             break
-        case .published(let bytes, let csv):
-            published = (try output.decodeState(bytes, from: destination), bytes, csv)
+        case .published(let files):
+            published = (try output.decodeState(files.state, from: destination), files)
         }
         if let published, published.state.lastUpdateTag > local.lastUpdateTag {
             throw PublishError("\(destination) holds a newer build (update tag \(published.state.lastUpdateTag)) than \(outputDirectory) (\(local.lastUpdateTag)); build with --state-from \(destination) first, so that no pass goes back to an older version")
@@ -66,46 +68,57 @@ package struct Publisher: Sendable {
         let destinationLock = try transport.lockDestination()
         defer { destinationLock?.release() }
 
-        let plan = try PublishPlan(local: local, destination: published?.state)
-        try verifyLocalFiles(of: plan, local: local)
+        let plan = try PublishPlan(local: local, destination: published?.state, localBundles: localBundles,
+                                   destinationBundles: BundleList(destination: published?.files.bundlesJSON),
+                                   bundleFiles: published?.files.bundleFiles ?? [])
+        try verifyLocalFiles(of: plan)
+        var removals = plan.removals
+        // A destination that lists bundles this build knows nothing of: its list goes after its bundles.
+        if localBundlesJSON == nil, published?.files.bundlesJSON != nil { removals.append(BundleList.path) }
+
         var summary = PublishSummary()
         summary.lastUpdateTag = local.lastUpdateTag
-        summary.passesSent = plan.uploads.count
-        summary.filesSent = plan.fileCount
-        summary.bytesSent = plan.byteCount
+        summary.passesSent = plan.sentPasses
+        summary.filesSent = plan.passFileCount
+        summary.bytesSent = plan.passByteCount
+        summary.bundlesSent = plan.sentBundles
+        summary.bundleBytesSent = plan.bundleByteCount
         summary.passesRemoved = plan.removedPasses
-        summary.filesRemoved = plan.removals.count
-        progress(.planned(passes: plan.uploads.count, files: plan.fileCount, removals: plan.removals.count))
+        summary.bundlesRemoved = plan.removedBundles
+        summary.filesRemoved = removals.count
+        progress(.planned(passes: plan.sentPasses, bundles: plan.sentBundles, files: plan.fileCount, removals: removals.count))
 
         let total = plan.fileCount
         try transport.upload(plan.uploads, from: outputDirectory) { done in progress(.uploading(done: done, total: total)) }
         stall(at: "uploaded")
 
         let localCSV = AtomicFileSystem.readFile("\(outputDirectory)/.passforge/downloads.csv")
-        if published?.bytes != localBytes || published?.downloadsCSV != localCSV {
+        if published?.files.state != localBytes || published?.files.downloadsCSV != localCSV
+            || (localBundlesJSON != nil && published?.files.bundlesJSON != localBundlesJSON) {
             progress(.sendingState)
-            try transport.uploadState(from: outputDirectory)
+            // Each list after the files it names, state.json (the one a server watches) last.
+            let names = (localBundlesJSON == nil ? [] : [BundleList.path]) + [".passforge/downloads.csv", ".passforge/state.json"]
+            try transport.uploadState(names, from: outputDirectory)
             summary.stateSent = true
         }
         stall(at: "removing")
 
-        if !plan.removals.isEmpty {
-            progress(.removing(files: plan.removals.count))
-            try transport.remove(plan.removals, emptyFolders: plan.foldersToPrune)
+        if !removals.isEmpty {
+            progress(.removing(files: removals.count))
+            try transport.remove(removals, emptyFolders: plan.foldersToPrune)
         }
         return summary
     }
 
-    /// Every pass file to send must be here and be the one the state
-    /// describes: a tree that does not match its state is not published.
-    private func verifyLocalFiles(of plan: PublishPlan, local: BuildState) throws {
-        let etags = Dictionary(local.passes.values.map { ($0.path, $0.etag) }, uniquingKeysWith: { first, _ in first })
+    /// Every file to send must be here and be the one the build state or
+    /// bundle list describes: a tree that does not match its state is not published.
+    private func verifyLocalFiles(of plan: PublishPlan) throws {
         for upload in plan.uploads {
-            let path = "\(outputDirectory)/\(upload.passPath)"
+            let path = "\(outputDirectory)/\(upload.path)"
             guard let bytes = AtomicFileSystem.readFile(path) else {
-                throw PublishError("\(path) is missing, but the build state lists it as changed; run passforge build, then publish")
+                throw PublishError("\(path) is missing, but the build lists it as changed; run passforge build, then publish")
             }
-            guard BuildState.etag(of: bytes) == etags[upload.passPath] else {
+            guard BuildState.etag(of: bytes) == upload.etag else {
                 throw PublishError("\(path) does not match the build state (another ETag); run passforge build, then publish")
             }
         }

@@ -11,7 +11,10 @@ struct RemoteShell: Sendable {
     var root: String
     var environment: [String: String]
 
-    /// Prints `missing-folder`, `no-state`, or `state`, then state.json, a NUL byte and downloads.csv.
+    /// Prints `missing-folder`, `no-state`, or `state`, then state.json, a
+    /// NUL byte and downloads.csv; when there is a bundles.json, then a NUL
+    /// byte, bundles.json, a NUL byte and each `download/*.pkpasses` file
+    /// followed by a NUL byte.
     static let fetchStateScript = """
         [ -d "$1" ] || { echo missing-folder; exit 0; }
         cd -- "$1" || exit 1
@@ -20,6 +23,15 @@ struct RemoteShell: Sendable {
         cat .passforge/state.json || exit 1
         printf "\\000"
         if [ -f .passforge/downloads.csv ]; then cat .passforge/downloads.csv || exit 1; fi
+        if [ -f .passforge/bundles.json ]; then
+          printf "\\000"
+          cat .passforge/bundles.json || exit 1
+          printf "\\000"
+          for file in download/*.pkpasses; do
+            if [ -f "$file" ]; then printf "%s\\000" "$file"; fi
+          done
+        fi
+        exit 0
         """
 
     static let createFolderScript = #"mkdir -p -- "$1""#

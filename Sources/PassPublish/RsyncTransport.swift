@@ -55,12 +55,15 @@ struct RsyncTransport: PublishTransport {
         case "missing-folder": return .missingFolder
         case "no-state": return .noState
         case "state":
-            let rest = bytes[(newline + 1)...]
-            guard let separator = rest.firstIndex(of: 0) else {
+            // state.json NUL downloads.csv [NUL bundles.json NUL (file NUL)…]
+            let parts = bytes[(newline + 1)...].split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
+            guard parts.count >= 2 else {
                 throw PublishError("cannot read the build state at \(destination): the answer was cut short; try again")
             }
-            let csv = Array(rest[(separator + 1)...])
-            return .published(state: Array(rest[..<separator]), downloadsCSV: csv.isEmpty ? nil : csv)
+            let bundles = parts.count >= 3 ? parts[2] : nil
+            let files = parts.dropFirst(3).filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }
+            return .published(PublishedBuild(state: parts[0], downloadsCSV: parts[1].isEmpty ? nil : parts[1],
+                                             bundlesJSON: bundles, bundleFiles: files))
         case let other:
             throw PublishError("cannot read the build state at \(destination): unexpected answer \(other.prefix(80).debugDescription); does the login shell print text?")
         }
@@ -72,22 +75,24 @@ struct RsyncTransport: PublishTransport {
 
     func lockDestination() throws -> FileLock? { nil }
 
-    /// One rsync for the pass files and their new links (`-H` links them at
-    /// the host as they are linked here), then one ssh command that replaces
+    /// One rsync for the files and their new links (`-H` links them at the
+    /// host as they are linked here), then one ssh command that replaces
     /// the existing links and flushes the host's file system.
-    func upload(_ passes: [PassUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
-        guard !passes.isEmpty else { return }
-        try copy(passes.flatMap { [$0.passPath] + $0.newLinks }, from: localRoot, options: ["--times", "--omit-dir-times", "--hard-links"],
+    func upload(_ files: [FileUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
+        guard !files.isEmpty else { return }
+        try copy(files.flatMap { [$0.path] + $0.newLinks }, from: localRoot, options: ["--times", "--omit-dir-times", "--hard-links"],
                  action: "upload passes to \(destination)")
-        progress(passes.reduce(0) { $0 + 1 + $1.newLinks.count })
-        let pairs = passes.flatMap { pass in pass.replacedLinks.flatMap { [pass.passPath, $0] } }
+        progress(files.reduce(0) { $0 + 1 + $1.newLinks.count })
+        let pairs = files.flatMap { upload in upload.replacedLinks.flatMap { [upload.path, $0] } }
         _ = try shell.run(RemoteShell.replaceLinksScript, lines: pairs, action: "link the passes at \(destination)")
-        progress(passes.reduce(0) { $0 + $1.fileCount })
+        progress(files.reduce(0) { $0 + $1.fileCount })
     }
 
-    /// `--ignore-times`: the state is always sent (as a delta), even when its size and time match.
-    func uploadState(from localRoot: String) throws {
-        try copy([".passforge/downloads.csv", ".passforge/state.json"], from: localRoot, options: ["--times", "--ignore-times"],
+    /// `--ignore-times`: the state is always sent (as a delta), even when its
+    /// size and time match. rsync sends in sorted order, which is the order
+    /// asked for: bundles.json, downloads.csv, state.json.
+    func uploadState(_ names: [String], from localRoot: String) throws {
+        try copy(names, from: localRoot, options: ["--times", "--ignore-times"],
                  action: "upload the build state to \(destination)")
     }
 
@@ -97,7 +102,7 @@ struct RsyncTransport: PublishTransport {
     }
 
     /// `rsync --files-from=-`: exactly these paths, relative to both roots, in
-    /// rsync's order (sorted: downloads.csv lands before state.json).
+    /// rsync's order (sorted: bundles.json and downloads.csv land before state.json).
     private func copy(_ paths: [String], from localRoot: String, options: [String], action: String) throws {
         // A local path with a colon before its first slash would read as host:path to rsync.
         let source = localRoot.hasPrefix("/") ? localRoot : "./\(localRoot)"

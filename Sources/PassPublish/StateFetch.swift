@@ -6,7 +6,7 @@ import PassBuild
 package enum StateFetchOutcome: Sendable, Equatable {
     /// DEST has no build state: a first deploy, building every pass is right.
     case destinationHasNoState
-    /// DEST's state and downloads list replaced the local ones (there were none, or older ones).
+    /// DEST's state, downloads list and bundle list replaced the local ones (there were none, or older ones).
     case fetched(lastUpdateTag: Int64)
     /// The local state is as new as DEST's or newer, and was kept.
     case keptLocal(lastUpdateTag: Int64)
@@ -15,8 +15,8 @@ package enum StateFetchOutcome: Sendable, Equatable {
 }
 
 extension PublishDestination {
-    /// Copies DEST's `.passforge/state.json` and `downloads.csv` into the
-    /// local output's `.passforge/`, each atomically, when the local output
+    /// Copies DEST's `.passforge/state.json`, `downloads.csv` and
+    /// `bundles.json` into the local output's `.passforge/`, each atomically, when the local output
     /// has no state or an older one (by last update tag), so that a build in
     /// a fresh clone signs only what changed since the published build.
     ///
@@ -33,16 +33,19 @@ extension PublishDestination {
             throw PublishError("\(self) does not exist; for a first deploy create it (mkdir -p), or build with --initial")
         case .noState:
             return .destinationHasNoState
-        case .published(let bytes, let csv):
-            let published = try output.decodeState(bytes, from: self)
+        case .published(let files):
+            let published = try output.decodeState(files.state, from: self)
             let localPath = BuildState.path(in: outputDirectory)
             if FileManager.default.fileExists(atPath: localPath) {
                 let local = try BuildState.load(from: outputDirectory)
                 if local.lastUpdateTag >= published.lastUpdateTag { return .keptLocal(lastUpdateTag: local.lastUpdateTag) }
             }
-            let csvPath = "\(output.stateDirectory)/downloads.csv"
-            if let csv { try AtomicFileSystem.write(csv, to: csvPath) } else { try AtomicFileSystem.remove(csvPath) }
-            try AtomicFileSystem.write(bytes, to: localPath)
+            // The bundle list too: the build keeps a bundle whose members are unchanged (their files are only at DEST).
+            for (name, bytes) in [(BundleList.path, files.bundlesJSON), (".passforge/downloads.csv", files.downloadsCSV)] {
+                let path = "\(outputDirectory)/\(name)"
+                if let bytes { try AtomicFileSystem.write(bytes, to: path) } else { try AtomicFileSystem.remove(path) }
+            }
+            try AtomicFileSystem.write(files.state, to: localPath)
             return .fetched(lastUpdateTag: published.lastUpdateTag)
         }
     }

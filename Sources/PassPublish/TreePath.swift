@@ -7,6 +7,7 @@
 /// - `v1/passes/<passTypeIdentifier>/<serialNumber>`
 /// - `by-token/<passTypeIdentifier>/<serialNumber>.<authenticationToken>`
 /// - `download/<capability>.pkpass` and `download/<passTypeIdentifier>/<serialNumber>.pkpass`
+/// - `download/<capability>.pkpasses` (a bundle of passes)
 ///
 /// A pass type identifier is `[A-Za-z0-9][A-Za-z0-9.-]*`, a serial number
 /// `[A-Za-z0-9][A-Za-z0-9._~-]{0,127}`, a token `[A-Za-z0-9_-]{16,100}`, a
@@ -15,7 +16,7 @@
 enum TreePath {
     static func check(_ path: String) throws(PublishError) {
         guard isBuildOwned(path) else {
-            throw PublishError("refusing to touch \(path.debugDescription): it is not a pass, token link or download path of the output tree; the build state that lists it is damaged")
+            throw PublishError("refusing to touch \(path.debugDescription): it is not a pass, token link, download or bundle path of the output tree; the build state (or bundles.json) that lists it is damaged")
         }
     }
 
@@ -29,8 +30,8 @@ enum TreePath {
             let name = parts[2]
             return isSerial(name[..<dot]) && isToken(name[name.index(after: dot)...])
         case (2, "download"):
-            guard let name = parts[1].dropSuffix(".pkpass") else { return false }
-            return !name.isEmpty && name.count <= 100 && name.utf8.allSatisfy(isBase64URL)
+            guard let name = parts[1].dropSuffix(".pkpass") ?? parts[1].dropSuffix(".pkpasses") else { return false }
+            return !name.isEmpty && name.utf8.count <= 100 && name.utf8.allSatisfy(isBase64URL)
         case (3, "download"):
             guard let serial = parts[2].dropSuffix(".pkpass") else { return false }
             return isPassType(parts[1]) && isSerial(serial)

@@ -7,9 +7,9 @@ struct PublishCommand: ParsableCommand {
         commandName: "publish",
         abstract: "Copy the built passes, their links and the build state to the static host.",
         discussion: """
-        DEST is a folder, or [user@]host:/path reached with rsync over ssh (rsync is needed on both sides). It receives the build-owned part of the output tree: v1/passes/, by-token/, download/ and .passforge/state.json with downloads.csv. DEST's v1/devices/ index files belong to the server there and are never written or deleted.
+        DEST is a folder, or [user@]host:/path reached with rsync over ssh (rsync is needed on both sides). It receives the build-owned part of the output tree: v1/passes/, by-token/, download/ (passes and .pkpasses bundles) and .passforge/state.json with downloads.csv and bundles.json. DEST's v1/devices/ index files belong to the server there and are never written or deleted.
 
-        Only passes whose ETag, update tag or files differ from DEST's build state are sent. Order: the files of new and changed passes first, each landing whole (temporary name, then rename; modification times kept, links kept as hard links), then the build state, then the files of removed passes. A server reading DEST meanwhile always finds every pass its state lists, under every name. A publish killed at any point is completed by running it again.
+        Only passes whose ETag, update tag or files differ from DEST's build state, and bundles whose ETag differs from DEST's bundles.json, are sent. Order: the files of new and changed passes and bundles first, each landing whole (temporary name, then rename; modification times kept, links kept as hard links), then the build state, then the files of removed passes and bundles. A server reading DEST meanwhile always finds every pass its state lists, under every name. A publish killed at any point is completed by running it again.
 
         PASSFORGE_SSH_COMMAND sets the ssh command and its options (default `ssh`), for rsync and for the commands run on the host.
 
@@ -47,8 +47,8 @@ struct PublishCommand: ParsableCommand {
 
     private static func report(_ event: PublishProgress) {
         switch event {
-        case .planned(let passes, let files, let removals):
-            Console.error("\(passes) pass\(passes == 1 ? "" : "es") to send (\(files) file\(files == 1 ? "" : "s")), \(removals) file\(removals == 1 ? "" : "s") to remove")
+        case .planned(let passes, let bundles, let files, let removals):
+            Console.error("\(passes) pass\(passes == 1 ? "" : "es") and \(bundles) bundle\(bundles == 1 ? "" : "s") to send (\(files) file\(files == 1 ? "" : "s")), \(removals) file\(removals == 1 ? "" : "s") to remove")
         case .uploading(let done, let total):
             Console.progressLine("sent \(done)/\(total) files", final: done == total)
         case .sendingState:

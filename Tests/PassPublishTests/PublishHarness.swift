@@ -109,11 +109,11 @@ struct FailingTransport: PublishTransport {
     func fetchState() throws -> DestinationState { try inner.fetchState() }
     func createDestination() throws { try inner.createDestination() }
     func lockDestination() throws -> FileLock? { try inner.lockDestination() }
-    func upload(_ uploads: [PassUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
+    func upload(_ uploads: [FileUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
         try inner.upload(Array(uploads.prefix(passes)), from: localRoot, progress: progress)
         throw HarnessFailure("connection lost after \(passes) passes")
     }
-    func uploadState(from localRoot: String) throws { try inner.uploadState(from: localRoot) }
+    func uploadState(_ names: [String], from localRoot: String) throws { try inner.uploadState(names, from: localRoot) }
     func remove(_ paths: [String], emptyFolders folders: [String]) throws { try inner.remove(paths, emptyFolders: folders) }
 }
 
