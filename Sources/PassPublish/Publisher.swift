@@ -93,11 +93,11 @@ package struct Publisher: Sendable {
         stall(at: "uploaded")
 
         let localCSV = AtomicFileSystem.readFile("\(outputDirectory)/.passforge/downloads.csv")
-        if published?.files.state != localBytes || published?.files.downloadsCSV != localCSV
-            || (localBundlesJSON != nil && published?.files.bundlesJSON != localBundlesJSON) {
+        let sendsBundleList = localBundlesJSON != nil && published?.files.bundlesJSON != localBundlesJSON
+        if published?.files.state != localBytes || published?.files.downloadsCSV != localCSV || sendsBundleList {
             progress(.sendingState)
             // Each list after the files it names, state.json (the one a server watches) last.
-            let names = (localBundlesJSON == nil ? [] : [BundleList.path]) + [".passforge/downloads.csv", ".passforge/state.json"]
+            let names = (sendsBundleList ? [BundleList.path] : []) + [".passforge/downloads.csv", ".passforge/state.json"]
             try transport.uploadState(names, from: outputDirectory)
             summary.stateSent = true
         }

@@ -31,6 +31,25 @@ final class BuiltProject: @unchecked Sendable {
         try #require(try state().passes["\(TestPKI.passType)/\(serial)"])
     }
 
+    /// `content/family.yml`: `count` passes F-0 … with `bundle: NAME`, or
+    /// without the line when `bundle` is nil. `points` changes F-0's data.
+    func writeFamily(count: Int = 3, bundle: String? = "family", points: Int = 1) {
+        var yaml = "template: card\n\(bundle.map { "bundle: \($0)\n" } ?? "")passes:\n"
+        for i in 0..<count {
+            yaml += "  - serialNumber: F-\(i)\n    data: { name: \"Member \(i)\", points: \(i == 0 ? points : i) }\n"
+        }
+        project.directory.write("content/family.yml", yaml)
+    }
+
+    /// The bundles the last build lists in bundles.json.
+    func bundles() throws -> BundleList {
+        try BundleList(localOutput: output, bytes: AtomicFileSystem.readFile("\(output)/\(BundleList.path)"))
+    }
+
+    func bundle(_ name: String = "family") throws -> BundleList.Bundle {
+        try #require(try bundles().bundles[name])
+    }
+
     /// `passforge publish DEST` as a real process.
     func publishCommand(_ destination: String, environment extra: [String: String] = [:]) throws -> ProcessResult {
         try project.passforge(["publish", destination], environment: environment.merging(extra) { $1 })
@@ -89,6 +108,27 @@ struct DestinationTree {
             #expect(bytes(path) == AtomicFileSystem.readFile("\(output)/\(record.path)"), "\(path)", sourceLocation: sourceLocation)
             #expect(identity(path)?.modifiedSeconds == local?.modifiedSeconds, "\(path)", sourceLocation: sourceLocation)
             #expect(identity(path)?.modifiedNanoseconds == local?.modifiedNanoseconds, "\(path)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The `download/*.pkpasses` files at the destination.
+    func bundleFiles() -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/download")) ?? []
+        return Set(names.filter { $0.hasSuffix(".pkpasses") }.map { "download/\($0)" })
+    }
+
+    /// The destination has the build's bundle list and exactly its bundles,
+    /// each with the local bytes and modification time.
+    func expectSameBundles(as built: BuiltProject, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(bytes(BundleList.path) == AtomicFileSystem.readFile("\(built.output)/\(BundleList.path)"), sourceLocation: sourceLocation)
+        let bundles = try built.bundles().bundles.values
+        #expect(bundleFiles() == Set(bundles.map(\.downloadPath)), sourceLocation: sourceLocation)
+        for bundle in bundles {
+            let local = FileIdentity(path: "\(built.output)/\(bundle.downloadPath)")
+            #expect(bytes(bundle.downloadPath) == AtomicFileSystem.readFile("\(built.output)/\(bundle.downloadPath)"),
+                    "\(bundle.downloadPath)", sourceLocation: sourceLocation)
+            #expect(identity(bundle.downloadPath)?.modifiedSeconds == local?.modifiedSeconds, sourceLocation: sourceLocation)
+            #expect(identity(bundle.downloadPath)?.modifiedNanoseconds == local?.modifiedNanoseconds, sourceLocation: sourceLocation)
         }
     }
 

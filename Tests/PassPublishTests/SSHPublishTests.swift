@@ -102,6 +102,48 @@ import TestSupport
         #expect(clone.read("output/.passforge/downloads.csv") == AtomicFileSystem.readFile("\(built.output)/.passforge/downloads.csv"))
     }
 
+    @Test func bundlesOverSSH() throws {
+        let server = try SSHServer()
+        let built = try BundlePublishTests.builtWithBundle()
+        let folder = TemporaryDirectory("passforge-remote")
+        let dest = DestinationTree(root: folder.file("site"))
+        let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) { $1 }
+        let destination = PublishDestination(parsing: "\(server.userHost):\(dest.root)")
+        let publisher = try Publisher(outputDirectory: built.output, destination: destination, environment: environment)
+
+        let first = try publisher.publish()
+        let bundle = try built.bundle()
+        #expect(first.bundlesSent == 1 && first.stateSent)
+        try dest.expectSameBundles(as: built)
+        let before = dest.identities()
+        #expect(try publisher.publish().description.hasPrefix("nothing to publish"))
+        #expect(dest.identities() == before)
+
+        // A member changed: the bundle is sent again.
+        built.writeFamily(points: 99)
+        try built.build()
+        let member = try publisher.publish()
+        #expect(member.passesSent == 1 && member.bundlesSent == 1)
+        try dest.expectSameBundles(as: built)
+
+        // --state-from brings the bundle list along.
+        let clone = TemporaryDirectory("passforge-clone")
+        _ = try destination.fetchState(into: clone.file("output"), environment: environment)
+        #expect(clone.read("output/\(BundleList.path)") == dest.bytes(BundleList.path))
+
+        // bundle: removed. A bundle file no list names (left by a killed publish) goes too.
+        let leftover = "download/AAAAAAAAAAAAAAAAAAAAAA.pkpasses"
+        try AtomicFileSystem.write(Array("old bundle".utf8), to: "\(dest.root)/\(leftover)")
+        built.writeFamily(bundle: nil, points: 99)
+        try built.build()
+        let removed = try publisher.publish()
+        #expect(removed.bundlesRemoved == 2 && removed.stateSent)
+        #expect(!dest.exists(bundle.downloadPath) && !dest.exists(leftover))
+        try dest.expectSameBundles(as: built)
+        try dest.expectConsistent()
+        #expect(try publisher.publish().description.hasPrefix("nothing to publish"))
+    }
+
     @Test func failuresSayWhatToDo() throws {
         let server = try SSHServer()
         let built = try BuiltProject(passCount: 1)
