@@ -185,6 +185,7 @@ enum PassBundles {
         update.changed = update.records != previous
         if update.changed {
             let list = update.records.keys.sorted().map { update.records[$0]!.json }
+            try AtomicFileSystem.createDirectory(tree.stagingDirectory)  // no bundle (and no pass) may have been staged
             let staged = try tree.stage(JSONValue.object(JSONObject([("bundles", .array(list))])).serialized(pretty: true), name: "bundles.json")
             update.moves.append(.init(kind: .move, path: stateFile, source: staged))
         }
