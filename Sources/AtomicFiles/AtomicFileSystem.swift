@@ -30,6 +30,24 @@ package enum AtomicFileSystem {
         try syncDirectory(directory.isEmpty ? "." : directory)
     }
 
+    /// `write(_:to:)` for a file made in pieces: `body` appends them to a writer, so the file is
+    /// never whole in memory. On failure the temporary file is removed and `path` is as it was.
+    package static func write(to path: String, _ body: (inout BufferedFileWriter) throws(Failure) -> Void) throws(Failure) {
+        let directory = (path as NSString).deletingLastPathComponent
+        try createDirectory(directory.isEmpty ? "." : directory)
+        let temporary = temporaryPath(for: path)
+        var writer = try BufferedFileWriter(creating: temporary)
+        do throws(Failure) {
+            try body(&writer)
+            try writer.sync()
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        try rename(temporary, to: path)
+        try syncDirectory(directory.isEmpty ? "." : directory)
+    }
+
     /// `output/.x` → `output/.x.tmp-<pid>-<n>`: in the same folder, so rename is atomic.
     package static func temporaryPath(for path: String) -> String {
         let counter = temporaryCounter.increment()

@@ -46,4 +46,14 @@ package struct BufferedFileWriter: ~Copyable {
         }
         buffer.removeAll(keepingCapacity: true)
     }
+
+    /// Writes what is buffered and flushes the file to disk (fsync).
+    package mutating func sync() throws(AtomicFileSystem.Failure) {
+        try flush()
+        guard fsync(descriptor) == 0 else {
+            let code = errno
+            unlink(path)
+            throw AtomicFileSystem.Failure(path: path, operation: "fsync", code: code)
+        }
+    }
 }

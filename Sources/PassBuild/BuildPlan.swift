@@ -212,10 +212,9 @@ struct BuildPlanner {
         var isUnchanged: Bool
         var outcome: Outcome?
 
-        /// Boxed, as most passes have neither.
-        indirect enum Outcome: Sendable {
-            /// To sign, when the plan is made without a packager.
-            case job(PackagingJob)
+        enum Outcome: Sendable {
+            /// To sign, when the plan is made without a packager (boxed: it is large).
+            indirect case job(PackagingJob)
             case signed(Result<SignedPass, any Error>)
         }
 
@@ -411,7 +410,7 @@ struct BuildPlanner {
         // again from the whole file when its runs did not give the same definitions (a syntax error).
         var firstUnit = 0
         var evaluatedAgain: [Int: [PlannedPass]] = [:]
-        // Signed passes wait for the commit: no room to spare (a pass takes about 400 bytes here).
+        // Signed passes wait for the commit: no room to spare.
         plan.signed.reserveCapacity((0..<units.count).reduce(0) { $0 + results[$1]!.signedCount })
         for (index, file) in files.enumerated() {
             let count = file.runs?.count ?? 1

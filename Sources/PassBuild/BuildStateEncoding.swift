@@ -19,6 +19,9 @@ struct PreviousStateFile: Sendable {
 /// bytes along from the worker that signed it, one carried over unchanged
 /// is copied from the previous state file), and the records are joined in key order.
 enum BuildStateEncoding {
+    /// Records encoded together, on every core, while the state is written.
+    static let encodingBatch = 4096
+
     static func encode(_ state: BuildState, encodedPasses: [String: [UInt8]] = [:], jobs: Int) -> [UInt8] {
         var out: [UInt8] = []
         // Cannot fail: nothing is read and the sink does not throw.
@@ -79,12 +82,6 @@ enum BuildStateEncoding {
             copied[index] = lookup![key]
         }
         let passes = state.passes
-        // Records to encode here; the others are copied or given.
-        let fresh = keys.indices.filter { copied[$0] == nil && !isGiven(keys[$0]) }
-        let freshBytes = ParallelLoop.map(fresh, jobs: jobs) { index in passes[keys[index]]!.json.serialized() }
-        var encoded = encodedPasses
-        for (index, bytes) in zip(fresh, freshBytes) { encoded[keys[index]] = bytes }
-
         var out: [UInt8] = []
         out.reserveCapacity(chunkSize + 64 * 1024)
         // A window of the previous file: records are read in file order, so one read serves many.
@@ -96,26 +93,35 @@ enum BuildStateEncoding {
         out += #","builtAt":"#.utf8
         out += JSONValue.string(state.builtAt).serialized()
         out += #","passes":{"#.utf8
-        for (index, key) in keys.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendString(key, to: &out)
-            out.append(UInt8(ascii: ":"))
-            if let range = copied[index] {
-                if range.lowerBound < windowStart || range.upperBound > windowStart + window.count {
-                    windowStart = range.lowerBound
-                    guard let read = source!.read(at: windowStart, count: max(range.count, 4 * chunkSize)),
-                          read.count >= range.count else {
-                        throw BuildError.message("cannot read \(previous!.path) again while writing the new build state; build again")
+        // Records neither copied nor given are encoded here, a batch at a time on every core, just before they
+        // are written: a full build of 100,000 passes would otherwise hold some 70 MB of them at once.
+        for batch in stride(from: 0, to: keys.count, by: encodingBatch).map({ $0..<min(keys.count, $0 + encodingBatch) }) {
+            let fresh = batch.filter { copied[$0] == nil && !isGiven(keys[$0]) }
+            var freshBytes = ParallelLoop.map(fresh, jobs: fresh.count < 64 ? 1 : jobs) { index in passes[keys[index]]!.json.serialized() }[...]
+            for index in batch {
+                let key = keys[index]
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                appendString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                if let range = copied[index] {
+                    if range.lowerBound < windowStart || range.upperBound > windowStart + window.count {
+                        windowStart = range.lowerBound
+                        guard let read = source!.read(at: windowStart, count: max(range.count, 4 * chunkSize)),
+                              read.count >= range.count else {
+                            throw BuildError.message("cannot read \(previous!.path) again while writing the new build state; build again")
+                        }
+                        window = read
                     }
-                    window = read
+                    out += window[(range.lowerBound - windowStart)..<(range.upperBound - windowStart)]
+                } else if isGiven(key) {
+                    out += encodedPasses[key]!
+                } else {
+                    out += freshBytes.removeFirst()
                 }
-                out += window[(range.lowerBound - windowStart)..<(range.upperBound - windowStart)]
-            } else {
-                out += encoded[key]!
-            }
-            if out.count >= chunkSize {
-                try emit(out)
-                out.removeAll(keepingCapacity: true)
+                if out.count >= chunkSize {
+                    try emit(out)
+                    out.removeAll(keepingCapacity: true)
+                }
             }
         }
         out += #"},"contentFiles":{"#.utf8

@@ -18,7 +18,8 @@ package struct OutputTree: Sendable {
     var journalPath: String { "\(stateDirectory)/journal.json" }
     var stagingDirectory: String { "\(stateDirectory)/staging" }
     /// The staging folder, relative to the output folder.
-    var stagingFolder: String { ".passforge/staging" }
+    static let stagingFolder = ".passforge/staging"
+    var stagingFolder: String { Self.stagingFolder }
 
     package func passPath(type: String, serial: String) -> String { "v1/passes/\(type)/\(serial)" }
 
@@ -64,7 +65,9 @@ package struct OutputTree: Sendable {
     func commit(_ journal: Journal, jobs: Int, checkpoint: (String) -> Void = { _ in }) throws {
         try syncStaged()
         checkpoint("staged")
-        try AtomicFileSystem.write(journal.encoded(), to: journalPath)
+        try AtomicFileSystem.write(to: journalPath) { writer throws(AtomicFileSystem.Failure) in
+            try journal.encode { chunk throws(AtomicFileSystem.Failure) in try writer.append(chunk) }
+        }
         checkpoint("journaled")
         try apply(journal, jobs: jobs, stall: checkpoint)
         checkpoint("applied")
@@ -211,7 +214,16 @@ extension OutputTree.Journal {
     /// `json.serialized()`, written straight to bytes: no tree of 400,000 operations in memory.
     func encoded() -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(downloadsCSV.utf8.count + operations.count * 128 + 256)
+        encode { chunk in out += chunk }
+        return out
+    }
+
+    /// `encoded()` in chunks of about a megabyte, handed to `emit` in order: at 100,000 passes a
+    /// journal is some 40 MB, which need not be in memory at once.
+    func encode<Failure: Error>(_ emit: ([UInt8]) throws(Failure) -> Void) throws(Failure) {
+        let chunkSize = 1 << 20
+        var out: [UInt8] = []
+        out.reserveCapacity(chunkSize + 4096)
         out += #"{"downloadsCSV":"#.utf8
         out += JSONValue.string(downloadsCSV).serialized()
         out += #","operations":["#.utf8
@@ -220,17 +232,21 @@ extension OutputTree.Journal {
             out += #"{"kind":""#.utf8
             out += operation.kind.rawValue.utf8
             out += #"","path":"#.utf8
-            out += JSONValue.string(operation.path).serialized()
+            BuildStateEncoding.appendString(operation.path, to: &out)
             if let source = operation.source {
                 out += #","source":"#.utf8
-                out += JSONValue.string(source).serialized()
+                BuildStateEncoding.appendString(source, to: &out)
             }
             out.append(UInt8(ascii: "}"))
+            if out.count >= chunkSize {
+                try emit(out)
+                out.removeAll(keepingCapacity: true)
+            }
         }
         out += #"],"stagedState":"#.utf8
         out += JSONValue.string(stagedState).serialized()
         out.append(UInt8(ascii: "}"))
-        return out
+        try emit(out)
     }
 
     init(json: JSONValue) throws {

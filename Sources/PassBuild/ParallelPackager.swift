@@ -5,13 +5,23 @@ import PassPackage
 import Synchronization
 
 /// A pass signed and staged, waiting for the build's commit.
-struct SignedPass: Sendable {
+///
+/// A class: every signed pass waits for the commit, and passing a reference from the worker's
+/// result to the plan and on to the new state copies no record (at 100,000 passes, tens of MB).
+final class SignedPass: Sendable {
     /// Its record, with the new update tag, ETag and size.
-    var record: BuildState.PassRecord
+    let record: BuildState.PassRecord
+    /// The worker's staging folder and the file's name in it (see `stagedPath`).
+    private let worker: Int32, name: Int32
+
+    init(record: BuildState.PassRecord, worker: Int, name: Int) {
+        self.record = record
+        self.worker = Int32(worker)
+        self.name = Int32(name)
+    }
+
     /// The staged file, relative to the output folder.
-    var stagedPath: String
-    /// The record as it goes into the state file, encoded by the worker that signed the pass.
-    var encodedRecord: [UInt8]
+    var stagedPath: String { ParallelPackager.stagedPath(worker: Int(worker), name: Int(name)) }
 }
 
 /// Signs and stages passes on the planner's worker threads, as soon as each
@@ -36,9 +46,12 @@ struct ParallelPackager: Sendable {
         /// contention inside OpenSSL's RSA blinding.
         private var signers: [String: CMSSigner] = [:]
 
+        private let number: Int
+
         init(packager: ParallelPackager, number: Int) {
             self.packager = packager
-            stagingFolder = "\(packager.tree.stagingFolder)/\(number)"
+            self.number = number
+            stagingFolder = "\(OutputTree.stagingFolder)/\(number)"
         }
 
         /// Signs `job` and stages it as `<staging>/<worker>/<name>`, dated with the update tag.
@@ -57,25 +70,20 @@ struct ParallelPackager: Sendable {
                 try AtomicFileSystem.createDirectory("\(packager.tree.directory)/\(stagingFolder)")
                 folderExists = true
             }
-            let staged = "\(stagingFolder)/\(name)"
+            let staged = ParallelPackager.stagedPath(worker: number, name: name)
             try AtomicFileSystem.createFile(bytes, at: "\(packager.tree.directory)/\(staged)", modifiedAt: packager.updateTag)
             var record = job.record
             record.updateTag = packager.updateTag
             record.etag = BuildState.etag(of: bytes)
             record.size = bytes.count
-            return SignedPass(record: record, stagedPath: staged, encodedRecord: Self.exactCopy(record.json.serialized()))
-        }
-
-        /// The bytes in a buffer of their size: a serialized record's grew by doubling, and every
-        /// pass's waits for the commit (at 100,000 passes, about 40 MB of slack).
-        static func exactCopy(_ bytes: [UInt8]) -> [UInt8] {
-            [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
-                count = buffer.initialize(fromContentsOf: bytes)
-            }
+            return SignedPass(record: record, worker: number, name: name)
         }
     }
 
     func worker(_ number: Int) -> Worker { Worker(packager: self, number: number) }
+
+    /// `<staging>/<worker>/<name>`, relative to the output folder.
+    static func stagedPath(worker: Int, name: Int) -> String { "\(OutputTree.stagingFolder)/\(worker)/\(name)" }
 }
 
 /// Fixed slots written by exactly one worker each, read after all finish.

@@ -74,6 +74,12 @@ package struct PassBuilder: Sendable {
         }
         flusher.stop()
         timings.mark("plan, sign and stage")
+        if plan.signed.count >= Self.passesWorthReleasingFreeHeap {
+            // What the workers freed while signing is spread over their heaps between the records that wait for the
+            // commit; given back, the commit's own memory does not come on top of it (a fifth of the peak at 100,000 passes).
+            ProcessTuning.releaseFreeHeap()
+            timings.mark("release free heap")
+        }
         report.warnings = plan.warnings
         report.usedDevelopmentSigning = identities.usedDevelopmentSigning
         report.unchanged = plan.unchanged.count
@@ -107,25 +113,30 @@ package struct PassBuilder: Sendable {
         // Records carried over as they are keep their bytes from the old state file; these changed.
         var rewritten = Set<String>()
         // The journal's operations but the links and moves of the signed passes, which are made after the state is
-        // written (at 100,000 passes they are tens of MB, and so are the encoded records the state needs).
+        // written (at 100,000 passes they are tens of MB).
         var operations: [OutputTree.Operation] = []
-        var encodedPasses: [String: [UInt8]] = [:]
-        encodedPasses.reserveCapacity(plan.signed.count)
         for record in plan.removed { newState.passes[record.key] = nil }
         for record in legacyTokenLinks {
             newState.passes[record.key] = record
             rewritten.insert(record.key)
             operations.append(.init(kind: .link, path: record.tokenPath!, source: record.path))
         }
-        for pass in plan.signed {
-            let record = pass.record
-            let old = newState.passes.updateValue(record, forKey: record.key)
-            encodedPasses[record.key] = pass.encodedRecord
-            if let old {
-                for name in Set(old.files).subtracting(record.files).sorted() { operations.append(.init(kind: .remove, path: name)) }
+        // The signed passes' records move into the new state; the journal needs only their keys and staged files.
+        var staged: [(key: String, stagedPath: String)] = []
+        staged.reserveCapacity(plan.signed.count)
+        newState.passes.reserveCapacity(max(newState.passes.count, plan.signed.count))
+        report.built.reserveCapacity(plan.signed.count)
+        // Each signed pass is let go of once its record is in the new state.
+        plan.signed.reverse()
+        while let pass = plan.signed.popLast() {
+            let key = pass.record.key  // one string for the state, the report and the journal
+            if let old = newState.passes.updateValue(pass.record, forKey: key) {
+                for name in Set(old.files).subtracting(pass.record.files).sorted() { operations.append(.init(kind: .remove, path: name)) }
             }
-            newState.removedPasses[record.key] = nil
-            report.built.append(record.key)
+            if previousFile != nil { rewritten.insert(key) }
+            if !newState.removedPasses.isEmpty { newState.removedPasses[key] = nil }
+            report.built.append(key)
+            staged.append((key, pass.stagedPath))
         }
         for record in plan.removed {
             if let tokenHash = record.tokenHash {
@@ -137,10 +148,12 @@ package struct PassBuilder: Sendable {
         // `.pkpasses` bundles of the new passes: made from the staged and kept files, moved into place with them.
         let bundles: PassBundles.Update
         do {
+            let previousBundles = PassBundles.load(from: settings.outputDirectory)
+            let stagedPaths = plan.bundles.isEmpty && previousBundles.isEmpty
+                ? [:] : Dictionary(staged.map { ($0.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first })
             bundles = try PassBundles.update(
-                declarations: plan.bundles, contentFiles: plan.contentFiles, passes: newState.passes,
-                stagedPaths: Dictionary(plan.signed.map { ($0.record.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first }),
-                previous: PassBundles.load(from: settings.outputDirectory), secret: secret, tree: tree,
+                declarations: plan.bundles, contentFiles: plan.contentFiles, passes: newState.passes, stagedPaths: stagedPaths,
+                previous: previousBundles, secret: secret, tree: tree,
                 requiresLocalPassFiles: settings.requiresLocalPassFiles, updateTag: tag, signingTime: started)
         } catch {
             try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
@@ -153,27 +166,27 @@ package struct PassBuilder: Sendable {
         // The new passes are the previous ones (their records' keys, in the file) but the removed, and the signed;
         // the content files, the reused ones (all kept) and the parsed.
         let keys = BuildStateEncoding.sortedKeys(of: newState.passes, ordered: previousFile?.recordRanges.map(\.key) ?? [],
-                                                 removed: Set(plan.removed.map(\.key)), added: plan.signed.map(\.record.key))
+                                                 removed: Set(plan.removed.map(\.key)), added: staged.map(\.key))
         let contentFileKeys = BuildStateEncoding.sortedKeys(of: newState.contentFiles, ordered: contentFileOrder.ordered, removed: [],
                                                             added: contentFileOrder.added)
-        try BuildStateEncoding.write(newState, keys: keys, contentFileKeys: contentFileKeys, encodedPasses: encodedPasses,
+        try BuildStateEncoding.write(newState, keys: keys, contentFileKeys: contentFileKeys, encodedPasses: [:],
                                      rewritten: rewritten, previous: previousFile, to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
-        // What only the state file needed goes before the journal is made (at 100,000 passes, over 100 MB).
-        (previousFile, encodedPasses) = (nil, [:])
-        for index in plan.signed.indices { plan.signed[index].encodedRecord = [] }
+        // What only the state file needed goes before the journal is made (at 100,000 passes, tens of MB).
+        (previousFile, rewritten) = (nil, [])
         // Links from the staged files first, then the moves, then the rest: see `OutputTree.apply`.
         // Each staged file already has the update tag as its modification time, so every name of it does.
-        var links: [OutputTree.Operation] = [], moves: [OutputTree.Operation] = []
-        links.reserveCapacity(plan.signed.count * 2)
-        moves.reserveCapacity(plan.signed.count)
-        for pass in plan.signed {
-            for name in pass.record.files.dropFirst() { links.append(.init(kind: .link, path: name, source: pass.stagedPath)) }
-            moves.append(.init(kind: .move, path: pass.record.path, source: pass.stagedPath))
+        var signedOperations: [OutputTree.Operation] = []
+        signedOperations.reserveCapacity(staged.count * 3 + operations.count)
+        for (key, stagedPath) in staged {
+            for name in newState.passes[key]!.files.dropFirst() { signedOperations.append(.init(kind: .link, path: name, source: stagedPath)) }
         }
-        plan.signed = []
-        operations = links + moves + operations
-        (links, moves) = ([], [])
-        let journal = OutputTree.Journal(operations: operations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys, jobs: settings.jobs) + bundles.csvRows)
+        for (key, stagedPath) in staged {
+            signedOperations.append(.init(kind: .move, path: newState.passes[key]!.path, source: stagedPath))
+        }
+        staged = []
+        signedOperations += operations
+        operations = []
+        let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys, jobs: settings.jobs) + bundles.csvRows)
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in
             timings.mark(point)
@@ -184,6 +197,9 @@ package struct PassBuilder: Sendable {
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
+
+    /// Signed passes from which on the heap the workers freed is given back before the commit (it takes a few ms).
+    static let passesWorthReleasingFreeHeap = 5_000
 
     /// Lets another thread free what a build held: releasing 100,000 records
     /// one by one takes a tenth of a second or more, which the build's
