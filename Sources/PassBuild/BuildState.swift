@@ -9,32 +9,102 @@ import PassModel
 package struct BuildState: Codable, Sendable, Equatable {
     package static let currentVersion = 1
 
+    /// One pass as the last build made it.
+    ///
+    /// Its fields are kept in one object, shared by copies until one is changed: a dictionary of 100,000
+    /// records then holds a reference each (a record's fields inline take 232 bytes, in a dictionary
+    /// about twice that with its empty slots), a copy is one retain, and the hashes are kept as bytes
+    /// (see `PackedDigest`).
     package struct PassRecord: Codable, Sendable, Equatable {
-        package var passTypeIdentifier: String
-        package var serialNumber: String
-        package var teamIdentifier: String
+        private var fields: Fields
+
+        package init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: String, size: Int,
+                     tokenHash: String? = nil, fingerprint: String, definitionHash: String, templateName: String, imagePaths: [String],
+                     sourceFile: String, downloadPath: String, publicDownloadPath: String? = nil, tokenPath: String? = nil) {
+            fields = Fields(
+                passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, teamIdentifier: teamIdentifier, updateTag: updateTag,
+                etag: PackedDigest(etag), size: size, tokenHash: tokenHash.map(PackedDigest.init), fingerprint: PackedDigest(fingerprint),
+                definitionHash: PackedDigest(definitionHash), templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile,
+                downloadPath: downloadPath, publicDownloadPath: publicDownloadPath, tokenPath: tokenPath)
+        }
+
+        init(fields: Fields) { self.fields = fields }
+
+        package var passTypeIdentifier: String {
+            get { fields.passTypeIdentifier }
+            set { unique().passTypeIdentifier = newValue }
+        }
+        package var serialNumber: String {
+            get { fields.serialNumber }
+            set { unique().serialNumber = newValue }
+        }
+        package var teamIdentifier: String {
+            get { fields.teamIdentifier }
+            set { unique().teamIdentifier = newValue }
+        }
         /// Update tag: milliseconds since 1970 of the build that last changed the pass.
-        package var updateTag: Int64
+        package var updateTag: Int64 {
+            get { fields.updateTag }
+            set { unique().updateTag = newValue }
+        }
         /// Strong ETag of the .pkpass bytes, with its quotes: `"3f2a…"`.
-        package var etag: String
-        package var size: Int
+        package var etag: String {
+            get { fields.etag.text }
+            set { unique().etag = PackedDigest(newValue) }
+        }
+        package var size: Int {
+            get { fields.size }
+            set { unique().size = newValue }
+        }
         /// Hex SHA-256 of the authentication token; the token itself is never stored.
-        package var tokenHash: String?
+        package var tokenHash: String? {
+            get { fields.tokenHash?.text }
+            set { unique().tokenHash = newValue.map(PackedDigest.init) }
+        }
         /// Hash of every input of the pass: content entry, template, images, config, identity.
-        package var fingerprint: String
+        package var fingerprint: String {
+            get { fields.fingerprint.text }
+            set { unique().fingerprint = PackedDigest(newValue) }
+        }
         /// Hash of the content entry alone, to re-check a cached file without parsing it.
-        package var definitionHash: String
-        package var templateName: String
+        package var definitionHash: String {
+            get { fields.definitionHash.text }
+            set { unique().definitionHash = PackedDigest(newValue) }
+        }
+        package var templateName: String {
+            get { fields.templateName }
+            set { unique().templateName = newValue }
+        }
         /// Per-pass image files (paths), re-hashed on every build.
-        package var imagePaths: [String]
-        package var sourceFile: String
+        package var imagePaths: [String] {
+            get { fields.imagePaths }
+            set { unique().imagePaths = newValue }
+        }
+        package var sourceFile: String {
+            get { fields.sourceFile }
+            set { unique().sourceFile = newValue }
+        }
         /// `download/<capability>.pkpass`, relative to the output folder.
-        package var downloadPath: String
-        package var publicDownloadPath: String?
+        package var downloadPath: String {
+            get { fields.downloadPath }
+            set { unique().downloadPath = newValue }
+        }
+        package var publicDownloadPath: String? {
+            get { fields.publicDownloadPath }
+            set { unique().publicDownloadPath = newValue }
+        }
         /// `by-token/<type>/<serial>.<authenticationToken>`: the same bytes under a
         /// name a static host finds from the `Authorization: ApplePass` header;
         /// nil for a pass without a web service (or built before such names).
-        package var tokenPath: String? = nil
+        package var tokenPath: String? {
+            get { fields.tokenPath }
+            set { unique().tokenPath = newValue }
+        }
+
+        /// The hashes as they are kept, to compare without spelling them out.
+        var packedFingerprint: PackedDigest { fields.fingerprint }
+        var packedDefinitionHash: PackedDigest { fields.definitionHash }
+        var hasTokenHash: Bool { fields.tokenHash != nil }
 
         package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
         package var path: String { "v1/passes/\(passTypeIdentifier)/\(serialNumber)" }
@@ -49,19 +119,199 @@ package struct BuildState: Codable, Sendable, Equatable {
         package static func tokenPath(passTypeIdentifier: String, serialNumber: String, token: String) -> String {
             "by-token/\(passTypeIdentifier)/\(serialNumber).\(token)"
         }
+
+        package static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.fields === rhs.fields || lhs.fields.hasSameValues(as: rhs.fields)
+        }
+
+        /// The fields, copied first when another record shares them.
+        private mutating func unique() -> Fields {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            return fields
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case passTypeIdentifier, serialNumber, teamIdentifier, updateTag, etag, size, tokenHash, fingerprint, definitionHash,
+                 templateName, imagePaths, sourceFile, downloadPath, publicDownloadPath, tokenPath
+        }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                passTypeIdentifier: try container.decode(String.self, forKey: .passTypeIdentifier),
+                serialNumber: try container.decode(String.self, forKey: .serialNumber),
+                teamIdentifier: try container.decode(String.self, forKey: .teamIdentifier),
+                updateTag: try container.decode(Int64.self, forKey: .updateTag), etag: try container.decode(String.self, forKey: .etag),
+                size: try container.decode(Int.self, forKey: .size), tokenHash: try container.decodeIfPresent(String.self, forKey: .tokenHash),
+                fingerprint: try container.decode(String.self, forKey: .fingerprint),
+                definitionHash: try container.decode(String.self, forKey: .definitionHash),
+                templateName: try container.decode(String.self, forKey: .templateName),
+                imagePaths: try container.decode([String].self, forKey: .imagePaths),
+                sourceFile: try container.decode(String.self, forKey: .sourceFile),
+                downloadPath: try container.decode(String.self, forKey: .downloadPath),
+                publicDownloadPath: try container.decodeIfPresent(String.self, forKey: .publicDownloadPath),
+                tokenPath: try container.decodeIfPresent(String.self, forKey: .tokenPath))
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(passTypeIdentifier, forKey: .passTypeIdentifier)
+            try container.encode(serialNumber, forKey: .serialNumber)
+            try container.encode(teamIdentifier, forKey: .teamIdentifier)
+            try container.encode(updateTag, forKey: .updateTag)
+            try container.encode(etag, forKey: .etag)
+            try container.encode(size, forKey: .size)
+            try container.encodeIfPresent(tokenHash, forKey: .tokenHash)
+            try container.encode(fingerprint, forKey: .fingerprint)
+            try container.encode(definitionHash, forKey: .definitionHash)
+            try container.encode(templateName, forKey: .templateName)
+            try container.encode(imagePaths, forKey: .imagePaths)
+            try container.encode(sourceFile, forKey: .sourceFile)
+            try container.encode(downloadPath, forKey: .downloadPath)
+            try container.encodeIfPresent(publicDownloadPath, forKey: .publicDownloadPath)
+            try container.encodeIfPresent(tokenPath, forKey: .tokenPath)
+        }
+
+        /// The fields of a record. Changed only through a record that holds the only reference
+        /// (see `unique`), so records on different threads never change one object.
+        final class Fields: @unchecked Sendable {
+            var passTypeIdentifier: String
+            var serialNumber: String
+            var teamIdentifier: String
+            var updateTag: Int64
+            var etag: PackedDigest
+            var size: Int
+            var tokenHash: PackedDigest?
+            var fingerprint: PackedDigest
+            var definitionHash: PackedDigest
+            var templateName: String
+            var imagePaths: [String]
+            var sourceFile: String
+            var downloadPath: String
+            var publicDownloadPath: String?
+            var tokenPath: String?
+
+            init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
+                 tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest, templateName: String,
+                 imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?, tokenPath: String?) {
+                self.passTypeIdentifier = passTypeIdentifier
+                self.serialNumber = serialNumber
+                self.teamIdentifier = teamIdentifier
+                self.updateTag = updateTag
+                self.etag = etag
+                self.size = size
+                self.tokenHash = tokenHash
+                self.fingerprint = fingerprint
+                self.definitionHash = definitionHash
+                self.templateName = templateName
+                self.imagePaths = imagePaths
+                self.sourceFile = sourceFile
+                self.downloadPath = downloadPath
+                self.publicDownloadPath = publicDownloadPath
+                self.tokenPath = tokenPath
+            }
+
+            func copy() -> Fields {
+                Fields(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, teamIdentifier: teamIdentifier, updateTag: updateTag,
+                       etag: etag, size: size, tokenHash: tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
+                       templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath,
+                       publicDownloadPath: publicDownloadPath, tokenPath: tokenPath)
+            }
+
+            func hasSameValues(as other: Fields) -> Bool {
+                passTypeIdentifier == other.passTypeIdentifier && serialNumber == other.serialNumber
+                    && teamIdentifier == other.teamIdentifier && updateTag == other.updateTag && etag == other.etag && size == other.size
+                    && tokenHash == other.tokenHash && fingerprint == other.fingerprint && definitionHash == other.definitionHash
+                    && templateName == other.templateName && imagePaths == other.imagePaths && sourceFile == other.sourceFile
+                    && downloadPath == other.downloadPath && publicDownloadPath == other.publicDownloadPath && tokenPath == other.tokenPath
+            }
+        }
     }
 
+    /// A content file as the last build read it. Its fields are kept in one object, as a pass record's are.
     package struct ContentFileRecord: Codable, Sendable, Equatable {
+        private var fields: Fields
+
+        package init(hash: String, passes: [String], identity: String? = nil, entries: String? = nil) {
+            fields = Fields(hash: PackedDigest(hash), passes: passes, identity: identity, entries: entries)
+        }
+
+        init(hash: PackedDigest, passes: [String], identity: String?, entries: String?) {
+            fields = Fields(hash: hash, passes: passes, identity: identity, entries: entries)
+        }
+
         /// SHA-256 of the file's bytes.
-        package var hash: String
+        package var hash: String {
+            get { fields.hash.text }
+            set { unique().hash = PackedDigest(newValue) }
+        }
         /// Keys (`type/serial`) of the passes the file defines, in order.
-        package var passes: [String]
+        package var passes: [String] {
+            get { fields.passes }
+            set { unique().passes = newValue }
+        }
         /// The file's size, times and inode when it was hashed (see `FileStamp`):
         /// while they stay the same, the next build need not read it again.
-        package var identity: String? = nil
+        package var identity: String? {
+            get { fields.identity }
+            set { unique().identity = newValue }
+        }
         /// For a YAML file with `passes:`, the hash of its header and of each
         /// entry (see `PassListEntries`): the next build parses only the entries that changed.
-        package var entries: String? = nil
+        package var entries: String? {
+            get { fields.entries }
+            set { unique().entries = newValue }
+        }
+
+        /// The hash as it is kept, to compare without spelling it out.
+        var packedHash: PackedDigest { fields.hash }
+
+        package static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.fields === rhs.fields
+                || (lhs.fields.hash == rhs.fields.hash && lhs.fields.passes == rhs.fields.passes
+                    && lhs.fields.identity == rhs.fields.identity && lhs.fields.entries == rhs.fields.entries)
+        }
+
+        private mutating func unique() -> Fields {
+            if !isKnownUniquelyReferenced(&fields) {
+                fields = Fields(hash: fields.hash, passes: fields.passes, identity: fields.identity, entries: fields.entries)
+            }
+            return fields
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case hash, passes, identity, entries
+        }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(hash: try container.decode(String.self, forKey: .hash), passes: try container.decode([String].self, forKey: .passes),
+                      identity: try container.decodeIfPresent(String.self, forKey: .identity),
+                      entries: try container.decodeIfPresent(String.self, forKey: .entries))
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(hash, forKey: .hash)
+            try container.encode(passes, forKey: .passes)
+            try container.encodeIfPresent(identity, forKey: .identity)
+            try container.encodeIfPresent(entries, forKey: .entries)
+        }
+
+        /// Changed only through a record that holds the only reference (see `unique`).
+        private final class Fields: @unchecked Sendable {
+            var hash: PackedDigest
+            var passes: [String]
+            var identity: String?
+            var entries: String?
+
+            init(hash: PackedDigest, passes: [String], identity: String?, entries: String?) {
+                self.hash = hash
+                self.passes = passes
+                self.identity = identity
+                self.entries = entries
+            }
+        }
     }
 
     /// A pass that a build removed: kept so that a device still holding it

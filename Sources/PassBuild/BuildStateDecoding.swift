@@ -49,10 +49,10 @@ enum BuildStateDecoding {
         guard state.version == BuildState.currentVersion else { return (state, []) }
 
         let files = try decodeMembers(fileMembers, in: bytes, jobs: jobs) { scanner, _ throws(Failure) in
-            var hash: String?, keys: [String]?, identity: String?, entries: String?
+            var hash: PackedDigest?, keys: [String]?, identity: String?, entries: String?
             try scanner.object { scanner, key throws(Failure) in
                 switch key {
-                case "hash": hash = try scanner.string()
+                case "hash": hash = try scanner.digest()
                 case "passes": keys = try scanner.stringArray()
                 case "identity": identity = try scanner.optionalString()
                 case "entries": entries = try scanner.optionalString()
@@ -173,8 +173,8 @@ struct SharedStrings {
 
 extension BuildState.PassRecord {
     fileprivate init(scanner: inout JSONScanner, sharing shared: inout SharedStrings) throws(BuildStateDecoding.Failure) {
-        var type: String?, serial: String?, team: String?, updateTag: Int?, etag: String?, size: Int?, tokenHash: String?
-        var fingerprint: String?, definitionHash: String?, templateName: String?, imagePaths: [String] = [], sourceFile: String?
+        var type: String?, serial: String?, team: String?, updateTag: Int?, etag: PackedDigest?, size: Int?, tokenHash: PackedDigest?
+        var fingerprint: PackedDigest?, definitionHash: PackedDigest?, templateName: String?, imagePaths: [String] = [], sourceFile: String?
         var downloadPath: String?, publicDownloadPath: String?, tokenPath: String?
         // Keys are compared as bytes: a String for each of 15 keys of 100,000 records costs more than the values.
         try scanner.objectWithRawKeys { scanner, key throws(BuildStateDecoding.Failure) in
@@ -185,11 +185,11 @@ extension BuildState.PassRecord {
             else if isKey("serialNumber") { serial = try scanner.string() }
             else if isKey("teamIdentifier") { team = try shared.string(1, &scanner) }
             else if isKey("updateTag") { updateTag = try scanner.integer() }
-            else if isKey("etag") { etag = try scanner.string() }
+            else if isKey("etag") { etag = try scanner.digest() }
             else if isKey("size") { size = try scanner.integer() }
-            else if isKey("tokenHash") { tokenHash = try scanner.optionalString() }
-            else if isKey("fingerprint") { fingerprint = try scanner.string() }
-            else if isKey("definitionHash") { definitionHash = try scanner.string() }
+            else if isKey("tokenHash") { tokenHash = try scanner.optionalDigest() }
+            else if isKey("fingerprint") { fingerprint = try scanner.digest() }
+            else if isKey("definitionHash") { definitionHash = try scanner.digest() }
             else if isKey("templateName") { templateName = try shared.string(2, &scanner) }
             else if isKey("imagePaths") { imagePaths = try scanner.stringArray() }
             else if isKey("sourceFile") { sourceFile = try shared.string(3, &scanner) }
@@ -202,14 +202,14 @@ extension BuildState.PassRecord {
             guard let value else { throw BuildStateDecoding.Failure(description: "a pass has no \(name)") }
             return value
         }
-        self.init(
+        self.init(fields: Fields(
             passTypeIdentifier: try required(type, "passTypeIdentifier"), serialNumber: try required(serial, "serialNumber"),
             teamIdentifier: try required(team, "teamIdentifier"), updateTag: Int64(try required(updateTag, "updateTag")),
             etag: try required(etag, "etag"), size: try required(size, "size"), tokenHash: tokenHash,
             fingerprint: try required(fingerprint, "fingerprint"), definitionHash: try required(definitionHash, "definitionHash"),
             templateName: try required(templateName, "templateName"), imagePaths: imagePaths,
             sourceFile: try required(sourceFile, "sourceFile"), downloadPath: try required(downloadPath, "downloadPath"),
-            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath)
+            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath))
     }
 }
 
@@ -419,6 +419,18 @@ struct JSONScanner {
             }
         }
         return value
+    }
+
+    /// A string as a `PackedDigest`, made from its bytes when it has no escapes.
+    mutating func digest() throws(Failure) -> PackedDigest {
+        if let plain = plainString() { return PackedDigest(utf8: plain) }
+        return PackedDigest(try string())
+    }
+
+    /// A digest, or nil for `null`.
+    mutating func optionalDigest() throws(Failure) -> PackedDigest? {
+        if isNull() { return nil }
+        return try digest()
     }
 
     /// A string, or nil for `null`.

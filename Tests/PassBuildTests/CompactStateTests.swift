@@ -1,0 +1,113 @@
+import AtomicFiles
+import Foundation
+import PassModel
+import Testing
+import TestSupport
+@testable import PassBuild
+
+/// A build state's records kept small in memory (their fields in one shared
+/// object, their hashes as bytes): each must read, change, compare and
+/// encode as the plain fields it stands for.
+@Suite struct CompactStateTests {
+    static let hex = "5dc01fd954a633e11ffebf4af7faa2bb509d8d8d69d474fd14351f35223cb6bf"
+
+    @Test func aDigestGivesBackItsTextWhateverTheText() {
+        let texts = [Self.hex, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", String(repeating: "f", count: 64),
+                     "\"aa4110bb00abf38d2ec147a701a97bdf\"", "\"00000000000000000000000000000000\"",
+                     // Not packed: upper case, a digit too many or too few, quotes missing, not hex, empty, not ASCII.
+                     Self.hex.uppercased(), Self.hex + "0", String(Self.hex.dropLast()), "aa4110bb00abf38d2ec147a701a97bdf",
+                     "\"aa4110bb00abf38d2ec147a701a97bdg\"", "\"aa4110bb00abf38d2ec147a701a97bdf'", "", "\"e\"", "f\\\"",
+                     String(Self.hex.dropLast()) + "é", String(repeating: "g", count: 64), "\"" + String(repeating: "é", count: 16) + "\""]
+        for text in texts {
+            let digest = PackedDigest(text)
+            #expect(digest.text == text)
+            #expect(digest.withUTF8 { Array($0) } == Array(text.utf8))
+            #expect(Array(text.utf8).withUnsafeBufferPointer { PackedDigest(utf8: $0) } == digest)
+        }
+        #expect(PackedDigest(Self.hex).isPacked)
+        #expect(PackedDigest("\"aa4110bb00abf38d2ec147a701a97bdf\"").isPacked)
+        #expect(!PackedDigest(Self.hex.uppercased()).isPacked)
+        #expect(!PackedDigest("").isPacked)
+        // Equal exactly when the texts are.
+        for first in texts {
+            for second in texts { #expect((PackedDigest(first) == PackedDigest(second)) == (first == second)) }
+        }
+    }
+
+    func record(_ serial: String) -> BuildState.PassRecord {
+        .init(passTypeIdentifier: "pass.t", serialNumber: serial, teamIdentifier: "T", updateTag: 5, etag: "\"aa4110bb00abf38d2ec147a701a97bdf\"",
+              size: 10, tokenHash: Self.hex, fingerprint: Self.hex, definitionHash: "d", templateName: "card", imagePaths: ["a.png"],
+              sourceFile: "content/x.yml", downloadPath: "download/x.pkpass", publicDownloadPath: nil, tokenPath: "by-token/pass.t/\(serial).tok")
+    }
+
+    @Test func aChangedCopyOfARecordLeavesTheOriginalAsItWas() {
+        let original = record("1")
+        var copy = original
+        #expect(copy == original)
+        copy.fingerprint = String(repeating: "0", count: 64)
+        copy.etag = "\"e\""
+        copy.tokenHash = nil
+        copy.tokenPath = nil
+        copy.imagePaths.append("b.png")
+        #expect(original == record("1"))
+        #expect(original.fingerprint == Self.hex && original.etag == "\"aa4110bb00abf38d2ec147a701a97bdf\"")
+        #expect(original.tokenHash == Self.hex && original.tokenPath == "by-token/pass.t/1.tok" && original.imagePaths == ["a.png"])
+        #expect(copy.fingerprint == String(repeating: "0", count: 64) && copy.etag == "\"e\"" && copy.tokenHash == nil)
+        #expect(copy.tokenPath == nil && copy.imagePaths == ["a.png", "b.png"])
+        #expect(copy != original)
+        // Changed back field by field, it is equal again though it has fields of its own.
+        copy.fingerprint = Self.hex
+        copy.etag = "\"aa4110bb00abf38d2ec147a701a97bdf\""
+        copy.tokenHash = Self.hex
+        copy.tokenPath = "by-token/pass.t/1.tok"
+        copy.imagePaths = ["a.png"]
+        #expect(copy == original)
+        // Every field takes part in equality.
+        let changes: [(inout BuildState.PassRecord) -> Void] = [
+            { $0.passTypeIdentifier = "x" }, { $0.serialNumber = "x" }, { $0.teamIdentifier = "x" }, { $0.updateTag = 6 },
+            { $0.etag = "x" }, { $0.size = 11 }, { $0.tokenHash = "x" }, { $0.fingerprint = "x" }, { $0.definitionHash = "x" },
+            { $0.templateName = "x" }, { $0.imagePaths = [] }, { $0.sourceFile = "x" }, { $0.downloadPath = "x" },
+            { $0.publicDownloadPath = "x" }, { $0.tokenPath = nil },
+        ]
+        for change in changes {
+            var changed = original
+            change(&changed)
+            #expect(changed != original)
+        }
+        var file = BuildState.ContentFileRecord(hash: Self.hex, passes: ["pass.t/1"], identity: "1:2:3:4")
+        let kept = file
+        file.identity = nil
+        file.hash = "abc"
+        file.passes.append("pass.t/2")
+        file.entries = "e"
+        #expect(kept == BuildState.ContentFileRecord(hash: Self.hex, passes: ["pass.t/1"], identity: "1:2:3:4"))
+        #expect(file == BuildState.ContentFileRecord(hash: "abc", passes: ["pass.t/1", "pass.t/2"], identity: nil, entries: "e"))
+        #expect(file != kept)
+    }
+
+    /// Tools read and write the state with Foundation's JSON coders: the same keys and values as the build's own.
+    @Test func foundationsCodersReadAndWriteTheStateAsTheBuildDoes() throws {
+        var state = BuildState()
+        state.lastUpdateTag = 42
+        state.builtAt = "2026-01-01T00:00:00Z"
+        state.passes["pass.t/1"] = record("1")
+        var other = record("2")
+        other.tokenHash = nil
+        other.tokenPath = nil
+        other.publicDownloadPath = "download/pass.t/2.pkpass"
+        other.fingerprint = Self.hex.uppercased()
+        state.passes["pass.t/2"] = other
+        state.contentFiles["content/x.yml"] = .init(hash: Self.hex, passes: ["pass.t/1", "pass.t/2"], identity: "1:2:3:4", entries: "e")
+        state.contentFiles["content/y.yml"] = .init(hash: "h", passes: [])
+        state.removedPasses["pass.t/3"] = .init(passTypeIdentifier: "pass.t", serialNumber: "3", tokenHash: "h", removedTag: 7)
+        let bytes = try state.encoded()
+        #expect(try JSONDecoder().decode(BuildState.self, from: Data(bytes)) == state)
+        #expect(try BuildStateDecoding.decode(bytes, jobs: 2).state == state)
+        let foundation = try JSONEncoder().encode(state)
+        #expect(try BuildStateDecoding.decode(Array(foundation), jobs: 1).state == state)
+        // Key for key what the build writes (Foundation's order aside).
+        let ours = try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary
+        let theirs = try JSONSerialization.jsonObject(with: foundation) as? NSDictionary
+        #expect(ours != nil && ours == theirs)
+    }
+}
