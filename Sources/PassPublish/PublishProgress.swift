@@ -29,15 +29,28 @@ package struct PublishSummary: Sendable, Equatable, CustomStringConvertible {
     package var stateSent = false
     /// The update tag of the published build.
     package var lastUpdateTag: Int64 = 0
+    /// A dry run: the counts are what would be sent and removed; nothing was.
+    package var isDryRun = false
+    /// In a dry run, the files that would be written (pass files, their links, bundles), in order.
+    package var plannedUploads: [String] = []
+    /// In a dry run, the files that would be deleted, in order.
+    package var plannedRemovals: [String] = []
 
     package init() {}
 
     package var description: String {
         guard stateSent || filesSent > 0 || bundlesSent > 0 || filesRemoved > 0 else {
-            return "nothing to publish: the destination already has this build (state \(lastUpdateTag))"
+            return "\(isDryRun ? "dry run: " : "")nothing to publish: the destination already has this build (state \(lastUpdateTag))"
+        }
+        if isDryRun {
+            return "dry run, nothing sent or removed: would send \(Self.count(passesSent, "pass", "passes")) (\(Self.count(filesSent, "file", "files")), \(bytesSent) bytes), \(Self.count(bundlesSent, "bundle", "bundles")) (\(bundleBytesSent) bytes)\(stateSent ? " and the build state" : ""); would remove \(Self.count(passesRemoved, "pass", "passes")) and \(Self.count(bundlesRemoved, "bundle", "bundles")) (\(Self.count(filesRemoved, "file", "files"))); state \(lastUpdateTag)"
         }
         let bundles = bundlesSent + bundlesRemoved == 0 ? ""
             : ", bundles: \(bundlesSent) sent (\(bundleBytesSent) bytes), \(bundlesRemoved) removed"
         return "published \(passesSent) pass\(passesSent == 1 ? "" : "es") (\(filesSent) file\(filesSent == 1 ? "" : "s"), \(bytesSent) bytes), removed \(passesRemoved)\(bundles), state \(lastUpdateTag)"
+    }
+
+    private static func count(_ number: Int, _ one: String, _ many: String) -> String {
+        "\(number) \(number == 1 ? one : many)"
     }
 }

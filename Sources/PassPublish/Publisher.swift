@@ -35,7 +35,9 @@ package struct Publisher: Sendable {
         self.environment = environment
     }
 
-    package func publish(progress: @Sendable (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
+    /// Publishes, or with `dryRun` only plans: the summary then says what
+    /// would be sent and removed, and nothing is written at the destination.
+    package func publish(dryRun: Bool = false, progress: @Sendable (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
         let output = LocalOutput(directory: outputDirectory)
         guard FileManager.default.fileExists(atPath: output.stateDirectory) else {
             throw PublishError("\(outputDirectory) holds no build (no .passforge/); run passforge build first")
@@ -56,7 +58,7 @@ package struct Publisher: Sendable {
         var published: (state: BuildState, files: PublishedBuild)?
         switch try transport.fetchState() {
         case .missingFolder:
-            try transport.createDestination()
+            if !dryRun { try transport.createDestination() }
         case .noState:
             break
         case .published(let files):
@@ -65,7 +67,7 @@ package struct Publisher: Sendable {
         if let published, published.state.lastUpdateTag > local.lastUpdateTag {
             throw PublishError("\(destination) holds a newer build (update tag \(published.state.lastUpdateTag)) than \(outputDirectory) (\(local.lastUpdateTag)); build with --state-from \(destination) first, so that no pass goes back to an older version")
         }
-        let destinationLock = try transport.lockDestination()
+        let destinationLock = dryRun ? nil : try transport.lockDestination()
         defer { destinationLock?.release() }
 
         let plan = try PublishPlan(local: local, destination: published?.state, localBundles: localBundles,
@@ -86,15 +88,23 @@ package struct Publisher: Sendable {
         summary.passesRemoved = plan.removedPasses
         summary.bundlesRemoved = plan.removedBundles
         summary.filesRemoved = removals.count
+        let localCSV = AtomicFileSystem.readFile("\(outputDirectory)/.passforge/downloads.csv")
+        let sendsBundleList = localBundlesJSON != nil && published?.files.bundlesJSON != localBundlesJSON
+        let sendsState = published?.files.state != localBytes || published?.files.downloadsCSV != localCSV || sendsBundleList
         progress(.planned(passes: plan.sentPasses, bundles: plan.sentBundles, files: plan.fileCount, removals: removals.count))
+        if dryRun {
+            summary.isDryRun = true
+            summary.stateSent = sendsState
+            summary.plannedUploads = plan.uploads.flatMap { [$0.path] + $0.links }
+            summary.plannedRemovals = removals
+            return summary
+        }
 
         let total = plan.fileCount
         try transport.upload(plan.uploads, from: outputDirectory) { done in progress(.uploading(done: done, total: total)) }
         stall(at: "uploaded")
 
-        let localCSV = AtomicFileSystem.readFile("\(outputDirectory)/.passforge/downloads.csv")
-        let sendsBundleList = localBundlesJSON != nil && published?.files.bundlesJSON != localBundlesJSON
-        if published?.files.state != localBytes || published?.files.downloadsCSV != localCSV || sendsBundleList {
+        if sendsState {
             progress(.sendingState)
             // Each list after the files it names, state.json (the one a server watches) last.
             let names = (sendsBundleList ? [BundleList.path] : []) + [".passforge/downloads.csv", ".passforge/state.json"]

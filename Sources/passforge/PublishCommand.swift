@@ -15,6 +15,7 @@ struct PublishCommand: ParsableCommand {
 
         Examples:
           passforge publish /srv/passforge/output
+          passforge publish --dry-run deploy@passes.example.com:/srv/passforge/output
           passforge publish deploy@passes.example.com:/srv/passforge/output
           PASSFORGE_SSH_COMMAND="ssh -i $HOME/.ssh/deploy_key -p 2222" passforge publish deploy@host:/srv/passforge/output
           passforge build --state-from deploy@host:/srv/passforge/output && passforge publish deploy@host:/srv/passforge/output
@@ -30,18 +31,23 @@ struct PublishCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only errors and the summary.")
     var quiet = false
 
+    @Flag(help: "List the files that would be sent and removed (passes, links, bundles); send and remove nothing.")
+    var dryRun = false
+
     func run() throws {
         let destination = PublishDestination(parsing: destination)
-        let quiet = self.quiet
+        let (quiet, dryRun) = (self.quiet, self.dryRun)
         let summary = try Console.runReportingErrors {
             do {
                 let publisher = try Publisher(outputDirectory: output, destination: destination)
                 if !quiet { Console.error("publishing \(output) to \(destination)…") }
-                return try publisher.publish { event in if !quiet { Self.report(event) } }
+                return try publisher.publish(dryRun: dryRun) { event in if !quiet { Self.report(event) } }
             } catch {
                 throw PublishError("publish to \(destination) failed: \(error)")
             }
         }
+        for path in summary.plannedUploads { Console.print("would send \(path)") }
+        for path in summary.plannedRemovals { Console.print("would remove \(path)") }
         Console.print(summary.description)
     }
 
