@@ -128,6 +128,25 @@ import TestSupport
         try dest.expectSameBundles(as: built)
     }
 
+    /// An output tree that never had bundles (no bundles.json) published
+    /// over one that had: the bundles go, and then their list.
+    @Test func aBuildWithoutBundleListClearsTheDestinationsBundles() throws {
+        let withBundle = try Self.builtWithBundle()
+        let folder = TemporaryDirectory("passforge-dest")
+        let dest = DestinationTree(root: folder.file("site"))
+        _ = try Publisher(outputDirectory: withBundle.output, destination: .directory(dest.root)).publish()
+        let bundle = try withBundle.bundle()
+
+        let plain = try BuiltProject(passCount: 2)
+        #expect(!FileManager.default.fileExists(atPath: "\(plain.output)/\(BundleList.path)"))
+        let publish = try Publisher(outputDirectory: plain.output, destination: .directory(dest.root)).publish()
+        #expect(publish.bundlesRemoved == 1, "\(publish)")
+        #expect(!dest.exists(bundle.downloadPath) && !dest.exists(BundleList.path))
+        try dest.expectConsistent()
+        #expect(try Publisher(outputDirectory: plain.output, destination: .directory(dest.root)).publish().description
+            .hasPrefix("nothing to publish"))
+    }
+
     /// CI: a fresh output built from the published state keeps the bundles
     /// (their members' files are only at DEST), so its publish leaves them.
     @Test func aBuildFromThePublishedStateKeepsTheBundles() throws {
