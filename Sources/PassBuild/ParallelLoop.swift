@@ -23,23 +23,27 @@ enum ParallelLoop {
     }
 
     /// `items.map(transform)`, on `jobs` threads. Items are handed out in
-    /// chunks, so cheap transforms of many items do not contend.
+    /// chunks, so cheap transforms of many items do not contend; each output is
+    /// written straight into its place in the result (at 100,000 items of a few
+    /// hundred bytes, a second array to copy from would be tens of MB).
     static func map<Item: Sendable, Output: Sendable>(
         _ items: [Item], jobs: Int, _ transform: @Sendable (Item) -> Output
     ) -> [Output] {
         guard items.count > 1, jobs > 1 else { return items.map(transform) }
         let chunk = max(1, min(256, items.count / (jobs * 8)))
         let chunks = (items.count + chunk - 1) / chunk
-        let results = Mutex([Output?](repeating: nil, count: items.count))
-        run(count: chunks, jobs: jobs) { _, next in
-            while let index = next() {
-                let range = index * chunk..<min(items.count, (index + 1) * chunk)
-                let outputs = range.map { transform(items[$0]) }
-                results.withLock { slots in
-                    for (offset, output) in zip(range, outputs) { slots[offset] = output }
+        return [Output](unsafeUninitializedCapacity: items.count) { buffer, initializedCount in
+            // Safe to share: every index is initialized exactly once, by the one thread that took
+            // its chunk, and `run` returns only when every thread is done. `transform` cannot throw.
+            nonisolated(unsafe) let outputs = buffer
+            run(count: chunks, jobs: jobs) { _, next in
+                while let index = next() {
+                    for offset in index * chunk..<min(items.count, (index + 1) * chunk) {
+                        (outputs.baseAddress! + offset).initialize(to: transform(items[offset]))
+                    }
                 }
             }
+            initializedCount = items.count
         }
-        return results.withLock { $0.map { $0! } }
     }
 }
