@@ -141,7 +141,16 @@ package struct OutputTree: Sendable {
             start = end
         }
         if runs <= 1 { stall("applying") }
-        try AtomicFileSystem.write(Array(journal.downloadsCSV.utf8), to: "\(stateDirectory)/downloads.csv")
+        try AtomicFileSystem.write(to: "\(stateDirectory)/downloads.csv") { writer throws(AtomicFileSystem.Failure) in
+            // A piece at a time: at 100,000 passes the CSV is some 10 MB.
+            let csv = journal.downloadsCSV.utf8
+            var start = csv.startIndex
+            while start != csv.endIndex {
+                let end = csv.index(start, offsetBy: 1 << 20, limitedBy: csv.endIndex) ?? csv.endIndex
+                try writer.append(csv[start..<end])
+                start = end
+            }
+        }
         for folder in folders.sorted() where FileManager.default.fileExists(atPath: folder) {
             try AtomicFileSystem.syncDirectory(folder)
         }
@@ -224,8 +233,22 @@ extension OutputTree.Journal {
         let chunkSize = 1 << 20
         var out: [UInt8] = []
         out.reserveCapacity(chunkSize + 4096)
-        out += #"{"downloadsCSV":"#.utf8
-        out += JSONValue.string(downloadsCSV).serialized()
+        out += #"{"downloadsCSV":""#.utf8
+        // The CSV lists every pass: escaped a piece at a time, not copied whole.
+        var csv = downloadsCSV
+        var failure: Failure?
+        csv.withUTF8 { utf8 in
+            for start in stride(from: 0, to: utf8.count, by: chunkSize) {
+                JSONValue.appendStringContents(UnsafeBufferPointer(rebasing: utf8[start..<min(utf8.count, start + chunkSize)]), to: &out)
+                do throws(Failure) { try emit(out) } catch {
+                    failure = error
+                    return
+                }
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        if let failure { throw failure }
+        out.append(UInt8(ascii: "\""))
         out += #","operations":["#.utf8
         for (index, operation) in operations.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }

@@ -186,7 +186,7 @@ package struct PassBuilder: Sendable {
         staged = []
         signedOperations += operations
         operations = []
-        let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys, jobs: settings.jobs) + bundles.csvRows)
+        let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys, jobs: settings.jobs, appending: bundles.csvRows))
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in
             timings.mark(point)
@@ -232,7 +232,7 @@ package struct PassBuilder: Sendable {
     }
 
     /// `output/.passforge/downloads.csv`: passTypeIdentifier,serialNumber,download path — for mailings.
-    static func downloadsCSV(_ state: BuildState, keys: [String]? = nil, jobs: Int = 1) -> String {
+    static func downloadsCSV(_ state: BuildState, keys: [String]? = nil, jobs: Int = 1, appending extraRows: String = "") -> String {
         // Sorting the keys, not the records: records are large values, and moving them costs more than the sort.
         let keys = keys ?? state.passes.keys.sorted()
         let passes = state.passes
@@ -252,8 +252,9 @@ package struct PassBuilder: Sendable {
             return rows
         }
         var csv = "passTypeIdentifier,serialNumber,download path\n"
-        csv.reserveCapacity(parts.reduce(csv.utf8.count) { $0 + $1.utf8.count })
+        csv.reserveCapacity(parts.reduce(csv.utf8.count + extraRows.utf8.count) { $0 + $1.utf8.count })
         for part in parts { csv += part }
+        csv += extraRows
         return csv
     }
 

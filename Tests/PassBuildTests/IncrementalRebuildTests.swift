@@ -74,6 +74,19 @@ import TestSupport
         #expect(journal.encoded() == journal.json.serialized())
         #expect(OutputTree.Journal(operations: [], stagedState: "s", downloadsCSV: "").encoded()
             == OutputTree.Journal(operations: [], stagedState: "s", downloadsCSV: "").json.serialized())
+        // A CSV and a list of operations of several chunks each, with escapes across the chunks' edges.
+        let rows = (0..<60_000).map { "pass.t,s\($0)\t\"\u{1}\\,download/\($0).pkpass\n" }.joined()
+        let operations = (0..<30_000).map { OutputTree.Operation(kind: .move, path: "v1/passes/t/\"\($0)\"", source: ".passforge/staging/0/\($0)") }
+        let large = OutputTree.Journal(operations: operations, stagedState: "s", downloadsCSV: rows)
+        var chunks = 0
+        var bytes: [UInt8] = []
+        large.encode { chunk in
+            chunks += 1
+            bytes += chunk
+        }
+        #expect(chunks > 2)
+        #expect(bytes == large.json.serialized())
+        #expect(try OutputTree.Journal(json: JSONValue(parsing: bytes)).downloadsCSV == rows)
     }
 
     @Test func contentFilesAreListedAsTheContentLoaderListsThem() throws {

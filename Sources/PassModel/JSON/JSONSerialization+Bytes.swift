@@ -63,20 +63,24 @@ extension JSONValue {
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: copy runs of plain bytes at once.
-        let copied: Void? = s.utf8.withContiguousStorageIfAvailable { bytes in
-            var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                appendEscaped(byte, to: &out)
-                start = index + 1
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
-        }
+        let copied: Void? = s.utf8.withContiguousStorageIfAvailable { appendStringContents($0, to: &out) }
         if copied == nil {
             for byte in s.utf8 { appendEscaped(byte, to: &out) }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// The bytes of a JSON string between its quotes, escaped as `serialized()` escapes them:
+    /// for a string too long to escape whole at once, given piece by piece.
+    package static func appendStringContents(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        // Most strings need no escape: copy runs of plain bytes at once.
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            appendEscaped(byte, to: &out)
+            start = index + 1
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 
     private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
