@@ -289,54 +289,64 @@ struct BuildPlanner {
         let (state, validateOnly, evaluator) = (self.state, self.validateOnly, self.evaluator)
 
         // Read and hash every file, except those whose stamp says they are as the last build hashed them.
+        // The passes of such a file, when it has a few, are checked at once (whether all are unchanged);
+        // those of the others are checked below, all at once.
         let now = FileStamp.now()
-        let read = ParallelLoop.map(paths, jobs: jobs) { path in
+        let checkedWhenRead = 64
+        let read = ParallelLoop.map(paths, jobs: jobs) { path -> (file: ReadFile, allUnchanged: Bool?) in
             var file = ReadFile(path: path)
-            let stamp = FileStamp(path: path)
-            file.identity = stamp.flatMap { $0.isSettled(now: now) ? $0.description : nil }
-            if !validateOnly, let previous = state.contentFiles[path], let identity = file.identity, previous.identity == identity {
-                file.hash = previous.hash
+            let stamp = FileStamp(path: path).flatMap { $0.isSettled(now: now) ? $0 : nil }
+            let previous = validateOnly ? nil : state.contentFiles[path]
+            if let stamp, let previous, let identity = previous.identity, stamp.isSpelled(as: identity) {
+                // Its hash is the previous one: set below, if the file is parsed after all.
                 file.previous = previous
-                file.identity = previous.identity  // one string for both
-                return file
+                file.identity = identity  // one string for both
+                guard previous.passes.count <= checkedWhenRead else { return (file, nil) }
+                return (file, previous.passes.allSatisfy { key in state.passes[key].map { evaluator.isUnchanged($0) } ?? false })
             }
+            file.identity = stamp?.description
             file.bytes = AtomicFileSystem.readFile(path)
             guard let bytes = file.bytes else {
                 file.isReadable = false
-                return file
+                return (file, nil)
             }
             file.hash = sha256Hex(bytes)
-            if !validateOnly, let previous = state.contentFiles[path] {
-                if previous.hash == file.hash {
+            if let previous {
+                if previous.packedHash == PackedDigest(file.hash) {
                     file.previous = previous
                 } else if let signature = previous.entries {
                     Self.matchEntries(of: &file, bytes: bytes, previous: previous, signature: signature)
                 }
             }
-            return file
+            return (file, nil)
         }
         // Whether each pass of an unchanged file (or entry) would come out the same (all of them at once, so that one
         // file of 100,000 passes is checked on every core too).
-        let candidates = read.flatMap { file in
-            (file.previous?.passes ?? file.reusedEntries.sorted { $0.key < $1.key }.map(\.value)).map { (file.path, $0) }
+        let candidates = read.flatMap { file, allUnchanged in
+            allUnchanged != nil ? [] : file.previous?.passes ?? file.reusedEntries.sorted { $0.key < $1.key }.map(\.value)
         }
-        let unchanged = ParallelLoop.map(candidates, jobs: jobs) { _, key in
+        let unchanged = ParallelLoop.map(candidates, jobs: jobs) { key in
             state.passes[key].map { evaluator.isUnchanged($0) } ?? false
         }
         var parse: [ReadFile] = []
         var candidate = 0
-        for var file in read {
+        for (readFile, allUnchanged) in read {
+            var file = readFile
             guard file.isReadable else {
                 collector.add(.error(at: SourceLocation(file: file.path), rule: "content.unreadable", "cannot read this file; check its permissions"))
                 continue
             }
             if let previous = file.previous {
-                let verdicts = unchanged[candidate..<candidate + previous.passes.count]
-                candidate += previous.passes.count
-                if !verdicts.contains(false), reuse(previous, file: file.path) {
+                var isUnchanged = allUnchanged
+                if isUnchanged == nil {
+                    isUnchanged = !unchanged[candidate..<candidate + previous.passes.count].contains(false)
+                    candidate += previous.passes.count
+                }
+                if isUnchanged!, reuse(previous, file: file.path) {
                     plan.reusedFiles.append((file.path, file.identity))
                     continue
                 }
+                if file.hash.isEmpty { file.hash = previous.hash }
             } else if let list = file.list, !file.reusedEntries.isEmpty {
                 let indices = file.reusedEntries.keys.sorted()
                 let verdicts = unchanged[candidate..<candidate + indices.count]

@@ -111,3 +111,62 @@ import TestSupport
         #expect(ours != nil && ours == theirs)
     }
 }
+
+/// The scanner's fast reading of a string without escapes, eight bytes at a time.
+@Suite struct JSONScannerStringTests {
+    /// Every length around the eight-byte steps, with the closing quote, a backslash or the end of the bytes at every place.
+    @Test func aPlainStringIsFoundWhereverItsQuoteOrABackslashIs() throws {
+        for length in 0...40 {
+            let body = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            // Closed: read whole, and the scanner is after the quote.
+            var bytes = [UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")]
+            bytes.withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                #expect(scanner.plainString().map(Array.init) == body)
+                #expect(throws: Never.self) { try scanner.finish() }
+            }
+            // A backslash at any place: not plain, and the scanner does not move; `string` reads it.
+            for place in 0..<length {
+                var escaped = body
+                escaped.insert(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")], at: place)
+                bytes = [UInt8(ascii: "\"")] + escaped + [UInt8(ascii: "\"")]
+                try bytes.withUnsafeBufferPointer { buffer in
+                    var scanner = JSONScanner(buffer)
+                    #expect(scanner.plainString() == nil)
+                    var expected = body
+                    expected.insert(0x0A, at: place)
+                    #expect(Array(try scanner.string().utf8) == expected)
+                    try scanner.finish()
+                }
+            }
+            // No closing quote: nothing.
+            bytes = [UInt8(ascii: "\"")] + body
+            bytes.withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                #expect(scanner.plainString() == nil)
+            }
+        }
+        // A quote in the bytes after the scanned range is not taken for the closing one.
+        let bytes = Array(#""abcdefghijklmnop"xyz""#.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer, range: 0..<12)
+            #expect(scanner.plainString() == nil)
+        }
+    }
+
+    @Test func aDigestIsReadAsTheStringItIs() throws {
+        let texts = [#""5dc01fd954a633e11ffebf4af7faa2bb509d8d8d69d474fd14351f35223cb6bf""#, #""\"aa4110bb00abf38d2ec147a701a97bdf\"""#,
+                     #""\"aa4110bb00abf38d2ec147a701a97bdF\"""#, #""\"aa4110bb00abf38d2ec147a701a97bd\"x""#, #""\"e\"""#, #""""#,
+                     #""\u0035dc01fd954a633e11ffebf4af7faa2bb509d8d8d69d474fd14351f35223cb6bf""#]
+        for text in texts {
+            let bytes = Array(text.utf8)
+            try bytes.withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                let digest = try scanner.digest()
+                try scanner.finish()
+                var plain = JSONScanner(buffer)
+                #expect(digest.text == (try plain.string()))
+            }
+        }
+    }
+}

@@ -79,6 +79,11 @@ import TestSupport
             var stamp = FileStamp(path: "/")!
             (stamp.size, stamp.inode, stamp.modified, stamp.changed) = (size, inode, modified, changed)
             #expect(stamp.description == "\(size):\(inode):\(modified):\(changed)")
+            #expect(stamp.isSpelled(as: stamp.description))
+            for other in ["\(size):\(inode):\(modified):\(changed) ", "\(size):\(inode):\(modified):\(changed)0", "\(size):\(inode):\(modified):",
+                          String("x\(size):\(inode):\(modified):\(changed)".dropLast()), "", String(repeating: "9", count: 200)] {
+                #expect(!stamp.isSpelled(as: other))
+            }
         }
     }
 
