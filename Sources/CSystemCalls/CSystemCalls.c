@@ -17,7 +17,3 @@ size_t passforge_heap_in_use(void) {
     struct mallinfo2 info = mallinfo2();
     return info.uordblks + info.hblkhd;
 }
-
-void passforge_release_free_heap(void) {
-    malloc_trim(0);
-}

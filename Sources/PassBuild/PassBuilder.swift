@@ -74,12 +74,6 @@ package struct PassBuilder: Sendable {
         }
         flusher.stop()
         timings.mark("plan, sign and stage")
-        if plan.signed.count >= Self.passesWorthReleasingFreeHeap {
-            // What the workers freed while signing is spread over their heaps between the records that wait for the
-            // commit; given back, the commit's own memory does not come on top of it (a fifth of the peak at 100,000 passes).
-            ProcessTuning.releaseFreeHeap()
-            timings.mark("release free heap")
-        }
         report.warnings = plan.warnings
         report.usedDevelopmentSigning = identities.usedDevelopmentSigning
         report.unchanged = plan.unchanged.count
@@ -197,9 +191,6 @@ package struct PassBuilder: Sendable {
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
-
-    /// Signed passes from which on the heap the workers freed is given back before the commit (it takes a few ms).
-    static let passesWorthReleasingFreeHeap = 5_000
 
     /// Lets another thread free what a build held: releasing 100,000 records
     /// one by one takes a tenth of a second or more, which the build's

@@ -25,7 +25,4 @@ package enum ProcessTuning {
 
     /// Bytes allocated and not yet freed, for the build's phase report.
     package static var heapInUse: Int { Int(passforge_heap_in_use()) }
-
-    /// Gives the pages of freed heap memory back to the kernel (malloc_trim(3)).
-    package static func releaseFreeHeap() { passforge_release_free_heap() }
 }

@@ -19,7 +19,4 @@ int passforge_set_malloc_thresholds(int trim_threshold, int mmap_threshold);
  * hblkhd): the resident size less what glibc keeps free. */
 size_t passforge_heap_in_use(void);
 
-/* Returns every whole free page of every heap arena to the kernel (malloc_trim(3)). */
-void passforge_release_free_heap(void);
-
 #endif
