@@ -294,9 +294,11 @@ struct BuildPlanner {
         let now = FileStamp.now()
         let checkedWhenRead = 64
         let read = ParallelLoop.map(paths, jobs: jobs) { path -> (file: ReadFile, allUnchanged: Bool?) in
-            var file = ReadFile(path: path)
             let stamp = FileStamp(path: path).flatMap { $0.isSettled(now: now) ? $0 : nil }
-            let previous = validateOnly ? nil : state.contentFiles[path]
+            let known = validateOnly ? nil : state.contentFiles.index(forKey: path)
+            let previous = known.map { state.contentFiles.values[$0] }
+            // The state's string for the path: looked up again later, it is found without comparing its bytes.
+            var file = ReadFile(path: known.map { state.contentFiles.keys[$0] } ?? path)
             if let stamp, let previous, let identity = previous.identity, stamp.isSpelled(as: identity) {
                 // Its hash is the previous one: set below, if the file is parsed after all.
                 file.previous = previous

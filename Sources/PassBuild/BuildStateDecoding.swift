@@ -48,12 +48,14 @@ enum BuildStateDecoding {
         guard sawVersion else { throw Failure(description: "no version") }
         guard state.version == BuildState.currentVersion else { return (state, []) }
 
-        let files = try decodeMembers(fileMembers, in: bytes, jobs: jobs) { scanner, _ throws(Failure) in
+        // A content file's keys are the strings of the pass records' keys: one string for both, and looking a pass up
+        // by its file's key finds the same string, not an equal one (no bytes compared).
+        let files = try decodeMembers(fileMembers, in: bytes, jobs: jobs, passKeys: passMembers) { scanner, shared throws(Failure) in
             var hash: PackedDigest?, keys: [String]?, identity: String?, entries: String?
             try scanner.object { scanner, key throws(Failure) in
                 switch key {
                 case "hash": hash = try scanner.digest()
-                case "passes": keys = try scanner.stringArray()
+                case "passes": keys = try scanner.passKeyArray(&shared)
                 case "identity": identity = try scanner.optionalString()
                 case "entries": entries = try scanner.optionalString()
                 default: try scanner.skipValue()
@@ -112,7 +114,8 @@ enum BuildStateDecoding {
     /// Decodes each member's value on `jobs` threads: the values in order, in chunks.
     /// `alongside`, when given, runs on one of the threads too, first (and always, even when decoding fails).
     private static func decodeMembers<Value: Sendable>(
-        _ members: [(key: String, range: Range<Int>)], in bytes: [UInt8], jobs: Int, alongside: (@Sendable () -> Void)? = nil,
+        _ members: [(key: String, range: Range<Int>)], in bytes: [UInt8], jobs: Int, passKeys: [(key: String, range: Range<Int>)] = [],
+        alongside: (@Sendable () -> Void)? = nil,
         _ decode: @Sendable (inout JSONScanner, inout SharedStrings) throws(Failure) -> Value
     ) throws(Failure) -> [[Value]] {
         let chunk = 2048
@@ -126,7 +129,7 @@ enum BuildStateDecoding {
                 return .success([])
             }
             return bytes.withUnsafeBufferPointer { buffer in
-                var shared = SharedStrings()
+                var shared = SharedStrings(passKeys: passKeys)
                 var values: [Value] = []
                 values.reserveCapacity(chunk)
                 for range in ranges[index * chunk..<min(ranges.count, (index + 1) * chunk)] {
@@ -152,6 +155,37 @@ enum BuildStateDecoding {
 /// string storage instead of a new copy per record.
 struct SharedStrings {
     private var last: [String] = Array(repeating: "", count: 4)
+    /// The keys of the pass records, in file order (sorted, as the build writes them), and where the next is looked for first.
+    private let passKeys: [(key: String, range: Range<Int>)]
+    private var passKeyCursor = 0
+
+    init(passKeys: [(key: String, range: Range<Int>)] = []) { self.passKeys = passKeys }
+
+    /// The pass record key spelled `bytes`, when there is one; else a new string. Content files list their passes
+    /// mostly in the order of the keys: each is first compared with the one after the last found, then looked for
+    /// by bisection (which finds nothing, harmlessly, should the keys not be sorted).
+    mutating func passKey(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        func compare(_ index: Int) -> Int32 {
+            var key = passKeys[index].key
+            return key.withUTF8 { key in
+                let common = min(key.count, bytes.count)
+                let order = common == 0 ? 0 : memcmp(key.baseAddress!, bytes.baseAddress!, common)
+                return order != 0 ? order : key.count < bytes.count ? -1 : key.count > bytes.count ? 1 : 0
+            }
+        }
+        if passKeyCursor < passKeys.count, compare(passKeyCursor) == 0 {
+            passKeyCursor += 1
+            return passKeys[passKeyCursor - 1].key
+        }
+        var (low, high) = (0, passKeys.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if compare(middle) < 0 { low = middle + 1 } else { high = middle }
+        }
+        guard low < passKeys.count, compare(low) == 0 else { return String(decoding: bytes, as: UTF8.self) }
+        passKeyCursor = low + 1
+        return passKeys[low].key
+    }
 
     mutating func string(_ slot: Int, _ scanner: inout JSONScanner) throws(BuildStateDecoding.Failure) -> String {
         guard let raw = scanner.plainString() else {
@@ -470,6 +504,19 @@ struct JSONScanner {
     mutating func optionalString() throws(Failure) -> String? {
         if isNull() { return nil }
         return try string()
+    }
+
+    /// `stringArray`, with each string without escapes given by `shared.passKey`.
+    mutating func passKeyArray(_ shared: inout SharedStrings) throws(Failure) -> [String] {
+        if isNull() { return [] }
+        try expect(UInt8(ascii: "["), "[")
+        var values: [String] = []
+        if consume(UInt8(ascii: "]")) { return values }
+        repeat {
+            if let plain = plainString() { values.append(shared.passKey(plain)) } else { values.append(try string()) }
+        } while consume(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "]"), "] or ,")
+        return values
     }
 
     mutating func stringArray() throws(Failure) -> [String] {

@@ -170,3 +170,48 @@ import TestSupport
         }
     }
 }
+
+@Suite struct SharedPassKeyTests {
+    /// Where a string's bytes are: equal addresses mean one string.
+    func address(_ text: String) -> UnsafeRawPointer? {
+        text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    }
+
+    @Test func aContentFilesPassesAreTheStringsOfThePassRecordsKeys() throws {
+        var state = BuildState()
+        let serials = (0..<40).map { "serial-number-\($0 * 7 % 40)" }
+        for serial in serials {
+            state.passes["pass.com.example.t/\(serial)"] = .init(
+                passTypeIdentifier: "pass.com.example.t", serialNumber: serial, teamIdentifier: "T", updateTag: 1, etag: "\"e\"", size: 1,
+                fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s", downloadPath: "d")
+        }
+        let keys = state.passes.keys.sorted()
+        // In order, backwards, shuffled, with keys no pass has, and one with an escape in the file.
+        state.contentFiles["a.yml"] = .init(hash: "h", passes: Array(keys[0..<10]))
+        state.contentFiles["b.yml"] = .init(hash: "h", passes: keys[10..<20].reversed())
+        state.contentFiles["c.yml"] = .init(hash: "h", passes: [keys[25], keys[21], "pass.com.example.t/none", keys[39], keys[0], "pass.t/é\"q", "", keys[22]])
+        state.contentFiles["d.yml"] = .init(hash: "h", passes: [])
+        var bytes = try state.encoded()
+        // The same key spelled with an escaped slash: read as the same key.
+        var text = String(decoding: bytes, as: UTF8.self)
+        let escaped = keys[39].replacingOccurrences(of: "/", with: "\\/")
+        text = text.replacingOccurrences(of: "\"passes\":[\"\(keys[25])\",\"\(keys[21])\",\"pass.com.example.t/none\",\"\(keys[39])\"",
+                                         with: "\"passes\":[\"\(keys[25])\",\"\(keys[21])\",\"pass.com.example.t/none\",\"\(escaped)\"")
+        #expect(text != String(decoding: bytes, as: UTF8.self))
+        bytes = Array(text.utf8)
+        for jobs in [1, 2] {
+            let decoded = try BuildStateDecoding.decode(bytes, jobs: jobs).state
+            #expect(decoded == state)
+            var shared = 0
+            for (path, file) in decoded.contentFiles {
+                for key in file.passes {
+                    guard let index = decoded.passes.index(forKey: key) else { continue }
+                    let recordKey = decoded.passes.keys[index]
+                    if address(recordKey) == address(key) { shared += 1 } else { #expect(path == "c.yml" && key == keys[39]) }
+                }
+            }
+            // Every key of a pass but the one read with an escape: ten, ten, and four of c.yml's five.
+            #expect(shared == 10 + 10 + 4)
+        }
+    }
+}
