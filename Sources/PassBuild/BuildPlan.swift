@@ -293,7 +293,7 @@ struct BuildPlanner {
         // those of the others are checked below, all at once.
         let now = FileStamp.now()
         let checkedWhenRead = 64
-        let read = ParallelLoop.map(paths, jobs: jobs) { path -> (file: ReadFile, allUnchanged: Bool?) in
+        @Sendable func read(_ path: String, memo: inout PassEvaluator.UnchangedCheckMemo) -> (file: ReadFile, allUnchanged: Bool?) {
             let stamp = FileStamp(path: path).flatMap { $0.isSettled(now: now) ? $0 : nil }
             let known = validateOnly ? nil : state.contentFiles.index(forKey: path)
             let previous = known.map { state.contentFiles.values[$0] }
@@ -304,7 +304,7 @@ struct BuildPlanner {
                 file.previous = previous
                 file.identity = identity  // one string for both
                 guard previous.passes.count <= checkedWhenRead else { return (file, nil) }
-                return (file, previous.passes.allSatisfy { key in state.passes[key].map { evaluator.isUnchanged($0) } ?? false })
+                return (file, previous.passes.allSatisfy { key in state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false })
             }
             file.identity = stamp?.description
             file.bytes = AtomicFileSystem.readFile(path)
@@ -322,13 +322,14 @@ struct BuildPlanner {
             }
             return (file, nil)
         }
+        let read = ParallelLoop.map(paths, jobs: jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }, read)
         // Whether each pass of an unchanged file (or entry) would come out the same (all of them at once, so that one
         // file of 100,000 passes is checked on every core too).
         let candidates = read.flatMap { file, allUnchanged in
             allUnchanged != nil ? [] : file.previous?.passes ?? file.reusedEntries.sorted { $0.key < $1.key }.map(\.value)
         }
-        let unchanged = ParallelLoop.map(candidates, jobs: jobs) { key in
-            state.passes[key].map { evaluator.isUnchanged($0) } ?? false
+        let unchanged = ParallelLoop.map(candidates, jobs: jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }) { key, memo in
+            state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false
         }
         var parse: [ReadFile] = []
         var candidate = 0

@@ -71,13 +71,34 @@ struct PassEvaluator: Sendable {
     /// True when a pass built before would come out the same: same entry,
     /// template, images, configuration, secret and identity, and its file is there.
     func isUnchanged(_ record: BuildState.PassRecord, definitionHash: String? = nil) -> Bool {
-        guard case .success(let template) = templates.template(named: record.templateName),
-              case .success(let identity) = identities.identity(passTypeIdentifier: record.passTypeIdentifier, teamIdentifier: record.teamIdentifier),
-              let images = imagesHash(record.imagePaths)
-        else { return false }
+        var memo = UnchangedCheckMemo()
+        return isUnchanged(record, definitionHash: definitionHash, memo: &memo)
+    }
+
+    /// The template and identity fingerprints `isUnchanged` found for the last record's template, type and team.
+    /// A thread that checks many records keeps one: the next record of the same ones (most often all of them)
+    /// is checked without looking them up again, each lookup taking a lock shared by every thread.
+    struct UnchangedCheckMemo {
+        fileprivate var templateName = "", passTypeIdentifier = "", teamIdentifier = ""
+        fileprivate var fingerprints: (template: String, identity: String)?
+    }
+
+    /// `isUnchanged`, with the lookups of the last record's template and identity kept in `memo`.
+    func isUnchanged(_ record: BuildState.PassRecord, definitionHash: String? = nil, memo: inout UnchangedCheckMemo) -> Bool {
+        // Strings shared by the decoded records: compared without their bytes.
+        if memo.fingerprints == nil || memo.templateName != record.templateName || memo.passTypeIdentifier != record.passTypeIdentifier
+            || memo.teamIdentifier != record.teamIdentifier {
+            guard case .success(let template) = templates.template(named: record.templateName),
+                  case .success(let identity) = identities.identity(passTypeIdentifier: record.passTypeIdentifier,
+                                                                    teamIdentifier: record.teamIdentifier)
+            else { return false }
+            memo = UnchangedCheckMemo(templateName: record.templateName, passTypeIdentifier: record.passTypeIdentifier,
+                                      teamIdentifier: record.teamIdentifier, fingerprints: (template.fingerprint, identity.fingerprint))
+        }
+        guard let fingerprints = memo.fingerprints, let images = imagesHash(record.imagePaths) else { return false }
         // Compared as kept in the record, not spelled out (100,000 records are checked on each build).
-        let computed = fingerprint(definitionHash: definitionHash ?? record.definitionHash, templateFingerprint: template.fingerprint,
-                                   identity: identity.fingerprint, imagesHash: images)
+        let computed = fingerprint(definitionHash: definitionHash ?? record.definitionHash, templateFingerprint: fingerprints.template,
+                                   identity: fingerprints.identity, imagesHash: images)
         return PackedDigest(computed) == record.packedFingerprint && hasPassFile(record)
     }
 

@@ -1,5 +1,6 @@
 import AtomicFiles
 import Foundation
+import PassContent
 import PassModel
 import Testing
 import TestSupport
@@ -213,5 +214,37 @@ import TestSupport
             // Every key of a pass but the one read with an escape: ten, ten, and four of c.yml's five.
             #expect(shared == 10 + 10 + 4)
         }
+    }
+}
+
+@Suite struct UnchangedCheckMemoTests {
+    /// A thread checking many records keeps the last one's template and identity: the answers are those of the plain check.
+    @Test func checksWithAMemoAnswerAsChecksWithout() throws {
+        let project = ProjectFixture(passCount: 4)
+        let settings = try project.buildSettings(secret: "memo-token-secret-0123456789")
+        _ = try PassBuilder(settings: settings).build()
+        let state = try BuildState.load(from: project.output)
+        let evaluator = PassEvaluator(
+            settings: settings, state: state,
+            secret: try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory),
+            identities: SigningIdentities(settings: settings),
+            templates: TemplateCache(loader: TemplateLoader(directory: settings.templatesDirectory)), validateOnly: false)
+        var records = state.passes.keys.sorted().map { state.passes[$0]! }
+        #expect(records.count == 4)
+        var changed = records[1]
+        changed.fingerprint = String(repeating: "0", count: 64)
+        var otherTemplate = records[2]
+        otherTemplate.templateName = "no-such-template"
+        var otherType = records[2]
+        otherType.passTypeIdentifier = "pass.com.example.other"
+        var otherTeam = records[3]
+        otherTeam.teamIdentifier = "ZZZZZZZZZZ"
+        records += [changed, records[0], otherTemplate, records[2], otherType, records[3], otherTeam, records[3]]
+        var memo = PassEvaluator.UnchangedCheckMemo()
+        let withMemo = records.map { evaluator.isUnchanged($0, memo: &memo) }
+        let without = records.map { evaluator.isUnchanged($0) }
+        #expect(withMemo == without)
+        // (The test identity signs for any team: another team's record is unchanged all the same.)
+        #expect(without == [true, true, true, true, false, true, false, true, false, true, true, true])
     }
 }
