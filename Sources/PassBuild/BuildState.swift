@@ -366,11 +366,14 @@ package struct BuildState: Codable, Sendable, Equatable {
 
     /// Loads the state of a previous build, or an empty state for a first build.
     package static func load(from output: String) throws -> BuildState {
-        try loadWithRecordRanges(from: output).state
+        try loadWithRecordRanges(from: output, mapped: false).state
     }
 
     /// The state, and where its pass records are in its file (nil for a first build).
-    static func loadWithRecordRanges(from output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws
+    ///
+    /// - Parameter mapped: read through a memory mapping rather than a copy: for a build, which holds the
+    ///   output folder's lock (the state file is only ever replaced by a rename, never changed in place).
+    static func loadWithRecordRanges(from output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, mapped: Bool = true) throws
         -> (state: BuildState, file: PreviousStateFile?) {
         let path = path(in: output)
         guard let file = RegularFile(openingForReading: path) else {
@@ -378,8 +381,14 @@ package struct BuildState: Codable, Sendable, Equatable {
             throw BuildError.message("cannot read \(path); check its permissions")
         }
         do {
-            guard let bytes = file.readAll() else { throw BuildStateDecoding.Failure(description: "it cannot be read whole") }
-            let (state, ranges) = try BuildStateDecoding.decode(consume bytes, jobs: jobs)
+            // Mapped, not read: 90 MB at 100,000 passes, which need not be copied.
+            let (state, ranges) = if mapped, let mapping = MappedFile(file) {
+                try mapping.withBytes { bytes throws(BuildStateDecoding.Failure) in try BuildStateDecoding.decode(buffer: bytes, jobs: jobs) }
+            } else if let bytes = file.readAll() {
+                try BuildStateDecoding.decode(bytes, jobs: jobs)
+            } else {
+                throw BuildStateDecoding.Failure(description: "it cannot be read whole")
+            }
             guard state.version == currentVersion else {
                 throw BuildError.message("\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
             }

@@ -19,16 +19,20 @@ enum BuildStateDecoding {
 
     /// The state, and where each pass record's bytes are in `bytes` (by key,
     /// in file order): a record carried over unchanged is written back from them.
-    ///
-    /// The bytes are let go of as soon as every record is decoded, before the
-    /// state's dictionaries are built: at 100,000 passes that is 70 MB less at the peak.
-    static func decode(_ bytes: consuming [UInt8], jobs: Int) throws(Failure) -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
+    static func decode(_ bytes: [UInt8], jobs: Int) throws(Failure) -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
+        try bytes.withUnsafeBufferPointer { buffer throws(Failure) in try decode(buffer: buffer, jobs: jobs) }
+    }
+
+    /// `decode(_:jobs:)` of bytes that stay valid during the call (a file mapped into memory, say).
+    static func decode(buffer: UnsafeBufferPointer<UInt8>, jobs: Int) throws(Failure)
+        -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
+        let bytes = StateBytes(buffer: buffer)
         var state = BuildState()
         var passMembers: [(key: String, range: Range<Int>)] = []
         var fileMembers: [(key: String, range: Range<Int>)] = []
         var removedMembers: [(key: String, range: Range<Int>)] = []
         var sawVersion = false
-        try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
+        do {
             var scanner = JSONScanner(buffer)
             try scanner.object { scanner, key throws(Failure) in
                 switch key {
@@ -72,7 +76,7 @@ enum BuildStateDecoding {
             for (member, file) in zip(fileMembers, files.joined()) { dictionary[member.key] = file }
             contentFiles.withLock { $0 = dictionary }
         }
-        try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
+        do {
             for member in removedMembers {
                 var scanner = JSONScanner(buffer, range: member.range)
                 var type: String?, serial: String?, tokenHash: String?, tag: Int?, files: [String] = []
@@ -94,7 +98,6 @@ enum BuildStateDecoding {
         var passes = try decodeMembers(passMembers, in: bytes, jobs: jobs, alongside: buildContentFiles) { scanner, last throws(Failure) in
             try BuildState.PassRecord(scanner: &scanner, sharing: &last)
         }
-        _ = consume bytes
         state.contentFiles = contentFiles.withLock { files in
             defer { files = [:] }  // the state's the only reference: changed in place later
             return files
@@ -114,7 +117,7 @@ enum BuildStateDecoding {
     /// Decodes each member's value on `jobs` threads: the values in order, in chunks.
     /// `alongside`, when given, runs on one of the threads too, first (and always, even when decoding fails).
     private static func decodeMembers<Value: Sendable>(
-        _ members: [(key: String, range: Range<Int>)], in bytes: [UInt8], jobs: Int, passKeys: [(key: String, range: Range<Int>)] = [],
+        _ members: [(key: String, range: Range<Int>)], in bytes: StateBytes, jobs: Int, passKeys: [(key: String, range: Range<Int>)] = [],
         alongside: (@Sendable () -> Void)? = nil,
         _ decode: @Sendable (inout JSONScanner, inout SharedStrings) throws(Failure) -> Value
     ) throws(Failure) -> [[Value]] {
@@ -128,16 +131,14 @@ enum BuildStateDecoding {
                 alongside?()
                 return .success([])
             }
-            return bytes.withUnsafeBufferPointer { buffer in
-                var shared = SharedStrings(passKeys: passKeys)
-                var values: [Value] = []
-                values.reserveCapacity(chunk)
-                for range in ranges[index * chunk..<min(ranges.count, (index + 1) * chunk)] {
-                    var scanner = JSONScanner(buffer, range: range)
-                    do throws(Failure) { values.append(try decode(&scanner, &shared)) } catch { return .failure(error) }
-                }
-                return .success(values)
+            var shared = SharedStrings(passKeys: passKeys)
+            var values: [Value] = []
+            values.reserveCapacity(chunk)
+            for range in ranges[index * chunk..<min(ranges.count, (index + 1) * chunk)] {
+                var scanner = JSONScanner(bytes.buffer, range: range)
+                do throws(Failure) { values.append(try decode(&scanner, &shared)) } catch { return .failure(error) }
             }
+            return .success(values)
         }
         var chunked: [[Value]] = []
         chunked.reserveCapacity(results.count)
@@ -149,6 +150,11 @@ enum BuildStateDecoding {
         }
         return chunked
     }
+}
+
+/// The bytes being decoded, shared by the threads that decode them: they only read them, and the bytes outlive them.
+struct StateBytes: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<UInt8>
 }
 
 /// The last value of each repeated field, so that equal bytes give the same

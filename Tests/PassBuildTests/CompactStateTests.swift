@@ -248,3 +248,43 @@ import TestSupport
         #expect(without == [true, true, true, true, false, true, false, true, false, true, true, true])
     }
 }
+
+@Suite struct MappedStateTests {
+    @Test func aMappedFileHasTheBytesARead() throws {
+        let folder = TemporaryDirectory()
+        for (name, bytes) in [("empty", [UInt8]()), ("one", [7]), ("pages", (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })] {
+            try AtomicFileSystem.write(bytes, to: "\(folder.path)/\(name)")
+            guard let file = RegularFile(openingForReading: "\(folder.path)/\(name)"), let mapping = MappedFile(file) else {
+                Issue.record("cannot open or map \(name)")
+                continue
+            }
+            #expect(mapping.withBytes { Array($0) } == bytes)
+            #expect(file.readAll() == bytes)
+        }
+    }
+
+    /// The build maps the state; other readers read it: the same state either way.
+    @Test func aMappedStateIsTheStateRead() throws {
+        var state = BuildState()
+        state.lastUpdateTag = 9
+        for serial in ["1", "2"] {
+            state.passes["pass.t/\(serial)"] = .init(
+                passTypeIdentifier: "pass.t", serialNumber: serial, teamIdentifier: "T", updateTag: 1, etag: "\"e\"", size: 1,
+                fingerprint: CompactStateTests.hex, definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s.yml",
+                downloadPath: "download/\(serial).pkpass")
+        }
+        state.contentFiles["s.yml"] = .init(hash: CompactStateTests.hex, passes: ["pass.t/1", "pass.t/2"], identity: "1:2:3:4")
+        let folder = TemporaryDirectory()
+        try AtomicFileSystem.write(try state.encoded(), to: BuildState.path(in: folder.path))
+        let mapped = try BuildState.loadWithRecordRanges(from: folder.path, jobs: 2, mapped: true)
+        let read = try BuildState.loadWithRecordRanges(from: folder.path, jobs: 2, mapped: false)
+        #expect(mapped.state == state && read.state == state)
+        #expect(mapped.file?.recordRanges.map(\.key) == read.file?.recordRanges.map(\.key))
+        #expect(mapped.file?.recordRanges.map(\.range) == read.file?.recordRanges.map(\.range))
+        // A damaged state is refused the same way.
+        try AtomicFileSystem.write(Array(try state.encoded().dropLast(3)), to: BuildState.path(in: folder.path))
+        for mapped in [true, false] {
+            #expect(throws: BuildError.self) { try BuildState.loadWithRecordRanges(from: folder.path, jobs: 2, mapped: mapped) }
+        }
+    }
+}
