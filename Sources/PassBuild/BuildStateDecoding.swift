@@ -387,21 +387,24 @@ struct JSONScanner {
         while index < end, case let current = byte(index), current == 0x20 || current == 0x09 || current == 0x0A || current == 0x0D { index += 1 }
         guard index < end, byte(index) == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
-        // The first quote or backslash, eight bytes at a time (values are short: one pass of each beats two memchr calls).
+        let cursor = quoteOrBackslash(from: start)
+        guard cursor < end, byte(cursor) == UInt8(ascii: "\"") else { return nil }
+        position = cursor + 1
+        return UnsafeBufferPointer(start: base! + start, count: cursor - start)
+    }
+
+    /// Where the first quote or backslash from `start` is (`end` or past it when there is none), found eight bytes
+    /// at a time: values are short, and one pass over them beats a memchr call for each of the two.
+    private func quoteOrBackslash(from start: Int) -> Int {
         var cursor = start
         while cursor + 8 <= end {
             let word = UInt64(littleEndian: UnsafeRawPointer(base! + cursor).loadUnaligned(as: UInt64.self))
             let found = Self.zeroBytes(word ^ 0x2222_2222_2222_2222) | Self.zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
-            if found != 0 {
-                cursor += found.trailingZeroBitCount / 8
-                break
-            }
+            if found != 0 { return cursor + found.trailingZeroBitCount / 8 }
             cursor += 8
         }
         while cursor < end, case let current = byte(cursor), current != UInt8(ascii: "\""), current != UInt8(ascii: "\\") { cursor += 1 }
-        guard cursor < end, byte(cursor) == UInt8(ascii: "\"") else { return nil }
-        position = cursor + 1
-        return UnsafeBufferPointer(start: base! + start, count: cursor - start)
+        return cursor
     }
 
     /// The high bit of each zero byte of `word` set, and no other bit below the lowest such one
@@ -560,18 +563,16 @@ struct JSONScanner {
                 depth -= 1
                 position += 1
             case UInt8(ascii: "\""):
-                // The closing quote is the first one after an even number of backslashes.
-                let start = position + 1
+                // The closing quote is the first one that no backslash escapes.
+                position += 1
                 while true {
-                    position += 1
-                    guard position < end, let found = memchr(base! + position, Int32(UInt8(ascii: "\"")), end - position) else {
+                    position = quoteOrBackslash(from: position)
+                    guard position < end else {
                         position = end
                         throw fail("the end of a string")
                     }
-                    position = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base!
-                    var backslashes = 0
-                    while position - backslashes - 1 >= start, byte(position - backslashes - 1) == UInt8(ascii: "\\") { backslashes += 1 }
-                    if backslashes % 2 == 0 { break }
+                    if byte(position) == UInt8(ascii: "\"") { break }
+                    position += 2  // the backslash and what it escapes
                 }
                 position += 1
             case UInt8(ascii: ","), UInt8(ascii: ":"):

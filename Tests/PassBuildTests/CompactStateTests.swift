@@ -155,6 +155,34 @@ import TestSupport
         }
     }
 
+    /// Values skipped whole: a string ends at the first quote no backslash escapes, wherever the escapes fall.
+    @Test func skippedValuesEndWhereTheirStringsEnd() throws {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "\"", "\\", "\\\"", "/", "é", "\n", "\u{1F600}", "xxxxxxxx", "\"\""]
+        for _ in 0..<300 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let value = String(decoding: JSONValue.string(text).serialized(), as: UTF8.self)
+            let array = "[\(value),{\"q\":\(value)},-1.5e3,null]"
+            let bytes = Array("{\"k\":\(value),\"z\":\(array),\"\(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\":true}".utf8)
+            try bytes.withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                let members = try scanner.members()
+                try scanner.finish()
+                #expect(members.map(\.key) == ["k", "z", text])
+                #expect(members.count == 3 && Array(bytes[members[0].range]) == Array(value.utf8) && Array(bytes[members[1].range]) == Array(array.utf8))
+                var string = JSONScanner(buffer, range: members[0].range)
+                #expect(try string.string() == text)
+            }
+        }
+        // Unclosed: refused.
+        for unclosed in [#"{"k":"abc}"#, #"{"k":"abc\"}"#, #"{"k":"abcdefghijklmnopq"#] {
+            Array(unclosed.utf8).withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                #expect(throws: BuildStateDecoding.Failure.self) { try scanner.members() }
+            }
+        }
+    }
+
     @Test func aDigestIsReadAsTheStringItIs() throws {
         let texts = [#""5dc01fd954a633e11ffebf4af7faa2bb509d8d8d69d474fd14351f35223cb6bf""#, #""\"aa4110bb00abf38d2ec147a701a97bdf\"""#,
                      #""\"aa4110bb00abf38d2ec147a701a97bdF\"""#, #""\"aa4110bb00abf38d2ec147a701a97bd\"x""#, #""\"e\"""#, #""""#,
