@@ -128,6 +128,8 @@ struct BuildPlanner {
     private var plan = BuildPlan()
     /// key → where it is defined, for duplicate serials.
     private var defined: [String: SourceLocation] = [:]
+    /// How many of the keys in `defined` the previous state has: when all of them, no pass was removed.
+    private var definedBefore = 0
 
     init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities, validateOnly: Bool,
          packager: ParallelPackager? = nil) {
@@ -358,6 +360,7 @@ struct BuildPlanner {
                 if file.reusedEntries.values.contains(where: { defined.index(forKey: $0) != nil }) { file.reusedEntries = [:] }
                 for key in file.reusedEntries.values {
                     defined[key] = SourceLocation(file: file.path)
+                    definedBefore += 1  // a reused entry's pass is one of the previous state's
                     plan.unchanged.append(key)
                 }
                 if file.reusedEntries.count == list.entries.count {
@@ -476,8 +479,11 @@ struct BuildPlanner {
             let entries = file.entries.flatMap { PassListEntries.hashes(in: $0).count == keys.count + 1 ? $0 : nil }
             plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys, identity: file.identity, entries: entries)
         }
-        for (key, record) in state.passes where defined[key] == nil {
-            plan.removed.append(record)
+        // Looking up every previous key (100,000 of them, one at a time) only when some were not defined again.
+        if definedBefore < state.passes.count {
+            for (key, record) in state.passes where defined[key] == nil {
+                plan.removed.append(record)
+            }
         }
         plan.removed.sort { $0.key < $1.key }
         if collector.hasErrors { throw BuildFailure(diagnostics: collector.report) }
@@ -608,6 +614,7 @@ struct BuildPlanner {
         let location = SourceLocation(file: file)
         for key in previous.passes {
             defined[key] = location
+            definedBefore += 1
             plan.unchanged.append(key)
         }
         return true
@@ -638,6 +645,7 @@ struct BuildPlanner {
             return nil
         }
         defined[key] = evaluation.serialLocation
+        if evaluation.isUnchanged || state.passes.index(forKey: key) != nil { definedBefore += 1 }
         if let previous = state.passes[key], let old = previous.tokenHash, let new = evaluation.tokenHash, old != new {
             collector.add(.error(
                 at: evaluation.tokenLocation, keyPath: ["authenticationToken"], rule: "pass.token-changed",
