@@ -22,18 +22,18 @@ enum BuildStateEncoding {
     /// Records encoded together, on every core, while the state is written.
     static let encodingBatch = 4096
 
-    static func encode(_ state: BuildState, encodedPasses: [String: [UInt8]] = [:], jobs: Int) -> [UInt8] {
+    static func encode(_ state: BuildState, jobs: Int) -> [UInt8] {
         var out: [UInt8] = []
         // Cannot fail: nothing is read and the sink does not throw.
-        try? write(state, encodedPasses: encodedPasses, jobs: jobs) { out += $0 }
+        try? write(state, jobs: jobs) { out += $0 }
         return out
     }
 
     /// Writes the state to `path`, a new file.
-    static func write(_ state: BuildState, keys: [String], contentFileKeys: [String]? = nil, encodedPasses: [String: [UInt8]],
+    static func write(_ state: BuildState, keys: [String], contentFileKeys: [String]? = nil,
                       rewritten: Set<String>, previous: PreviousStateFile?, to path: String, jobs: Int) throws {
         var writer = try BufferedFileWriter(creating: path)
-        try write(state, keys: keys, contentFileKeys: contentFileKeys, encodedPasses: encodedPasses, rewritten: rewritten,
+        try write(state, keys: keys, contentFileKeys: contentFileKeys, rewritten: rewritten,
                   previous: previous, jobs: jobs) { chunk in
             try writer.append(chunk)
         }
@@ -43,11 +43,10 @@ enum BuildStateEncoding {
     /// - Parameters:
     ///   - keys: the keys of `state.passes`, sorted, when the caller has them.
     ///   - contentFileKeys: the keys of `state.contentFiles`, sorted, when the caller has them.
-    ///   - encodedPasses: records already encoded, by key.
-    ///   - rewritten: keys of records that differ from those in `previous` (besides `encodedPasses`);
+    ///   - rewritten: keys of records that differ from those in `previous`;
     ///     every other record that `previous` has is copied from it.
     ///   - emit: called with each chunk of the file, in order.
-    static func write(_ state: BuildState, keys: [String]? = nil, contentFileKeys: [String]? = nil, encodedPasses: [String: [UInt8]],
+    static func write(_ state: BuildState, keys: [String]? = nil, contentFileKeys: [String]? = nil,
                       rewritten: Set<String> = [], previous: PreviousStateFile? = nil, jobs: Int,
                       emit: ([UInt8]) throws -> Void) throws {
         let chunkSize = 1 << 20
@@ -58,16 +57,13 @@ enum BuildStateEncoding {
            file.identity == previous.identity {
             source = consume file
         }
-        // Where each record is in the previous file (nil: encoded here or given). Both lists are
+        // Where each record is in the previous file (nil: encoded here). Both lists are
         // in key order, so they are walked side by side; a dictionary only when they are not.
         let previousRanges = source == nil ? [] : previous!.recordRanges
         var copied = [Range<Int>?](repeating: nil, count: keys.count)
         var lookup: [String: Range<Int>]? = nil
         var cursor = 0
-        // Usually one or a few passes were signed: comparing with their keys is cheaper than hashing every key.
-        let given = encodedPasses.count <= 8 ? Array(encodedPasses.keys) : nil
-        func isGiven(_ key: String) -> Bool { given?.contains(key) ?? (encodedPasses.index(forKey: key) != nil) }
-        for (index, key) in keys.enumerated() where !isGiven(key) {
+        for (index, key) in keys.enumerated() {
             guard !previousRanges.isEmpty, rewritten.isEmpty || !rewritten.contains(key) else { continue }
             while lookup == nil, cursor < previousRanges.count, previousRanges[cursor].key != key {
                 if previousRanges[cursor].key > key { break }
@@ -93,10 +89,10 @@ enum BuildStateEncoding {
         out += #","builtAt":"#.utf8
         out += JSONValue.string(state.builtAt).serialized()
         out += #","passes":{"#.utf8
-        // Records neither copied nor given are encoded here, a batch at a time on every core, just before they
+        // Records not copied are encoded here, a batch at a time on every core, just before they
         // are written: a full build of 100,000 passes would otherwise hold some 70 MB of them at once.
         for batch in stride(from: 0, to: keys.count, by: encodingBatch).map({ $0..<min(keys.count, $0 + encodingBatch) }) {
-            let fresh = batch.filter { copied[$0] == nil && !isGiven(keys[$0]) }
+            let fresh = batch.filter { copied[$0] == nil }
             var freshBytes = ParallelLoop.map(fresh, jobs: fresh.count < 64 ? 1 : jobs) { index in passes[keys[index]]!.json.serialized() }[...]
             for index in batch {
                 let key = keys[index]
@@ -113,8 +109,6 @@ enum BuildStateEncoding {
                         window = read
                     }
                     out += window[(range.lowerBound - windowStart)..<(range.upperBound - windowStart)]
-                } else if isGiven(key) {
-                    out += encodedPasses[key]!
                 } else {
                     out += freshBytes.removeFirst()
                 }

@@ -163,7 +163,7 @@ package struct PassBuilder: Sendable {
                                                  removed: Set(plan.removed.map(\.key)), added: staged.map(\.key))
         let contentFileKeys = BuildStateEncoding.sortedKeys(of: newState.contentFiles, ordered: contentFileOrder.ordered, removed: [],
                                                             added: contentFileOrder.added)
-        try BuildStateEncoding.write(newState, keys: keys, contentFileKeys: contentFileKeys, encodedPasses: [:],
+        try BuildStateEncoding.write(newState, keys: keys, contentFileKeys: contentFileKeys,
                                      rewritten: rewritten, previous: previousFile, to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
         // What only the state file needed goes before the journal is made (at 100,000 passes, tens of MB).
         (previousFile, rewritten) = (nil, [])

@@ -58,9 +58,16 @@ import TestSupport
         var state = try BuildState.load(from: project.output)
         state.removedPasses["pass.t/gone"] = .init(passTypeIdentifier: "pass.t", serialNumber: "gone", tokenHash: "h", removedTag: 7,
                                                   files: ["download/x.pkpass"])
+        #expect(BuildStateEncoding.encode(state, jobs: 3) == (try state.encoded()))
+        // Enough records for several batches encoded on every core, in key order.
         let some = state.passes.values.first!
-        let encoded = BuildStateEncoding.encode(state, encodedPasses: [some.key: some.json.serialized()], jobs: 3)
-        #expect(encoded == (try state.encoded()))
+        for number in 0..<(BuildStateEncoding.encodingBatch * 2 + 7) {
+            var record = some
+            record.serialNumber = "S-\(number)"
+            record.size = number
+            state.passes[record.key] = record
+        }
+        #expect(BuildStateEncoding.encode(state, jobs: 3) == (try state.encoded()))
         #expect(BuildStateEncoding.encode(BuildState(), jobs: 2) == (try BuildState().encoded()))
     }
 

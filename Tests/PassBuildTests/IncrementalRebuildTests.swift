@@ -58,12 +58,12 @@ import TestSupport
         let (loaded, file) = try BuildState.loadWithRecordRanges(from: folder.path, jobs: 2)
         #expect(loaded == state)
         var out: [UInt8] = []
-        try BuildStateEncoding.write(loaded, encodedPasses: [:], previous: file, jobs: 2) { out += $0 }
+        try BuildStateEncoding.write(loaded, previous: file, jobs: 2) { out += $0 }
         #expect(out == (try state.encoded()))
         // A file replaced since it was read is not copied from: every record is encoded again.
         try AtomicFileSystem.write(try BuildState().encoded(), to: BuildState.path(in: folder.path))
         out = []
-        try BuildStateEncoding.write(loaded, encodedPasses: [:], previous: file, jobs: 2) { out += $0 }
+        try BuildStateEncoding.write(loaded, previous: file, jobs: 2) { out += $0 }
         #expect(out == (try state.encoded()))
     }
 

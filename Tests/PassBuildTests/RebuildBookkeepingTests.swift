@@ -138,11 +138,11 @@ import TestSupport
         loaded.passes["pass.t/4"] = loaded.passes["pass.t/1"]!
         loaded.passes["pass.t/4"]!.serialNumber = "4"
         var out: [UInt8] = []
-        try BuildStateEncoding.write(loaded, encodedPasses: [:], rewritten: ["pass.t/2"], previous: file, jobs: 2) { out += $0 }
+        try BuildStateEncoding.write(loaded, rewritten: ["pass.t/2"], previous: file, jobs: 2) { out += $0 }
         #expect(out == (try loaded.encoded()))
         // Not named as rewritten, a changed record keeps the bytes it had: which is why the build names them.
         out = []
-        try BuildStateEncoding.write(loaded, encodedPasses: [:], previous: file, jobs: 2) { out += $0 }
+        try BuildStateEncoding.write(loaded, previous: file, jobs: 2) { out += $0 }
         #expect(out != (try loaded.encoded()))
     }
 }
