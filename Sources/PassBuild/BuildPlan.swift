@@ -537,24 +537,35 @@ struct BuildPlanner {
     /// The content files under `directory`, sorted: what `ContentLoader.contentFiles`
     /// lists (the same rule: `.yml`, `.yaml` and `.json` files, names starting
     /// with a dot skipped), read with one getdents per folder instead of a stat per name.
+    ///
+    /// Each folder's names are sorted on their own, a folder's as if followed by "/" (as the paths
+    /// of its files are), and walked depth first: the paths come out in order without sorting
+    /// 100,000 whole paths. The order is checked, and the paths sorted whole when it is not the
+    /// same (String order compares normalized text, which need not follow each part's order).
     static func contentFiles(in directory: String, jobs: Int = 1) throws(ContentErrors) -> [String] {
         guard let entries = AtomicFileSystem.directoryEntries(directory) else {
             return try ContentLoader(directory: directory).contentFiles()
         }
         var files: [String] = []
-        // Each folder with the prefix of its names: the top one spelled as NSString joins it.
-        var folders = [(String((directory as NSString).appendingPathComponent("x").dropLast()), entries)]
-        while let (prefix, entries) = folders.popLast() {
-            for entry in entries where !entry.name.hasPrefix(".") {
-                if entry.isDirectory {
-                    let path = prefix + entry.name
-                    if let inner = AtomicFileSystem.directoryEntries(path) { folders.append((path + "/", inner)) }
-                } else if hasContentExtension(entry.name) {
-                    files.append(prefix + entry.name)
-                }
-            }
+        // The top folder's prefix is spelled as NSString joins it.
+        let top = String((directory as NSString).appendingPathComponent("x").dropLast())
+        var pending: [(path: String, isDirectory: Bool)] = []
+        func push(_ entries: [(name: String, isDirectory: Bool)], prefix: String) {
+            let children = entries.filter { !$0.name.hasPrefix(".") && ($0.isDirectory || hasContentExtension($0.name)) }
+                .map { (order: $0.isDirectory ? $0.name + "/" : $0.name, entry: $0) }
+                .sorted { $0.order < $1.order }
+            for child in children.reversed() { pending.append((prefix + child.entry.name, child.entry.isDirectory)) }
         }
-        return sorted(files, jobs: jobs)
+        push(entries, prefix: top)
+        while let next = pending.popLast() {
+            guard next.isDirectory else {
+                files.append(next.path)
+                continue
+            }
+            if let inner = AtomicFileSystem.directoryEntries(next.path) { push(inner, prefix: next.path + "/") }
+        }
+        for index in files.indices.dropFirst() where !(files[index - 1] < files[index]) { return sorted(files, jobs: jobs) }
+        return files
     }
 
     /// `paths.sorted()`, in parts sorted on `jobs` threads and then merged: 100,000 paths take a tenth of a second on one.

@@ -54,7 +54,15 @@ struct PassEvaluator: Sendable {
         hasher.add("http", settings.allowsHTTPWebService ? "1" : "0")
         hasher.add("secret", secret.fingerprint)
         contextFingerprint = hasher.finalize()
-        let types = Set(state.passes.values.map(\.passTypeIdentifier))
+        // Most passes share a type: one comparison each instead of hashing 100,000 strings into a set.
+        var types = Set<String>(), lastType: String? = nil
+        for record in state.passes.values {
+            let type = record.passTypeIdentifier
+            if type != lastType {
+                types.insert(type)
+                lastType = type
+            }
+        }
         if types.count <= 16 {
             previousTypes = types.sorted()
             previousKeysBySerial = [:]

@@ -97,6 +97,15 @@ import TestSupport
         let directory = folder.file("content")
         #expect(try BuildPlanner.contentFiles(in: directory) == (try ContentLoader(directory: directory).contentFiles()))
         #expect(try BuildPlanner.contentFiles(in: directory).count == 4)
+        // Names whose order differs between a folder's own names and whole paths ("-" and "." sort before "/").
+        let tricky = TemporaryDirectory()
+        for name in ["a.yml", "a-b.yml", "a/b.yml", "a b/c.json", "a.b/c.yml", "a/b/c.yml", "a/b-c.yml", "ab.yml", "A/é.yml", "A/e\u{301}x.yml", "B.yml"] {
+            tricky.write("content/\(name)", "x")
+        }
+        let listed = try BuildPlanner.contentFiles(in: tricky.file("content"))
+        #expect(listed == (try ContentLoader(directory: tricky.file("content")).contentFiles()))
+        #expect(listed == listed.sorted())
+        #expect(listed.count == 11)
         #expect(throws: ContentErrors.self) { try BuildPlanner.contentFiles(in: folder.file("missing")) }
     }
 
