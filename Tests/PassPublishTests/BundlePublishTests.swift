@@ -137,6 +137,10 @@ import TestSupport
         _ = try Publisher(outputDirectory: withBundle.output, destination: .directory(dest.root)).publish()
         let bundle = try withBundle.bundle()
 
+        // The other output's build must be the newer one: its update tag comes from the clock, and the first
+        // build's tag may have moved on to the next whole second (see PassBuilder), so wait until the clock has passed it.
+        let firstTag = try BuildState.load(from: withBundle.output).lastUpdateTag
+        while Int64(Date().timeIntervalSince1970 * 1000) <= firstTag { Thread.sleep(forTimeInterval: 0.05) }
         let plain = try BuiltProject(passCount: 2)
         #expect(!FileManager.default.fileExists(atPath: "\(plain.output)/\(BundleList.path)"))
         let publish = try Publisher(outputDirectory: plain.output, destination: .directory(dest.root)).publish()
