@@ -39,7 +39,6 @@ import Testing
     @Test func aTricklingRequestIsCutOffAtTheRequestDeadline() async throws {
         let built = try BuiltProject(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--request-timeout", "2"])
-        let started = Date()
         for (head, trickle) in [("POST /v1/log HTTP/1.1\r\nHost: x\r\nX-Slow: ", "a"),
                                 ("POST /v1/log HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n{\"logs\":[\"", "b")] {
             let connection = try RawConnection(port: server.port)
@@ -50,11 +49,13 @@ import Testing
                 try await Task.sleep(for: .milliseconds(500))
                 closed = connection.isReadable() || (try? connection.send(trickle)) == nil
             }
+            // Whether the server ended it before 40 half-second steps of trickling ran out (not a wall-clock bound:
+            // on a loaded machine the steps, and the server's timer, run late together).
+            #expect(closed, "the connection outlived 40 steps of trickling, far past the 2 s deadline")
             let answer = try connection.readUntilClosed(within: 5)
             #expect(answer.closed)
             #expect(answer.status == 408, "\(answer.text)")
         }
-        #expect(Date().timeIntervalSince(started) < 19, "both connections outlived the 2 s deadline")
         #expect(server.stop() == 0)
         let log = server.stderr.get()
         #expect(log.contains("client error: request body not received in time"), "\(log)")
