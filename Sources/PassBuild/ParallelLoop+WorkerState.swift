@@ -11,7 +11,7 @@ extension ParallelLoop {
         let chunk = max(1, min(256, items.count / (jobs * 8)))
         let chunks = (items.count + chunk - 1) / chunk
         return [Output](unsafeUninitializedCapacity: items.count) { buffer, initializedCount in
-            // As in `map(_:jobs:_:)`: every index is initialized exactly once, by the one thread that took
+            // Safe to share: every index is initialized exactly once, by the one thread that took
             // its chunk, and `run` returns only when every thread is done. `transform` cannot throw.
             nonisolated(unsafe) let outputs = buffer
             run(count: chunks, jobs: jobs) { _, next in

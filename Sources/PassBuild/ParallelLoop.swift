@@ -29,21 +29,6 @@ enum ParallelLoop {
     static func map<Item: Sendable, Output: Sendable>(
         _ items: [Item], jobs: Int, _ transform: @Sendable (Item) -> Output
     ) -> [Output] {
-        guard items.count > 1, jobs > 1 else { return items.map(transform) }
-        let chunk = max(1, min(256, items.count / (jobs * 8)))
-        let chunks = (items.count + chunk - 1) / chunk
-        return [Output](unsafeUninitializedCapacity: items.count) { buffer, initializedCount in
-            // Safe to share: every index is initialized exactly once, by the one thread that took
-            // its chunk, and `run` returns only when every thread is done. `transform` cannot throw.
-            nonisolated(unsafe) let outputs = buffer
-            run(count: chunks, jobs: jobs) { _, next in
-                while let index = next() {
-                    for offset in index * chunk..<min(items.count, (index + 1) * chunk) {
-                        (outputs.baseAddress! + offset).initialize(to: transform(items[offset]))
-                    }
-                }
-            }
-            initializedCount = items.count
-        }
+        map(items, jobs: jobs, workerState: {}) { item, _ in transform(item) }
     }
 }

@@ -169,15 +169,17 @@ package struct PassBuilder: Sendable {
         (previousFile, rewritten) = (nil, [])
         // Links from the staged files first, then the moves, then the rest: see `OutputTree.apply`.
         // Each staged file already has the update tag as its modification time, so every name of it does.
-        var signedOperations: [OutputTree.Operation] = []
+        var signedOperations: [OutputTree.Operation] = [], moves: [OutputTree.Operation] = []
         signedOperations.reserveCapacity(staged.count * 3 + operations.count)
+        moves.reserveCapacity(staged.count)
         for (key, stagedPath) in staged {
-            for name in newState.passes[key]!.files.dropFirst() { signedOperations.append(.init(kind: .link, path: name, source: stagedPath)) }
-        }
-        for (key, stagedPath) in staged {
-            signedOperations.append(.init(kind: .move, path: newState.passes[key]!.path, source: stagedPath))
+            let record = newState.passes[key]!
+            for name in record.files.dropFirst() { signedOperations.append(.init(kind: .link, path: name, source: stagedPath)) }
+            moves.append(.init(kind: .move, path: record.path, source: stagedPath))
         }
         staged = []
+        signedOperations += moves
+        moves = []
         signedOperations += operations
         operations = []
         let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys, jobs: settings.jobs, appending: bundles.csvRows))
