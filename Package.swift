@@ -62,6 +62,9 @@ let package = Package(
         // The glibc calls Swift's Glibc module does not export: syncfs, mallopt.
         .target(name: "CSystemCalls"),
 
+        // Text from outside made safe for each place it is shown: terminal, log, markdown, HTML.
+        .target(name: "TextEscaping"),
+
         // Whole-file writes that are never seen half-done, shared by every writer.
         .target(name: "AtomicFiles", dependencies: ["CSystemCalls"]),
 
@@ -75,7 +78,7 @@ let package = Package(
         // manifest.json, CMS signature (OpenSSL), zip (written in Swift on zlib, read with libzip): the bytes of a .pkpass.
         .target(
             name: "PassPackage",
-            dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", "CZlib", "CSystemCalls", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", "CZlib", "CSystemCalls", "PassModel", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Barcodes encoded with libzint: SVG drawings for the preview, and the build's encodability check.
         .target(name: "Barcodes", dependencies: ["CZint", "PassModel"]),
@@ -117,7 +120,7 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "AtomicFiles", "ConcurrencySupport", "PassBuild", "RegistrationStore",
+                "AtomicFiles", "ConcurrencySupport", "PassBuild", "RegistrationStore", "TextEscaping",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -165,7 +168,7 @@ let package = Package(
             name: "passforge",
             dependencies: [
                 "PassBuild", "PassContent", "PassModel", "PassPackage", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
-                "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore",
+                "RegistrationStore", "TextEscaping", "SQLiteRegistrationStore", "PostgresRegistrationStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -214,6 +217,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport"]),
+        .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "PassModel"]),
         // preview (in headless Chromium), --watch, init, diff and barcode validation, through the real passforge binary.
         .testTarget(name: "PassPreviewTests", dependencies: ["PassPreview", "PassBuild", "SQLiteRegistrationStore", "TestSupport", "passforge"]),

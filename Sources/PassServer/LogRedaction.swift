@@ -1,4 +1,5 @@
 import Foundation
+import TextEscaping
 
 /// What may reach a log line: no secret (token, key, password) ever does.
 ///
@@ -33,28 +34,7 @@ package enum LogRedaction {
         return oneLine(text, limit: limit)
     }
 
-    /// C0, DEL and C1 controls, the Unicode line and paragraph separators,
-    /// and the bidirectional formatting characters (Unicode's Bidi_Control:
-    /// ALM, LRM, RLM, LRE…RLO, LRI…PDI), which reorder what a terminal shows
-    /// ("Trojan Source").
-    static func isNeutralized(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
-        default: return false
-        }
-    }
-
     static func oneLine(_ text: some StringProtocol, limit: Int) -> String {
-        var result = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            if count == limit {
-                result += "…"
-                break
-            }
-            result.unicodeScalars.append(isNeutralized(scalar) ? " " : scalar)
-            count += 1
-        }
-        return result
+        TerminalText.oneLine(text, limit: limit)
     }
 }

@@ -30,9 +30,8 @@ package struct ZipReadLimits: Sendable, Hashable {
         self.maximumTotalSize = maximumTotalSize
     }
 
-    /// Generous for one pass: Apple caps a `.pkpasses` bundle of 10 passes at
-    /// 150 MB (Apple, "Distributing and updating a pass"); one pass is far smaller.
-    package static let pass = ZipReadLimits(maximumEntryCount: 1_000, maximumTotalSize: 64 << 20)
+    /// One pass (see `PackageLimits`).
+    package static let pass = ZipReadLimits(maximumEntryCount: PackageLimits.maximumFileCount, maximumTotalSize: PackageLimits.maximumTotalSize)
 }
 
 /// Why an archive could not be written or read.

@@ -1,0 +1,13 @@
+/// The bounds on one Wallet package (a `.pkpass`, later an `.order`), in one
+/// place: the build refuses what `inspect` would refuse, and `inspect`
+/// refuses what a device would never be handed by this build.
+///
+/// Apple caps a `.pkpasses` bundle of up to 10 passes at 150 MB ("Distributing
+/// and updating a pass"); one pass is far smaller, so 64 MB is generous.
+package enum PackageLimits {
+    /// The most files one package may hold.
+    package static let maximumFileCount = 1_000
+    /// The most bytes all files of one package may hold, uncompressed; also
+    /// the largest package file `inspect` reads.
+    package static let maximumTotalSize = 64 << 20
+}
