@@ -1,4 +1,5 @@
 import Foundation
+import PassModel
 
 /// What is wrong with a `.pkpass`. Every case would keep the pass from
 /// installing or updating on a device, except `untrustedChain`, which is
@@ -22,9 +23,10 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
     case signatureNotDetached
     case missingSigningTime
     case missingSignerCertificate
-    /// The certificate that issued the signer's (WWDR) is not embedded.
-    case missingIntermediate
-    case certificateNotValid(notBefore: Date, notAfter: Date)
+    /// The certificate that issued the signer's (WWDR) is not embedded:
+    /// which intermediates are (their names), and which one issued the signer.
+    case missingIntermediate(embedded: [String], signerIssuer: String)
+    case certificateNotValid(notBefore: Date, notAfter: Date, checkedAt: Date)
     case untrustedChain(String)
     /// `passTypeIdentifier` or `teamIdentifier` in pass.json differs from
     /// the certificate's UID or OU.
@@ -58,10 +60,14 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
             return "signature has no signing-time attribute; iOS rejects it with \"Signature must contain a signing date\""
         case .missingSignerCertificate:
             return "signature does not embed the signer's certificate"
-        case .missingIntermediate:
-            return "signature does not embed the intermediate (Apple WWDR) certificate that issued the signer's"
-        case let .certificateNotValid(notBefore, notAfter):
-            return "the signing certificate is valid from \(Self.format(notBefore)) to \(Self.format(notAfter)), not now; renew it"
+        case let .missingIntermediate(embedded, signerIssuer):
+            let present = embedded.isEmpty ? "no intermediate certificate" : embedded.joined(separator: " and ")
+            return "the signer's certificate was issued by \(signerIssuer), but the signature embeds \(present); "
+                + "Wallet needs the issuing intermediate in the signature: re-sign the pass with \(signerIssuer) "
+                + "(from https://www.apple.com/certificateauthority/) as the intermediate"
+        case let .certificateNotValid(notBefore, notAfter, checkedAt):
+            return "the signing certificate is valid from \(Self.format(notBefore)) to \(Self.format(notAfter)), "
+                + "not at \(Self.format(checkedAt)), the time checked; renew it (or check an old pass with --valid-at signing)"
         case let .untrustedChain(reason):
             return "the signing certificate does not chain to the trusted root: \(reason)"
         case let .identifierMismatch(key, pass, certificate):
@@ -91,6 +97,10 @@ package struct PassInspection: Sendable {
     package var manifest: Manifest?
     package var signature: SignatureInspection?
     package var defects: [PassDefect]
+    /// pass.json as read by PassModel's strict parser (the build's); when
+    /// that refuses it (a defect), as far as a lenient reader gets, so that
+    /// the other checks still run on what can be read. Nil when unreadable.
+    package var passJSON: JSONValue?
 
     package var isValid: Bool { defects.isEmpty }
 
@@ -103,6 +113,12 @@ package struct PassInspection: Sendable {
     ///   - limits: bounds on unpacking.
     ///   - date: the time certificates must be valid at.
     package init(pkpass: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, at date: Date = Date()) {
+        self.init(pkpass: pkpass, trustedRoots: trustedRoots, limits: limits, validAt: .date(date))
+    }
+
+    /// Inspects `pkpass`, judging certificates at `moment` (the signature's
+    /// signing time, or a date).
+    package init(pkpass: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, validAt moment: ValidityMoment) {
         entries = []
         files = [:]
         manifest = nil
@@ -125,8 +141,30 @@ package struct PassInspection: Sendable {
             defects.append(.missingFile(required))
         }
 
+        readPassJSON()
         checkManifest()
-        checkSignature(trustedRoots: trustedRoots, at: date)
+        checkSignature(trustedRoots: trustedRoots, at: moment)
+    }
+
+    /// pass.json through the same strict parser the build uses (RFC 8259,
+    /// UTF-8), whatever the signature's state: Apple's validator calls a
+    /// trailing comma invalid JSON.
+    private mutating func readPassJSON() {
+        guard let bytes = files["pass.json"] else { return }
+        do {
+            passJSON = try JSONValue(parsing: bytes)
+            return
+        } catch {
+            var reason = error.description
+            if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+                reason = "it is UTF-16 (it starts with a byte-order mark); JSON passes are UTF-8 (RFC 8259 §8.1): save it as UTF-8"
+            } else if bytes.count >= 2, bytes[0] == 0 || bytes[1] == 0 {
+                reason = "it is UTF-16 or UTF-32; JSON passes are UTF-8 (RFC 8259 §8.1): save it as UTF-8"
+            }
+            defects.append(.unreadablePassJSON(reason))
+        }
+        // What a lenient reader makes of it, so that the other checks are not lost.
+        passJSON = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
 
     private mutating func checkManifest() {
@@ -156,13 +194,13 @@ package struct PassInspection: Sendable {
         }
     }
 
-    private mutating func checkSignature(trustedRoots: [UInt8]?, at date: Date) {
+    private mutating func checkSignature(trustedRoots: [UInt8]?, at moment: ValidityMoment) {
         guard let signatureBytes = files[Manifest.signatureFileName],
               let manifestBytes = files[Manifest.fileName]
         else { return }
         let inspection: SignatureInspection
         switch SignatureVerification.inspect(
-            signature: signatureBytes, content: manifestBytes, trustedRoots: trustedRoots, at: date
+            signature: signatureBytes, content: manifestBytes, trustedRoots: trustedRoots, at: moment
         ) {
         case .failure(let failure):
             defects.append(.unreadableSignature(failure.reason))
@@ -181,12 +219,23 @@ package struct PassInspection: Sendable {
             defects.append(.missingSignerCertificate)
             return
         }
-        if !inspection.embedsSignerIssuer { defects.append(.missingIntermediate) }
-        if !signer.isValid(at: date) {
-            defects.append(.certificateNotValid(notBefore: signer.notBefore, notAfter: signer.notAfter))
+        let date = inspection.checkedAt
+        if !inspection.embedsSignerIssuer {
+            let embedded = inspection.embeddedCertificates.filter { $0.derBytes != signer.derBytes }
+            defects.append(.missingIntermediate(embedded: embedded.map(AppleIntermediate.name(of:)),
+                                                signerIssuer: AppleIntermediate.name(ofIssuerOf: signer)))
         }
+        if !signer.isValid(at: date) {
+            defects.append(.certificateNotValid(notBefore: signer.notBefore, notAfter: signer.notAfter, checkedAt: date))
+        }
+        // One cause, one defect: an expired signer or a missing intermediate
+        // also breaks the chain, and is reported above already.
         if case .untrusted(let reason) = inspection.chainTrust {
-            defects.append(.untrustedChain(reason))
+            let explained = inspection.chainFailure.map { failure in
+                (failure.isSignerValidityPeriod && !signer.isValid(at: date))
+                    || (failure.isSignerIssuerMissing && !inspection.embedsSignerIssuer)
+            } ?? false
+            if !explained { defects.append(.untrustedChain(reason)) }
         }
         checkIdentifiers(against: signer)
     }
@@ -194,22 +243,11 @@ package struct PassInspection: Sendable {
     /// A pass whose passTypeIdentifier or teamIdentifier does not match the
     /// certificate (its UID and OU) fails on device.
     private mutating func checkIdentifiers(against signer: CertificateSummary) {
-        guard let passJSON = files["pass.json"] else { return }
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: Data(passJSON))
-        } catch {
-            defects.append(.unreadablePassJSON((error as NSError).localizedDescription))
-            return
-        }
-        guard let pass = object as? [String: Any] else {
-            defects.append(.unreadablePassJSON("it is not a JSON object"))
-            return
-        }
-        if let identifier = pass["passTypeIdentifier"] as? String, identifier != signer.userID {
+        guard let pass = passJSON?.objectValue else { return }
+        if let identifier = pass["passTypeIdentifier"]?.stringValue, identifier != signer.userID {
             defects.append(.identifierMismatch(key: "passTypeIdentifier", pass: identifier, certificate: signer.userID))
         }
-        if let team = pass["teamIdentifier"] as? String, team != signer.organizationalUnit {
+        if let team = pass["teamIdentifier"]?.stringValue, team != signer.organizationalUnit {
             defects.append(.identifierMismatch(key: "teamIdentifier", pass: team, certificate: signer.organizationalUnit))
         }
     }

@@ -222,12 +222,19 @@ extension ValidationRun {
     }
 
     /// The notification text needs `%@`, where Wallet puts the new value.
+    /// A changeMessage is localizable: when it is a key of the pass's
+    /// pass.strings, Wallet uses that language's value, so that is checked.
     mutating func checkChangeMessage(_ field: JSONObject, at path: JSONPath) {
-        guard let message = string("changeMessage", of: field, at: path), !message.contains("%@") else { return }
-        error(
-            path.appending("changeMessage"), "field.changeMessage",
-            "changeMessage \"\(message)\" has no %@; Wallet replaces %@ with the new value, so write e.g. \"Gate changed to %@\""
-        )
+        guard let message = string("changeMessage", of: field, at: path) else { return }
+        for variant in localizedVariants(of: message) where !variant.text.contains("%@") {
+            let shown = variant.language.isEmpty
+                ? "changeMessage \"\(message)\""
+                : "changeMessage \"\(message)\" (in \(variant.language).lproj/pass.strings: \"\(variant.text)\")"
+            error(
+                path.appending("changeMessage"), "field.changeMessage",
+                "\(shown) has no %@; Wallet replaces %@ with the new value, so write e.g. \"Gate changed to %@\""
+            )
+        }
     }
 
     /// Primary and back fields have a fixed alignment, so Wallet rejects one.
@@ -239,7 +246,9 @@ extension ValidationRun {
             error(alignmentPath, "field.textAlignment", "textAlignment \"\(alignment)\" is not one of \(TextAlignment.allowedValues)\(suggestion)")
         }
         if area == .primary || area == .back {
-            error(
+            // Apple's documentation rules it out; Wallet ignores it (passes
+            // that carried it were distributed and shown): guidance.
+            guidance(
                 alignmentPath, "field.textAlignment.placement",
                 "textAlignment is not allowed on \(area.key); Wallet aligns them itself, so remove it (it is fine on header, secondary and auxiliary fields)"
             )

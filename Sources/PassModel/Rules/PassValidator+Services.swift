@@ -96,7 +96,7 @@ extension ValidationRun {
         }
     }
 
-    /// Wallet reads colours only as `rgb(r, g, b)`.
+    /// Colours are `rgb(r, g, b)` (see `checkColor` for hex colours).
     mutating func checkAppearance() {
         for key in ["backgroundColor", "foregroundColor", "labelColor", "stripColor", "footerBackgroundColor"] {
             if let text = string(key, of: root, at: .root) { checkColor(text, at: [.key(key)], name: key) }
@@ -109,7 +109,17 @@ extension ValidationRun {
 
     mutating func checkColor(_ text: String, at path: JSONPath, name: String) {
         guard RGBColor(parsing: text) == nil else { return }
-        let fix = RGBColor.fromHex(text).map { "write \($0)" } ?? "write e.g. rgb(60, 65, 76)"
+        if let rgb = RGBColor.fromHex(text) {
+            // A hex colour (#1595d7, #RGB): Apple's documentation (PassKit
+            // Package Format Reference, "Pass" keys) specifies rgb(r, g, b),
+            // but Apple's own pass-builder accepts #RRGGBB and #RGB
+            // (apple/pass-builder, Sources/PassBuilder/PassPackage/Pass/PassColor.swift). The documentation
+            // is followed for own content (an error); a distributed pass
+            // with one gets a warning, as Apple's tool accepts it.
+            guidance(path, "color", "\(name) \"\(text)\" is a hex colour; Apple's documentation specifies rgb(r, g, b), so write \(rgb)")
+            return
+        }
+        let fix = "write e.g. rgb(60, 65, 76)"
         error(
             path, "color",
             "\(name) \"\(text)\" is not a colour Wallet reads; colours are rgb(r, g, b) with each component a whole number from 0 to 255, so \(fix)"

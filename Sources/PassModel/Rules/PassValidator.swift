@@ -16,10 +16,34 @@ package struct PassValidator: Sendable {
         /// Accept a plain `http://` `webServiceURL`. Only development devices
         /// talk to such a service (`--allow-http-web-service`).
         package var allowsHTTPWebService: Bool
+        /// The pass's `<language>.lproj/pass.strings` tables by language:
+        /// Wallet shows a localizable string (a label, a value, a
+        /// changeMessage) as the table's value for it, so rules on such text
+        /// check the value each language resolves to.
+        package var localizations: [String: [String: String]]
+        /// What the rules are judging.
+        package var audience: Audience
 
-        package init(allowsHTTPWebService: Bool = false) {
+        package init(allowsHTTPWebService: Bool = false, localizations: [String: [String: String]] = [:],
+                     audience: Audience = .ownContent) {
             self.allowsHTTPWebService = allowsHTTPWebService
+            self.localizations = localizations
+            self.audience = audience
         }
+    }
+
+    /// Whose pass is judged, which decides how strict a rule of Apple's
+    /// design guidance is.
+    package enum Audience: Sendable, Hashable {
+        /// Content passforge builds: every rule of Apple's documentation is
+        /// an error, so what passforge signs follows the documented format
+        /// exactly (stricter than Wallet on purpose, e.g. textAlignment on
+        /// primary fields, or a hex colour).
+        case ownContent
+        /// A pass someone else made, read by `inspect`: an error only for
+        /// what makes Wallet refuse or misshow the pass; what Wallet accepts
+        /// but Apple's documentation or guidance advises against is a warning.
+        case distributedPass
     }
 
     package init() {}

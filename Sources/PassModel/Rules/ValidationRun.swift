@@ -20,6 +20,25 @@ struct ValidationRun {
         diagnostics.append(.warning(at: path, rule: rule, message))
     }
 
+    /// An error for own content, a warning for a distributed pass: for
+    /// what Apple's documentation rules out but Wallet shows anyway.
+    mutating func guidance(_ path: JSONPath, _ rule: String, _ message: String) {
+        switch options.audience {
+        case .ownContent: error(path, rule, message)
+        case .distributedPass: warning(path, rule, message + " (Wallet shows the pass anyway)")
+        }
+    }
+
+    /// `text` as each language of the pass shows it: the pass.strings value
+    /// for it where a table has one, else the text itself (by language;
+    /// "" when no table has it).
+    func localizedVariants(of text: String) -> [(language: String, text: String)] {
+        let found = options.localizations.keys.sorted().compactMap { language in
+            options.localizations[language]?[text].map { (language: language, text: $0) }
+        }
+        return found.isEmpty ? [(language: "", text: text)] : found
+    }
+
     // MARK: Types
 
     /// Reports `key.type` when `value` is not of `kind`; returns whether it is.

@@ -10,7 +10,37 @@ package enum ChainTrust: Sendable, Hashable {
     case untrusted(reason: String)
 }
 
-/// What a pass's `signature` says and whether it holds.
+/// Why the chain did not verify, as OpenSSL's verifier reports it, so that
+/// one cause is reported once: an expired signer, or a missing intermediate,
+/// is already a defect of its own.
+package struct ChainFailure: Sendable, Hashable {
+    /// OpenSSL's `X509_V_ERR_*` code.
+    package var code: Int32
+    /// 0 for the signer's certificate, 1 for its issuer, and so on.
+    package var depth: Int32
+
+    /// The signer's own certificate is outside its validity period.
+    package var isSignerValidityPeriod: Bool {
+        depth == 0 && (code == X509_V_ERR_CERT_HAS_EXPIRED || code == X509_V_ERR_CERT_NOT_YET_VALID)
+    }
+
+    /// No certificate that issued the signer's was found.
+    package var isSignerIssuerMissing: Bool {
+        depth == 0 && (code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY || code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT)
+    }
+}
+
+/// The moment certificates are judged at.
+package enum ValidityMoment: Sendable, Hashable {
+    /// The signature's signingTime attribute (or now, when it has none):
+    /// for an old pass, whether it was sound when it was signed.
+    case signingTime
+    case date(Date)
+
+    package static var now: ValidityMoment { .date(Date()) }
+}
+
+/// What a pass's `signature` (a CMS SignedData, RFC 5652) says and whether it holds.
 package struct SignatureInspection: Sendable, Hashable {
     /// Whether the signature and its message-digest attribute verify over
     /// the manifest bytes (the chain is judged separately, in `chainTrust`).
@@ -31,69 +61,67 @@ package struct SignatureInspection: Sendable, Hashable {
     /// intermediate, for a real pass) is embedded.
     package var embedsSignerIssuer: Bool
     package var chainTrust: ChainTrust
+    /// Why the chain did not verify, when it was checked and did not.
+    package var chainFailure: ChainFailure?
+    /// The time the certificates were judged at.
+    package var checkedAt: Date
 }
 
 enum SignatureVerification {
     /// Examines the DER `signature` over `content`. Returns a failure reason
-    /// only when the bytes are not a PKCS#7 SignedData at all.
+    /// only when the bytes are not a CMS SignedData at all.
+    ///
+    /// Read with OpenSSL's CMS API rather than PKCS#7's: CMS reads every
+    /// SignedData, including a SignerInfo that names its signer by subject
+    /// key identifier (version 3, RFC 5652 §5.3; `openssl cms -sign -keyid`),
+    /// which PKCS#7 (RFC 2315) cannot express.
     ///
     /// - Parameters:
     ///   - trustedRoots: PEM or DER certificates; when given, the signer's
     ///     chain (through the embedded certificates) is verified against them.
-    ///   - date: the time the chain must be valid at.
+    ///   - moment: the time the certificates must be valid at.
     static func inspect(
         signature: [UInt8],
         content: [UInt8],
         trustedRoots: [UInt8]?,
-        at date: Date
+        at moment: ValidityMoment
     ) -> Result<SignatureInspection, SignatureReadFailure> {
         OpenSSL.loadProviders()
         OpenSSL.clearErrors()
         defer { OpenSSL.clearErrors() }
 
         guard !signature.isEmpty else { return .failure(SignatureReadFailure(reason: "the file is empty")) }
-        let parsed = signature.withUnsafeBufferPointer { buffer -> UnsafeMutablePointer<PKCS7>? in
+        let parsed = signature.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_PKCS7(nil, &cursor, buffer.count)
+            return d2i_CMS_ContentInfo(nil, &cursor, buffer.count)
         }
-        guard let p7 = parsed else {
-            return .failure(SignatureReadFailure(reason: "not DER PKCS#7: \(OpenSSL.drainErrors())"))
+        guard let cms = parsed else {
+            return .failure(SignatureReadFailure(reason: "not a DER CMS/PKCS#7 structure: \(OpenSSL.drainErrors())"))
         }
-        defer { PKCS7_free(p7) }
-        // PKCS7_type_is_signed is a macro.
-        guard OBJ_obj2nid(p7.pointee.type) == NID_pkcs7_signed, let signed = p7.pointee.d.sign else {
-            return .failure(SignatureReadFailure(reason: "the PKCS#7 structure is not SignedData"))
+        defer { CMS_ContentInfo_free(cms) }
+        guard OBJ_obj2nid(CMS_get0_type(cms)) == NID_pkcs7_signed else {
+            return .failure(SignatureReadFailure(reason: "the CMS structure is not SignedData"))
         }
 
-        // PKCS7_get_detached is a macro over PKCS7_ctrl.
-        let isDetached = PKCS7_ctrl(p7, PKCS7_OP_GET_DETACHED_SIGNATURE, 0, nil) != 0
-
-        let embedded = certificates(in: signed.pointee.cert)
-        let signerCertificate = signerCertificate(of: p7)
+        let isDetached = CMS_is_detached(cms) == 1
+        let embedded = ownedCertificates(CMS_get1_certs(cms))
+        // Finds each SignerInfo's certificate among the embedded ones, by
+        // issuer and serial number or by subject key identifier.
+        _ = CMS_set1_signers_certs(cms, nil, 0)
         OpenSSL.clearErrors()
 
-        // PKCS7_NOVERIFY: check the signature and the digest of the content
-        // here; the chain is checked below against the caller's roots.
-        // PKCS7_BINARY: the manifest's bytes as they are, as signed.
-        let verified: Bool? = OpenSSL.withReadOnlyBIO(content) { bio in
-            PKCS7_verify(p7, nil, nil, bio, nil, Int32(PKCS7_BINARY | PKCS7_NOVERIFY)) == 1
-        }
-        let verifiesManifest = verified == true
-        let verificationFailure = verifiesManifest ? nil : OpenSSL.drainErrors()
-
+        var signerCertificate: X509Certificate?
         var signingTime: Date?
         var digestAlgorithm: String?
-        if let infos = PKCS7_get_signer_info(p7), OPENSSL_sk_num(infos) > 0,
-           let raw = OPENSSL_sk_value(infos, 0) {
-            let info = raw.assumingMemoryBound(to: PKCS7_SIGNER_INFO.self)
-            if let attribute = PKCS7_get_signed_attribute(info, NID_pkcs9_signingTime) {
-                let type = attribute.pointee.type
-                if type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME {
-                    signingTime = OpenSSL.date(from: attribute.pointee.value.utctime)
-                }
-            }
+        if let infos = CMS_get0_SignerInfos(cms), OPENSSL_sk_num(infos) > 0, let raw = OPENSSL_sk_value(infos, 0) {
+            let info = OpaquePointer(raw)
+            var signer: OpaquePointer?
             var digest: UnsafeMutablePointer<X509_ALGOR>?
-            PKCS7_SIGNER_INFO_get0_algs(info, nil, &digest, nil)
+            CMS_SignerInfo_get0_algs(info, nil, &signer, &digest, nil)
+            if let signer {
+                X509_up_ref(signer)
+                signerCertificate = X509Certificate(taking: signer)
+            }
             if let digest {
                 var object: OpaquePointer?
                 X509_ALGOR_get0(&object, nil, nil, digest)
@@ -101,19 +129,43 @@ enum SignatureVerification {
                     digestAlgorithm = String(cString: name)
                 }
             }
+            let index = CMS_signed_get_attr_by_NID(info, NID_pkcs9_signingTime, -1)
+            if index >= 0, let attribute = CMS_signed_get_attr(info, index),
+               let value = X509_ATTRIBUTE_get0_type(attribute, 0) {
+                let type = value.pointee.type
+                if type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME {
+                    signingTime = OpenSSL.date(from: value.pointee.value.utctime)
+                }
+            }
         }
+        OpenSSL.clearErrors()
+
+        // CMS_NO_SIGNER_CERT_VERIFY: check the signature and the digest of
+        // the content here; the chain is checked below against the caller's
+        // roots. CMS_BINARY: the manifest's bytes as they are, as signed.
+        let verified: Bool? = OpenSSL.withReadOnlyBIO(content) { bio in
+            CMS_verify(cms, nil, nil, isDetached ? bio : nil, nil, UInt32(CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY)) == 1
+        }
+        let verifiesManifest = verified == true
+        let verificationFailure = verifiesManifest ? nil : OpenSSL.drainErrors()
 
         let issuerEmbedded = signerCertificate.map { signer in
             embedded.contains { $0.issued(signer) && X509_cmp($0.pointer, signer.pointer) != 0 }
         } ?? false
 
+        let date: Date
+        switch moment {
+        case .date(let given): date = given
+        case .signingTime: date = signingTime ?? Date()
+        }
         var chainTrust = ChainTrust.notChecked
+        var chainFailure: ChainFailure?
         if let trustedRoots {
             let roots = X509Certificate.parseAll(trustedRoots)
             if roots.isEmpty {
                 chainTrust = .untrusted(reason: "the trusted root file holds no certificate")
             } else if let signerCertificate {
-                chainTrust = verifyChain(signerCertificate, untrusted: signed.pointee.cert, roots: roots, at: date)
+                (chainTrust, chainFailure) = verifyChain(signerCertificate, untrusted: embedded, roots: roots, at: date)
             } else {
                 chainTrust = .untrusted(reason: "the signer certificate is not embedded")
             }
@@ -128,7 +180,9 @@ enum SignatureVerification {
             signer: signerCertificate?.summary,
             embeddedCertificates: embedded.map(\.summary),
             embedsSignerIssuer: issuerEmbedded,
-            chainTrust: chainTrust
+            chainTrust: chainTrust,
+            chainFailure: chainFailure,
+            checkedAt: date
         ))
     }
 
@@ -136,44 +190,41 @@ enum SignatureVerification {
         var reason: String
     }
 
-    /// Owned copies of the certificates in a `STACK_OF(X509)`.
-    private static func certificates(in stack: OpaquePointer?) -> [X509Certificate] {
+    /// Takes the certificates of a `STACK_OF(X509)` whose references are
+    /// the caller's (a `get1` result) and frees the stack itself.
+    private static func ownedCertificates(_ stack: OpaquePointer?) -> [X509Certificate] {
         guard let stack else { return [] }
+        defer { OPENSSL_sk_free(stack) }
         return (0..<OPENSSL_sk_num(stack)).compactMap { index in
-            guard let raw = OPENSSL_sk_value(stack, index) else { return nil }
-            let x509 = OpaquePointer(raw)
-            X509_up_ref(x509)
-            return X509Certificate(taking: x509)
+            OPENSSL_sk_value(stack, index).map { X509Certificate(taking: OpaquePointer($0)) }
         }
-    }
-
-    private static func signerCertificate(of p7: UnsafeMutablePointer<PKCS7>) -> X509Certificate? {
-        guard let signers = PKCS7_get0_signers(p7, nil, 0) else { return nil }
-        // The stack is ours, its certificates are not (sk_X509_free macro).
-        defer { OPENSSL_sk_free(signers) }
-        return certificates(in: signers).first
     }
 
     private static func verifyChain(
         _ signer: X509Certificate,
-        untrusted: OpaquePointer?,
+        untrusted: [X509Certificate],
         roots: [X509Certificate],
         at date: Date
-    ) -> ChainTrust {
-        guard let store = X509_STORE_new() else { return .untrusted(reason: OpenSSL.drainErrors()) }
+    ) -> (ChainTrust, ChainFailure?) {
+        guard let store = X509_STORE_new() else { return (.untrusted(reason: OpenSSL.drainErrors()), nil) }
         defer { X509_STORE_free(store) }
         for root in roots { X509_STORE_add_cert(store, root.pointer) }
-        guard let context = X509_STORE_CTX_new() else { return .untrusted(reason: OpenSSL.drainErrors()) }
+        guard let chain = OPENSSL_sk_new_null() else { return (.untrusted(reason: OpenSSL.drainErrors()), nil) }
+        // The stack borrows the certificates (sk_X509_free, not pop_free).
+        defer { OPENSSL_sk_free(chain) }
+        for certificate in untrusted { OPENSSL_sk_push(chain, UnsafeRawPointer(certificate.pointer)) }
+        guard let context = X509_STORE_CTX_new() else { return (.untrusted(reason: OpenSSL.drainErrors()), nil) }
         defer { X509_STORE_CTX_free(context) }
-        guard X509_STORE_CTX_init(context, store, signer.pointer, untrusted) == 1 else {
-            return .untrusted(reason: OpenSSL.drainErrors())
+        guard X509_STORE_CTX_init(context, store, signer.pointer, chain) == 1 else {
+            return (.untrusted(reason: OpenSSL.drainErrors()), nil)
         }
         // Wallet certificates carry no S/MIME or TLS purpose; like
         // `openssl smime -verify -purpose any`, accept any purpose.
         X509_STORE_CTX_set_purpose(context, X509_PURPOSE_ANY)
-        X509_STORE_CTX_set_time(context, 0, time_t(date.timeIntervalSince1970.rounded(.down)))
-        if X509_verify_cert(context) == 1 { return .trusted }
+        X509_STORE_CTX_set_time(context, 0, OpenSSL.seconds(date) ?? 0)
+        if X509_verify_cert(context) == 1 { return (.trusted, nil) }
         let code = X509_STORE_CTX_get_error(context)
-        return .untrusted(reason: String(cString: X509_verify_cert_error_string(Int(code))))
+        let failure = ChainFailure(code: code, depth: X509_STORE_CTX_get_error_depth(context))
+        return (.untrusted(reason: String(cString: X509_verify_cert_error_string(Int(code)))), failure)
     }
 }

@@ -72,8 +72,8 @@ package enum ZipError: Error, Equatable, Sendable, CustomStringConvertible, Loca
     package var errorDescription: String? { description }
 }
 
-/// Zip archives in memory: written in Swift (`ZipWriter`), read with libzip,
-/// whose consistency checks guard against crafted archives.
+/// Zip archives in memory: written in Swift (`ZipWriter`), read with libzip
+/// from the central directory, with names and sizes checked here.
 package enum ZipArchive {
     /// The bytes of a new archive holding `entries` in the given order.
     ///
@@ -109,9 +109,17 @@ package enum ZipArchive {
             // inside this closure and the archive is discarded before return.
             guard let source = zip_source_buffer_create(buffer.baseAddress, zip_uint64_t(buffer.count), 0, &error)
             else { return .failure(.notAnArchive(reason: String(cString: zip_error_strerror(&error)))) }
-            // ZIP_CHECKCONS: cross-check local headers against the central
-            // directory, so inconsistent (crafted) archives are refused.
-            guard let archive = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error) else {
+            // No ZIP_CHECKCONS: it refuses archives that every conforming
+            // reader (unzip, Python, KDE's, Wallet) reads, e.g. local headers
+            // that set the data-descriptor flag (bit 3) and still carry the
+            // sizes, as Dart's `archive` package writes them (APPNOTE 4.4.4
+            // says the local sizes are then zero, but readers take the central
+            // directory's). The central directory is what is read; what a
+            // crafted archive could lie about is checked here instead: names
+            // (no `..`, absolute or duplicate paths), the declared sizes
+            // before anything is inflated, the inflated bytes against the
+            // declared size, and libzip checks each entry's CRC-32 at its end.
+            guard let archive = zip_open_from_source(source, ZIP_RDONLY, &error) else {
                 zip_source_free(source)
                 return .failure(.notAnArchive(reason: String(cString: zip_error_strerror(&error))))
             }
