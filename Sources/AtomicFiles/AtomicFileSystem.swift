@@ -210,6 +210,22 @@ package enum AtomicFileSystem {
         return file.readAll()
     }
 
+    /// What is at `path` itself, a symbolic link not followed (lstat); nil when nothing is.
+    package enum EntryKind: Sendable, Equatable {
+        case regularFile, directory, symbolicLink, other
+    }
+
+    package static func entryKind(_ path: String) -> EntryKind? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regularFile
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+
     /// The names in the folder at `path` (not `.` and `..`), with whether each
     /// is a folder (a link to a folder is not); nil when it cannot be listed.
     /// One getdents per few hundred names instead of a stat per name.

@@ -19,12 +19,14 @@ package final class FileLock: Sendable {
 
     /// Takes the lock on `path`, creating the file (and its folder) when
     /// missing. Nil when another open file holds it and `blocking` is false.
+    /// A symbolic link at `path` is refused (O_NOFOLLOW): a lock file never is one, and
+    /// creating through it would make a file wherever it points.
     package static func acquire(_ path: String, blocking: Bool) throws(Failure) -> FileLock? {
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         if descriptor < 0, errno == ENOENT {
             let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
             do { try AtomicFileSystem.createDirectory(folder) } catch { throw Failure(description: "cannot create \(folder): \(error)") }
-            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         }
         guard descriptor >= 0 else { throw Failure(description: "cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
         while flock(descriptor, blocking ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {

@@ -10,9 +10,10 @@ package struct RegularFile: ~Copyable {
     let descriptor: Int32
 
     /// Opens the file at `path`; nil when it is missing, unreadable or not a
-    /// regular file (a folder, a device).
-    package init?(openingForReading path: String) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    /// regular file (a folder, a device). With `followingLinks` false, a
+    /// symbolic link at `path` (its last component) is not opened either: nil.
+    package init?(openingForReading path: String, followingLinks: Bool = true) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else { return nil }
         guard let identity = FileIdentity(descriptor: descriptor), identity.isRegularFile else {
             close(descriptor)

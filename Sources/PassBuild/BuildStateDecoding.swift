@@ -369,8 +369,9 @@ struct JSONScanner {
         var value = 0
         while position < end, case let digit = byte(position), digit >= 0x30, digit <= 0x39 {
             let (product, overflow) = value.multipliedReportingOverflow(by: 10)
-            guard !overflow else { throw fail("a smaller number") }
-            value = product + Int(digit - 0x30)
+            let (sum, carry) = product.addingReportingOverflow(Int(digit - 0x30))
+            guard !overflow, !carry else { throw fail("a smaller number") }
+            value = sum
             position += 1
         }
         guard position > start else { throw fail("a number") }

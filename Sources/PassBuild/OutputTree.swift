@@ -115,6 +115,7 @@ package struct OutputTree: Sendable {
     /// all passes are made while the moves wait for none of them.
     private func apply(_ journal: Journal, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                        stall: (String) -> Void = { _ in }) throws {
+        try Self.check(journal, path: journalPath)
         var folders = Set<String>()
         var start = 0
         var runs = 0
@@ -161,6 +162,36 @@ package struct OutputTree: Sendable {
         }
         try AtomicFileSystem.remove(journalPath)
         try? FileManager.default.removeItem(atPath: stagingDirectory)
+    }
+
+    /// Every operation stays in the build-owned part of the tree (`TreeLayout`): a file is removed, moved or
+    /// linked there only, from a staged file or another build-owned one; besides, the staged bundle list moves
+    /// to `.passforge/bundles.json`. Checked whole before the first operation, so that a state or bundle list
+    /// that names another path (damaged, or taken from a hostile destination) changes nothing.
+    static func check(_ journal: Journal, path journalPath: String) throws {
+        func refuse(_ operation: Operation) -> BuildError {
+            let source = operation.source.map { " from \(BuildState.quoted($0))" } ?? ""
+            return BuildError.message("refusing to \(operation.kind.rawValue) \(BuildState.quoted(operation.path))\(source) (in \(journalPath)): it is not a pass, token link, download or bundle path of the output tree; the build state or bundles.json that lists it is damaged — delete the output folder's .passforge/ and build again")
+        }
+        guard isStaged(journal.stagedState) else {
+            throw BuildError.message("\(journalPath) stages the build state at \(BuildState.quoted(journal.stagedState)), outside \(stagingFolder)/; delete it and build again")
+        }
+        for operation in journal.operations {
+            switch operation.kind {
+            case .remove:
+                guard TreeLayout.isBuildOwned(operation.path) else { throw refuse(operation) }
+            case .move, .link:
+                guard TreeLayout.isBuildOwned(operation.path) || operation.path == PassBundles.stateFile,
+                      let source = operation.source, isStaged(source) || TreeLayout.isBuildOwned(source) else { throw refuse(operation) }
+            }
+        }
+    }
+
+    /// A path under `.passforge/staging/` that does not climb out of it.
+    static func isStaged(_ path: String) -> Bool {
+        guard path.hasPrefix(stagingFolder + "/") else { return false }
+        return !path.utf8.dropFirst(stagingFolder.utf8.count + 1).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .contains { $0.isEmpty || $0.elementsEqual("..".utf8) || $0.elementsEqual(".".utf8) || $0.contains { $0 < 0x20 } }
     }
 
     /// Moves and links, one folder's operations per thread at a time. An

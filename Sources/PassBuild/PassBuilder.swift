@@ -16,6 +16,7 @@ package struct PassBuilder: Sendable {
     /// Validates every pass without signing or writing; returns the warnings.
     package func validate() throws -> [ContentDiagnostic] {
         let state = try BuildState.load(from: settings.outputDirectory)
+        try Self.checkLoaded(state, output: settings.outputDirectory, now: Date(), jobs: settings.jobs)
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         var planner = BuildPlanner(settings: settings, state: state, secret: secret,
                                    identities: SigningIdentities(settings: settings), validateOnly: true)
@@ -41,6 +42,7 @@ package struct PassBuilder: Sendable {
         if report.rolledForward { progress(.note("finished the previous build, which was interrupted")) }
 
         var (state, previousFile) = try BuildState.loadWithRecordRanges(from: settings.outputDirectory, jobs: settings.jobs)
+        try Self.checkLoaded(state, output: settings.outputDirectory, now: started, jobs: settings.jobs)
         timings.mark("load state")
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         let identities = SigningIdentities(settings: settings)
@@ -51,11 +53,7 @@ package struct PassBuilder: Sendable {
         // host's ETag and Last-Modified come from whole seconds of it: a tag in
         // the same second as the last build's moves to the next second, so a
         // pass changed twice within a second never keeps its ETag.
-        let now = Int64(started.timeIntervalSince1970 * 1000)
-        var tag = max(now, state.lastUpdateTag + 1)
-        if state.lastUpdateTag > 0, Self.second(of: tag) == Self.second(of: state.lastUpdateTag) {
-            tag = (Self.second(of: tag) + 1) * 1000
-        }
+        let tag = try Self.updateTag(after: state.lastUpdateTag, now: Int64(started.timeIntervalSince1970 * 1000))
 
         // Fewer heap trims between passes (see ProcessTuning).
         ProcessTuning.reduceHeapTrimming()
@@ -142,7 +140,7 @@ package struct PassBuilder: Sendable {
         // `.pkpasses` bundles of the new passes: made from the staged and kept files, moved into place with them.
         let bundles: PassBundles.Update
         do {
-            let previousBundles = PassBundles.load(from: settings.outputDirectory)
+            let previousBundles = try PassBundles.loadChecked(from: settings.outputDirectory, now: started)
             let stagedPaths = plan.bundles.isEmpty && previousBundles.isEmpty
                 ? [:] : Dictionary(staged.map { ($0.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first })
             bundles = try PassBundles.update(
@@ -203,7 +201,32 @@ package struct PassBuilder: Sendable {
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(20)) { box.release() }
     }
 
-    static func second(of tag: Int64) -> Int64 { tag >= 0 ? tag / 1000 : (tag - 999) / 1000 }
+    /// The tag of a build at `now` (milliseconds) after one whose greatest tag was `last`: `now`, or `last + 1`
+    /// when the clock did not move past it, moved to the next whole second when in the same second as `last`.
+    /// Never traps: a tag out of range (a state the check refused, were it not checked) is an error.
+    static func updateTag(after last: Int64, now: Int64) throws -> Int64 {
+        let (following, overflow) = last.addingReportingOverflow(1)
+        guard last >= 0, now >= 0, !overflow else {
+            throw BuildError.message("the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
+        }
+        let tag = max(now, following)
+        guard last > 0, tag / 1000 == last / 1000 else { return tag }
+        let (nextSecond, overflowed) = (tag / 1000 + 1).multipliedReportingOverflow(by: 1000)
+        guard !overflowed else {
+            throw BuildError.message("the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
+        }
+        return nextSecond
+    }
+
+    /// The checks of a state taken from a destination, on the local one too: a state fetched by an older
+    /// passforge, or written by hand, must not make the build delete paths outside the tree.
+    static func checkLoaded(_ state: BuildState, output: String, now: Date, jobs: Int) throws {
+        do {
+            try state.check(now: now, jobs: jobs)
+        } catch {
+            throw BuildError.message("\(BuildState.path(in: output)) is refused: \(error). Delete \(output)/.passforge and build again (or build --state-from DEST)")
+        }
+    }
 
     /// Unchanged passes with a web service but no token-keyed name yet (built
     /// by an earlier passforge), whose token is the derived one: their name

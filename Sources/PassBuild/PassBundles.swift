@@ -50,6 +50,26 @@ enum PassBundles {
             (self.downloadPath, self.etag, self.size, self.updateTag) = (downloadPath, etag, size, updateTag)
         }
 
+        /// The name is a bundle name, the path a bundle path, the members pass keys, the tag near now.
+        func check(greatestTag: Int64) throws(BuildState.Problem) {
+            guard TreeLayout.isSerial(name) else {
+                throw BuildState.Problem("bundle \(BuildState.quoted(name)) has a name that does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
+            }
+            guard TreeLayout.isCapabilityDownload(downloadPath, bundle: true) else {
+                throw BuildState.Problem("bundle \(name) has downloadPath \(BuildState.quoted(downloadPath)), which is not download/<capability>.pkpasses")
+            }
+            guard updateTag >= 0, updateTag <= greatestTag else {
+                throw BuildState.Problem("bundle \(name) has updateTag \(updateTag), not an update tag of this build's time (0 to \(greatestTag))")
+            }
+            guard (0...maximumSize).contains(size) else { throw BuildState.Problem("bundle \(name) has size \(size), beyond 0 to 150 MB") }
+            try BuildState.checkRelativePath(sourceFile, "the content file of bundle \(name)")
+            try BuildState.checkText(sourceHash, "sourceHash of bundle \(name)")
+            for key in members where !BuildState.isKey(key) {
+                throw BuildState.Problem("bundle \(name) lists member \(BuildState.quoted(key)), which is not passTypeIdentifier/serialNumber")
+            }
+            for etag in memberETags { try BuildState.checkText(etag, "a member ETag of bundle \(name)") }
+        }
+
         init?(json: JSONValue) {
             guard let name = json["name"]?.stringValue, let sourceFile = json["sourceFile"]?.stringValue,
                   let sourceHash = json["sourceHash"]?.stringValue, let members = json["members"]?.arrayValue,
@@ -77,10 +97,28 @@ enum PassBundles {
 
     /// The bundles of the last build, by name; none when there is no file (or a damaged one, rebuilt then).
     static func load(from output: String) -> [String: Record] {
-        guard let bytes = AtomicFileSystem.readFile("\(output)/\(stateFile)"),
-              let json = try? JSONValue(parsing: bytes), let list = json["bundles"]?.arrayValue else { return [:] }
+        (try? loadChecked(from: output)) ?? [:]
+    }
+
+    /// `load`, throwing when a record fails `check`: its paths would be deleted.
+    static func loadChecked(from output: String, now: Date = Date()) throws -> [String: Record] {
+        guard let bytes = AtomicFileSystem.readFile("\(output)/\(stateFile)") else { return [:] }
+        do {
+            return try records(decoding: bytes, now: now) ?? [:]
+        } catch {
+            throw BuildError.message("\(output)/\(stateFile) is refused: \(error); delete it and build again (every bundle is then made again)")
+        }
+    }
+
+    /// The records of a bundles.json, by name; nil when the bytes are not a bundle list.
+    static func records(decoding bytes: [UInt8], now: Date) throws(BuildState.Problem) -> [String: Record]? {
+        guard let json = try? JSONValue(parsing: bytes), let list = json["bundles"]?.arrayValue else { return nil }
         var records: [String: Record] = [:]
-        for item in list { if let record = Record(json: item) { records[record.name] = record } }
+        for item in list {
+            guard let record = Record(json: item) else { continue }
+            try record.check(greatestTag: BuildState.greatestTag(at: now))
+            records[record.name] = record
+        }
         return records
     }
 

@@ -6,6 +6,13 @@ import Glibc
 #endif
 
 /// Publishing to a folder on this machine (or a mounted volume).
+///
+/// DEST itself may be a symbolic link (to where the site is served from);
+/// inside it, passforge never writes, deletes or reads its state through one:
+/// every folder on the way to a file it touches is checked with lstat to be a
+/// real folder (once per folder: 100,000 passes share a few), its files are
+/// made with O_EXCL and replaced by rename (which replaces a link, never
+/// follows it), and the state files are opened with O_NOFOLLOW.
 struct DirectoryTransport: PublishTransport {
     var root: String
 
@@ -13,14 +20,32 @@ struct DirectoryTransport: PublishTransport {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else { return .missingFolder }
         guard isDirectory.boolValue else { throw PublishError("\(root) is a file, not a folder; publish to a folder") }
-        guard let state = AtomicFileSystem.readFile(BuildState.path(in: root)) else { return .noState }
-        let bundles = AtomicFileSystem.readFile("\(root)/\(BundleList.path)")
-        return .published(PublishedBuild(state: state, downloadsCSV: AtomicFileSystem.readFile("\(root)/.passforge/downloads.csv"),
-                                         bundlesJSON: bundles, bundleFiles: bundles == nil ? [] : bundleFiles()))
+        var folders = RealFolders(root: root)
+        guard try folders.exists(".passforge", creating: false),
+              let state = try readStateFile(".passforge/state.json", limit: BuildState.maximumPublishedSize) else { return .noState }
+        let bundles = try readStateFile(BundleList.path, limit: BuildState.maximumPublishedListSize)
+        let csv = try readStateFile(".passforge/downloads.csv", limit: BuildState.maximumPublishedListSize)
+        return .published(PublishedBuild(state: state, downloadsCSV: csv, bundlesJSON: bundles,
+                                         bundleFiles: bundles == nil ? [] : try bundleFiles(&folders)))
+    }
+
+    /// A file of `.passforge/`: a regular file, not a link, of at most `limit` bytes (no more is read); nil when missing.
+    private func readStateFile(_ name: String, limit: Int) throws -> [UInt8]? {
+        let path = "\(root)/\(name)"
+        guard let kind = AtomicFileSystem.entryKind(path) else { return nil }
+        guard kind == .regularFile, let file = RegularFile(openingForReading: path, followingLinks: false) else {
+            throw PublishError("\(path) is \(kind == .symbolicLink ? "a symbolic link" : "not a regular file"); passforge reads the published state only from regular files inside \(root): replace it with the file, or publish again")
+        }
+        guard file.identity.size <= limit else {
+            throw PublishError("\(path) is \(file.identity.size >> 20) MB, more than the \(limit >> 20) MB a published build's \((name as NSString).lastPathComponent) may be; it is refused")
+        }
+        guard let bytes = file.readAll() else { throw PublishError("cannot read \(path)") }
+        return bytes
     }
 
     /// `download/*.pkpasses`, relative to the root.
-    private func bundleFiles() -> [String] {
+    private func bundleFiles(_ folders: inout RealFolders) throws -> [String] {
+        guard try folders.exists("download", creating: false) else { return [] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/download")) ?? []
         return names.filter { $0.hasSuffix(".pkpasses") && !$0.hasPrefix(".") }.sorted().map { "download/\($0)" }
     }
@@ -30,6 +55,8 @@ struct DirectoryTransport: PublishTransport {
     }
 
     func lockDestination() throws -> FileLock? {
+        var folders = RealFolders(root: root)
+        _ = try folders.exists(".passforge", creating: true)
         let path = "\(root)/.passforge/publish.lock"
         do {
             guard let lock = try FileLock.acquire(path, blocking: false) else {
@@ -46,25 +73,28 @@ struct DirectoryTransport: PublishTransport {
     /// kill leaves at most the hidden files, which the next run overwrites.
     func upload(_ files: [FileUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
         guard !files.isEmpty else { return }
+        var folders = RealFolders(root: root)
         for upload in files {
             let source = "\(localRoot)/\(upload.path)"
             guard let file = RegularFile(openingForReading: source), let bytes = file.readAll() else {
                 throw PublishError("cannot read \(source); run passforge build first")
             }
             let identity = file.identity
-            let destination = "\(root)/\(upload.path)"
-            try AtomicFileSystem.createDirectory((destination as NSString).deletingLastPathComponent)
-            let staged = Self.stagedPath(for: destination)
-            try AtomicFileSystem.writeFile(bytes, to: staged, sync: false)
+            _ = try folders.exists(Self.folder(of: upload.path), creating: true)
+            let staged = Self.stagedPath(for: "\(root)/\(upload.path)")
+            // A name left by a killed run, or planted: removed, and the file made anew (O_EXCL does not follow a link).
+            try AtomicFileSystem.remove(staged)
+            try AtomicFileSystem.writeFile(bytes, to: staged, sync: false, exclusive: true)
             try setModificationTime(of: staged, seconds: identity.modifiedSeconds, nanoseconds: identity.modifiedNanoseconds)
         }
+        for link in files.flatMap(\.links) { _ = try folders.exists(Self.folder(of: link), creating: true) }
         try AtomicFileSystem.syncFileSystem(containing: root)
         var landed = 0
         for upload in files {
             let destination = "\(root)/\(upload.path)"
             try AtomicFileSystem.rename(Self.stagedPath(for: destination), to: destination)
             for link in upload.links {
-                try AtomicFileSystem.hardLink(destination, as: "\(root)/\(link)")
+                try AtomicFileSystem.hardLink(destination, as: "\(root)/\(link)", creatingFolder: false)
             }
             landed += upload.fileCount
             progress(landed)
@@ -73,18 +103,31 @@ struct DirectoryTransport: PublishTransport {
     }
 
     func uploadState(_ names: [String], from localRoot: String) throws {
+        var folders = RealFolders(root: root)
         for name in names {
             let source = "\(localRoot)/\(name)"
             guard let bytes = AtomicFileSystem.readFile(source) else {
                 throw PublishError("cannot read \(source); run passforge build first")
             }
+            _ = try folders.exists(Self.folder(of: name), creating: true)
             try AtomicFileSystem.write(bytes, to: "\(root)/\(name)")
         }
     }
 
+    /// Deletes in real folders only: a path under a link (or under a folder that is gone) is left alone.
     func remove(_ paths: [String], emptyFolders folders: [String]) throws {
-        for path in paths { try AtomicFileSystem.remove("\(root)/\(path)") }
-        for folder in folders { removeFolderIfEmpty("\(root)/\(folder)") }
+        var real = RealFolders(root: root)
+        for path in paths where try real.exists(Self.folder(of: path), creating: false) {
+            try AtomicFileSystem.remove("\(root)/\(path)")
+        }
+        for folder in folders where try real.exists(Self.folder(of: folder), creating: false) {
+            if AtomicFileSystem.entryKind("\(root)/\(folder)") == .directory { removeFolderIfEmpty("\(root)/\(folder)") }
+        }
+    }
+
+    /// `v1/passes/T/S` → `v1/passes/T`; `x` → "".
+    static func folder(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
     }
 
     /// `v1/passes/T/S` → `v1/passes/T/.S.publishing`: a dotfile, which no host serves.
@@ -98,7 +141,7 @@ struct DirectoryTransport: PublishTransport {
 private func setModificationTime(of path: String, seconds: Int, nanoseconds: Int) throws(PublishError) {
     let time = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
     let times = [time, time]
-    guard utimensat(AT_FDCWD, path, times, 0) == 0 else {
+    guard utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) == 0 else {
         throw PublishError("cannot set the modification time of \(path): \(String(cString: strerror(errno)))")
     }
 }
@@ -106,4 +149,43 @@ private func setModificationTime(of path: String, seconds: Int, nanoseconds: Int
 /// rmdir(2): removes a folder only when it is empty (a candidate for AtomicFiles).
 private func removeFolderIfEmpty(_ path: String) {
     _ = rmdir(path)
+}
+
+/// The folders inside a destination that passforge has seen to be real
+/// folders (lstat, no symbolic link), each checked once: the root's own path
+/// may hold links, nothing under it may.
+struct RealFolders {
+    let root: String
+    private var checked = Set<String>()
+
+    init(root: String) { self.root = root }
+
+    /// Whether `folder` (relative to the root; "" is the root) and each folder
+    /// above it are real folders; missing ones are made when `creating`, else
+    /// the answer is false. A link or a file on the way is an error.
+    mutating func exists(_ folder: String, creating: Bool) throws(PublishError) -> Bool {
+        guard !folder.isEmpty, !checked.contains(folder) else { return true }
+        var current = ""
+        for part in folder.split(separator: "/") {
+            current = current.isEmpty ? String(part) : "\(current)/\(part)"
+            if checked.contains(current) { continue }
+            let path = "\(root)/\(current)"
+            var kind = AtomicFileSystem.entryKind(path)
+            if kind == nil, creating {
+                if mkdir(path, 0o755) != 0, errno != EEXIST {
+                    throw PublishError("cannot create folder \(path): \(String(cString: strerror(errno)))")
+                }
+                kind = AtomicFileSystem.entryKind(path)
+            }
+            switch kind {
+            case .directory?: checked.insert(current)
+            case nil: return false
+            case .symbolicLink?:
+                throw PublishError("\(path) is a symbolic link; passforge does not write, delete or read through links inside \(root) (they could point anywhere): replace it with a real folder")
+            default:
+                throw PublishError("\(path) is not a folder; move it away, then publish again")
+            }
+        }
+        return true
+    }
 }

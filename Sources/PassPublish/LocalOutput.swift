@@ -31,22 +31,13 @@ struct LocalOutput: Sendable {
         return lock
     }
 
-    /// Reads a state that came from a destination, with the build's own
-    /// decoder and its version check.
-    func decodeState(_ bytes: [UInt8], from destination: PublishDestination) throws -> BuildState {
-        let folder = "\(stateDirectory)/published-state"
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try AtomicFileSystem.writeFile(bytes, to: try Self.prepare(BuildState.path(in: folder)), sync: false)
+    /// Decodes and checks, in memory, the state and bundle list that came from a destination: one error,
+    /// naming the destination and what is wrong, when anything fails.
+    func decodePublished(_ files: PublishedBuild, from destination: PublishDestination) throws(PublishError) -> BuildState.Published {
         do {
-            return try BuildState.load(from: folder)
+            return try BuildState.decodePublished(files.state, bundlesJSON: files.bundlesJSON)
         } catch {
-            throw PublishError("the build state at \(destination) cannot be read: \(error)")
+            throw PublishError("the build state at \(destination) is refused, and nothing was taken from it: \(error). Check who can write there; to start over, remove its .passforge/ and build with --initial")
         }
-    }
-
-    /// Creates the folder of `path` and returns `path`.
-    private static func prepare(_ path: String) throws -> String {
-        try AtomicFileSystem.createDirectory((path as NSString).deletingLastPathComponent)
-        return path
     }
 }

@@ -62,7 +62,7 @@ package struct Publisher: Sendable {
         case .noState:
             break
         case .published(let files):
-            published = (try output.decodeState(files.state, from: destination), files)
+            published = (try output.decodePublished(files, from: destination).state, files)
         }
         if let published, published.state.lastUpdateTag > local.lastUpdateTag {
             throw PublishError("\(destination) holds a newer build (update tag \(published.state.lastUpdateTag)) than \(outputDirectory) (\(local.lastUpdateTag)); build with --state-from \(destination) first, so that no pass goes back to an older version")

@@ -15,10 +15,16 @@ package enum StateFetchOutcome: Sendable, Equatable {
 }
 
 extension PublishDestination {
-    /// Copies DEST's `.passforge/state.json`, `downloads.csv` and
-    /// `bundles.json` into the local output's `.passforge/`, each atomically, when the local output
-    /// has no state or an older one (by last update tag), so that a build in
-    /// a fresh clone signs only what changed since the published build.
+    /// Copies DEST's `.passforge/state.json` and `bundles.json` into the local
+    /// output's `.passforge/`, with a `downloads.csv` made from them, each
+    /// atomically, when the local output has no state or an older one (by last
+    /// update tag), so that a build in a fresh clone signs only what changed
+    /// since the published build.
+    ///
+    /// DEST's host is not trusted: what it sends is decoded and checked in
+    /// memory (`BuildState.decodePublished`: paths build-owned, keys, patterns,
+    /// tags, size) before anything is written, and a state that fails is
+    /// refused whole, with the local `.passforge/` left as it was.
     ///
     /// A DEST folder that does not exist is an error rather than a first
     /// deploy: a mistyped path must not re-sign every pass.
@@ -34,19 +40,19 @@ extension PublishDestination {
         case .noState:
             return .destinationHasNoState
         case .published(let files):
-            let published = try output.decodeState(files.state, from: self)
+            let published = try output.decodePublished(files, from: self)
             let localPath = BuildState.path(in: outputDirectory)
             if FileManager.default.fileExists(atPath: localPath) {
                 let local = try BuildState.load(from: outputDirectory)
-                if local.lastUpdateTag >= published.lastUpdateTag { return .keptLocal(lastUpdateTag: local.lastUpdateTag) }
+                if local.lastUpdateTag >= published.state.lastUpdateTag { return .keptLocal(lastUpdateTag: local.lastUpdateTag) }
             }
             // The bundle list too: the build keeps a bundle whose members are unchanged (their files are only at DEST).
-            for (name, bytes) in [(BundleList.path, files.bundlesJSON), (".passforge/downloads.csv", files.downloadsCSV)] {
+            for (name, bytes) in [(BundleList.path, published.bundlesJSON), (".passforge/downloads.csv", published.downloadsCSV)] {
                 let path = "\(outputDirectory)/\(name)"
                 if let bytes { try AtomicFileSystem.write(bytes, to: path) } else { try AtomicFileSystem.remove(path) }
             }
             try AtomicFileSystem.write(files.state, to: localPath)
-            return .fetched(lastUpdateTag: published.lastUpdateTag)
+            return .fetched(lastUpdateTag: published.state.lastUpdateTag)
         }
     }
 }

@@ -1,0 +1,186 @@
+import Foundation
+
+/// The checks a build state passes before anything in it is used: a state
+/// taken from a destination (`--state-from`, `publish`) comes from a host
+/// that may be hostile, and the build deletes the paths its records name.
+///
+/// - every path is build-owned (`TreeLayout`), and is the path of its pass;
+/// - every key is `type/serial`, both matching their patterns (which keeps
+///   newlines and other bytes out of `downloads.csv` and of logs);
+/// - every update tag is between 0 and a day past now: a tag near the top of
+///   Int64 would overflow the next build's, and one far ahead would make
+///   every later tag jump with it;
+/// - other text fields hold no control character.
+extension BuildState {
+    /// What is wrong with a state, in words for its reader.
+    package struct Problem: Error, CustomStringConvertible, Sendable {
+        package var description: String
+        package init(_ description: String) { self.description = description }
+    }
+
+    /// The most bytes of `state.json` taken from a destination: about 300,000
+    /// passes (a record is some 900 bytes). Reading stops there.
+    package static let maximumPublishedSize = 256 << 20
+    /// The most bytes of `bundles.json` or `downloads.csv` taken from a destination.
+    package static let maximumPublishedListSize = 64 << 20
+    /// How far past the clock a tag may be: a build's tag moves to the next
+    /// second at most, and clocks of two machines differ by less than a day.
+    package static let tagAllowance: Int64 = 86_400_000
+
+    /// The greatest update tag a state may hold at `now`.
+    package static func greatestTag(at now: Date) -> Int64 {
+        Int64(now.timeIntervalSince1970 * 1000) + tagAllowance
+    }
+
+    /// What a build takes from a destination: its state and bundle list, decoded from the bytes in memory and
+    /// checked whole before any of it is used, and the downloads list made again from them (the destination's
+    /// own `downloads.csv` is never taken: it could hold any row).
+    package struct Published: Sendable {
+        package var state: BuildState
+        /// bundles.json when the destination has one that is a bundle list (a damaged one counts as none).
+        package var bundlesJSON: [UInt8]?
+        package var downloadsCSV: [UInt8]
+    }
+
+    /// Decodes and checks a destination's `state.json` and `bundles.json`.
+    package static func decodePublished(_ bytes: [UInt8], bundlesJSON: [UInt8]?, now: Date = Date(),
+                                        jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(Problem) -> Published {
+        guard bytes.count <= maximumPublishedSize else {
+            throw Problem("state.json is larger than \(maximumPublishedSize >> 20) MB (a state of some 300,000 passes)")
+        }
+        let state: BuildState
+        do {
+            state = try BuildStateDecoding.decode(bytes, jobs: jobs).state
+        } catch {
+            throw Problem("state.json is not a build state (\(error))")
+        }
+        guard state.version == currentVersion else {
+            throw Problem("state.json was written by another passforge version (state version \(state.version))")
+        }
+        try state.check(now: now, jobs: jobs)
+        var bundles: [String: PassBundles.Record] = [:]
+        var keptBundlesJSON: [UInt8]?
+        if let bundlesJSON {
+            guard bundlesJSON.count <= maximumPublishedListSize else {
+                throw Problem("bundles.json is larger than \(maximumPublishedListSize >> 20) MB")
+            }
+            if let records = try PassBundles.records(decoding: bundlesJSON, now: now) {
+                (bundles, keptBundlesJSON) = (records, bundlesJSON)
+            }
+        }
+        let rows = bundles.keys.sorted().map { "bundle,\($0),\(bundles[$0]!.downloadPath)\n" }.joined()
+        let csv = PassBuilder.downloadsCSV(state, jobs: jobs, appending: rows)
+        return Published(state: state, bundlesJSON: keptBundlesJSON, downloadsCSV: Array(csv.utf8))
+    }
+
+    /// Throws the first problem found, or returns when every record passes.
+    package func check(now: Date = Date(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(Problem) {
+        let greatest = Self.greatestTag(at: now)
+        func checkTag(_ tag: Int64, _ what: @autoclosure () -> String) throws(Problem) {
+            guard tag >= 0, tag <= greatest else {
+                throw Problem("\(what()) is \(tag), not an update tag of this build's time (0 to \(greatest), milliseconds since 1970)")
+            }
+        }
+        try checkTag(lastUpdateTag, "lastUpdateTag")
+        // The pass records on every core: at 100,000 passes they are most of the work.
+        let records = Array(passes)
+        let chunk = 4096
+        let failures = ParallelLoop.map(Array(stride(from: 0, to: records.count, by: chunk)), jobs: jobs) { start -> Problem? in
+            for (key, record) in records[start..<min(records.count, start + chunk)] {
+                do throws(Problem) { try Self.check(record, key: key, greatestTag: greatest) } catch { return error }
+            }
+            return nil
+        }
+        if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+        for (key, record) in removedPasses {
+            try Self.checkKey(key, type: record.passTypeIdentifier, serial: record.serialNumber, of: "removed pass")
+            try checkTag(record.removedTag, "removedTag of removed pass \(key)")
+            try Self.checkText(record.tokenHash, "tokenHash of removed pass \(key)")
+            for file in record.files where !TreeLayout.isBuildOwned(file) {
+                throw Problem("removed pass \(key) lists file \(Self.quoted(file)), which is not a pass, token link or download path of the output tree")
+            }
+        }
+        for (path, file) in contentFiles {
+            try Self.checkRelativePath(path, "content file")
+            for key in file.passes where !Self.isKey(key) {
+                throw Problem("content file \(Self.quoted(path)) lists pass \(Self.quoted(key)), which is not passTypeIdentifier/serialNumber")
+            }
+        }
+    }
+
+    private static func check(_ record: PassRecord, key: String, greatestTag: Int64) throws(Problem) {
+        let type = record.passTypeIdentifier, serial = record.serialNumber
+        try checkKey(key, type: type, serial: serial, of: "pass")
+        guard record.updateTag >= 0, record.updateTag <= greatestTag else {
+            throw Problem("pass \(key) has updateTag \(record.updateTag), not an update tag of this build's time (0 to \(greatestTag), milliseconds since 1970)")
+        }
+        guard record.size >= 0 else { throw Problem("pass \(key) has a negative size") }
+        guard TreeLayout.isCapabilityDownload(record.downloadPath) else {
+            throw Problem("pass \(key) has downloadPath \(quoted(record.downloadPath)), which is not download/<capability>.pkpass")
+        }
+        if let path = record.publicDownloadPath, path != TreeLayout.publicDownloadPath(type: type, serial: serial) {
+            throw Problem("pass \(key) has publicDownloadPath \(quoted(path)), which is not download/\(key).pkpass")
+        }
+        if let path = record.tokenPath, !TreeLayout.isTokenPath(path, type: type, serial: serial) {
+            throw Problem("pass \(key) has tokenPath \(quoted(path)), which is not by-token/\(key).<token>")
+        }
+        try checkText(record.teamIdentifier, "teamIdentifier of pass \(key)")
+        try checkText(record.templateName, "templateName of pass \(key)")
+        try checkText(record.sourceFile, "sourceFile of pass \(key)")
+        for path in record.imagePaths { try checkText(path, "an image path of pass \(key)") }
+    }
+
+    /// `key` is `type/serial`, and both match their patterns.
+    private static func checkKey(_ key: String, type: String, serial: String, of what: String) throws(Problem) {
+        guard TreeLayout.isPassType(type) else {
+            throw Problem("\(what) \(quoted(key)) has passTypeIdentifier \(quoted(type)), which does not match [A-Za-z0-9][A-Za-z0-9.-]*")
+        }
+        guard TreeLayout.isSerial(serial) else {
+            throw Problem("\(what) \(quoted(key)) has serialNumber \(quoted(serial)), which does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
+        }
+        let utf8 = key.utf8
+        guard utf8.count == type.utf8.count + 1 + serial.utf8.count, utf8.starts(with: type.utf8),
+              utf8.dropFirst(type.utf8.count).first == UInt8(ascii: "/"), utf8.dropFirst(type.utf8.count + 1).elementsEqual(serial.utf8) else {
+            throw Problem("\(what) \(quoted(key)) is listed under a key that is not its passTypeIdentifier/serialNumber (\(type)/\(serial))")
+        }
+    }
+
+    /// `type/serial`, both matching their patterns.
+    static func isKey(_ key: String) -> Bool {
+        guard let slash = key.utf8.firstIndex(of: UInt8(ascii: "/")) else { return false }
+        return TreeLayout.isPassType(key.utf8[..<slash]) && TreeLayout.isSerial(key.utf8[key.utf8.index(after: slash)...])
+    }
+
+    /// A project-relative path: not absolute, no `..`, no control character.
+    static func checkRelativePath(_ path: String, _ what: String) throws(Problem) {
+        try checkText(path, "\(what) path")
+        guard !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
+            throw Problem("\(what) \(quoted(path)) is not a path inside the project")
+        }
+    }
+
+    /// Text with no control character (and so no newline), and valid UTF-8.
+    static func checkText(_ text: String, _ what: @autoclosure () -> String) throws(Problem) {
+        for scalar in text.unicodeScalars where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0xFFFD {
+            throw Problem("\(what()) \(quoted(text)) holds a control character or invalid UTF-8")
+        }
+    }
+
+    /// `text` in double quotes, every byte but printable ASCII written as `\u{…}`, cut short: safe in one line of
+    /// an error or a log, whatever a hostile state holds (newlines, escapes, bidirectional marks).
+    package static func quoted(_ text: String) -> String {
+        var result = "\""
+        for (index, scalar) in text.unicodeScalars.enumerated() {
+            guard index < 120 else {
+                result += "…"
+                break
+            }
+            switch scalar.value {
+            case 0x22, 0x5C: result += "\\" + String(scalar)
+            case 0x20..<0x7F: result.unicodeScalars.append(scalar)
+            default: result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return result + "\""
+    }
+}
