@@ -174,7 +174,9 @@ struct PassEvaluator: Sendable {
             }
         }
         let json = rendered.source.jsonValue
-        var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService))
+        // A changeMessage may be a pass.strings key: its rule checks what each language resolves it to.
+        let localizations = PassValidator.checksLocalizedText(in: json) ? PassStrings.tables(of: rendered.files.lazy.map { ($0.name, $0.bytes) }) : [:]
+        var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService, localizations: localizations))
         problems += BarcodeValidation.diagnostics(for: json)
         // The image rules depend on the template's files, the style and the style scheme (a poster
         // event ticket needs artwork): passes of one template share the result when these agree.

@@ -8,16 +8,16 @@
 /// subject; G2 is "Apple Worldwide Developer Relations CA - G2"; G3 to G6
 /// carry the CN of G1 with `OU=G3` … `OU=G6`. Pass Type ID certificates
 /// issued since January 2022 chain to G4.
-enum AppleIntermediate {
+package enum AppleIntermediate {
     private static let commonName = "Apple Worldwide Developer Relations Certification Authority"
 
     /// "Apple WWDR G4 (CN=…, OU=G4, O=Apple Inc., C=US)" or the subject as it is.
-    static func name(of certificate: CertificateSummary) -> String {
+    package static func name(of certificate: CertificateSummary) -> String {
         name(subject: certificate.subject)
     }
 
     /// The name of the certificate that issued `certificate`, from its issuer field.
-    static func name(ofIssuerOf certificate: CertificateSummary) -> String {
+    package static func name(ofIssuerOf certificate: CertificateSummary) -> String {
         name(subject: certificate.issuer)
     }
 

@@ -10,4 +10,8 @@ package enum PackageLimits {
     /// The most bytes all files of one package may hold, uncompressed; also
     /// the largest package file `inspect` reads.
     package static let maximumTotalSize = 64 << 20
+    /// A `.pkpasses` bundle: at most 10 passes and 150 MB (Apple, above);
+    /// also the largest bundle file `inspect` reads.
+    package static let maximumBundlePassCount = 10
+    package static let maximumBundleSize = 150 << 20
 }

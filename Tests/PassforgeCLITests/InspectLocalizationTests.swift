@@ -33,8 +33,9 @@ import TestSupport
         let portuguese = try project.passforge(["inspect", path, "--language", "pt"] + root)
         #expect(portuguese.stdout.contains("points — Pontos: 0"), "\(portuguese.stdout)")
 
+        // A language the pass does not have is a note, not a defect: Wallet shows the pass as written.
         let french = try project.passforge(["inspect", path, "--language", "fr"] + root)
-        #expect(french.status == 1)
-        #expect(french.stderr.contains("the pass has no fr.lproj/pass.strings; its languages: de, en, pt-BR"), "\(french.stderr)")
+        #expect(french.status == 0, "\(french.output)")
+        #expect(french.stdout.contains("note: the pass has no fr.lproj/pass.strings, so it is shown as written; its languages: de, en, pt-BR"), "\(french.stdout)")
     }
 }

@@ -97,6 +97,18 @@ package enum PassStrings {
         return table
     }
 
+    /// The tables of every `<lang>.lproj/pass.strings` among `files` (name
+    /// and bytes), by language; a file that does not parse is left out (it
+    /// is reported where it is read).
+    package static func tables(of files: some Sequence<(name: String, bytes: [UInt8])>) -> [String: [String: String]] {
+        var tables: [String: [String: String]] = [:]
+        for file in files where file.name.hasSuffix("/pass.strings") {
+            guard let language = language(ofPath: file.name), let table = try? table(file.bytes) else { continue }
+            tables[language] = table
+        }
+        return tables
+    }
+
     /// The language of a `<lang>.lproj/…` path (`de`, `pt-BR`), or nil.
     package static func language(ofPath path: String) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)

@@ -48,6 +48,17 @@ package struct PassValidator: Sendable {
 
     package init() {}
 
+    /// Whether `pass` has text whose rules depend on its pass.strings (a
+    /// field's changeMessage), so a caller reads the tables only then.
+    package static func checksLocalizedText(in pass: JSONValue) -> Bool {
+        PassStyle.allCases.contains { style in
+            guard let structure = pass[style.key]?.objectValue else { return false }
+            return structure.contains { area in
+                area.value.arrayValue?.contains { $0["changeMessage"] != nil } ?? false
+            }
+        }
+    }
+
     /// All problems of `pass`, in document order of the checks; empty when the pass is valid.
     package func validate(_ pass: JSONValue, options: Options = .init()) -> [Diagnostic] {
         guard case .object(let root) = pass else {

@@ -32,6 +32,9 @@ package struct ZipReadLimits: Sendable, Hashable {
 
     /// One pass (see `PackageLimits`).
     package static let pass = ZipReadLimits(maximumEntryCount: PackageLimits.maximumFileCount, maximumTotalSize: PackageLimits.maximumTotalSize)
+    /// A `.pkpasses` bundle of passes (see `PackageLimits`).
+    package static let bundle = ZipReadLimits(maximumEntryCount: PackageLimits.maximumBundlePassCount,
+                                              maximumTotalSize: PackageLimits.maximumBundleSize)
 }
 
 /// Why an archive could not be written or read.
@@ -127,6 +130,26 @@ package enum ZipArchive {
             return Result { () throws(ZipError) in try readEntries(of: archive, limits: limits) }
         }
         return try result.get()
+    }
+
+    /// The names in the archive's central directory, nothing inflated (to
+    /// tell a `.pkpasses` bundle from a pass before reading either); nil when
+    /// `bytes` is not a zip archive or lists more than `limit` entries.
+    package static func entryNames(_ bytes: [UInt8], limit: Int = PackageLimits.maximumFileCount) -> [String]? {
+        bytes.withUnsafeBytes { buffer -> [String]? in
+            var error = zip_error_t()
+            zip_error_init(&error)
+            defer { zip_error_fini(&error) }
+            guard let source = zip_source_buffer_create(buffer.baseAddress, zip_uint64_t(buffer.count), 0, &error) else { return nil }
+            guard let archive = zip_open_from_source(source, ZIP_RDONLY, &error) else {
+                zip_source_free(source)
+                return nil
+            }
+            defer { zip_discard(archive) }
+            let count = zip_get_num_entries(archive, 0)
+            guard count >= 0, count <= limit else { return nil }
+            return (0..<zip_uint64_t(count)).compactMap { index in zip_get_name(archive, index, 0).map { String(cString: $0) } }
+        }
     }
 
     /// Whether `name` is a relative path that stays inside the archive root.
