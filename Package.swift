@@ -158,9 +158,19 @@ let package = Package(
             ]
         ),
         // `passforge diff`: both sides of a git change rendered without signing, compared pass by pass.
-        .target(name: "PassDiff", dependencies: ["PassBuild", "PassContent", "PassModel"]),
+        .target(name: "PassDiff", dependencies: ["PassBuild", "PassContent", "PassModel", "TextEscaping"]),
         // `passforge init`: a new project's files (PNG images deflated with zlib).
         .target(name: "ProjectScaffold", dependencies: ["CZlib"]),
+        // Apple's DeviceCheck service (two bits per device): the ES256 JWT and the three calls, over async-http-client.
+        .target(
+            name: "DeviceCheck",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // `passforge publish` and `build --state-from`: the build-owned tree to a folder or over rsync/ssh.
         .target(name: "PassPublish", dependencies: ["AtomicFiles", "PassBuild"]),
         // The command-line tool: thin, calls the libraries.
@@ -192,6 +202,19 @@ let package = Package(
             ],
             path: "Tests/MockAPNs"
         ),
+        // An in-process stand-in for Apple's DeviceCheck service (HTTPS on loopback, JWT checked, bits kept), for tests.
+        .target(
+            name: "MockDeviceCheck",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/MockDeviceCheck"
+        ),
         // `make bench`: 20,000 pushes through PushSender into MockAPNs on loopback.
         .executableTarget(name: "push-benchmark", dependencies: ["PassPush", "MockAPNs", "TestSupport"], path: "Benchmarks/PushBenchmark"),
 
@@ -218,6 +241,15 @@ let package = Package(
         ),
         .testTarget(name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
+        .testTarget(
+            name: "DeviceCheckTests",
+            dependencies: [
+                "DeviceCheck", "MockDeviceCheck", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "PassModel"]),
         // preview (in headless Chromium), --watch, init, diff and barcode validation, through the real passforge binary.
         .testTarget(name: "PassPreviewTests", dependencies: ["PassPreview", "PassBuild", "SQLiteRegistrationStore", "TestSupport", "passforge"]),

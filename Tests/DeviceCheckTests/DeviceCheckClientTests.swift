@@ -1,0 +1,196 @@
+import AsyncHTTPClient
+import Crypto
+import DeviceCheck
+import Foundation
+import MockDeviceCheck
+import NIOSSL
+import Synchronization
+import Testing
+import TestSupport
+
+/// The DeviceCheck client against the in-process mock of Apple's service, over real HTTPS on loopback.
+@Suite struct DeviceCheckClientTests {
+    static let team = "ABCDE12345"
+    static let keyID = "KEY1234567"
+
+    /// A mock, a client that trusts it, and the key they share.
+    struct Rig {
+        var server: MockDeviceCheckServer
+        var client: DeviceCheckClient
+        var http: HTTPClient
+        var clock: ManualClock
+
+        func shutdown() async {
+            await client.shutdown()
+            try? await http.shutdown()
+            await server.shutdown()
+        }
+    }
+
+    final class ManualClock: Sendable {
+        let seconds = Mutex<Int64>(Int64(Date().timeIntervalSince1970))
+        func advance(by delta: Int64) { seconds.withLock { $0 += delta } }
+        var now: Int64 { seconds.withLock { $0 } }
+    }
+
+    static func makeRig(timeout: Duration = .seconds(10)) async throws -> Rig {
+        let key = P256.Signing.PrivateKey()
+        let credentials = try DeviceCheckCredentials(teamIdentifier: team, keyIdentifier: keyID, privateKeyPEM: key.pemRepresentation)
+        let pki = TestPKI.shared
+        let serverIdentity = pki.apnsServerCertificate()
+        let clock = ManualClock()
+        let server = try await MockDeviceCheckServer(certificateChainPEM: pki.pemBytes(serverIdentity.certificate),
+                                                     privateKeyPEM: pki.pemBytes(serverIdentity.key), teamIdentifier: team,
+                                                     keyIdentifier: keyID, publicKey: key.publicKey, now: { clock.now })
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(pki.root))
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = DeviceCheckClient(endpoint: try DeviceCheckEndpoint(baseURL: server.baseURL),
+                                       authorization: DeviceCheckAuthorization(credentials: credentials, now: { clock.now }),
+                                       httpClient: http, timeout: timeout, now: { clock.now * 1000 })
+        return Rig(server: server, client: client, http: http, clock: clock)
+    }
+
+    @Test func aNewDeviceHasBothBitsFalseAndAnUpdateIsKept() async throws {
+        let rig = try await Self.makeRig()
+        let device = "device-1"
+        let bits = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
+        #expect(bits == .unset)
+        try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: MockDeviceCheckServer.deviceToken(for: device))
+        #expect(rig.server.bits(of: device)! == (true, false))
+        let again = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
+        #expect(again.bit0 && !again.bit1 && again.lastUpdateTime == "2026-11")
+        try await rig.client.validate(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
+
+        let requests = rig.server.requests
+        #expect(requests.count == 4 && requests.allSatisfy { $0.status == 200 })
+        #expect(Set(requests.compactMap(\.transactionIdentifier)).count == 4, "transaction_id is unique per call")
+        #expect(requests.allSatisfy { $0.timestamp == rig.clock.now * 1000 }, "timestamp is in milliseconds")
+        await rig.shutdown()
+    }
+
+    @Test func theJWTIsReusedAndRenewedAfterItsLifetime() async throws {
+        let rig = try await Self.makeRig()
+        let token = { MockDeviceCheckServer.deviceToken(for: "device-2") }
+        _ = try await rig.client.queryBits(deviceToken: token())
+        rig.clock.advance(by: 49 * 60)
+        _ = try await rig.client.queryBits(deviceToken: token())
+        rig.clock.advance(by: 2 * 60)   // 51 minutes after the first token: a new one
+        _ = try await rig.client.queryBits(deviceToken: token())
+        rig.clock.advance(by: 70 * 60)  // well past Apple's hour: still accepted, because it was renewed
+        _ = try await rig.client.queryBits(deviceToken: token())
+        let issued = rig.server.requests.compactMap(\.issuedAt)
+        #expect(issued.count == 4)
+        #expect(issued[0] == issued[1], "one JWT for calls 49 minutes apart")
+        #expect(issued[2] == issued[0] + 51 * 60 && issued[3] == issued[2] + 70 * 60, "renewed, not reused past 50 minutes")
+        await rig.shutdown()
+    }
+
+    @Test func aJWTFromAnotherKeyIsRefusedAsAuthorization() async throws {
+        let rig = try await Self.makeRig()
+        let stranger = try DeviceCheckCredentials(teamIdentifier: Self.team, keyIdentifier: Self.keyID,
+                                                  privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation)
+        let client = DeviceCheckClient(endpoint: try DeviceCheckEndpoint(baseURL: rig.server.baseURL),
+                                       authorization: DeviceCheckAuthorization(credentials: stranger, now: { rig.clock.now }),
+                                       httpClient: rig.http, now: { rig.clock.now * 1000 })
+        await #expect(throws: DeviceCheckError.self) { _ = try await client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "d")) }
+        do {
+            _ = try await client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "d"))
+        } catch {
+            #expect(error.kind == .authorization && error.status == 401)
+        }
+        await rig.shutdown()
+    }
+
+    @Test(arguments: [
+        (MockDeviceCheckServer.ScriptedAnswer.badDeviceToken, DeviceCheckError.Kind.badDeviceToken),
+        (.badBits, .badRequest), (.badTimestamp, .badRequest), (.badAuthorizationToken, .authorization),
+        (.invalidAuthorizationToken, .authorization), (.authorizationTokenExpired, .authorization), (.forbidden, .authorization),
+        (.methodNotAllowed, .unexpected), (.tooManyRequests, .rateLimited), (.serverError, .unavailable), (.serviceUnavailable, .unavailable),
+    ])
+    func everyAnswerOfApplesTableHasItsKind(answer: MockDeviceCheckServer.ScriptedAnswer, kind: DeviceCheckError.Kind) async throws {
+        let rig = try await Self.makeRig()
+        rig.server.failNext(answer)
+        let token = MockDeviceCheckServer.deviceToken(for: "device-3")
+        do {
+            try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: token)
+            Issue.record("an answer \(answer.status) was taken as success")
+        } catch {
+            #expect(error.kind == kind && error.status == answer.status)
+            #expect(error.isTemporary == (kind == .rateLimited || kind == .unavailable))
+            #expect(!error.description.contains(token), "the device token never appears in a message")
+        }
+        #expect(rig.server.bits(of: "device-3") == nil)
+        await rig.shutdown()
+    }
+
+    @Test func noAnswerInTimeIsATemporaryTransportFailure() async throws {
+        let rig = try await Self.makeRig(timeout: .milliseconds(300))
+        rig.server.failNext(.init(status: 200, delay: .seconds(5)))
+        do {
+            _ = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "slow"))
+            Issue.record("a call past its timeout succeeded")
+        } catch {
+            #expect(error.kind == .transport && error.isTemporary)
+        }
+        await rig.shutdown()
+    }
+
+    @Test func malformedDeviceTokensAreRefusedBeforeAnyCall() async throws {
+        let rig = try await Self.makeRig()
+        for token in ["", "not base64!", "YWJj\nZGVm", String(repeating: "A", count: 20_000)] {
+            await #expect(throws: DeviceCheckError.self) { _ = try await rig.client.queryBits(deviceToken: token) }
+        }
+        #expect(rig.server.requests.isEmpty)
+        await rig.shutdown()
+    }
+}
+
+@Suite struct DeviceCheckConfigurationTests {
+    @Test func baseURLsMustBeHTTPSButOnLoopback() throws {
+        #expect(try DeviceCheckEndpoint(baseURL: "https://api.devicecheck.apple.com/").baseURL == "https://api.devicecheck.apple.com")
+        for loopback in ["http://127.0.0.1:8080", "http://localhost:9", "http://[::1]:80", "http://127.8.0.1"] {
+            #expect(throws: Never.self) { try DeviceCheckEndpoint(baseURL: loopback) }
+        }
+        for refused in ["http://10.0.0.1", "http://api.devicecheck.apple.com", "ftp://x", "not a url", "https://x?y=1", "http://127.0.0.1.evil.com"] {
+            #expect(throws: DeviceCheckError.self) { try DeviceCheckEndpoint(baseURL: refused) }
+        }
+        #expect(DeviceCheckEndpoint(environment: .development).baseURL == "https://api.development.devicecheck.apple.com")
+    }
+
+    @Test func keysAndIdentifiersAreCheckedWithoutQuotingTheKey() throws {
+        let pem = P256.Signing.PrivateKey().pemRepresentation
+        #expect(throws: Never.self) { try DeviceCheckCredentials(teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPEM: pem) }
+        #expect(throws: DeviceCheckError.self) { try DeviceCheckCredentials(teamIdentifier: "abc", keyIdentifier: "KEY1234567", privateKeyPEM: pem) }
+        let rsa = "-----BEGIN PRIVATE KEY-----\nMIIBVAIBADANBgkqhkiG9w0BAQEFAASCAT4wggE6AgEAAkEA\n-----END PRIVATE KEY-----\n"
+        do {
+            _ = try DeviceCheckCredentials(teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPEM: rsa)
+            Issue.record("a key that is not P-256 was accepted")
+        } catch {
+            #expect(error.kind == .configuration && !error.description.contains("MIIB"))
+        }
+    }
+
+    /// Apple's .p8 is what `openssl genpkey` writes for P-256: PKCS#8 PEM.
+    @Test func anOpenSSLMadeP8KeyIsReadAndItsTokensVerify() throws {
+        let folder = TemporaryDirectory("devicecheck-key")
+        let path = folder.file("AuthKey_KEY1234567.p8")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path]
+        try process.run()
+        process.waitUntilExit()
+        let credentials = try DeviceCheckCredentials(teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPath: path)
+        let token = try DeviceCheckAuthorization(credentials: credentials, now: { 1_800_000_000 }).token()
+        let parts = token.split(separator: ".")
+        #expect(parts.count == 3)
+        let header = try #require(Base64URL.decode(parts[0]))
+        let claims = try #require(Base64URL.decode(parts[1]))
+        #expect(String(decoding: header, as: UTF8.self) == #"{"alg":"ES256","kid":"KEY1234567"}"#)
+        #expect(String(decoding: claims, as: UTF8.self) == #"{"iss":"ABCDE12345","iat":1800000000}"#)
+        let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(Base64URL.decode(parts[2])))
+        #expect(credentials.publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)))
+    }
+}
