@@ -7,7 +7,7 @@ SWIFT ?= swift
 # libzint-dev: barcodes (preview images, encodability checks); chromium, chromium-driver, python3-venv: the browser
 # and fuzz tests (Python tools from scripts/test-requirements.txt go into a venv made by scripts/test-venv.sh).
 APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx openssh-server rsync caddy zlib1g-dev \
-	libzint-dev chromium chromium-driver python3-venv fonts-dejavu-core
+	libzint-dev chromium chromium-driver python3-venv fonts-dejavu-core cmark-gfm
 BENCH_PACKAGES := wrk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

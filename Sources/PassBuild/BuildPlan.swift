@@ -138,7 +138,7 @@ struct BuildPlanner {
         self.validateOnly = validateOnly
         self.packager = validateOnly ? nil : packager
         self.evaluator = PassEvaluator(settings: settings, state: state, secret: secret, identities: identities,
-                                       templates: TemplateCache(loader: TemplateLoader(directory: settings.templatesDirectory)),
+                                       templates: TemplateCache(loader: settings.templateLoader),
                                        validateOnly: validateOnly)
     }
 
@@ -151,8 +151,8 @@ struct BuildPlanner {
         var previous: BuildState.ContentFileRecord?
         /// Its stamp as the state keeps it, when it is settled (see `FileStamp`).
         var identity: String?
-        /// False when the file could not be read.
-        var isReadable = true
+        /// Why the file was not read, when it was not.
+        var refusal: ProjectBoundary.Refusal?
         /// A changed file with `passes:`, cut into entries, and the keys of
         /// the entries that are as the last build read them, by entry.
         var list: PassListEntries?
@@ -232,11 +232,12 @@ struct BuildPlanner {
     }
 
     /// Reads a file skipped by its stamp, now that it has to be parsed, and decides how to cut it.
-    private static func prepare(_ file: ReadFile, validateOnly: Bool) -> ParseFile {
-        guard let bytes = file.bytes ?? AtomicFileSystem.readFile(file.path) else {
-            return ParseFile(path: file.path, hash: file.hash, problems: [
-                .error(at: SourceLocation(file: file.path), rule: "content.unreadable", "cannot read this file; check its permissions"),
-            ])
+    private static func prepare(_ file: ReadFile, validateOnly: Bool, boundary: ProjectBoundary) -> ParseFile {
+        let bytes: [UInt8]
+        switch file.bytes.map({ .success($0) }) ?? boundary.readListedFile(file.path) {
+        case .success(let read): bytes = read
+        case .failure(let refusal):
+            return ParseFile(path: file.path, hash: file.hash, problems: [unreadable(file.path, refusal, boundary: boundary)])
         }
         let hash = file.bytes == nil ? sha256Hex(bytes) : file.hash
         var prepared = ParseFile(path: file.path, hash: hash, identity: hash == file.hash ? file.identity : nil, bytes: bytes)
@@ -289,6 +290,7 @@ struct BuildPlanner {
         progress(.planning(files: paths.count))
         let jobs = settings.jobs
         let (state, validateOnly, evaluator) = (self.state, self.validateOnly, self.evaluator)
+        let boundary = settings.projectBoundary
 
         // Read and hash every file, except those whose stamp says they are as the last build hashed them.
         // The passes of such a file, when it has a few, are checked at once (whether all are unchanged);
@@ -309,11 +311,14 @@ struct BuildPlanner {
                 return (file, previous.passes.allSatisfy { key in state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false })
             }
             file.identity = stamp?.description
-            file.bytes = AtomicFileSystem.readFile(path)
-            guard let bytes = file.bytes else {
-                file.isReadable = false
+            let bytes: [UInt8]
+            switch boundary.readListedFile(path) {
+            case .success(let read): bytes = read
+            case .failure(let refusal):
+                file.refusal = refusal
                 return (file, nil)
             }
+            file.bytes = bytes
             file.hash = sha256Hex(bytes)
             if let previous {
                 if previous.packedHash == PackedDigest(file.hash) {
@@ -337,8 +342,8 @@ struct BuildPlanner {
         var candidate = 0
         for (readFile, allUnchanged) in read {
             var file = readFile
-            guard file.isReadable else {
-                collector.add(.error(at: SourceLocation(file: file.path), rule: "content.unreadable", "cannot read this file; check its permissions"))
+            if let refusal = file.refusal {
+                collector.add(Self.unreadable(file.path, refusal, boundary: boundary))
                 continue
             }
             if let previous = file.previous {
@@ -375,7 +380,7 @@ struct BuildPlanner {
         // Each file is parsed by the worker that evaluates its passes, and a large list of passes in runs of
         // `runLength` entries, so that only the definitions being evaluated are in memory (100,000 parsed
         // entries are a few hundred MB) and a large list is parsed on every core.
-        var prepared = ParallelLoop.map(parse, jobs: jobs) { file in Self.prepare(file, validateOnly: validateOnly) }
+        var prepared = ParallelLoop.map(parse, jobs: jobs) { file in Self.prepare(file, validateOnly: validateOnly, boundary: boundary) }
         parse = []
         // The bytes are taken from here by the unit that parses them, and let go of.
         let sources = ResultSlots<[UInt8]>(values: prepared.map { $0.bytes ?? [] })
@@ -675,4 +680,28 @@ struct BuildPlanner {
 func iso8601(_ date: Date) -> String {
     let formatter = ISO8601DateFormatter()
     return formatter.string(from: date)
+}
+
+extension BuildPlanner {
+    /// Why a content file was not read, for the person who can fix it.
+    static func unreadable(_ path: String, _ refusal: ProjectBoundary.Refusal, boundary: ProjectBoundary) -> ContentDiagnostic {
+        switch refusal {
+        case .outside: return boundary.outsideContentFile(path)
+        case .unreadable: return .error(at: SourceLocation(file: path), rule: "content.unreadable", "cannot read this file; check its permissions")
+        }
+    }
+}
+
+extension ProjectBoundary {
+    /// The bytes of a content file found by walking the content folder (so no folder on its way is a
+    /// link: the walk does not follow them). A plain file is read at once, without resolving its path;
+    /// a link only when it leads inside, as ``read(_:)`` does. One lstat more per file.
+    func readListedFile(_ path: String) -> Result<[UInt8], Refusal> {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return .failure(.unreadable) }
+        guard (info.st_mode & S_IFMT) == S_IFLNK else {
+            return AtomicFileSystem.readFile(path).map { .success($0) } ?? .failure(.unreadable)
+        }
+        return read(path)
+    }
 }

@@ -32,6 +32,7 @@ struct PassEvaluator: Sendable {
     let templates: TemplateCache
     let validateOnly: Bool
     let validator = PassValidator()
+    let renderer: PassRenderer
     let contextFingerprint: String
     /// The pass types of the previous passes, to find a definition's previous pass by its serial and skip
     /// rendering it; with many types, the keys of the previous passes by serial instead.
@@ -48,6 +49,7 @@ struct PassEvaluator: Sendable {
         self.identities = identities
         self.templates = templates
         self.validateOnly = validateOnly
+        renderer = PassRenderer(configuration: settings.configuration, boundary: settings.projectBoundary)
         var hasher = FingerprintHasher()
         hasher.add("renderer", Self.rendererVersion)
         hasher.add("config", settings.configuration.passDefaults.jsonValue.serialized())
@@ -145,7 +147,7 @@ struct PassEvaluator: Sendable {
             return evaluation
         }
         var rendered: RenderedPass
-        switch PassRenderer(configuration: settings.configuration).render(definition, template: template) {
+        switch renderer.render(definition, template: template) {
         case .success(let pass): rendered = pass
         case .failure(let errors):
             evaluation.diagnostics = errors.diagnostics
@@ -257,4 +259,12 @@ struct PassEvaluator: Sendable {
         hasher.add("images", imagesHash)
         return hasher.finalize()
     }
+}
+
+extension BuildSettings {
+    /// The folders whose files may go into a pass, links followed: templates and content.
+    var projectBoundary: ProjectBoundary { ProjectBoundary(folders: [templatesDirectory, contentDirectory]) }
+
+    /// The loader of the project's templates, which may hold links to files in either folder.
+    var templateLoader: TemplateLoader { TemplateLoader(directory: templatesDirectory, boundary: projectBoundary) }
 }

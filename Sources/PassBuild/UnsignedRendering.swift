@@ -54,21 +54,25 @@ extension PassBuilder {
         rendering.contentFiles = paths
         let secret = (try? TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory))
             ?? TokenSecret("passforge-preview-token-secret", origin: "preview")
-        let templates = TemplateCache(loader: TemplateLoader(directory: settings.templatesDirectory))
+        let templates = TemplateCache(loader: settings.templateLoader)
         let evaluator = PassEvaluator(settings: settings, state: BuildState(), secret: secret, identities: SigningIdentities(settings: settings),
                                       templates: templates, validateOnly: true)
         var collector = DiagnosticCollector()
         var definitions: [PassDefinition] = []
+        let boundary = settings.projectBoundary
         for path in paths {
-            guard let bytes = AtomicFileSystem.readFile(path) else {
-                collector.add(.error(at: SourceLocation(file: path), rule: "content.unreadable", "cannot read this file; check its permissions"))
+            let bytes: [UInt8]
+            switch boundary.readListedFile(path) {
+            case .success(let read): bytes = read
+            case .failure(let refusal):
+                collector.add(BuildPlanner.unreadable(path, refusal, boundary: boundary))
                 continue
             }
             let (found, problems) = ContentLoader.definitions(in: path, bytes: bytes)
             collector.add(problems)
             definitions += found
         }
-        let renderer = PassRenderer(configuration: settings.configuration)
+        let renderer = evaluator.renderer
         let rendered = ParallelLoop.map(definitions, jobs: settings.jobs) { definition -> (PassEvaluator.Evaluation, UnsignedPass?) in
             let evaluation = evaluator.evaluate(definition)
             guard evaluation.key != nil, case .success(let template) = templates.template(named: definition.templateName),

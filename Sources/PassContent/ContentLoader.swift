@@ -182,8 +182,13 @@ package struct ContentLoader: Sendable {
                                                "image name `\(name)` must be a PNG file name such as thumbnail.png or de.lproj/logo.png"))
                         continue
                     }
-                    let resolved = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
-                    images.append((name, resolved, member.value.location))
+                    // An absolute path ties the project to one machine, and may name any file on it.
+                    guard !path.hasPrefix("/"), !path.hasPrefix("~") else {
+                        problems.append(.error(at: member.value.location, keyPath: keyPath + ["images", .key(member.key)], rule: "content.image-path",
+                                               "image path `\(path.count > 80 ? String(path.prefix(80)) + "…" : path)` is absolute; give it relative to this file (\(file)), inside the content or templates folder, e.g. \(name): photos/\(name)"))
+                        continue
+                    }
+                    images.append((name, (directory as NSString).appendingPathComponent(path), member.value.location))
                 }
             } else {
                 problems.append(.error(at: node.location, keyPath: keyPath.appending("images"), rule: "content.type", "`images:` must map an image name to a file, e.g. thumbnail.png: photos/jane.png"))

@@ -5,8 +5,13 @@ import PassModel
 /// filled, then `serialNumber`, then the `pass:` override (deep merge).
 package struct PassRenderer: Sendable {
     package var configuration: ProjectConfiguration
+    /// Where a pass's own images may be, links followed: the templates and content folders.
+    package var boundary: ProjectBoundary
 
-    package init(configuration: ProjectConfiguration) { self.configuration = configuration }
+    package init(configuration: ProjectConfiguration, boundary: ProjectBoundary) {
+        self.configuration = configuration
+        self.boundary = boundary
+    }
 
     package func render(_ definition: PassDefinition, template: Template) -> Result<RenderedPass, ContentErrors> {
         var problems: [ContentDiagnostic] = []
@@ -41,13 +46,21 @@ package struct PassRenderer: Sendable {
 
         var files = template.files
         for image in definition.images {
-            guard let bytes = FileManager.default.contents(atPath: image.path) else {
+            let bytes: [UInt8]
+            switch boundary.read(image.path) {
+            case .success(let read): bytes = read
+            case .failure(.unreadable):
                 problems.append(.error(at: image.location, keyPath: ["images", .key(image.name)], rule: "content.image-missing",
                                        "pass \(definition.serialNumber): image file \(image.path) does not exist; fix the path (it is relative to \(definition.file))"))
                 continue
+            case .failure(.outside):
+                // Neither read nor described (no size, no bytes): the message is the same for any file out there.
+                problems.append(.error(at: image.location, keyPath: ["images", .key(image.name)], rule: "content.image-outside-project",
+                                       "pass \(definition.serialNumber): image file \(image.path) is outside \(boundary.folderList) (by a `../` path or a symbolic link); a signed pass holds only files of the project, so copy the image into \(boundary.folders.last ?? "the content folder") and give its path relative to \(definition.file)"))
+                continue
             }
             files.removeAll { $0.name == image.name }
-            files.append(PackageFile(name: image.name, bytes: Array(bytes), source: image.path))
+            files.append(PackageFile(name: image.name, bytes: bytes, source: image.path))
         }
         // pass.strings values with placeholders, filled from this pass's data. The file's source is the
         // content file: it is this pass's own, never the template's shared copy.

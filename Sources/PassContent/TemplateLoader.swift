@@ -8,8 +8,13 @@ import PassModel
 /// which content files name with or without the extension.
 package struct TemplateLoader: Sendable {
     package var directory: String
+    /// Where the files of a template may be, links followed: by default the templates folder.
+    package var boundary: ProjectBoundary
 
-    package init(directory: String) { self.directory = directory }
+    package init(directory: String, boundary: ProjectBoundary? = nil) {
+        self.directory = directory
+        self.boundary = boundary ?? ProjectBoundary(folders: [directory])
+    }
 
     package static let designerExtension = ".pkpasstemplate"
 
@@ -45,8 +50,15 @@ package struct TemplateLoader: Sendable {
         case .failure(let errors): return .failure(errors)
         }
         let isDesignerBundle = folder.hasSuffix(Self.designerExtension)
+        if case .failure(.outside) = boundary.containedPath(folder) {
+            return .failure(ContentErrors([outsideError(folder, what: "template folder \(name)")]))
+        }
         let passPath = (folder as NSString).appendingPathComponent("pass.json")
-        guard let passData = FileManager.default.contents(atPath: passPath) else {
+        let passData: [UInt8]
+        switch boundary.read(passPath) {
+        case .success(let bytes): passData = bytes
+        case .failure(.outside): return .failure(ContentErrors([outsideError(passPath, what: "pass.json of template \(name)")]))
+        case .failure(.unreadable):
             return .failure(ContentErrors([.error(at: SourceLocation(file: passPath), rule: "template.pass-json",
                                                   "template \(name) has no pass.json; add one with the pass style and fields")]))
         }
@@ -109,18 +121,27 @@ package struct TemplateLoader: Sendable {
                                                  "\(entry)/\(file) is ignored; an .lproj folder holds pass.strings and PNG images"))
                         continue
                     }
-                    guard let bytes = FileManager.default.contents(atPath: filePath) else { continue }
+                    let bytes: [UInt8]
+                    switch boundary.read(filePath) {
+                    case .success(let read): bytes = read
+                    case .failure(.outside):
+                        problems.append(outsideError(filePath, what: "\(entry)/\(file)"))
+                        continue
+                    case .failure(.unreadable): continue
+                    }
                     if file == "pass.strings" {
                         switch LocalizedStrings.parse(Array(bytes), language: String(entry.dropLast(".lproj".count)), path: filePath) {
                         case .success(let strings): localizations.append(strings)
                         case .failure(let errors): problems += errors.diagnostics
                         }
                     }
-                    files.append(PackageFile(name: "\(entry)/\(file)", bytes: Array(bytes), source: filePath))
+                    files.append(PackageFile(name: "\(entry)/\(file)", bytes: bytes, source: filePath))
                 }
             } else if entry.lowercased().hasSuffix(".png") {
-                if let bytes = FileManager.default.contents(atPath: path) {
-                    files.append(PackageFile(name: entry, bytes: Array(bytes), source: path))
+                switch boundary.read(path) {
+                case .success(let bytes): files.append(PackageFile(name: entry, bytes: bytes, source: path))
+                case .failure(.outside): problems.append(outsideError(path, what: entry))
+                case .failure(.unreadable): break
                 }
             } else {
                 problems.append(.warning(at: SourceLocation(file: path), rule: "template.ignored-file",
@@ -128,6 +149,15 @@ package struct TemplateLoader: Sendable {
             }
         }
         return files
+    }
+}
+
+extension TemplateLoader {
+    /// A template file that is a link to a file outside the project: its bytes are not read, so that
+    /// neither the pass nor this message carries any of them.
+    func outsideError(_ path: String, what: String) -> ContentDiagnostic {
+        .error(at: SourceLocation(file: path), rule: "template.outside-project",
+               "\(what) is a symbolic link to a file outside \(boundary.folderList); a signed pass holds only files of the project, so replace the link with a copy of the file")
     }
 }
 

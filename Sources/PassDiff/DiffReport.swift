@@ -1,6 +1,13 @@
 import PassContent
+import TextEscaping
 
 /// `passforge diff` output: terminal text, or Markdown for a pull-request comment.
+///
+/// Every string that comes from the change (values, labels, keys, file and template names, messages
+/// that quote them, the revisions' names) is data: in Markdown it goes into a code span
+/// (``MarkdownText/code(_:inTable:limit:)``), so that GitHub shows no link, image, mention or HTML from
+/// it; on a terminal it is one line with no control, escape or bidirectional character
+/// (``TerminalText/oneLine(_:limit:)``), so that a pass cannot draw lines of its own.
 package struct DiffReport: Sendable {
     package enum Format: String, Sendable, CaseIterable { case text, markdown }
 
@@ -20,13 +27,13 @@ package struct DiffReport: Sendable {
     package func render(_ format: Format) -> String {
         let md = format == .markdown
         var out: [String] = []
-        let title = "passforge diff \(base) → \(head): \(diff.added.count) added, \(diff.changed.count) changed, \(diff.removed.count) removed"
-        out.append(md ? "### \(title)" : title)
+        let counts = "\(diff.added.count) added, \(diff.changed.count) changed, \(diff.removed.count) removed"
+        out.append(md ? "### passforge diff \(code(md, base)) → \(code(md, head)): \(counts)" : "passforge diff \(code(md, base)) → \(code(md, head)): \(counts)")
         if diff.buildWouldRefuse {
             out.append(md ? "\n**❌ `passforge build` would refuse this change:**" : "\nerror: `passforge build` would refuse this change:")
-            for error in diff.headErrors { out.append(md ? "- `\(error.description.replacingOccurrences(of: "\n", with: " "))`" : "  \(error.description)") }
+            for error in diff.headErrors { out += diagnosticLines(md, error) }
             for serial in diff.serialChanges {
-                out.append(bullet(md, "\(code(md, serial.file)): the serial changed from \(code(md, serial.before)) to \(code(md, serial.after)); Wallet identifies a pass by its serial, so holders of \(serial.before) would never get this change. Issue a new pass in a new file instead"))
+                out.append(bullet(md, "\(code(md, serial.file)): the serial changed from \(code(md, serial.before)) to \(code(md, serial.after)); Wallet identifies a pass by its serial, so holders of the old serial would never get this change. Issue a new pass in a new file instead"))
             }
             for pass in diff.changed where pass.tokenChanged {
                 out.append(bullet(md, "\(code(md, pass.key)): the authenticationToken changes; devices keep the old one and their updates would fail"))
@@ -38,18 +45,19 @@ package struct DiffReport: Sendable {
         }
         if !diff.added.isEmpty {
             out.append(md ? "\n#### Added" : "\nadded:")
-            for pass in diff.added { out.append(bullet(md, "\(code(md, pass.key)) (\(pass.sourceFile), template \(pass.templateName))")) }
+            for pass in diff.added { out.append(bullet(md, "\(code(md, pass.key)) (\(code(md, pass.sourceFile)), template \(code(md, pass.templateName)))")) }
         }
         if !diff.removed.isEmpty {
             out.append(md ? "\n#### Removed" : "\nremoved:")
             for pass in diff.removed {
-                out.append(bullet(md, "\(flag(md)) \(code(md, pass.key)) (was \(pass.sourceFile)) is removed: holders keep it, no longer updated\(deviceNote(pass.key))"))
+                out.append(bullet(md, "\(flag(md)) \(code(md, pass.key)) (was \(code(md, pass.sourceFile))) is removed: holders keep it, no longer updated\(deviceNote(pass.key))"))
             }
         }
         if !diff.changed.isEmpty {
             out.append(md ? "\n#### Changed" : "\nchanged:")
             for pass in diff.changed {
-                out.append(md ? "\n**\(code(md, pass.key))** (\(pass.sourceFile))\(deviceNote(pass.key))" : "  \(pass.key) (\(pass.sourceFile))\(deviceNote(pass.key))")
+                out.append(md ? "\n**\(code(md, pass.key))** (\(code(md, pass.sourceFile)))\(deviceNote(pass.key))"
+                              : "  \(code(md, pass.key)) (\(code(md, pass.sourceFile)))\(deviceNote(pass.key))")
                 if md && !pass.fields.isEmpty {
                     out.append("\n| field | before | after | |\n|---|---|---|---|")
                 }
@@ -57,19 +65,21 @@ package struct DiffReport: Sendable {
                     let name = field.label.isEmpty ? field.key : "\(field.label) (\(field.key))"
                     let note = field.isSilent ? "\(flag(md)) no changeMessage: the phone updates silently" : ""
                     if md {
-                        out.append("| \(cell(name)) | \(cell(field.before ?? "—")) | \(cell(field.after ?? "—")) | \(note) |")
+                        out.append("| \(cell(name)) | \(field.before.map(cell) ?? "—") | \(field.after.map(cell) ?? "—") | \(note) |")
                     } else {
-                        out.append("    \(field.area) \(name): \(field.before.map { "\"\($0)\"" } ?? "(none)") -> \(field.after.map { "\"\($0)\"" } ?? "(removed)")\(note.isEmpty ? "" : "  [\(note)]")")
+                        let before = field.before.map { "\"\(code(md, $0))\"" } ?? "(none)"
+                        let after = field.after.map { "\"\(code(md, $0))\"" } ?? "(removed)"
+                        out.append("    \(field.area) \(code(md, name)): \(before) -> \(after)\(note.isEmpty ? "" : "  [\(note)]")")
                     }
                 }
                 if md && !pass.fields.isEmpty { out.append("") }
                 for image in pass.images {
                     out.append(md ? "- image \(code(md, image.name)): \(image.before ?? "none") → \(image.after ?? "removed")"
-                                  : "    image \(image.name): \(image.before ?? "none") -> \(image.after ?? "removed")")
+                                  : "    image \(code(md, image.name)): \(image.before ?? "none") -> \(image.after ?? "removed")")
                 }
                 let other = pass.otherKeys
                 if !other.isEmpty {
-                    out.append(md ? "- other keys changed: \(other.map { code(md, $0) }.joined(separator: ", "))" : "    other keys changed: \(other.joined(separator: ", "))")
+                    out.append(md ? "- other keys changed: \(other.map { code(md, $0) }.joined(separator: ", "))" : "    other keys changed: \(other.map { code(md, $0) }.joined(separator: ", "))")
                 }
             }
         }
@@ -82,6 +92,15 @@ package struct DiffReport: Sendable {
         return out.joined(separator: "\n") + "\n"
     }
 
+    /// A problem of HEAD: its line, then its notes, each a line of its own (in Markdown one code span).
+    func diagnosticLines(_ md: Bool, _ diagnostic: ContentDiagnostic) -> [String] {
+        if md { return ["- " + MarkdownText.code(diagnostic.description)] }
+        var main = diagnostic
+        main.notes = []
+        return ["  " + TerminalText.oneLine(main.description)]
+            + diagnostic.notes.map { "  " + TerminalText.oneLine("\($0.location): note: \($0.message)") }
+    }
+
     func deviceNote(_ key: String) -> String {
         guard let devices else { return "" }
         let count = devices[key] ?? 0
@@ -89,9 +108,8 @@ package struct DiffReport: Sendable {
     }
 
     func bullet(_ md: Bool, _ text: String) -> String { md ? "- \(text)" : "  \(text)" }
-    func code(_ md: Bool, _ text: String) -> String { md ? "`\(text)`" : text }
+    /// An outside string: a Markdown code span, or one line of terminal text.
+    func code(_ md: Bool, _ text: String) -> String { md ? MarkdownText.code(text) : TerminalText.oneLine(text) }
     func flag(_ md: Bool) -> String { md ? "⚠️" : "warning:" }
-    func cell(_ text: String) -> String {
-        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
-    }
+    func cell(_ text: String) -> String { MarkdownText.code(text, inTable: true) }
 }

@@ -230,7 +230,7 @@ enum ContentFuzzer {
         var failures = badDiagnostics(problems, case: name)
         // Accepted passes go on through rendering and Apple's rules, as in a build.
         for definition in definitions {
-            switch PassRenderer(configuration: ProjectConfiguration()).render(definition, template: template) {
+            switch PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])).render(definition, template: template) {
             case .failure(let errors): failures += badDiagnostics(errors.diagnostics, case: "\(name) rendered")
             case .success(let rendered):
                 let diagnostics = PassValidator().validate(rendered.source.jsonValue, options: .init(allowsHTTPWebService: false))
@@ -327,7 +327,7 @@ enum ContentFuzzer {
                 return Self.badDiagnostics(errors.diagnostics, case: "template case \(index)")
             case .success(let template):
                 var failures = Self.badDiagnostics(template.warnings.filter { $0.rule != "template.ignored-file" }, case: "template case \(index)")
-                if case .failure(let errors) = PassRenderer(configuration: ProjectConfiguration()).render(definition, template: template) {
+                if case .failure(let errors) = PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])).render(definition, template: template) {
                     failures += Self.badDiagnostics(errors.diagnostics, case: "template case \(index) rendered")
                 }
                 return failures

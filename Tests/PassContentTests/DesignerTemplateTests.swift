@@ -87,7 +87,7 @@ import Testing
             ("organizationName", .string("Example Hall")), ("passTypeIdentifier", .string("pass.example")),
             ("teamIdentifier", .string("ABCDE12345")),
         ])), at: SourceLocation(file: "passforge.yml")))
-        let rendered = try PassRenderer(configuration: configuration).render(definitions[0], template: template).get().source.jsonValue
+        let rendered = try PassRenderer(configuration: configuration, boundary: ProjectBoundary(folders: ["/"])).render(definitions[0], template: template).get().source.jsonValue
         #expect(rendered["organizationName"]?.stringValue == "Example Hall")
         #expect(rendered["serialNumber"]?.stringValue == "T-1")
         #expect(rendered["eventTicket"]?["secondaryFields"]?.arrayValue?.first?["value"] == .int(12))

@@ -97,7 +97,7 @@ func utf16LE(_ text: String) -> [UInt8] {
         folder.write("air/de.lproj/pass.strings", bytes: utf16LE("\"gate_label\" = \"Flugsteig\";\n\"note_label\" = \"Notiz\";\n\"welcome_text\" = \"Willkommen, {{ passenger.name }}! Sitz {{ seat }}\";\n"))
         let template = try folder.loader.load("air").get()
         let pass = definition("template: air\nserialNumber: A-1\ndata: { gate: B7, seat: 14, passenger: { name: Jana } }\n")
-        let rendered = try PassRenderer(configuration: ProjectConfiguration()).render(pass, template: template).get()
+        let rendered = try PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])).render(pass, template: template).get()
         let strings = try #require(rendered.files.first { $0.name == "de.lproj/pass.strings" })
         #expect(strings.source == "content/p.yml")
         let table = try PassStrings.table(strings.bytes)
@@ -113,7 +113,7 @@ func utf16LE(_ text: String) -> [UInt8] {
         folder.write("air/de.lproj/pass.strings", "\"gate_label\" = \"G\";\n\"note_label\" = \"N\";\n\n\"welcome_text\" = \"Hallo {{ nickname }}\";\n")
         let template = try folder.loader.load("air").get()
         let pass = definition("template: air\nserialNumber: A-1\ndata: { gate: B7 }\n")
-        guard case .failure(let errors) = PassRenderer(configuration: ProjectConfiguration()).render(pass, template: template) else {
+        guard case .failure(let errors) = PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])).render(pass, template: template) else {
             Issue.record("a missing placeholder value was accepted")
             return
         }

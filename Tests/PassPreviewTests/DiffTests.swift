@@ -68,12 +68,12 @@ struct DiffTests {
         let result = try repository.diff(["HEAD~1", "HEAD", "--format", "markdown"])
         #expect(result.status == 0, "\(result.output)")
         let markdown = result.stdout
-        #expect(markdown.hasPrefix("### passforge diff HEAD~1 → HEAD: 1 added, 2 changed, 1 removed"), "\(markdown)")
-        #expect(markdown.contains("#### Added\n- `pass.com.example.passes/TICKET-0002` (content/event/second.yml, template event)"), "\(markdown)")
-        #expect(markdown.contains("#### Removed\n- ⚠️ `pass.com.example.passes/BADGE-0001` (was content/generic/example.yml) is removed: holders keep it, no longer updated, pushes 1 device"), "\(markdown)")
-        #expect(markdown.contains("**`pass.com.example.passes/FLIGHT-0001`** (content/boarding/example.yml), pushes 2 devices"), "\(markdown)")
-        #expect(markdown.contains("| GATE (gate) | A1 | B7 |  |"), "\(markdown)")
-        #expect(markdown.contains("| PASSENGER (passenger) | Jane Appleseed | Jane Doe | ⚠️ no changeMessage: the phone updates silently |"), "\(markdown)")
+        #expect(markdown.hasPrefix("### passforge diff `HEAD~1` → `HEAD`: 1 added, 2 changed, 1 removed"), "\(markdown)")
+        #expect(markdown.contains("#### Added\n- `pass.com.example.passes/TICKET-0002` (`content/event/second.yml`, template `event`)"), "\(markdown)")
+        #expect(markdown.contains("#### Removed\n- ⚠️ `pass.com.example.passes/BADGE-0001` (was `content/generic/example.yml`) is removed: holders keep it, no longer updated, pushes 1 device"), "\(markdown)")
+        #expect(markdown.contains("**`pass.com.example.passes/FLIGHT-0001`** (`content/boarding/example.yml`), pushes 2 devices"), "\(markdown)")
+        #expect(markdown.contains("| `GATE (gate)` | `A1` | `B7` |  |"), "\(markdown)")
+        #expect(markdown.contains("| `PASSENGER (passenger)` | `Jane Appleseed` | `Jane Doe` | ⚠️ no changeMessage: the phone updates silently |"), "\(markdown)")
         #expect(markdown.contains("- image `logo@2x.png`: 100×100 px → 87×87 px"), "\(markdown)")
         #expect(markdown.contains("- other keys changed: `logoText`"), "\(markdown)")
         #expect(markdown.contains("The build will push **3** devices."), "\(markdown)")
@@ -110,4 +110,66 @@ struct DiffTests {
         #expect(clean.status == 0, "\(clean.output)")
         #expect(clean.stdout.contains("no pass changes"), "\(clean.stdout)")
     }
+
+    /// A change whose values, keys and file names are written to attack the pull-request comment and
+    /// the reviewer's terminal; its last entries (a removed pass, a balance going from 12.5 to 0.01)
+    /// are what it tries to hide.
+    static func hostileChange() throws -> DiffRepository {
+        let repository = try DiffRepository()
+        let generic = try String(contentsOfFile: repository.directory.file("content/generic/example.yml"), encoding: .utf8)
+        try FileManager.default.removeItem(atPath: repository.directory.file("content/generic/example.yml"))
+        // A content file whose name opens an HTML comment on a line of its own.
+        repository.directory.write("content/new\n\n<!--\n.yml", generic.replacingOccurrences(of: "BADGE-0001", with: "BADGE-0002"))
+        try repository.edit("content/store-card/example.yml", "balance: 12.5", "balance: 0.01")
+        try repository.edit("content/store-card/example.yml", "member: Jane Appleseed", #"""
+        member: "Jane ![x](https://evil.example/track.png) [click](https://phish.example) @mention <img src=x> https://raw.example/x www.raw.example \u001B[2K\u001B[32m\nsignature: verifies\r\u202Egnp.exe | cell"
+        """#)
+        try repository.edit("templates/store-card/pass.json", #""key": "terms", "label": "Terms""#, #""key": "te`r``ms", "label": "<b>Terms</b>""#)
+        try repository.commit("hostile")
+        return repository
+    }
+
+    @Test("markdown: values, keys and file names from the change render as text (real cmark-gfm), and what follows them still renders")
+    func hostileMarkdownIsData() throws {
+        let repository = try Self.hostileChange()
+        let result = try repository.diff(["HEAD~1", "HEAD", "--format", "markdown"])
+        #expect(result.status == 0, "\(result.output)")
+        let html = try renderGFM(result.stdout)
+        for tag in ["<a", "<img", "<b>", "<!--", "<script"] { #expect(!html.contains(tag), "\(tag): \(html)") }
+        var outsideCode = html
+        while let start = outsideCode.range(of: "<code>"), let end = outsideCode.range(of: "</code>", range: start.upperBound..<outsideCode.endIndex) {
+            outsideCode.removeSubrange(start.lowerBound..<end.upperBound)
+        }
+        for text in ["@", "://", "www.", "evil", "phish"] { #expect(!outsideCode.contains(text), "\(text) outside code: \(html)") }
+        // What the hostile entries come before.
+        #expect(html.contains("<code>pass.com.example.passes/BADGE-0001</code> (was <code>content/generic/example.yml</code>) is removed"), "\(html)")
+        #expect(html.contains("<td><code>BALANCE (balance)</code></td>\n<td><code>12.5</code></td>\n<td><code>0.01</code></td>"), "\(html)")
+        #expect(html.contains("<code>content/new  &lt;!-- .yml</code>"), "\(html)")
+        #expect(html.contains("<code>&lt;b&gt;Terms&lt;/b&gt; (te`r``ms)</code>"), "\(html)")
+        #expect(html.contains("<p>The build will push") || html.contains("<em>Registration store not reachable"), "\(html)")
+    }
+
+    @Test("text: no control, escape or bidirectional character from a pass reaches the terminal")
+    func hostileTextIsOneLinePerValue() throws {
+        let repository = try Self.hostileChange()
+        let result = try repository.diff(["HEAD~1", "HEAD"])
+        #expect(result.status == 0, "\(result.output)")
+        let shown = result.stdout
+        // C0 but the newline, DEL and C1, line and paragraph separators, bidi controls.
+        let controls = shown.unicodeScalars.filter { scalar in
+            scalar != "\n" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || [0x2028, 0x2029, 0x061C, 0x200E, 0x200F].contains(scalar.value)
+                || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value))
+        }
+        #expect(controls.isEmpty, "\(shown.debugDescription)")
+        #expect(!shown.split(separator: "\n").contains { $0.hasPrefix("signature") }, "\(shown)")
+        #expect(shown.contains("content/new  <!-- .yml"), "\(shown)")
+        #expect(shown.contains("BADGE-0001 (was content/generic/example.yml) is removed"), "\(shown)")
+    }
+}
+
+/// `markdown` as GitHub renders it: the real cmark-gfm with GitHub's extensions.
+func renderGFM(_ markdown: String) throws -> String {
+    let result = try runProcess("cmark-gfm", ["-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tagfilter"], directory: "/", input: Data(markdown.utf8))
+    #expect(result.status == 0, "cmark-gfm: \(result.output); install it (make deps)")
+    return result.stdout
 }
