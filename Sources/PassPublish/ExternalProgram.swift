@@ -30,7 +30,9 @@ struct ExternalProgram: Sendable {
     /// Runs the program and waits for it. Standard input comes from a
     /// temporary file rather than a pipe: a program that exits without reading
     /// it all cannot stop us with SIGPIPE.
-    func run(_ arguments: [String], input: [UInt8] = [], environment: [String: String]) throws(PublishError) -> Outcome {
+    /// At most `outputLimit` bytes of standard output are taken: past them the program is stopped and the run
+    /// is an error (a host that sends without end must not fill memory).
+    func run(_ arguments: [String], input: [UInt8] = [], environment: [String: String], outputLimit: Int = 64 << 20) throws(PublishError) -> Outcome {
         let inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-input-\(UUID().uuidString)").path
         guard FileManager.default.createFile(atPath: inputPath, contents: Data(input)),
               let standardInput = FileHandle(forReadingAtPath: inputPath) else {
@@ -60,7 +62,18 @@ struct ExternalProgram: Sendable {
             let data = errorReader.readDataToEndOfFile()
             errorBytes.withLock { $0 = data }
         }
-        let output = standardOutput.fileHandleForReading.readDataToEndOfFile()
+        var output = Data()
+        let reader = standardOutput.fileHandleForReading
+        while case let chunk = reader.availableData, !chunk.isEmpty {
+            output.append(chunk)
+            if output.count > outputLimit {
+                process.terminate()
+                try? reader.close()
+                group.wait()
+                process.waitUntilExit()
+                throw PublishError("\((path as NSString).lastPathComponent) sent more than \(outputLimit >> 20) MB, more than a published build's state may be; stopped")
+            }
+        }
         group.wait()
         process.waitUntilExit()
         return Outcome(status: process.terminationStatus, output: Array(output),

@@ -11,13 +11,16 @@ struct RemoteShell: Sendable {
     var root: String
     var environment: [String: String]
 
-    /// Prints `missing-folder`, `no-state`, or `state`, then state.json, a
+    /// Prints `missing-folder`, `no-state`, `symlink NAME` (state files are never read through a link), or `state`, then state.json, a
     /// NUL byte and downloads.csv; when there is a bundles.json, then a NUL
     /// byte, bundles.json, a NUL byte and each `download/*.pkpasses` file
     /// followed by a NUL byte.
     static let fetchStateScript = """
         [ -d "$1" ] || { echo missing-folder; exit 0; }
         cd -- "$1" || exit 1
+        for name in .passforge .passforge/state.json .passforge/downloads.csv .passforge/bundles.json download; do
+          [ -L "$name" ] && { echo "symlink $name"; exit 0; }
+        done
         [ -f .passforge/state.json ] || { echo no-state; exit 0; }
         echo state
         cat .passforge/state.json || exit 1
@@ -34,6 +37,19 @@ struct RemoteShell: Sendable {
         exit 0
         """
 
+    /// `real PATH`: fails, saying so, when a folder on the way to PATH (relative) is a symbolic link:
+    /// nothing is written or deleted through one (it could point anywhere on the host).
+    static let realFoldersFunction = """
+        real() {
+          p=$1; d=${p%/*}
+          while [ "$d" != "$p" ] && [ -n "$d" ]; do
+            [ -L "$d" ] && { echo "passforge: $d is a symbolic link; nothing is written or deleted through links in the destination: replace it with a real folder" >&2; return 1; }
+            p=$d; d=${d%/*}
+          done
+          return 0
+        }
+        """
+
     static let createFolderScript = #"mkdir -p -- "$1""#
 
     /// Reads pairs of lines (existing file, link name) and makes each link
@@ -43,7 +59,9 @@ struct RemoteShell: Sendable {
     /// far is on disk before the state that lists it.
     static let replaceLinksScript = """
         cd -- "$1" || exit 1
+        \(realFoldersFunction)
         while IFS= read -r target && IFS= read -r link; do
+          real "$link" || exit 4
           [ "$target" -ef "$link" ] && continue
           folder=${link%/*}
           [ -d "$folder" ] || mkdir -p -- "$folder" || exit 1
@@ -58,16 +76,19 @@ struct RemoteShell: Sendable {
     static let removeScript = """
         cd -- "$1" || exit 1
         shift
-        while IFS= read -r path; do rm -f -- "$path" || exit 1; done
-        for folder in "$@"; do rmdir -- "$folder" 2>/dev/null; done
+        \(realFoldersFunction)
+        while IFS= read -r path; do real "$path" || exit 4; rm -f -- "$path" || exit 1; done
+        for folder in "$@"; do real "$folder" && [ ! -L "$folder" ] && rmdir -- "$folder" 2>/dev/null; done
         exit 0
         """
 
     /// Runs `script` on the host with the root, then `arguments`, as `$1`, `$2`, ….
-    func run(_ script: String, arguments: [String] = [], lines: [String] = [], action: String) throws(PublishError) -> ExternalProgram.Outcome {
+    /// `outputLimit`: the most bytes taken from the host's answer (the host is not trusted to stop).
+    func run(_ script: String, arguments: [String] = [], lines: [String] = [], action: String,
+             outputLimit: Int = 1 << 20) throws(PublishError) -> ExternalProgram.Outcome {
         let command = (["sh", "-c", script, "passforge", root] + arguments).map(Self.quoted).joined(separator: " ")
         let input = lines.isEmpty ? [] : Array((lines.joined(separator: "\n") + "\n").utf8)
-        let outcome = try ssh.run(sshOptions + ["--", userHost, command], input: input, environment: environment)
+        let outcome = try ssh.run(sshOptions + ["--", userHost, command], input: input, environment: environment, outputLimit: outputLimit)
         guard outcome.status == 0 else {
             throw RemoteFailure.explain(program: "ssh", status: outcome.status, errorOutput: outcome.errorOutput,
                                         userHost: userHost, root: root, action: action)

@@ -1,5 +1,6 @@
 import AtomicFiles
 import Foundation
+import PassBuild
 
 /// Publishing to `[user@]host:path` with rsync over ssh.
 ///
@@ -11,22 +12,23 @@ import Foundation
 struct RsyncTransport: PublishTransport {
     let rsync: ExternalProgram
     let shell: RemoteShell
-    /// The ssh command line handed to rsync's `-e`.
+    /// The ssh command line handed to rsync's `-e` (PASSFORGE_SSH_COMMAND's words, quoted for rsync).
     let sshCommand: String
 
     init(userHost: String, path: String, environment: [String: String]) throws(PublishError) {
         let destination = "\(userHost):\(path)"
         let root = try Self.remoteRoot(path, destination: destination)
-        sshCommand = environment["PASSFORGE_SSH_COMMAND"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? "ssh"
-        let words = sshCommand.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard let ssh = ExternalProgram(named: words[0], environment: environment) else {
-            throw PublishError("\(words[0]) is not installed here, and \(destination) needs it; install the OpenSSH client (apt-get install openssh-client), or set PASSFORGE_SSH_COMMAND")
+        let text = environment["PASSFORGE_SSH_COMMAND"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } ?? "ssh"
+        let command = try SSHCommandLine(parsing: text)
+        sshCommand = command.rsyncArgument
+        guard let ssh = ExternalProgram(named: command.program, environment: environment) else {
+            throw PublishError("\(command.program) is not installed here, and \(destination) needs it; install the OpenSSH client (apt-get install openssh-client), or set PASSFORGE_SSH_COMMAND")
         }
         guard let rsync = ExternalProgram(named: "rsync", environment: environment) else {
             throw PublishError("rsync is not installed here, and \(destination) needs it; install it (apt-get install rsync), on the host too")
         }
         self.rsync = rsync
-        shell = RemoteShell(ssh: ssh, sshOptions: Array(words.dropFirst()), userHost: userHost, root: root, environment: environment)
+        shell = RemoteShell(ssh: ssh, sshOptions: command.options, userHost: userHost, root: root, environment: environment)
     }
 
     /// The folder as the host sees it: `~/site` and `site` are under the
@@ -46,12 +48,15 @@ struct RsyncTransport: PublishTransport {
     private var destination: String { "\(shell.userHost):\(shell.root)" }
 
     func fetchState() throws -> DestinationState {
-        let outcome = try shell.run(RemoteShell.fetchStateScript, action: "read the build state at \(destination)")
+        let limit = BuildState.maximumPublishedSize + 2 * BuildState.maximumPublishedListSize + (1 << 20)
+        let outcome = try shell.run(RemoteShell.fetchStateScript, action: "read the build state at \(destination)", outputLimit: limit)
         let bytes = outcome.output
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
             throw PublishError("cannot read the build state at \(destination): the host gave no answer")
         }
         switch String(decoding: bytes[..<newline], as: UTF8.self) {
+        case let answer where answer.hasPrefix("symlink "):
+            throw PublishError("\(destination)/\(BuildState.quoted(String(answer.dropFirst(8)))) is a symbolic link; passforge reads the published state only from regular files inside the destination: replace it with the file, or publish again")
         case "missing-folder": return .missingFolder
         case "no-state": return .noState
         case "state":
