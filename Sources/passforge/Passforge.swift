@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSystemCalls
 import Foundation
 
 @main
@@ -20,7 +21,18 @@ struct Passforge: AsyncParsableCommand {
           passforge serve --port 8080          the web service over output/
           passforge push                       notify devices of the passes that changed
         """,
-        version: "0.1.0",
+        version: versionLine,
         subcommands: [BuildCommand.self, ValidateCommand.self, InspectCommand.self, ServeCommand.self, PushCommand.self, PublishCommand.self, MigrateStoreCommand.self, PreviewCommand.self, DiffCommand.self, InitCommand.self]
     )
+
+    /// passforge's version. `make dist` names its archive after it (scripts/dist.sh reads it back
+    /// from the built binary's `--version`), and the CI workflows key their cache by it.
+    static let version = "0.1.0"
+
+    /// What `passforge --version` prints: "0.1.0 (commit 884a15a2b3c4)". The commit is linked in
+    /// by `make dist` (scripts/dist.sh, over CSystemCalls' weak default); a plain `swift build` has none.
+    static var versionLine: String {
+        let commit = String(cString: passforge_build_commit())
+        return "\(version) (\(commit.isEmpty ? "unknown commit" : "commit \(commit)"))"
+    }
 }

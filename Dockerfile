@@ -1,0 +1,63 @@
+# passforge in a container: the binary of the release archive (`make dist`) on Debian slim,
+# with only the shared libraries the archive's debian-packages lists (read off ldd).
+#
+#   docker build -t passforge .                               # builds the archive inside (10+ min)
+#   make dist && docker build --build-arg ARCHIVE=dist -t passforge .   # packs the archive you built
+#
+#   docker run -d -p 8080:8080 -v /srv/passforge:/srv/passforge passforge     # serve
+#   docker run --rm -v "$PWD":/srv/passforge passforge build --development-signing
+#
+# The project (passforge.yml, output/, state/) is mounted at /srv/passforge, the working
+# directory; it must be writable by uid 10001 (the passforge user), or run with
+# --user "$(id -u):$(id -g)". The build and runtime images must be the same Debian release:
+# the libraries' sonames (libzint.so.2.11, libzip.so.4) are the release's.
+
+# source: `make dist` inside the official Swift image; ARCHIVE=dist takes ./dist instead.
+ARG ARCHIVE=source
+
+FROM swift:6.3-bookworm AS archive-source
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+       libssl-dev libzip-dev libsqlite3-dev pkg-config zlib1g-dev libzint-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+# PASSFORGE_BUILD_COMMIT: the commit to show in --version (the context has no .git).
+ARG PASSFORGE_BUILD_COMMIT=
+RUN PASSFORGE_BUILD_COMMIT="$PASSFORGE_BUILD_COMMIT" scripts/dist.sh \
+    && mkdir /archive && mv dist/passforge-*-linux-*.tar.gz /archive/
+
+FROM scratch AS archive-dist
+COPY dist/passforge-*-linux-*.tar.gz /archive/
+
+FROM archive-${ARCHIVE} AS archive
+
+FROM debian:bookworm-slim
+COPY --from=archive /archive/ /tmp/archive/
+# One archive: unpack it to /opt/passforge, install the libraries its debian-packages names.
+RUN set -eu; \
+    [ "$(ls /tmp/archive | wc -l)" = 1 ] || { echo "expected one archive in dist/, found: $(ls /tmp/archive)" >&2; exit 1; }; \
+    mkdir /opt/passforge; \
+    tar -xzf /tmp/archive/*.tar.gz -C /opt/passforge --strip-components=1; \
+    rm -rf /tmp/archive; \
+    apt-get update; \
+    DEBIAN_FRONTEND=noninteractive xargs apt-get install -y --no-install-recommends < /opt/passforge/debian-packages; \
+    rm -rf /var/lib/apt/lists/*; \
+    ln -s /opt/passforge/bin/passforge /usr/local/bin/passforge; \
+    passforge --version; \
+    useradd --system --uid 10001 --user-group --home-dir /srv/passforge --no-create-home --shell /usr/sbin/nologin passforge; \
+    install -d -o passforge -g passforge /srv/passforge
+
+USER passforge:passforge
+WORKDIR /srv/passforge
+# Listens on every address of the container; the store defaults to state/registrations.sqlite
+# in the mounted project (PASSFORGE_DATABASE_URL chooses another, e.g. postgres://...).
+EXPOSE 8080
+ENTRYPOINT ["passforge"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "8080"]
+
+# GET /health with bash alone (no curl in the image). When webServiceURL has a path, the
+# server answers under it: set PASSFORGE_HEALTH_PATH=/passes/health.
+ENV PASSFORGE_HEALTH_PATH=/health
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET %s HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' \"$PASSFORGE_HEALTH_PATH\" >&3 && read -r _ status _ <&3 && [ \"$status\" = 200 ]"]
