@@ -225,6 +225,12 @@ enum SignatureVerification {
         if X509_verify_cert(context) == 1 { return (.trusted, nil) }
         let code = X509_STORE_CTX_get_error(context)
         let failure = ChainFailure(code: code, depth: X509_STORE_CTX_get_error_depth(context))
-        return (.untrusted(reason: String(cString: X509_verify_cert_error_string(Int(code)))), failure)
+        var reason = String(cString: X509_verify_cert_error_string(Int(code)))
+        // Which certificate: an intermediate that expired is another fact than an expired signer.
+        if failure.depth > 0, let current = X509_STORE_CTX_get_current_cert(context) {
+            X509_up_ref(current)
+            reason += " (\(AppleIntermediate.name(of: X509Certificate(taking: current).summary)))"
+        }
+        return (.untrusted(reason: reason), failure)
     }
 }
