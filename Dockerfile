@@ -33,19 +33,19 @@ COPY dist/passforge-*-linux-*.tar.gz /archive/
 FROM archive-${ARCHIVE} AS archive
 
 FROM debian:bookworm-slim
-COPY --from=archive /archive/ /tmp/archive/
-# One archive: unpack it to /opt/passforge, install the libraries its debian-packages names.
-RUN set -eu; \
+# One archive, mounted (not copied: it would stay in a layer): unpack it to /opt/passforge,
+# install the libraries its debian-packages names.
+RUN --mount=type=bind,from=archive,source=/archive,target=/tmp/archive \
+    set -eu; \
     [ "$(ls /tmp/archive | wc -l)" = 1 ] || { echo "expected one archive in dist/, found: $(ls /tmp/archive)" >&2; exit 1; }; \
     mkdir /opt/passforge; \
     tar -xzf /tmp/archive/*.tar.gz -C /opt/passforge --strip-components=1; \
-    rm -rf /tmp/archive; \
     apt-get update; \
     DEBIAN_FRONTEND=noninteractive xargs apt-get install -y --no-install-recommends < /opt/passforge/debian-packages; \
-    rm -rf /var/lib/apt/lists/*; \
+    apt-get clean; rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin; \
     ln -s /opt/passforge/bin/passforge /usr/local/bin/passforge; \
     passforge --version; \
-    useradd --system --uid 10001 --user-group --home-dir /srv/passforge --no-create-home --shell /usr/sbin/nologin passforge; \
+    useradd --uid 10001 --user-group --home-dir /srv/passforge --no-create-home --shell /usr/sbin/nologin passforge; \
     install -d -o passforge -g passforge /srv/passforge
 
 USER passforge:passforge

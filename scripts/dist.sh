@@ -104,7 +104,7 @@ $(cat "$stage/library-lines")
 
 Install on Debian 12 (and the Debian or Ubuntu releases with the same library versions):
 
-  sudo apt-get install --no-install-recommends $(tr '\n' ' ' < "$root/debian-packages")
+  sudo apt-get install --no-install-recommends $(paste -sd' ' "$root/debian-packages")
   sudo install -m 755 bin/passforge /usr/local/bin/passforge
   passforge --version
 

@@ -58,7 +58,7 @@ check "passforge --version prints $version and the commit" sh -c "
 
 cd "$work"
 check "passforge init" bare "$binary" init project
-cd "$work/project"
+mkdir -p "$work/project" && cd "$work/project"   # (made by init; here so a failed init fails only the checks below)
 check "passforge build --development-signing" bare "$binary" build --development-signing
 pass=$(find output/v1/passes -type f 2>/dev/null | sort | head -n1)
 check "the build wrote a pass" test -n "$pass"
