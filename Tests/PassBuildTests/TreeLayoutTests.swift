@@ -1,0 +1,112 @@
+import AtomicFiles
+import Foundation
+import PassModel
+import Testing
+import TestSupport
+@testable import PassBuild
+
+/// Issue 24, at the mechanisms that delete and count: the build's journal
+/// touches build-owned paths only, the next update tag never traps, and the
+/// state decoder and checks refuse what a hostile state holds.
+@Suite struct TreeLayoutTests {
+    @Test func aJournalThatLeavesTheTreeIsRefusedBeforeAnyOperation() throws {
+        let project = TemporaryDirectory()
+        project.write("victim.txt", "precious")
+        project.write("output/v1/passes/pass.x/A", "a pass")
+        let tree = OutputTree(directory: project.file("output"))
+        try tree.prepareStaging()
+        let staged = try tree.stage([1], name: "0")
+        let good: [OutputTree.Operation] = [.init(kind: .move, path: "v1/passes/pass.x/B", source: staged),
+                                            .init(kind: .remove, path: "v1/passes/pass.x/A")]
+        let hostile: [(String, OutputTree.Operation)] = [
+            ("a removal outside", .init(kind: .remove, path: "../victim.txt")),
+            ("a removal of a device index", .init(kind: .remove, path: "v1/devices/d/registrations/pass.x")),
+            ("a removal of the state", .init(kind: .remove, path: ".passforge/state.json")),
+            ("a move outside", .init(kind: .move, path: "../victim.txt", source: staged)),
+            ("a link from outside", .init(kind: .link, path: "download/AAAA.pkpass", source: "../victim.txt")),
+            ("a link from the staging folder's parent", .init(kind: .link, path: "download/AAAA.pkpass", source: ".passforge/staging/../../../victim.txt")),
+        ]
+        for (name, operation) in hostile {
+            // The hostile operation last: nothing before it may have been applied either.
+            let journal = OutputTree.Journal(operations: good + [operation], stagedState: ".passforge/staging/state.json", downloadsCSV: "")
+            try AtomicFileSystem.write(journal.json.serialized(), to: tree.journalPath)
+            let error = #expect(throws: BuildError.self, "\(name)") { try tree.rollForward() }
+            #expect(error?.description.contains("refusing to \(operation.kind.rawValue)") == true, "\(name): \(String(describing: error))")
+            #expect(project.read("victim.txt") == Array("precious".utf8), "\(name)")
+            #expect(project.read("output/v1/passes/pass.x/A") == Array("a pass".utf8), "\(name): applied before the check")
+            #expect(project.read("output/v1/passes/pass.x/B") == nil, "\(name): applied before the check")
+        }
+        #expect(throws: BuildError.self) {
+            try OutputTree.check(OutputTree.Journal(operations: [], stagedState: "../state.json", downloadsCSV: ""), path: "j")
+        }
+        try OutputTree.check(OutputTree.Journal(operations: good + [.init(kind: .move, path: ".passforge/bundles.json", source: staged)],
+                                                stagedState: ".passforge/staging/state.json", downloadsCSV: ""), path: "j")
+    }
+
+    @Test func theNextUpdateTagNeverTraps() throws {
+        #expect(try PassBuilder.updateTag(after: 0, now: 1_700_000_000_123) == 1_700_000_000_123)
+        #expect(try PassBuilder.updateTag(after: 1_700_000_000_123, now: 1_700_000_000_500) == 1_700_000_001_000)
+        #expect(try PassBuilder.updateTag(after: 1_700_000_009_000, now: 1_700_000_000_500) == 1_700_000_010_000)
+        for last in [Int64.max, Int64.max - 1, Int64.max - 500, -1, Int64.min] {
+            #expect(throws: BuildError.self, "\(last)") { try PassBuilder.updateTag(after: last, now: 1_700_000_000_000) }
+        }
+    }
+
+    @Test func theDecoderRefusesNumbersBeyondInt64() throws {
+        for number in ["9223372036854775808", "99999999999999999999", "-9223372036854775809"] {
+            let bytes = Array(#"{"version":1,"lastUpdateTag":\#(number),"builtAt":"","passes":{},"contentFiles":{}}"#.utf8)
+            #expect(throws: BuildStateDecoding.Failure.self, "\(number)") { try BuildStateDecoding.decode(bytes, jobs: 1) }
+        }
+        let greatest = Array(#"{"version":1,"lastUpdateTag":9223372036854775807,"builtAt":"","passes":{},"contentFiles":{}}"#.utf8)
+        #expect(try BuildStateDecoding.decode(greatest, jobs: 1).state.lastUpdateTag == .max)
+        let error = #expect(throws: BuildState.Problem.self) { try BuildState.decodePublished(greatest, bundlesJSON: nil) }
+        #expect(error?.description.contains("lastUpdateTag is 9223372036854775807") == true, "\(String(describing: error))")
+    }
+
+    @Test func aPublishedStateMakesItsOwnDownloadsList() throws {
+        var state = BuildState()
+        state.lastUpdateTag = 1_700_000_000_000
+        let record = BuildState.PassRecord(
+            passTypeIdentifier: "pass.x", serialNumber: "A-1", teamIdentifier: "T", updateTag: 1_700_000_000_000, etag: "\"e\"", size: 1,
+            fingerprint: "f", definitionHash: "d", templateName: "card", imagePaths: [], sourceFile: "content/a.yml",
+            downloadPath: "download/Cap_-1.pkpass", publicDownloadPath: "download/pass.x/A-1.pkpass",
+            tokenPath: "by-token/pass.x/A-1.\(String(repeating: "t", count: 32))")
+        state.passes[record.key] = record
+        let published = try BuildState.decodePublished(try state.encoded(), bundlesJSON: Array("not json".utf8))
+        #expect(published.state == state)
+        #expect(published.bundlesJSON == nil)
+        #expect(String(decoding: published.downloadsCSV, as: UTF8.self) == "passTypeIdentifier,serialNumber,download path\npass.x,A-1,download/Cap_-1.pkpass\n")
+        // The same record under paths of another pass, or of none.
+        for (name, change) in [("tokenPath", { (r: inout BuildState.PassRecord) in r.tokenPath = "by-token/pass.x/B-2.\(String(repeating: "t", count: 32))" }),
+                               ("publicDownloadPath", { (r: inout BuildState.PassRecord) in r.publicDownloadPath = "download/pass.x/B-2.pkpass" }),
+                               ("downloadPath", { (r: inout BuildState.PassRecord) in r.downloadPath = "download/x/../../y.pkpass" }),
+                               ("teamIdentifier", { (r: inout BuildState.PassRecord) in r.teamIdentifier = "T\u{1B}[2J" })] {
+            var bad = state
+            change(&bad.passes[record.key]!)
+            let error = #expect(throws: BuildState.Problem.self, "\(name)") { try bad.check() }
+            #expect(error?.description.contains(name) == true, "\(name): \(String(describing: error))")
+            #expect(error?.description.contains("\u{1B}") == false, "\(name): escapes reach the terminal")
+        }
+    }
+
+    @Test func quotedTextIsOneLineOfPrintableASCII() {
+        #expect(BuildState.quoted("a\n=cmd|\"x\"\u{202E}") == #""a\u{A}=cmd|\"x\"\u{202E}""#)
+        #expect(BuildState.quoted(String(repeating: "x", count: 500)).count == 123)
+    }
+
+    @Test func buildOwnedPaths() {
+        let token = String(repeating: "a", count: 43)
+        for good in ["v1/passes/pass.com.example/BA-1", "by-token/pass.com.example/BA-1.\(token)", "download/AbCdEfGhIjKlMnOpQrStUv.pkpass",
+                     "download/pass.com.example/BA-1.pkpass", "download/Ab-_0123456789abcdefghij.pkpasses"] {
+            #expect(TreeLayout.isBuildOwned(good), "\(good)")
+        }
+        for bad in ["v1/devices/d/registrations/pass.x", ".passforge/state.json", "v1/passes/../devices", "../victims/v1.txt",
+                    "download/.pkpass", "download/pass.x/.pkpass", "download/a.pkpass/", "v1/passes/pass.x/A\u{0}", "v1/passes/pass.x/Ä"] {
+            #expect(!TreeLayout.isBuildOwned(bad), "\(bad.debugDescription)")
+        }
+        #expect(TreeLayout.isCapabilityDownload("download/abc.pkpass") && !TreeLayout.isCapabilityDownload("download/abc.pkpasses"))
+        #expect(TreeLayout.isCapabilityDownload("download/abc.pkpasses", bundle: true))
+        #expect(TreeLayout.isTokenPath("by-token/pass.x/A.\(token)", type: "pass.x", serial: "A"))
+        #expect(!TreeLayout.isTokenPath("by-token/pass.x/A.\(token)/x", type: "pass.x", serial: "A"))
+    }
+}
