@@ -12,7 +12,10 @@ import NIOHTTP1
 /// - a response that says `Connection: close` (a 413, a malformed body, a
 ///   request that timed out) closes the connection once it is written;
 /// - HTTP/1.0 is answered as HTTP/1.0 and, without keep-alive, closed
-///   (RFC 9112 §9.3).
+///   (RFC 9112 §9.3);
+/// - a request that asks for a protocol upgrade (`Upgrade:` or
+///   `Connection: upgrade`, or CONNECT) is answered with `Connection: close`
+///   and the connection closed: see `ConnectionPersistenceHandler.endsParsing`.
 struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
@@ -153,7 +156,7 @@ final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannel
             headReceived = true
             responsesInProgress += 1
             isHTTP10 = head.version.major == 1 && head.version.minor == 0
-            keepAlive = head.isKeepAlive
+            keepAlive = head.isKeepAlive && !Self.endsParsing(head)
             if !keepAlive, !head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "close" }) {
                 // Hummingbird ends the connection after the answer to a request that says so.
                 head.headers.replaceOrAdd(name: "Connection", value: "close")
@@ -167,6 +170,26 @@ final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannel
             headReceived = false
             context.fireChannelRead(data)
         }
+    }
+
+    /// Whether NIO's HTTP/1 decoder stops reading this connection after the
+    /// request. llhttp marks a request as an upgrade when it has an `Upgrade`
+    /// header and `upgrade` among its `Connection` tokens, or is a CONNECT
+    /// (`llhttp__before_headers_complete` in NIO's CNIOLLHTTP/c_nio_http.c),
+    /// and `HTTPDecoder` then stops parsing for good, expecting an upgrade
+    /// handler to take the connection over (`stopParsing` in
+    /// NIOHTTP1/HTTPDecoder.swift; a known NIO limitation, apple/swift-nio
+    /// PR #2570). passforge upgrades to nothing: the next request on that
+    /// connection would never be read, and would wait for the request
+    /// deadline and a 408 (issue 24: one `Upgrade: h2c` through a proxy that
+    /// reuses the connection stalls the next client). So such a request is
+    /// answered like any other, with `Connection: close`, and the connection
+    /// closes (RFC 9112 §9.6). Any `Upgrade` header or `upgrade` token counts,
+    /// not only both together: closing a connection is always allowed, a
+    /// connection left half-read never is.
+    static func endsParsing(_ head: HTTPRequestHead) -> Bool {
+        if head.method == .CONNECT || head.headers.contains(name: "upgrade") { return true }
+        return head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

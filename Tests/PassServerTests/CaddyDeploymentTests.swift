@@ -14,6 +14,10 @@ import Testing
         try await StaticHostChecks.withPassforgeStoppedHalfWay(.caddy)
     }
 
+    @Test func anUpgradeRequestDoesNotStallTheNextClientThroughCaddy() async throws {
+        try await StaticHostChecks.upgradeRequestsDoNotStallTheNextClient(.caddy)
+    }
+
     @Test func caddyServesBundlesWithTheirType() async throws {
         try await BundleDownloadTests.servedByStaticHost(.caddy)
     }

@@ -13,6 +13,10 @@ import Testing
         try await StaticHostChecks.withPassforgeStoppedHalfWay(.nginx)
     }
 
+    @Test func anUpgradeRequestDoesNotStallTheNextClientThroughNginx() async throws {
+        try await StaticHostChecks.upgradeRequestsDoNotStallTheNextClient(.nginx)
+    }
+
     @Test func nginxServesBundlesWithTheirType() async throws {
         try await BundleDownloadTests.servedByStaticHost(.nginx)
     }

@@ -85,6 +85,45 @@ struct StaticHostChecks {
         #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
     }
 
+    /// Scenario 3 (issue 24): a tokenless DELETE asking to upgrade the
+    /// connection (`Connection: Upgrade`, `Upgrade: h2c`) must not stall the
+    /// next client, whose request the host may send on the same upstream
+    /// connection. Each registration and log call after such a request is
+    /// answered at once: the client gives up after 10 s, far less than the
+    /// 30 s after which passforge would end a connection it stopped reading
+    /// (with a 408), so a stalled call fails the test instead of passing late.
+    static func upgradeRequestsDoNotStallTheNextClient(_ server: StaticHost.Server) async throws {
+        let built = try BuiltProject(passCount: 2)
+        let passforge = try ServerProcess(built)
+        let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
+        defer { host.stop() }
+        var client = Client(base: host.base)
+        client.timeout = .seconds(10)
+        let type = built.type
+        let device = "1a2b3c4d5e6f7a8b9c0d"
+        for serial in ["C-0000", "C-0001"] {
+            for upgrade in ["h2c", "websocket"] {
+                let attacker = try RawConnection(port: host.port)
+                try attacker.send("DELETE /v1/devices/\(device)/registrations/\(type)/\(serial) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                  + "Connection: Upgrade\r\nUpgrade: \(upgrade)\r\n\r\n")
+                let refused = try attacker.readResponse(within: 10)
+                #expect(refused.status == 401, "\(server) \(upgrade): \(refused.text)")
+                let registered: Client.Answer
+                do {
+                    registered = try await client.register(device, type, serial, token: try built.token(serial), pushToken: ServeEndToEndTests.pushA)
+                } catch {
+                    Issue.record("\(server): the registration after an `Upgrade: \(upgrade)` request was not answered: \(error)")
+                    continue
+                }
+                #expect([200, 201].contains(registered.status), "\(server) \(upgrade) \(serial): \(registered.status) \(registered.text)")
+                let logged = try? await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"],
+                                                    body: Array(#"{"logs":["after an upgrade request"]}"#.utf8))
+                #expect(logged?.status == 200, "\(server) \(upgrade): the log call after an upgrade request was not answered")
+            }
+        }
+        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "2")
+    }
+
     /// 200 with the pass's bytes for its token, HEAD alike, and 304 by ETag and by If-Modified-Since.
     func passesAreServedByToken() async throws {
         for serial in ["C-0000", "C-0001"] {
