@@ -60,7 +60,7 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
     private let connector: PostgresConnector
     private let slot: PoolSlot
     private let reachability: Reachability
-    private static let logger = PostgresConnector.silent
+    static let logger = PostgresConnector.silent
 
     // MARK: Lifecycle
 
@@ -262,12 +262,15 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
             $$
             """,
         ]),
+        offerMigration,
     ]
 
     /// Advisory lock keys. Single bigint keys and pairs of integers are separate key spaces.
     enum LockKey {
         static let migrations: Int64 = 0x7066_6f72_6765_0001 // "pforge" 1
         static let push: Int64 = 0x7066_6f72_6765_0002
+        /// Pairs (this, hash of offer/claim identifier): one claim identifier claims at a time.
+        static let offerClaim: Int32 = 0x7066_0002
         /// First key of a device's lock; the second is hashtext(library identifier).
         static let deviceClass: Int32 = 0x7066_0001
     }
@@ -610,7 +613,7 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         return result
     }
 
-    private static func first<each Column: PostgresDecodable & Sendable>(
+    static func first<each Column: PostgresDecodable & Sendable>(
         _ rows: PostgresRowSequence, as type: (repeat each Column).Type
     ) async throws -> (repeat each Column)? {
         var found: (repeat each Column)?
@@ -618,14 +621,14 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         return found
     }
 
-    private static func first<Column: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: Column.Type) async throws -> Column? {
+    static func first<Column: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: Column.Type) async throws -> Column? {
         var found: Column?
         for try await row in rows where found == nil { found = try row.decode(Column.self) }
         return found
     }
 
     /// Runs `body` in a transaction on a pooled connection.
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await leased { connection in try await Self.inTransaction(connection, body) }
     }
 
@@ -676,7 +679,7 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
     /// `reachabilityCheckInterval` that the server is reachable, and fails the
     /// request when it is not (the pool alone would keep it waiting while it
     /// retries), or when `requestTimeout` passed.
-    private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let (client, generation) = slot.current
         let leased = LeaseFlag()
         let reachability = self.reachability

@@ -18,7 +18,7 @@
 /// - Arguments are taken as given: callers validate identifiers first.
 ///
 /// The push queue, the device log and the export are separate protocols
-/// (`PushQueue`, `DeviceLog`, `RegistrationExport`); a store implements all
+/// (`PushQueue`, `DeviceLog`, `RegistrationExport`, `OfferClaimStore`); a store implements all
 /// of them (`RegistrationDatabase`).
 package protocol RegistrationStore: Sendable {
     /// Registers a pass on a device, creating the device when needed and
@@ -66,4 +66,4 @@ extension RegistrationStore {
 }
 
 /// Everything a registration store keeps: what a command opens.
-package typealias RegistrationDatabase = RegistrationStore & PushQueue & DeviceLog & RegistrationExport
+package typealias RegistrationDatabase = RegistrationStore & PushQueue & DeviceLog & RegistrationExport & OfferClaimStore

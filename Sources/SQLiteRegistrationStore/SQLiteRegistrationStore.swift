@@ -13,7 +13,7 @@ import RegistrationStore
 package final class SQLiteRegistrationStore: RegistrationDatabase {
     package let path: String
     let pool: DatabasePool
-    private let committer: GroupCommitter
+    let committer: GroupCommitter
     private let logLimit: Int
 
     /// Opens (creating when needed, with its folder) and migrates the file.
@@ -90,6 +90,9 @@ package final class SQLiteRegistrationStore: RegistrationDatabase {
                     update_tag INTEGER NOT NULL
                 );
                 """)
+        }
+        migrator.registerMigration("v4: offer pools and claims") { db in
+            try db.execute(sql: offerSchema)
         }
         return migrator
     }

@@ -1,0 +1,103 @@
+import Foundation
+import RegistrationStore
+import TestSupport
+import Testing
+
+/// The offer pools and claims every store keeps (DeviceCheck offers), on SQLite and PostgreSQL.
+@Suite struct OfferClaimStoreContractTests {
+    let folder = TemporaryDirectory("passforge-offers")
+    let type = "pass.com.example.coupon"
+
+    func pool(_ offer: String, _ serials: ClosedRange<Int>) -> [OfferPass] {
+        serials.map { OfferPass(offer: offer, passTypeIdentifier: type, serialNumber: String(format: "C-%04d", $0)) }
+    }
+
+    @Test(arguments: StoreKind.allCases) func eachClaimGetsADifferentPassUntilThePoolIsExhausted(kind: StoreKind) async throws {
+        let store = try await kind.make(in: folder)
+        try await store.replaceOfferPools(with: pool("welcome", 1...3))
+        var serials: [String] = []
+        for claim in 1...3 {
+            guard case .assigned(let assigned) = try await store.assignPass(offer: "welcome", claimIdentifier: "claim-\(claim)",
+                                                                             deviceToken: "dG9rZW4=", bit: 0, claimedAt: 1) else {
+                Issue.record("claim \(claim) got no pass")
+                return
+            }
+            #expect(assigned.offer == "welcome" && !assigned.bitIsSet)
+            serials.append(assigned.serialNumber)
+        }
+        #expect(Set(serials) == ["C-0001", "C-0002", "C-0003"])
+        #expect(try await store.assignPass(offer: "welcome", claimIdentifier: "claim-4", deviceToken: "dG9rZW4=", bit: 0, claimedAt: 1) == .exhausted)
+        #expect(try await store.assignPass(offer: "unknown", claimIdentifier: "claim-1", deviceToken: "dG9rZW4=", bit: 0, claimedAt: 1) == .exhausted)
+        #expect(try await store.offerStatistics() == [OfferStatistics(offer: "welcome", poolSize: 3, claimed: 3, left: 0)])
+    }
+
+    @Test(arguments: StoreKind.allCases) func aRetriedClaimIdentifierGetsTheSamePassNeverASecond(kind: StoreKind) async throws {
+        let store = try await kind.make(in: folder)
+        try await store.replaceOfferPools(with: pool("welcome", 1...5))
+        let first = try await store.assignPass(offer: "welcome", claimIdentifier: "retry-me", deviceToken: "dG9rZW4=", bit: 1, claimedAt: 1)
+        guard case .assigned(let claim) = first else { Issue.record("no pass: \(first)"); return }
+        let again = try await store.assignPass(offer: "welcome", claimIdentifier: "retry-me", deviceToken: "b3RoZXI=", bit: 1, claimedAt: 2)
+        #expect(again == .existing(claim))
+        #expect(try await store.claim(offer: "welcome", claimIdentifier: "retry-me") == claim)
+        #expect(try await store.claim(offer: "welcome", claimIdentifier: "never") == nil)
+        #expect(try await store.offerStatistics().first?.claimed == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases) func pendingBitUpdatesKeepTheTokenUntilApplesAnswer(kind: StoreKind) async throws {
+        let store = try await kind.make(in: folder)
+        try await store.replaceOfferPools(with: pool("welcome", 1...3))
+        _ = try await store.assignPass(offer: "welcome", claimIdentifier: "a", deviceToken: "dG9rZW5B", bit: 1, claimedAt: 10)
+        _ = try await store.assignPass(offer: "welcome", claimIdentifier: "b", deviceToken: "dG9rZW5C", bit: 1, claimedAt: 20)
+        #expect(try await store.pendingBitUpdates(claimedBefore: 15, limit: 10)
+            == [PendingBitUpdate(offer: "welcome", claimIdentifier: "a", deviceToken: "dG9rZW5B", bit: 1, claimedAt: 10)])
+        #expect(try await store.pendingBitUpdates(claimedBefore: 100, limit: 10).map(\.claimIdentifier) == ["a", "b"])
+        try await store.completeBitUpdate(offer: "welcome", claimIdentifier: "a")
+        #expect(try await store.pendingBitUpdates(claimedBefore: 100, limit: 10).map(\.claimIdentifier) == ["b"])
+        #expect(try await store.claim(offer: "welcome", claimIdentifier: "a")?.bitIsSet == true)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aRemovedPassLeavesItsPoolButAClaimedPassStaysClaimed(kind: StoreKind) async throws {
+        let store = try await kind.make(in: folder)
+        try await store.replaceOfferPools(with: pool("welcome", 1...3))
+        guard case .assigned(let claimed) = try await store.assignPass(offer: "welcome", claimIdentifier: "x", deviceToken: "dG9rZW4=",
+                                                                       bit: 0, claimedAt: 1) else { Issue.record("no pass"); return }
+        // The next build drops the claimed pass and one free pass from content.
+        let kept = pool("welcome", 1...3).filter { $0.serialNumber != claimed.serialNumber }
+        try await store.replaceOfferPools(with: [kept[0]])
+        #expect(try await store.offerStatistics() == [OfferStatistics(offer: "welcome", poolSize: 1, claimed: 1, left: 1)])
+        guard case .assigned(let next) = try await store.assignPass(offer: "welcome", claimIdentifier: "y", deviceToken: "dG9rZW4=",
+                                                                    bit: 0, claimedAt: 2) else { Issue.record("no pass"); return }
+        #expect(next.serialNumber == kept[0].serialNumber)
+        // Every pass back in content: the claimed ones come back claimed, the removed free one is free again.
+        try await store.replaceOfferPools(with: pool("welcome", 1...3))
+        #expect(try await store.offerStatistics() == [OfferStatistics(offer: "welcome", poolSize: 3, claimed: 2, left: 1)])
+        guard case .assigned(let last) = try await store.assignPass(offer: "welcome", claimIdentifier: "z", deviceToken: "dG9rZW4=",
+                                                                    bit: 0, claimedAt: 3) else { Issue.record("no pass"); return }
+        #expect(last.serialNumber == kept[1].serialNumber)
+        #expect(try await store.claim(offer: "welcome", claimIdentifier: "x")?.serialNumber == claimed.serialNumber)
+    }
+
+    /// Two stores on one database (two servers), 40 claims each at once: no pass is handed out twice.
+    @Test(arguments: StoreKind.allCases) func concurrentClaimsFromTwoStoresNeverShareAPass(kind: StoreKind) async throws {
+        let first = try await kind.make(in: folder)
+        let second = try await kind.make(in: folder)
+        try await first.replaceOfferPools(with: pool("welcome", 1...60))
+        let outcomes = try await withThrowingTaskGroup(of: ClaimAssignment.self) { group in
+            for claim in 0..<80 {
+                let store = claim % 2 == 0 ? first : second
+                group.addTask {
+                    try await store.assignPass(offer: "welcome", claimIdentifier: "claim-\(claim % 70)", deviceToken: "dG9rZW4=", bit: 0,
+                                               claimedAt: Double(claim))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        var byClaim: [String: String] = [:]
+        for case .assigned(let claim) in outcomes {
+            #expect(byClaim.updateValue(claim.serialNumber, forKey: claim.claimIdentifier) == nil, "one pass per claim identifier")
+        }
+        #expect(byClaim.count == 60 && Set(byClaim.values).count == 60, "60 passes to 60 different claims")
+        #expect(outcomes.filter { $0 == .exhausted }.count == 10)
+        for case .existing(let claim) in outcomes { #expect(byClaim[claim.claimIdentifier] == claim.serialNumber) }
+    }
+}
