@@ -189,6 +189,8 @@ struct PassEvaluator: Sendable {
         problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
             ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)
         evaluation.diagnostics += rendered.locate(problems)
+        let filesSize = rendered.files.reduce(0) { $0 + $1.bytes.count }
+        evaluation.diagnostics += packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: 0)
         guard !evaluation.diagnostics.contains(where: \.isError), !type.isEmpty else { return evaluation }
 
         let team = rendered.source["teamIdentifier"]?.stringValue ?? ""
@@ -233,9 +235,33 @@ struct PassEvaluator: Sendable {
             downloadPath: "download/\(capability).pkpass",
             publicDownloadPath: rendered.download == .public ? "download/\(type)/\(definition.serialNumber).pkpass" : nil,
             tokenPath: token.map { BuildState.PassRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) })
-        evaluation.job = PackagingJob(record: record, passJSON: json.serialized(pretty: true), templateFiles: prepared,
+        let passJSON = json.serialized(pretty: true)
+        let tooLarge = packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: passJSON.count)
+        guard tooLarge.isEmpty else {
+            evaluation.diagnostics += tooLarge
+            evaluation.key = nil
+            return evaluation
+        }
+        evaluation.job = PackagingJob(record: record, passJSON: passJSON, templateFiles: prepared,
                                       ownFiles: own, identity: identity)
         return evaluation
+    }
+
+    /// The build refuses a pass that `inspect`, or a reader of any package this build makes, would
+    /// refuse: more files, or more bytes in all, than `PackageLimits` allows (manifest.json and the
+    /// signature counted in). `passJSONSize` is 0 until the pass.json is written out.
+    func packageSizeProblems(_ rendered: RenderedPass, filesSize: Int, passJSONSize: Int) -> [ContentDiagnostic] {
+        let fileCount = rendered.files.count + 3  // pass.json, manifest.json, signature
+        if fileCount > PackageLimits.maximumFileCount {
+            return [.error(at: rendered.definition.location, rule: "package.file-count",
+                           "pass \(rendered.serialNumber) would hold \(fileCount) files, more than the \(PackageLimits.maximumFileCount) a pass may hold; remove images or localizations from its template")]
+        }
+        let total = filesSize + passJSONSize + PackageLimits.signingReserve
+        guard total > PackageLimits.maximumTotalSize else { return [] }
+        let largest = rendered.files.sorted { $0.bytes.count > $1.bytes.count }.prefix(3)
+            .map { "\($0.name) \(ImageLimits.megabytes($0.bytes.count))" }.joined(separator: ", ")
+        return [.error(at: rendered.definition.location, rule: "package.size",
+                       "pass \(rendered.serialNumber) would be \(ImageLimits.megabytes(total)) with its signature, more than the \(ImageLimits.megabytes(PackageLimits.maximumTotalSize)) a pass may be (`passforge inspect` and this build refuse larger ones); its largest files: \(largest)\(passJSONSize > 0 ? ", pass.json \(ImageLimits.megabytes(passJSONSize))" : ""). Make the images smaller")]
     }
 
     private static let noImagesHash = FingerprintHasher().finalize()

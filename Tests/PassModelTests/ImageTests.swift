@@ -99,6 +99,29 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
         #expect(check(icons.merging(["thumbnail.png": png(90, 90)]) { $1 }, .generic) == [])
     }
 
+    @Test func aPNGBombIsRefusedFromItsHeader() {
+        // 50000×50000 pixels in 57 bytes: 10 GB to decode on a phone. An error, not the size warning.
+        let diagnostics = ImageRules.validate(files: icons.merging(["strip@3x.png": png(50_000, 50_000)]) { $1 }, style: .coupon)
+        #expect(problems(diagnostics) == ["error image.dimensions @ strip@3x.png"])
+        #expect(diagnostics[0].message.contains("50000×50000") && diagnostics[0].message.contains("2048"))
+        // One side too long is enough; the largest image Apple describes (a poster background at @3x) is fine.
+        #expect(check(icons.merging(["strip@3x.png": png(1125, 2049)]) { $1 }, .coupon) == ["error image.dimensions @ strip@3x.png"])
+        #expect(check(icons.merging(["background@3x.png": png(1035, 1515)]) { $1 }, .eventTicket) == [])
+        #expect(max(345, 505) * 3 < ImageLimits.maximumPixelSide)
+    }
+
+    @Test func anImageFileLargerThanTheBoundIsRefused() {
+        // A right-sized icon padded to 60 MB (PNG readers ignore what follows IEND).
+        var large = png(29, 29)
+        large += [UInt8](repeating: 0, count: 60 << 20)
+        let diagnostics = ImageRules.validate(files: icons.merging(["icon.png": large]) { $1 }, style: .generic)
+        #expect(problems(diagnostics) == ["error image.fileSize @ icon.png"])
+        #expect(diagnostics[0].message.contains("60 MB") && diagnostics[0].message.contains("16 MB"))
+        var atTheBound = png(29, 29)
+        atTheBound += [UInt8](repeating: 0, count: ImageLimits.maximumFileSize - atTheBound.count)
+        #expect(check(icons.merging(["icon.png": atTheBound]) { $1 }, .generic) == [])
+    }
+
     @Test func iOS18IconSizeIsAccepted() {
         #expect(check(["icon.png": png(38, 38), "icon@2x.png": png(76, 76), "icon@3x.png": png(114, 114)], .generic) == [])
     }

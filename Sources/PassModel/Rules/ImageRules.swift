@@ -24,6 +24,8 @@
 /// | `image.size` | warning | the pixels differ from the expected points × scale (logo: larger than 160×50 × scale) |
 /// | `image.stripCombination` | error | an event ticket has a strip and a background or thumbnail |
 /// | `image.localizedDuplicate` | error | an image is both at the top level and in an `.lproj` |
+/// | `image.dimensions` | error | a side is longer than ``ImageLimits/maximumPixelSide`` pixels (read from the PNG header, not decoded) |
+/// | `image.fileSize` | error | the file is larger than ``ImageLimits/maximumFileSize`` bytes |
 package enum ImageRules {
     /// Checks image files given as bytes. Files that are not images
     /// (`pass.json`, `manifest.json`, `signature`, `*.strings`) are skipped.
@@ -31,7 +33,7 @@ package enum ImageRules {
     /// Without the pass.json, the poster rules are not applied: an event
     /// ticket may carry the poster images, and none is required.
     package static func validate(files: [String: [UInt8]], style: PassStyle) -> [Diagnostic] {
-        check(headers(of: files), style: style, scheme: .unknown)
+        check(headers(of: files), fileSizes: files.mapValues(\.count), style: style, scheme: .unknown)
     }
 
     /// Checks the images of `pass` (a pass.json tree), with the rules of
@@ -41,7 +43,7 @@ package enum ImageRules {
     package static func validate(files: [String: [UInt8]], pass: JSONValue) -> [Diagnostic] {
         let styles = PassStyle.allCases.filter { pass[$0.key] != nil }
         guard styles.count == 1 else { return [] }
-        return check(headers(of: files), style: styles[0], scheme: .known(PassStyleScheme.active(in: pass)))
+        return check(headers(of: files), fileSizes: files.mapValues(\.count), style: styles[0], scheme: .known(PassStyleScheme.active(in: pass)))
     }
 
     /// Whether the caller knows the pass's scheme (see ``PassStyleScheme/active(in:)``).
@@ -72,7 +74,8 @@ package enum ImageRules {
     }
 
     static func check(
-        _ images: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>], style: PassStyle, scheme: SchemeKnowledge
+        _ images: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>], fileSizes: [String: Int] = [:], style: PassStyle,
+        scheme: SchemeKnowledge
     ) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         var names: [PassImageName] = []
@@ -101,11 +104,24 @@ package enum ImageRules {
                 ))
                 continue
             }
+            if let size = fileSizes[path], size > ImageLimits.maximumFileSize {
+                diagnostics.append(.error(
+                    at: keyPath, rule: "image.fileSize",
+                    "\(path) is \(ImageLimits.megabytes(size)), more than the \(ImageLimits.megabytes(ImageLimits.maximumFileSize)) an image of a pass may have; save it at the size Wallet shows (\(sizeRule.pixelDescription(scale: name.scale)) pixels) with PNG compression"
+                ))
+                continue
+            }
             switch images[path]! {
             case .failure(let problem):
                 diagnostics.append(.error(
                     at: keyPath, rule: "image.notPNG",
                     "\(path) is not a PNG: \(problem); save it as PNG (Wallet reads PNG only)"
+                ))
+            case .success(let info) where max(info.width, info.height) > ImageLimits.maximumPixelSide:
+                // An error, not the size warning: a few KB of PNG can declare 50000×50000 pixels, 10 GB to decode on a phone.
+                diagnostics.append(.error(
+                    at: keyPath, rule: "image.dimensions",
+                    "\(path) is \(info.size) pixels, more than the \(ImageLimits.maximumPixelSide) pixels a side an image of a pass may have; a \(kind.rawValue) on \(style.pluralName) is \(sizeRule.pixelDescription(scale: name.scale)) pixels at @\(name.scale)x, so resize it"
                 ))
             case .success(let info):
                 guard !sizeRule.accepts(info.size, scale: name.scale) else { break }
@@ -201,5 +217,24 @@ package enum ImageRules {
                 "\(name.path) is localized, but there is also a top-level \(name.baseName) image; an image must not be both top-level and inside an .lproj, so remove one of them"
             )
         }
+    }
+}
+
+/// The bounds on one image of a pass, checked by the build and by `inspect` (through ``ImageRules``).
+/// Wallet shows small images, so a larger one is a mistake, or a bomb: a PNG of a few KB can declare
+/// 50000×50000 pixels, 10 GB to decode on the phone that adds the pass.
+package enum ImageLimits {
+    /// The longest side, in pixels. Apple's largest pass image is a poster background of 345×505
+    /// points (Human Interface Guidelines, "Pass image dimensions"; PassStyle.expectedSize), which is
+    /// 1035×1515 pixels at @3x: 2048 leaves a third to spare.
+    package static let maximumPixelSide = 2048
+    /// The largest image file, in bytes: an image of 2048×2048 pixels at 8 bits per RGBA channel,
+    /// stored without any compression (16 MiB). A real pass image is a few hundred KB.
+    package static let maximumFileSize = maximumPixelSide * maximumPixelSide * 4
+
+    /// `bytes` for a message: "16 MB", "60.5 MB".
+    package static func megabytes(_ bytes: Int) -> String {
+        let tenths = (bytes * 10 + (1 << 19)) >> 20
+        return tenths % 10 == 0 ? "\(tenths / 10) MB" : "\(tenths / 10).\(tenths % 10) MB"
     }
 }
