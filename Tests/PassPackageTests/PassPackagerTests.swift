@@ -235,7 +235,7 @@ struct PassPackagerTests {
         // yet, so only that is reported).
         let then = ISO8601DateFormatter().date(from: "2020-06-01T00:00:00Z")!
         let thenInspection = PassInspection(pkpass: pkpass, trustedRoots: try trustedRoot, at: then)
-        #expect(thenInspection.defects == [.untrustedChain("certificate is not yet valid")])
+        #expect(thenInspection.defects == [.untrustedChain("certificate is not yet valid (\"CN=passforge Test Root, O=passforge tests\")")])
     }
 
     @Test func identifiersThatDoNotMatchTheCertificate() throws {

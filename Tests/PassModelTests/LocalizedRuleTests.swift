@@ -1,0 +1,44 @@
+import PassModel
+import Testing
+
+/// Rules on localizable text check what each language shows, and a
+/// distributed pass is judged by what Wallet does (guidance as warnings).
+@Suite struct LocalizedRuleTests {
+    func pass(changeMessage: String, extra: String = "") throws -> JSONValue {
+        try JSONValue(parsing: """
+            {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
+             "organizationName": "O", "description": "D"\(extra),
+             "boardingPass": {"transitType": "PKTransitTypeAir",
+               "primaryFields": [{"key": "seat", "value": "12A", "changeMessage": "\(changeMessage)"}]}}
+            """)
+    }
+
+    func rules(_ diagnostics: [Diagnostic]) -> [String] { diagnostics.filter(\.isError).map(\.rule) }
+
+    @Test func changeMessageKeyIsResolvedThroughPassStrings() throws {
+        let json = try pass(changeMessage: "seatchangeMessage")
+        #expect(rules(PassValidator().validate(json)) == ["field.changeMessage"])
+        let strings = ["en": ["seatchangeMessage": "Seat number changed to %@"], "de": ["seatchangeMessage": "Sitzplatz: %@"]]
+        #expect(rules(PassValidator().validate(json, options: .init(localizations: strings))) == [])
+        let german = ["de": ["seatchangeMessage": "Sitzplatz geändert"]]
+        let diagnostics = PassValidator().validate(json, options: .init(localizations: german)).filter(\.isError)
+        #expect(diagnostics.count == 1)
+        #expect(diagnostics.first?.message.contains("in de.lproj/pass.strings: \"Sitzplatz geändert\"") == true)
+        #expect(PassValidator.checksLocalizedText(in: json))
+    }
+
+    @Test func hexColoursAndAlignmentAreErrorsForOwnContentAndWarningsForDistributedPasses() throws {
+        let json = try JSONValue(parsing: """
+            {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
+             "organizationName": "O", "description": "D", "backgroundColor": "#1595d7",
+             "generic": {"primaryFields": [{"key": "k", "value": "v", "textAlignment": "PKTextAlignmentCenter"}]}}
+            """)
+        #expect(Set(rules(PassValidator().validate(json))) == ["color", "field.textAlignment.placement"])
+        let distributed = PassValidator().validate(json, options: .init(audience: .distributedPass))
+        #expect(rules(distributed) == [])
+        #expect(Set(distributed.filter { !$0.isError }.map(\.rule)).isSuperset(of: ["color", "field.textAlignment.placement"]))
+        // A colour Wallet cannot read stays an error for both.
+        let blue = try JSONValue(parsing: #"{"backgroundColor": "blue"}"#)
+        #expect(rules(PassValidator().validate(blue, options: .init(audience: .distributedPass))).contains("color"))
+    }
+}
