@@ -109,6 +109,10 @@ struct InspectCommand: ParsableCommand {
     /// than `bound`, and never more than `bound` bytes read.
     static func readBounded(_ path: String, bound: Int) -> Result<[UInt8], InspectReadError> {
         let shown = TerminalText.oneLine(path)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            return .failure(InspectReadError("\(shown) is a folder; give the .pkpass file (a pass's files zipped, not the folder)"))
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .failure(InspectReadError("cannot read \(shown); check the path"))
         }

@@ -260,3 +260,22 @@ func sha1Hex(_ bytes: [UInt8]) -> String {
     let digest = try? runProcess("openssl", ["dgst", "-sha1", "-r"], input: Data(bytes))
     return String((digest?.stdout ?? "").prefix(40))
 }
+
+/// The build's changeMessage rule resolves a key through the template's pass.strings too.
+@Suite struct BuildLocalizedChangeMessageTests {
+    @Test func validateResolvesChangeMessageKeys() throws {
+        let project = ProjectFixture(passCount: 1)
+        let template = project.directory.read("templates/card/pass.json").map { String(decoding: $0, as: UTF8.self) } ?? ""
+        project.directory.write("templates/card/pass.json", template.replacingOccurrences(
+            of: #""label": "Points", "value": "{{ points }}""#,
+            with: #""label": "Points", "value": "{{ points }}", "changeMessage": "pointsChange""#))
+        project.directory.write("templates/card/en.lproj/pass.strings", "\"pointsChange\" = \"Points now %@\";\n")
+        let good = try project.passforge(["validate"])
+        #expect(good.status == 0, "\(good.output)")
+
+        project.directory.write("templates/card/en.lproj/pass.strings", "\"pointsChange\" = \"Points changed\";\n")
+        let bad = try project.passforge(["validate"])
+        #expect(bad.status == 1)
+        #expect(bad.output.contains("changeMessage \"pointsChange\" (in en.lproj/pass.strings: \"Points changed\") has no %@"), "\(bad.output)")
+    }
+}
