@@ -171,6 +171,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // DeviceCheck offers: a claim hands one pre-built pass of an offer's pool to a device that never claimed it.
+        .target(name: "PassOffers", dependencies: ["DeviceCheck", "RegistrationStore"]),
         // `passforge publish` and `build --state-from`: the build-owned tree to a folder or over rsync/ssh.
         .target(name: "PassPublish", dependencies: ["AtomicFiles", "PassBuild"]),
         // The command-line tool: thin, calls the libraries.
@@ -202,10 +204,13 @@ let package = Package(
             ],
             path: "Tests/MockAPNs"
         ),
-        // An in-process stand-in for Apple's DeviceCheck service (HTTPS on loopback, JWT checked, bits kept), for tests.
+        // An in-process stand-in for Apple's DeviceCheck service (HTTPS on loopback, JWT checked, bits kept), and a
+        // client that trusts it: for tests and the claims benchmark.
         .target(
             name: "MockDeviceCheck",
             dependencies: [
+                "DeviceCheck", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -245,6 +250,15 @@ let package = Package(
             name: "DeviceCheckTests",
             dependencies: [
                 "DeviceCheck", "MockDeviceCheck", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "PassOffersTests",
+            dependencies: [
+                "PassOffers", "DeviceCheck", "MockDeviceCheck", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -10,47 +10,11 @@ import TestSupport
 
 /// The DeviceCheck client against the in-process mock of Apple's service, over real HTTPS on loopback.
 @Suite struct DeviceCheckClientTests {
-    static let team = "ABCDE12345"
-    static let keyID = "KEY1234567"
+    static let team = DeviceCheckRig.team
+    static let keyID = DeviceCheckRig.keyIdentifier
 
-    /// A mock, a client that trusts it, and the key they share.
-    struct Rig {
-        var server: MockDeviceCheckServer
-        var client: DeviceCheckClient
-        var http: HTTPClient
-        var clock: ManualClock
-
-        func shutdown() async {
-            await client.shutdown()
-            try? await http.shutdown()
-            await server.shutdown()
-        }
-    }
-
-    final class ManualClock: Sendable {
-        let seconds = Mutex<Int64>(Int64(Date().timeIntervalSince1970))
-        func advance(by delta: Int64) { seconds.withLock { $0 += delta } }
-        var now: Int64 { seconds.withLock { $0 } }
-    }
-
-    static func makeRig(timeout: Duration = .seconds(10)) async throws -> Rig {
-        let key = P256.Signing.PrivateKey()
-        let credentials = try DeviceCheckCredentials(teamIdentifier: team, keyIdentifier: keyID, privateKeyPEM: key.pemRepresentation)
-        let pki = TestPKI.shared
-        let serverIdentity = pki.apnsServerCertificate()
-        let clock = ManualClock()
-        let server = try await MockDeviceCheckServer(certificateChainPEM: pki.pemBytes(serverIdentity.certificate),
-                                                     privateKeyPEM: pki.pemBytes(serverIdentity.key), teamIdentifier: team,
-                                                     keyIdentifier: keyID, publicKey: key.publicKey, now: { clock.now })
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(pki.root))
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let client = DeviceCheckClient(endpoint: try DeviceCheckEndpoint(baseURL: server.baseURL),
-                                       authorization: DeviceCheckAuthorization(credentials: credentials, now: { clock.now }),
-                                       httpClient: http, timeout: timeout, now: { clock.now * 1000 })
-        return Rig(server: server, client: client, http: http, clock: clock)
+    static func makeRig(timeout: Duration = .seconds(10)) async throws -> DeviceCheckRig {
+        try await DeviceCheckRig.start(timeout: timeout)
     }
 
     @Test func aNewDeviceHasBothBitsFalseAndAnUpdateIsKept() async throws {
