@@ -3,6 +3,7 @@ import Foundation
 import PassBuild
 import PassDiff
 import RegistrationStore
+import TextEscaping
 
 struct DiffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -59,12 +60,17 @@ struct DiffCommand: AsyncParsableCommand {
             let headRendering = try PassDiff.render(projectDirectory: headSnapshot?.projectDirectory ?? FileManager.default.currentDirectoryPath, settings: settings)
             diff = PassDiff(base: baseRendering, head: headRendering)
         } catch let failure as GitSnapshot.Failure {
-            Console.error("error: \(failure)")
+            // The revision's name and git's own message come from outside: one line, no escapes.
+            Console.error("error: \(TerminalText.lines(failure.description))")
             throw ExitCode.failure
         }
         let devices = await deviceCounts(for: diff.changed.map(\.key) + diff.removed.map(\.key))
         let report = DiffReport(diff: diff, base: base, head: head ?? "working tree", devices: devices)
-        FileHandle.standardOutput.write(Data(report.render(DiffReport.Format(rawValue: format)!).utf8))
+        let chosen = DiffReport.Format(rawValue: format)!
+        // Each outside value is already on one line of its own; text output is filtered once more as a whole, the
+        // last filter before the terminal (Markdown keeps its own: its characters are inert in a code span).
+        let rendered = report.render(chosen)
+        FileHandle.standardOutput.write(Data((chosen == .text ? TerminalText.lines(rendered) : rendered).utf8))
         if diff.buildWouldRefuse { throw ExitCode.failure }
     }
 

@@ -167,6 +167,30 @@ struct DiffTests {
     }
 }
 
+extension DiffTests {
+    @Test("a pull request's links and paths out of the project are errors that show nothing of the files they lead to")
+    func linksOutOfTheProjectLeakNothing() throws {
+        let repository = try DiffRepository()
+        let outside = TemporaryDirectory("passforge-diff-outside")
+        outside.write("secret.yml", "Zsecret-token: [unclosed\n")
+        outside.write("photo.png", bytes: PNGFactory.png(width: 431, height: 123))
+        try FileManager.default.createSymbolicLink(atPath: repository.directory.file("content/leak.yml"), withDestinationPath: outside.file("secret.yml"))
+        try FileManager.default.removeItem(atPath: repository.directory.file("templates/coupon/logo@2x.png"))
+        try FileManager.default.createSymbolicLink(atPath: repository.directory.file("templates/coupon/logo@2x.png"), withDestinationPath: outside.file("photo.png"))
+        let relative = String(repeating: "../", count: repository.path.split(separator: "/").count + 6) + outside.file("photo.png").dropFirst()
+        try repository.edit("content/store-card/example.yml", "member: Jane Appleseed", "member: Jane Appleseed\nimages:\n  strip.png: \(relative)")
+        try repository.commit("links out")
+        for format in ["text", "markdown"] {
+            let result = try repository.diff(["HEAD~1", "HEAD", "--format", format])
+            #expect(result.status == 1, "\(result.output)")
+            for rule in ["content.outside-project", "template.outside-project", "content.image-outside-project"] {
+                #expect(result.stdout.contains(rule), "\(rule): \(result.stdout)")
+            }
+            for leak in ["Zsecret", "431", "123 px", "unclosed"] { #expect(!result.output.contains(leak), "\(leak): \(result.output)") }
+        }
+    }
+}
+
 /// `markdown` as GitHub renders it: the real cmark-gfm with GitHub's extensions.
 func renderGFM(_ markdown: String) throws -> String {
     let result = try runProcess("cmark-gfm", ["-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tagfilter"], directory: "/", input: Data(markdown.utf8))
