@@ -5,10 +5,14 @@ Opens PAGE_URL, then edits CONTENT_FILE (OLD -> NEW): the page must show
 SHOWN within WATCH_DEADLINE seconds (default 2) without being reloaded by
 hand. Then breaks the file (appends an unterminated YAML flow list): the page
 must show the error with the file's name and a line number within that time.
+When the page has a language menu, each language must show its own
+section when chosen (the page's script works). With --literal TEXT, TEXT
+(say, pass data holding `<!--<script>`) must be shown as text.
 Exits 1 on failure.
 
-Usage: check-preview-watch.py PAGE_URL CONTENT_FILE OLD NEW SHOWN
+Usage: check-preview-watch.py PAGE_URL CONTENT_FILE OLD NEW SHOWN [--literal TEXT]
 """
+import argparse
 import os
 import re
 import sys
@@ -18,11 +22,16 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
 def main():
-    url, content_file, old, new, shown = sys.argv[1:6]
+    parser = argparse.ArgumentParser()
+    for name in ("url", "content_file", "old", "new", "shown"):
+        parser.add_argument(name)
+    parser.add_argument("--literal")
+    args = parser.parse_args()
+    url, content_file, old, new, shown = args.url, args.content_file, args.old, args.new, args.shown
     deadline = float(os.environ.get("WATCH_DEADLINE", "2"))
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -42,8 +51,22 @@ def main():
                 return ""
         if shown in body(driver):
             failures.append(f"{shown!r} is on the page before the edit")
+        if args.literal and args.literal not in body(driver):
+            failures.append(f"{args.literal!r} is not shown as text; the page shows: {body(driver)[:300]!r}")
+        menus = driver.find_elements(By.ID, "language")
+        if menus:
+            languages = [option.get_attribute("value") for option in Select(menus[0]).options]
+            for language in languages[1:] + languages[:1]:
+                Select(menus[0]).select_by_value(language)
+                shown_languages = [s.get_attribute("data-lang") for s in driver.find_elements(By.CSS_SELECTOR, "section.language") if s.is_displayed()]
+                if shown_languages != [language]:
+                    failures.append(f"choosing {language} shows the sections {shown_languages}")
+            print("languages switched: " + ", ".join(languages))
         # Wait until the page's event stream is open, so that the edit is not missed.
-        WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.documentElement.dataset.live === 'connected'"))
+        try:
+            WebDriverWait(driver, 5).until(lambda d: d.execute_script("return document.documentElement.dataset.live === 'connected'"))
+        except Exception:
+            failures.append("the live-reload script did not connect to the event stream")
 
         text = open(content_file, encoding="utf-8").read()
         if old not in text:

@@ -8,7 +8,10 @@ import PassModel
 /// style, in every language of the pass, with its dates, locations, barcode
 /// and warnings. Self-contained (images inlined), so it opens from file://.
 package struct PassPage: Sendable {
-    package var pass: UnsignedPass
+    /// With its authenticationToken masked (`maskingAuthenticationToken`).
+    package let pass: UnsignedPass
+    /// The real token, which no page shows.
+    private let hiddenToken: String?
     /// Problems of the whole project, shown on top (the --watch server sets them while content is broken).
     package var projectErrors: [ContentDiagnostic] = []
     /// Adds the script that reloads the page when the --watch server says so.
@@ -16,7 +19,8 @@ package struct PassPage: Sendable {
     package var deviceTimeZone: TimeZone = .current
 
     package init(pass: UnsignedPass, projectErrors: [ContentDiagnostic] = [], liveReload: Bool = false) {
-        self.pass = pass
+        self.pass = pass.maskingAuthenticationToken()
+        hiddenToken = pass.authenticationToken
         self.projectErrors = projectErrors
         self.liveReload = liveReload
     }
@@ -62,7 +66,9 @@ package struct PassPage: Sendable {
         let tables = JSONValue.object(JSONObject(languages.map { ($0.language, JSONValue.object(JSONObject($0.strings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))) }))
         body += "<script type=\"application/json\" id=\"pass-strings\">\(escapeScript(String(decoding: tables.serialized(), as: UTF8.self)))</script>"
         body += "<script type=\"application/json\" id=\"pass-json\">\(escapeScript(String(decoding: json.serialized(pretty: true), as: UTF8.self)))</script>"
-        return PreviewHTML.document(title: title, body: body, liveReload: liveReload, script: Self.languageScript)
+        let page = PreviewHTML.document(title: title, body: body, liveReload: liveReload, script: Self.languageScript)
+        // The token in a localization or anywhere else the masked pass.json does not reach.
+        return hiddenToken.map { page.replacingOccurrences(of: $0, with: UnsignedPass.mask(token: $0)) } ?? page
     }
 
     static let languageScript = """
@@ -279,5 +285,42 @@ func escape(_ text: String) -> String {
     return out
 }
 
-/// JSON inside <script>: only `</` could end the element early.
-func escapeScript(_ text: String) -> String { text.replacingOccurrences(of: "</", with: "<\\/") }
+/// JSON inside a <script> element: every `<` as `\u003c` (JSON has `<`
+/// only inside strings, where the escape means the same). Escaping `</`
+/// alone is not enough: in script data, `<!--` followed by `<script`
+/// switches the HTML tokenizer to the "script data double escaped" state
+/// (WHATWG HTML §13.2.5.20-29), where `</script>` no longer ends the element,
+/// and the page's own scripts after it are swallowed as text.
+func escapeScript(_ text: String) -> String { text.replacingOccurrences(of: "<", with: "\\u003c") }
+
+extension UnsignedPass {
+    /// The pass.json value of `authenticationToken`, when it has one.
+    var authenticationToken: String? {
+        guard let token = passJSON["authenticationToken"]?.stringValue, !token.isEmpty else { return nil }
+        return token
+    }
+
+    /// The pass as its preview pages show it: its authenticationToken (with
+    /// which anyone can fetch, register and unregister the pass) masked in
+    /// every string of pass.json, the token's own value and any field or
+    /// barcode built from it. Pages are served to whatever reaches the
+    /// --watch server, and shared as files.
+    func maskingAuthenticationToken() -> UnsignedPass {
+        guard let token = authenticationToken else { return self }
+        var masked = self
+        masked.passJSON = Self.replacing(token, with: Self.mask(token: token), in: passJSON)
+        return masked
+    }
+
+    /// The first 4 characters and `…` (only `…` for a token too short to be one: 16 characters is Apple's minimum).
+    static func mask(token: String) -> String { token.count >= 16 ? String(token.prefix(4)) + "…" : "…" }
+
+    private static func replacing(_ secret: String, with mask: String, in value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text): return .string(text.replacingOccurrences(of: secret, with: mask))
+        case .array(let items): return .array(items.map { replacing(secret, with: mask, in: $0) })
+        case .object(let object): return .object(JSONObject(object.map { ($0.key, replacing(secret, with: mask, in: $0.value)) }))
+        case .null, .bool, .int, .double: return value
+        }
+    }
+}

@@ -91,6 +91,9 @@ package struct PreviewWatcher: Sendable {
     static func application(directory: String, host: String, port: Int, hub: ReloadHub,
                             onServerRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let router = Router()
+        let boundPort = BoundPort(port)
+        // First, so that it sees every request, and every response (404s and 405s included).
+        router.add(middleware: PreviewRequestGuard(rule: PreviewHostRule(boundHost: host), boundPort: boundPort))
         router.get("/_passforge/events") { _, _ -> Response in
             let stream = hub.subscribe()
             var headers = HTTPFields()
@@ -103,7 +106,11 @@ package struct PreviewWatcher: Sendable {
         }
         router.get("/") { _, _ -> Response in Self.file("/index.html", in: directory) }
         return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "passforge-preview"),
-                              onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) })
+                              onServerRunning: { channel in
+                                  let bound = channel.localAddress?.port ?? port
+                                  boundPort.set(bound)
+                                  await onServerRunning(bound)
+                              })
     }
 
     /// Path → stamp, of every file under the watched paths.
