@@ -61,7 +61,7 @@ fuzz: deps
 # The release archive: dist/passforge-<version>-linux-<arch>.tar.gz, a binary built with the
 # Swift runtime and Foundation linked in (no toolchain needed to run it), INSTALL, deploy/.
 # It builds in .build-dist (PASSFORGE_DIST_SCRATCH=.build to share .build), apart from the
-# debug build, so each keeps its incremental state. About 10-15 minutes on 2 cores from scratch.
+# debug build, so each keeps its incremental state. About 10 minutes on 2 cores from scratch.
 dist:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BUILD_PACKAGES)"
 	SWIFT="$(SWIFT)" scripts/dist.sh
