@@ -45,9 +45,11 @@ bench: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
 	$(SWIFT) build -c release --product passforge
 	$(SWIFT) build -c release --product push-benchmark
+	$(SWIFT) build -c release --product claim-benchmark
 	scripts/bench-build.py
 	scripts/with-postgres.sh sh -c 'scripts/bench-serve.py --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
 	.build/release/push-benchmark
+	scripts/with-postgres.sh sh -c '.build/release/claim-benchmark --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
 
 # A long Schemathesis run (openapi.yaml, every check, stateful sequences) against `passforge serve`
 # on the example project, SQLite and PostgreSQL; `make test` runs a short seeded one (FuzzAPITests).

@@ -73,7 +73,7 @@ let package = Package(
         // Templates, content files, placeholders, merge, file:line diagnostics.
         .target(
             name: "PassContent",
-            dependencies: ["PassModel", .product(name: "Yams", package: "Yams")]
+            dependencies: ["PassModel", "TextEscaping", .product(name: "Yams", package: "Yams")]
         ),
         // manifest.json, CMS signature (OpenSSL), zip (written in Swift on zlib, read with libzip): the bytes of a .pkpass.
         .target(
@@ -222,6 +222,12 @@ let package = Package(
         ),
         // `make bench`: 20,000 pushes through PushSender into MockAPNs on loopback.
         .executableTarget(name: "push-benchmark", dependencies: ["PassPush", "MockAPNs", "TestSupport"], path: "Benchmarks/PushBenchmark"),
+        // `make bench`: DeviceCheck offer claims per second against MockDeviceCheck, on SQLite and PostgreSQL.
+        .executableTarget(
+            name: "claim-benchmark",
+            dependencies: ["PassOffers", "MockDeviceCheck", "TestSupport", "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore"],
+            path: "Benchmarks/ClaimBenchmark"
+        ),
 
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
         .testTarget(name: "PassContentTests", dependencies: ["PassContent", "PassModel"]),

@@ -26,7 +26,8 @@ public struct DeviceCheckRig: Sendable {
         public var now: Int64 { seconds.withLock { $0 } }
     }
 
-    package static func start(timeout: Duration = .seconds(10)) async throws -> DeviceCheckRig {
+    /// - Parameter recordsRequests: keep every request for the test to read (the benchmark turns it off).
+    package static func start(timeout: Duration = .seconds(10), recordsRequests: Bool = true) async throws -> DeviceCheckRig {
         let key = P256.Signing.PrivateKey()
         let credentials = try DeviceCheckCredentials(teamIdentifier: team, keyIdentifier: keyIdentifier, privateKeyPEM: key.pemRepresentation)
         let pki = TestPKI.shared
@@ -34,7 +35,7 @@ public struct DeviceCheckRig: Sendable {
         let clock = ManualClock()
         let server = try await MockDeviceCheckServer(certificateChainPEM: pki.pemBytes(identity.certificate), privateKeyPEM: pki.pemBytes(identity.key),
                                                      teamIdentifier: team, keyIdentifier: keyIdentifier, publicKey: key.publicKey,
-                                                     now: { clock.now })
+                                                     recordsRequests: recordsRequests, now: { clock.now })
         let http = makeHTTPClient(trusting: pki.root)
         let client = DeviceCheckClient(endpoint: try DeviceCheckEndpoint(baseURL: server.baseURL),
                                        authorization: DeviceCheckAuthorization(credentials: credentials, now: { clock.now }),
