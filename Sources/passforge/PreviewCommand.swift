@@ -15,7 +15,8 @@ struct PreviewCommand: AsyncParsableCommand {
 
         With --watch it serves the gallery on a local port, rebuilds it when a content file,
         template, image or passforge.yml changes, and open pages reload by themselves; errors
-        show on the page at file:line. Stop it with Ctrl-C.
+        show on the page at file:line. Stop it with Ctrl-C. It answers only requests for
+        localhost, 127.0.0.1, [::1] or --host (403 otherwise: no other web site can read it).
 
         Examples:
           passforge preview                      then open preview/index.html
@@ -39,7 +40,7 @@ struct PreviewCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Port of the --watch server; 0 picks a free one.", valueName: "port"))
     var port = 8080
 
-    @Option(help: ArgumentHelp("Address of the --watch server.", valueName: "address"))
+    @Option(help: ArgumentHelp("Address of the --watch server; open it by this address or a loopback name.", valueName: "address"))
     var host = "127.0.0.1"
 
     func run() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import PassBuild
+import PassPreview
 import Testing
 import TestSupport
 
@@ -309,5 +310,34 @@ struct BarcodeValidationBuildTests {
         #expect(line.contains("barcodes[0].message"), "\(line)")
         #expect(line.contains(reason), "\(line)")
         #expect(result.stderr.components(separatedBy: "[barcode.encodable]").count == 2, "only the first barcode fails: \(result.output)")
+    }
+}
+
+@Suite("the Host names preview --watch answers")
+struct PreviewHostRuleTests {
+    @Test("loopback names and the bound address, with no port or the bound one; anything else 403, malformed 400")
+    func verdicts() {
+        let loopback = PreviewHostRule(boundHost: "127.0.0.1")
+        let cases: [(String, PreviewHostRule.Verdict)] = [
+            ("localhost", .allowed), ("localhost:8080", .allowed), ("LocalHost:8080", .allowed), ("127.0.0.1:8080", .allowed),
+            ("[::1]:8080", .allowed), ("[::1]", .allowed),
+            ("localhost:8081", .foreign), ("attacker.example", .foreign), ("attacker.example:8080", .foreign),
+            ("localhost.", .foreign), ("127.0.0.2:8080", .foreign), ("0.0.0.0:8080", .foreign), ("[::2]:8080", .foreign),
+            ("", .malformed), ("localhost:", .malformed), ("localhost:80:80", .malformed), ("localhost:http", .malformed),
+            ("user@localhost", .malformed), ("local host", .malformed), ("[::1", .malformed), ("[::1]x", .malformed),
+            ("[]:8080", .malformed), ("localhost:123456", .malformed), ("localhost/x", .malformed),
+        ]
+        for (host, verdict) in cases {
+            #expect(loopback.verdict(hosts: [host], port: 8080) == verdict, "Host: \(host)")
+        }
+        #expect(loopback.verdict(hosts: [], port: 8080) == .malformed)
+        #expect(loopback.verdict(hosts: ["localhost", "localhost"], port: 8080) == .malformed)
+        // Bound to a LAN address (to preview on a phone): that address too, and still the loopback names.
+        let lan = PreviewHostRule(boundHost: "192.168.1.20")
+        #expect(lan.verdict(hosts: ["192.168.1.20:8080"], port: 8080) == .allowed)
+        #expect(lan.verdict(hosts: ["localhost:8080"], port: 8080) == .allowed)
+        #expect(lan.verdict(hosts: ["192.168.1.21:8080"], port: 8080) == .foreign)
+        #expect(PreviewHostRule(boundHost: "::1").names.contains("[::1]"))
+        #expect(PreviewHostRule(boundHost: "fe80::1").verdict(hosts: ["[FE80::1]:8080"], port: 8080) == .allowed)
     }
 }
