@@ -298,6 +298,11 @@ struct BuildPlanner {
         let now = FileStamp.now()
         let checkedWhenRead = 64
         @Sendable func read(_ path: String, memo: inout PassEvaluator.UnchangedCheckMemo) -> (file: ReadFile, allUnchanged: Bool?) {
+            guard !ProjectBoundary.hasUnsafeName(path) else {
+                var file = ReadFile(path: path)
+                file.refusal = .unsafeName
+                return (file, nil)
+            }
             let stamp = FileStamp(path: path).flatMap { $0.isSettled(now: now) ? $0 : nil }
             let known = validateOnly ? nil : state.contentFiles.index(forKey: path)
             let previous = known.map { state.contentFiles.values[$0] }
@@ -687,6 +692,9 @@ extension BuildPlanner {
     static func unreadable(_ path: String, _ refusal: ProjectBoundary.Refusal, boundary: ProjectBoundary) -> ContentDiagnostic {
         switch refusal {
         case .outside: return boundary.outsideContentFile(path)
+        case .unsafeName:
+            return .error(at: SourceLocation(file: ProjectBoundary.shownName(path)), rule: "content.file-name",
+                          "the name of this content file holds a control or bidirectional character (shown as ?), which would start lines of its own in build output, logs and pull-request comments; rename the file")
         case .unreadable: return .error(at: SourceLocation(file: path), rule: "content.unreadable", "cannot read this file; check its permissions")
         }
     }
@@ -697,6 +705,7 @@ extension ProjectBoundary {
     /// link: the walk does not follow them). A plain file is read at once, without resolving its path;
     /// a link only when it leads inside, as ``read(_:)`` does. One lstat more per file.
     func readListedFile(_ path: String) -> Result<[UInt8], Refusal> {
+        guard !Self.hasUnsafeName(path) else { return .failure(.unsafeName) }
         var info = stat()
         guard lstat(path, &info) == 0 else { return .failure(.unreadable) }
         guard (info.st_mode & S_IFMT) == S_IFLNK else {

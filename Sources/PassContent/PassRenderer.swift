@@ -49,7 +49,7 @@ package struct PassRenderer: Sendable {
             let bytes: [UInt8]
             switch boundary.read(image.path) {
             case .success(let read): bytes = read
-            case .failure(.unreadable):
+            case .failure(.unreadable), .failure(.unsafeName):
                 problems.append(.error(at: image.location, keyPath: ["images", .key(image.name)], rule: "content.image-missing",
                                        "pass \(definition.serialNumber): image file \(image.path) does not exist; fix the path (it is relative to \(definition.file))"))
                 continue

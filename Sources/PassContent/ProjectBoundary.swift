@@ -1,4 +1,5 @@
 import Foundation
+import TextEscaping
 
 /// The folders whose files may become part of a pass: the templates folder
 /// and the content folder, by their real paths.
@@ -28,6 +29,25 @@ package struct ProjectBoundary: Sendable {
         case unreadable
         /// Its real path is outside every folder.
         case outside
+        /// Its path holds a control or bidirectional character (see ``hasUnsafeName(_:)``).
+        case unsafeName
+    }
+
+    /// Whether `path` holds a C0 or C1 control character (a newline, an escape), a line or paragraph
+    /// separator or a bidirectional formatting character. A content file's path is shown in build
+    /// output, logs and pull-request comments and kept in the build state: a name like
+    /// `"new\n\n<!--\n.yml"` would start lines of its own there.
+    package static func hasUnsafeName(_ path: String) -> Bool {
+        path.unicodeScalars.contains(where: TerminalText.isNeutralized)
+    }
+
+    /// `path` with each character ``hasUnsafeName(_:)`` looks for shown as `?`, for a message.
+    package static func shownName(_ path: String) -> String {
+        var shown = ""
+        for scalar in path.unicodeScalars {
+            shown.unicodeScalars.append(TerminalText.isNeutralized(scalar) ? "?" : scalar)
+        }
+        return shown
     }
 
     /// The real path of `path` when it is inside one of the folders.

@@ -58,7 +58,7 @@ package struct TemplateLoader: Sendable {
         switch boundary.read(passPath) {
         case .success(let bytes): passData = bytes
         case .failure(.outside): return .failure(ContentErrors([outsideError(passPath, what: "pass.json of template \(name)")]))
-        case .failure(.unreadable):
+        case .failure(.unreadable), .failure(.unsafeName):
             return .failure(ContentErrors([.error(at: SourceLocation(file: passPath), rule: "template.pass-json",
                                                   "template \(name) has no pass.json; add one with the pass style and fields")]))
         }
@@ -127,7 +127,7 @@ package struct TemplateLoader: Sendable {
                     case .failure(.outside):
                         problems.append(outsideError(filePath, what: "\(entry)/\(file)"))
                         continue
-                    case .failure(.unreadable): continue
+                    case .failure(.unreadable), .failure(.unsafeName): continue
                     }
                     if file == "pass.strings" {
                         switch LocalizedStrings.parse(Array(bytes), language: String(entry.dropLast(".lproj".count)), path: filePath) {
@@ -141,7 +141,7 @@ package struct TemplateLoader: Sendable {
                 switch boundary.read(path) {
                 case .success(let bytes): files.append(PackageFile(name: entry, bytes: bytes, source: path))
                 case .failure(.outside): problems.append(outsideError(path, what: entry))
-                case .failure(.unreadable): break
+                case .failure(.unreadable), .failure(.unsafeName): break
                 }
             } else {
                 problems.append(.warning(at: SourceLocation(file: path), rule: "template.ignored-file",

@@ -127,4 +127,12 @@ import Testing
         project.write("content-other/x.png", "x")
         #expect(project.boundary.containedPath("\(project.root)/content-other/x.png") == .failure(.outside))
     }
+
+    @Test func namesWithControlOrBidiCharactersAreUnsafe() {
+        for name in ["content/new\n\n<!--\n.yml", "content/a\u{1B}[31m.yml", "content/\u{202E}lmy.exe", "content/tab\t.yml", "content/del\u{7F}.yml"] {
+            #expect(ProjectBoundary.hasUnsafeName(name), "\(name.debugDescription)")
+        }
+        #expect(!ProjectBoundary.hasUnsafeName("content/Zürich 東京/pass-1.yml"))
+        #expect(ProjectBoundary.shownName("content/new\n\n<!--\n.yml") == "content/new??<!--?.yml")
+    }
 }
