@@ -113,24 +113,40 @@ struct InspectCommand: ParsableCommand {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
             return .failure(InspectReadError("\(shown) is a folder; give the .pkpass file (a pass's files zipped, not the folder)"))
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            return .failure(InspectReadError("cannot read \(shown); check the path"))
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(InspectReadError("cannot read \(shown); check the path")) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return .failure(InspectReadError("cannot read \(shown); check the path")) }
+        let size = Int(status.st_size)
+        guard size <= bound else {
+            return .failure(InspectReadError("\(shown) is \(size) bytes; at most \(bound) are read (a pass holds at most \(PackageLimits.maximumTotalSize) bytes, a .pkpasses bundle \(PackageLimits.maximumBundleSize))"))
         }
-        defer { try? handle.close() }
-        do {
-            let size = try handle.seekToEnd()
-            guard size <= UInt64(bound) else {
-                return .failure(InspectReadError("\(shown) is \(size) bytes; at most \(bound) are read (a pass holds at most \(PackageLimits.maximumTotalSize) bytes, a .pkpasses bundle \(PackageLimits.maximumBundleSize))"))
+        // Read straight into one buffer of the stated size (no second copy),
+        // and one byte more to notice a file that grows while it is read.
+        var bytes = [UInt8](repeating: 0, count: size + 1)
+        var filled = 0
+        var failure: Int32 = 0
+        bytes.withUnsafeMutableBytes { buffer in
+            while filled < buffer.count {
+                let count = read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if count == 0 { break }
+                filled += count
             }
-            try handle.seek(toOffset: 0)
-            let bytes = try handle.read(upToCount: bound + 1) ?? Data()
-            guard bytes.count <= bound else {
-                return .failure(InspectReadError("\(shown) grew beyond \(bound) bytes while it was read"))
-            }
-            return .success(Array(bytes))
-        } catch {
-            return .failure(InspectReadError("cannot read \(shown): \(TerminalText.oneLine(error.localizedDescription))"))
         }
+        if failure != 0 {
+            return .failure(InspectReadError("cannot read \(shown): \(String(cString: strerror(failure)))"))
+        }
+        guard filled <= size else {
+            return .failure(InspectReadError("\(shown) grew while it was read; inspect it when it is complete"))
+        }
+        bytes.removeLast(bytes.count - filled)
+        return .success(bytes)
     }
 
     /// A bundle's passes, each inspected; defects are named by member.

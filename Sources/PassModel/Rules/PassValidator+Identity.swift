@@ -45,9 +45,11 @@ extension ValidationRun {
     /// A serial must match `[A-Za-z0-9][A-Za-z0-9._~-]{0,127}`: it is part of
     /// the web service's URL and of a file path in the output tree, so only
     /// URL- and path-safe characters are allowed.
+    /// (passforge's own rule, not Wallet's: a distributed pass with another
+    /// serial, e.g. Apple's sample "…-ORD07/09/25-…", gets a warning.)
     mutating func checkSerialNumber(_ serial: String) {
         guard let problem = Self.serialNumberProblem(serial) else { return }
-        error(
+        guidance(
             [.key("serialNumber")], "serialNumber.format",
             "serialNumber \"\(serial)\" \(problem); a serial number matches [A-Za-z0-9][A-Za-z0-9._~-]{0,127}: it starts with a letter or digit, then has up to 127 letters, digits, '.', '_', '~' or '-', because it becomes part of URLs and file names"
         )
