@@ -92,9 +92,9 @@ while read -r soname path; do
 done < "$stage/libraries"
 sort -u -o "$root/debian-packages" "$root/debian-packages"
 
-. /etc/os-release 2>/dev/null || PRETTY_NAME="this machine"
+system=$(sed -n 's/^PRETTY_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' /etc/os-release 2>/dev/null)
 cat > "$root/INSTALL" <<EOF
-passforge $version (commit ${commit:-unknown}) for Linux $arch, built on ${PRETTY_NAME}.
+passforge $version (commit ${commit:-unknown}) for Linux $arch, built on ${system:-this machine}.
 
 The binary holds the Swift runtime and Foundation; it needs no Swift toolchain. It still
 needs these shared libraries (from \`ldd bin/passforge\`, with the Debian package of each,

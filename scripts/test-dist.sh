@@ -13,9 +13,11 @@
 # static Swift runtime takes over 10 minutes on 2 cores (see README, Install).
 set -eu
 
+archive=${1:-}
+[ -z "$archive" ] || archive=$(readlink -f "$archive")   # a path given from anywhere
 cd "$(dirname "$0")/.."
-archive=${1:-$(ls -t dist/passforge-*-linux-"$(uname -m)".tar.gz 2>/dev/null | head -n1)}
-[ -n "$archive" ] && [ -f "$archive" ] || { echo "test-dist: no archive; run make dist first" >&2; exit 1; }
+[ -n "$archive" ] || archive=$(ls -t dist/passforge-*-linux-"$(uname -m)".tar.gz 2>/dev/null | head -n1)
+if [ -z "$archive" ] || [ ! -f "$archive" ]; then echo "test-dist: no archive${1:+ $1}; run make dist first" >&2; exit 1; fi
 archive=$(readlink -f "$archive")
 
 work=$(mktemp -d)
