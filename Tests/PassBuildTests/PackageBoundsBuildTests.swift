@@ -1,6 +1,6 @@
 import Foundation
 import PassContent
-import PassModel
+@testable import PassModel
 import PassPackage
 import Testing
 import TestSupport
@@ -9,23 +9,16 @@ import TestSupport
 /// The build refuses what `inspect` or a device would refuse (PNG bombs, huge images, a pass over
 /// `PackageLimits.maximumTotalSize`), with an error at the image or the pass, and writes nothing.
 @Suite struct PackageBoundsBuildTests {
-    /// A PNG that is only its signature, header and end: `width`×`height` pixels declared in 57 bytes.
+    /// A PNG that is only its signature, header and end: `width`×`height` pixels declared in 57 bytes
+    /// (PassModel's CRC-32 is checked on its own in PNGImageInfoTests).
     static func headerOnlyPNG(width: UInt32, height: UInt32) -> [UInt8] {
         func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(value >> $0 & 0xFF) } }
-        func crc(_ bytes: [UInt8]) -> UInt32 {
-            var c: UInt32 = 0xFFFF_FFFF
-            for byte in bytes {
-                c ^= UInt32(byte)
-                for _ in 0..<8 { c = (c >> 1) ^ (c & 1 == 1 ? 0xEDB8_8320 : 0) }
-            }
-            return ~c
-        }
         let header = Array("IHDR".utf8) + bigEndian(width) + bigEndian(height) + [8, 6, 0, 0, 0]
         let end = Array("IEND".utf8)
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + bigEndian(13) + header + bigEndian(crc(header)) + bigEndian(0) + end + bigEndian(crc(end))
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + bigEndian(13) + header + bigEndian(CRC32.checksum(header)) + bigEndian(0) + end + bigEndian(CRC32.checksum(end))
     }
 
-    /// A real PNG of the right size for `name`, padded after its end to `size` bytes (readers stop at IEND).
+    /// A real `width`×`height` PNG, padded after its end to `size` bytes (readers stop at IEND).
     static func paddedPNG(width: Int, height: Int, size: Int) -> [UInt8] {
         let png = PNGFactory.png(width: width, height: height)
         return png + [UInt8](repeating: 0, count: max(0, size - png.count))
