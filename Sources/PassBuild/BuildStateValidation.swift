@@ -27,10 +27,15 @@ extension BuildState {
     /// second at most, and clocks of two machines differ by less than a day.
     package static let tagAllowance: Int64 = 86_400_000
 
-    /// The greatest update tag a state may hold at `now`.
+    /// The greatest update tag a published state may hold at `now`.
     package static func greatestTag(at now: Date) -> Int64 {
         Int64(now.timeIntervalSince1970 * 1000) + tagAllowance
     }
+
+    /// The greatest update tag the local state may hold: the end of year 9999. The local state's tags came from
+    /// this machine's builds, and stay strictly increasing even if its clock once ran ahead (they continue from
+    /// there: see `PassBuilder.updateTag`); this bound only keeps their arithmetic far from overflowing.
+    package static let greatestLocalTag: Int64 = 253_402_300_799_999
 
     /// What a build takes from a destination: its state and bundle list, decoded from the bytes in memory and
     /// checked whole before any of it is used, and the downloads list made again from them (the destination's
@@ -57,14 +62,14 @@ extension BuildState {
         guard state.version == currentVersion else {
             throw Problem("state.json was written by another passforge version (state version \(state.version))")
         }
-        try state.check(now: now, jobs: jobs)
+        try state.check(greatestTag: greatestTag(at: now), jobs: jobs)
         var bundles: [String: PassBundles.Record] = [:]
         var keptBundlesJSON: [UInt8]?
         if let bundlesJSON {
             guard bundlesJSON.count <= maximumPublishedListSize else {
                 throw Problem("bundles.json is larger than \(maximumPublishedListSize >> 20) MB")
             }
-            if let records = try PassBundles.records(decoding: bundlesJSON, now: now) {
+            if let records = try PassBundles.records(decoding: bundlesJSON, greatestTag: greatestTag(at: now)) {
                 (bundles, keptBundlesJSON) = (records, bundlesJSON)
             }
         }
@@ -73,9 +78,10 @@ extension BuildState {
         return Published(state: state, bundlesJSON: keptBundlesJSON, downloadsCSV: Array(csv.utf8))
     }
 
-    /// Throws the first problem found, or returns when every record passes.
-    package func check(now: Date = Date(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(Problem) {
-        let greatest = Self.greatestTag(at: now)
+    /// Throws the first problem found, or returns when every record passes. `greatestTag`: the published
+    /// bound (`greatestTag(at:)`, the default) or `greatestLocalTag`.
+    package func check(greatestTag greatest: Int64 = BuildState.greatestTag(at: Date()),
+                       jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(Problem) {
         func checkTag(_ tag: Int64, _ what: @autoclosure () -> String) throws(Problem) {
             guard tag >= 0, tag <= greatest else {
                 throw Problem("\(what()) is \(tag), not an update tag of this build's time (0 to \(greatest), milliseconds since 1970)")
@@ -101,8 +107,8 @@ extension BuildState {
             }
         }
         for (path, file) in contentFiles {
-            try Self.checkRelativePath(path, "content file")
-            for key in file.passes where !Self.isKey(key) {
+            try Self.checkText(path, "content file path")
+            for key in file.passes where !TreeLayout.isPassKey(key) {
                 throw Problem("content file \(Self.quoted(path)) lists pass \(Self.quoted(key)), which is not passTypeIdentifier/serialNumber")
             }
         }
@@ -118,7 +124,7 @@ extension BuildState {
         guard TreeLayout.isCapabilityDownload(record.downloadPath) else {
             throw Problem("pass \(key) has downloadPath \(quoted(record.downloadPath)), which is not download/<capability>.pkpass")
         }
-        if let path = record.publicDownloadPath, path != TreeLayout.publicDownloadPath(type: type, serial: serial) {
+        if let path = record.publicDownloadPath, !TreeLayout.isPublicDownloadPath(path, type: type, serial: serial) {
             throw Problem("pass \(key) has publicDownloadPath \(quoted(path)), which is not download/\(key).pkpass")
         }
         if let path = record.tokenPath, !TreeLayout.isTokenPath(path, type: type, serial: serial) {
@@ -138,32 +144,26 @@ extension BuildState {
         guard TreeLayout.isSerial(serial) else {
             throw Problem("\(what) \(quoted(key)) has serialNumber \(quoted(serial)), which does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
         }
-        let utf8 = key.utf8
-        guard utf8.count == type.utf8.count + 1 + serial.utf8.count, utf8.starts(with: type.utf8),
-              utf8.dropFirst(type.utf8.count).first == UInt8(ascii: "/"), utf8.dropFirst(type.utf8.count + 1).elementsEqual(serial.utf8) else {
+        guard TreeLayout.isKey(key, type: type, serial: serial) else {
             throw Problem("\(what) \(quoted(key)) is listed under a key that is not its passTypeIdentifier/serialNumber (\(type)/\(serial))")
-        }
-    }
-
-    /// `type/serial`, both matching their patterns.
-    static func isKey(_ key: String) -> Bool {
-        guard let slash = key.utf8.firstIndex(of: UInt8(ascii: "/")) else { return false }
-        return TreeLayout.isPassType(key.utf8[..<slash]) && TreeLayout.isSerial(key.utf8[key.utf8.index(after: slash)...])
-    }
-
-    /// A project-relative path: not absolute, no `..`, no control character.
-    static func checkRelativePath(_ path: String, _ what: String) throws(Problem) {
-        try checkText(path, "\(what) path")
-        guard !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
-            throw Problem("\(what) \(quoted(path)) is not a path inside the project")
         }
     }
 
     /// Text with no control character (and so no newline), and valid UTF-8.
     static func checkText(_ text: String, _ what: @autoclosure () -> String) throws(Problem) {
-        for scalar in text.unicodeScalars where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0xFFFD {
-            throw Problem("\(what()) \(quoted(text)) holds a control character or invalid UTF-8")
+        var text = text
+        // On the bytes: C0 controls and DEL, C1 controls (U+0080–U+009F: C2 80–C2 9F), and U+FFFD (EF BF BD),
+        // which stands for the invalid UTF-8 the decoder replaced.
+        let clean = text.withUTF8 { bytes in
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == 0x7F { return false }
+                if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] <= 0x9F { return false }
+                if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] == 0xBD { return false }
+            }
+            return true
         }
+        guard clean else { throw Problem("\(what()) \(quoted(text)) holds a control character or invalid UTF-8") }
     }
 
     /// `text` in double quotes, every byte but printable ASCII written as `\u{…}`, cut short: safe in one line of

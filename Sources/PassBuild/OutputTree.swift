@@ -189,9 +189,21 @@ package struct OutputTree: Sendable {
 
     /// A path under `.passforge/staging/` that does not climb out of it.
     static func isStaged(_ path: String) -> Bool {
-        guard path.hasPrefix(stagingFolder + "/") else { return false }
-        return !path.utf8.dropFirst(stagingFolder.utf8.count + 1).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-            .contains { $0.isEmpty || $0.elementsEqual("..".utf8) || $0.elementsEqual(".".utf8) || $0.contains { $0 < 0x20 } }
+        var path = path
+        return path.withUTF8 { bytes in
+            let prefix = ".passforge/staging/".utf8
+            guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return false }
+            // Each name after it: not empty, not `.` or `..`, no control character.
+            var start = prefix.count
+            for index in prefix.count...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                let length = index - start
+                if length == 0 || (bytes[start] == UInt8(ascii: ".") && (length == 1 || (length == 2 && bytes[start + 1] == UInt8(ascii: "."))))
+                { return false }
+                start = index + 1
+            }
+            for byte in bytes where byte < 0x20 || byte == 0x7F { return false }
+            return true
+        }
     }
 
     /// Moves and links, one folder's operations per thread at a time. An

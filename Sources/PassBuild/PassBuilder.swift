@@ -16,7 +16,7 @@ package struct PassBuilder: Sendable {
     /// Validates every pass without signing or writing; returns the warnings.
     package func validate() throws -> [ContentDiagnostic] {
         let state = try BuildState.load(from: settings.outputDirectory)
-        try Self.checkLoaded(state, output: settings.outputDirectory, now: Date(), jobs: settings.jobs)
+        try Self.checkLoaded(state, output: settings.outputDirectory, jobs: settings.jobs)
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         var planner = BuildPlanner(settings: settings, state: state, secret: secret,
                                    identities: SigningIdentities(settings: settings), validateOnly: true)
@@ -42,7 +42,7 @@ package struct PassBuilder: Sendable {
         if report.rolledForward { progress(.note("finished the previous build, which was interrupted")) }
 
         var (state, previousFile) = try BuildState.loadWithRecordRanges(from: settings.outputDirectory, jobs: settings.jobs)
-        try Self.checkLoaded(state, output: settings.outputDirectory, now: started, jobs: settings.jobs)
+        try Self.checkLoaded(state, output: settings.outputDirectory, jobs: settings.jobs)
         timings.mark("load state")
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         let identities = SigningIdentities(settings: settings)
@@ -140,7 +140,7 @@ package struct PassBuilder: Sendable {
         // `.pkpasses` bundles of the new passes: made from the staged and kept files, moved into place with them.
         let bundles: PassBundles.Update
         do {
-            let previousBundles = try PassBundles.loadChecked(from: settings.outputDirectory, now: started)
+            let previousBundles = try PassBundles.loadChecked(from: settings.outputDirectory)
             let stagedPaths = plan.bundles.isEmpty && previousBundles.isEmpty
                 ? [:] : Dictionary(staged.map { ($0.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first })
             bundles = try PassBundles.update(
@@ -219,10 +219,11 @@ package struct PassBuilder: Sendable {
     }
 
     /// The checks of a state taken from a destination, on the local one too: a state fetched by an older
-    /// passforge, or written by hand, must not make the build delete paths outside the tree.
-    static func checkLoaded(_ state: BuildState, output: String, now: Date, jobs: Int) throws {
+    /// passforge, or written by hand, must not make the build delete paths outside the tree. Its tags may be
+    /// ahead of the clock (see `BuildState.greatestLocalTag`).
+    static func checkLoaded(_ state: BuildState, output: String, jobs: Int) throws {
         do {
-            try state.check(now: now, jobs: jobs)
+            try state.check(greatestTag: BuildState.greatestLocalTag, jobs: jobs)
         } catch {
             throw BuildError.message("\(BuildState.path(in: output)) is refused: \(error). Delete \(output)/.passforge and build again (or build --state-from DEST)")
         }

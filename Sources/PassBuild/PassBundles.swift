@@ -62,9 +62,9 @@ enum PassBundles {
                 throw BuildState.Problem("bundle \(name) has updateTag \(updateTag), not an update tag of this build's time (0 to \(greatestTag))")
             }
             guard (0...maximumSize).contains(size) else { throw BuildState.Problem("bundle \(name) has size \(size), beyond 0 to 150 MB") }
-            try BuildState.checkRelativePath(sourceFile, "the content file of bundle \(name)")
+            try BuildState.checkText(sourceFile, "the content file of bundle \(name)")
             try BuildState.checkText(sourceHash, "sourceHash of bundle \(name)")
-            for key in members where !BuildState.isKey(key) {
+            for key in members where !TreeLayout.isPassKey(key) {
                 throw BuildState.Problem("bundle \(name) lists member \(BuildState.quoted(key)), which is not passTypeIdentifier/serialNumber")
             }
             for etag in memberETags { try BuildState.checkText(etag, "a member ETag of bundle \(name)") }
@@ -101,22 +101,22 @@ enum PassBundles {
     }
 
     /// `load`, throwing when a record fails `check`: its paths would be deleted.
-    static func loadChecked(from output: String, now: Date = Date()) throws -> [String: Record] {
+    static func loadChecked(from output: String) throws -> [String: Record] {
         guard let bytes = AtomicFileSystem.readFile("\(output)/\(stateFile)") else { return [:] }
         do {
-            return try records(decoding: bytes, now: now) ?? [:]
+            return try records(decoding: bytes, greatestTag: BuildState.greatestLocalTag) ?? [:]
         } catch {
             throw BuildError.message("\(output)/\(stateFile) is refused: \(error); delete it and build again (every bundle is then made again)")
         }
     }
 
     /// The records of a bundles.json, by name; nil when the bytes are not a bundle list.
-    static func records(decoding bytes: [UInt8], now: Date) throws(BuildState.Problem) -> [String: Record]? {
+    static func records(decoding bytes: [UInt8], greatestTag: Int64) throws(BuildState.Problem) -> [String: Record]? {
         guard let json = try? JSONValue(parsing: bytes), let list = json["bundles"]?.arrayValue else { return nil }
         var records: [String: Record] = [:]
         for item in list {
             guard let record = Record(json: item) else { continue }
-            try record.check(greatestTag: BuildState.greatestTag(at: now))
+            try record.check(greatestTag: greatestTag)
             records[record.name] = record
         }
         return records

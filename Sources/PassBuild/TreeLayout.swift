@@ -13,6 +13,9 @@
 /// capability `[A-Za-z0-9_-]{1,100}`. None holds a slash, a newline or a
 /// non-ASCII byte, and none starts with a dot or a dash: no path made of them
 /// climbs out of its folder or hides as a dotfile.
+///
+/// Checked on the bytes, with no allocation: a build checks every path of
+/// its state and journal (several hundred thousand at 100,000 passes).
 package enum TreeLayout {
     /// Whether the build (and a publish) may write or delete `path`, relative to the output folder.
     package static func isBuildOwned(_ path: String) -> Bool {
@@ -23,83 +26,149 @@ package enum TreeLayout {
     /// `v1/passes/<type>/<serial>`.
     package static func passPath(type: String, serial: String) -> String { "v1/passes/\(type)/\(serial)" }
 
-    /// `by-token/<type>/<serial>.<token>`.
-    package static func tokenPath(type: String, serial: String, token: String) -> String { "by-token/\(type)/\(serial).\(token)" }
-
-    /// `download/<type>/<serial>.pkpass`.
-    package static func publicDownloadPath(type: String, serial: String) -> String { "download/\(type)/\(serial).pkpass" }
-
     /// `download/<capability>.pkpass`, or with `bundle`, `download/<capability>.pkpasses`.
     package static func isCapabilityDownload(_ path: String, bundle: Bool = false) -> Bool {
         var path = path
-        return path.withUTF8 { utf8 in
-            let parts = utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-            guard parts.count == 2, bytesEqual(parts[0], "download") else { return false }
-            return capabilityName(parts[1], suffix: bundle ? ".pkpasses" : ".pkpass")
+        return path.withUTF8 { bytes in
+            let prefix = bytes.count > 9 && matches(bytes, 0, "download/")
+            return prefix && isCapabilityName(bytes, 9..<bytes.count, suffix: bundle ? ".pkpasses" : ".pkpass")
+        }
+    }
+
+    /// `download/<type>/<serial>.pkpass` for this pass.
+    package static func isPublicDownloadPath(_ path: String, type: String, serial: String) -> Bool {
+        isPassPath(path, prefix: "download/", type: type, serial: serial) { bytes, rest in
+            rest.count == 7 && matches(bytes, rest.lowerBound, ".pkpass")
         }
     }
 
     /// `by-token/<type>/<serial>.<token>` for this pass.
     package static func isTokenPath(_ path: String, type: String, serial: String) -> Bool {
-        let prefix = "by-token/\(type)/\(serial)."
-        return path.utf8.starts(with: prefix.utf8) && isToken(path.utf8.dropFirst(prefix.utf8.count))
+        isPassPath(path, prefix: "by-token/", type: type, serial: serial) { bytes, rest in
+            rest.count > 1 && bytes[rest.lowerBound] == UInt8(ascii: ".") && isToken(bytes, (rest.lowerBound + 1)..<rest.upperBound)
+        }
     }
 
     package static func isPassType(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { isPassType($0[...]) }
+        return text.withUTF8 { isPassType($0, 0..<$0.count) }
     }
 
     package static func isSerial(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { isSerial($0[...]) }
+        return text.withUTF8 { isSerial($0, 0..<$0.count) }
     }
 
-    static func isBuildOwned(utf8 path: UnsafeBufferPointer<UInt8>) -> Bool {
-        let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        switch parts.count {
-        case 4:
-            return bytesEqual(parts[0], "v1") && bytesEqual(parts[1], "passes") && isPassType(parts[2]) && isSerial(parts[3])
-        case 3 where bytesEqual(parts[0], "by-token"):
-            let name = parts[2]
-            guard isPassType(parts[1]), let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
-            return isSerial(name[..<dot]) && isToken(name[(dot + 1)...])
-        case 2 where bytesEqual(parts[0], "download"):
-            return capabilityName(parts[1], suffix: ".pkpass") || capabilityName(parts[1], suffix: ".pkpasses")
-        case 3 where bytesEqual(parts[0], "download"):
-            let name = parts[2]
-            guard name.count > 7, bytesEqual(name[(name.endIndex - 7)...], ".pkpass") else { return false }
-            return isPassType(parts[1]) && isSerial(name[..<(name.endIndex - 7)])
+    /// `<type>/<serial>`, both matching their patterns.
+    package static func isPassKey(_ key: String) -> Bool {
+        var key = key
+        return key.withUTF8 { bytes in
+            guard let slash = bytes.firstIndex(of: UInt8(ascii: "/")) else { return false }
+            return isPassType(bytes, 0..<slash) && isSerial(bytes, (slash + 1)..<bytes.count)
+        }
+    }
+
+    /// `key` is exactly `<type>/<serial>`.
+    package static func isKey(_ key: String, type: String, serial: String) -> Bool {
+        var (key, type, serial) = (key, type, serial)
+        return key.withUTF8 { key in
+            type.withUTF8 { type in
+                serial.withUTF8 { serial in
+                    key.count == type.count + 1 + serial.count && matches(key, 0, type) && key[type.count] == UInt8(ascii: "/")
+                        && matches(key, type.count + 1, serial)
+                }
+            }
+        }
+    }
+
+    static func isBuildOwned(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // The slashes: at most three in any build-owned path.
+        var slashes = (-1, -1, -1)
+        var count = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "/") {
+            switch count {
+            case 0: slashes.0 = index
+            case 1: slashes.1 = index
+            case 2: slashes.2 = index
+            default: return false
+            }
+            count += 1
+        }
+        let end = bytes.count
+        switch count {
+        case 3:  // v1/passes/<type>/<serial>
+            return slashes.0 == 2 && matches(bytes, 0, "v1/passes/") && slashes.1 == 9
+                && isPassType(bytes, 10..<slashes.2) && isSerial(bytes, (slashes.2 + 1)..<end)
+        case 2 where slashes.0 == 8 && matches(bytes, 0, "by-token/"):  // by-token/<type>/<serial>.<token>
+            guard isPassType(bytes, 9..<slashes.1),
+                  let dot = bytes[(slashes.1 + 1)..<end].lastIndex(of: UInt8(ascii: ".")) else { return false }
+            return isSerial(bytes, (slashes.1 + 1)..<dot) && isToken(bytes, (dot + 1)..<end)
+        case 2 where slashes.0 == 8 && matches(bytes, 0, "download/"):  // download/<type>/<serial>.pkpass
+            guard end - slashes.1 > 8, matches(bytes, end - 7, ".pkpass") else { return false }
+            return isPassType(bytes, 9..<slashes.1) && isSerial(bytes, (slashes.1 + 1)..<(end - 7))
+        case 1 where slashes.0 == 8 && matches(bytes, 0, "download/"):  // download/<capability>.pkpass(es)
+            return isCapabilityName(bytes, 9..<end, suffix: ".pkpass") || isCapabilityName(bytes, 9..<end, suffix: ".pkpasses")
         default:
             return false
         }
     }
 
-    static func isPassType<Bytes: Collection<UInt8>>(_ text: Bytes) -> Bool {
-        guard let first = text.first, isAlphanumeric(first), text.count <= 255 else { return false }
-        return text.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
-    }
-
-    static func isSerial<Bytes: Collection<UInt8>>(_ text: Bytes) -> Bool {
-        guard let first = text.first, isAlphanumeric(first), text.count <= 128 else { return false }
-        return text.allSatisfy {
-            isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "-")
+    /// `prefix` + `type` + "/" + `serial`, then what `rest` accepts (given the range after the serial).
+    private static func isPassPath(_ path: String, prefix: StaticString, type: String, serial: String,
+                                   rest: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Bool) -> Bool {
+        var (path, type, serial) = (path, type, serial)
+        return path.withUTF8 { bytes in
+            type.withUTF8 { type in
+                serial.withUTF8 { serial in
+                    let start = prefix.utf8CodeUnitCount, serialStart = start + type.count + 1, end = serialStart + serial.count
+                    guard bytes.count >= end, matches(bytes, 0, prefix), matches(bytes, start, type),
+                          bytes[start + type.count] == UInt8(ascii: "/"), matches(bytes, serialStart, serial) else { return false }
+                    return rest(bytes, end..<bytes.count)
+                }
+            }
         }
     }
 
-    static func isToken<Bytes: Collection<UInt8>>(_ text: Bytes) -> Bool {
-        (16...100).contains(text.count) && text.allSatisfy(isBase64URL)
+    static func isPassType(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        guard !range.isEmpty, range.count <= 255, isAlphanumeric(bytes[range.lowerBound]) else { return false }
+        for index in range where !(isAlphanumeric(bytes[index]) || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "-")) {
+            return false
+        }
+        return true
     }
 
-    private static func capabilityName(_ name: Slice<UnsafeBufferPointer<UInt8>>, suffix: StaticString) -> Bool {
+    static func isSerial(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        guard !range.isEmpty, range.count <= 128, isAlphanumeric(bytes[range.lowerBound]) else { return false }
+        for index in range {
+            let byte = bytes[index]
+            guard isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+                    || byte == UInt8(ascii: "-") else { return false }
+        }
+        return true
+    }
+
+    static func isToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        guard (16...100).contains(range.count) else { return false }
+        for index in range where !isBase64URL(bytes[index]) { return false }
+        return true
+    }
+
+    private static func isCapabilityName(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, suffix: StaticString) -> Bool {
         let length = suffix.utf8CodeUnitCount
-        guard name.count > length, bytesEqual(name[(name.endIndex - length)...], suffix) else { return false }
-        let capability = name[..<(name.endIndex - length)]
-        return capability.count <= 100 && capability.allSatisfy(isBase64URL)
+        guard range.count > length, range.count - length <= 100, matches(bytes, range.upperBound - length, suffix) else { return false }
+        for index in range.lowerBound..<(range.upperBound - length) where !isBase64URL(bytes[index]) { return false }
+        return true
     }
 
-    private static func bytesEqual(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ text: StaticString) -> Bool {
-        bytes.count == text.utf8CodeUnitCount && bytes.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    /// Whether `bytes` holds `text` at `offset`.
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int, _ text: StaticString) -> Bool {
+        matches(bytes, offset, UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard offset >= 0, offset + text.count <= bytes.count else { return false }
+        for index in 0..<text.count where bytes[offset + index] != text[index] { return false }
+        return true
     }
 
     private static func isBase64URL(_ byte: UInt8) -> Bool {
@@ -107,7 +176,7 @@ package enum TreeLayout {
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 }
