@@ -1,3 +1,4 @@
+# syntax=docker/dockerfile:1
 # passforge in a container: the binary of the release archive (`make dist`) on Debian slim,
 # with only the shared libraries the archive's debian-packages lists (read off ldd).
 #
@@ -24,7 +25,7 @@ WORKDIR /src
 COPY . .
 # PASSFORGE_BUILD_COMMIT: the commit to show in --version (the context has no .git).
 ARG PASSFORGE_BUILD_COMMIT=
-RUN PASSFORGE_BUILD_COMMIT="$PASSFORGE_BUILD_COMMIT" scripts/dist.sh \
+RUN rm -rf dist && PASSFORGE_BUILD_COMMIT="$PASSFORGE_BUILD_COMMIT" scripts/dist.sh \
     && mkdir /archive && mv dist/passforge-*-linux-*.tar.gz /archive/
 
 FROM scratch AS archive-dist
