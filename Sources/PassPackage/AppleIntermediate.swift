@@ -12,13 +12,15 @@ package enum AppleIntermediate {
     private static let commonName = "Apple Worldwide Developer Relations Certification Authority"
 
     /// "Apple WWDR G4 (CN=…, OU=G4, O=Apple Inc., C=US)" or the subject as it is.
+    /// The key ID tells two certificates of the same name apart.
     package static func name(of certificate: CertificateSummary) -> String {
-        name(subject: certificate.subject)
+        name(subject: certificate.subject) + (certificate.subjectKeyID.map { " key ID \($0)" } ?? "")
     }
 
-    /// The name of the certificate that issued `certificate`, from its issuer field.
+    /// The name of the certificate that issued `certificate`, from its
+    /// issuer field and authority key ID.
     package static func name(ofIssuerOf certificate: CertificateSummary) -> String {
-        name(subject: certificate.issuer)
+        name(subject: certificate.issuer) + (certificate.authorityKeyID.map { " key ID \($0)" } ?? "")
     }
 
     static func generation(subject: String) -> String? {
@@ -28,6 +30,12 @@ package enum AppleIntermediate {
         guard cn == commonName else { return nil }
         if let ou = parts["OU"], ou.count == 2, ou.hasPrefix("G"), ou.last!.isNumber { return ou }
         return parts["OU"] == "Apple Worldwide Developer Relations" ? "G1" : nil
+    }
+
+    /// "Apple WWDR G4", or the subject's CN (or the whole subject).
+    package static func shortName(subject: String) -> String {
+        if let generation = generation(subject: subject) { return "Apple WWDR \(generation)" }
+        return attributes(subject)["CN"].map { "\"\($0)\"" } ?? "\"\(subject)\""
     }
 
     static func name(subject: String) -> String {

@@ -25,6 +25,11 @@ package struct CertificateSummary: Sendable, Hashable {
     package var notAfter: Date
     /// The certificate's DER encoding.
     package var derBytes: [UInt8]
+    /// The subject key identifier (colon-separated upper-case hex), if any.
+    package var subjectKeyID: String?
+    /// The authority key identifier: the key ID of the certificate that
+    /// issued this one (colon-separated upper-case hex), if any.
+    package var authorityKeyID: String?
 
     package init(
         subject: String,
@@ -36,7 +41,9 @@ package struct CertificateSummary: Sendable, Hashable {
         serialNumber: String,
         notBefore: Date,
         notAfter: Date,
-        derBytes: [UInt8]
+        derBytes: [UInt8],
+        subjectKeyID: String? = nil,
+        authorityKeyID: String? = nil
     ) {
         self.subject = subject
         self.issuer = issuer
@@ -48,6 +55,8 @@ package struct CertificateSummary: Sendable, Hashable {
         self.notBefore = notBefore
         self.notAfter = notAfter
         self.derBytes = derBytes
+        self.subjectKeyID = subjectKeyID
+        self.authorityKeyID = authorityKeyID
     }
 
     /// Lowercase hex SHA-256 of the DER encoding. A build records it to

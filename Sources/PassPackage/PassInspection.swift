@@ -25,7 +25,7 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
     case missingSignerCertificate
     /// The certificate that issued the signer's (WWDR) is not embedded:
     /// which intermediates are (their names), and which one issued the signer.
-    case missingIntermediate(embedded: [String], signerIssuer: String)
+    case missingIntermediate(embedded: [String], signerIssuer: String, signerIssuerShortName: String)
     case certificateNotValid(notBefore: Date, notAfter: Date, checkedAt: Date)
     case untrustedChain(String)
     /// `passTypeIdentifier` or `teamIdentifier` in pass.json differs from
@@ -60,11 +60,11 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
             return "signature has no signing-time attribute; iOS rejects it with \"Signature must contain a signing date\""
         case .missingSignerCertificate:
             return "signature does not embed the signer's certificate"
-        case let .missingIntermediate(embedded, signerIssuer):
+        case let .missingIntermediate(embedded, signerIssuer, shortName):
             let present = embedded.isEmpty ? "no intermediate certificate" : embedded.joined(separator: " and ")
             return "the signer's certificate was issued by \(signerIssuer), but the signature embeds \(present); "
-                + "Wallet needs the issuing intermediate in the signature: re-sign the pass with \(signerIssuer) "
-                + "(from https://www.apple.com/certificateauthority/) as the intermediate"
+                + "Wallet needs the issuing intermediate in the signature: re-sign the pass with \(shortName) as the intermediate"
+                + (shortName.hasPrefix("Apple WWDR") ? " (from https://www.apple.com/certificateauthority/)" : "")
         case let .certificateNotValid(notBefore, notAfter, checkedAt):
             return "the signing certificate is valid from \(Self.format(notBefore)) to \(Self.format(notAfter)), "
                 + "not at \(Self.format(checkedAt)), the time checked; renew it (or check an old pass with --valid-at signing)"
@@ -223,7 +223,8 @@ package struct PassInspection: Sendable {
         if !inspection.embedsSignerIssuer {
             let embedded = inspection.embeddedCertificates.filter { $0.derBytes != signer.derBytes }
             defects.append(.missingIntermediate(embedded: embedded.map(AppleIntermediate.name(of:)),
-                                                signerIssuer: AppleIntermediate.name(ofIssuerOf: signer)))
+                                                signerIssuer: AppleIntermediate.name(ofIssuerOf: signer),
+                                                signerIssuerShortName: AppleIntermediate.shortName(subject: signer.issuer)))
         }
         if !signer.isValid(at: date) {
             defects.append(.certificateNotValid(notBefore: signer.notBefore, notAfter: signer.notAfter, checkedAt: date))

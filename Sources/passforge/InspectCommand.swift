@@ -208,9 +208,9 @@ struct InspectCommand: ParsableCommand {
             if let signer = signature.signer {
                 Console.print("  signer: \(TerminalText.oneLine(signer.subject, limit: Self.valueLimit))")
                 Console.print("  valid: \(ISO8601DateFormatter().string(from: signer.notBefore)) to \(ISO8601DateFormatter().string(from: signer.notAfter))")
-                Console.print("  issuer: \(TerminalText.oneLine(AppleIntermediate.name(ofIssuerOf: signer), limit: Self.valueLimit))")
+                Console.print("  issuer: \(TerminalText.oneLine(AppleIntermediate.name(ofIssuerOf: signer), limit: 2 * Self.valueLimit))")
                 for certificate in signature.embeddedCertificates where certificate.derBytes != signer.derBytes {
-                    Console.print("  embedded: \(TerminalText.oneLine(AppleIntermediate.name(of: certificate), limit: Self.valueLimit))")
+                    Console.print("  embedded: \(TerminalText.oneLine(AppleIntermediate.name(of: certificate), limit: 2 * Self.valueLimit))")
                 }
             }
             let basis = moment == .signingTime ? (signature.signingTime == nil ? "now: no signing time" : "the signing time") : (validAt.lowercased() == "now" ? "now" : "--valid-at")

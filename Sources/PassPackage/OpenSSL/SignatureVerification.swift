@@ -229,7 +229,7 @@ enum SignatureVerification {
         // Which certificate: an intermediate that expired is another fact than an expired signer.
         if failure.depth > 0, let current = X509_STORE_CTX_get_current_cert(context) {
             X509_up_ref(current)
-            reason += " (\(AppleIntermediate.name(of: X509Certificate(taking: current).summary)))"
+            reason += " (\(AppleIntermediate.shortName(subject: X509Certificate(taking: current).summary.subject)))"
         }
         return (.untrusted(reason: reason), failure)
     }

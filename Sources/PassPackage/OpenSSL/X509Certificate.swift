@@ -85,8 +85,17 @@ final class X509Certificate: @unchecked Sendable {
             serialNumber: serialNumberHex,
             notBefore: OpenSSL.date(from: X509_get0_notBefore(pointer)) ?? .distantPast,
             notAfter: OpenSSL.date(from: X509_get0_notAfter(pointer)) ?? .distantPast,
-            derBytes: derBytes
+            derBytes: derBytes,
+            subjectKeyID: Self.hex(X509_get0_subject_key_id(pointer)),
+            authorityKeyID: Self.hex(X509_get0_authority_key_id(pointer))
         )
+    }
+
+    /// An octet string as `5B:D9:FA:…`.
+    private static func hex(_ octets: UnsafePointer<ASN1_OCTET_STRING>?) -> String? {
+        guard let octets, let data = ASN1_STRING_get0_data(octets) else { return nil }
+        let length = Int(ASN1_STRING_length(octets))
+        return UnsafeBufferPointer(start: data, count: length).map { String(format: "%02X", $0) }.joined(separator: ":")
     }
 
     /// Whether `self` issued `subject`: names and key identifiers match
