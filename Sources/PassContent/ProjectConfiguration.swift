@@ -33,12 +33,21 @@ package struct ProjectConfiguration: Sendable {
 
     /// Reads a passforge.yml. Every problem is reported at once.
     package static func load(file: String) throws(ContentErrors) -> ProjectConfiguration {
-        guard let data = FileManager.default.contents(atPath: file) else {
+        // In a pull request's CI a passforge.yml linked to a file elsewhere would show that file's keys in
+        // messages: it may be a link only within the folder that holds it.
+        let folder = (file as NSString).deletingLastPathComponent
+        let data: [UInt8]
+        switch ProjectBoundary(folders: [folder.isEmpty ? "." : folder]).read(file) {
+        case .success(let bytes): data = bytes
+        case .failure(.outside):
+            throw ContentErrors([.error(at: SourceLocation(file: file), rule: "config.outside-project",
+                                        "the configuration file is a symbolic link to a file outside its folder; passforge reads it only from the project, so replace the link with a copy of the file")])
+        case .failure(.unreadable), .failure(.unsafeName):
             throw ContentErrors([.error(at: SourceLocation(file: file), rule: "config.unreadable",
                                         "cannot read the configuration file; check the path given to --config")])
         }
         let root: SourceNode
-        do { root = try SourceParser.parse(Array(data), file: file) } catch { throw ContentErrors([error]) }
+        do { root = try SourceParser.parse(data, file: file) } catch { throw ContentErrors([error]) }
         return try parse(root, file: file)
     }
 

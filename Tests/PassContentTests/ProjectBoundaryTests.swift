@@ -135,4 +135,22 @@ import Testing
         #expect(!ProjectBoundary.hasUnsafeName("content/Zürich 東京/pass-1.yml"))
         #expect(ProjectBoundary.shownName("content/new\n\n<!--\n.yml") == "content/new??<!--?.yml")
     }
+
+    @Test func aConfigurationLinkedOutsideItsFolderIsRefused() throws {
+        let project = Project()
+        project.write("secret.yml", "Zsecret-key: value\n")
+        project.write("p/real.yml", "organizationName: Example\n")
+        try FileManager.default.createDirectory(atPath: "\(project.root)/p", withIntermediateDirectories: true)
+        try project.link("p/passforge.yml", to: "\(project.root)/secret.yml")
+        #expect(throws: ContentErrors.self) { try ProjectConfiguration.load(file: "\(project.root)/p/passforge.yml") }
+        do {
+            _ = try ProjectConfiguration.load(file: "\(project.root)/p/passforge.yml")
+        } catch {
+            #expect(error.diagnostics.map(\.rule) == ["config.outside-project"])
+            #expect(!error.description.contains("Zsecret"))
+        }
+        // A link within the folder is read.
+        try project.link("p/passforge.yml", to: "real.yml")
+        #expect(try ProjectConfiguration.load(file: "\(project.root)/p/passforge.yml").defaultValue("organizationName") == "Example")
+    }
 }
