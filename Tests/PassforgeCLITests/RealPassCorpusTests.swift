@@ -120,8 +120,9 @@ import TestSupport
 
     /// Writes `files`, their manifest and an `openssl cms` signature (with
     /// `signOptions`), zipped by `zip`, and returns the .pkpass path.
-    func pass(_ name: String, _ files: [String: [UInt8]], signOptions: [String] = [], zip: ([(String, [UInt8])]) -> [UInt8] = storedZip) throws -> String {
-        let leaf = pki.leaf()
+    func pass(_ name: String, _ files: [String: [UInt8]], signOptions: [String] = [], leaf: TestPKI.Leaf? = nil,
+              zip: ([(String, [UInt8])]) -> [UInt8] = storedZip) throws -> String {
+        let leaf = leaf ?? pki.leaf()
         var all = files
         all["icon.png"] = PNGFactory.png(width: 29, height: 29)
         all["icon@2x.png"] = PNGFactory.png(width: 58, height: 58)
@@ -222,19 +223,7 @@ import TestSupport
     }
 
     @Test func expiredSignerIsOneDefect() throws {
-        let leaf = pki.leaf(expired: true)
-        let files: [String: [UInt8]] = ["pass.json": Array(Self.passJSON().utf8), "icon.png": PNGFactory.png(width: 29, height: 29)]
-            .merging(strings) { $1 }
-        let manifest = "{" + files.keys.sorted().map { "\"\($0)\": \"\(sha1Hex(files[$0]!))\"" }.joined(separator: ", ") + "}"
-        let manifestPath = directory.write("expired.manifest.json", manifest)
-        let signaturePath = directory.file("expired.signature")
-        let signed = try runProcess("openssl", ["cms", "-sign", "-binary", "-in", manifestPath, "-signer", leaf.certificate, "-inkey", leaf.key,
-                                                "-certfile", pki.wwdr, "-outform", "DER", "-out", signaturePath])
-        try #require(signed.status == 0, "\(signed.output)")
-        var all = files
-        all["manifest.json"] = Array(manifest.utf8)
-        all["signature"] = Array(try Data(contentsOf: URL(fileURLWithPath: signaturePath)))
-        let path = directory.write("expired.pkpass", bytes: storedZip(all.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        let path = try pass("expired", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }, leaf: pki.leaf(expired: true))
         let result = try inspect(path)
         #expect(result.status == 1)
         #expect(result.stderr.contains("1 defect\n"), "\(result.stderr)")
