@@ -94,19 +94,17 @@ import TestSupport
         #expect(BuildState.quoted(String(repeating: "x", count: 500)).count == 123)
     }
 
-    @Test func buildOwnedPaths() {
+    /// The paths of one pass (`isBuildOwned` itself: PublishDestinationTests).
+    @Test func pathsOfOnePass() {
         let token = String(repeating: "a", count: 43)
-        for good in ["v1/passes/pass.com.example/BA-1", "by-token/pass.com.example/BA-1.\(token)", "download/AbCdEfGhIjKlMnOpQrStUv.pkpass",
-                     "download/pass.com.example/BA-1.pkpass", "download/Ab-_0123456789abcdefghij.pkpasses"] {
-            #expect(TreeLayout.isBuildOwned(good), "\(good)")
-        }
-        for bad in ["v1/devices/d/registrations/pass.x", ".passforge/state.json", "v1/passes/../devices", "../victims/v1.txt",
-                    "download/.pkpass", "download/pass.x/.pkpass", "download/a.pkpass/", "v1/passes/pass.x/A\u{0}", "v1/passes/pass.x/Ä"] {
-            #expect(!TreeLayout.isBuildOwned(bad), "\(bad.debugDescription)")
-        }
         #expect(TreeLayout.isCapabilityDownload("download/abc.pkpass") && !TreeLayout.isCapabilityDownload("download/abc.pkpasses"))
         #expect(TreeLayout.isCapabilityDownload("download/abc.pkpasses", bundle: true))
         #expect(TreeLayout.isTokenPath("by-token/pass.x/A.\(token)", type: "pass.x", serial: "A"))
         #expect(!TreeLayout.isTokenPath("by-token/pass.x/A.\(token)/x", type: "pass.x", serial: "A"))
+        #expect(!TreeLayout.isTokenPath("by-token/pass.x/AB.\(token)", type: "pass.x", serial: "A"))
+        #expect(TreeLayout.isPublicDownloadPath("download/pass.x/A.pkpass", type: "pass.x", serial: "A"))
+        #expect(!TreeLayout.isPublicDownloadPath("download/pass.x/A.pkpasses", type: "pass.x", serial: "A"))
+        #expect(TreeLayout.isKey("pass.x/A", type: "pass.x", serial: "A") && !TreeLayout.isKey("pass.x/AB", type: "pass.x", serial: "A"))
+        #expect(TreeLayout.isPassKey("pass.x/A-1") && !TreeLayout.isPassKey("pass.x/A\n=1") && !TreeLayout.isPassKey("pass.x"))
     }
 }

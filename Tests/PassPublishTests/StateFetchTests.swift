@@ -93,7 +93,8 @@ import TestSupport
         }
         for bad in ["v1/devices/d/registrations/pass.x", ".passforge/state.json", "v1/passes/../devices", "v1/passes/pass.x/../../x",
                     "v1/passes/.x/A", "v1/passes/pass.x/-A", "by-token/pass.x/A.short", "download/../x.pkpass", "download/x",
-                    "/etc/passwd", "v1/passes/pass.x/A\nB", "download/pass.x/A/B.pkpass", ""] {
+                    "/etc/passwd", "v1/passes/pass.x/A\nB", "download/pass.x/A/B.pkpass", "", "../victims/v1.txt", "download/.pkpass",
+                    "download/pass.x/.pkpass", "download/a.pkpass/", "v1/passes/pass.x/A\u{0}", "v1/passes/pass.x/Ä"] {
             #expect(!TreePath.isBuildOwned(bad), "\(bad.debugDescription)")
         }
     }
