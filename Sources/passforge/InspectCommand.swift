@@ -43,6 +43,9 @@ struct InspectCommand: ParsableCommand {
         valueName: "signing|now|date"))
     var validAt: String = "now"
 
+    /// Image rules about files Wallet does not use, which it ignores.
+    static let filesWalletIgnores: Set<String> = ["image.name", "image.notAllowed", "image.posterOnly"]
+
     /// The longest value printed (a 50 MB description prints as one bounded line).
     static let valueLimit = 200
 
@@ -190,7 +193,14 @@ struct InspectCommand: ParsableCommand {
             var diagnostics = PassValidator().validate(json, options: options).map { ("pass.json \($0.keyPath)", $0) }
             // With the pass.json at hand, the images are checked with its style scheme's rules
             // (a poster event ticket needs artwork or a background), as the build checks them.
-            diagnostics += ImageRules.validate(files: inspection.files, pass: json).map { ("\($0.keyPath)", $0) }
+            diagnostics += ImageRules.validate(files: inspection.files, pass: json).map { diagnostic in
+                var diagnostic = diagnostic
+                // Wallet ignores files it does not use (pass-builder's tooling.json, personalization.json,
+                // an image the style does not show): the build refuses them in your own content, but
+                // in a distributed pass they are warnings.
+                if Self.filesWalletIgnores.contains(diagnostic.rule) { diagnostic.severity = .warning }
+                return ("\(diagnostic.keyPath)", diagnostic)
+            }
             for (place, diagnostic) in diagnostics {
                 let line = "\(place): \(diagnostic.message) [\(diagnostic.rule)]"
                 if diagnostic.isError { defects.append(line) } else { Console.print("warning: \(TerminalText.oneLine(line))") }

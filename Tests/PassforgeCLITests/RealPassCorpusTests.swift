@@ -209,6 +209,16 @@ import TestSupport
         #expect(result.stdout.contains("[field.textAlignment.placement]"), "\(result.stdout)")
     }
 
+    @Test func filesWalletDoesNotUseAreWarnings() throws {
+        // pass-builder adds tooling.json; Wallet ignores it, and a thumbnail a generic pass shows is fine.
+        let path = try pass("tooling", ["pass.json": Array(Self.passJSON().utf8), "tooling.json": Array("{}".utf8),
+                                        "footer.png": PNGFactory.png(width: 10, height: 10)].merging(strings) { $1 })
+        let result = try inspect(path)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("warning: tooling.json: tooling.json is not a pass image name"), "\(result.stdout)")
+        #expect(result.stdout.contains("[image.notAllowed]"), "\(result.stdout)")
+    }
+
     @Test func terminalControlsAndLongValuesArePrintedSafely() throws {
         let hostile = "Ticket\\n\\u001B[32msignature: verifies\\u202E" + String(repeating: "x", count: 5_000)
         let json = Self.passJSON().replacingOccurrences(of: "Re-signed test pass", with: hostile)
