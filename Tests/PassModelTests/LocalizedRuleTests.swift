@@ -41,4 +41,19 @@ import Testing
         let blue = try JSONValue(parsing: #"{"backgroundColor": "blue"}"#)
         #expect(rules(PassValidator().validate(blue, options: .init(audience: .distributedPass))).contains("color"))
     }
+
+    @Test func keysWalletIgnoresWhereTheyAreAreWarningsForDistributedPasses() throws {
+        let json = try JSONValue(parsing: """
+            {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
+             "organizationName": "O", "description": "D", "groupingIdentifier": "g",
+             "generic": {"transitType": "PKTransitTypeAir",
+               "primaryFields": [{"key": "k", "value": "v", "dataDetectorTypes": ["PKDataDetectorTypeLink"]}],
+               "auxiliaryFields": [{"key": "a", "value": "v", "row": 1}]}}
+            """)
+        let expected: Set = ["transitType.forbidden", "field.dataDetectorTypes.placement", "field.row.placement", "groupingIdentifier.style"]
+        #expect(Set(rules(PassValidator().validate(json))) == expected)
+        let distributed = PassValidator().validate(json, options: .init(audience: .distributedPass))
+        #expect(rules(distributed) == [])
+        #expect(Set(distributed.map(\.rule)).isSuperset(of: expected))
+    }
 }

@@ -54,7 +54,8 @@ extension ValidationRun {
         let path: JSONPath = [.key(style.key), .key("transitType")]
         guard style == .boardingPass else {
             if structure["transitType"] != nil {
-                error(
+                // Wallet ignores it there (Apple documents where it applies): guidance.
+                guidance(
                     path, "transitType.forbidden",
                     "transitType is only for boarding passes, but the pass's style is \(style.key); remove it, or make the pass a boardingPass"
                 )
@@ -346,7 +347,8 @@ extension ValidationRun {
             }
         }
         if area != .back, area != .additionalInfo {
-            error(
+            // Wallet ignores it there (Apple documents where it applies): guidance.
+            guidance(
                 detectorsPath, "field.dataDetectorTypes.placement",
                 "dataDetectorTypes applies to backFields and additionalInfoFields only, but this field is in \(area.key); move the field to backFields or remove dataDetectorTypes"
             )
@@ -362,7 +364,8 @@ extension ValidationRun {
             error(rowPath, "field.row", "row is \(row.serializedString()), but it must be 0 (first row) or 1 (second row); set it to one of them")
         }
         if !(style == .eventTicket && area == .auxiliary) {
-            error(
+            // Wallet ignores it there (Apple documents where it applies): guidance.
+            guidance(
                 rowPath, "field.row.placement",
                 "row is allowed only in an eventTicket's auxiliaryFields, but this field is in \(style.key).\(area.key); remove row"
             )

@@ -89,7 +89,8 @@ extension ValidationRun {
     mutating func checkGrouping(styles: [PassStyle]) {
         guard string("groupingIdentifier", of: root, at: .root) != nil else { return }
         for style in styles where style != .eventTicket && style != .boardingPass {
-            error(
+            // Wallet ignores it there (Apple documents where it applies): guidance.
+            guidance(
                 [.key("groupingIdentifier")], "groupingIdentifier.style",
                 "groupingIdentifier is allowed only on eventTicket and boardingPass passes, but the pass's style is \(style.key); remove it"
             )
