@@ -88,6 +88,7 @@ extension BuildState {
             }
         }
         try checkTag(lastUpdateTag, "lastUpdateTag")
+        try Self.checkText(builtAt, "builtAt")
         // The pass records on every core: at 100,000 passes they are most of the work.
         let records = Array(passes)
         let chunk = 4096
@@ -130,6 +131,7 @@ extension BuildState {
         if let path = record.tokenPath, !TreeLayout.isTokenPath(path, type: type, serial: serial) {
             throw Problem("pass \(key) has tokenPath \(quoted(path)), which is not by-token/\(key).<token>")
         }
+        try checkText(record.etag, "etag of pass \(key)")
         try checkText(record.teamIdentifier, "teamIdentifier of pass \(key)")
         try checkText(record.templateName, "templateName of pass \(key)")
         try checkText(record.sourceFile, "sourceFile of pass \(key)")
