@@ -120,7 +120,7 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "AtomicFiles", "ConcurrencySupport", "PassBuild", "RegistrationStore", "TextEscaping",
+                "AtomicFiles", "ConcurrencySupport", "PassBuild", "PassOffers", "RegistrationStore", "TextEscaping",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -287,6 +287,7 @@ let package = Package(
             name: "PassServerTests",
             dependencies: [
                 "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "TestSupport", "passforge", "MockAPNs",
+                "PassOffers", "MockDeviceCheck",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

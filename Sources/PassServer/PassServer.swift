@@ -28,6 +28,8 @@ package struct PassServerConfiguration: Sendable {
     package var requestReadTimeout: TimeAmount = .seconds(30)
     /// Registrations (POST) per minute per client address; 0 turns the limit off.
     package var registrationsPerMinute = 300
+    /// DeviceCheck offers' claim call, when passforge.yml defines offers.
+    package var offers: OfferClaimEndpoint?
 
     package init() {}
 }
@@ -48,7 +50,8 @@ package enum PassServer {
         _ = tree.current()
         let metrics = configuration.metrics
         let service = PassWebService(store: store, tree: tree, basePath: configuration.basePath, limits: configuration.limits,
-                                     registrationsPerMinute: configuration.registrationsPerMinute, metrics: metrics, logger: logger)
+                                     registrationsPerMinute: configuration.registrationsPerMinute, metrics: metrics,
+                                     offers: configuration.offers, logger: logger)
         let limited = MiddlewareChain(
             middleware: RateLimitMiddleware(limiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit) : nil),
             next: service)

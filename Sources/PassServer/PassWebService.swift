@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import PassBuild
+import PassOffers
 import RegistrationStore
 
 /// Apple's pass web service ("Adding a Web Service to Update Passes") over
@@ -45,9 +46,12 @@ package struct PassWebService: HTTPResponder {
     /// Nil when registrations are not limited.
     let registrationLimiter: RateLimiter?
     let metrics: ServerMetrics
+    /// DeviceCheck offers' claim call; nil when passforge.yml defines no offers.
+    let offers: OfferClaimEndpoint?
 
     package init(store: any RegistrationStore & DeviceLog, tree: PublishedTree, basePath: String, limits: Limits = Limits(),
-                 registrationsPerMinute: Int = 0, metrics: ServerMetrics = ServerMetrics(), logger: Logger) {
+                 registrationsPerMinute: Int = 0, metrics: ServerMetrics = ServerMetrics(), offers: OfferClaimEndpoint? = nil,
+                 logger: Logger) {
         self.store = store
         self.tree = tree
         let files = DeviceIndexFiles(outputDirectory: tree.outputDirectory)
@@ -59,6 +63,7 @@ package struct PassWebService: HTTPResponder {
         self.logBudget = DeviceLogBudget(bytesPerClient: limits.logBytesPerClientPerMinute, bytesInTotal: limits.logBytesPerMinute)
         self.registrationLimiter = registrationsPerMinute > 0 ? RateLimiter(perMinute: registrationsPerMinute) : nil
         self.metrics = metrics
+        self.offers = offers
     }
 
     package func respond(to request: Request, context: Context) async throws -> Response {
@@ -86,6 +91,8 @@ package struct PassWebService: HTTPResponder {
                 response = try await serialNumbers(request, device: device, type: type)
             case .log:
                 response = try await log(&request, client: context.clientAddress(of: request))
+            case .offerClaim(let offer):
+                response = try await claim(&request, client: context.clientAddress(of: request), offer: offer)
             case .health:
                 response = health()
             case .metrics:
@@ -98,7 +105,12 @@ package struct PassWebService: HTTPResponder {
         } catch let error as APIError {
             return error.response()
         } catch is NIOTooManyBytesError {
-            return APIError.contentTooLarge(limit: route == .log ? limits.logBody : limits.registrationBody).response()
+            let limit = switch route {
+            case .log: limits.logBody
+            case .offerClaim: OfferClaimEndpoint.bodyLimit
+            default: limits.registrationBody
+            }
+            return APIError.contentTooLarge(limit: limit).response()
         } catch {
             // Not bad input: the disk or the database failed. The device retries later.
             logger.error("\(request.method) \(route.name) failed: \(error)")
@@ -278,7 +290,7 @@ package struct PassWebService: HTTPResponder {
     /// The body, or the 4xx that says why not. Every failure here is the
     /// client's: too large, malformed (bad chunked encoding, an unknown
     /// Transfer-Encoding), too slow, or abandoned half-way.
-    private func collectBody(_ request: inout Request, limit: Int, route: String, client: String) async throws -> ByteBuffer {
+    func collectBody(_ request: inout Request, limit: Int, route: String, client: String) async throws -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw APIError.contentTooLarge(limit: limit)
         }

@@ -32,6 +32,13 @@ package enum PathRules {
         return bytes.allSatisfy(isUnreserved)
     }
 
+    /// An offer's name, as passforge.yml's `offers:` defines it: `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`.
+    package static func isOfferName(_ value: some StringProtocol) -> Bool {
+        let bytes = Array(value.utf8)
+        guard (1...64).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
+        return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
     /// RFC 3986 unreserved characters: never percent-encoded by a client.
     static func isUnreserved(_ byte: UInt8) -> Bool {
         isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "-")

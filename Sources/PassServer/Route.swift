@@ -23,12 +23,14 @@ package enum Route: Sendable, Equatable {
     case metrics
     /// GET /download/…: the public download links, at the paths the build wrote.
     case download(path: String)
+    /// DeviceCheck offers: POST /v1/offers/{offer}/claims hands a device one pass of the offer's pool.
+    case offerClaim(offer: String)
 
     package var allowedMethods: [HTTPRequest.Method] {
         switch self {
         case .pass, .serialNumbers, .health, .metrics, .download: return [.get, .head]
         case .registration: return [.post, .delete]
-        case .log: return [.post]
+        case .log, .offerClaim: return [.post]
         }
     }
 
@@ -42,6 +44,7 @@ package enum Route: Sendable, Equatable {
         case .health: return "health"
         case .metrics: return "metrics"
         case .download: return "download"
+        case .offerClaim: return "offerClaim"
         }
     }
 
@@ -56,6 +59,7 @@ package enum Route: Sendable, Equatable {
         case .metrics: return "/metrics"
         case .download(let path):
             return path.split(separator: "/").count == 2 ? "/download/{capability}" : "/download/{passTypeIdentifier}/{publicName}"
+        case .offerClaim: return "/v1/offers/{offer}/claims"
         }
     }
 
@@ -67,6 +71,7 @@ package enum Route: Sendable, Equatable {
         .log, .health, .metrics,
         .download(path: "download/AAAAAAAAAAAAAAAAAAAAAA.pkpass"),
         .download(path: "download/pass.com.example/S-1.pkpass"),
+        .offerClaim(offer: "welcome-coupon"),
     ]
 
     /// Longest path accepted; longer ones are answered 414.
@@ -91,6 +96,9 @@ package enum Route: Sendable, Equatable {
             return .success(.metrics)
         case 2 where segments[0] == "v1" && segments[1] == "log":
             return .success(.log)
+        case 4 where segments[0] == "v1" && segments[1] == "offers" && segments[3] == "claims":
+            guard PathRules.isOfferName(segments[2]) else { return .failure(.notFound) }
+            return .success(.offerClaim(offer: String(segments[2])))
         case 4 where segments[0] == "v1" && segments[1] == "passes":
             return checked(type: segments[2]).flatMap { type in
                 checked(serial: segments[3]).map { .pass(passTypeIdentifier: type, serialNumber: $0) }

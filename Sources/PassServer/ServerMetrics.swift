@@ -56,6 +56,12 @@ package final class ServerMetrics: Sendable {
         }
     }
 
+    /// One answered offer claim (`created`, `repeated`, `alreadyClaimed`, `exhausted`, `badRequest`, `unavailable`);
+    /// `offer` is a configured offer's name, or `unknown` (never a name a client made up).
+    package func recordClaim(offer: String, outcome: String) {
+        Counter(label: "passforge_offer_claims_total", dimensions: [("offer", offer), ("outcome", outcome)], factory: factory).increment()
+    }
+
     /// The Prometheus text: the counters so far, and gauges read now from the store and the tree.
     package func exposition(store: any RegistrationStore, tree: PublishedTree.Snapshot, now: Date = Date()) async -> [UInt8] {
         gauge("passforge_build_update_tag", Double(tree.lastUpdateTag))
@@ -70,6 +76,12 @@ package final class ServerMetrics: Sendable {
         if let queue = store as? any PushQueue, let pushes = try? await queue.pushQueueStatistics() {
             gauge("passforge_push_queue_depth", Double(pushes.pending))
             gauge("passforge_push_oldest_pending_age_seconds", pushes.oldestQueuedAt.map { max(0, now.timeIntervalSince1970 - $0) } ?? 0)
+        }
+        if let offers = store as? any OfferClaimStore, let pools = try? await offers.offerStatistics() {
+            for pool in pools {
+                Gauge(label: "passforge_offer_passes_left", dimensions: [("offer", pool.offer)], factory: factory).record(Double(pool.left))
+                Gauge(label: "passforge_offer_pool_size", dimensions: [("offer", pool.offer)], factory: factory).record(Double(pool.poolSize))
+            }
         }
         return registry.emitToBuffer()
     }

@@ -28,6 +28,7 @@ import Yams
             .replacingOccurrences(of: "{serialNumber}", with: "S-1")
             .replacingOccurrences(of: "{capability}", with: "AAAAAAAAAAAAAAAAAAAAAA.pkpass")
             .replacingOccurrences(of: "{publicName}", with: "S-1.pkpass")
+            .replacingOccurrences(of: "{offer}", with: "welcome-coupon")
     }
 
     @Test func everyRouteIsDescribedWithEachOfItsMethods() throws {
