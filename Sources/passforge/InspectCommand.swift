@@ -89,8 +89,9 @@ struct InspectCommand: ParsableCommand {
         }
 
         var defects: [String]
-        if let names = ZipArchive.entryNames(data, limit: PackageLimits.maximumFileCount), !names.isEmpty,
-           names.allSatisfy({ $0.lowercased().hasSuffix(".pkpass") }) {
+        // A bundle (application/vnd.apple.pkpasses) is a zip of .pkpass files; a pass has a pass.json.
+        if let names = ZipArchive.entryNames(data, limit: PackageLimits.maximumFileCount),
+           names.contains(where: { $0.lowercased().hasSuffix(".pkpass") }), !names.contains("pass.json") {
             defects = inspectBundle(data, names: names, trustedRoot: root, moment: moment)
         } else {
             if data.count > PackageLimits.maximumTotalSize {
@@ -166,6 +167,10 @@ struct InspectCommand: ParsableCommand {
             let name = TerminalText.oneLine(member.name, limit: Self.valueLimit)
             Console.print("")
             Console.print("== \(name)")
+            guard member.name.lowercased().hasSuffix(".pkpass") else {
+                defects.append("\(name) is not a pass; a .pkpasses bundle holds only .pkpass files")
+                continue
+            }
             guard member.bytes.count <= PackageLimits.maximumTotalSize else {
                 defects.append("\(name): it is \(member.bytes.count) bytes; a pass holds at most \(PackageLimits.maximumTotalSize)")
                 continue

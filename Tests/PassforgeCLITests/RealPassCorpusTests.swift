@@ -209,6 +209,19 @@ import TestSupport
         #expect(result.stdout.contains("[field.textAlignment.placement]"), "\(result.stdout)")
     }
 
+    @Test func bundleOfResignedPassesIsAcceptedAndItsOddMembersNamed() throws {
+        let member = try pass("member", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 })
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: member)))
+        let good = directory.write("good.pkpasses", bytes: storedZip([("a.pkpass", bytes), ("b.pkpass", bytes)]))
+        let result = try inspect(good)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("bundle: 2 passes (.pkpasses)"))
+        let odd = directory.write("odd.pkpasses", bytes: storedZip([("a.pkpass", bytes), ("readme.txt", Array("hi".utf8))]))
+        let oddResult = try inspect(odd)
+        #expect(oddResult.status == 1)
+        #expect(oddResult.stderr.contains("defect: readme.txt is not a pass; a .pkpasses bundle holds only .pkpass files"), "\(oddResult.stderr)")
+    }
+
     @Test func filesWalletDoesNotUseAreWarnings() throws {
         // pass-builder adds tooling.json; Wallet ignores it, and a thumbnail a generic pass shows is fine.
         let path = try pass("tooling", ["pass.json": Array(Self.passJSON().utf8), "tooling.json": Array("{}".utf8),
