@@ -7,6 +7,9 @@ struct ValidateCommand: ParsableCommand {
         abstract: "Check every pass against Apple's rules without signing or writing anything.",
         discussion: """
         Prints every problem as `file:line:col: error: message [rule]` and exits 1 on any error.
+        Your own content is held to Apple's documentation: a hex colour or textAlignment on a
+        primary field is an error here, though `inspect` only warns about it in a pass someone
+        else made (Wallet shows it).
 
         Examples:
           passforge validate
