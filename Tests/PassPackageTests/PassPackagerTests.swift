@@ -212,6 +212,12 @@ struct PassPackagerTests {
         let signature = try opensslSignature(over: manifest, ["-nodetach", "-certfile", pki.path("wwdr.pem")])
         let inspection = PassInspection(pkpass: try rewrite(pass) { $0["signature"] = signature })
         #expect(inspection.defects.contains(.signatureNotDetached))
+        #expect(inspection.signature?.verifiesManifest == true)
+        // Attached over other bytes, it does not verify over the manifest.
+        let other = try opensslSignature(over: Array("{}".utf8), ["-nodetach", "-certfile", pki.path("wwdr.pem")])
+        let otherInspection = PassInspection(pkpass: try rewrite(pass) { $0["signature"] = other })
+        #expect(otherInspection.signature?.verifiesManifest == false)
+        #expect(otherInspection.signature?.verificationFailure == "the signature carries other content than manifest.json")
     }
 
     @Test func untrustedRoot() throws {

@@ -146,8 +146,12 @@ enum SignatureVerification {
         let verified: Bool? = OpenSSL.withReadOnlyBIO(content) { bio in
             CMS_verify(cms, nil, nil, isDetached ? bio : nil, nil, UInt32(CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY)) == 1
         }
-        let verifiesManifest = verified == true
-        let verificationFailure = verifiesManifest ? nil : OpenSSL.drainErrors()
+        // An attached signature verifies over the content it carries: that
+        // must be the manifest too (it is a defect anyway: not detached).
+        let carriesManifest = isDetached || embeddedContent(of: cms) == content
+        let verifiesManifest = verified == true && carriesManifest
+        let verificationFailure = verifiesManifest ? nil
+            : carriesManifest ? OpenSSL.drainErrors() : "the signature carries other content than manifest.json"
 
         let issuerEmbedded = signerCertificate.map { signer in
             embedded.contains { $0.issued(signer) && X509_cmp($0.pointer, signer.pointer) != 0 }
@@ -184,6 +188,13 @@ enum SignatureVerification {
             chainFailure: chainFailure,
             checkedAt: date
         ))
+    }
+
+    /// The content an attached SignedData carries (nil when detached).
+    private static func embeddedContent(of cms: OpaquePointer) -> [UInt8]? {
+        guard let slot = CMS_get0_content(cms), let octets = slot.pointee,
+              let data = ASN1_STRING_get0_data(octets) else { return nil }
+        return Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(octets))))
     }
 
     struct SignatureReadFailure: Error {
