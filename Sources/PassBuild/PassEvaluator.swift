@@ -120,6 +120,13 @@ struct PassEvaluator: Sendable {
 
     func evaluate(_ definition: PassDefinition) -> Evaluation {
         var evaluation = Evaluation(serialLocation: definition.serialLocation, tokenLocation: definition.location)
+        if let offer = definition.offer, !settings.configuration.offers.contains(where: { $0.name == offer.name }) {
+            let defined = settings.configuration.offers.map(\.name)
+            evaluation.diagnostics.append(.error(
+                at: offer.location, keyPath: ["offer"], rule: "content.offer",
+                "unknown offer `\(offer.name)`; passforge.yml's offers: defines \(defined.isEmpty ? "none" : defined.joined(separator: ", ")). Add `\(offer.name): { bit: 0 }` under offers:, or fix the name"))
+            return evaluation
+        }
         let definitionHash = sha256Hex(definition.canonicalBytes)
         // Fast path: the entry is byte-for-byte what built an existing pass.
         let previousKeys = previousTypes.isEmpty ? previousKeysBySerial[definition.serialNumber] ?? []

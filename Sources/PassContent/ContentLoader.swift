@@ -60,7 +60,7 @@ package struct ContentLoader: Sendable {
         }
         let directory = (file as NSString).deletingLastPathComponent
         if let passes = root["passes"] {
-            let fileKeys = ["template", "defaults", "passes", "bundle"]
+            let fileKeys = ["template", "defaults", "passes", "bundle", "offer"]
             for member in members where !fileKeys.contains(member.key) {
                 problems.append(unknownKey(member, allowed: fileKeys, context: "a file with `passes:`"))
             }
@@ -77,6 +77,8 @@ package struct ContentLoader: Sendable {
                 }
             }
             if let template = root.member("template") { defaults.set("template", to: template.value) }
+            // `offer:` beside `passes:` puts every pass of the file in that offer's pool.
+            if let offer = root.member("offer") { defaults.set("offer", to: offer.value) }
             guard let entries = passes.elements else {
                 problems.append(.error(at: passes.location, keyPath: ["passes"], rule: "content.type", "passes must be a list of passes (`- serialNumber: …`)"))
                 return ([], problems)
@@ -127,7 +129,7 @@ package struct ContentLoader: Sendable {
         return BundleDeclaration(name: name, location: member.keyLocation)
     }
 
-    static let entryKeys = ["template", "serialNumber", "data", "pass", "images", "download"]
+    static let entryKeys = ["template", "serialNumber", "data", "pass", "images", "download", "offer"]
 
     private static func unknownKey(_ member: SourceNode.Member, allowed: [String], context: String) -> ContentDiagnostic {
         .error(at: member.keyLocation, keyPath: [.key(member.key)], rule: "content.unknown-key",
@@ -196,12 +198,21 @@ package struct ContentLoader: Sendable {
         }
         var download: DownloadPolicy?
         if let node = merged["download"] { download = parseDownload(node, problems: &problems) }
+        var offer: OfferMembership?
+        if let node = merged["offer"] {
+            if let name = node.stringValue, OfferMembership.isValidName(name) {
+                offer = OfferMembership(name: name, location: node.location)
+            } else {
+                problems.append(.error(at: node.location, keyPath: keyPath.appending("offer"), rule: "content.offer",
+                                       "offer must name an offer of passforge.yml's `offers:` (\(OfferMembership.namePattern)), e.g. offer: welcome-coupon"))
+            }
+        }
         guard problems[before...].allSatisfy({ !$0.isError }), let template, let serial else { return nil }
         var canonical = merged
         canonical.remove("template")
         return PassDefinition(
             serialNumber: serial.0, serialLocation: serial.1, templateName: template.0, templateLocation: template.1,
-            data: data, passOverride: passOverride, images: images, download: download, file: file,
+            data: data, passOverride: passOverride, images: images, download: download, offer: offer, file: file,
             location: entry.location, canonicalBytes: Array(template.0.utf8) + [0] + canonical.jsonValue.serialized())
     }
 }

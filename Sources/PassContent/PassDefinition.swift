@@ -15,6 +15,8 @@ package struct PassDefinition: Sendable {
     /// `images:`: name in the pass → file on disk (relative paths resolved against the content file).
     package var images: [(name: String, path: String, location: SourceLocation)]
     package var download: DownloadPolicy?
+    /// The DeviceCheck offer whose pool the pass is in (`offer:`), if any.
+    package var offer: OfferMembership? = nil
     /// The `.pkpasses` bundle the pass belongs to: `bundle:` of its file.
     package var bundle: BundleDeclaration? = nil
     /// The content file, and where in it this pass starts.
@@ -34,6 +36,23 @@ package struct PassDefinition: Sendable {
         }
         guard alphanumeric(bytes[0]) else { return false }
         return bytes.dropFirst().allSatisfy { alphanumeric($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x7E || $0 == 0x2D }
+    }
+}
+
+/// `offer: NAME` on a pass (or beside `passes:`): the pass is in that DeviceCheck
+/// offer's pool, handed to at most one device by `passforge serve`.
+package struct OfferMembership: Sendable, Hashable {
+    package var name: String
+    package var location: SourceLocation
+
+    package static let namePattern = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+
+    /// Whether `name` matches `namePattern`: safe in a URL path and a metric label.
+    package static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...64).contains(bytes.count) else { return false }
+        func alphanumeric(_ b: UInt8) -> Bool { (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) }
+        return alphanumeric(bytes[0]) && bytes.allSatisfy { alphanumeric($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
     }
 }
 

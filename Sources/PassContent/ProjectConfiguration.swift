@@ -19,6 +19,10 @@ package struct ProjectConfiguration: Sendable {
     package var signing: [String: SigningFiles]
     /// Where the configuration came from, or nil when there is none.
     package var file: String?
+    /// `deviceCheck:`: Apple's DeviceCheck service, for offers.
+    package var deviceCheck: DeviceCheckSettings?
+    /// `offers:`: DeviceCheck offers, each a pool of passes handed out one per device.
+    package var offers: [OfferSettings] = []
 
     package static let defaultKeys = ["passTypeIdentifier", "teamIdentifier", "organizationName", "webServiceURL"]
 
@@ -58,6 +62,8 @@ package struct ProjectConfiguration: Sendable {
         var problems: [ContentDiagnostic] = []
         var defaults: [SourceNode.Member] = []
         var signing: [String: SigningFiles] = [:]
+        var deviceCheck: DeviceCheckSettings?
+        var offers: [OfferSettings] = []
         let directory = (file as NSString).deletingLastPathComponent
         func resolve(_ path: String) -> String {
             path.hasPrefix("/") || directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
@@ -91,12 +97,19 @@ package struct ProjectConfiguration: Sendable {
                         key: entry.value["key"]?.stringValue.map(resolve),
                         location: entry.keyLocation)
                 }
+            case "deviceCheck":
+                deviceCheck = parseDeviceCheck(member, resolve: resolve, problems: &problems)
+            case "offers":
+                offers = parseOffers(member, problems: &problems)
             default:
                 problems.append(secretOrUnknown(member, path: [.key(member.key)]))
             }
         }
         if !problems.isEmpty { throw ContentErrors(problems) }
-        return ProjectConfiguration(passDefaults: SourceNode(.object(defaults), at: root.location), signing: signing, file: file)
+        var configuration = ProjectConfiguration(passDefaults: SourceNode(.object(defaults), at: root.location), signing: signing, file: file)
+        configuration.deviceCheck = deviceCheck
+        configuration.offers = offers
+        return configuration
     }
 
     private static func secretOrUnknown(_ member: SourceNode.Member, path: JSONPath) -> ContentDiagnostic {
@@ -105,7 +118,7 @@ package struct ProjectConfiguration: Sendable {
             return .error(at: member.keyLocation, keyPath: path, rule: "config.secret",
                           "secrets never go in passforge.yml (it is committed to git); remove `\(member.key)` and set PASSFORGE_SIGNING_PASSWORD or PASSFORGE_TOKEN_SECRET in the environment")
         }
-        let known = defaultKeys + ["signing"]
+        let known = defaultKeys + ["signing", "deviceCheck", "offers"]
         return .error(at: member.keyLocation, keyPath: path, rule: "config.unknown-key",
                       "unknown setting `\(member.key)`; passforge.yml knows \(known.joined(separator: ", "))")
     }
