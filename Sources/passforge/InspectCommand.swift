@@ -88,17 +88,15 @@ struct InspectCommand: ParsableCommand {
             root = bytes
         }
 
-        var defects: [String]
+        let defects: [String]
         // A bundle (application/vnd.apple.pkpasses) is a zip of .pkpass files; a pass has a pass.json.
         if let names = ZipArchive.entryNames(data, limit: PackageLimits.maximumFileCount),
            names.contains(where: { $0.lowercased().hasSuffix(".pkpass") }), !names.contains("pass.json") {
-            defects = inspectBundle(data, names: names, trustedRoot: root, moment: moment)
+            defects = inspectBundle(data, trustedRoot: root, moment: moment)
+        } else if data.count > PackageLimits.maximumTotalSize {
+            defects = ["the file is \(data.count) bytes; a pass holds at most \(PackageLimits.maximumTotalSize) bytes"]
         } else {
-            if data.count > PackageLimits.maximumTotalSize {
-                defects = ["the file is \(data.count) bytes; a pass holds at most \(PackageLimits.maximumTotalSize) bytes"]
-            } else {
-                defects = inspectPass(data, trustedRoot: root, moment: moment)
-            }
+            defects = inspectPass(data, trustedRoot: root, moment: moment)
         }
         if defects.isEmpty {
             Console.print("ok: no defects")
@@ -154,7 +152,7 @@ struct InspectCommand: ParsableCommand {
     }
 
     /// A bundle's passes, each inspected; defects are named by member.
-    private func inspectBundle(_ data: [UInt8], names: [String], trustedRoot: [UInt8]?, moment: ValidityMoment) -> [String] {
+    private func inspectBundle(_ data: [UInt8], trustedRoot: [UInt8]?, moment: ValidityMoment) -> [String] {
         let members: [ZipEntry]
         do {
             members = try ZipArchive.read(data, limits: .bundle)
