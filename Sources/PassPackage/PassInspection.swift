@@ -108,8 +108,9 @@ package struct PassInspection: Sendable {
     ///
     /// - Parameters:
     ///   - trustedRoots: PEM or DER root certificates; when given, the signer's
-    ///     chain is verified against them (Apple Root CA - G3, or the
-    ///     development root). Without it the chain is not judged.
+    ///     chain is verified against them (Apple Inc.'s "Apple Root CA",
+    ///     which WWDR G1 and G4 chain to, or the development root). Without
+    ///     it the chain is not judged.
     ///   - limits: bounds on unpacking.
     ///   - date: the time certificates must be valid at.
     package init(pkpass: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, at date: Date = Date()) {
