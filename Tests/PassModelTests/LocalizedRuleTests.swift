@@ -27,6 +27,20 @@ import Testing
         #expect(PassValidator.checksLocalizedText(in: json))
     }
 
+    @Test func attributedValueKeyIsResolvedThroughPassStrings() throws {
+        let json = try JSONValue(parsing: """
+            {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
+             "organizationName": "O", "description": "D",
+             "generic": {"backFields": [{"key": "k", "value": "v", "attributedValue": "linkText"}]}}
+            """)
+        #expect(PassValidator.checksLocalizedText(in: json))
+        #expect(rules(PassValidator().validate(json)) == [])
+        let strings = ["fr": ["linkText": "<b>Voir</b> <a href='https://example.com'>ici</a>"]]
+        let diagnostics = PassValidator().validate(json, options: .init(localizations: strings)).filter(\.isError)
+        #expect(diagnostics.map(\.rule) == ["field.attributedValue"])
+        #expect(diagnostics.first?.message.contains("(in fr.lproj/pass.strings) contains <b>, </b>") == true)
+    }
+
     @Test func hexColoursAndAlignmentAreErrorsForOwnContentAndWarningsForDistributedPasses() throws {
         let json = try JSONValue(parsing: """
             {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",

@@ -169,12 +169,16 @@ extension ValidationRun {
         switch value {
         case .int, .double: return
         case .string(let text):
-            let bad = Self.disallowedTags(in: text)
-            guard !bad.isEmpty else { return }
-            error(
-                attributedPath, "field.attributedValue",
-                "attributedValue contains \(bad.map { "<\($0)>" }.joined(separator: ", ")), but Wallet supports only links written <a href=\"…\">…</a>; remove the other tags"
-            )
+            // Localizable: checked as each language's pass.strings resolves it.
+            for variant in localizedVariants(of: text) {
+                let bad = Self.disallowedTags(in: variant.text)
+                guard !bad.isEmpty else { continue }
+                let place = variant.language.isEmpty ? "" : " (in \(variant.language).lproj/pass.strings)"
+                error(
+                    attributedPath, "field.attributedValue",
+                    "attributedValue\(place) contains \(bad.map { "<\($0)>" }.joined(separator: ", ")), but Wallet supports only links written <a href=\"…\">…</a>; remove the other tags"
+                )
+            }
         default:
             error(
                 attributedPath, "field.attributedValue",

@@ -49,12 +49,13 @@ package struct PassValidator: Sendable {
     package init() {}
 
     /// Whether `pass` has text whose rules depend on its pass.strings (a
-    /// field's changeMessage), so a caller reads the tables only then.
+    /// field's changeMessage or attributedValue), so a caller reads the
+    /// tables only then.
     package static func checksLocalizedText(in pass: JSONValue) -> Bool {
         PassStyle.allCases.contains { style in
             guard let structure = pass[style.key]?.objectValue else { return false }
             return structure.contains { area in
-                area.value.arrayValue?.contains { $0["changeMessage"] != nil } ?? false
+                area.value.arrayValue?.contains { $0["changeMessage"] != nil || $0["attributedValue"]?.stringValue != nil } ?? false
             }
         }
     }
