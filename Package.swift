@@ -168,6 +168,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -180,7 +181,7 @@ let package = Package(
             name: "passforge",
             dependencies: [
                 "PassBuild", "PassContent", "PassModel", "PassPackage", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
-                "RegistrationStore", "TextEscaping", "SQLiteRegistrationStore", "PostgresRegistrationStore",
+                "RegistrationStore", "TextEscaping", "SQLiteRegistrationStore", "PostgresRegistrationStore", "DeviceCheck", "PassOffers", "CSystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

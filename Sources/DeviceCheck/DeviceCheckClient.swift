@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// The two bits Apple keeps for one device and one team.
 package struct DeviceBits: Sendable, Equatable {
@@ -50,10 +51,11 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     private let makeTransactionIdentifier: @Sendable () -> String
 
     /// - Parameters:
-    ///   - httpClient: a shared client, or nil for one of its own (shut down by `shutdown()`).
+    ///   - httpClient: a client (`makeHTTPClient`), or nil for one of its own.
+    ///   - ownsHTTPClient: whether `shutdown()` shuts `httpClient` down too.
     ///   - timeout: for one call, connect to answer.
     ///   - now: milliseconds since 1970, for `timestamp`.
-    package init(endpoint: DeviceCheckEndpoint, authorization: DeviceCheckAuthorization, httpClient: HTTPClient? = nil,
+    package init(endpoint: DeviceCheckEndpoint, authorization: DeviceCheckAuthorization, httpClient: HTTPClient? = nil, ownsHTTPClient: Bool = false,
                  timeout: Duration = .seconds(10),
                  now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
                  makeTransactionIdentifier: @escaping @Sendable () -> String = { UUID().uuidString }) {
@@ -61,20 +63,35 @@ package final class DeviceCheckClient: DeviceCheckCalling {
         self.authorization = authorization
         if let httpClient {
             http = httpClient
-            ownsHTTPClient = false
+            self.ownsHTTPClient = ownsHTTPClient
         } else {
-            var configuration = HTTPClient.Configuration()
-            configuration.httpVersion = .automatic
-            configuration.redirectConfiguration = .disallow
-            configuration.decompression = .disabled
-            configuration.timeout = .init(connect: .seconds(5))
-            http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            ownsHTTPClient = true
+            // The system's trust roots alone cannot fail to load.
+            http = (try? Self.makeHTTPClient()) ?? HTTPClient(eventLoopGroupProvider: .singleton)
+            self.ownsHTTPClient = true
         }
         let components = timeout.components
         self.timeout = .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
         self.now = now
         self.makeTransactionIdentifier = makeTransactionIdentifier
+    }
+
+    /// The HTTP client a server uses for DeviceCheck: HTTP/2 when offered, no
+    /// redirects, and the system's CAs plus `additionalTrustRootPath` (a
+    /// proxy's CA, or a test's).
+    package static func makeHTTPClient(additionalTrustRootPath: String? = nil) throws(DeviceCheckError) -> HTTPClient {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let additionalTrustRootPath {
+            guard let certificates = try? NIOSSLCertificate.fromPEMFile(additionalTrustRootPath), !certificates.isEmpty else {
+                throw DeviceCheckError(.configuration, "cannot read the CA certificate \(additionalTrustRootPath) (PEM)")
+            }
+            tls.additionalTrustRoots = [.certificates(certificates)]
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        configuration.redirectConfiguration = .disallow
+        configuration.decompression = .disabled
+        configuration.timeout = .init(connect: .seconds(5))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     package func shutdown() async {

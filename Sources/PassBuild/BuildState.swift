@@ -20,12 +20,13 @@ package struct BuildState: Codable, Sendable, Equatable {
 
         package init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: String, size: Int,
                      tokenHash: String? = nil, fingerprint: String, definitionHash: String, templateName: String, imagePaths: [String],
-                     sourceFile: String, downloadPath: String, publicDownloadPath: String? = nil, tokenPath: String? = nil) {
+                     sourceFile: String, downloadPath: String, publicDownloadPath: String? = nil, tokenPath: String? = nil,
+                     offer: String? = nil) {
             fields = Fields(
                 passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, teamIdentifier: teamIdentifier, updateTag: updateTag,
                 etag: PackedDigest(etag), size: size, tokenHash: tokenHash.map(PackedDigest.init), fingerprint: PackedDigest(fingerprint),
                 definitionHash: PackedDigest(definitionHash), templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile,
-                downloadPath: downloadPath, publicDownloadPath: publicDownloadPath, tokenPath: tokenPath)
+                downloadPath: downloadPath, publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer)
         }
 
         init(fields: Fields) { self.fields = fields }
@@ -100,6 +101,11 @@ package struct BuildState: Codable, Sendable, Equatable {
             get { fields.tokenPath }
             set { unique().tokenPath = newValue }
         }
+        /// The DeviceCheck offer whose pool the pass is in (`offer:` in content), if any.
+        package var offer: String? {
+            get { fields.offer }
+            set { unique().offer = newValue }
+        }
 
         /// The hashes as they are kept, to compare without spelling them out.
         var packedFingerprint: PackedDigest { fields.fingerprint }
@@ -132,7 +138,7 @@ package struct BuildState: Codable, Sendable, Equatable {
 
         enum CodingKeys: String, CodingKey {
             case passTypeIdentifier, serialNumber, teamIdentifier, updateTag, etag, size, tokenHash, fingerprint, definitionHash,
-                 templateName, imagePaths, sourceFile, downloadPath, publicDownloadPath, tokenPath
+                 templateName, imagePaths, sourceFile, downloadPath, publicDownloadPath, tokenPath, offer
         }
 
         package init(from decoder: any Decoder) throws {
@@ -150,7 +156,8 @@ package struct BuildState: Codable, Sendable, Equatable {
                 sourceFile: try container.decode(String.self, forKey: .sourceFile),
                 downloadPath: try container.decode(String.self, forKey: .downloadPath),
                 publicDownloadPath: try container.decodeIfPresent(String.self, forKey: .publicDownloadPath),
-                tokenPath: try container.decodeIfPresent(String.self, forKey: .tokenPath))
+                tokenPath: try container.decodeIfPresent(String.self, forKey: .tokenPath),
+                offer: try container.decodeIfPresent(String.self, forKey: .offer))
         }
 
         package func encode(to encoder: any Encoder) throws {
@@ -170,6 +177,7 @@ package struct BuildState: Codable, Sendable, Equatable {
             try container.encode(downloadPath, forKey: .downloadPath)
             try container.encodeIfPresent(publicDownloadPath, forKey: .publicDownloadPath)
             try container.encodeIfPresent(tokenPath, forKey: .tokenPath)
+            try container.encodeIfPresent(offer, forKey: .offer)
         }
 
         /// The fields of a record. Changed only through a record that holds the only reference
@@ -190,10 +198,12 @@ package struct BuildState: Codable, Sendable, Equatable {
             var downloadPath: String
             var publicDownloadPath: String?
             var tokenPath: String?
+            var offer: String?
 
             init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
                  tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest, templateName: String,
-                 imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?, tokenPath: String?) {
+                 imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?, tokenPath: String?,
+                 offer: String?) {
                 self.passTypeIdentifier = passTypeIdentifier
                 self.serialNumber = serialNumber
                 self.teamIdentifier = teamIdentifier
@@ -209,13 +219,14 @@ package struct BuildState: Codable, Sendable, Equatable {
                 self.downloadPath = downloadPath
                 self.publicDownloadPath = publicDownloadPath
                 self.tokenPath = tokenPath
+                self.offer = offer
             }
 
             func copy() -> Fields {
                 Fields(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, teamIdentifier: teamIdentifier, updateTag: updateTag,
                        etag: etag, size: size, tokenHash: tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
                        templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath,
-                       publicDownloadPath: publicDownloadPath, tokenPath: tokenPath)
+                       publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer)
             }
 
             func hasSameValues(as other: Fields) -> Bool {
@@ -224,6 +235,7 @@ package struct BuildState: Codable, Sendable, Equatable {
                     && tokenHash == other.tokenHash && fingerprint == other.fingerprint && definitionHash == other.definitionHash
                     && templateName == other.templateName && imagePaths == other.imagePaths && sourceFile == other.sourceFile
                     && downloadPath == other.downloadPath && publicDownloadPath == other.publicDownloadPath && tokenPath == other.tokenPath
+                    && offer == other.offer
             }
         }
     }
@@ -489,6 +501,7 @@ extension BuildState.PassRecord {
         if let tokenHash { object["tokenHash"] = .string(tokenHash) }
         if let publicDownloadPath { object["publicDownloadPath"] = .string(publicDownloadPath) }
         if let tokenPath { object["tokenPath"] = .string(tokenPath) }
+        if let offer { object["offer"] = .string(offer) }
         return .object(object)
     }
 
@@ -508,6 +521,6 @@ extension BuildState.PassRecord {
             definitionHash: try text("definitionHash"), templateName: try text("templateName"),
             imagePaths: (json["imagePaths"]?.arrayValue ?? []).compactMap(\.stringValue), sourceFile: try text("sourceFile"),
             downloadPath: try text("downloadPath"), publicDownloadPath: json["publicDownloadPath"]?.stringValue,
-            tokenPath: json["tokenPath"]?.stringValue)
+            tokenPath: json["tokenPath"]?.stringValue, offer: json["offer"]?.stringValue)
     }
 }

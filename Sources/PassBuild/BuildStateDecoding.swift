@@ -211,13 +211,13 @@ extension BuildState.PassRecord {
     /// A record's fields in the order `json` writes them.
     private static let fieldOrder: [StaticString] = [
         "passTypeIdentifier", "serialNumber", "teamIdentifier", "updateTag", "etag", "size", "fingerprint", "definitionHash",
-        "templateName", "imagePaths", "sourceFile", "downloadPath", "tokenHash", "publicDownloadPath", "tokenPath",
+        "templateName", "imagePaths", "sourceFile", "downloadPath", "tokenHash", "publicDownloadPath", "tokenPath", "offer",
     ]
 
     fileprivate init(scanner: inout JSONScanner, sharing shared: inout SharedStrings) throws(BuildStateDecoding.Failure) {
         var type: String?, serial: String?, team: String?, updateTag: Int?, etag: PackedDigest?, size: Int?, tokenHash: PackedDigest?
         var fingerprint: PackedDigest?, definitionHash: PackedDigest?, templateName: String?, imagePaths: [String] = [], sourceFile: String?
-        var downloadPath: String?, publicDownloadPath: String?, tokenPath: String?
+        var downloadPath: String?, publicDownloadPath: String?, tokenPath: String?, offer: String?
         // Keys are compared as bytes: a String for each of 15 keys of 100,000 records costs more than the values.
         // Each is first compared with the one that follows the last in the order the build writes them.
         var expected = 0
@@ -244,6 +244,7 @@ extension BuildState.PassRecord {
             case 12: tokenHash = try scanner.optionalDigest()
             case 13: publicDownloadPath = try scanner.optionalString()
             case 14: tokenPath = try scanner.optionalString()
+            case 15: offer = try scanner.optionalString()
             default: try scanner.skipValue()
             }
         }
@@ -258,7 +259,7 @@ extension BuildState.PassRecord {
             fingerprint: try required(fingerprint, "fingerprint"), definitionHash: try required(definitionHash, "definitionHash"),
             templateName: try required(templateName, "templateName"), imagePaths: imagePaths,
             sourceFile: try required(sourceFile, "sourceFile"), downloadPath: try required(downloadPath, "downloadPath"),
-            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath))
+            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer))
     }
 }
 

@@ -1,3 +1,4 @@
+import PassContent
 import Foundation
 
 /// The checks a build state passes before anything in it is used: a state
@@ -130,6 +131,9 @@ extension BuildState {
         }
         if let path = record.tokenPath, !TreeLayout.isTokenPath(path, type: type, serial: serial) {
             throw Problem("pass \(key) has tokenPath \(quoted(path)), which is not by-token/\(key).<token>")
+        }
+        if let offer = record.offer, !OfferMembership.isValidName(offer) {
+            throw Problem("pass \(key) has offer \(quoted(offer)), which is not an offer name (\(OfferMembership.namePattern))")
         }
         try checkText(record.etag, "etag of pass \(key)")
         try checkText(record.teamIdentifier, "teamIdentifier of pass \(key)")

@@ -241,7 +241,8 @@ struct PassEvaluator: Sendable {
             templateName: template.name, imagePaths: imagePaths, sourceFile: definition.file,
             downloadPath: "download/\(capability).pkpass",
             publicDownloadPath: rendered.download == .public ? "download/\(type)/\(definition.serialNumber).pkpass" : nil,
-            tokenPath: token.map { BuildState.PassRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) })
+            tokenPath: token.map { BuildState.PassRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) },
+            offer: definition.offer?.name)
         let passJSON = json.serialized(pretty: true)
         let tooLarge = packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: passJSON.count)
         guard tooLarge.isEmpty else {

@@ -26,6 +26,10 @@ struct ServeCommand: AsyncParsableCommand {
           passforge serve --registration-limit 0          no registration limit
           PASSFORGE_DATABASE_URL=sqlite:/var/lib/passforge/registrations.sqlite passforge serve --base-path /passes
           passforge serve --push                          also push each new build to devices
+
+        With offers: in passforge.yml it also serves DeviceCheck offer claims
+        (POST v1/offers/{offer}/claims); the .p8 key's path comes from deviceCheck.privateKey
+        or PASSFORGE_DEVICECHECK_KEY.
         """
     )
 
@@ -83,6 +87,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.registrationsPerMinute = registrationLimit
         configuration.requestReadTimeout = .seconds(Int64(requestTimeout))
         configuration.basePath = Route.normalizeBasePath(basePath ?? webServicePath())
+        do {
+            configuration.offers = try DeviceCheckSetup.offerEndpoint(configuration: try project.loadConfiguration(), store: store)
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
 
         if !FileManager.default.fileExists(atPath: BuildState.path(in: project.output)) {
             Console.error("warning: \(project.output) has no build yet; run `passforge build` (serving starts anyway and picks it up)")
@@ -107,7 +117,12 @@ struct ServeCommand: AsyncParsableCommand {
                                      retried: report.summary.retries, pending: report.summary.leftPending)
             })
         }
-        let services: [any Service] = [NewBuildWatcher(outputDirectory: output, reactions: reactions, logger: logger)]
+        var services: [any Service] = []
+        if let offers = configuration.offers {
+            reactions.append(OfferPoolsOnNewBuild(store: store, logger: logger))
+            services.append(PendingBitRetrier(service: offers.service, logger: logger))
+        }
+        services.append(NewBuildWatcher(outputDirectory: output, reactions: reactions, logger: logger))
         do {
             try await PassServer.run(configuration: configuration, store: store, services: services, logger: logger) { boundPort in
                 Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
