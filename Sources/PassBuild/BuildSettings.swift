@@ -61,6 +61,8 @@ package struct BuildReport: Sendable {
     package var usedDevelopmentSigning = false
     package var rolledForward = false
     package var updateTag: Int64?
+    /// Passes in each DeviceCheck offer's pool after the build, by offer (passforge.yml's offers only).
+    package var offerPoolSizes: [String: Int] = [:]
 
     package var summary: String {
         let time = seconds < 10 ? String(format: "%.2f s", seconds) : String(format: "%.1f s", seconds)

@@ -81,6 +81,7 @@ package struct PassBuilder: Sendable {
         let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, of: state.passes, secret: secret)
         // Only what content files define counts: their stamps alone (newly settled files) do not make a build write.
         guard !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles) || !legacyTokenLinks.isEmpty else {
+            report.offerPoolSizes = offerPoolSizes(of: state)
             Self.releaseInBackground((state, plan))
             (state, plan) = (BuildState(), BuildPlan())
             report.seconds = Date().timeIntervalSince(started)
@@ -186,10 +187,19 @@ package struct PassBuilder: Sendable {
             timings.mark(point)
             testStall(point)
         }
+        report.offerPoolSizes = offerPoolSizes(of: newState)
         Self.releaseInBackground((newState, plan))
         (newState, plan) = (BuildState(), BuildPlan())
         report.seconds = Date().timeIntervalSince(started)
         return report
+    }
+
+    /// Passes in each offer of passforge.yml (0 for an offer no pass names); empty without offers.
+    private func offerPoolSizes(of state: BuildState) -> [String: Int] {
+        guard !settings.configuration.offers.isEmpty else { return [:] }
+        var sizes = Dictionary(uniqueKeysWithValues: settings.configuration.offers.map { ($0.name, 0) })
+        for record in state.passes.values { if let offer = record.offer { sizes[offer, default: 0] += 1 } }
+        return sizes
     }
 
     /// Lets another thread free what a build held: releasing 100,000 records

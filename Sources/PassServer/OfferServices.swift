@@ -32,7 +32,8 @@ package struct OfferPoolsOnNewBuild: NewBuildReaction {
 
 /// Sets, in the background, the DeviceCheck bits of claims whose update
 /// failed when they were made: a claim is never lost, and never gives its
-/// pass to a second device.
+/// pass to a second device. Every `interval` it tries the claims at least
+/// `interval` old (a younger one may still be setting its bit).
 package struct PendingBitRetrier: Service {
     private let service: OfferClaimService
     private let interval: Duration
@@ -47,7 +48,7 @@ package struct PendingBitRetrier: Service {
     package func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let set = try await service.retryPendingBitUpdates()
+                let set = try await service.retryPendingBitUpdates(minimumAge: Double(interval.components.seconds))
                 if set > 0 { logger.info("offers: set the DeviceCheck bit of \(set) earlier claim\(set == 1 ? "" : "s")") }
             } catch {
                 logger.error("offers: pending DeviceCheck bits could not be read (\(error)); retrying later")

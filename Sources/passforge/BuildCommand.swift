@@ -72,6 +72,9 @@ struct BuildCommand: AsyncParsableCommand {
         if report.usedDevelopmentSigning { Console.warnDevelopmentSigning() }
         try await refreshDeviceIndices(report)
         Console.print(report.summary)
+        for (offer, size) in report.offerPoolSizes.sorted(by: { $0.key < $1.key }) {
+            Console.print("offer \(offer): \(size) pass\(size == 1 ? "" : "es") in the pool")
+        }
         if push { try await PushCommand.push(project: project, quiet: quiet) }
     }
 

@@ -22,7 +22,8 @@ struct Passforge: AsyncParsableCommand {
           passforge push                       notify devices of the passes that changed
         """,
         version: versionLine,
-        subcommands: [BuildCommand.self, ValidateCommand.self, InspectCommand.self, ServeCommand.self, PushCommand.self, PublishCommand.self, MigrateStoreCommand.self, PreviewCommand.self, DiffCommand.self, InitCommand.self]
+        subcommands: [BuildCommand.self, ValidateCommand.self, InspectCommand.self, ServeCommand.self, PushCommand.self, PublishCommand.self, MigrateStoreCommand.self, PreviewCommand.self, DiffCommand.self, InitCommand.self,
+                      OffersCommand.self, DeviceCheckCommand.self]
     )
 
     /// passforge's version. `make dist` names its archive after it (scripts/dist.sh reads it back

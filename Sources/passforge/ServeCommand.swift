@@ -56,6 +56,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default: LOG_LEVEL, else info).", valueName: "level"))
     var logLevel: String?
 
+    @Option(help: ArgumentHelp("Offers: seconds after which a claim whose DeviceCheck bit could not be set is tried again, and how often.", valueName: "seconds"))
+    var bitRetryInterval = 30
+
     @Flag(help: "Push by itself: when a new build appears in the output tree, notify the devices holding its changed passes (as `passforge push`).")
     var push = false
 
@@ -64,6 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or a positive number of requests per second") }
         guard registrationLimit >= 0 else { throw ValidationError("--registration-limit must be 0 (off) or a positive number of registrations per minute") }
         guard (1...3600).contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
+        guard (1...86_400).contains(bitRetryInterval) else { throw ValidationError("--bit-retry-interval must be 1…86400 seconds") }
         if let basePath, !basePath.utf8.allSatisfy({ PathRules.isUnreservedOrSlash($0) }) {
             throw ValidationError("--base-path may hold only letters, digits, '/', '.', '_', '~' and '-'")
         }
@@ -120,7 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
         var services: [any Service] = []
         if let offers = configuration.offers {
             reactions.append(OfferPoolsOnNewBuild(store: store, logger: logger))
-            services.append(PendingBitRetrier(service: offers.service, logger: logger))
+            services.append(PendingBitRetrier(service: offers.service, interval: .seconds(bitRetryInterval), logger: logger))
         }
         services.append(NewBuildWatcher(outputDirectory: output, reactions: reactions, logger: logger))
         do {

@@ -13,59 +13,59 @@ import TestSupport
     static let team = DeviceCheckRig.team
     static let keyID = DeviceCheckRig.keyIdentifier
 
-    static func makeRig(timeout: Duration = .seconds(10)) async throws -> DeviceCheckRig {
-        try await DeviceCheckRig.start(timeout: timeout)
+    static func withRig(timeout: Duration = .seconds(10), _ body: (DeviceCheckRig) async throws -> Void) async throws {
+        try await DeviceCheckRig.with(timeout: timeout, body)
     }
 
     @Test func aNewDeviceHasBothBitsFalseAndAnUpdateIsKept() async throws {
-        let rig = try await Self.makeRig()
-        let device = "device-1"
-        let bits = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
-        #expect(bits == .unset)
-        try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: MockDeviceCheckServer.deviceToken(for: device))
-        #expect(rig.server.bits(of: device)! == (true, false))
-        let again = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
-        #expect(again.bit0 && !again.bit1 && again.lastUpdateTime == "2026-11")
-        try await rig.client.validate(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
+        try await Self.withRig { rig in
+            let device = "device-1"
+            let bits = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
+            #expect(bits == .unset)
+            try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: MockDeviceCheckServer.deviceToken(for: device))
+            #expect(rig.server.bits(of: device)! == (true, false))
+            let again = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
+            #expect(again.bit0 && !again.bit1 && again.lastUpdateTime == "2026-11")
+            try await rig.client.validate(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
 
-        let requests = rig.server.requests
-        #expect(requests.count == 4 && requests.allSatisfy { $0.status == 200 })
-        #expect(Set(requests.compactMap(\.transactionIdentifier)).count == 4, "transaction_id is unique per call")
-        #expect(requests.allSatisfy { $0.timestamp == rig.clock.now * 1000 }, "timestamp is in milliseconds")
-        await rig.shutdown()
+            let requests = rig.server.requests
+            #expect(requests.count == 4 && requests.allSatisfy { $0.status == 200 })
+            #expect(Set(requests.compactMap(\.transactionIdentifier)).count == 4, "transaction_id is unique per call")
+            #expect(requests.allSatisfy { $0.timestamp == rig.clock.now * 1000 }, "timestamp is in milliseconds")
+        }
     }
 
     @Test func theJWTIsReusedAndRenewedAfterItsLifetime() async throws {
-        let rig = try await Self.makeRig()
-        let token = { MockDeviceCheckServer.deviceToken(for: "device-2") }
-        _ = try await rig.client.queryBits(deviceToken: token())
-        rig.clock.advance(by: 49 * 60)
-        _ = try await rig.client.queryBits(deviceToken: token())
-        rig.clock.advance(by: 2 * 60)   // 51 minutes after the first token: a new one
-        _ = try await rig.client.queryBits(deviceToken: token())
-        rig.clock.advance(by: 70 * 60)  // well past Apple's hour: still accepted, because it was renewed
-        _ = try await rig.client.queryBits(deviceToken: token())
-        let issued = rig.server.requests.compactMap(\.issuedAt)
-        #expect(issued.count == 4)
-        #expect(issued[0] == issued[1], "one JWT for calls 49 minutes apart")
-        #expect(issued[2] == issued[0] + 51 * 60 && issued[3] == issued[2] + 70 * 60, "renewed, not reused past 50 minutes")
-        await rig.shutdown()
+        try await Self.withRig { rig in
+            let token = { MockDeviceCheckServer.deviceToken(for: "device-2") }
+            _ = try await rig.client.queryBits(deviceToken: token())
+            rig.clock.advance(by: 49 * 60)
+            _ = try await rig.client.queryBits(deviceToken: token())
+            rig.clock.advance(by: 2 * 60)   // 51 minutes after the first token: a new one
+            _ = try await rig.client.queryBits(deviceToken: token())
+            rig.clock.advance(by: 70 * 60)  // well past Apple's hour: still accepted, because it was renewed
+            _ = try await rig.client.queryBits(deviceToken: token())
+            let issued = rig.server.requests.compactMap(\.issuedAt)
+            #expect(issued.count == 4)
+            #expect(issued[0] == issued[1], "one JWT for calls 49 minutes apart")
+            #expect(issued[2] == issued[0] + 51 * 60 && issued[3] == issued[2] + 70 * 60, "renewed, not reused past 50 minutes")
+        }
     }
 
     @Test func aJWTFromAnotherKeyIsRefusedAsAuthorization() async throws {
-        let rig = try await Self.makeRig()
-        let stranger = try DeviceCheckCredentials(teamIdentifier: Self.team, keyIdentifier: Self.keyID,
-                                                  privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation)
-        let client = DeviceCheckClient(endpoint: try DeviceCheckEndpoint(baseURL: rig.server.baseURL),
-                                       authorization: DeviceCheckAuthorization(credentials: stranger, now: { rig.clock.now }),
-                                       httpClient: rig.http, now: { rig.clock.now * 1000 })
-        await #expect(throws: DeviceCheckError.self) { _ = try await client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "d")) }
-        do {
-            _ = try await client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "d"))
-        } catch {
-            #expect(error.kind == .authorization && error.status == 401)
+        try await Self.withRig { rig in
+            let stranger = try DeviceCheckCredentials(teamIdentifier: Self.team, keyIdentifier: Self.keyID,
+                                                      privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation)
+            let client = DeviceCheckClient(endpoint: try DeviceCheckEndpoint(baseURL: rig.server.baseURL),
+                                           authorization: DeviceCheckAuthorization(credentials: stranger, now: { rig.clock.now }),
+                                           httpClient: rig.http, now: { rig.clock.now * 1000 })
+            await #expect(throws: DeviceCheckError.self) { _ = try await client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "d")) }
+            do {
+                _ = try await client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "d"))
+            } catch let error as DeviceCheckError {
+                #expect(error.kind == .authorization && error.status == 401)
+            }
         }
-        await rig.shutdown()
     }
 
     @Test(arguments: [
@@ -75,40 +75,40 @@ import TestSupport
         (.methodNotAllowed, .unexpected), (.tooManyRequests, .rateLimited), (.serverError, .unavailable), (.serviceUnavailable, .unavailable),
     ])
     func everyAnswerOfApplesTableHasItsKind(answer: MockDeviceCheckServer.ScriptedAnswer, kind: DeviceCheckError.Kind) async throws {
-        let rig = try await Self.makeRig()
-        rig.server.failNext(answer)
-        let token = MockDeviceCheckServer.deviceToken(for: "device-3")
-        do {
-            try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: token)
-            Issue.record("an answer \(answer.status) was taken as success")
-        } catch {
-            #expect(error.kind == kind && error.status == answer.status)
-            #expect(error.isTemporary == (kind == .rateLimited || kind == .unavailable))
-            #expect(!error.description.contains(token), "the device token never appears in a message")
+        try await Self.withRig { rig in
+            rig.server.failNext(answer)
+            let token = MockDeviceCheckServer.deviceToken(for: "device-3")
+            do {
+                try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: token)
+                Issue.record("an answer \(answer.status) was taken as success")
+            } catch let error as DeviceCheckError {
+                #expect(error.kind == kind && error.status == answer.status)
+                #expect(error.isTemporary == (kind == .rateLimited || kind == .unavailable))
+                #expect(!error.description.contains(token), "the device token never appears in a message")
+            }
+            #expect(rig.server.bits(of: "device-3") == nil)
         }
-        #expect(rig.server.bits(of: "device-3") == nil)
-        await rig.shutdown()
     }
 
     @Test func noAnswerInTimeIsATemporaryTransportFailure() async throws {
-        let rig = try await Self.makeRig(timeout: .milliseconds(300))
-        rig.server.failNext(.init(status: 200, delay: .seconds(5)))
-        do {
-            _ = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "slow"))
-            Issue.record("a call past its timeout succeeded")
-        } catch {
-            #expect(error.kind == .transport && error.isTemporary)
+        try await Self.withRig(timeout: .milliseconds(300)) { rig in
+            rig.server.failNext(.init(status: 200, delay: .seconds(5)))
+            do {
+                _ = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "slow"))
+                Issue.record("a call past its timeout succeeded")
+            } catch let error as DeviceCheckError {
+                #expect(error.kind == .transport && error.isTemporary)
+            }
         }
-        await rig.shutdown()
     }
 
     @Test func malformedDeviceTokensAreRefusedBeforeAnyCall() async throws {
-        let rig = try await Self.makeRig()
-        for token in ["", "not base64!", "YWJj\nZGVm", String(repeating: "A", count: 20_000)] {
-            await #expect(throws: DeviceCheckError.self) { _ = try await rig.client.queryBits(deviceToken: token) }
+        try await Self.withRig { rig in
+            for token in ["", "not base64!", "YWJj\nZGVm", String(repeating: "A", count: 20_000)] {
+                await #expect(throws: DeviceCheckError.self) { _ = try await rig.client.queryBits(deviceToken: token) }
+            }
+            #expect(rig.server.requests.isEmpty)
         }
-        #expect(rig.server.requests.isEmpty)
-        await rig.shutdown()
     }
 }
 
@@ -132,7 +132,7 @@ import TestSupport
         do {
             _ = try DeviceCheckCredentials(teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPEM: rsa)
             Issue.record("a key that is not P-256 was accepted")
-        } catch {
+        } catch let error as DeviceCheckError {
             #expect(error.kind == .configuration && !error.description.contains("MIIB"))
         }
     }

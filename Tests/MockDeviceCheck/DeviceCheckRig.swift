@@ -52,6 +52,21 @@ public struct DeviceCheckRig: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
+    /// Runs `body` with a rig, and shuts it down however `body` ends: an HTTP
+    /// client that is not shut down stops the whole test process.
+    package static func with<T>(timeout: Duration = .seconds(10), recordsRequests: Bool = true,
+                                _ body: (DeviceCheckRig) async throws -> T) async throws -> T {
+        let rig = try await start(timeout: timeout, recordsRequests: recordsRequests)
+        do {
+            let result = try await body(rig)
+            await rig.shutdown()
+            return result
+        } catch {
+            await rig.shutdown()
+            throw error
+        }
+    }
+
     public func shutdown() async {
         await client.shutdown()
         try? await http.shutdown()

@@ -42,13 +42,14 @@ import Testing
         }
     }
 
-    func start(passes: Int, offers: Bool = true) async throws -> Running {
+    /// Runs `body` against a running server; the server, its clients and the mock stop however `body` ends.
+    func withServer(passes: Int, offers: Bool = true, _ body: (Running) async throws -> Void) async throws {
         let project = try BuiltProject(passCount: passes)
         let store = try SQLiteRegistrationStore(path: project.databasePath)
         try await store.replaceOfferPools(with: (0..<passes).map {
             OfferPass(offer: "welcome", passTypeIdentifier: project.type, serialNumber: String(format: "C-%04d", $0))
         })
-        let rig = try await DeviceCheckRig.start(timeout: .milliseconds(500))
+        let rig = try await DeviceCheckRig.start()
         let clock = rig.clock
         var configuration = PassServerConfiguration()
         configuration.port = 0
@@ -64,54 +65,63 @@ import Testing
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
         var iterator = ports.makeAsyncIterator()
         let port = await iterator.next() ?? 0
-        return Running(port: port, task: task, rig: rig, http: HTTPClient(eventLoopGroupProvider: .singleton), project: project)
+        let server = Running(port: port, task: task, rig: rig, http: HTTPClient(eventLoopGroupProvider: .singleton), project: project)
+        do {
+            try await body(server)
+            await server.stop()
+        } catch {
+            await server.stop()
+            throw error
+        }
     }
 
     @Test func everyAnswerOfTheClaimCall() async throws {
-        let server = try await start(passes: 2)
-        let id = UUID().uuidString
-        let created = try await server.claim(device: "phone-1", id: id)
-        #expect(created.status == 201, "\(created)")
-        let pass = try #require(try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: String])
-        let serial = try #require(pass["serialNumber"])
-        #expect(pass["passTypeIdentifier"] == server.project.type)
-        #expect(pass["url"] == "https://passes.example.com/" + (try server.project.record(serial).downloadPath))
-        #expect(server.rig.server.bits(of: "phone-1")! == (true, false))
+        try await withServer(passes: 2) { server in
+            let id = UUID().uuidString
+            let created = try await server.claim(device: "phone-1", id: id)
+            #expect(created.status == 201, "\(created)")
+            let pass = try #require(try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: String])
+            let serial = try #require(pass["serialNumber"])
+            #expect(pass["passTypeIdentifier"] == server.project.type)
+            #expect(pass["url"] == "https://passes.example.com/" + (try server.project.record(serial).downloadPath))
+            #expect(server.rig.server.bits(of: "phone-1")! == (true, false))
 
-        let repeated = try await server.claim(device: "phone-1", id: id)
-        #expect(repeated.status == 200 && repeated.body == created.body, "a retry gets the same pass")
-        let again = try await server.claim(device: "phone-1", id: UUID().uuidString)
-        #expect(again.status == 409 && again.body.contains(#""error":"alreadyClaimed""#))
+            let repeated = try await server.claim(device: "phone-1", id: id)
+            #expect(repeated.status == 200 && repeated.body == created.body, "a retry gets the same pass")
+            let again = try await server.claim(device: "phone-1", id: UUID().uuidString)
+            #expect(again.status == 409 && again.body.contains(#""error":"alreadyClaimed""#))
 
-        server.rig.server.failNext(.serviceUnavailable)
-        let unavailable = try await server.claim(device: "phone-2", id: UUID().uuidString)
-        #expect(unavailable.status == 503 && unavailable.retryAfter == "5")
+            server.rig.server.failNext(.serviceUnavailable)
+            let unavailable = try await server.claim(device: "phone-2", id: UUID().uuidString)
+            #expect(unavailable.status == 503 && unavailable.retryAfter == "5")
 
-        #expect(try await server.claim(device: "phone-2", id: UUID().uuidString).status == 201)
-        let exhausted = try await server.claim(device: "phone-3", id: UUID().uuidString)
-        #expect(exhausted.status == 410 && exhausted.body.contains(#""error":"offerExhausted""#))
+            #expect(try await server.claim(device: "phone-2", id: UUID().uuidString).status == 201)
+            let exhausted = try await server.claim(device: "phone-3", id: UUID().uuidString)
+            #expect(exhausted.status == 410 && exhausted.body.contains(#""error":"offerExhausted""#))
 
-        #expect(try await server.claim("nope", body: #"{"deviceToken":"YQ==","claimIdentifier":"x"}"#).status == 404)
-        for body in ["", "{}", #"{"deviceToken":"not base64!","claimIdentifier":"x"}"#, #"{"deviceToken":"YWJj","claimIdentifier":"a b"}"#, "[1]"] {
-            #expect(try await server.claim(body: body).status == 400, "\(body)")
+            #expect(try await server.claim("nope", body: #"{"deviceToken":"YQ==","claimIdentifier":"x"}"#).status == 404)
+            for body in ["", "{}", #"{"deviceToken":"not base64!","claimIdentifier":"x"}"#, #"{"deviceToken":"YWJj","claimIdentifier":"a b"}"#, "[1]"] {
+                #expect(try await server.claim(body: body).status == 400, "\(body)")
+            }
+            let tooLarge = try await server.claim(body: String(repeating: "a", count: 20_000))
+            #expect(tooLarge.status == 413)
+
+            let metrics = try await server.http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/metrics"), timeout: .seconds(20))
+            let exposition = String(buffer: try await metrics.body.collect(upTo: 1 << 20))
+            #expect(exposition.contains(#"passforge_offer_claims_total{offer="welcome",outcome="created"} 2"#), "\(exposition)")
+            #expect(exposition.contains(#"passforge_offer_claims_total{offer="welcome",outcome="alreadyClaimed"} 1"#))
+            #expect(exposition.contains(#"passforge_offer_claims_total{offer="unknown",outcome="unknownOffer"} 1"#))
+            #expect(exposition.contains(#"passforge_offer_passes_left{offer="welcome"} 0"#))
         }
-        let tooLarge = try await server.claim(body: String(repeating: "a", count: 20_000))
-        #expect(tooLarge.status == 413)
-
-        let metrics = try await server.http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/metrics"), timeout: .seconds(20))
-        let exposition = String(buffer: try await metrics.body.collect(upTo: 1 << 20))
-        #expect(exposition.contains(#"passforge_offer_claims_total{offer="welcome",outcome="created"} 2"#), "\(exposition)")
-        #expect(exposition.contains(#"passforge_offer_claims_total{offer="welcome",outcome="alreadyClaimed"} 1"#))
-        #expect(exposition.contains(#"passforge_offer_claims_total{offer="unknown",outcome="unknownOffer"} 1"#))
-        #expect(exposition.contains(#"passforge_offer_passes_left{offer="welcome"} 0"#))
-        await server.stop()
     }
 
     @Test func theRouteIsNotServedWithoutOffers() async throws {
-        let server = try await start(passes: 1, offers: false)
-        #expect(try await server.claim(device: "phone-1", id: "x").status == 404)
-        #expect(server.rig.server.requests.isEmpty, "Apple is not asked")
-        #expect(try await server.claim("..%2F", body: "{}").status == 404)
-        await server.stop()
+        try await withServer(passes: 1, offers: false) { server in
+            let notServed = try await server.claim(device: "phone-1", id: "x")
+            #expect(notServed.status == 404)
+            #expect(server.rig.server.requests.isEmpty, "Apple is not asked")
+            let badName = try await server.claim("..%2F", body: "{}")
+            #expect(badName.status == 404)
+        }
     }
 }

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import RegistrationStore
+
+struct OffersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "offers",
+        abstract: "List each DeviceCheck offer's pool: passes, claimed, left (from the registration store).",
+        discussion: """
+        Reads the registration store that `passforge serve` uses (PASSFORGE_DATABASE_URL), where the
+        pools are kept from the served build and the claims recorded. An offer of passforge.yml that
+        no served build has filled yet shows 0.
+
+        Examples:
+          passforge offers
+          PASSFORGE_DATABASE_URL=postgres://passforge@db/passforge passforge offers --format json
+        """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @OptionGroup var project: ProjectOptions
+
+    @Option(help: "text (a table) or json.")
+    var format: Format = .text
+
+    func run() async throws {
+        guard let (store, description) = try await StoreOpening.open(onlyIfPresent: true) else {
+            Console.error("no registration store yet (\(StoreLocation.environmentVariable) or state/registrations.sqlite): no claims")
+            throw ExitCode.failure
+        }
+        var pools = Dictionary(uniqueKeysWithValues: try await store.offerStatistics().map { ($0.offer, $0) })
+        for offer in (try? project.loadConfiguration().offers) ?? [] where pools[offer.name] == nil {
+            pools[offer.name] = OfferStatistics(offer: offer.name, poolSize: 0, claimed: 0, left: 0)
+        }
+        let rows = pools.values.sorted { $0.offer < $1.offer }
+        switch format {
+        case .json:
+            let objects = rows.map { ["offer": $0.offer, "pool": $0.poolSize, "claimed": $0.claimed, "left": $0.left] as [String: Any] }
+            let data = try JSONSerialization.data(withJSONObject: ["offers": objects], options: [.sortedKeys, .prettyPrinted])
+            Console.print(String(decoding: data, as: UTF8.self))
+        case .text:
+            guard !rows.isEmpty else {
+                Console.print("no offers (define them under offers: in passforge.yml; store: \(description))")
+                return
+            }
+            let width = max(5, rows.map(\.offer.count).max() ?? 0)
+            func padded(_ text: String, _ count: Int) -> String { text + String(repeating: " ", count: max(0, count - text.count)) }
+            func right(_ number: Int, _ count: Int) -> String { String(repeating: " ", count: max(0, count - String(number).count)) + String(number) }
+            Console.print(padded("offer", width) + "     pool  claimed     left")
+            for row in rows {
+                Console.print(padded(row.offer, width) + " " + right(row.poolSize, 8) + " " + right(row.claimed, 8) + " " + right(row.left, 8))
+            }
+        }
+    }
+}
