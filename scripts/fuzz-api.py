@@ -97,6 +97,13 @@ def run_schemathesis(args, url, token, type_, serial, download, output, database
         f.write(f'"path.passTypeIdentifier" = {json.dumps(type_)}\n"path.serialNumber" = {json.dumps(serial)}\n')
         if download:
             f.write(f'"path.capability" = {json.dumps(download.split("/")[-1])}\n')
+        if args.offer:
+            f.write(f'"path.offer" = {json.dumps(args.offer)}\n')
+        # A claim of schema-valid data may find the pool exhausted: 410 is a right answer then.
+        f.write('[checks.positive_data_acceptance]\nexpected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "410", "429", "5xx"]\n')
+        # A body beyond its route's bound is refused before it is read (413), whatever it holds.
+        f.write('[checks.negative_data_rejection]\n'
+                'expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]\n')
     environment = dict(os.environ, PYTHONPATH=scratch, SCHEMATHESIS_HOOKS="passforge_fuzz_hooks",
                        PASSFORGE_FUZZ_OUTPUT=os.path.abspath(output), PASSFORGE_FUZZ_DATABASE=database, NO_COLOR="1")
     command = [executable, "--config-file", config, "run", os.path.join(REPO, "openapi.yaml"), "--url", url,
@@ -185,6 +192,7 @@ def main():
     parser.add_argument("--database", help="SQLite file or postgres:// URL of the server at --url")
     parser.add_argument("--binary", default=os.path.join(REPO, ".build", "debug", "passforge"))
     parser.add_argument("--postgres", help="self-contained runs: also fuzz a server on this PostgreSQL database")
+    parser.add_argument("--offer", help="an offer the server at --url serves (with a DeviceCheck mock behind it)")
     parser.add_argument("--examples", type=int, default=20, help="examples per operation and phase")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-time", type=int, help="time budget; fuzzing and stateful phases repeat until it is spent")

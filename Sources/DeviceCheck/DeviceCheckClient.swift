@@ -32,6 +32,8 @@ package protocol DeviceCheckCalling: Sendable {
     func validate(deviceToken: String) async throws(DeviceCheckError)
     func queryBits(deviceToken: String) async throws(DeviceCheckError) -> DeviceBits
     func updateBits(_ bits: DeviceBits, deviceToken: String) async throws(DeviceCheckError)
+    /// Lets go of connections; no call after it.
+    func shutdown() async
 }
 
 /// Apple's DeviceCheck service over HTTPS (HTTP/2 when the server offers it),

@@ -137,6 +137,11 @@ package final class OfferClaimService: Sendable {
         return completed
     }
 
+    /// Shuts the DeviceCheck client down (its HTTP client must not outlive the process's work).
+    package func shutdown() async {
+        await deviceCheck.shutdown()
+    }
+
     private func answer(for error: DeviceCheckError) -> ClaimAnswer {
         switch error.kind {
         case .badDeviceToken: .badRequest("Apple refused the device token (Bad Device Token)")

@@ -19,8 +19,9 @@ package struct OfferClaimEndpoint: Sendable {
         self.downloadBaseURL = downloadBaseURL.hasSuffix("/") ? downloadBaseURL : downloadBaseURL + "/"
     }
 
-    /// A DCDevice token is a few kilobytes of base64.
-    static let bodyLimit = 16 * 1024
+    /// A DCDevice token is a few kilobytes of base64, at most 16 KiB as passforge accepts it
+    /// (`DeviceCheckClient.isWellFormed`), plus the claim identifier and the JSON around them.
+    static let bodyLimit = 20 * 1024
 }
 
 extension PassWebService {

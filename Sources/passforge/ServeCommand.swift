@@ -131,7 +131,9 @@ struct ServeCommand: AsyncParsableCommand {
             try await PassServer.run(configuration: configuration, store: store, services: services, logger: logger) { boundPort in
                 Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
             }
+            await configuration.offers?.service.shutdown()
         } catch {
+            await configuration.offers?.service.shutdown()
             Console.error("error: \(error)")
             throw ExitCode.failure
         }

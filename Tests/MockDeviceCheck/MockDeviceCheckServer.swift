@@ -20,6 +20,7 @@ import Synchronization
 ///
 /// A device token here is base64 of `<device>:<anything>`: every token a test
 /// makes for one device names the same device, as Apple's ephemeral tokens do.
+/// Any other base64 token stands for a device of its own (a fuzzer's).
 /// Tests can script the next answers (`failNext`) with any status of Apple's table.
 public final class MockDeviceCheckServer: Sendable {
     public struct Request: Sendable, Equatable {
@@ -113,7 +114,9 @@ public final class MockDeviceCheckServer: Sendable {
                               onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
                               // Quiet: a test's shutdown cancels the server, which Hummingbird logs as errors.
                               logger: Logger(label: "mock-devicecheck", factory: { _ in SwiftLogNoOpLogHandler() }))
-        task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        task = Task(executorPreference: DedicatedExecutor(label: "mock-devicecheck")) {
+            try await app.runService(gracefulShutdownSignals: [])
+        }
         var iterator = ports.makeAsyncIterator()
         port = await iterator.next() ?? 0
     }
@@ -154,8 +157,11 @@ public final class MockDeviceCheckServer: Sendable {
         }
         let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         let token = json?["device_token"] as? String
-        let device = token.flatMap { Data(base64Encoded: $0) }.flatMap { String(data: $0, encoding: .utf8) }
-            .flatMap { $0.split(separator: ":", maxSplits: 1).first.map(String.init) }
+        // `deviceToken(for:)`'s tokens name their device; any other well-formed token is a device of its own.
+        let decoded = token.flatMap { Data(base64Encoded: $0) }
+        let device = decoded.flatMap { String(data: $0, encoding: .utf8) }.flatMap { text in
+            text.contains(":") ? text.split(separator: ":", maxSplits: 1).first.map(String.init) : nil
+        } ?? (decoded != nil ? token : nil)
         let transaction = json?["transaction_id"] as? String
         let timestamp = (json?["timestamp"] as? NSNumber)?.int64Value
 

@@ -1,4 +1,5 @@
 import Foundation
+import MockDeviceCheck
 import TestSupport
 import Testing
 
@@ -16,20 +17,37 @@ import Testing
         guard venv.status == 0 else { throw HarnessError("scripts/test-venv.sh failed: \(venv.output)") }
         let python = venv.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
-        let built = try BuiltProject(passCount: 2)
-        try backend.configure(built)
-        let server = try ServerProcess(built, arguments: ["--registration-limit", "0"])
-        let record = try built.record("C-0000")
-        let database = built.environment["PASSFORGE_DATABASE_URL"] ?? built.databasePath
-        let result = try runProcess(python, [
-            "\(Self.repository)/scripts/fuzz-api.py", "--url", server.base, "--token", try built.token("C-0000"),
-            "--type", built.type, "--serial", "C-0000", "--download", record.downloadPath,
-            "--output", built.output, "--database", database, "--examples", "5", "--seed", "14",
-        ])
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.stdout.contains("failures 0"), "\(result.output)")
-        #expect(result.stdout.contains("healthy afterwards yes"))
-        #expect(server.stop() == 0)
-        #expect(!server.stderr.get().contains(" error passforge"), "the fuzz run made the server log an error: \(server.stderr.get())")
+        // The offer claim call too, with the mock of Apple's DeviceCheck behind the server.
+        try await DeviceCheckRig.with { rig in
+            let built = try BuiltProject(passCount: 2)
+            let files = built.project.directory
+            files.write("passforge.yml", (try String(contentsOfFile: files.file("passforge.yml"), encoding: .utf8)) + """
+
+                deviceCheck: { teamIdentifier: \(DeviceCheckRig.team), keyIdentifier: \(DeviceCheckRig.keyIdentifier), baseURL: "\(rig.server.baseURL)" }
+                offers:
+                  welcome: { bit: 0 }
+
+                """)
+            files.write("content/cards.yml", "offer: welcome\n" + (try String(contentsOfFile: files.file("content/cards.yml"), encoding: .utf8)))
+            files.write("AuthKey.p8", rig.key.pemRepresentation)
+            built.environment["PASSFORGE_DEVICECHECK_KEY"] = files.file("AuthKey.p8")
+            built.environment["PASSFORGE_DEVICECHECK_CA_CERTIFICATE"] = TestPKI.shared.root
+            try built.build()
+            try backend.configure(built)
+            let server = try ServerProcess(built, arguments: ["--registration-limit", "0"])
+            let record = try built.record("C-0000")
+            let database = built.environment["PASSFORGE_DATABASE_URL"] ?? built.databasePath
+            let result = try runProcess(python, [
+                "\(Self.repository)/scripts/fuzz-api.py", "--url", server.base, "--token", try built.token("C-0000"),
+                "--type", built.type, "--serial", "C-0000", "--download", record.downloadPath, "--offer", "welcome",
+                "--output", built.output, "--database", database, "--examples", "5", "--seed", "14",
+            ])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.stdout.contains("failures 0"), "\(result.output)")
+            #expect(result.stdout.contains("healthy afterwards yes"))
+            #expect(rig.server.requests.contains { $0.path == "/v1/query_two_bits" }, "the claim call was fuzzed with Apple behind it")
+            #expect(server.stop() == 0)
+            #expect(!server.stderr.get().contains(" error passforge"), "the fuzz run made the server log an error: \(server.stderr.get())")
+        }
     }
 }

@@ -103,7 +103,7 @@ import Testing
             for body in ["", "{}", #"{"deviceToken":"not base64!","claimIdentifier":"x"}"#, #"{"deviceToken":"YWJj","claimIdentifier":"a b"}"#, "[1]"] {
                 #expect(try await server.claim(body: body).status == 400, "\(body)")
             }
-            let tooLarge = try await server.claim(body: String(repeating: "a", count: 20_000))
+            let tooLarge = try await server.claim(body: String(repeating: "a", count: 21_000))
             #expect(tooLarge.status == 413)
 
             let metrics = try await server.http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/metrics"), timeout: .seconds(20))
