@@ -265,7 +265,7 @@ let package = Package(
         .testTarget(
             name: "PassOffersTests",
             dependencies: [
-                "PassOffers", "DeviceCheck", "MockDeviceCheck", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport",
+                "PassOffers", "DeviceCheck", "MockDeviceCheck", "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -49,7 +49,8 @@ import Testing
     @Test func aClaimedPassDownloadsAndVerifiesAndAKilledClaimCompletesAfterARestart() async throws {
         try await DeviceCheckRig.with { rig in
             let built = try project(rig: rig)
-            var server = try ServerProcess(built, arguments: ["--bit-retry-interval", "1"])
+            // The default retry interval (30 s): no background retry sets the held bit before the kill.
+            var server = try ServerProcess(built)
             var client = Client(base: server.base)
 
             let created = try await Self.claim(client, device: "phone-1", id: "11111111-1111-4111-8111-111111111111")
@@ -65,7 +66,7 @@ import Testing
             #expect(rig.server.bits(of: "phone-1")! == (true, false))
 
             // Apple holds the bit update; the server is killed while it waits.
-            rig.server.failNext(.init(status: 200, path: "/v1/update_two_bits", delay: .seconds(30)))
+            rig.server.failNext(.init(status: 200, path: "/v1/update_two_bits", delay: .seconds(120)))
             let id = "22222222-2222-4222-8222-222222222222"
             let pending = Task { [client] in try? await Self.claim(client, device: "phone-2", id: id) }
             #expect(try await eventually { rig.server.requests.contains { $0.path == "/v1/update_two_bits" && $0.device == "phone-2" } })

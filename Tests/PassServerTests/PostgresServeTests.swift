@@ -9,11 +9,7 @@ import Testing
 @Suite(.serialized) struct PostgresServeTests {
     /// A new, empty database on the throwaway server, as a URL.
     static func freshDatabase() throws -> String {
-        let base = try PostgresTestEnvironment.url()
-        let name = "serve_\(UUID().uuidString.prefix(8).lowercased())"
-        let created = try psql(base, "CREATE DATABASE \(name)")
-        guard created.status == 0 else { throw HarnessError("CREATE DATABASE failed: \(created.output)") }
-        return PostgresTestEnvironment.url(base, database: name)
+        try PostgresTestEnvironment.freshDatabase(prefix: "serve")
     }
 
     static func psql(_ url: String, _ sql: String) throws -> ProcessResult {

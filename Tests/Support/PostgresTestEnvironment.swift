@@ -40,6 +40,15 @@ public enum PostgresTestEnvironment {
     /// The main server (TLS available, the test user may create databases).
     public static func url() throws -> String { try variable("PASSFORGE_TEST_POSTGRES_URL") }
 
+    /// A new, empty database on the main server, named `<prefix>_<random>`, made with psql.
+    public static func freshDatabase(prefix: String) throws -> String {
+        let base = try url()
+        let name = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
+        let created = try runProcess("psql", [base, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", "CREATE DATABASE \(name)"])
+        guard created.status == 0 else { throw NotConfigured(description: "CREATE DATABASE \(name) failed: \(created.output)") }
+        return url(base, database: name)
+    }
+
     /// `url` with another database (the path replaced, the query kept).
     public static func url(_ url: String, database: String) -> String {
         let schemeEnd = url.range(of: "://")!
