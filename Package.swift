@@ -9,6 +9,8 @@ import PackageDescription
 //   RegistrationStore → ConcurrencySupport
 //   SQLiteRegistrationStore, PostgresRegistrationStore → RegistrationStore (only passforge links them)
 //   PassServer, PassPush, PassPublish, PassPreview, PassDiff → PassBuild
+//   PassServer → PassOffers → DeviceCheck, RegistrationStore
+//   PassServer, PassContent, PassDiff, passforge → TextEscaping
 //   passforge (the command line) → all of them
 let package = Package(
     name: "passforge",
@@ -59,7 +61,7 @@ let package = Package(
             providers: [.apt(["libzint-dev"])]
         ),
 
-        // The glibc calls Swift's Glibc module does not export: syncfs, mallopt.
+        // The glibc calls Swift's Glibc module does not export (syncfs, mallopt, mallinfo2), and the commit `make dist` links in.
         .target(name: "CSystemCalls"),
 
         // Text from outside made safe for each place it is shown: terminal, log, markdown, HTML.
