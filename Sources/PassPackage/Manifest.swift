@@ -68,6 +68,21 @@ package struct Manifest: Sendable, Hashable {
         Insecure.SHA1.hash(data: bytes).hexString
     }
 
+    /// The hash a manifest lists for each file: SHA-1 for a pass (PassKit
+    /// Package Format Reference), SHA-256 for an order (Apple, "Building a
+    /// distributable order package").
+    package enum Digest: Sendable, Hashable {
+        case sha1, sha256
+
+        /// Lowercase hex of `bytes`' hash.
+        package func hex(_ bytes: [UInt8]) -> String {
+            switch self {
+            case .sha1: Insecure.SHA1.hash(data: bytes).hexString
+            case .sha256: SHA256.hash(data: bytes).hexString
+            }
+        }
+    }
+
     private static func appendJSONString(_ string: String, to json: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
         json.append(UInt8(ascii: "\""))

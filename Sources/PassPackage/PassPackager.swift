@@ -53,11 +53,37 @@ package struct PassPackager: Sendable {
     /// `manifest.json` and `signature`, so equal inputs give equal archives
     /// (order does not matter to Wallet).
     package func makePKPass(passJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError) -> [UInt8] {
+        try makePackage(rootFile: "pass.json", rootBytes: passJSON, files: files, digest: .sha1, signingTime: signingTime)
+    }
+
+    /// The `.order` bytes for `orderJSON` and the other `files` (prepared with
+    /// `digest: .sha256`): the same layout, signature and zip as a pass, with
+    /// a manifest of SHA-256 hashes (Apple, "Building a distributable order
+    /// package"), signed with the Order Type ID certificate.
+    package func makeOrder(orderJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError) -> [UInt8] {
+        try makePackage(rootFile: "order.json", rootBytes: orderJSON, files: files, digest: .sha256, signingTime: signingTime)
+    }
+
+    /// The `.order` bytes for `files` (`order.json`, images, `<lang>.lproj/order.strings`).
+    package func makeOrder(files: [String: [UInt8]], signingTime: Date = Date()) throws(PassPackageError) -> [UInt8] {
+        guard let orderJSON = files["order.json"] else { throw .missingRootFile("order.json") }
+        var prepared: [PreparedPassFile] = []
+        for (name, bytes) in files where name != "order.json" {
+            prepared.append(try PreparedPassFile(name: name, bytes: bytes, compression: compression, digest: .sha256))
+        }
+        return try makeOrder(orderJSON: orderJSON, files: prepared, signingTime: signingTime)
+    }
+
+    /// A signed package: `rootFile` first, then the files sorted by name, `manifest.json` (hashes by `digest`) and `signature`.
+    private func makePackage(rootFile: String, rootBytes: [UInt8], files: [PreparedPassFile], digest: Manifest.Digest,
+                             signingTime: Date) throws(PassPackageError) -> [UInt8] {
         let files = files.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-        var hashes = ["pass.json": Manifest.sha1Hex(passJSON)]
+        var hashes = [rootFile: digest.hex(rootBytes)]
         hashes.reserveCapacity(files.count + 1)
         for file in files {
-            guard hashes.updateValue(file.sha1Hex, forKey: file.name) == nil else { throw .duplicateFile(file.name) }
+            // A file prepared for the other kind of package would list the wrong hash.
+            guard file.digest == digest else { throw .disallowedPath(file.name, "it was prepared for a package whose manifest lists \(file.digest) hashes; this one lists \(digest)") }
+            guard hashes.updateValue(file.digestHex, forKey: file.name) == nil else { throw .duplicateFile(file.name) }
         }
         let manifestBytes = Manifest(hashes: hashes).jsonBytes
         let signature: [UInt8]
@@ -68,7 +94,7 @@ package struct PassPackager: Sendable {
         }
 
         let deflates = compression == .deflateExceptPNG
-        let passEntry = PreparedZipEntry(ZipEntry(name: "pass.json", bytes: passJSON, isCompressed: deflates))
+        let passEntry = PreparedZipEntry(ZipEntry(name: rootFile, bytes: rootBytes, isCompressed: deflates))
         let manifestEntry = PreparedZipEntry(ZipEntry(name: Manifest.fileName, bytes: manifestBytes, isCompressed: deflates))
         // DER with two certificates and a signature: deflating gains little.
         let signatureEntry = PreparedZipEntry(ZipEntry(name: Manifest.signatureFileName, bytes: signature, isCompressed: false))
@@ -103,6 +129,8 @@ package struct PassPackager: Sendable {
 
 package enum PassPackageError: Error, Sendable, CustomStringConvertible, LocalizedError {
     case missingPassJSON
+    /// An order without its order.json.
+    case missingRootFile(String)
     /// `manifest.json` or `signature` was passed in; the packager makes them.
     case reservedFileName(String)
     case disallowedPath(String, String)
@@ -115,6 +143,8 @@ package enum PassPackageError: Error, Sendable, CustomStringConvertible, Localiz
         switch self {
         case .missingPassJSON:
             return "a pass needs a pass.json at its root"
+        case let .missingRootFile(name):
+            return "the package needs a \(name) at its root"
         case let .reservedFileName(name):
             return "\(name) is made when the pass is signed; remove it from the pass's files"
         case let .disallowedPath(name, reason):
