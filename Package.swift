@@ -241,7 +241,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassforgeCLITests",
-            dependencies: ["passforge", "PassBuild", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["passforge", "PassBuild", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "PassPublishTests", dependencies: ["PassPublish", "PassBuild", "AtomicFiles", "TestSupport", "passforge"]),
         .testTarget(

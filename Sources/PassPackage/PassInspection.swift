@@ -47,9 +47,10 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
         case let .missingListedFile(name):
             return "manifest.json lists \(name), which is not in the pass"
         case let .hashMismatch(file, manifest, actual):
-            return "\(file) was changed after signing: manifest.json says SHA-1 \(manifest), the file has \(actual)"
+            let algorithm = manifest.count == 64 ? "SHA-256" : "SHA-1"
+            return "\(file) was changed after signing: manifest.json says \(algorithm) \(manifest), the file has \(actual)"
         case let .unreadablePassJSON(reason):
-            return "pass.json cannot be read: \(reason)"
+            return "\(reason.hasPrefix("order.json") ? "" : "pass.json cannot be read: ")\(reason)"
         case let .unreadableSignature(reason):
             return "signature cannot be read: \(reason)"
         case let .signatureDoesNotVerify(reason):
@@ -71,7 +72,8 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
         case let .untrustedChain(reason):
             return "the signing certificate does not chain to the trusted root: \(reason)"
         case let .identifierMismatch(key, pass, certificate):
-            return "pass.json \(key) is \"\(pass)\" but the signing certificate is for \"\(certificate ?? "(none)")\"; the device will reject the pass"
+            let file = key == "orderTypeIdentifier" ? "order.json" : "pass.json"
+            return "\(file) \(key) is \"\(pass)\" but the signing certificate is for \"\(certificate ?? "(none)")\"; the device will reject it"
         }
     }
 
@@ -84,11 +86,23 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
 /// manifest check, the signature check and the certificate facts. Problems
 /// are collected in `defects`; inspection never stops at the first.
 package struct PassInspection: Sendable {
+    /// What the archive is: a pass (`pass.json`, a SHA-1 manifest) or a Wallet
+    /// order (`order.json`, a SHA-256 manifest; Apple, "Building a distributable order package").
+    package enum Kind: Sendable, Hashable {
+        case pass, order
+
+        package var rootFile: String { self == .pass ? "pass.json" : "order.json" }
+        package var digest: Manifest.Digest { self == .pass ? .sha1 : .sha256 }
+    }
+
     package struct Entry: Sendable, Hashable {
         package var name: String
         package var size: Int
-        package var sha1: String
+        /// The file's hash by the manifest's algorithm (SHA-1 for a pass, SHA-256 for an order).
+        package var digest: String
     }
+
+    package var kind: Kind
 
     /// The archive's files, in archive order.
     package var entries: [Entry]
@@ -120,6 +134,17 @@ package struct PassInspection: Sendable {
     /// Inspects `pkpass`, judging certificates at `moment` (the signature's
     /// signing time, or a date).
     package init(pkpass: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, validAt moment: ValidityMoment) {
+        self.init(kind: .pass, archive: pkpass, trustedRoots: trustedRoots, limits: limits, validAt: moment)
+    }
+
+    /// Inspects an `.order`: its SHA-256 manifest, its signature, and its
+    /// orderTypeIdentifier against the Order Type ID certificate.
+    package init(order: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, validAt moment: ValidityMoment) {
+        self.init(kind: .order, archive: order, trustedRoots: trustedRoots, limits: limits, validAt: moment)
+    }
+
+    private init(kind: Kind, archive: [UInt8], trustedRoots: [UInt8]?, limits: ZipReadLimits, validAt moment: ValidityMoment) {
+        self.kind = kind
         entries = []
         files = [:]
         manifest = nil
@@ -128,17 +153,17 @@ package struct PassInspection: Sendable {
 
         let zipEntries: [ZipEntry]
         do {
-            zipEntries = try ZipArchive.read(pkpass, limits: limits)
+            zipEntries = try ZipArchive.read(archive, limits: limits)
         } catch {
             defects.append(.unreadableArchive(error.description))
             return
         }
         for entry in zipEntries {
-            entries.append(Entry(name: entry.name, size: entry.bytes.count, sha1: Manifest.sha1Hex(entry.bytes)))
+            entries.append(Entry(name: entry.name, size: entry.bytes.count, digest: kind.digest.hex(entry.bytes)))
             files[entry.name] = entry.bytes
             if PassPackager.layoutProblem(entry.name) != nil { defects.append(.misplacedFile(entry.name)) }
         }
-        for required in ["pass.json", Manifest.fileName, Manifest.signatureFileName] where files[required] == nil {
+        for required in [kind.rootFile, Manifest.fileName, Manifest.signatureFileName] where files[required] == nil {
             defects.append(.missingFile(required))
         }
 
@@ -151,7 +176,7 @@ package struct PassInspection: Sendable {
     /// UTF-8), whatever the signature's state: Apple's validator calls a
     /// trailing comma invalid JSON.
     private mutating func readPassJSON() {
-        guard let bytes = files["pass.json"] else { return }
+        guard let bytes = files[kind.rootFile] else { return }
         do {
             passJSON = try JSONValue(parsing: bytes)
             return
@@ -162,7 +187,7 @@ package struct PassInspection: Sendable {
             } else if bytes.count >= 2, bytes[0] == 0 || bytes[1] == 0 {
                 reason = "it is UTF-16 or UTF-32; JSON passes are UTF-8 (RFC 8259 §8.1): save it as UTF-8"
             }
-            defects.append(.unreadablePassJSON(reason))
+            defects.append(.unreadablePassJSON(kind == .pass ? reason : "order.json cannot be read: \(reason)"))
         }
         // What a lenient reader makes of it, so that the other checks are not lost.
         passJSON = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
@@ -180,7 +205,7 @@ package struct PassInspection: Sendable {
         self.manifest = manifest
         let present = entries.map(\.name).filter { !Manifest.isExcluded($0) }
         for name in present.sorted() {
-            let actual = Manifest.sha1Hex(files[name]!)
+            let actual = kind.digest.hex(files[name]!)
             guard let listed = manifest.hashes[name] else {
                 defects.append(.unlistedFile(name))
                 continue
@@ -246,8 +271,9 @@ package struct PassInspection: Sendable {
     /// certificate (its UID and OU) fails on device.
     private mutating func checkIdentifiers(against signer: CertificateSummary) {
         guard let pass = passJSON?.objectValue else { return }
-        if let identifier = pass["passTypeIdentifier"]?.stringValue, identifier != signer.userID {
-            defects.append(.identifierMismatch(key: "passTypeIdentifier", pass: identifier, certificate: signer.userID))
+        let typeKey = kind == .pass ? "passTypeIdentifier" : "orderTypeIdentifier"
+        if let identifier = pass[typeKey]?.stringValue, identifier != signer.userID {
+            defects.append(.identifierMismatch(key: typeKey, pass: identifier, certificate: signer.userID))
         }
         if let team = pass["teamIdentifier"]?.stringValue, team != signer.organizationalUnit {
             defects.append(.identifierMismatch(key: "teamIdentifier", pass: team, certificate: signer.organizationalUnit))

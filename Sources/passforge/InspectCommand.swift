@@ -7,14 +7,16 @@ import TextEscaping
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Read any .pkpass or .pkpasses: fields, manifest check, signature check, certificate facts.",
+        abstract: "Read any .pkpass, .pkpasses or .order: fields, manifest check, signature check, certificate facts.",
         discussion: """
         Works on passes made by any tool. Exits 1 when the pass has any defect: something that
         makes Wallet refuse or misshow it (a file changed after signing, a missing signing time, a
         missing or wrong WWDR certificate, a pass.json that is not strict JSON or breaks Apple's
         rules, a certificate that does not match the pass). What Apple's documentation advises
         against but Wallet shows anyway (a hex colour, textAlignment on a primary field) is a
-        warning. A .pkpasses bundle is recognised and each of its passes inspected.
+        warning. A .pkpasses bundle is recognised and each of its passes inspected. A Wallet
+        order (.order) is recognised by its order.json: its SHA-256 manifest, its signature and
+        every rule of Apple's order format are checked.
 
         Examples:
           passforge inspect output/v1/passes/pass.com.example.passforge/BA-2026-0001
@@ -22,6 +24,7 @@ struct InspectCommand: ParsableCommand {
           passforge inspect ticket.pkpass --trusted-root .passforge/dev-pki/root-certificate.pem
           passforge inspect ticket.pkpass --language de
           passforge inspect tickets.pkpasses
+          passforge inspect output/v1/orders/order.com.example.shop/ORD-1001
 
         Labels and values are shown as Wallet shows them in one language: the
         pass's <language>.lproj/pass.strings, English by default. A pass.strings
@@ -71,7 +74,8 @@ struct InspectCommand: ParsableCommand {
         // A single pass is at most PackageLimits.maximumTotalSize; a bundle at
         // most maximumBundleSize. The size is checked before anything is read,
         // and no more than the bound is ever read (the file may grow).
-        let bound = file.lowercased().hasSuffix(".pkpass") ? PackageLimits.maximumTotalSize : PackageLimits.maximumBundleSize
+        let bound = file.lowercased().hasSuffix(".pkpass") || file.lowercased().hasSuffix(".order")
+            ? PackageLimits.maximumTotalSize : PackageLimits.maximumBundleSize
         let data: [UInt8]
         switch Self.readBounded(file, bound: bound) {
         case .success(let bytes): data = bytes
@@ -93,6 +97,9 @@ struct InspectCommand: ParsableCommand {
         if let names = ZipArchive.entryNames(data, limit: PackageLimits.maximumFileCount),
            names.contains(where: { $0.lowercased().hasSuffix(".pkpass") }), !names.contains("pass.json") {
             defects = inspectBundle(data, trustedRoot: root, moment: moment)
+        } else if let names = ZipArchive.entryNames(data, limit: PackageLimits.maximumFileCount), names.contains("order.json"),
+                  !names.contains("pass.json") {
+            defects = inspectOrder(data, trustedRoot: root, moment: moment)
         } else if data.count > PackageLimits.maximumTotalSize {
             defects = ["the file is \(data.count) bytes; a pass holds at most \(PackageLimits.maximumTotalSize) bytes"]
         } else {
@@ -210,9 +217,15 @@ struct InspectCommand: ParsableCommand {
             }
         }
 
+        printPackage(inspection, moment: moment)
+        return defects
+    }
+
+    /// The archive's files with their hashes, and the signature with its certificates.
+    private func printPackage(_ inspection: PassInspection, moment: ValidityMoment) {
         Console.print("files:")
         for entry in inspection.entries {
-            Console.print("  \(TerminalText.oneLine(entry.name, limit: Self.valueLimit))  \(entry.size) bytes  sha1 \(entry.sha1)")
+            Console.print("  \(TerminalText.oneLine(entry.name, limit: Self.valueLimit))  \(entry.size) bytes  \(inspection.kind == .pass ? "sha1" : "sha256") \(entry.digest)")
         }
         if let signature = inspection.signature {
             Console.print("signature: \(signature.verifiesManifest ? "verifies over manifest.json" : "DOES NOT VERIFY")"
@@ -234,6 +247,39 @@ struct InspectCommand: ParsableCommand {
             case .untrusted(let reason): Console.print("  chain: NOT trusted: \(TerminalText.oneLine(reason, limit: Self.valueLimit))")
             }
         }
+    }
+
+    /// Prints what one order holds and returns its defects: the package (SHA-256 manifest,
+    /// signature, orderTypeIdentifier against the certificate) and every rule of order.json.
+    private func inspectOrder(_ data: [UInt8], trustedRoot: [UInt8]?, moment: ValidityMoment) -> [String] {
+        let inspection = PassInspection(order: data, trustedRoots: trustedRoot, validAt: moment)
+        var defects = inspection.defects.map(\.description)
+        if let json = inspection.passJSON {
+            func shown(_ value: JSONValue?) -> String {
+                value.map { TerminalText.oneLine($0.stringValue ?? $0.serializedString(), limit: Self.valueLimit) } ?? "(missing)"
+            }
+            Console.print("order type:   \(shown(json["orderTypeIdentifier"]))")
+            Console.print("order:        \(shown(json["orderIdentifier"])) (number \(shown(json["orderNumber"])))")
+            Console.print("status:       \(shown(json["status"]))")
+            Console.print("merchant:     \(shown(json["merchant"]?["displayName"]))")
+            Console.print("updated at:   \(shown(json["updatedAt"]))")
+            for (index, fulfillment) in (json["fulfillments"]?.arrayValue ?? []).enumerated() {
+                Console.print("fulfillment \(index): \(shown(fulfillment["fulfillmentType"])) \(shown(fulfillment["status"]))")
+            }
+            for item in json["lineItems"]?.arrayValue ?? [] {
+                Console.print("  \(shown(item["quantity"])) × \(shown(item["title"]))  \(shown(item["price"]?["amount"])) \(shown(item["price"]?["currency"]))")
+            }
+            if let total = json["payment"]?["total"] {
+                Console.print("total:        \(shown(total["amount"])) \(shown(total["currency"])) (\(shown(json["payment"]?["status"])))")
+            }
+            var files = inspection.files
+            for name in [Manifest.fileName, Manifest.signatureFileName, "order.json"] { files[name] = nil }
+            for diagnostic in OrderValidator().validate(json, options: .init(files: files)) {
+                let line = "order.json \(diagnostic.keyPath): \(diagnostic.message) [\(diagnostic.rule)]"
+                if diagnostic.isError { defects.append(line) } else { Console.print("warning: \(TerminalText.oneLine(line))") }
+            }
+        }
+        printPackage(inspection, moment: moment)
         return defects
     }
 
