@@ -22,6 +22,9 @@ import TestSupport
             let device = "device-1"
             let bits = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
             #expect(bits == .unset)
+            // The live service's wording of the same answer.
+            rig.server.answerNotFound(with: "Failed to find bit state")
+            #expect(try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "other")) == .unset)
             try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: MockDeviceCheckServer.deviceToken(for: device))
             #expect(rig.server.bits(of: device)! == (true, false))
             let again = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
@@ -29,8 +32,8 @@ import TestSupport
             try await rig.client.validate(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
 
             let requests = rig.server.requests
-            #expect(requests.count == 4 && requests.allSatisfy { $0.status == 200 })
-            #expect(Set(requests.compactMap(\.transactionIdentifier)).count == 4, "transaction_id is unique per call")
+            #expect(requests.count == 5 && requests.allSatisfy { $0.status == 200 })
+            #expect(Set(requests.compactMap(\.transactionIdentifier)).count == 5, "transaction_id is unique per call")
             #expect(requests.allSatisfy { $0.timestamp == rig.clock.now * 1000 }, "timestamp is in milliseconds")
         }
     }

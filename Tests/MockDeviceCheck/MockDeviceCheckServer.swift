@@ -16,7 +16,9 @@ import Synchronization
 /// - checks the body (`device_token` base64, `transaction_id`, `timestamp` in
 ///   milliseconds near now): 400 with Apple's live strings otherwise;
 /// - keeps two bits per device, and answers a query for a device it has never
-///   stored bits for with 200 and the plain text "Failed to find bit state".
+///   stored bits for with 200 and the plain text "Bit State Not Found" (Apple's
+///   documented string; the live service says "Failed to find bit state",
+///   which `notFoundAnswer` can choose).
 ///
 /// A device token here is base64 of `<device>:<anything>`: every token a test
 /// makes for one device names the same device, as Apple's ephemeral tokens do.
@@ -68,6 +70,7 @@ public final class MockDeviceCheckServer: Sendable {
         var requests: [Request] = []
         var transactions: Set<String> = []
         var recordsRequests = true
+        var notFoundAnswer = "Bit State Not Found"
     }
 
     /// The server's state, shared by its handlers (a `Mutex` cannot be copied into them itself).
@@ -131,6 +134,11 @@ public final class MockDeviceCheckServer: Sendable {
         store.state.withLock { $0.script += answers }
     }
 
+    /// What a query for a device with no bits answers (200, plain text).
+    public func answerNotFound(with text: String) {
+        store.state.withLock { $0.notFoundAnswer = text }
+    }
+
     /// The bits Apple holds for `device`, nil when never set.
     public func bits(of device: String) -> (bit0: Bool, bit1: Bool)? {
         store.state.withLock { $0.bits[device] }
@@ -186,7 +194,7 @@ public final class MockDeviceCheckServer: Sendable {
             }
             switch path {
             case "/v1/query_two_bits":
-                guard let bits = state.bits[device] else { return finish(200, "Failed to find bit state") }
+                guard let bits = state.bits[device] else { return finish(200, state.notFoundAnswer) }
                 return finish(200, #"{"bit0":\#(bits.bit0),"bit1":\#(bits.bit1),"last_update_time":"2026-11"}"#, json: true)
             case "/v1/update_two_bits":
                 guard let bit0 = json?["bit0"] as? Bool, let bit1 = json?["bit1"] as? Bool else {
