@@ -425,14 +425,10 @@ package enum BuildError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Hand-written mapping to PassModel's JSON tree: a 10,000-pass state loads and
-/// saves several times faster than through Foundation's JSON coders, which
-/// matters for a one-pass rebuild. The Codable conformance stays for tools.
+/// Hand-written mapping to PassModel's JSON tree, for encoding (records are
+/// encoded in batches while the state is written; `BuildStateDecoding` reads
+/// them back). The Codable conformance stays as the tests' oracle.
 extension BuildState {
-    struct DecodingFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     var json: JSONValue {
         var passes = JSONObject()
         for key in self.passes.keys.sorted() { passes[key] = self.passes[key]!.json }
@@ -458,35 +454,6 @@ extension BuildState {
             ("passes", .object(passes)), ("contentFiles", .object(files)), ("removedPasses", .object(removed)),
         ]))
     }
-
-    init(json: JSONValue) throws {
-        guard let version = json["version"].flatMap({ if case .int(let v) = $0 { v } else { nil } }) else {
-            throw DecodingFailure(description: "no version")
-        }
-        self.init()
-        self.version = version
-        guard version == BuildState.currentVersion else { return }
-        if case .int(let tag)? = json["lastUpdateTag"] { lastUpdateTag = Int64(tag) }
-        builtAt = json["builtAt"]?.stringValue ?? ""
-        for (key, value) in json["passes"]?.objectValue ?? JSONObject() {
-            passes[key] = try PassRecord(json: value)
-        }
-        for (key, value) in json["contentFiles"]?.objectValue ?? JSONObject() {
-            guard let hash = value["hash"]?.stringValue, let list = value["passes"]?.arrayValue else {
-                throw DecodingFailure(description: "content file \(key) is incomplete")
-            }
-            contentFiles[key] = ContentFileRecord(hash: hash, passes: list.compactMap(\.stringValue), identity: value["identity"]?.stringValue,
-                                                  entries: value["entries"]?.stringValue)
-        }
-        for (key, value) in json["removedPasses"]?.objectValue ?? JSONObject() {
-            guard let type = value["passTypeIdentifier"]?.stringValue, let serial = value["serialNumber"]?.stringValue,
-                  let tokenHash = value["tokenHash"]?.stringValue, case .int(let tag)? = value["removedTag"] else {
-                throw DecodingFailure(description: "removed pass \(key) is incomplete")
-            }
-            removedPasses[key] = RemovedPassRecord(passTypeIdentifier: type, serialNumber: serial, tokenHash: tokenHash, removedTag: Int64(tag),
-                                                   files: (value["files"]?.arrayValue ?? []).compactMap(\.stringValue))
-        }
-    }
 }
 
 extension BuildState.PassRecord {
@@ -503,24 +470,5 @@ extension BuildState.PassRecord {
         if let tokenPath { object["tokenPath"] = .string(tokenPath) }
         if let offer { object["offer"] = .string(offer) }
         return .object(object)
-    }
-
-    init(json: JSONValue) throws {
-        func text(_ key: String) throws -> String {
-            guard let value = json[key]?.stringValue else { throw BuildState.DecodingFailure(description: "a pass has no \(key)") }
-            return value
-        }
-        func integer(_ key: String) throws -> Int {
-            guard case .int(let value)? = json[key] else { throw BuildState.DecodingFailure(description: "a pass has no \(key)") }
-            return value
-        }
-        self.init(
-            passTypeIdentifier: try text("passTypeIdentifier"), serialNumber: try text("serialNumber"),
-            teamIdentifier: try text("teamIdentifier"), updateTag: Int64(try integer("updateTag")), etag: try text("etag"),
-            size: try integer("size"), tokenHash: json["tokenHash"]?.stringValue, fingerprint: try text("fingerprint"),
-            definitionHash: try text("definitionHash"), templateName: try text("templateName"),
-            imagePaths: (json["imagePaths"]?.arrayValue ?? []).compactMap(\.stringValue), sourceFile: try text("sourceFile"),
-            downloadPath: try text("downloadPath"), publicDownloadPath: json["publicDownloadPath"]?.stringValue,
-            tokenPath: json["tokenPath"]?.stringValue, offer: json["offer"]?.stringValue)
     }
 }
