@@ -185,6 +185,7 @@ let package = Package(
                 "PassBuild", "PassContent", "PassModel", "PassPackage", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
                 "RegistrationStore", "TextEscaping", "SQLiteRegistrationStore", "PostgresRegistrationStore", "DeviceCheck", "PassOffers", "CSystemCalls",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -224,7 +225,9 @@ let package = Package(
             path: "Tests/MockDeviceCheck"
         ),
         // `make bench`: 20,000 pushes through PushSender into MockAPNs on loopback.
-        .executableTarget(name: "push-benchmark", dependencies: ["PassPush", "MockAPNs", "TestSupport"], path: "Benchmarks/PushBenchmark"),
+        .executableTarget(
+            name: "push-benchmark", dependencies: ["PassPush", "MockAPNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Benchmarks/PushBenchmark"),
         // `make bench`: DeviceCheck offer claims per second against MockDeviceCheck, on SQLite and PostgreSQL.
         .executableTarget(
             name: "claim-benchmark",
@@ -282,6 +285,7 @@ let package = Package(
                 "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "PassBuild", "passforge",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
@@ -292,6 +296,7 @@ let package = Package(
                 "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "TestSupport", "passforge", "MockAPNs",
                 "PassOffers", "MockDeviceCheck",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -301,3 +306,11 @@ let package = Package(
         ),
     ]
 )
+
+// Hummingbird's settings: every existential spelled `any`, and a file sees only the members of the modules it imports.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

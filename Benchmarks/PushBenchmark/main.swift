@@ -1,5 +1,6 @@
 import Foundation
 import MockAPNs
+import NIOCore
 import NIOPosix
 import PassPush
 import TestSupport

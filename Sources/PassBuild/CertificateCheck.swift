@@ -1,5 +1,7 @@
 import Foundation
 import PassContent
+import PassModel
+import PassPackage
 
 /// Checks a pass against the certificate that signs it. A Pass Type ID
 /// certificate carries the pass type identifier in its subject UID and the

@@ -1,3 +1,4 @@
+import Foundation
 import PassModel
 
 /// A template's pass.json with its `{{ path.to.value }}` placeholders parsed

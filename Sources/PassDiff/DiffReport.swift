@@ -1,3 +1,4 @@
+import PassBuild
 import PassContent
 import TextEscaping
 

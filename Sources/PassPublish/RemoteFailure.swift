@@ -1,3 +1,4 @@
+import Foundation
 /// Turns what ssh and rsync print when they fail into one message that says
 /// what to do.
 enum RemoteFailure {

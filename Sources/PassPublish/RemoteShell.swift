@@ -1,3 +1,4 @@
+import Foundation
 /// Commands run on the destination host through ssh. Each is a fixed script
 /// run by `sh -c`; the destination folder is its one argument, quoted, and
 /// the paths it works on come on standard input, one per line (tree paths

@@ -1,3 +1,4 @@
+import Foundation
 /// `PASSFORGE_SSH_COMMAND`, split into words as a POSIX shell splits a
 /// simple command: blanks separate words; `'…'` is literal; in `"…"` a
 /// backslash escapes `"`, `\`, `$` and `` ` ``; elsewhere a backslash makes

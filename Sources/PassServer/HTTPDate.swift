@@ -125,9 +125,11 @@ package enum HTTPDate {
     private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     private static func currentSeconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec)
+        #if canImport(Glibc)
+        Int64(Glibc.time(nil))
+        #else
+        Int64(Darwin.time(nil))
+        #endif
     }
 }
 

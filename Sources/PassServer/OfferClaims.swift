@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import PassBuild
 import PassOffers
 import RegistrationStore
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PassContent
 import RegistrationStore
 
 struct OffersCommand: AsyncParsableCommand {

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
 import PassBuild
+import PassContent
+import PassOffers
 import PassPush
 import PassServer
 import RegistrationStore

@@ -104,7 +104,7 @@ public final class MockDeviceCheckServer: Sendable {
             router.post(RouterPath(path)) { request, _ -> Response in
                 let body = try await request.body.collect(upTo: 1 << 20)
                 let (status, text, contentType, delay) = Self.answer(path: path, authorization: request.headers[.authorization],
-                                                                     body: Data(buffer: body), verifier: verifier, store: store, now: now)
+                                                                     body: Data(body.readableBytesView), verifier: verifier, store: store, now: now)
                 if delay > .zero { try await Task.sleep(for: delay) }
                 var headers = HTTPFields()
                 headers[.contentType] = contentType

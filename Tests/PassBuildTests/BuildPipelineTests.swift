@@ -5,6 +5,7 @@ import PassPackage
 import Testing
 import TestSupport
 @testable import PassBuild
+import PassModel
 
 /// The pieces that make a full build fast: per-template caches, the state
 /// encoded on every core, and the parallel application of a journal.

@@ -3,6 +3,7 @@ import PassContent
 import Testing
 import TestSupport
 @testable import PassBuild
+import PassModel
 
 /// A large file with `passes:` is parsed in runs of entries by the workers
 /// that evaluate them. What it gives, problems included, must be what a

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import MockAPNs
 import NIOCore
+import NIOHTTP1
 import NIOSSL
 import PassPush
 import Testing

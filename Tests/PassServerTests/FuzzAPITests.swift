@@ -1,5 +1,7 @@
+import Crypto
 import Foundation
 import MockDeviceCheck
+import PassBuild
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import PassServer
 import TestSupport
 import Testing

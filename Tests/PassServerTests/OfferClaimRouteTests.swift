@@ -1,8 +1,11 @@
 import AsyncHTTPClient
 import Foundation
+import Hummingbird
 import Logging
 import MockDeviceCheck
 import NIOCore
+import NIOHTTP1
+import PassBuild
 import PassOffers
 import PassServer
 import RegistrationStore

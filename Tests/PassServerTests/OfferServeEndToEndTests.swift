@@ -1,7 +1,9 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import MockDeviceCheck
 import NIOCore
+import NIOHTTP1
 import TestSupport
 import Testing
 

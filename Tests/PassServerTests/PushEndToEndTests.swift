@@ -1,5 +1,6 @@
 import Foundation
 import MockAPNs
+import NIOHTTP1
 import PassBuild
 import TestSupport
 import Testing

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import NIOCore
+import NIOHTTP1
 import PassBuild
 import PassServer
 import TestSupport
