@@ -236,7 +236,7 @@ let package = Package(
         ),
 
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
-        .testTarget(name: "PassContentTests", dependencies: ["PassContent", "PassModel"]),
+        .testTarget(name: "PassContentTests", dependencies: ["PassContent", "PassModel", "TestSupport"]),
         .testTarget(name: "PassPackageTests", dependencies: ["AtomicFiles", "PassPackage", "TestSupport"]),
         .testTarget(
             name: "PassBuildTests",

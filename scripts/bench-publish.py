@@ -12,20 +12,14 @@ bytes and its token-keyed name match the local build.
 
 Usage: scripts/bench-publish.py [--passes N] [--binary PATH]
 """
-import argparse, filecmp, importlib.util, json, os, shutil, subprocess, sys, tempfile, time
+import argparse, filecmp, json, os, shutil, subprocess, sys, tempfile, time
+
+sys.dont_write_bytecode = True  # importing the shared helper leaves no __pycache__ either
+from script_loading import load_script  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET_SECONDS = 1.0
 SECRET = "benchmark-secret-0123456789"
-
-
-def load_script(name):
-    """Another script of this folder as a module (their names have dashes); no __pycache__ left behind."""
-    sys.dont_write_bytecode = True
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), os.path.join(HERE, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(binary, root, arguments, timeout):

@@ -28,7 +28,10 @@ for the pair, as the targets are.
 Usage: scripts/bench-serve.py [--binary PATH] [--duration S] [--connections N] [--passes N] [--rounds N]
                               [--postgres URL] [--publish-passes N]
 """
-import argparse, importlib.util, json, os, re, shutil, socket, subprocess, sys, tempfile, time, urllib.request, zipfile
+import argparse, json, os, re, shutil, socket, subprocess, sys, tempfile, time, urllib.request, zipfile
+
+sys.dont_write_bytecode = True  # importing the shared helper leaves no __pycache__ either
+from script_loading import load_script  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -36,15 +39,6 @@ TYPE = "pass.com.example.bench"
 TARGETS = {"304": 15_000.0, "register": 1_000.0}
 # nginx alone: authenticated pass GETs against the same file served plainly.
 STATIC_RATIO_TARGET = 0.9
-
-
-def load_script(name):
-    """Another script of this folder as a module (their names have dashes); no __pycache__ left behind."""
-    sys.dont_write_bytecode = True
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), os.path.join(HERE, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def free_port():

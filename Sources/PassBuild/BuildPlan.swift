@@ -561,7 +561,7 @@ struct BuildPlanner {
         let top = String((directory as NSString).appendingPathComponent("x").dropLast())
         var pending: [(path: String, isDirectory: Bool)] = []
         func push(_ entries: [(name: String, isDirectory: Bool)], prefix: String) {
-            let children = entries.filter { !$0.name.hasPrefix(".") && ($0.isDirectory || hasContentExtension($0.name)) }
+            let children = entries.filter { !$0.name.hasPrefix(".") && ($0.isDirectory || ContentLoader.isContentFileName($0.name)) }
                 .map { (order: $0.isDirectory ? $0.name + "/" : $0.name, entry: $0) }
                 .sorted { $0.order < $1.order }
             for child in children.reversed() { pending.append((prefix + child.entry.name, child.entry.isDirectory)) }
@@ -605,22 +605,6 @@ struct BuildPlanner {
             sortedParts.append(merged)
         }
         return sortedParts[0]
-    }
-
-    /// Whether a name ends in `.yml`, `.yaml` or `.json`, in any case, after at least one other character.
-    private static func hasContentExtension(_ name: String) -> Bool {
-        let utf8 = name.utf8
-        func ends(with suffix: StaticString) -> Bool {
-            let count = suffix.utf8CodeUnitCount
-            guard utf8.count > count else { return false }
-            let lower = UnsafeBufferPointer(start: suffix.utf8Start, count: count)
-            for (index, byte) in utf8.suffix(count).enumerated() {
-                let folded: UInt8 = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                if folded != lower[index] { return false }
-            }
-            return true
-        }
-        return ends(with: ".yml") || ends(with: ".yaml") || ends(with: ".json")
     }
 
     /// An unchanged file whose passes all keep their fingerprint (checked

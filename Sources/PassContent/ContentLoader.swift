@@ -7,7 +7,22 @@ package struct ContentLoader: Sendable {
 
     package init(directory: String) { self.directory = directory }
 
-    static let contentExtensions: Set<String> = ["yml", "yaml", "json"]
+    /// Whether `name` is a content file's: it ends in `.yml`, `.yaml` or `.json`, in any case, after at least one
+    /// other character (the build lists 100,000 names with it, so it compares bytes, not strings).
+    package static func isContentFileName(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        func ends(with suffix: StaticString) -> Bool {
+            let count = suffix.utf8CodeUnitCount
+            guard utf8.count > count else { return false }
+            let lower = UnsafeBufferPointer(start: suffix.utf8Start, count: count)
+            for (index, byte) in utf8.suffix(count).enumerated() {
+                let folded: UInt8 = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                if folded != lower[index] { return false }
+            }
+            return true
+        }
+        return ends(with: ".yml") || ends(with: ".yaml") || ends(with: ".json")
+    }
 
     /// Every content file below the directory, sorted, as paths that start with `directory`.
     package func contentFiles() throws(ContentErrors) -> [String] {
@@ -23,7 +38,7 @@ package struct ContentLoader: Sendable {
                 if isDirectory((directory as NSString).appendingPathComponent(relative)) { enumerator?.skipDescendants() }
                 continue
             }
-            if Self.contentExtensions.contains((name as NSString).pathExtension.lowercased()) {
+            if Self.isContentFileName(name) {
                 files.append((directory as NSString).appendingPathComponent(relative))
             }
         }

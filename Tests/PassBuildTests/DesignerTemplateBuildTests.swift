@@ -13,51 +13,10 @@ import TestSupport
     @Test func aPassDesignerBundleBuildsIntoValidPasses() throws {
         let project = ProjectFixture(passCount: 0)
         let bundle = "templates/Concert.pkpasstemplate"
-        // Pass Designer: JSONEncoder with .prettyPrinted and .sortedKeys, an `_id` in every field, empty identity keys.
-        project.directory.write("\(bundle)/pass.json", #"""
-        {
-          "backgroundColor" : "rgb(30,30,60)",
-          "barcodes" : [
-            {
-              "format" : "PKBarcodeFormatQR",
-              "message" : "https:\/\/tickets.example.com\/{{ serialNumber }}",
-              "messageEncoding" : "iso-8859-1"
-            }
-          ],
-          "description" : "Concert ticket",
-          "eventTicket" : {
-            "primaryFields" : [
-              {
-                "_id" : "6F1C2D3E-0A4B-4C5D-8E9F-0123456789AB",
-                "key" : "event",
-                "label" : "event_label",
-                "value" : "{{ event }}"
-              }
-            ],
-            "secondaryFields" : [
-              {
-                "_id" : "7A2B3C4D-1B5C-4D6E-9FA0-123456789ABC",
-                "key" : "seat",
-                "label" : "seat_label",
-                "value" : "{{ seat }}"
-              }
-            ]
-          },
-          "foregroundColor" : "rgb(255,255,255)",
-          "formatVersion" : 1,
-          "organizationName" : "",
-          "passTypeIdentifier" : "",
-          "serialNumber" : "",
-          "teamIdentifier" : ""
-        }
-        """#)
-        project.directory.write("\(bundle)/tooling.json", #"{"automaticallyGenerateCompatiblePass":false,"builderVersion":"0.0.1","designerVersion":"1.0"}"#)
+        PassDesignerFixture.write(bundle: bundle, text: { project.directory.write($0, $1) }, bytes: { project.directory.write($0, bytes: $1) })
         project.directory.write("\(bundle)/icon.png", bytes: PNGFactory.png(width: 38, height: 38))
         project.directory.write("\(bundle)/icon@2x.png", bytes: PNGFactory.png(width: 76, height: 76))
         project.directory.write("\(bundle)/logo.png", bytes: PNGFactory.png(width: 120, height: 40))
-        let utf16 = { (text: String) -> [UInt8] in [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }
-        project.directory.write("\(bundle)/en.lproj/pass.strings", bytes: utf16("\"event_label\" = \"Event\";\n\"seat_label\" = \"Seat\";\n"))
-        project.directory.write("\(bundle)/de.lproj/pass.strings", bytes: utf16("\"event_label\" = \"Veranstaltung\";\n\"seat_label\" = \"Sitz\";\n"))
         // Editors commit data, as for any template.
         project.directory.write("content/concert.yml", """
         template: Concert

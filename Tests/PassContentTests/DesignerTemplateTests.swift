@@ -1,6 +1,7 @@
 import Foundation
 import PassModel
 import Testing
+import TestSupport
 @testable import PassContent
 
 /// `.pkpasstemplate` bundles as Apple's Pass Designer saves them: a folder
@@ -8,51 +9,9 @@ import Testing
 /// every field, identity keys left empty), tooling.json, images and
 /// `.lproj` folders.
 @Suite struct DesignerTemplateTests {
-    static let passJSON = #"""
-    {
-      "backgroundColor" : "rgb(30,30,60)",
-      "barcodes" : [
-        {
-          "altText" : "{{ serialNumber }}",
-          "format" : "PKBarcodeFormatQR",
-          "message" : "https:\/\/tickets.example.com\/{{ serialNumber }}",
-          "messageEncoding" : "iso-8859-1"
-        }
-      ],
-      "description" : "Concert ticket",
-      "eventTicket" : {
-        "primaryFields" : [
-          {
-            "_id" : "6F1C2D3E-0A4B-4C5D-8E9F-0123456789AB",
-            "key" : "event",
-            "label" : "event_label",
-            "value" : "{{ event }}"
-          }
-        ],
-        "secondaryFields" : [
-          {
-            "_id" : "7A2B3C4D-1B5C-4D6E-9FA0-123456789ABC",
-            "key" : "seat",
-            "label" : "seat_label",
-            "value" : "{{ seat }}"
-          }
-        ]
-      },
-      "foregroundColor" : "rgb(255,255,255)",
-      "formatVersion" : 1,
-      "organizationName" : "",
-      "passTypeIdentifier" : "",
-      "serialNumber" : "",
-      "teamIdentifier" : ""
-    }
-    """#
-
     static func writeBundle(in folder: TemplateFolder, name: String = "Concert.pkpasstemplate") {
-        folder.write("\(name)/pass.json", passJSON)
-        folder.write("\(name)/tooling.json", #"{"automaticallyGenerateCompatiblePass":false,"builderVersion":"0.0.1","designerVersion":"1.0"}"#)
+        PassDesignerFixture.write(bundle: name, text: { folder.write($0, $1) }, bytes: { folder.write($0, bytes: $1) })
         folder.write("\(name)/icon.png", bytes: [0x89, 0x50, 0x4E, 0x47])
-        folder.write("\(name)/en.lproj/pass.strings", bytes: utf16LE("\"event_label\" = \"Event\";\n\"seat_label\" = \"Seat\";\n"))
-        folder.write("\(name)/de.lproj/pass.strings", bytes: utf16LE("\"event_label\" = \"Veranstaltung\";\n\"seat_label\" = \"Sitz\";\n"))
     }
 
     @Test func aBundleIsATemplateNamedWithOrWithoutItsExtension() throws {

@@ -255,7 +255,7 @@ import TestSupport
 
     @Test func oversizedFilesAreRefusedBeforeReading() throws {
         let path = directory.file("huge.pkpass")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try #require(FileHandle(forWritingAtPath: path))
         // A sparse file: its size, not its bytes, is what is checked.
         try handle.truncate(atOffset: UInt64(64 << 20) + 1)
