@@ -140,6 +140,10 @@ log_min_messages = warning
 log_line_prefix = '%m [%p] '
 EOF
 as_owner cp -a "$WORK/main/data" "$WORK/restart/data"
+# The restart test stops its server in immediate mode (a crash, to the server): a commit must be in the WAL when it
+# is acknowledged, or the crash loses it (with synchronous_commit off, the tables the store's migration had just
+# made were gone after the restart). fsync may stay off: the machine does not crash, only the server.
+printf "synchronous_commit = on\n" >> "$WORK/restart/data/postgresql.conf"
 
 # TLS for main: a certificate for localhost and 127.0.0.1, trusted through PASSFORGE_TEST_POSTGRES_CA.
 if ! openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=localhost" \
