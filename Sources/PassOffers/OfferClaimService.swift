@@ -83,7 +83,12 @@ package final class OfferClaimService: Sendable {
         guard DeviceCheckClient.isWellFormed(deviceToken: deviceToken) else {
             return .badRequest("deviceToken must be DCDevice.generateToken's data, base64-encoded without line breaks")
         }
-        if let earlier = try await store.claim(offer: offer.name, claimIdentifier: claimIdentifier) {
+        if var earlier = try await store.claim(offer: offer.name, claimIdentifier: claimIdentifier) {
+            // The first attempt's bit update failed (or its server died): this retry's fresh token sets it now.
+            if !earlier.bitIsSet, await setBit(offer.bit, deviceToken: deviceToken) {
+                try? await store.completeBitUpdate(offer: offer.name, claimIdentifier: claimIdentifier)
+                earlier.bitIsSet = true
+            }
             return .repeated(earlier)
         }
         let bits: DeviceBits
@@ -109,6 +114,14 @@ package final class OfferClaimService: Sendable {
             }
             return .created(claim)
         }
+    }
+
+    /// Sets `bit` of the device, keeping the other as Apple has it; whether Apple confirmed it.
+    private func setBit(_ bit: Int, deviceToken: String) async -> Bool {
+        guard var bits = try? await deviceCheck.queryBits(deviceToken: deviceToken) else { return false }
+        if bits[bit] { return true }
+        bits[bit] = true
+        return (try? await deviceCheck.updateBits(bits, deviceToken: deviceToken)) != nil
     }
 
     /// Sets the bits of claims whose update failed, made at least `minimumAge`

@@ -32,8 +32,8 @@ package struct OfferPoolsOnNewBuild: NewBuildReaction {
 
 /// Sets, in the background, the DeviceCheck bits of claims whose update
 /// failed when they were made: a claim is never lost, and never gives its
-/// pass to a second device. Every `interval` it tries the claims at least
-/// `interval` old (a younger one may still be setting its bit).
+/// pass to a second device. At start it tries every pending claim; then, every
+/// `interval`, those at least `interval` old (a younger one may still be setting its bit).
 package struct PendingBitRetrier: Service {
     private let service: OfferClaimService
     private let interval: Duration
@@ -46,9 +46,13 @@ package struct PendingBitRetrier: Service {
     }
 
     package func run() async throws {
+        // At start no request of this server is setting a bit: every pending claim is retried at once
+        // (a server killed mid-claim leaves one); after that, those at least `interval` old.
+        var minimumAge = 0.0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            defer { minimumAge = Double(interval.components.seconds) }
             do {
-                let set = try await service.retryPendingBitUpdates(minimumAge: Double(interval.components.seconds))
+                let set = try await service.retryPendingBitUpdates(minimumAge: minimumAge)
                 if set > 0 { logger.info("offers: set the DeviceCheck bit of \(set) earlier claim\(set == 1 ? "" : "s")") }
             } catch {
                 logger.error("offers: pending DeviceCheck bits could not be read (\(error)); retrying later")

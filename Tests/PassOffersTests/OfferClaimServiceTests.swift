@@ -118,14 +118,33 @@ enum ClaimStoreKind: String, CaseIterable, Sendable {
                 Issue.record("no pass"); return
             }
             #expect(!claim.bitIsSet && setup.rig.server.bits(of: "g") == nil)
-            guard case .repeated(let again) = try await setup.service.claim(offer: "welcome", deviceToken: token("g"), claimIdentifier: id) else {
-                Issue.record("a retry did not get its pass"); return
-            }
-            #expect(again.serialNumber == claim.serialNumber)
             #expect(try await setup.service.retryPendingBitUpdates(minimumAge: 30) == 0, "too young: the request may still be setting it")
             setup.rig.clock.advance(by: 31)
             #expect(try await setup.service.retryPendingBitUpdates(minimumAge: 30) == 1)
             #expect(setup.rig.server.bits(of: "g")! == (true, false))
+            #expect(try await setup.store.pendingBitUpdates(claimedBefore: .infinity, limit: 10).isEmpty)
+            guard case .repeated(let again) = try await setup.service.claim(offer: "welcome", deviceToken: token("g"), claimIdentifier: id) else {
+                Issue.record("a retry did not get its pass"); return
+            }
+            #expect(again.serialNumber == claim.serialNumber && again.bitIsSet)
+        }
+    }
+
+    /// The bit update fails, and the app retries the same claim before the background retry runs:
+    /// the retry's fresh token sets the bit then.
+    @Test(arguments: ClaimStoreKind.allCases) func aRetriedClaimSetsABitTheFirstAttemptCouldNot(kind: ClaimStoreKind) async throws {
+        try await withSetup(kind) { setup in
+            setup.rig.server.failNext(.init(status: 503, path: "/v1/update_two_bits"))
+            let id = UUID().uuidString
+            guard case .created(let claim) = try await setup.service.claim(offer: "welcome", deviceToken: token("h"), claimIdentifier: id) else {
+                Issue.record("no pass"); return
+            }
+            #expect(!claim.bitIsSet && setup.rig.server.bits(of: "h") == nil)
+            guard case .repeated(let again) = try await setup.service.claim(offer: "welcome", deviceToken: token("h"), claimIdentifier: id) else {
+                Issue.record("a retry did not get its pass"); return
+            }
+            #expect(again.serialNumber == claim.serialNumber && again.bitIsSet)
+            #expect(setup.rig.server.bits(of: "h")! == (true, false))
             #expect(try await setup.store.pendingBitUpdates(claimedBefore: .infinity, limit: 10).isEmpty)
         }
     }
