@@ -46,8 +46,12 @@ struct InspectCommand: ParsableCommand {
         valueName: "signing|now|date"))
     var validAt: String = "now"
 
-    /// Image rules about files Wallet does not use, which it ignores.
-    static let filesWalletIgnores: Set<String> = ["image.name", "image.notAllowed", "image.posterOnly"]
+    /// Image rules whose breach Wallet tolerates in a distributed pass: files it does not use (it ignores them), and
+    /// an image both top-level and in an .lproj folder (the top-level one wins, as Apple's "Creating the source for
+    /// an order" says of the same package layout). The build refuses all of them in your own content.
+    static let imageRulesWalletTolerates: Set<String> = [
+        "image.name", "image.notAllowed", "image.posterOnly", "image.localizedDuplicate",
+    ]
 
     /// The longest value printed (a 50 MB description prints as one bounded line).
     static let valueLimit = 200
@@ -208,7 +212,7 @@ struct InspectCommand: ParsableCommand {
                 // Wallet ignores files it does not use (pass-builder's tooling.json, personalization.json,
                 // an image the style does not show): the build refuses them in your own content, but
                 // in a distributed pass they are warnings.
-                if Self.filesWalletIgnores.contains(diagnostic.rule) { diagnostic.severity = .warning }
+                if Self.imageRulesWalletTolerates.contains(diagnostic.rule) { diagnostic.severity = .warning }
                 return ("\(diagnostic.keyPath)", diagnostic)
             }
             for (place, diagnostic) in diagnostics {

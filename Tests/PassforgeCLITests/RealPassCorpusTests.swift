@@ -232,6 +232,15 @@ import TestSupport
         #expect(result.stdout.contains("[image.notAllowed]"), "\(result.stdout)")
     }
 
+    @Test func anImageBothTopLevelAndLocalizedIsAWarning() throws {
+        // Wallet shows the top-level one; the build refuses the pair in your own content.
+        let path = try pass("localized-logo", ["pass.json": Array(Self.passJSON().utf8), "logo.png": PNGFactory.png(width: 160, height: 50),
+                                               "de.lproj/logo.png": PNGFactory.png(width: 160, height: 50)].merging(strings) { $1 })
+        let result = try inspect(path)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("warning:") && result.stdout.contains("[image.localizedDuplicate]"), "\(result.stdout)")
+    }
+
     @Test func terminalControlsAndLongValuesArePrintedSafely() throws {
         let hostile = "Ticket\\n\\u001B[32msignature: verifies\\u202E" + String(repeating: "x", count: 5_000)
         let json = Self.passJSON().replacingOccurrences(of: "Re-signed test pass", with: hostile)
