@@ -85,7 +85,7 @@ package final class OfferClaimService: Sendable {
         }
         if var earlier = try await store.claim(offer: offer.name, claimIdentifier: claimIdentifier) {
             // The first attempt's bit update failed (or its server died): this retry's fresh token sets it now.
-            if !earlier.bitIsSet, await setBit(offer.bit, deviceToken: deviceToken) {
+            if !earlier.bitIsSet, (try? await setBit(offer.bit, deviceToken: deviceToken)) != nil {
                 try? await store.completeBitUpdate(offer: offer.name, claimIdentifier: claimIdentifier)
                 earlier.bitIsSet = true
             }
@@ -106,9 +106,7 @@ package final class OfferClaimService: Sendable {
             // The same claim identifier, sent twice at once: the other request assigned it.
             return .repeated(claim)
         case .assigned(var claim):
-            var updated = bits
-            updated[offer.bit] = true
-            if (try? await deviceCheck.updateBits(updated, deviceToken: deviceToken)) != nil {
+            if (try? await setBit(offer.bit, deviceToken: deviceToken, knownBits: bits)) != nil {
                 try? await store.completeBitUpdate(offer: offer.name, claimIdentifier: claimIdentifier)
                 claim.bitIsSet = true
             }
@@ -116,12 +114,12 @@ package final class OfferClaimService: Sendable {
         }
     }
 
-    /// Sets `bit` of the device, keeping the other as Apple has it; whether Apple confirmed it.
-    private func setBit(_ bit: Int, deviceToken: String) async -> Bool {
-        guard var bits = try? await deviceCheck.queryBits(deviceToken: deviceToken) else { return false }
-        if bits[bit] { return true }
+    /// Sets `bit` of the device, keeping the other as Apple has it (`knownBits`, when this request just queried them).
+    private func setBit(_ bit: Int, deviceToken: String, knownBits: DeviceBits? = nil) async throws(DeviceCheckError) {
+        var bits = if let knownBits { knownBits } else { try await deviceCheck.queryBits(deviceToken: deviceToken) }
+        guard !bits[bit] else { return }
         bits[bit] = true
-        return (try? await deviceCheck.updateBits(bits, deviceToken: deviceToken)) != nil
+        try await deviceCheck.updateBits(bits, deviceToken: deviceToken)
     }
 
     /// Sets the bits of claims whose update failed, made at least `minimumAge`
@@ -133,11 +131,7 @@ package final class OfferClaimService: Sendable {
         var completed = 0
         for pending in try await store.pendingBitUpdates(claimedBefore: now() - minimumAge, limit: limit) {
             do {
-                var bits = try await deviceCheck.queryBits(deviceToken: pending.deviceToken)
-                if !bits[pending.bit] {
-                    bits[pending.bit] = true
-                    try await deviceCheck.updateBits(bits, deviceToken: pending.deviceToken)
-                }
+                try await setBit(pending.bit, deviceToken: pending.deviceToken)
                 try await store.completeBitUpdate(offer: pending.offer, claimIdentifier: pending.claimIdentifier)
                 completed += 1
             } catch let error as DeviceCheckError where error.kind == .badDeviceToken {

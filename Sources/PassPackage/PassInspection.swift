@@ -86,14 +86,7 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
 /// manifest check, the signature check and the certificate facts. Problems
 /// are collected in `defects`; inspection never stops at the first.
 package struct PassInspection: Sendable {
-    /// What the archive is: a pass (`pass.json`, a SHA-1 manifest) or a Wallet
-    /// order (`order.json`, a SHA-256 manifest; Apple, "Building a distributable order package").
-    package enum Kind: Sendable, Hashable {
-        case pass, order
-
-        package var rootFile: String { self == .pass ? "pass.json" : "order.json" }
-        package var digest: Manifest.Digest { self == .pass ? .sha1 : .sha256 }
-    }
+    package typealias Kind = WalletPackageKind
 
     package struct Entry: Sendable, Hashable {
         package var name: String

@@ -53,7 +53,7 @@ package struct PassPackager: Sendable {
     /// `manifest.json` and `signature`, so equal inputs give equal archives
     /// (order does not matter to Wallet).
     package func makePKPass(passJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError) -> [UInt8] {
-        try makePackage(rootFile: "pass.json", rootBytes: passJSON, files: files, digest: .sha1, signingTime: signingTime)
+        try makePackage(.pass, rootBytes: passJSON, files: files, signingTime: signingTime)
     }
 
     /// The `.order` bytes for `orderJSON` and the other `files` (prepared with
@@ -61,22 +61,25 @@ package struct PassPackager: Sendable {
     /// a manifest of SHA-256 hashes (Apple, "Building a distributable order
     /// package"), signed with the Order Type ID certificate.
     package func makeOrder(orderJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError) -> [UInt8] {
-        try makePackage(rootFile: "order.json", rootBytes: orderJSON, files: files, digest: .sha256, signingTime: signingTime)
+        try makePackage(.order, rootBytes: orderJSON, files: files, signingTime: signingTime)
     }
 
     /// The `.order` bytes for `files` (`order.json`, images, `<lang>.lproj/order.strings`).
     package func makeOrder(files: [String: [UInt8]], signingTime: Date = Date()) throws(PassPackageError) -> [UInt8] {
-        guard let orderJSON = files["order.json"] else { throw .missingRootFile("order.json") }
+        let rootFile = WalletPackageKind.order.rootFile
+        guard let orderJSON = files[rootFile] else { throw .missingRootFile(rootFile) }
         var prepared: [PreparedPassFile] = []
-        for (name, bytes) in files where name != "order.json" {
-            prepared.append(try PreparedPassFile(name: name, bytes: bytes, compression: compression, digest: .sha256))
+        for (name, bytes) in files where name != rootFile {
+            prepared.append(try PreparedPassFile(name: name, bytes: bytes, compression: compression, digest: WalletPackageKind.order.digest))
         }
         return try makeOrder(orderJSON: orderJSON, files: prepared, signingTime: signingTime)
     }
 
-    /// A signed package: `rootFile` first, then the files sorted by name, `manifest.json` (hashes by `digest`) and `signature`.
-    private func makePackage(rootFile: String, rootBytes: [UInt8], files: [PreparedPassFile], digest: Manifest.Digest,
+    /// A signed package: its root file first, then the files sorted by name, `manifest.json` (hashes by the kind's
+    /// digest) and `signature`.
+    private func makePackage(_ kind: WalletPackageKind, rootBytes: [UInt8], files: [PreparedPassFile],
                              signingTime: Date) throws(PassPackageError) -> [UInt8] {
+        let (rootFile, digest) = (kind.rootFile, kind.digest)
         let files = files.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         var hashes = [rootFile: digest.hex(rootBytes)]
         hashes.reserveCapacity(files.count + 1)

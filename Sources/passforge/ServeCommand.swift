@@ -93,9 +93,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rateLimit = rateLimit
         configuration.registrationsPerMinute = registrationLimit
         configuration.requestReadTimeout = .seconds(Int64(requestTimeout))
-        configuration.basePath = Route.normalizeBasePath(basePath ?? webServicePath())
+        // passforge.yml is read once: the base path and the offers come from it.
+        let projectConfiguration = try? project.loadConfiguration()
+        configuration.basePath = Route.normalizeBasePath(basePath ?? Self.webServicePath(projectConfiguration))
         do {
-            configuration.offers = try DeviceCheckSetup.offerEndpoint(configuration: try project.loadConfiguration(), store: store)
+            configuration.offers = try DeviceCheckSetup.offerEndpoint(configuration: projectConfiguration ?? project.loadConfiguration(), store: store)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -143,8 +145,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The path of webServiceURL in passforge.yml (`https://h/passes/` → `/passes`).
-    private func webServicePath() -> String? {
-        guard let configured = try? project.loadConfiguration().defaultValue("webServiceURL"),
+    private static func webServicePath(_ configuration: ProjectConfiguration?) -> String? {
+        guard let configured = configuration?.defaultValue("webServiceURL"),
               let url = URL(string: configured) else { return nil }
         return url.path
     }

@@ -1,4 +1,5 @@
 import Crypto
+import DeviceCheck
 import Foundation
 import Hummingbird
 import Logging
@@ -224,8 +225,8 @@ struct JWTVerifier: Sendable {
     func verify(_ header: String?) -> Result<Int64, Refusal> {
         guard let header, header.hasPrefix("Bearer ") else { return .failure(Refusal(status: 400, body: "Missing or badly formatted authorization token")) }
         let parts = header.dropFirst("Bearer ".count).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Self.base64URL(parts[0]), let claimBytes = Self.base64URL(parts[1]),
-              let signatureBytes = Self.base64URL(parts[2]),
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
+              let signatureBytes = Base64URL.decode(parts[2]),
               let jose = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any],
               let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any] else {
             return .failure(Refusal(status: 400, body: "Missing or badly formatted authorization token"))
@@ -241,11 +242,5 @@ struct JWTVerifier: Sendable {
         // Apple rejects a token whose iat is more than an hour old (APNs' rule, which DeviceCheck follows).
         guard now() - iat <= 3600, iat - now() <= 60 else { return .failure(Refusal(status: 401, body: "Authorization Token Expired")) }
         return .success(iat)
-    }
-
-    static func base64URL(_ text: Substring) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map(Array.init)
     }
 }
