@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PassModel
 
 /// `manifest.json`: every file of a pass mapped to the lowercase hex SHA-1 of
 /// its bytes, except `manifest.json` and `signature` themselves
@@ -114,14 +115,8 @@ package enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible,
     package var errorDescription: String? { description }
 }
 
-/// What a signed Wallet package is: a pass (`pass.json`, a SHA-1 manifest) or
-/// an order (`order.json`, a SHA-256 manifest; Apple, "Building a distributable
-/// order package"). Packaging and inspection both follow it.
-package enum WalletPackageKind: Sendable, Hashable, CaseIterable {
-    case pass, order
-
-    /// The JSON file at the package's root.
-    package var rootFile: String { self == .pass ? "pass.json" : "order.json" }
-    /// The hash `manifest.json` lists for each file.
+/// The hash `manifest.json` lists for each file of a package: SHA-1 for a
+/// pass, SHA-256 for an order (Apple, "Building a distributable order package").
+extension WalletItemKind {
     package var digest: Manifest.Digest { self == .pass ? .sha1 : .sha256 }
 }

@@ -86,7 +86,7 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
 /// manifest check, the signature check and the certificate facts. Problems
 /// are collected in `defects`; inspection never stops at the first.
 package struct PassInspection: Sendable {
-    package typealias Kind = WalletPackageKind
+    package typealias Kind = WalletItemKind
 
     package struct Entry: Sendable, Hashable {
         package var name: String

@@ -1,3 +1,4 @@
+import PassModel
 import Foundation
 
 /// Turns the files of a pass into the bytes of a signed `.pkpass`.
@@ -66,18 +67,18 @@ package struct PassPackager: Sendable {
 
     /// The `.order` bytes for `files` (`order.json`, images, `<lang>.lproj/order.strings`).
     package func makeOrder(files: [String: [UInt8]], signingTime: Date = Date()) throws(PassPackageError) -> [UInt8] {
-        let rootFile = WalletPackageKind.order.rootFile
+        let rootFile = WalletItemKind.order.rootFile
         guard let orderJSON = files[rootFile] else { throw .missingRootFile(rootFile) }
         var prepared: [PreparedPassFile] = []
         for (name, bytes) in files where name != rootFile {
-            prepared.append(try PreparedPassFile(name: name, bytes: bytes, compression: compression, digest: WalletPackageKind.order.digest))
+            prepared.append(try PreparedPassFile(name: name, bytes: bytes, compression: compression, digest: WalletItemKind.order.digest))
         }
         return try makeOrder(orderJSON: orderJSON, files: prepared, signingTime: signingTime)
     }
 
     /// A signed package: its root file first, then the files sorted by name, `manifest.json` (hashes by the kind's
     /// digest) and `signature`.
-    private func makePackage(_ kind: WalletPackageKind, rootBytes: [UInt8], files: [PreparedPassFile],
+    private func makePackage(_ kind: WalletItemKind, rootBytes: [UInt8], files: [PreparedPassFile],
                              signingTime: Date) throws(PassPackageError) -> [UInt8] {
         let (rootFile, digest) = (kind.rootFile, kind.digest)
         let files = files.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
