@@ -66,62 +66,79 @@ package struct ContentLoader: Sendable {
         return definitions(of: root, file: file, firstEntry: firstEntry)
     }
 
-    /// The definitions of a parsed file; `firstEntry` is the index in the file of the first entry of `passes:` in `root`.
+    /// The definitions of a parsed file; `firstEntry` is the index in the file of the first entry of `passes:`
+    /// (or `orders:`) in `root`.
     private static func definitions(of root: SourceNode, file: String, firstEntry: Int) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
         var problems: [ContentDiagnostic] = []
         guard let members = root.members else {
             return ([], [.error(at: root.location, rule: "content.shape",
-                                "a content file must be a map with `template:` and `serialNumber:`, or `passes:`")])
+                                "a content file must be a map with `template:` and `serialNumber:` (`orderIdentifier:` for an order), or `passes:` (or `orders:`)")])
         }
         let directory = (file as NSString).deletingLastPathComponent
-        if let passes = root["passes"] {
-            let fileKeys = ["template", "defaults", "passes", "bundle", "offer"]
+        if let passes = root.member("passes"), let orders = root.member("orders") {
+            let second = passes.keyLocation.line > orders.keyLocation.line ? passes : orders
+            return ([], [.error(at: second.keyLocation, keyPath: [.key(second.key)], rule: "content.kind-key",
+                                "a file lists `passes:` or `orders:`, not both; move the orders into a file of their own")])
+        }
+        if let listMember = root.member("passes") ?? root.member("orders") {
+            let kind: WalletItemKind = listMember.key == "passes" ? .pass : .order
+            let listKey = listMember.key
+            let passes = listMember.value
+            let fileKeys = kind == .pass ? ["template", "defaults", "passes", "bundle", "offer"] : ["template", "defaults", "orders"]
             for member in members where !fileKeys.contains(member.key) {
-                problems.append(unknownKey(member, allowed: fileKeys, context: "a file with `passes:`"))
+                problems.append(unknownKey(member, allowed: fileKeys, context: "a file with `\(listKey):`", kind: kind))
             }
-            let bundle = root.member("bundle").flatMap { bundleDeclaration($0, passes: passes, problems: &problems) }
+            let bundle = kind == .pass ? root.member("bundle").flatMap { bundleDeclaration($0, passes: passes, problems: &problems) } : nil
             var defaults = SourceNode(.object([]), at: root.location)
             if let node = root["defaults"] {
                 if node.members == nil {
-                    problems.append(.error(at: node.location, keyPath: ["defaults"], rule: "content.type", "defaults must be a map (data:, pass:, images:, download:)"))
+                    problems.append(.error(at: node.location, keyPath: ["defaults"], rule: "content.type",
+                                           "defaults must be a map (data:, \(kind == .pass ? "pass:" : "order:"), images:, download:)"))
                 } else {
-                    for member in node.members! where !entryKeys.contains(member.key) || member.key == "serialNumber" {
-                        problems.append(unknownKey(member, allowed: entryKeys.filter { $0 != "serialNumber" }, context: "defaults"))
+                    let allowed = entryKeys(for: kind).filter { $0 != kind.identifierKey }
+                    for member in node.members! where !allowed.contains(member.key) {
+                        if WalletItemKind.allCases.contains(where: { $0.identifierKey == member.key }) || !allEntryKeys.contains(member.key) {
+                            problems.append(unknownKey(member, allowed: allowed, context: "defaults", kind: kind))
+                        }
                     }
                     defaults = node
                 }
             }
             if let template = root.member("template") { defaults.set("template", to: template.value) }
             // `offer:` beside `passes:` puts every pass of the file in that offer's pool.
-            if let offer = root.member("offer") { defaults.set("offer", to: offer.value) }
+            if kind == .pass, let offer = root.member("offer") { defaults.set("offer", to: offer.value) }
+            let noun = kind.noun
             guard let entries = passes.elements else {
-                problems.append(.error(at: passes.location, keyPath: ["passes"], rule: "content.type", "passes must be a list of passes (`- serialNumber: …`)"))
+                problems.append(.error(at: passes.location, keyPath: [.key(listKey)], rule: "content.type",
+                                       "\(listKey) must be a list of \(noun)s (`- \(kind.identifierKey): …`)"))
                 return ([], problems)
             }
             if entries.isEmpty {
-                problems.append(.warning(at: passes.location, keyPath: ["passes"], rule: "content.empty", "passes is empty; this file defines no pass"))
+                problems.append(.warning(at: passes.location, keyPath: [.key(listKey)], rule: "content.empty", "\(listKey) is empty; this file defines no \(noun)"))
             }
             var definitions: [PassDefinition] = []
             for (offset, entry) in entries.enumerated() {
                 let index = firstEntry + offset
                 guard entry.members != nil else {
-                    problems.append(.error(at: entry.location, keyPath: JSONPath([.key("passes"), .index(index)]), rule: "content.type", "each entry of passes must be a map"))
+                    problems.append(.error(at: entry.location, keyPath: JSONPath([.key(listKey), .index(index)]), rule: "content.type", "each entry of \(listKey) must be a map"))
                     continue
                 }
-                if var definition = definition(from: defaults.merging(entry), entry: entry, file: file, directory: directory,
-                                               keyPath: JSONPath([.key("passes"), .index(index)]), problems: &problems) {
+                if var definition = definition(from: defaults.merging(entry), entry: entry, listKind: kind, file: file, directory: directory,
+                                               keyPath: JSONPath([.key(listKey), .index(index)]), problems: &problems) {
                     definition.bundle = bundle
                     definitions.append(definition)
                 }
             }
-            return (definitions, problems)
+            // A wrong key under `defaults:` is found in every entry: report it once.
+            var seen = Set<ContentDiagnostic>()
+            return (definitions, problems.filter { seen.insert($0).inserted })
         }
         if let member = root.member("bundle") {
             problems.append(.error(at: member.keyLocation, keyPath: ["bundle"], rule: "content.bundle",
                                    "`bundle:` groups the passes of a file with `passes:`; move this pass into such a file with the others of its bundle"))
             return ([], problems)
         }
-        if let definition = definition(from: root, entry: root, file: file, directory: directory, keyPath: .root, problems: &problems) {
+        if let definition = definition(from: root, entry: root, listKind: nil, file: file, directory: directory, keyPath: .root, problems: &problems) {
             return ([definition], problems)
         }
         return ([], problems)
@@ -145,17 +162,63 @@ package struct ContentLoader: Sendable {
     }
 
     static let entryKeys = ["template", "serialNumber", "data", "pass", "images", "download", "offer"]
+    static let orderEntryKeys = ["template", "orderIdentifier", "data", "order", "images", "download"]
+    static let allEntryKeys = entryKeys + ["orderIdentifier", "order"]
 
-    private static func unknownKey(_ member: SourceNode.Member, allowed: [String], context: String) -> ContentDiagnostic {
+    /// The keys of one entry of `kind`.
+    static func entryKeys(for kind: WalletItemKind) -> [String] { kind == .pass ? entryKeys : orderEntryKeys }
+
+    private static func unknownKey(_ member: SourceNode.Member, allowed: [String], context: String, kind: WalletItemKind = .pass) -> ContentDiagnostic {
         .error(at: member.keyLocation, keyPath: [.key(member.key)], rule: "content.unknown-key",
-               "unknown key `\(member.key)` in \(context); allowed: \(allowed.joined(separator: ", ")). Pass.json keys go under `pass:`")
+               "unknown key `\(member.key)` in \(context); allowed: \(allowed.joined(separator: ", ")). \(kind == .pass ? "Pass.json keys go under `pass:`" : "Order.json keys go under `order:`")")
     }
 
-    private static func definition(from merged: SourceNode, entry: SourceNode, file: String, directory: String,
+    /// Whether an entry defines a pass or an order, by its keys: `orderIdentifier:` or `order:` make it an
+    /// order, `serialNumber:`, `pass:` or `offer:` a pass; in a list, `orders:` or `passes:` decide. A key of
+    /// the other kind is an error at its line, with the key to use instead. The template's kind is checked
+    /// where the template is loaded (`PassRenderer`).
+    private static func kind(of merged: SourceNode, entry: SourceNode, listKind: WalletItemKind?, keyPath: JSONPath,
+                             problems: inout [ContentDiagnostic]) -> WalletItemKind {
+        let kind: WalletItemKind
+        if let listKind {
+            kind = listKind
+        } else if merged["serialNumber"] != nil {
+            kind = .pass
+        } else if merged["orderIdentifier"] != nil || merged["order"] != nil {
+            kind = .order
+        } else {
+            kind = .pass
+        }
+        let foreign: [(key: String, instead: String)] = kind == .pass
+            ? [("orderIdentifier", "serialNumber"), ("order", "pass")]
+            : [("serialNumber", "orderIdentifier"), ("pass", "order"), ("offer", "")]
+        for (key, instead) in foreign {
+            guard let member = merged.member(key) else { continue }
+            let why: String
+            switch (kind, listKind) {
+            case (.pass, .pass?): why = "this entry is in `passes:`, so it is a pass"
+            case (.pass, _): why = "this entry names a pass with `serialNumber:`"
+            case (.order, .order?): why = "this entry is in `orders:`, so it is an order"
+            case (.order, _): why = "this entry is an order (it has `\(merged["orderIdentifier"] != nil ? "orderIdentifier" : "order")`:)"
+            }
+            let fix = instead.isEmpty
+                ? "an offer hands out passes, so remove `offer:` from the order"
+                : kind == .pass
+                    ? "a pass uses `\(instead):`; to define an order, use `orderIdentifier:` and `order:` throughout (a list of orders is `orders:`) with an order template"
+                    : "an order uses `\(instead):` where a pass uses `\(key):`; rename the key"
+            let path = entry.member(key) != nil ? keyPath.appending(key) : JSONPath(["defaults", .key(key)])
+            problems.append(.error(at: member.keyLocation, keyPath: path, rule: "content.kind-key",
+                                   "`\(key):` belongs to a \(kind == .pass ? "order" : "pass"), but \(why); \(fix)"))
+        }
+        return kind
+    }
+
+    private static func definition(from merged: SourceNode, entry: SourceNode, listKind: WalletItemKind?, file: String, directory: String,
                                    keyPath: JSONPath, problems: inout [ContentDiagnostic]) -> PassDefinition? {
         let before = problems.count
-        for member in entry.members ?? [] where !entryKeys.contains(member.key) {
-            problems.append(unknownKey(member, allowed: entryKeys, context: "a pass definition"))
+        let kind = kind(of: merged, entry: entry, listKind: listKind, keyPath: keyPath, problems: &problems)
+        for member in entry.members ?? [] where !allEntryKeys.contains(member.key) {
+            problems.append(unknownKey(member, allowed: entryKeys(for: kind), context: "a \(kind.noun) definition", kind: kind))
         }
         func string(_ key: String, hint: String) -> (String, SourceLocation)? {
             guard let node = merged[key] else {
@@ -170,18 +233,23 @@ package struct ContentLoader: Sendable {
             return (text, node.location)
         }
         let template = string("template", hint: "name a folder in templates/")
-        let serial = string("serialNumber", hint: "give the pass a unique serial, e.g. serialNumber: BA-2026-0001")
+        let identifierKey = kind.identifierKey
+        let serial = kind == .pass
+            ? string("serialNumber", hint: "give the pass a unique serial, e.g. serialNumber: BA-2026-0001 (an order has `orderIdentifier:` instead)")
+            : string("orderIdentifier", hint: "give the order a unique identifier, e.g. orderIdentifier: SO-2026-0001")
         if let (value, location) = serial, !PassDefinition.isValidSerialNumber(value) {
-            problems.append(.error(at: location, keyPath: keyPath.appending("serialNumber"), rule: "content.serial",
-                                   "serialNumber \"\(value.count > 40 ? String(value.prefix(40)) + "…" : value)\" (\(value.utf8.count) characters) is not allowed: it must match \(PassDefinition.serialPattern) — start with a letter or digit, then letters, digits, . _ ~ -, at most 128 in all — because it becomes a file name and a URL path"))
+            problems.append(.error(at: location, keyPath: keyPath.appending(identifierKey), rule: "content.serial",
+                                   "\(identifierKey) \"\(value.count > 40 ? String(value.prefix(40)) + "…" : value)\" (\(value.utf8.count) characters) is not allowed: it must match \(PassDefinition.serialPattern) — start with a letter or digit, then letters, digits, . _ ~ -, at most 128 in all — because it becomes a file name and a URL path"))
         }
         let data = merged["data"] ?? SourceNode(.object([]), at: entry.location)
         if data.members == nil {
             problems.append(.error(at: data.location, keyPath: keyPath.appending("data"), rule: "content.type", "`data:` must be a map of placeholder values"))
         }
-        let passOverride = merged["pass"]
+        let overrideKey = kind == .pass ? "pass" : "order"
+        let passOverride = merged[overrideKey]
         if let passOverride, passOverride.members == nil {
-            problems.append(.error(at: passOverride.location, keyPath: keyPath.appending("pass"), rule: "content.type", "`pass:` must be a map of pass.json keys"))
+            problems.append(.error(at: passOverride.location, keyPath: keyPath.appending(overrideKey), rule: "content.type",
+                                   "`\(overrideKey):` must be a map of \(kind.rootFile) keys"))
         }
         var images: [(name: String, path: String, location: SourceLocation)] = []
         if let node = merged["images"] {
@@ -192,11 +260,15 @@ package struct ContentLoader: Sendable {
                         continue
                     }
                     let name = member.key
+                    // An order's images may be JPEG too (Apple, "Creating the source for an order").
+                    let lowered = name.lowercased()
+                    let isImageName = lowered.hasSuffix(".png") || (kind == .order && (lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg")))
                     let isSafeName = !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
-                        && name.lowercased().hasSuffix(".png") && name.split(separator: "/").count <= 2
+                        && isImageName && name.split(separator: "/").count <= 2
                     guard isSafeName else {
                         problems.append(.error(at: member.keyLocation, keyPath: keyPath + ["images", .key(member.key)], rule: "content.image-name",
-                                               "image name `\(name)` must be a PNG file name such as thumbnail.png or de.lproj/logo.png"))
+                                               kind == .pass ? "image name `\(name)` must be a PNG file name such as thumbnail.png or de.lproj/logo.png"
+                                                   : "image name `\(name)` must be a PNG or JPEG file name such as product.png or de.lproj/logo.png"))
                         continue
                     }
                     // An absolute path ties the project to one machine, and may name any file on it.
@@ -214,7 +286,7 @@ package struct ContentLoader: Sendable {
         var download: DownloadPolicy?
         if let node = merged["download"] { download = parseDownload(node, problems: &problems) }
         var offer: OfferMembership?
-        if let node = merged["offer"] {
+        if kind == .pass, let node = merged["offer"] {
             if let name = node.stringValue, OfferMembership.isValidName(name) {
                 offer = OfferMembership(name: name, location: node.location)
             } else {
@@ -228,6 +300,6 @@ package struct ContentLoader: Sendable {
         return PassDefinition(
             serialNumber: serial.0, serialLocation: serial.1, templateName: template.0, templateLocation: template.1,
             data: data, passOverride: passOverride, images: images, download: download, offer: offer, file: file,
-            location: entry.location, canonicalBytes: Array(template.0.utf8) + [0] + canonical.jsonValue.serialized())
+            location: entry.location, canonicalBytes: Array(template.0.utf8) + [0] + canonical.jsonValue.serialized(), kind: kind)
     }
 }

@@ -1,16 +1,25 @@
 import Foundation
 import PassModel
 
-/// One pass as an editor defined it in `content/`: which template, which
-/// serial, which values.
+/// One pass or one order as an editor defined it in `content/`: which
+/// template, which serial (or order identifier), which values.
+///
+/// An order is written like a pass, with `orderIdentifier:` where a pass has
+/// `serialNumber:`, `order:` where a pass has `pass:`, and `orders:` where a
+/// file of passes has `passes:`. `kind` records which of these keys the entry
+/// used; the renderer, which knows the template, refuses an entry whose kind
+/// is not its template's (at the identifier's line).
 package struct PassDefinition: Sendable {
+    /// The identifier within the type: the pass's `serialNumber`, or for an order its `orderIdentifier`.
+    /// (The build keys its records by it for both kinds.)
     package var serialNumber: String
+    /// Where `serialNumber:` (or `orderIdentifier:`) was written.
     package var serialLocation: SourceLocation
     package var templateName: String
     package var templateLocation: SourceLocation
     /// `data:` (defaults merged in), an object.
     package var data: SourceNode
-    /// `pass:`, deep-merged over the rendered pass.json.
+    /// `pass:` (`order:` for an order), deep-merged over the rendered pass.json (order.json).
     package var passOverride: SourceNode?
     /// `images:`: name in the pass → file on disk (relative paths resolved against the content file).
     package var images: [(name: String, path: String, location: SourceLocation)]
@@ -24,6 +33,12 @@ package struct PassDefinition: Sendable {
     package var location: SourceLocation
     /// The whole definition as canonical JSON: what decides whether the pass changed.
     package var canonicalBytes: [UInt8]
+    /// A pass or an order, by the keys the entry used (`serialNumber:`/`pass:`/`passes:` or
+    /// `orderIdentifier:`/`order:`/`orders:`).
+    package var kind: WalletItemKind = .pass
+
+    /// The identifier within the type: `serialNumber` or `orderIdentifier`.
+    package var identifier: String { serialNumber }
 
     package static let serialPattern = "[A-Za-z0-9][A-Za-z0-9._~-]{0,127}"
 

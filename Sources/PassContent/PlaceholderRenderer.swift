@@ -13,12 +13,16 @@ package struct PlaceholderRenderer {
     /// Where the pass was defined, for "no value" messages.
     package var definitionLocation: SourceLocation
     package var serialNumber: String
+    /// "pass" or "order", for messages.
+    package var noun: String
 
-    package init(data: SourceNode, builtins: [String: SourceNode], definitionLocation: SourceLocation, serialNumber: String) {
+    package init(data: SourceNode, builtins: [String: SourceNode], definitionLocation: SourceLocation, serialNumber: String,
+                 noun: String = WalletItemKind.pass.noun) {
         self.data = data
         self.builtins = builtins
         self.definitionLocation = definitionLocation
         self.serialNumber = serialNumber
+        self.noun = noun
     }
 
     package func render(_ template: PlaceholderTemplate, problems: inout [ContentDiagnostic]) -> SourceNode {
@@ -98,7 +102,7 @@ package struct PlaceholderRenderer {
         let key = placeholder.path.joined(separator: ".")
         problems.append(.error(
             at: definitionLocation, keyPath: JSONPath(["data"] + placeholder.path.map { .key($0) }), rule: "placeholder.missing",
-            "pass \(serialNumber): placeholder \(placeholder.text) has no value; add `\(key)` under `data:` (or under `defaults: data:`)",
+            "\(noun) \(serialNumber): placeholder \(placeholder.text) has no value; add `\(key)` under `data:` (or under `defaults: data:`)",
             notes: [(placeholder.location, "\(placeholder.text) is used here")]))
         return nil
     }

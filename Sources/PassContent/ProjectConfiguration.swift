@@ -1,10 +1,10 @@
 import Foundation
 import PassModel
 
-/// `passforge.yml`: project-wide defaults for every pass, and which
-/// certificate signs which pass type. Secrets never live here.
+/// `passforge.yml`: project-wide defaults for every pass and every order, and
+/// which certificate signs which pass type or order type. Secrets never live here.
 package struct ProjectConfiguration: Sendable {
-    /// The signing files for one pass type, from `signing:` in passforge.yml:
+    /// The signing files for one pass type or order type, from `signing:` in passforge.yml:
     /// the certificate (PEM, DER or .p12) and, when it is a separate file, the key.
     package struct SigningFiles: Sendable, Hashable {
         package var certificate: String
@@ -15,7 +15,12 @@ package struct ProjectConfiguration: Sendable {
     /// Values that every pass starts from: passTypeIdentifier, teamIdentifier,
     /// organizationName, webServiceURL — each with the line it was written on.
     package var passDefaults: SourceNode
-    /// passTypeIdentifier → its certificate and key paths (relative to the yml).
+    /// Values that every order starts from: orderTypeIdentifier and webServiceURL (the keys of
+    /// `orderDefaultKeys` that passforge.yml sets). Pass-only keys (passTypeIdentifier, teamIdentifier,
+    /// organizationName) are not in it: order.json has no such keys.
+    package var orderDefaults: SourceNode
+    /// Type identifier (a passTypeIdentifier or an orderTypeIdentifier) → its certificate and key paths
+    /// (relative to the yml).
     package var signing: [String: SigningFiles]
     /// Where the configuration came from, or nil when there is none.
     package var file: String?
@@ -25,15 +30,22 @@ package struct ProjectConfiguration: Sendable {
     package var offers: [OfferSettings] = []
 
     package static let defaultKeys = ["passTypeIdentifier", "teamIdentifier", "organizationName", "webServiceURL"]
+    /// The passforge.yml keys that go into every order.json.
+    package static let orderDefaultKeys = ["orderTypeIdentifier", "webServiceURL"]
 
-    package init(passDefaults: SourceNode? = nil, signing: [String: SigningFiles] = [:], file: String? = nil) {
+    package init(passDefaults: SourceNode? = nil, orderDefaults: SourceNode? = nil, signing: [String: SigningFiles] = [:],
+                 file: String? = nil) {
         self.passDefaults = passDefaults ?? SourceNode(.object([]), at: SourceLocation(file: file ?? "passforge.yml"))
+        self.orderDefaults = orderDefaults ?? SourceNode(.object([]), at: SourceLocation(file: file ?? "passforge.yml"))
         self.signing = signing
         self.file = file
     }
 
-    /// The configured default for `key`, e.g. `passTypeIdentifier`.
-    package func defaultValue(_ key: String) -> String? { passDefaults[key]?.stringValue }
+    /// The values every pass (or every order) starts from.
+    package func defaults(for kind: WalletItemKind) -> SourceNode { kind == .pass ? passDefaults : orderDefaults }
+
+    /// The configured default for `key`, e.g. `passTypeIdentifier` or `orderTypeIdentifier`.
+    package func defaultValue(_ key: String) -> String? { passDefaults[key]?.stringValue ?? orderDefaults[key]?.stringValue }
 
     /// Reads a passforge.yml. Every problem is reported at once.
     package static func load(file: String) throws(ContentErrors) -> ProjectConfiguration {
@@ -61,6 +73,7 @@ package struct ProjectConfiguration: Sendable {
         }
         var problems: [ContentDiagnostic] = []
         var defaults: [SourceNode.Member] = []
+        var orderDefaults: [SourceNode.Member] = []
         var signing: [String: SigningFiles] = [:]
         var deviceCheck: DeviceCheckSettings?
         var offers: [OfferSettings] = []
@@ -70,16 +83,17 @@ package struct ProjectConfiguration: Sendable {
         }
         for member in members {
             switch member.key {
-            case let key where defaultKeys.contains(key):
+            case let key where defaultKeys.contains(key) || orderDefaultKeys.contains(key):
                 guard member.value.stringValue != nil else {
                     problems.append(.error(at: member.value.location, keyPath: [.key(key)], rule: "config.type", "\(key) must be text"))
                     continue
                 }
-                defaults.append(member)
+                if defaultKeys.contains(key) { defaults.append(member) }
+                if orderDefaultKeys.contains(key) { orderDefaults.append(member) }
             case "signing":
                 guard let entries = member.value.members else {
                     problems.append(.error(at: member.value.location, keyPath: ["signing"], rule: "config.type",
-                                           "signing must map a passTypeIdentifier to {certificate:, key:}"))
+                                           "signing must map a passTypeIdentifier or orderTypeIdentifier to {certificate:, key:}"))
                     continue
                 }
                 for entry in entries {
@@ -106,7 +120,9 @@ package struct ProjectConfiguration: Sendable {
             }
         }
         if !problems.isEmpty { throw ContentErrors(problems) }
-        var configuration = ProjectConfiguration(passDefaults: SourceNode(.object(defaults), at: root.location), signing: signing, file: file)
+        var configuration = ProjectConfiguration(passDefaults: SourceNode(.object(defaults), at: root.location),
+                                                 orderDefaults: SourceNode(.object(orderDefaults), at: root.location),
+                                                 signing: signing, file: file)
         configuration.deviceCheck = deviceCheck
         configuration.offers = offers
         return configuration
@@ -118,7 +134,7 @@ package struct ProjectConfiguration: Sendable {
             return .error(at: member.keyLocation, keyPath: path, rule: "config.secret",
                           "secrets never go in passforge.yml (it is committed to git); remove `\(member.key)` and set PASSFORGE_SIGNING_PASSWORD or PASSFORGE_TOKEN_SECRET in the environment")
         }
-        let known = defaultKeys + ["signing", "deviceCheck", "offers"]
+        let known = defaultKeys + ["orderTypeIdentifier", "signing", "deviceCheck", "offers"]
         return .error(at: member.keyLocation, keyPath: path, rule: "config.unknown-key",
                       "unknown setting `\(member.key)`; passforge.yml knows \(known.joined(separator: ", "))")
     }

@@ -53,14 +53,19 @@ package struct TemplateLoader: Sendable {
         if case .failure(.outside) = boundary.containedPath(folder) {
             return .failure(ContentErrors([outsideError(folder, what: "template folder \(name)")]))
         }
-        let passPath = (folder as NSString).appendingPathComponent("pass.json")
+        let kind: WalletItemKind
+        switch templateKind(of: folder, name: name, isDesignerBundle: isDesignerBundle) {
+        case .success(let found): kind = found
+        case .failure(let errors): return .failure(errors)
+        }
+        let passPath = (folder as NSString).appendingPathComponent(kind.rootFile)
         let passData: [UInt8]
         switch boundary.read(passPath) {
         case .success(let bytes): passData = bytes
-        case .failure(.outside): return .failure(ContentErrors([outsideError(passPath, what: "pass.json of template \(name)")]))
+        case .failure(.outside): return .failure(ContentErrors([outsideError(passPath, what: "\(kind.rootFile) of template \(name)")]))
         case .failure(.unreadable), .failure(.unsafeName):
             return .failure(ContentErrors([.error(at: SourceLocation(file: passPath), rule: "template.pass-json",
-                                                  "template \(name) has no pass.json; add one with the pass style and fields")]))
+                                                  "template \(name) has no pass.json; add one with the pass style and fields (or order.json for an order template)")]))
         }
         var problems: [ContentDiagnostic] = []
         var root: SourceNode
@@ -68,7 +73,7 @@ package struct TemplateLoader: Sendable {
             return .failure(ContentErrors([error]))
         }
         guard root.members != nil else {
-            return .failure(ContentErrors([.error(at: root.location, rule: "template.pass-json", "pass.json must be a JSON object")]))
+            return .failure(ContentErrors([.error(at: root.location, rule: "template.pass-json", "\(kind.rootFile) must be a JSON object")]))
         }
         if isDesignerBundle { root = DesignerTemplate.normalized(root) }
         var download: DownloadPolicy?
@@ -84,22 +89,44 @@ package struct TemplateLoader: Sendable {
         }
         var localizations: [LocalizedStrings] = []
         var languages: [String] = []
-        let files = packageFiles(in: folder, isDesignerBundle: isDesignerBundle, localizations: &localizations,
+        let files = packageFiles(in: folder, kind: kind, isDesignerBundle: isDesignerBundle, localizations: &localizations,
                                  languages: &languages, problems: &problems)
-        problems += TemplateLocalization.missingTranslations(in: root, localizations: localizations, languages: languages)
+        problems += TemplateLocalization.missingTranslations(in: root, kind: kind, localizations: localizations, languages: languages)
         if problems.contains(where: \.isError) { return .failure(ContentErrors(problems)) }
         return .success(Template(name: name, directory: folder, passJSON: root, placeholders: placeholders,
                                  download: download, files: files, passJSONBytes: Array(passData), warnings: problems,
-                                 localizations: localizations, languages: languages))
+                                 localizations: localizations, languages: languages, kind: kind))
     }
 
-    /// Images at the top level and in `<lang>.lproj/` folders, and `pass.strings` (parsed, so that a
-    /// syntax error is reported at its line).
-    private func packageFiles(in folder: String, isDesignerBundle: Bool, localizations: inout [LocalizedStrings],
+    /// A folder with pass.json is a pass template, one with order.json an order template; both at once is
+    /// an error, since one package holds one root file (Apple: "Creating the source for an order").
+    /// A Pass Designer bundle is always a pass template.
+    private func templateKind(of folder: String, name: String, isDesignerBundle: Bool) -> Result<WalletItemKind, ContentErrors> {
+        guard !isDesignerBundle else { return .success(.pass) }
+        let orderPath = (folder as NSString).appendingPathComponent(WalletItemKind.order.rootFile)
+        guard FileManager.default.fileExists(atPath: orderPath) else { return .success(.pass) }
+        let passPath = (folder as NSString).appendingPathComponent(WalletItemKind.pass.rootFile)
+        if FileManager.default.fileExists(atPath: passPath) {
+            return .failure(ContentErrors([.error(
+                at: SourceLocation(file: folder), rule: "template.kind",
+                "template \(name) holds both pass.json and order.json; a template makes either passes (pass.json) or orders (order.json), so move order.json into a template folder of its own, e.g. templates/\(name)-order/")]))
+        }
+        return .success(.order)
+    }
+
+    /// Images at the top level and in `<lang>.lproj/` folders, and `pass.strings` or `order.strings` (parsed, so
+    /// that a syntax error is reported at its line). An order's images may be PNG or JPEG (Apple, "Creating the
+    /// source for an order"); a pass's are PNG.
+    private func packageFiles(in folder: String, kind: WalletItemKind, isDesignerBundle: Bool, localizations: inout [LocalizedStrings],
                               languages: inout [String], problems: inout [ContentDiagnostic]) -> [PackageFile] {
         var files: [PackageFile] = []
         let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-        for entry in entries where !entry.hasPrefix(".") && entry != "pass.json" {
+        func isImage(_ file: String) -> Bool {
+            let lowered = file.lowercased()
+            return lowered.hasSuffix(".png") || (kind == .order && (lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg")))
+        }
+        let imageFormats = kind == .order ? "PNG or JPEG images" : "PNG images"
+        for entry in entries where !entry.hasPrefix(".") && entry != kind.rootFile {
             let path = (folder as NSString).appendingPathComponent(entry)
             if isDesignerBundle {
                 let handling = DesignerTemplate.handling(of: entry, at: path)
@@ -109,16 +136,16 @@ package struct TemplateLoader: Sendable {
             if isDirectory(path) {
                 guard entry.hasSuffix(".lproj"), entry.count > ".lproj".count else {
                     problems.append(.warning(at: SourceLocation(file: path), rule: "template.ignored-file",
-                                             "folder \(entry) is ignored; only <lang>.lproj folders go into a pass"))
+                                             "folder \(entry) is ignored; only <lang>.lproj folders go into a \(kind.noun)"))
                     continue
                 }
                 languages.append(String(entry.dropLast(".lproj".count)))
                 let inner = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
                 for file in inner where !file.hasPrefix(".") {
                     let filePath = (path as NSString).appendingPathComponent(file)
-                    guard file == "pass.strings" || file.hasSuffix(".png") else {
+                    guard file == kind.stringsFile || isImage(file) else {
                         problems.append(.warning(at: SourceLocation(file: filePath), rule: "template.ignored-file",
-                                                 "\(entry)/\(file) is ignored; an .lproj folder holds pass.strings and PNG images"))
+                                                 "\(entry)/\(file) is ignored; an .lproj folder holds \(kind.stringsFile) and \(imageFormats)"))
                         continue
                     }
                     let bytes: [UInt8]
@@ -129,15 +156,16 @@ package struct TemplateLoader: Sendable {
                         continue
                     case .failure(.unreadable), .failure(.unsafeName): continue
                     }
-                    if file == "pass.strings" {
-                        switch LocalizedStrings.parse(Array(bytes), language: String(entry.dropLast(".lproj".count)), path: filePath) {
+                    if file == kind.stringsFile {
+                        switch LocalizedStrings.parse(Array(bytes), language: String(entry.dropLast(".lproj".count)), path: filePath,
+                                                      fileName: kind.stringsFile) {
                         case .success(let strings): localizations.append(strings)
                         case .failure(let errors): problems += errors.diagnostics
                         }
                     }
                     files.append(PackageFile(name: "\(entry)/\(file)", bytes: bytes, source: filePath))
                 }
-            } else if entry.lowercased().hasSuffix(".png") {
+            } else if isImage(entry) {
                 switch boundary.read(path) {
                 case .success(let bytes): files.append(PackageFile(name: entry, bytes: bytes, source: path))
                 case .failure(.outside): problems.append(outsideError(path, what: entry))
@@ -145,7 +173,7 @@ package struct TemplateLoader: Sendable {
                 }
             } else {
                 problems.append(.warning(at: SourceLocation(file: path), rule: "template.ignored-file",
-                                         "\(entry) is ignored; a template holds pass.json, PNG images and <lang>.lproj folders"))
+                                         "\(entry) is ignored; a template holds \(kind.rootFile), \(imageFormats) and <lang>.lproj folders"))
             }
         }
         return files

@@ -1,11 +1,14 @@
 import PassModel
 
-/// A template's `<lang>.lproj/pass.strings`, parsed once: its lines, and the
-/// placeholders in its values, which every pass fills from its `data:`.
+/// A template's `<lang>.lproj/pass.strings` (or `order.strings`), parsed once: its lines, and the
+/// placeholders in its values, which every pass or order fills from its `data:`.
+/// order.strings has pass.strings' syntax (Apple, "Creating the source for an order").
 package struct LocalizedStrings: Sendable {
     package var language: String
-    /// The name inside the pass: `de.lproj/pass.strings`.
-    package var fileName: String { "\(language).lproj/pass.strings" }
+    /// `pass.strings` or `order.strings`.
+    package var stringsFileName = WalletItemKind.pass.stringsFile
+    /// The name inside the package: `de.lproj/pass.strings`.
+    package var fileName: String { "\(language).lproj/\(stringsFileName)" }
     /// The file on disk, for messages.
     package var path: String
     package var entries: [PassStrings.Entry]
@@ -17,14 +20,16 @@ package struct LocalizedStrings: Sendable {
 
     /// Parses a pass.strings file: UTF-8 or UTF-16, comments, escapes. A
     /// syntax error or a malformed placeholder is an error at its line.
-    static func parse(_ bytes: [UInt8], language: String, path: String) -> Result<LocalizedStrings, ContentErrors> {
+    static func parse(_ bytes: [UInt8], language: String, path: String,
+                      fileName: String = WalletItemKind.pass.stringsFile) -> Result<LocalizedStrings, ContentErrors> {
         let entries: [PassStrings.Entry]
         do { entries = try PassStrings.entries(bytes) } catch {
             return .failure(ContentErrors([.error(
                 at: SourceLocation(file: path, line: error.line, column: error.column), rule: "strings.syntax",
-                "\(language).lproj/pass.strings: \(error.message). Each line is \"key\" = \"value\"; with /* comments */")]))
+                "\(language).lproj/\(fileName): \(error.message). Each line is \"key\" = \"value\"; with /* comments */")]))
         }
-        var strings = LocalizedStrings(language: language, path: path, entries: entries, keys: Set(entries.map(\.key)))
+        var strings = LocalizedStrings(language: language, stringsFileName: fileName, path: path, entries: entries,
+                                       keys: Set(entries.map(\.key)))
         var problems: [ContentDiagnostic] = []
         var paths: [String] = []
         for (index, entry) in entries.enumerated() where entry.value.contains("{{") {
@@ -47,8 +52,8 @@ package struct LocalizedStrings: Sendable {
 }
 
 /// Checks that every label and value used as a localization key (it is a
-/// key of some language's pass.strings) is translated in every language:
-/// Wallet shows a key that a language lacks as it is.
+/// key of some language's pass.strings or order.strings) is translated in
+/// every language: Wallet shows a key that a language lacks as it is.
 enum TemplateLocalization {
     /// The pass.json keys whose text Wallet looks up in pass.strings
     /// (Apple's PassKit Package Format Reference, "Localizing a pass").
@@ -57,8 +62,17 @@ enum TemplateLocalization {
         "relevantText", "altText",
     ]
 
-    static func missingTranslations(in root: SourceNode, localizations: [LocalizedStrings], languages: [String]) -> [ContentDiagnostic] {
+    /// The order.json keys Apple marks "localizable" (Wallet Orders › Order and its objects: LineItem
+    /// title and subtitle, summary item label, statusDescription, notes, displayName, barcode altText,
+    /// returnPolicyDescription).
+    static let localizableOrderKeys: Set<String> = [
+        "title", "subtitle", "label", "statusDescription", "notes", "displayName", "altText", "returnPolicyDescription",
+    ]
+
+    static func missingTranslations(in root: SourceNode, kind: WalletItemKind = .pass, localizations: [LocalizedStrings],
+                                    languages: [String]) -> [ContentDiagnostic] {
         guard !localizations.isEmpty else { return [] }
+        let localizableKeys = kind == .order ? localizableOrderKeys : localizableKeys
         var byLanguage: [String: Set<String>] = [:]
         for language in languages { byLanguage[language] = [] }
         for strings in localizations { byLanguage[strings.language] = strings.keys }
@@ -73,7 +87,7 @@ enum TemplateLocalization {
                 for language in sortedLanguages where !byLanguage[language]!.contains(text) {
                     problems.append(.warning(
                         at: node.location, keyPath: path, rule: "strings.missing",
-                        "\"\(text)\" is a localization key (translated in \(having.map { "\($0).lproj" }.joined(separator: ", "))) but language \(language) lacks it, so Wallet shows \"\(text)\" as it is in \(language); add \"\(text)\" = \"…\"; to \(language).lproj/pass.strings"))
+                        "\"\(text)\" is a localization key (translated in \(having.map { "\($0).lproj" }.joined(separator: ", "))) but language \(language) lacks it, so Wallet shows \"\(text)\" as it is in \(language); add \"\(text)\" = \"…\"; to \(language).lproj/\(kind.stringsFile)"))
                 }
             case .scalar: return
             case .array(let elements):

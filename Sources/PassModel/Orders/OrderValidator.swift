@@ -10,9 +10,13 @@ package struct OrderValidator: Sendable {
         /// the keys that name a file are checked against them. nil skips
         /// those checks (the files are not known yet).
         package var files: [String: [UInt8]]?
+        /// Accept a plain `http://` `webServiceURL`: only development devices talk to such a service
+        /// (`--allow-http-web-service`), as for passes.
+        package var allowsHTTPWebService: Bool
 
-        package init(files: [String: [UInt8]]? = nil) {
+        package init(files: [String: [UInt8]]? = nil, allowsHTTPWebService: Bool = false) {
             self.files = files
+            self.allowsHTTPWebService = allowsHTTPWebService
         }
     }
 
@@ -193,8 +197,8 @@ struct OrderValidationRun {
             error(path, "order.url", "\(path) is \(quoted(text)), which is not an absolute URL; write it with its scheme, e.g. https://shop.example.com/orders/42")
             return
         }
-        if httpsOnly, scheme != "https" {
-            error(path, "order.url", "\(path) is \(quoted(text)); Apple requires it to start with https://")
+        if httpsOnly, scheme != "https", !(scheme == "http" && options.allowsHTTPWebService) {
+            error(path, "order.url", "\(path) is \(quoted(text)); Apple requires it to start with https://\(path == ["webServiceURL"] ? " (pass --allow-http-web-service for a development service)" : "")")
         } else if ["http", "https"].contains(scheme), !lowered.dropFirst(scheme.count + 1).hasPrefix("//") || lowered.count <= scheme.count + 3 {
             error(path, "order.url", "\(path) is \(quoted(text)), which has no host; write it like https://shop.example.com/orders/42")
         }
