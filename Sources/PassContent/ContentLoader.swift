@@ -208,7 +208,7 @@ package struct ContentLoader: Sendable {
                     : "an order uses `\(instead):` where a pass uses `\(key):`; rename the key"
             let path = entry.member(key) != nil ? keyPath.appending(key) : JSONPath(["defaults", .key(key)])
             problems.append(.error(at: member.keyLocation, keyPath: path, rule: "content.kind-key",
-                                   "`\(key):` belongs to a \(kind == .pass ? "order" : "pass"), but \(why); \(fix)"))
+                                   "`\(key):` belongs to \(kind == .pass ? "an order" : "a pass"), but \(why); \(fix)"))
         }
         return kind
     }
