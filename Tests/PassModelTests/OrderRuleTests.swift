@@ -221,6 +221,19 @@ let orderFiles: [String: [UInt8]] = [
         expectOne("order.authenticationToken.length", at: ["authenticationToken"], in: found)
     }
 
+    @Test func aDevelopmentBuildAcceptsAnHTTPWebServiceOnly() throws {
+        guard case .object(var root) = try parse(validOrder) else { throw JSONParseFailure() }
+        root["webServiceURL"] = .string("http://localhost:8080/")
+        let development = OrderValidator().validate(.object(root), options: .init(files: orderFiles, allowsHTTPWebService: true))
+        #expect(development.filter(\.isError).isEmpty, "\(development)")
+        // Only the web service: other URLs keep their own rules.
+        root["orderManagementURL"] = .string("localhost/orders")
+        let other = OrderValidator().validate(.object(root), options: .init(files: orderFiles, allowsHTTPWebService: true))
+        expectOne("order.url", at: ["orderManagementURL"], in: other)
+        let production = OrderValidator().validate(.object(root), options: .init(files: orderFiles))
+        #expect(production.first { $0.keyPath == ["webServiceURL"] }?.message.contains("--allow-http-web-service") == true)
+    }
+
     @Test func rangesCountryCodesAndTheSchemaVersion() throws {
         var found = try diagnostics { $0["schemaVersion"] = .int(2) }
         expectOne("order.schemaVersion", at: ["schemaVersion"], in: found)
