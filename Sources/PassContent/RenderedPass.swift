@@ -80,29 +80,14 @@ extension RenderedPass {
         return order
     }
 
-    /// `2026-11-25T09:30:00.123Z` for a count of milliseconds since 1970 (UTC; proleptic Gregorian calendar,
-    /// computed without a formatter so that 10,000 orders cost nothing).
+    /// `2026-11-25T09:30:00.123Z` for a count of milliseconds since 1970 (UTC). The whole seconds are
+    /// formatted by Foundation and the milliseconds appended as digits, so no binary fraction can round
+    /// two tags a millisecond apart to the same text.
     package static func rfc3339(millisecondsSince1970 milliseconds: Int64) -> String {
-        let (seconds, millisecond) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        var totalSeconds = seconds, fraction = millisecond
-        if fraction < 0 { fraction += 1000; totalSeconds -= 1 }
-        var days = totalSeconds / 86_400
-        var secondOfDay = totalSeconds % 86_400
-        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(fraction, 3))Z"
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let millisecond = milliseconds - seconds * 1000
+        let text = Date.ISO8601FormatStyle(timeZone: .gmt).format(Date(timeIntervalSince1970: TimeInterval(seconds)))
+        let digits = String(millisecond)
+        return text.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 }
