@@ -165,7 +165,9 @@ package struct TemplateLoader: Sendable {
                     }
                     files.append(PackageFile(name: "\(entry)/\(file)", bytes: bytes, source: filePath))
                 }
-            } else if isImage(entry) {
+            } else if isImage(entry) || (kind == .order && entry.lowercased().hasSuffix(".pdf")) {
+                // An order may also hold a receipt or a return label as a PDF (Apple: PaymentTransaction.receipt,
+                // Return.returnLabel name a file in the package).
                 switch boundary.read(path) {
                 case .success(let bytes): files.append(PackageFile(name: entry, bytes: bytes, source: path))
                 case .failure(.outside): problems.append(outsideError(path, what: entry))
@@ -173,7 +175,7 @@ package struct TemplateLoader: Sendable {
                 }
             } else {
                 problems.append(.warning(at: SourceLocation(file: path), rule: "template.ignored-file",
-                                         "\(entry) is ignored; a template holds \(kind.rootFile), \(imageFormats) and <lang>.lproj folders"))
+                                         "\(entry) is ignored; a template holds \(kind.rootFile), \(imageFormats)\(kind == .order ? ", PDF receipts and return labels" : "") and <lang>.lproj folders"))
             }
         }
         return files

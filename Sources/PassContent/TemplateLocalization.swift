@@ -97,6 +97,20 @@ enum TemplateLocalization {
             }
         }
         visit(root, key: nil, path: .root)
+        if kind == .order { problems += unevenOrderStrings(localizations) }
         return problems
+    }
+
+    /// Apple: "All order.strings files must have the same set of keys" ("Creating the source for an
+    /// order"). A key that one language has and another lacks is a warning at the file that lacks it.
+    static func unevenOrderStrings(_ localizations: [LocalizedStrings]) -> [ContentDiagnostic] {
+        let allKeys = localizations.reduce(into: Set<String>()) { $0.formUnion($1.keys) }
+        return localizations.sorted { $0.language < $1.language }.compactMap { strings in
+            let missing = allKeys.subtracting(strings.keys).sorted()
+            guard !missing.isEmpty else { return nil }
+            let shown = missing.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (missing.count > 5 ? " and \(missing.count - 5) more" : "")
+            return .warning(at: SourceLocation(file: strings.path), rule: "strings.uneven",
+                            "\(strings.fileName) lacks \(shown), which another language's order.strings has; Apple asks that every order.strings have the same keys, so add them")
+        }
     }
 }

@@ -139,6 +139,29 @@ func line(of needle: String, in text: String) -> Int {
         #expect(warning.message.contains("fr.lproj/order.strings"))
     }
 
+    @Test func orderStringsWithDifferentKeysAreAWarningAtTheFileThatLacksOne() throws {
+        let folder = Self.shopTemplates()
+        folder.write("shop/en.lproj/order.strings", "\"status_text\" = \"On its way\";\n\"gift_note\" = \"A gift\";\n")
+        let template = try folder.loader.load("shop").get()
+        let uneven = template.warnings.filter { $0.rule == "strings.uneven" }
+        #expect(uneven.count == 1, "\(template.warnings)")
+        #expect(uneven.first?.location.file == folder.file("shop/de.lproj/order.strings"))
+        #expect(uneven.first?.message.contains("\"gift_note\"") == true)
+        // Passes keep their rule: only keys the pass uses must be in every language.
+        folder.write("coupon/pass.json", "{\"description\": \"x\"}")
+        folder.write("coupon/en.lproj/pass.strings", "\"a\" = \"A\";\n")
+        folder.write("coupon/de.lproj/pass.strings", "\"b\" = \"B\";\n")
+        #expect(try folder.loader.load("coupon").get().warnings.isEmpty)
+    }
+
+    @Test func anOrderTemplateHoldsAPDFReceipt() throws {
+        let folder = Self.shopTemplates()
+        folder.write("shop/receipt.pdf", "%PDF-1.4\n%%EOF\n")
+        let template = try folder.loader.load("shop").get()
+        #expect(template.files.contains { $0.name == "receipt.pdf" })
+        #expect(template.warnings.isEmpty, "\(template.warnings)")
+    }
+
     // MARK: Entries
 
     @Test func oneOrderPerFile() throws {

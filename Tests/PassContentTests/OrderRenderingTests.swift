@@ -143,6 +143,27 @@ import Testing
         #expect(order.orderDiagnostics().isEmpty, "\(order.orderDiagnostics())")
     }
 
+    @Test func aReceiptMustBeAFileOfTheOrder() throws {
+        let transaction = """
+
+          city: Bergen
+        order:
+          payment:
+            transactions:
+              - amount: { amount: "19.90", currency: EUR }
+                createdAt: "2026-11-20T14:05:00+01:00"
+                paymentMethod: { displayName: Visa }
+                status: completed
+                transactionType: purchase
+                receipt: receipt.pdf
+        """
+        let folder = Fixture.shopTemplates()
+        let error = try error("order.file", in: Fixture.entry + transaction, templates: folder)
+        #expect(error.location.line == line(of: "receipt: receipt.pdf", in: Fixture.entry + transaction))
+        folder.write("shop/receipt.pdf", "%PDF-1.4\n%%EOF\n")
+        #expect(try diagnostics(Fixture.entry + transaction, templates: folder).isEmpty)
+    }
+
     @Test func anUnknownKeyIsAWarningWithASpellingHint() throws {
         let entry = Fixture.entry + "\n  city: Bergen\norder:\n  stauts: open\n"
         let found = try diagnostics(entry)
