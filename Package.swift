@@ -4,11 +4,13 @@ import PackageDescription
 // One target per concern; dependencies point one way (→ reads "depends on"):
 //   PassContent → PassModel
 //   PassPackage → AtomicFiles → CSystemCalls; PassPackage → COpenSSL, CZlib, CLibzip
-//   PassBuild → PassContent, PassPackage, Barcodes, RegistrationStore (the protocols only)
+//   WalletTree → AtomicFiles, PassModel, RegistrationStore (the protocols only)
+//   PassBuild → PassContent, PassPackage, Barcodes, WalletTree
 //   Barcodes → CZint (libzint), PassModel; ProjectScaffold → CZlib
 //   RegistrationStore → ConcurrencySupport
 //   SQLiteRegistrationStore, PostgresRegistrationStore → RegistrationStore (only passforge links them)
-//   PassServer, PassPush, PassPublish, PassPreview, PassDiff → PassBuild
+//   PassServer, PassPush, PassPublish → WalletTree (never PassBuild: no OpenSSL, libzint or Yams in the server)
+//   PassPreview, PassDiff → PassBuild (the unsigned render), WalletTree
 //   PassServer → PassOffers → DeviceCheck, RegistrationStore
 //   PassServer, PassContent, PassDiff, passforge → TextEscaping
 //   passforge (the command line) → all of them
@@ -67,8 +69,12 @@ let package = Package(
         // Text from outside made safe for each place it is shown: terminal, log, markdown, HTML.
         .target(name: "TextEscaping"),
 
+        // Every program passforge starts (git, rsync, ssh): arguments as an array, its own environment and working
+        // directory, input bytes, capped outputs, a wait that holds no thread of the cooperative pool. Foundation only.
+        .target(name: "ExternalProcess"),
+
         // Whole-file writes that are never seen half-done, shared by every writer.
-        .target(name: "AtomicFiles", dependencies: ["CSystemCalls"]),
+        .target(name: "AtomicFiles", dependencies: ["CSystemCalls", "ConcurrencySupport"]),
 
         // pass.json model and every Apple rule; no I/O.
         .target(name: "PassModel"),
@@ -84,11 +90,15 @@ let package = Package(
         ),
         // Barcodes encoded with libzint: SVG drawings for the preview, and the build's encodability check.
         .target(name: "Barcodes", dependencies: ["CZint", "PassModel"]),
-        // The build: incremental plan, parallel signing, build state, atomic output tree, device indices.
+        // The output tree every reader shares: its layout (every path spelled once), the build
+        // state (read-only for readers, written by the build), the journal and commit, the
+        // device index files. Passes and orders alike, keyed by kind, type and identifier.
+        .target(name: "WalletTree", dependencies: ["AtomicFiles", "ConcurrencySupport", "PassModel", "RegistrationStore", .product(name: "Crypto", package: "swift-crypto")]),
+        // The build: scan, classify, evaluate, sign, check, commit into the tree.
         .target(
             name: "PassBuild",
             dependencies: [
-                "AtomicFiles", "Barcodes", "PassModel", "PassContent", "PassPackage", "RegistrationStore",
+                "AtomicFiles", "Barcodes", "PassModel", "PassContent", "PassPackage", "WalletTree",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -122,7 +132,7 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "AtomicFiles", "ConcurrencySupport", "PassBuild", "PassOffers", "RegistrationStore", "TextEscaping",
+                "AtomicFiles", "ConcurrencySupport", "WalletTree", "PassOffers", "RegistrationStore", "TextEscaping",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -139,7 +149,7 @@ let package = Package(
         .target(
             name: "PassPush",
             dependencies: [
-                "AtomicFiles", "PassBuild", "PassPackage", "RegistrationStore",
+                "AtomicFiles", "WalletTree", "PassPackage", "RegistrationStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -155,12 +165,12 @@ let package = Package(
         .target(
             name: "PassPreview",
             dependencies: [
-                "AtomicFiles", "Barcodes", "PassBuild", "PassContent", "PassModel",
+                "AtomicFiles", "Barcodes", "PassBuild", "WalletTree", "PassContent", "PassModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         // `passforge diff`: both sides of a git change rendered without signing, compared pass by pass.
-        .target(name: "PassDiff", dependencies: ["PassBuild", "PassContent", "PassModel", "TextEscaping"]),
+        .target(name: "PassDiff", dependencies: ["ExternalProcess", "PassBuild", "WalletTree", "PassContent", "PassModel", "TextEscaping"]),
         // `passforge init`: a new project's files (PNG images deflated with zlib).
         .target(name: "ProjectScaffold", dependencies: ["CZlib"]),
         // Apple's DeviceCheck service (two bits per device): the ES256 JWT and the three calls, over async-http-client.
@@ -177,12 +187,12 @@ let package = Package(
         // DeviceCheck offers: a claim hands one pre-built pass of an offer's pool to a device that never claimed it.
         .target(name: "PassOffers", dependencies: ["DeviceCheck", "RegistrationStore"]),
         // `passforge publish` and `build --state-from`: the build-owned tree to a folder or over rsync/ssh.
-        .target(name: "PassPublish", dependencies: ["AtomicFiles", "PassBuild"]),
+        .target(name: "PassPublish", dependencies: ["AtomicFiles", "ExternalProcess", "WalletTree"]),
         // The command-line tool: thin, calls the libraries.
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "PassBuild", "PassContent", "PassModel", "PassPackage", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
+                "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
                 "RegistrationStore", "TextEscaping", "SQLiteRegistrationStore", "PostgresRegistrationStore", "DeviceCheck", "PassOffers", "CSystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -193,7 +203,7 @@ let package = Package(
 
         // Shared by the test targets: temporary folders, a test PKI made with
         // the openssl command, a project fixture, an independent pass verifier.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["ExternalProcess"], path: "Tests/Support"),
         // An in-process APNs (HTTP/2 + mutual TLS) with scripted answers, for tests and the push benchmark.
         .target(
             name: "MockAPNs",
@@ -240,13 +250,13 @@ let package = Package(
         .testTarget(name: "PassPackageTests", dependencies: ["AtomicFiles", "PassPackage", "TestSupport"]),
         .testTarget(
             name: "PassBuildTests",
-            dependencies: ["AtomicFiles", "PassBuild", "PassContent", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport"]
+            dependencies: ["AtomicFiles", "PassBuild", "WalletTree", "PassContent", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport"]
         ),
         .testTarget(
             name: "PassforgeCLITests",
-            dependencies: ["passforge", "PassBuild", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["passforge", "PassBuild", "WalletTree", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "PassPublishTests", dependencies: ["PassPublish", "PassBuild", "AtomicFiles", "TestSupport", "passforge"]),
+        .testTarget(name: "PassPublishTests", dependencies: ["PassPublish", "PassBuild", "WalletTree", "AtomicFiles", "TestSupport", "passforge"]),
         .testTarget(
             name: "RegistrationStoreTests",
             dependencies: [
@@ -258,6 +268,7 @@ let package = Package(
         ),
         .testTarget(name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
+        .testTarget(name: "ExternalProcessTests", dependencies: ["ExternalProcess"]),
         .testTarget(
             name: "DeviceCheckTests",
             dependencies: [
@@ -278,11 +289,11 @@ let package = Package(
         ),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "PassModel"]),
         // preview (in headless Chromium), --watch, init, diff and barcode validation, through the real passforge binary.
-        .testTarget(name: "PassPreviewTests", dependencies: ["PassPreview", "PassBuild", "SQLiteRegistrationStore", "TestSupport", "passforge"]),
+        .testTarget(name: "PassPreviewTests", dependencies: ["PassPreview", "PassBuild", "WalletTree", "SQLiteRegistrationStore", "TestSupport", "passforge"]),
         .testTarget(
             name: "PassPushTests",
             dependencies: [
-                "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "PassBuild", "passforge",
+                "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "PassBuild", "WalletTree", "passforge",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -293,7 +304,7 @@ let package = Package(
         .testTarget(
             name: "PassServerTests",
             dependencies: [
-                "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "TestSupport", "passforge", "MockAPNs",
+                "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "WalletTree", "TestSupport", "passforge", "MockAPNs",
                 "PassOffers", "MockDeviceCheck",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

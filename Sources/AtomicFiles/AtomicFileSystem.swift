@@ -1,4 +1,5 @@
 import CSystemCalls
+import ConcurrencySupport
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import WalletTree
 import Foundation
 import PassContent
 
@@ -63,6 +64,9 @@ package struct BuildReport: Sendable {
     package var updateTag: Int64?
     /// Passes in each DeviceCheck offer's pool after the build, by offer (passforge.yml's offers only).
     package var offerPoolSizes: [String: Int] = [:]
+    /// The state the build committed (or found, when nothing changed): handed to the index refresh
+    /// and to push, so that neither reads `state.json` again.
+    package var committedState = BuildState()
 
     package var summary: String {
         let time = seconds < 10 ? String(format: "%.2f s", seconds) : String(format: "%.1f s", seconds)

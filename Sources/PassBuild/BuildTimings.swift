@@ -1,3 +1,4 @@
+import WalletTree
 import Foundation
 import PassPackage
 import Synchronization

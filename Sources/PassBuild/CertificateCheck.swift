@@ -1,3 +1,4 @@
+import WalletTree
 import Foundation
 import PassContent
 import PassModel

@@ -1,11 +1,8 @@
+import PassModel
+import WalletTree
 import Crypto
 import Foundation
 import PassPackage
-
-/// Lowercase hex SHA-256 of `bytes`.
-func sha256Hex(_ bytes: some DataProtocol) -> String {
-    SHA256.hash(data: bytes).hexString
-}
 
 /// Builds a SHA-256 over several labelled parts, unambiguously.
 struct FingerprintHasher {

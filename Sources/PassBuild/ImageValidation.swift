@@ -1,3 +1,4 @@
+import WalletTree
 import PassContent
 import PassModel
 

@@ -1,3 +1,4 @@
+import WalletTree
 import AtomicFiles
 import Foundation
 import PassContent

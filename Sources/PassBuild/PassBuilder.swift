@@ -1,3 +1,4 @@
+import WalletTree
 import AtomicFiles
 import Foundation
 import PassContent
@@ -82,6 +83,7 @@ package struct PassBuilder: Sendable {
         // Only what content files define counts: their stamps alone (newly settled files) do not make a build write.
         guard !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles) || !legacyTokenLinks.isEmpty else {
             report.offerPoolSizes = offerPoolSizes(of: state)
+            report.committedState = state
             Self.releaseInBackground((state, plan))
             (state, plan) = (BuildState(), BuildPlan())
             report.seconds = Date().timeIntervalSince(started)
@@ -181,13 +183,14 @@ package struct PassBuilder: Sendable {
         moves = []
         signedOperations += operations
         operations = []
-        let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, downloadsCSV: Self.downloadsCSV(newState, keys: keys, jobs: settings.jobs, appending: bundles.csvRows))
+        let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, downloadsCSV: newState.downloadsCSV(keys: keys, jobs: settings.jobs, appending: bundles.csvRows))
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in
             timings.mark(point)
             testStall(point)
         }
         report.offerPoolSizes = offerPoolSizes(of: newState)
+        report.committedState = newState
         Self.releaseInBackground((newState, plan))
         (newState, plan) = (BuildState(), BuildPlan())
         report.seconds = Date().timeIntervalSince(started)
@@ -206,7 +209,7 @@ package struct PassBuilder: Sendable {
     /// one by one takes a tenth of a second or more, which the build's
     /// caller (and a command about to exit) need not wait for.
     /// The caller drops its own references right after.
-    static func releaseInBackground(_ value: some Sendable) {
+    package static func releaseInBackground(_ value: some Sendable) {
         let box = ReleaseBox(value)
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(20)) { box.release() }
     }
@@ -256,33 +259,6 @@ package struct PassBuilder: Sendable {
             linked.tokenPath = BuildState.PassRecord.tokenPath(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber, token: token)
             return linked
         }
-    }
-
-    /// `output/.passforge/downloads.csv`: passTypeIdentifier,serialNumber,download path — for mailings.
-    static func downloadsCSV(_ state: BuildState, keys: [String]? = nil, jobs: Int = 1, appending extraRows: String = "") -> String {
-        // Sorting the keys, not the records: records are large values, and moving them costs more than the sort.
-        let keys = keys ?? state.passes.keys.sorted()
-        let passes = state.passes
-        let chunk = 4096
-        let parts = ParallelLoop.map(Array(stride(from: 0, to: keys.count, by: chunk)), jobs: jobs) { start in
-            var rows = ""
-            rows.reserveCapacity(chunk * 96)
-            for key in keys[start..<min(keys.count, start + chunk)] {
-                let record = passes[key]!
-                rows += record.passTypeIdentifier
-                rows += ","
-                rows += record.serialNumber
-                rows += ","
-                rows += record.downloadPath
-                rows += "\n"
-            }
-            return rows
-        }
-        var csv = "passTypeIdentifier,serialNumber,download path\n"
-        csv.reserveCapacity(parts.reduce(csv.utf8.count + extraRows.utf8.count) { $0 + $1.utf8.count })
-        for part in parts { csv += part }
-        csv += extraRows
-        return csv
     }
 
     /// Lets a test stop the build at a named point and kill it there

@@ -1,3 +1,4 @@
+import WalletTree
 import AtomicFiles
 import Crypto
 import Foundation
@@ -17,69 +18,9 @@ import PassPackage
 /// any member's bytes change, staged and moved into place by the build's
 /// journal like every pass, and recorded in `.passforge/bundles.json`.
 enum PassBundles {
-    static let maximumSize = 150 << 20
-    static let stateFile = ".passforge/bundles.json"
-
-    /// One bundle as the last build made it.
-    struct Record: Sendable, Equatable {
-        var name: String
-        var sourceFile: String
-        /// SHA-256 of the content file that declared it.
-        var sourceHash: String
-        /// Keys (`type/serial`) of its passes, in order.
-        var members: [String]
-        /// The ETag of each member when the bundle was made.
-        var memberETags: [String]
-        var downloadPath: String
-        var etag: String
-        var size: Int
-        var updateTag: Int64
-
-        var json: JSONValue {
-            .object(JSONObject([
-                ("name", .string(name)), ("sourceFile", .string(sourceFile)), ("sourceHash", .string(sourceHash)),
-                ("members", .array(members.map(JSONValue.string))), ("memberETags", .array(memberETags.map(JSONValue.string))),
-                ("downloadPath", .string(downloadPath)), ("etag", .string(etag)), ("size", .int(size)),
-                ("updateTag", .int(Int(updateTag))),
-            ]))
-        }
-
-        init(name: String, sourceFile: String, sourceHash: String, members: [String], memberETags: [String],
-             downloadPath: String, etag: String, size: Int, updateTag: Int64) {
-            (self.name, self.sourceFile, self.sourceHash, self.members, self.memberETags) = (name, sourceFile, sourceHash, members, memberETags)
-            (self.downloadPath, self.etag, self.size, self.updateTag) = (downloadPath, etag, size, updateTag)
-        }
-
-        /// The name is a bundle name, the path a bundle path, the members pass keys, the tag near now.
-        func check(greatestTag: Int64) throws(BuildState.Problem) {
-            guard TreeLayout.isSerial(name) else {
-                throw BuildState.Problem("bundle \(BuildState.quoted(name)) has a name that does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
-            }
-            guard TreeLayout.isCapabilityDownload(downloadPath, bundle: true) else {
-                throw BuildState.Problem("bundle \(name) has downloadPath \(BuildState.quoted(downloadPath)), which is not download/<capability>.pkpasses")
-            }
-            guard updateTag >= 0, updateTag <= greatestTag else {
-                throw BuildState.Problem("bundle \(name) has updateTag \(updateTag), not an update tag of this build's time (0 to \(greatestTag))")
-            }
-            guard (0...maximumSize).contains(size) else { throw BuildState.Problem("bundle \(name) has size \(size), beyond 0 to 150 MB") }
-            try BuildState.checkText(sourceFile, "the content file of bundle \(name)")
-            try BuildState.checkText(sourceHash, "sourceHash of bundle \(name)")
-            for key in members where !TreeLayout.isPassKey(key) {
-                throw BuildState.Problem("bundle \(name) lists member \(BuildState.quoted(key)), which is not passTypeIdentifier/serialNumber")
-            }
-            for etag in memberETags { try BuildState.checkText(etag, "a member ETag of bundle \(name)") }
-        }
-
-        init?(json: JSONValue) {
-            guard let name = json["name"]?.stringValue, let sourceFile = json["sourceFile"]?.stringValue,
-                  let sourceHash = json["sourceHash"]?.stringValue, let members = json["members"]?.arrayValue,
-                  let etags = json["memberETags"]?.arrayValue, let path = json["downloadPath"]?.stringValue,
-                  let etag = json["etag"]?.stringValue, case .int(let size)? = json["size"], case .int(let tag)? = json["updateTag"]
-            else { return nil }
-            self.init(name: name, sourceFile: sourceFile, sourceHash: sourceHash, members: members.compactMap(\.stringValue),
-                      memberETags: etags.compactMap(\.stringValue), downloadPath: path, etag: etag, size: size, updateTag: Int64(tag))
-        }
-    }
+    static let maximumSize = BundleList.maximumSize
+    static let stateFile = BundleList.path
+    typealias Record = BundleRecord
 
     /// What a build does to the bundles.
     struct Update: Sendable {
@@ -104,22 +45,10 @@ enum PassBundles {
     static func loadChecked(from output: String) throws -> [String: Record] {
         guard let bytes = AtomicFileSystem.readFile("\(output)/\(stateFile)") else { return [:] }
         do {
-            return try records(decoding: bytes, greatestTag: BuildState.greatestLocalTag) ?? [:]
+            return try BundleList.records(decoding: bytes, greatestTag: BuildState.greatestLocalTag) ?? [:]
         } catch {
             throw BuildError.message("\(output)/\(stateFile) is refused: \(error); delete it and build again (every bundle is then made again)")
         }
-    }
-
-    /// The records of a bundles.json, by name; nil when the bytes are not a bundle list.
-    static func records(decoding bytes: [UInt8], greatestTag: Int64) throws(BuildState.Problem) -> [String: Record]? {
-        guard let json = try? JSONValue(parsing: bytes), let list = json["bundles"]?.arrayValue else { return nil }
-        var records: [String: Record] = [:]
-        for item in list {
-            guard let record = Record(json: item) else { continue }
-            try record.check(greatestTag: greatestTag)
-            records[record.name] = record
-        }
-        return records
     }
 
     static func capability(name: String, secret: TokenSecret) -> String {

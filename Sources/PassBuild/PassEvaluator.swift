@@ -1,3 +1,4 @@
+import WalletTree
 import AtomicFiles
 import Barcodes
 import Foundation
@@ -184,7 +185,7 @@ struct PassEvaluator: Sendable {
         }
         let json = rendered.source.jsonValue
         // A changeMessage may be a pass.strings key: its rule checks what each language resolves it to.
-        let localizations = PassValidator.checksLocalizedText(in: json) ? PassStrings.tables(of: rendered.files.lazy.map { ($0.name, $0.bytes) }) : [:]
+        let localizations = PassValidator.checksLocalizedText(in: json) ? templates.stringsTables(of: rendered, template: template) : [:]
         var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService, localizations: localizations))
         problems += BarcodeValidation.diagnostics(for: json)
         // The image rules depend on the template's files, the style and the style scheme (a poster

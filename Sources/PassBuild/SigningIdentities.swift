@@ -1,3 +1,4 @@
+import WalletTree
 import Foundation
 import PassContent
 import PassPackage
@@ -6,7 +7,7 @@ import Synchronization
 /// Finds the identity that signs each pass type: passforge.yml `signing:`
 /// first, then the PASSFORGE_SIGNING_* environment, then (outside CI, or
 /// with --development-signing) the development chain.
-package final class SigningIdentities: Sendable {
+package final class SigningIdentities: SigningIdentityProvider {
     package struct Resolved: Sendable {
         package var identity: SigningIdentity
         package var isDevelopment: Bool
@@ -45,6 +46,11 @@ package final class SigningIdentities: Sendable {
             cache.byType[key] = result
             return result
         }
+    }
+
+    package func signingIdentity(typeIdentifier: String, teamIdentifier: String) throws -> (identity: SigningIdentity, isDevelopment: Bool) {
+        let resolved = try identity(passTypeIdentifier: typeIdentifier, teamIdentifier: teamIdentifier).get()
+        return (resolved.identity, resolved.isDevelopment)
     }
 
     private var environment: [String: String] { settings.environment }

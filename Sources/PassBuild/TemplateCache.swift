@@ -1,3 +1,4 @@
+import WalletTree
 import PassContent
 import PassModel
 import PassPackage
@@ -16,6 +17,8 @@ final class TemplateCache: Sendable {
         var templates: [String: Result<(template: Template, fingerprint: String), ContentErrors>] = [:]
         var reported: [ContentDiagnostic] = []
         var imageDiagnostics: [String: [Diagnostic]] = [:]
+        /// Template name → its pass.strings tables, by language.
+        var stringsTables: [String: [String: [String: String]]] = [:]
         /// Template name → its files prepared for packaging, by name.
         var preparedFiles: [String: [String: PreparedTemplateFile]] = [:]
     }
@@ -54,6 +57,17 @@ final class TemplateCache: Sendable {
         let result = compute()
         state.withLock { $0.imageDiagnostics[key] = result }
         return result
+    }
+
+    /// The pass.strings tables of `rendered`'s files (by language), parsed once per template when
+    /// every strings file is the template's own (none has placeholders filled per pass), else per pass.
+    func stringsTables(of rendered: RenderedPass, template: Template) -> [String: [String: String]] {
+        let parse = { PassStrings.tables(of: rendered.files.lazy.map { ($0.name, $0.bytes) }) }
+        guard !template.localizations.contains(where: \.hasPlaceholders) else { return parse() }
+        if let cached = state.withLock({ $0.stringsTables[template.name] }) { return cached }
+        let tables = parse()
+        state.withLock { $0.stringsTables[template.name] = tables }
+        return tables
     }
 
     /// The template's files with their SHA-1s and zip entries, computed once

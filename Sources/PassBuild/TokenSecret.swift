@@ -1,3 +1,5 @@
+import PassModel
+import WalletTree
 import AtomicFiles
 import Crypto
 import Foundation

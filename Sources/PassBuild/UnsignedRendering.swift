@@ -1,3 +1,5 @@
+import ConcurrencySupport
+import WalletTree
 import AtomicFiles
 import Foundation
 import PassContent

@@ -1,4 +1,5 @@
 import PassBuild
+import WalletTree
 import PassContent
 import TextEscaping
 

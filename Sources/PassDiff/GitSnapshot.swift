@@ -1,11 +1,14 @@
+import ExternalProcess
 import Foundation
 import PassBuild
+import PassContent
+import WalletTree
 
 /// A git revision of the project, unpacked into a temporary folder with
 /// `git archive` (the repository and its working tree are not touched).
 package final class GitSnapshot: Sendable {
     /// The project folder inside the snapshot: the same path below the
-    /// repository's top as the current folder.
+    /// repository's top as the project's root.
     package let projectDirectory: String
     private let root: String
 
@@ -13,28 +16,30 @@ package final class GitSnapshot: Sendable {
         package var description: String
     }
 
-    /// Unpacks `revision` of the repository that holds `directory`.
-    package init(revision: String, directory: String = FileManager.default.currentDirectoryPath) throws {
-        let prefix = try Self.git(["rev-parse", "--show-prefix"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
-        let commit = try Self.git(["rev-parse", "--verify", "--quiet", "\(revision)^{commit}"], in: directory,
-                                  failure: "\(revision) is not a commit of this repository; give a branch, tag or commit, e.g. origin/main or HEAD~1")
+    /// Unpacks `revision` of the repository that holds the project root `directory`.
+    package init(revision: String, projectRoot directory: String) async throws {
+        let prefix = try await Self.git(["rev-parse", "--show-prefix"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
+        let commit = try await Self.git(["rev-parse", "--verify", "--quiet", "\(revision)^{commit}"], in: directory,
+                                        failure: "\(revision) is not a commit of this repository; give a branch, tag or commit, e.g. origin/main or HEAD~1")
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        root = NSTemporaryDirectory() + "passforge-diff-\(commit.prefix(12))-\(UUID().uuidString.prefix(8))"
+        let root = NSTemporaryDirectory() + "passforge-diff-\(commit.prefix(12))-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        projectDirectory = prefix.isEmpty ? root : (root as NSString).appendingPathComponent(prefix)
-        let archive = Process()
-        archive.executableURL = URL(fileURLWithPath: "/bin/sh")
-        archive.arguments = ["-c", "git archive --format=tar \"$1\" | tar -x -C \"$2\"", "sh", commit, root]
-        archive.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let errors = Pipe()
-        archive.standardError = errors
-        try archive.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        archive.waitUntilExit()
-        guard archive.terminationStatus == 0 else {
+        do {
+            // The archive goes to a file and tar reads it from there: two processes, no shell between them.
+            let archive = root + ".tar"
+            defer { try? FileManager.default.removeItem(atPath: archive) }
+            _ = try await Self.git(["archive", "--format=tar", "--output=\(archive)", commit], in: directory,
+                                   failure: "cannot unpack \(revision) with git archive")
+            let unpack = try await ExternalProcess("tar", ["-x", "-f", archive, "-C", root], installHint: "apt-get install tar").run()
+            guard unpack.succeeded else {
+                throw Failure(description: "cannot unpack \(revision): tar \(unpack.termination): \(unpack.errorText.trimmingCharacters(in: .whitespacesAndNewlines))")
+            }
+        } catch {
             try? FileManager.default.removeItem(atPath: root)
-            throw Failure(description: "cannot unpack \(revision): \(String(decoding: message, as: UTF8.self))")
+            throw error
         }
+        self.root = root
+        projectDirectory = prefix.isEmpty ? root : (root as NSString).appendingPathComponent(prefix)
         if !FileManager.default.fileExists(atPath: projectDirectory) {
             try FileManager.default.createDirectory(atPath: projectDirectory, withIntermediateDirectories: true)
         }
@@ -42,35 +47,51 @@ package final class GitSnapshot: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
-    static func git(_ arguments: [String], in directory: String, failure: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git"] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: failure ?? "git \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)); run passforge diff inside a git repository")
+    /// Runs git in `directory` (its working directory, not passforge's) and returns what it printed.
+    static func git(_ arguments: [String], in directory: String, failure: String? = nil) async throws -> String {
+        let outcome: ExternalProcess.Outcome
+        do {
+            outcome = try await ExternalProcess("git", arguments, workingDirectory: directory, installHint: "apt-get install git").run()
+        } catch {
+            throw Failure(description: "passforge diff needs git: \(error.description)")
         }
-        return String(decoding: data, as: UTF8.self)
+        guard outcome.succeeded else {
+            let message = outcome.errorText.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw Failure(description: failure.map { message.isEmpty ? $0 : "\($0): \(message)" }
+                ?? "git \(arguments.first ?? "") \(outcome.termination): \(message); run passforge diff inside a git repository")
+        }
+        return outcome.outputText
     }
 }
 
 extension PassDiff {
-    /// Renders the project in `directory` as the build would, without
-    /// signing. The folder becomes the working directory meanwhile, so that
-    /// file names in both sides of a diff read the same (content/…).
-    package static func render(projectDirectory directory: String, settings: () throws -> BuildSettings) throws -> UnsignedRendering {
-        let previous = FileManager.default.currentDirectoryPath
-        guard FileManager.default.changeCurrentDirectoryPath(directory) else {
-            throw GitSnapshot.Failure(description: "cannot enter \(directory)")
+    /// Renders the project whose root is `directory` as the build would,
+    /// without signing. `settings` names the project's folders below
+    /// `directory`; the rendering's file names are then given relative to it,
+    /// so that both sides of a diff read the same (content/…). The working
+    /// directory of passforge is not changed.
+    package static func render(projectDirectory directory: String, settings: BuildSettings) -> UnsignedRendering {
+        var rendering = PassBuilder(settings: settings).renderWithoutSigning()
+        let root = ProjectRoot(path: directory)
+        rendering.contentFiles = rendering.contentFiles.map { root.relativeSpelling(of: $0) }
+        rendering.diagnostics = rendering.diagnostics.map { $0.relative(to: root) }
+        for index in rendering.passes.indices {
+            rendering.passes[index].sourceFile = root.relativeSpelling(of: rendering.passes[index].sourceFile)
+            rendering.passes[index].warnings = rendering.passes[index].warnings.map { $0.relative(to: root) }
         }
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
-        return PassBuilder(settings: try settings()).renderWithoutSigning()
+        return rendering
+    }
+}
+
+extension ContentDiagnostic {
+    /// The diagnostic with its file names, and the root's spelling in its messages, relative to `root`.
+    func relative(to root: ProjectRoot) -> ContentDiagnostic {
+        var copy = self
+        copy.location.file = root.relativeSpelling(of: location.file)
+        copy.message = root.relativeSpelling(inText: message)
+        copy.notes = notes.map { (location: SourceLocation(file: root.relativeSpelling(of: $0.location.file), line: $0.location.line,
+                                                           column: $0.location.column),
+                                  message: root.relativeSpelling(inText: $0.message)) }
+        return copy
     }
 }

@@ -1,3 +1,4 @@
+import PassModel
 import Crypto
 import Foundation
 

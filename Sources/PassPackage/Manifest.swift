@@ -47,13 +47,23 @@ package struct Manifest: Sendable, Hashable {
     /// whitespace. The same manifest always gives the same bytes, so an
     /// unchanged pass has an unchanged manifest.
     package var jsonBytes: [UInt8] {
-        var json: [UInt8] = [UInt8(ascii: "{")]
-        let names = hashes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        for (position, name) in names.enumerated() {
+        Self.jsonBytes(sortedEntries: hashes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            .map { (name: $0.key, hash: $0.value) })
+    }
+
+    /// The JSON bytes of a manifest whose entries are given sorted by their names' UTF-8 bytes, each
+    /// name once: what `jsonBytes` gives for them. The packager calls it with each package's entries,
+    /// without a dictionary.
+    static func jsonBytes(sortedEntries entries: [(name: String, hash: String)]) -> [UInt8] {
+        var json: [UInt8] = []
+        // Quotes, a colon and a comma per entry; a few more bytes for an escaped name are added as needed.
+        json.reserveCapacity(entries.reduce(2) { $0 + $1.name.utf8.count + $1.hash.utf8.count + 6 })
+        json.append(UInt8(ascii: "{"))
+        for (position, entry) in entries.enumerated() {
             if position > 0 { json.append(UInt8(ascii: ",")) }
-            Self.appendJSONString(name, to: &json)
+            appendJSONString(entry.name, to: &json)
             json.append(UInt8(ascii: ":"))
-            Self.appendJSONString(hashes[name]!, to: &json)
+            appendJSONString(entry.hash, to: &json)
         }
         json.append(UInt8(ascii: "}"))
         return json
@@ -85,8 +95,14 @@ package struct Manifest: Sendable, Hashable {
     }
 
     private static func appendJSONString(_ string: String, to json: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         json.append(UInt8(ascii: "\""))
+        // File names and hex hashes: nearly always nothing to escape, copied at once.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            json.append(contentsOf: string.utf8)
+            json.append(UInt8(ascii: "\""))
+            return
+        }
+        let hex = Array("0123456789abcdef".utf8)
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): json += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]

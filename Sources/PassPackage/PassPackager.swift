@@ -82,14 +82,23 @@ package struct PassPackager: Sendable {
                              signingTime: Date) throws(PassPackageError) -> [UInt8] {
         let (rootFile, digest) = (kind.rootFile, kind.digest)
         let files = files.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-        var hashes = [rootFile: digest.hex(rootBytes)]
-        hashes.reserveCapacity(files.count + 1)
+        // The manifest's entries in its order (names sorted by bytes), the root file in its place; a name
+        // that repeats is next to its twin. No dictionary: this runs once for every package a build signs.
+        var entries: [(name: String, hash: String)] = []
+        entries.reserveCapacity(files.count + 1)
+        var root: (name: String, hash: String)? = (rootFile, digest.hex(rootBytes))
         for file in files {
             // A file prepared for the other kind of package would list the wrong hash.
             guard file.digest == digest else { throw .disallowedPath(file.name, "it was prepared for a package whose manifest lists \(file.digest) hashes; this one lists \(digest)") }
-            guard hashes.updateValue(file.digestHex, forKey: file.name) == nil else { throw .duplicateFile(file.name) }
+            if let pending = root, !file.name.utf8.lexicographicallyPrecedes(rootFile.utf8) {
+                entries.append(pending)
+                root = nil
+            }
+            guard entries.last?.name != file.name else { throw .duplicateFile(file.name) }
+            entries.append((file.name, file.digestHex))
         }
-        let manifestBytes = Manifest(hashes: hashes).jsonBytes
+        if let root { entries.append(root) }
+        let manifestBytes = Manifest.jsonBytes(sortedEntries: entries)
         let signature: [UInt8]
         do {
             signature = try signer.signature(forManifest: manifestBytes, signingTime: signingTime)

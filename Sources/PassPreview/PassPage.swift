@@ -1,6 +1,7 @@
 import Barcodes
 import Foundation
 import PassBuild
+import WalletTree
 import PassContent
 import PassModel
 

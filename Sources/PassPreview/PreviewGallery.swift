@@ -1,6 +1,7 @@
 import AtomicFiles
 import Foundation
 import PassBuild
+import WalletTree
 import PassContent
 import PassModel
 

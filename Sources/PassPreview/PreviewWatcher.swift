@@ -2,6 +2,7 @@ import AtomicFiles
 import Foundation
 import Hummingbird
 import PassBuild
+import WalletTree
 import PassContent
 import Synchronization
 

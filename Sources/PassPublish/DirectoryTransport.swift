@@ -1,6 +1,6 @@
 import AtomicFiles
 import Foundation
-import PassBuild
+import WalletTree
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,8 +1,7 @@
-import Foundation
-import Synchronization
+import ExternalProcess
 
-/// A program run to completion (rsync, ssh), with bytes on its standard
-/// input and both outputs captured.
+/// A program publish runs (rsync, ssh), found once in PATH; each run goes
+/// through `ExternalProcess`, the one way passforge starts a process.
 struct ExternalProgram: Sendable {
     struct Outcome: Sendable {
         var status: Int32
@@ -13,70 +12,31 @@ struct ExternalProgram: Sendable {
     /// The executable's full path.
     var path: String
 
-    /// Finds `name` in `PATH`; nil when it is not installed.
+    /// Finds `name` in the PATH of `environment`; nil when it is not installed.
     init?(named name: String, environment: [String: String]) {
-        if name.contains("/") {
-            guard FileManager.default.isExecutableFile(atPath: name) else { return nil }
-            path = name
-            return
-        }
-        let folders = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
-        guard let found = folders.map({ "\($0)/\(name)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            return nil
-        }
-        path = found
+        guard let path = ExternalProcess.locate(name, environment: environment) else { return nil }
+        self.path = path
     }
 
-    /// Runs the program and waits for it. Standard input comes from a
-    /// temporary file rather than a pipe: a program that exits without reading
-    /// it all cannot stop us with SIGPIPE.
+    /// Runs the program and waits for it, on the caller's thread: publish's
+    /// transports are synchronous (`ExternalProcess.runBlocking`).
     /// At most `outputLimit` bytes of standard output are taken: past them the program is stopped and the run
     /// is an error (a host that sends without end must not fill memory).
     func run(_ arguments: [String], input: [UInt8] = [], environment: [String: String], outputLimit: Int = 64 << 20) throws(PublishError) -> Outcome {
-        let inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-input-\(UUID().uuidString)").path
-        guard FileManager.default.createFile(atPath: inputPath, contents: Data(input)),
-              let standardInput = FileHandle(forReadingAtPath: inputPath) else {
-            throw PublishError("cannot write a temporary file in \(FileManager.default.temporaryDirectory.path); check TMPDIR")
-        }
-        defer {
-            try? standardInput.close()
-            try? FileManager.default.removeItem(atPath: inputPath)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = environment
-        let standardOutput = Pipe(), standardError = Pipe()
-        process.standardInput = standardInput
-        process.standardOutput = standardOutput
-        process.standardError = standardError
+        let process = ExternalProcess(path, arguments, environment: environment, input: input, outputLimit: outputLimit)
+        let outcome: ExternalProcess.Outcome
         do {
-            try process.run()
+            outcome = try process.runBlocking()
+        } catch where error.kind == .outputLimitExceeded {
+            throw PublishError("\(process.name) sent more than \(outputLimit >> 20) MB, more than a published build's state may be; stopped")
         } catch {
-            throw PublishError("cannot run \(path): \(error.localizedDescription)")
+            throw PublishError(error.description)
         }
-        let errorBytes = Mutex(Data())
-        let group = DispatchGroup()
-        let errorReader = standardError.fileHandleForReading
-        DispatchQueue.global().async(group: group) {
-            let data = errorReader.readDataToEndOfFile()
-            errorBytes.withLock { $0 = data }
+        // A signal reads as the shell spells it (128 + signal), which RemoteFailure reports as a status.
+        let status: Int32 = switch outcome.termination {
+        case .exited(let status): status
+        case .signalled(let signal): 128 + signal
         }
-        var output = Data()
-        let reader = standardOutput.fileHandleForReading
-        while case let chunk = reader.availableData, !chunk.isEmpty {
-            output.append(chunk)
-            if output.count > outputLimit {
-                process.terminate()
-                try? reader.close()
-                group.wait()
-                process.waitUntilExit()
-                throw PublishError("\((path as NSString).lastPathComponent) sent more than \(outputLimit >> 20) MB, more than a published build's state may be; stopped")
-            }
-        }
-        group.wait()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: Array(output),
-                       errorOutput: String(decoding: errorBytes.withLock { $0 }, as: UTF8.self))
+        return Outcome(status: status, output: outcome.output, errorOutput: outcome.errorText)
     }
 }

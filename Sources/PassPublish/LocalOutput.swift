@@ -1,6 +1,6 @@
 import AtomicFiles
 import Foundation
-import PassBuild
+import WalletTree
 
 /// The local output tree, as publish and `--state-from` use it: under the
 /// build's own lock, so no build changes it meanwhile.

@@ -1,4 +1,4 @@
-import PassBuild
+import WalletTree
 
 /// The files of one pass in the tree: the pass file, and the names that are
 /// hard links to the same bytes (token link, download links).

@@ -1,4 +1,4 @@
-import PassBuild
+import WalletTree
 
 /// What a publish sends and deletes: the difference between the local build
 /// and the destination's, pass by pass and bundle by bundle.
@@ -27,8 +27,8 @@ struct PublishPlan: Sendable {
     /// with another path, ETag or size. Deleted: every bundle file the
     /// destination lists or holds (`bundleFiles`) that the local build does
     /// not list.
-    init(local: BuildState, destination: BuildState?, localBundles: BundleList = BundleList(),
-         destinationBundles: BundleList = BundleList(), bundleFiles: [String] = []) throws(PublishError) {
+    init(local: BuildState, destination: BuildState?, localBundles: BundleComparison = BundleComparison(),
+         destinationBundles: BundleComparison = BundleComparison(), bundleFiles: [String] = []) throws(PublishError) {
         for key in local.passes.keys.sorted() {
             let record = local.passes[key]!
             let files = PassFiles(record)
@@ -67,7 +67,7 @@ struct PublishPlan: Sendable {
         foldersToPrune = Set(removals.compactMap(Self.passTypeFolder)).sorted()
     }
 
-    private mutating func planBundles(local: BundleList, destination: BundleList, filesAtDestination: [String],
+    private mutating func planBundles(local: BundleComparison, destination: BundleComparison, filesAtDestination: [String],
                                       kept: Set<String>) throws(PublishError) {
         for name in local.bundles.keys.sorted() {
             let bundle = local.bundles[name]!

@@ -1,6 +1,6 @@
 import AtomicFiles
 import Foundation
-import PassBuild
+import WalletTree
 
 /// `passforge publish DEST`: carries the build-owned part of the output tree
 /// (passes, token links, downloads, `.pkpasses` bundles, build state) to a
@@ -53,7 +53,7 @@ package struct Publisher: Sendable {
         }
         let local = try BuildState.load(from: outputDirectory)
         let localBundlesJSON = AtomicFileSystem.readFile("\(outputDirectory)/\(BundleList.path)")
-        let localBundles = try BundleList(localOutput: outputDirectory, bytes: localBundlesJSON)
+        let localBundles = try BundleComparison(localOutput: outputDirectory, bytes: localBundlesJSON)
 
         var published: (state: BuildState, files: PublishedBuild)?
         switch try transport.fetchState() {
@@ -71,7 +71,7 @@ package struct Publisher: Sendable {
         defer { destinationLock?.release() }
 
         let plan = try PublishPlan(local: local, destination: published?.state, localBundles: localBundles,
-                                   destinationBundles: BundleList(destination: published?.files.bundlesJSON),
+                                   destinationBundles: BundleComparison(destination: published?.files.bundlesJSON),
                                    bundleFiles: published?.files.bundleFiles ?? [])
         try verifyLocalFiles(of: plan)
         var removals = plan.removals

@@ -1,6 +1,6 @@
 import AtomicFiles
 import Foundation
-import PassBuild
+import WalletTree
 
 /// Publishing to `[user@]host:path` with rsync over ssh.
 ///

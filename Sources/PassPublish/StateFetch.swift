@@ -1,6 +1,6 @@
 import AtomicFiles
 import Foundation
-import PassBuild
+import WalletTree
 
 /// What `passforge build --state-from DEST` found at DEST.
 package enum StateFetchOutcome: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import PassBuild
+import WalletTree
 
 /// The relative paths a publish may write or delete: the build-owned part of
 /// the output tree (`TreeLayout`, the rule the build's own journal checks

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PassBuild
+import WalletTree
 import PassPackage
 
 /// A pool of APNs clients, one per topic (pass type), each with the Pass Type
@@ -10,13 +10,13 @@ import PassPackage
 /// update notification uses the pass type identifier as its topic and the
 /// Pass Type ID certificate for the connection.
 package actor APNsClientPool: PushSenderProvider {
-    private let identities: SigningIdentities
+    private let identities: any SigningIdentityProvider
     private let configuration: APNsConfiguration
     private let logger: Logger
     private var clients: [String: APNsClient] = [:]
 
-    package init(settings: BuildSettings, configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.apns")) {
-        identities = SigningIdentities(settings: settings)
+    package init(identities: any SigningIdentityProvider, configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.apns")) {
+        self.identities = identities
         self.configuration = configuration
         self.logger = logger
     }
@@ -35,9 +35,9 @@ package actor APNsClientPool: PushSenderProvider {
 
     private func identity(topic: String, state: BuildState) throws -> APNsClientIdentity {
         let team = state.passes.values.first { $0.passTypeIdentifier == topic }?.teamIdentifier ?? ""
-        let resolved: SigningIdentities.Resolved
+        let resolved: (identity: SigningIdentity, isDevelopment: Bool)
         do {
-            resolved = try identities.identity(passTypeIdentifier: topic, teamIdentifier: team).get()
+            resolved = try identities.signingIdentity(typeIdentifier: topic, teamIdentifier: team)
         } catch {
             throw PushIdentityError("cannot load the certificate for \(topic): \(error)")
         }

@@ -1,6 +1,6 @@
 import Logging
 import ServiceLifecycle
-import PassBuild
+import WalletTree
 import RegistrationStore
 
 /// `serve --push`: pushes the devices holding the passes of each new build
@@ -25,7 +25,7 @@ package struct PushOnNewBuild: NewBuildReaction {
     package func react(to build: BuildState) async {
         while true {
             do {
-                let report = try await operation.run()
+                let report = try await operation.run(state: build)
                 onReport(report)
                 if report.pending > 0 || !report.failures.isEmpty {
                     logger.info("push: \(report.summaryLine)")

@@ -1,5 +1,6 @@
 import Logging
-import PassBuild
+import WalletTree
+import PassPackage
 import RegistrationStore
 
 /// Push runs wired for production — the one factory behind `passforge push`,
@@ -11,28 +12,28 @@ package struct PushOperation: Sendable {
     package let pushRun: PushRun
     private let clients: APNsClientPool
 
-    package init(settings: BuildSettings, store: any PushQueue, configuration: APNsConfiguration,
-                logger: Logger = Logger(label: "passforge.push")) {
-        clients = APNsClientPool(settings: settings, configuration: configuration, logger: logger)
-        pushRun = PushRun(store: store, outputDirectory: settings.outputDirectory, senders: clients, logger: logger)
+    package init(outputDirectory: String, identities: any SigningIdentityProvider, store: any PushQueue,
+                 configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.push")) {
+        clients = APNsClientPool(identities: identities, configuration: configuration, logger: logger)
+        pushRun = PushRun(store: store, outputDirectory: outputDirectory, senders: clients, logger: logger)
     }
 
     /// Queues the changes since the last push (or the one pass of `options`)
     /// and sends them; the clients stay open for the next run.
     package func run(
-        _ options: PushRun.Options = PushRun.Options(),
+        _ options: PushRun.Options = PushRun.Options(), state: BuildState? = nil,
         progress: @escaping @Sendable (PushRun.Progress) -> Void = { _ in }
     ) async throws -> PushRun.Report {
-        try await pushRun.run(options, progress: progress)
+        try await pushRun.run(options, state: state, progress: progress)
     }
 
     /// One run, then the clients are closed, however the run ended.
     package func runOnce(
-        _ options: PushRun.Options = PushRun.Options(),
+        _ options: PushRun.Options = PushRun.Options(), state: BuildState? = nil,
         progress: @escaping @Sendable (PushRun.Progress) -> Void = { _ in }
     ) async throws -> PushRun.Report {
         do {
-            let report = try await run(options, progress: progress)
+            let report = try await run(options, state: state, progress: progress)
             await shutdown()
             return report
         } catch {

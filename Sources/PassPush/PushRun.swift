@@ -1,7 +1,7 @@
 import AtomicFiles
 import Foundation
 import Logging
-import PassBuild
+import WalletTree
 import RegistrationStore
 
 /// One push run (`passforge push`, `build --push`, `serve --push`): tells the
@@ -77,8 +77,11 @@ package struct PushRun: Sendable {
         self.logger = logger
     }
 
-    package func run(_ options: Options = Options(), progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> Report {
-        let state = try BuildState.load(from: outputDirectory)
+    /// `state`: the build's state when the caller has it (a build that just committed it, a server that
+    /// took a new build); read from the output folder when nil.
+    package func run(_ options: Options = Options(), state: BuildState? = nil,
+                     progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> Report {
+        let state = try state ?? BuildState.load(from: outputDirectory)
         if options.dryRun { return try await plan(state: state, options: options) }
         return try await store.withPushLock {
             var report = Report()

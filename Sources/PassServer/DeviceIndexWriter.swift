@@ -1,6 +1,6 @@
 import AtomicFiles
 import ConcurrencySupport
-import PassBuild
+import WalletTree
 import RegistrationStore
 
 /// Concurrent index changes written in shared batches (`applyAll`), the way

@@ -1,5 +1,5 @@
 import Logging
-import PassBuild
+import WalletTree
 import RegistrationStore
 
 /// Rewrites the index files of the devices holding passes a new build

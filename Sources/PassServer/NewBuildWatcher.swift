@@ -1,6 +1,6 @@
 import AtomicFiles
 import Logging
-import PassBuild
+import WalletTree
 import ServiceLifecycle
 
 /// The serve side of a build: a service that notices each new build in the

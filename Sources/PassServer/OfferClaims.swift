@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import PassBuild
+import WalletTree
 import PassOffers
 import RegistrationStore
 

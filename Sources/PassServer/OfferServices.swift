@@ -1,5 +1,5 @@
 import Logging
-import PassBuild
+import WalletTree
 import PassOffers
 import RegistrationStore
 import ServiceLifecycle

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
-import PassBuild
+import WalletTree
 import PassOffers
 import RegistrationStore
 

@@ -2,7 +2,7 @@ import AtomicFiles
 import Crypto
 import Foundation
 import Logging
-import PassBuild
+import WalletTree
 import Synchronization
 
 /// The output tree as the last committed build left it: the build state,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PassBuild
+import WalletTree
 import PassPublish
 import PassPush
 
@@ -75,7 +76,8 @@ struct BuildCommand: AsyncParsableCommand {
         for (offer, size) in report.offerPoolSizes.sorted(by: { $0.key < $1.key }) {
             Console.print("offer \(offer): \(size) pass\(size == 1 ? "" : "es") in the pool")
         }
-        if push { try await PushCommand.push(project: project, quiet: quiet) }
+        if push { try await PushCommand.push(project: project, state: report.committedState, quiet: quiet) }
+        PassBuilder.releaseInBackground(report)
     }
 
     private static func describe(_ outcome: StateFetchOutcome, from destination: PublishDestination) -> String {
@@ -91,7 +93,7 @@ struct BuildCommand: AsyncParsableCommand {
     private func refreshDeviceIndices(_ report: BuildReport) async throws {
         guard !(report.built + report.removed).isEmpty, let (store, _) = try await StoreOpening.open(onlyIfPresent: true) else { return }
         do {
-            let count = try await DeviceIndexFiles(outputDirectory: project.output).refresh(after: report, store: store)
+            let count = try await DeviceIndexFiles(outputDirectory: project.output).refresh(changed: report.built + report.removed, committed: report.committedState, store: store)
             if count > 0 && !quiet { Console.error("refreshed \(count) device index file\(count == 1 ? "" : "s")") }
         } catch {
             Console.error("warning: the passes are built, but the device indices could not be refreshed (\(error)); they are refreshed on the next registration or build")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PassBuild
+import WalletTree
 import PassContent
 import PassPush
 

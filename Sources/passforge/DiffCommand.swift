@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PassBuild
+import WalletTree
 import PassDiff
 import RegistrationStore
 import TextEscaping
@@ -46,19 +47,18 @@ struct DiffCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let stateDirectory = FileManager.default.currentDirectoryPath + "/.passforge"
-        func settings() throws -> BuildSettings {
-            var settings = try project.settings(developmentSigning: true, allowHTTP: allowHTTPWebService, jobs: nil)
-            settings.projectStateDirectory = stateDirectory
-            return settings
-        }
+        // Both sides are read relative to the project's root (the working tree's, and the same folder in each
+        // snapshot), so their file names compare equal; nothing changes passforge's working directory.
+        let root = project.root
         let diff: PassDiff
         do {
-            let baseSnapshot = try GitSnapshot(revision: base)
-            let headSnapshot = try head.map { try GitSnapshot(revision: $0) }
-            let baseRendering = try PassDiff.render(projectDirectory: baseSnapshot.projectDirectory, settings: settings)
-            let headRendering = try PassDiff.render(projectDirectory: headSnapshot?.projectDirectory ?? FileManager.default.currentDirectoryPath, settings: settings)
-            diff = PassDiff(base: baseRendering, head: headRendering)
+            let baseSnapshot = try await GitSnapshot(revision: base, projectRoot: root.path)
+            let headSnapshot: GitSnapshot? = if let head { try await GitSnapshot(revision: head, projectRoot: root.path) } else { nil }
+            func rendering(of directory: String?) throws -> UnsignedRendering {
+                let settings = try project.settings(developmentSigning: true, allowHTTP: allowHTTPWebService, jobs: nil, snapshot: directory)
+                return PassDiff.render(projectDirectory: directory ?? root.path, settings: settings)
+            }
+            diff = PassDiff(base: try rendering(of: baseSnapshot.projectDirectory), head: try rendering(of: headSnapshot?.projectDirectory))
         } catch let failure as GitSnapshot.Failure {
             // The revision's name and git's own message come from outside: one line, no escapes.
             Console.error("error: \(TerminalText.lines(failure.description))")
@@ -87,3 +87,4 @@ struct DiffCommand: AsyncParsableCommand {
         return counts
     }
 }
+

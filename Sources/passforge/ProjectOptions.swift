@@ -5,25 +5,46 @@ import PassContent
 
 /// Options every command that reads the project shares: where the configuration,
 /// the content, the templates and the output tree are.
+///
+/// The folders are read through `ProjectRoot`: each has one spelling
+/// (`content`, `output`, …, relative to the project's root), however it was
+/// typed, so that `--content ./content` and `--content content` share the
+/// build state's incremental work.
 struct ProjectOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Project configuration.", discussion: "Default: ./passforge.yml when present.", valueName: "file"))
-    var config: String?
+    @Option(name: .customLong("config"),
+            help: ArgumentHelp("Project configuration; its folder is the project's root.",
+                               discussion: "Default: ./passforge.yml when present; the project's root is then the working directory.",
+                               valueName: "file"))
+    var givenConfig: String?
 
-    @Option(help: ArgumentHelp("Folder of pass definitions.", valueName: "dir"))
-    var content: String = "content"
+    @Option(name: .customLong("content"), help: ArgumentHelp("Folder of pass definitions (default: content, in the project's root).", valueName: "dir"))
+    var givenContent: String?
 
-    @Option(help: ArgumentHelp("Folder of templates.", valueName: "dir"))
-    var templates: String = "templates"
+    @Option(name: .customLong("templates"), help: ArgumentHelp("Folder of templates (default: templates, in the project's root).", valueName: "dir"))
+    var givenTemplates: String?
 
-    @Option(help: ArgumentHelp("Output tree.", valueName: "dir"))
-    var output: String = "output"
+    @Option(name: .customLong("output"), help: ArgumentHelp("Output tree (default: output, in the project's root).", valueName: "dir"))
+    var givenOutput: String?
 }
 
 extension ProjectOptions {
-    /// The configuration: --config, else ./passforge.yml when present, else none.
+    /// The folder of --config, else the working directory.
+    var root: ProjectRoot { ProjectRoot.locate(configurationFile: givenConfig) }
+
+    /// The configuration file: --config, else passforge.yml in the root when present, else none.
+    var config: String? {
+        if let givenConfig { return givenConfig }
+        let path = root.spelling(of: nil, default: "passforge.yml")
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    var content: String { root.spelling(of: givenContent, default: "content") }
+    var templates: String { root.spelling(of: givenTemplates, default: "templates") }
+    var output: String { root.spelling(of: givenOutput, default: "output") }
+
+    /// The configuration: --config, else passforge.yml in the root when present, else none.
     func loadConfiguration() throws -> ProjectConfiguration {
-        let path = config ?? (FileManager.default.fileExists(atPath: "passforge.yml") ? "passforge.yml" : nil)
-        guard let path else { return ProjectConfiguration() }
+        guard let path = config else { return ProjectConfiguration() }
         do {
             return try ProjectConfiguration.load(file: path)
         } catch {
@@ -32,11 +53,17 @@ extension ProjectOptions {
         }
     }
 
-    func settings(developmentSigning: Bool, allowHTTP: Bool, jobs: Int?) throws -> BuildSettings {
+    /// The build's settings. `snapshot`: a copy of the project elsewhere (a git
+    /// revision unpacked by `diff`), whose content and templates are read
+    /// instead, at the same paths below it; the configuration and `.passforge/`
+    /// stay the project's own.
+    func settings(developmentSigning: Bool, allowHTTP: Bool, jobs: Int?, snapshot: String? = nil) throws -> BuildSettings {
+        let root = root
+        func placed(_ spelled: String) -> String { snapshot.map { root.placing(spelled, under: $0) } ?? spelled }
         var settings = BuildSettings(
-            contentDirectory: content, templatesDirectory: templates, outputDirectory: output,
-            configuration: try loadConfiguration(), allowsDevelopmentSigning: developmentSigning,
-            allowsHTTPWebService: allowHTTP)
+            contentDirectory: placed(content), templatesDirectory: placed(templates), outputDirectory: output,
+            configuration: try loadConfiguration(), projectStateDirectory: root.spelling(of: nil, default: ".passforge"),
+            allowsDevelopmentSigning: developmentSigning, allowsHTTPWebService: allowHTTP)
         if let jobs { settings.jobs = max(1, jobs) }
         return settings
     }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import PassBuild
 import PassPush
+import WalletTree
 import RegistrationStore
 
 struct PushCommand: AsyncParsableCommand {
@@ -33,7 +35,9 @@ struct PushCommand: AsyncParsableCommand {
 
     /// One push run from the command line (`push`, `build --push`): the store,
     /// the run, its progress and its report.
-    static func push(project: ProjectOptions, options: PushRun.Options = PushRun.Options(), quiet: Bool = false) async throws {
+    /// `state`: the build state a build just committed (`build --push`); read from the output folder when nil.
+    static func push(project: ProjectOptions, options: PushRun.Options = PushRun.Options(), state: BuildState? = nil,
+                     quiet: Bool = false) async throws {
         guard let (store, storeDescription) = try await StoreOpening.open(onlyIfPresent: true) else {
             Console.print("no registration store yet (\(StoreLocation.defaultSQLitePath) does not exist): no device to push to")
             return
@@ -41,8 +45,8 @@ struct PushCommand: AsyncParsableCommand {
         let settings = try project.settings(developmentSigning: false, allowHTTP: false, jobs: nil)
         let report: PushRun.Report
         do {
-            let operation = PushOperation(settings: settings, store: store, configuration: try APNsConfiguration.fromEnvironment())
-            report = try await operation.runOnce(options) { event in
+            let operation = PushOperation(outputDirectory: settings.outputDirectory, identities: SigningIdentities(settings: settings), store: store, configuration: try APNsConfiguration.fromEnvironment())
+            report = try await operation.runOnce(options, state: state) { event in
                 if !quiet { Console.progress(event, store: storeDescription) }
             }
         } catch {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PassBuild
+import WalletTree
 import PassContent
 import PassOffers
 import PassPush
@@ -119,7 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
                 Console.error("error: \(error)")
                 throw ExitCode.failure
             }
-            let operation = PushOperation(settings: settings, store: store, configuration: apns, logger: logger)
+            let operation = PushOperation(outputDirectory: settings.outputDirectory, identities: SigningIdentities(settings: settings), store: store, configuration: apns, logger: logger)
             let metrics = configuration.metrics
             reactions.append(PushOnNewBuild(operation: operation, logger: logger) { report in
                 metrics.recordPushes(accepted: report.summary.succeeded, unregistered: report.summary.tokensInvalid,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PassBuild
+import WalletTree
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,6 +5,7 @@ import PassPackage
 import Testing
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 import PassModel
 
 /// The pieces that make a full build fast: per-template caches, the state

@@ -1,3 +1,4 @@
+@testable import WalletTree
 import Foundation
 import PassContent
 import Testing

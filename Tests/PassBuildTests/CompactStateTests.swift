@@ -5,6 +5,7 @@ import PassModel
 import Testing
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 
 /// A build state's records kept small in memory (their fields in one shared
 /// object, their hashes as bytes): each must read, change, compare and

@@ -4,6 +4,7 @@ import PassContent
 import Testing
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 
 /// A `.pkpasstemplate` bundle made as Apple's Pass Designer saves it builds
 /// into passes that verify like any other (unzip, SHA-1s, openssl smime).

@@ -5,6 +5,7 @@ import PassModel
 import Testing
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 
 /// What makes a rebuild fast: the state read straight from its bytes and
 /// written back from them, content files skipped by their stamps, and a

@@ -3,6 +3,7 @@ import PassContent
 import Testing
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 import PassModel
 
 /// A large file with `passes:` is parsed in runs of entries by the workers

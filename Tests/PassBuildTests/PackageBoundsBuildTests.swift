@@ -5,6 +5,7 @@ import PassPackage
 import Testing
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 
 /// The build refuses what `inspect` or a device would refuse (PNG bombs, huge images, a pass over
 /// `PackageLimits.maximumTotalSize`), with an error at the image or the pass, and writes nothing.

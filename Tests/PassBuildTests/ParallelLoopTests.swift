@@ -1,4 +1,6 @@
 @testable import PassBuild
+@testable import WalletTree
+import ConcurrencySupport
 import Synchronization
 import Testing
 

@@ -4,6 +4,7 @@ import PassContent
 import Testing
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 
 @Suite struct TokenSecretTests {
     @Test func tokensAndCapabilitiesAreStableAndDistinct() {

@@ -1,3 +1,4 @@
+@testable import WalletTree
 import AtomicFiles
 import Foundation
 import PassContent

@@ -1,6 +1,7 @@
 import PassContent
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 
 extension ProjectFixture {
     /// Settings that build this project into its output folder, signed with

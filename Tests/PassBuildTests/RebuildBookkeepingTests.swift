@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 
 /// The shortcuts a 100,000-pass rebuild takes in its bookkeeping: each must
 /// give what the plain way gives.

@@ -1,5 +1,6 @@
 import Testing
 @testable import PassBuild
+@testable import WalletTree
 
 /// Tokens and download capabilities are HMAC-SHA256 of fixed messages: the
 /// values here come from Python's hmac and base64 modules, so a change in how

@@ -4,6 +4,7 @@ import PassModel
 import Testing
 import TestSupport
 @testable import PassBuild
+@testable import WalletTree
 
 /// Issue 24, at the mechanisms that delete and count: the build's journal
 /// touches build-owned paths only, the next update tag never traps, and the

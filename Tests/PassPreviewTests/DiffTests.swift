@@ -111,6 +111,27 @@ struct DiffTests {
         #expect(clean.stdout.contains("no pass changes"), "\(clean.stdout)")
     }
 
+    @Test("from another working directory (--config names the project): the same diff, with the same file names; passforge's own folder is unchanged")
+    func fromAnotherWorkingDirectory() throws {
+        let repository = try DiffRepository()
+        try repository.edit("content/boarding/example.yml", "gate: A1", "gate: B7")
+        try repository.commit("gate")
+        try repository.edit("content/boarding/example.yml", "gate: B7", "gate: C3")
+        let inside = try repository.diff(["HEAD~1", "HEAD"])
+        #expect(inside.status == 0 && inside.stdout.contains("content/boarding/example.yml"), "\(inside.output)")
+
+        // A folder outside the repository: git and the build are pointed at the project, not at the working directory.
+        let elsewhere = TemporaryDirectory("passforge-elsewhere")
+        let outside = try passforge(["diff", "--config", repository.directory.file("passforge.yml"), "HEAD~1", "HEAD"], in: elsewhere.path)
+        #expect(outside.status == 0, "\(outside.output)")
+        #expect(outside.stdout == inside.stdout)
+        // The working tree too, against the last commit.
+        let workingTree = try passforge(["diff", "--config", repository.directory.file("passforge.yml"), "HEAD"], in: elsewhere.path)
+        #expect(workingTree.status == 0 && workingTree.stdout.contains("B7") && workingTree.stdout.contains("C3"), "\(workingTree.output)")
+        #expect(workingTree.stdout.contains("content/boarding/example.yml") && !workingTree.stdout.contains(repository.path), "\(workingTree.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+    }
+
     /// A change whose values, keys and file names are written to attack the pull-request comment and
     /// the reviewer's terminal; its last entries (a removed pass, a balance going from 12.5 to 0.01)
     /// are what it tries to hide.

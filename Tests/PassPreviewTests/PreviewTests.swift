@@ -1,5 +1,6 @@
 import Foundation
 import PassBuild
+import WalletTree
 import PassPreview
 import Testing
 import TestSupport

@@ -1,6 +1,7 @@
 import AtomicFiles
 import Foundation
 import PassBuild
+import WalletTree
 @testable import PassPublish
 import Testing
 import TestSupport

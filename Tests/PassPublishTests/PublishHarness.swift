@@ -1,6 +1,7 @@
 import AtomicFiles
 import Foundation
 import PassBuild
+import WalletTree
 @testable import PassPublish
 import Testing
 import TestSupport
@@ -42,11 +43,11 @@ final class BuiltProject: @unchecked Sendable {
     }
 
     /// The bundles the last build lists in bundles.json.
-    func bundles() throws -> BundleList {
-        try BundleList(localOutput: output, bytes: AtomicFileSystem.readFile("\(output)/\(BundleList.path)"))
+    func bundles() throws -> BundleComparison {
+        try BundleComparison(localOutput: output, bytes: AtomicFileSystem.readFile("\(output)/\(BundleList.path)"))
     }
 
-    func bundle(_ name: String = "family") throws -> BundleList.Bundle {
+    func bundle(_ name: String = "family") throws -> BundleRecord {
         try #require(try bundles().bundles[name])
     }
 

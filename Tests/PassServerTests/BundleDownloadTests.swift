@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import PassBuild
+import WalletTree
 import Testing
 import TestSupport
 

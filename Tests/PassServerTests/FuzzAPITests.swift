@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import MockDeviceCheck
 import PassBuild
+import WalletTree
 import TestSupport
 import Testing
 

@@ -6,6 +6,7 @@ import MockDeviceCheck
 import NIOCore
 import NIOHTTP1
 import PassBuild
+import WalletTree
 import PassOffers
 import PassServer
 import RegistrationStore

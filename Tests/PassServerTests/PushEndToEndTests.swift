@@ -2,6 +2,7 @@ import Foundation
 import MockAPNs
 import NIOHTTP1
 import PassBuild
+import WalletTree
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PassBuild
+import WalletTree
 import PassServer
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import PassBuild
+import WalletTree
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import PassBuild
+import WalletTree
 import TestSupport
 
 /// The content repository of a static deployment: a bare git repository as

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PassBuild
+import WalletTree
 import Testing
 import TestSupport
 

@@ -1,3 +1,4 @@
+import PassModel
 import COpenSSL
 import Crypto
 import Foundation

@@ -5,18 +5,16 @@ extension DeviceIndexFiles {
     /// `.passforge/indexed-tag`: the last update tag whose changes the index
     /// files already show, so that a server that was stopped while builds
     /// were published catches up on exactly what it missed.
-    var indexedTagPath: String { "\(outputDirectory)/.passforge/indexed-tag" }
+    package var indexedTagPath: String { "\(outputDirectory)/.passforge/indexed-tag" }
 
     /// After a build: rewrites the index files of the devices holding the
-    /// passes it changed or removed, from the store's registrations and the
-    /// committed build state, so that `lastUpdated` and the serial lists a
-    /// static host serves follow the new build. Returns the number of index
-    /// files written or removed.
+    /// items it changed or removed (`changed`, keys), from the store's
+    /// registrations and the state the build committed (handed over, not read
+    /// again), so that the tags and identifier lists a static host serves
+    /// follow the new build. Returns the number of index files written or removed.
     @discardableResult
-    package func refresh(after report: BuildReport, store: any RegistrationStore) async throws -> Int {
-        let changed = report.built + report.removed
+    package func refresh(changed: [String], committed state: BuildState, store: any RegistrationStore) async throws -> Int {
         guard !changed.isEmpty else { return 0 }
-        let state = try BuildState.load(from: outputDirectory)
         let count = try await refresh(passes: changed, store: store, snapshot: state)
         try recordIndexed(state)
         return count
@@ -41,11 +39,11 @@ extension DeviceIndexFiles {
         return count
     }
 
-    func indexedTag() -> Int64? {
+    package func indexedTag() -> Int64? {
         AtomicFileSystem.readFile(indexedTagPath).flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
     }
 
-    func recordIndexed(_ state: BuildState) throws {
+    package func recordIndexed(_ state: BuildState) throws {
         try AtomicFileSystem.write(Array(String(state.lastUpdateTag).utf8), to: indexedTagPath)
     }
 }

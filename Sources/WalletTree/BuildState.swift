@@ -29,7 +29,7 @@ package struct BuildState: Codable, Sendable, Equatable {
                 downloadPath: downloadPath, publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer)
         }
 
-        init(fields: Fields) { self.fields = fields }
+        package init(fields: Fields) { self.fields = fields }
 
         package var passTypeIdentifier: String {
             get { fields.passTypeIdentifier }
@@ -108,9 +108,9 @@ package struct BuildState: Codable, Sendable, Equatable {
         }
 
         /// The hashes as they are kept, to compare without spelling them out.
-        var packedFingerprint: PackedDigest { fields.fingerprint }
-        var packedDefinitionHash: PackedDigest { fields.definitionHash }
-        var hasTokenHash: Bool { fields.tokenHash != nil }
+        package var packedFingerprint: PackedDigest { fields.fingerprint }
+        package var packedDefinitionHash: PackedDigest { fields.definitionHash }
+        package var hasTokenHash: Bool { fields.tokenHash != nil }
 
         package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
         package var path: String { "v1/passes/\(passTypeIdentifier)/\(serialNumber)" }
@@ -136,7 +136,7 @@ package struct BuildState: Codable, Sendable, Equatable {
             return fields
         }
 
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case passTypeIdentifier, serialNumber, teamIdentifier, updateTag, etag, size, tokenHash, fingerprint, definitionHash,
                  templateName, imagePaths, sourceFile, downloadPath, publicDownloadPath, tokenPath, offer
         }
@@ -182,25 +182,25 @@ package struct BuildState: Codable, Sendable, Equatable {
 
         /// The fields of a record. Changed only through a record that holds the only reference
         /// (see `unique`), so records on different threads never change one object.
-        final class Fields: @unchecked Sendable {
-            var passTypeIdentifier: String
-            var serialNumber: String
-            var teamIdentifier: String
-            var updateTag: Int64
-            var etag: PackedDigest
-            var size: Int
-            var tokenHash: PackedDigest?
-            var fingerprint: PackedDigest
-            var definitionHash: PackedDigest
-            var templateName: String
-            var imagePaths: [String]
-            var sourceFile: String
-            var downloadPath: String
-            var publicDownloadPath: String?
-            var tokenPath: String?
-            var offer: String?
+        package final class Fields: @unchecked Sendable {
+            package var passTypeIdentifier: String
+            package var serialNumber: String
+            package var teamIdentifier: String
+            package var updateTag: Int64
+            package var etag: PackedDigest
+            package var size: Int
+            package var tokenHash: PackedDigest?
+            package var fingerprint: PackedDigest
+            package var definitionHash: PackedDigest
+            package var templateName: String
+            package var imagePaths: [String]
+            package var sourceFile: String
+            package var downloadPath: String
+            package var publicDownloadPath: String?
+            package var tokenPath: String?
+            package var offer: String?
 
-            init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
+            package init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
                  tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest, templateName: String,
                  imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?, tokenPath: String?,
                  offer: String?) {
@@ -222,14 +222,14 @@ package struct BuildState: Codable, Sendable, Equatable {
                 self.offer = offer
             }
 
-            func copy() -> Fields {
+            package func copy() -> Fields {
                 Fields(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, teamIdentifier: teamIdentifier, updateTag: updateTag,
                        etag: etag, size: size, tokenHash: tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
                        templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath,
                        publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer)
             }
 
-            func hasSameValues(as other: Fields) -> Bool {
+            package func hasSameValues(as other: Fields) -> Bool {
                 passTypeIdentifier == other.passTypeIdentifier && serialNumber == other.serialNumber
                     && teamIdentifier == other.teamIdentifier && updateTag == other.updateTag && etag == other.etag && size == other.size
                     && tokenHash == other.tokenHash && fingerprint == other.fingerprint && definitionHash == other.definitionHash
@@ -248,7 +248,7 @@ package struct BuildState: Codable, Sendable, Equatable {
             fields = Fields(hash: PackedDigest(hash), passes: passes, identity: identity, entries: entries)
         }
 
-        init(hash: PackedDigest, passes: [String], identity: String?, entries: String?) {
+        package init(hash: PackedDigest, passes: [String], identity: String?, entries: String?) {
             fields = Fields(hash: hash, passes: passes, identity: identity, entries: entries)
         }
 
@@ -276,7 +276,7 @@ package struct BuildState: Codable, Sendable, Equatable {
         }
 
         /// The hash as it is kept, to compare without spelling it out.
-        var packedHash: PackedDigest { fields.hash }
+        package var packedHash: PackedDigest { fields.hash }
 
         package static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.fields === rhs.fields
@@ -291,7 +291,7 @@ package struct BuildState: Codable, Sendable, Equatable {
             return fields
         }
 
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case hash, passes, identity, entries
         }
 
@@ -312,12 +312,12 @@ package struct BuildState: Codable, Sendable, Equatable {
 
         /// Changed only through a record that holds the only reference (see `unique`).
         private final class Fields: @unchecked Sendable {
-            var hash: PackedDigest
-            var passes: [String]
-            var identity: String?
-            var entries: String?
+            package var hash: PackedDigest
+            package var passes: [String]
+            package var identity: String?
+            package var entries: String?
 
-            init(hash: PackedDigest, passes: [String], identity: String?, entries: String?) {
+            package init(hash: PackedDigest, passes: [String], identity: String?, entries: String?) {
                 self.hash = hash
                 self.passes = passes
                 self.identity = identity
@@ -339,6 +339,11 @@ package struct BuildState: Codable, Sendable, Equatable {
         /// delete them at its destination, again and again without harm.
         package var files: [String] = []
 
+        package init(passTypeIdentifier: String, serialNumber: String, tokenHash: String, removedTag: Int64, files: [String] = []) {
+            (self.passTypeIdentifier, self.serialNumber, self.tokenHash, self.removedTag, self.files) =
+                (passTypeIdentifier, serialNumber, tokenHash, removedTag, files)
+        }
+
         package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
     }
 
@@ -353,7 +358,7 @@ package struct BuildState: Codable, Sendable, Equatable {
 
     package init() {}
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case version, lastUpdateTag, builtAt, passes, contentFiles, removedPasses
     }
 
@@ -385,7 +390,7 @@ package struct BuildState: Codable, Sendable, Equatable {
     ///
     /// - Parameter mapped: read through a memory mapping rather than a copy: for a build, which holds the
     ///   output folder's lock (the state file is only ever replaced by a rename, never changed in place).
-    static func loadWithRecordRanges(from output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, mapped: Bool = true) throws
+    package static func loadWithRecordRanges(from output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, mapped: Bool = true) throws
         -> (state: BuildState, file: PreviousStateFile?) {
         let path = path(in: output)
         guard let file = RegularFile(openingForReading: path) else {
@@ -429,7 +434,7 @@ package enum BuildError: Error, CustomStringConvertible, Sendable {
 /// encoded in batches while the state is written; `BuildStateDecoding` reads
 /// them back). The Codable conformance stays as the tests' oracle.
 extension BuildState {
-    var json: JSONValue {
+    package var json: JSONValue {
         var passes = JSONObject()
         for key in self.passes.keys.sorted() { passes[key] = self.passes[key]!.json }
         var files = JSONObject()
@@ -457,7 +462,7 @@ extension BuildState {
 }
 
 extension BuildState.PassRecord {
-    var json: JSONValue {
+    package var json: JSONValue {
         var object = JSONObject([
             ("passTypeIdentifier", .string(passTypeIdentifier)), ("serialNumber", .string(serialNumber)),
             ("teamIdentifier", .string(teamIdentifier)), ("updateTag", .int(Int(updateTag))), ("etag", .string(etag)),

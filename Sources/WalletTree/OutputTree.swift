@@ -1,3 +1,4 @@
+import ConcurrencySupport
 import AtomicFiles
 import Foundation
 import PassModel
@@ -15,45 +16,53 @@ package struct OutputTree: Sendable {
     package init(directory: String) { self.directory = directory }
 
     package var stateDirectory: String { "\(directory)/.passforge" }
-    var journalPath: String { "\(stateDirectory)/journal.json" }
-    var stagingDirectory: String { "\(stateDirectory)/staging" }
+    package var journalPath: String { "\(stateDirectory)/journal.json" }
+    package var stagingDirectory: String { "\(stateDirectory)/staging" }
     /// The staging folder, relative to the output folder.
-    static let stagingFolder = ".passforge/staging"
-    var stagingFolder: String { Self.stagingFolder }
+    package static let stagingFolder = ".passforge/staging"
+    package var stagingFolder: String { Self.stagingFolder }
 
     package func passPath(type: String, serial: String) -> String { "v1/passes/\(type)/\(serial)" }
 
     /// One change to the tree, relative to the output folder.
-    struct Operation: Codable, Sendable {
-        enum Kind: String, Codable, Sendable {
+    package struct Operation: Codable, Sendable {
+        package enum Kind: String, Codable, Sendable {
             /// Move a staged file into place.
             case move
             /// Make `path` a hard link of `target`.
             case link
             case remove
         }
-        var kind: Kind
-        var path: String
+        package var kind: Kind
+        package var path: String
         /// Staged file (move) or existing file (link).
-        var source: String?
+        package var source: String?
+
+        package init(kind: Kind, path: String, source: String? = nil) {
+            (self.kind, self.path, self.source) = (kind, path, source)
+        }
     }
 
     /// Everything a build will do, written before the first rename.
-    struct Journal: Codable, Sendable {
-        var operations: [Operation]
+    package struct Journal: Codable, Sendable {
+        package var operations: [Operation]
         /// The new build state, staged like every other file (encoded once: large states are slow to encode).
-        var stagedState: String
-        var downloadsCSV: String
+        package var stagedState: String
+        package var downloadsCSV: String
+
+        package init(operations: [Operation], stagedState: String, downloadsCSV: String) {
+            (self.operations, self.stagedState, self.downloadsCSV) = (operations, stagedState, downloadsCSV)
+        }
     }
 
     /// Writes a staged file; staged files become visible only through `commit`.
-    func stage(_ bytes: [UInt8], name: String) throws(AtomicFileSystem.Failure) -> String {
+    package func stage(_ bytes: [UInt8], name: String) throws(AtomicFileSystem.Failure) -> String {
         let relative = ".passforge/staging/\(name)"
         try AtomicFileSystem.writeFile(bytes, to: "\(directory)/\(relative)", sync: false)
         return relative
     }
 
-    func prepareStaging() throws(AtomicFileSystem.Failure) {
+    package func prepareStaging() throws(AtomicFileSystem.Failure) {
         try? FileManager.default.removeItem(atPath: stagingDirectory)
         try AtomicFileSystem.createDirectory(stagingDirectory)
     }
@@ -62,7 +71,7 @@ package struct OutputTree: Sendable {
     /// step ("staged", "journaled", "applying" half-way, "applied"): tests kill
     /// the process at a known point there (PASSFORGE_TEST_STALL), and the
     /// build times its phases.
-    func commit(_ journal: Journal, jobs: Int, checkpoint: (String) -> Void = { _ in }) throws {
+    package func commit(_ journal: Journal, jobs: Int, checkpoint: (String) -> Void = { _ in }) throws {
         try syncStaged()
         checkpoint("staged")
         try AtomicFileSystem.write(to: journalPath) { writer throws(AtomicFileSystem.Failure) in
@@ -168,7 +177,7 @@ package struct OutputTree: Sendable {
     /// linked there only, from a staged file or another build-owned one; besides, the staged bundle list moves
     /// to `.passforge/bundles.json`. Checked whole before the first operation, so that a state or bundle list
     /// that names another path (damaged, or taken from a hostile destination) changes nothing.
-    static func check(_ journal: Journal, path journalPath: String) throws {
+    package static func check(_ journal: Journal, path journalPath: String) throws {
         func refuse(_ operation: Operation) -> BuildError {
             let source = operation.source.map { " from \(BuildState.quoted($0))" } ?? ""
             return BuildError.message("refusing to \(operation.kind.rawValue) \(BuildState.quoted(operation.path))\(source) (in \(journalPath)): it is not a pass, token link, download or bundle path of the output tree; the build state or bundles.json that lists it is damaged — delete the output folder's .passforge/ and build again")
@@ -181,14 +190,14 @@ package struct OutputTree: Sendable {
             case .remove:
                 guard TreeLayout.isBuildOwned(operation.path) else { throw refuse(operation) }
             case .move, .link:
-                guard TreeLayout.isBuildOwned(operation.path) || operation.path == PassBundles.stateFile,
+                guard TreeLayout.isBuildOwned(operation.path) || operation.path == BundleList.path,
                       let source = operation.source, isStaged(source) || TreeLayout.isBuildOwned(source) else { throw refuse(operation) }
             }
         }
     }
 
     /// A path under `.passforge/staging/` that does not climb out of it.
-    static func isStaged(_ path: String) -> Bool {
+    package static func isStaged(_ path: String) -> Bool {
         var path = path
         return path.withUTF8 { bytes in
             let prefix = ".passforge/staging/".utf8
@@ -249,9 +258,9 @@ package struct OutputTree: Sendable {
 /// lists every file of a build, and Foundation's coders take several times
 /// longer for 40,000 operations. The format is what `Codable` gives.
 extension OutputTree.Journal {
-    struct DecodingFailure: Error {}
+    package struct DecodingFailure: Error {}
 
-    var json: JSONValue {
+    package var json: JSONValue {
         .object(JSONObject([
             ("downloadsCSV", .string(downloadsCSV)),
             ("operations", .array(operations.map { operation in
@@ -264,7 +273,7 @@ extension OutputTree.Journal {
     }
 
     /// `json.serialized()`, written straight to bytes: no tree of 400,000 operations in memory.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var out: [UInt8] = []
         encode { chunk in out += chunk }
         return out
@@ -272,7 +281,7 @@ extension OutputTree.Journal {
 
     /// `encoded()` in chunks of about a megabyte, handed to `emit` in order: at 100,000 passes a
     /// journal is some 40 MB, which need not be in memory at once.
-    func encode<Failure: Error>(_ emit: ([UInt8]) throws(Failure) -> Void) throws(Failure) {
+    package func encode<Failure: Error>(_ emit: ([UInt8]) throws(Failure) -> Void) throws(Failure) {
         let chunkSize = 1 << 20
         var out: [UInt8] = []
         out.reserveCapacity(chunkSize + 4096)
@@ -315,7 +324,7 @@ extension OutputTree.Journal {
         try emit(out)
     }
 
-    init(json: JSONValue) throws {
+    package init(json: JSONValue) throws {
         guard let csv = json["downloadsCSV"]?.stringValue, let staged = json["stagedState"]?.stringValue,
               let list = json["operations"]?.arrayValue else { throw DecodingFailure() }
         var operations: [OutputTree.Operation] = []

@@ -5,7 +5,7 @@
 /// 100,000 passes, allocated one by one on every build's load.
 ///
 /// The form follows from the text alone, so equal texts are equal values.
-struct PackedDigest: Sendable, Equatable {
+package struct PackedDigest: Sendable, Equatable {
     private enum Form: Sendable, Equatable {
         case sha256(UInt64, UInt64, UInt64, UInt64)
         case quoted128(UInt64, UInt64)
@@ -14,29 +14,29 @@ struct PackedDigest: Sendable, Equatable {
 
     private var form: Form
 
-    init(_ text: String) {
+    package init(_ text: String) {
         var text = text
         form = text.withUTF8 { Self.packedForm(of: $0) } ?? .text(text)
     }
 
-    init(utf8: UnsafeBufferPointer<UInt8>) {
+    package init(utf8: UnsafeBufferPointer<UInt8>) {
         form = Self.packedForm(of: utf8) ?? .text(String(decoding: utf8, as: UTF8.self))
     }
 
     /// The text `"` + `digits` + `"`, when `digits` are 32 lowercase hex digits (an ETag, read
     /// without unescaping its quotes first); else nil.
-    init?(quoting digits: UnsafeBufferPointer<UInt8>) {
+    package init?(quoting digits: UnsafeBufferPointer<UInt8>) {
         guard digits.count == 32, let a = Self.word(digits, at: 0), let b = Self.word(digits, at: 16) else { return nil }
         form = .quoted128(a, b)
     }
 
     /// Whether the value is kept as digest bytes (for tests).
-    var isPacked: Bool {
+    package var isPacked: Bool {
         if case .text = form { return false }
         return true
     }
 
-    var text: String {
+    package var text: String {
         switch form {
         case .text(let text): return text
         default:
@@ -49,7 +49,7 @@ struct PackedDigest: Sendable, Equatable {
     }
 
     /// Calls `body` with the text's UTF-8 bytes, made on the stack when the text is packed.
-    func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    package func withUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         if case .text(var text) = form { return try text.withUTF8(body) }
         return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
             let written = UnsafeMutableBufferPointer(rebasing: buffer[0..<count])

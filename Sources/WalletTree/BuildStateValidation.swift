@@ -1,4 +1,5 @@
-import PassContent
+import ConcurrencySupport
+import PassModel
 import Foundation
 
 /// The checks a build state passes before anything in it is used: a state
@@ -64,18 +65,18 @@ extension BuildState {
             throw Problem("state.json was written by another passforge version (state version \(state.version))")
         }
         try state.check(greatestTag: greatestTag(at: now), jobs: jobs)
-        var bundles: [String: PassBundles.Record] = [:]
+        var bundles: [String: BundleRecord] = [:]
         var keptBundlesJSON: [UInt8]?
         if let bundlesJSON {
             guard bundlesJSON.count <= maximumPublishedListSize else {
                 throw Problem("bundles.json is larger than \(maximumPublishedListSize >> 20) MB")
             }
-            if let records = try PassBundles.records(decoding: bundlesJSON, greatestTag: greatestTag(at: now)) {
+            if let records = try BundleList.records(decoding: bundlesJSON, greatestTag: greatestTag(at: now)) {
                 (bundles, keptBundlesJSON) = (records, bundlesJSON)
             }
         }
         let rows = bundles.keys.sorted().map { "bundle,\($0),\(bundles[$0]!.downloadPath)\n" }.joined()
-        let csv = PassBuilder.downloadsCSV(state, jobs: jobs, appending: rows)
+        let csv = state.downloadsCSV( jobs: jobs, appending: rows)
         return Published(state: state, bundlesJSON: keptBundlesJSON, downloadsCSV: Array(csv.utf8))
     }
 
@@ -132,8 +133,8 @@ extension BuildState {
         if let path = record.tokenPath, !TreeLayout.isTokenPath(path, type: type, serial: serial) {
             throw Problem("pass \(key) has tokenPath \(quoted(path)), which is not by-token/\(key).<token>")
         }
-        if let offer = record.offer, !OfferMembership.isValidName(offer) {
-            throw Problem("pass \(key) has offer \(quoted(offer)), which is not an offer name (\(OfferMembership.namePattern))")
+        if let offer = record.offer, !IdentifierPatterns.isOfferName(offer) {
+            throw Problem("pass \(key) has offer \(quoted(offer)), which is not an offer name (\(IdentifierPatterns.offerName))")
         }
         try checkText(record.etag, "etag of pass \(key)")
         try checkText(record.teamIdentifier, "teamIdentifier of pass \(key)")
@@ -156,7 +157,7 @@ extension BuildState {
     }
 
     /// Text with no control character (and so no newline), and valid UTF-8.
-    static func checkText(_ text: String, _ what: @autoclosure () -> String) throws(Problem) {
+    package static func checkText(_ text: String, _ what: @autoclosure () -> String) throws(Problem) {
         var text = text
         // On the bytes: C0 controls and DEL, C1 controls (U+0080–U+009F: C2 80–C2 9F), and U+FFFD (EF BF BD),
         // which stands for the invalid UTF-8 the decoder replaced.

@@ -1,3 +1,5 @@
+import PassModel
+
 /// The rule for which relative paths of the output tree belong to the build:
 /// the one a build's journal, a publish and a state taken from a destination
 /// (`--state-from`) all check, so that a damaged or hostile build state can
@@ -81,7 +83,7 @@ package enum TreeLayout {
         }
     }
 
-    static func isBuildOwned(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isBuildOwned(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         // The slashes: at most three in any build-owned path.
         var slashes = (-1, -1, -1)
         var count = 0
@@ -129,29 +131,13 @@ package enum TreeLayout {
         }
     }
 
-    static func isPassType(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        guard !range.isEmpty, range.count <= 255, isAlphanumeric(bytes[range.lowerBound]) else { return false }
-        for index in range where !(isAlphanumeric(bytes[index]) || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "-")) {
-            return false
-        }
-        return true
+    package static func isPassType(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        IdentifierPatterns.isTypeIdentifier(bytes, range)
     }
 
-    static func isSerial(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        guard !range.isEmpty, range.count <= 128, isAlphanumeric(bytes[range.lowerBound]) else { return false }
-        for index in range {
-            let byte = bytes[index]
-            guard isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-                    || byte == UInt8(ascii: "-") else { return false }
-        }
-        return true
-    }
+    package static func isSerial(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool { IdentifierPatterns.isIdentifier(bytes, range) }
 
-    static func isToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        guard (16...100).contains(range.count) else { return false }
-        for index in range where !isBase64URL(bytes[index]) { return false }
-        return true
-    }
+    package static func isToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool { IdentifierPatterns.isToken(bytes, range) }
 
     private static func isCapabilityName(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, suffix: StaticString) -> Bool {
         let length = suffix.utf8CodeUnitCount
@@ -171,12 +157,7 @@ package enum TreeLayout {
         return true
     }
 
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-    }
+    private static func isBase64URL(_ byte: UInt8) -> Bool { IdentifierPatterns.isBase64URL(byte) }
 
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-    }
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool { IdentifierPatterns.isAlphanumeric(byte) }
 }

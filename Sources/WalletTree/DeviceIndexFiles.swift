@@ -79,10 +79,10 @@ package final class DeviceIndexFiles: Sendable {
         return locks
     }
 
-    static let shardCount: UInt32 = 64
+    package static let shardCount: UInt32 = 64
 
     /// FNV-1a of the device: the same shard in every process.
-    static func shard(of device: String) -> UInt32 {
+    package static func shard(of device: String) -> UInt32 {
         var hash: UInt32 = 2166136261
         for byte in device.utf8 { hash = (hash ^ UInt32(byte)) &* 16777619 }
         return hash % shardCount
@@ -153,12 +153,12 @@ package final class DeviceIndexFiles: Sendable {
     // MARK: Batches
 
     private struct Pending {
-        var relative: String
-        var device: String
+        package var relative: String
+        package var device: String
         /// Nil: write whatever was written before.
-        var revision: Int64?
+        package var revision: Int64?
         /// Nil: remove the file.
-        var bytes: [UInt8]?
+        package var bytes: [UInt8]?
     }
 
     /// Stages every file, syncs, then renames them into place — each rename

@@ -1,3 +1,4 @@
+import ConcurrencySupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,19 +13,19 @@ import Synchronization
 /// unknown keys), not only what `BuildStateEncoding` writes. Values repeated
 /// from one record to the next (pass type, team, template, source file of a
 /// list) share one string.
-enum BuildStateDecoding {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+package enum BuildStateDecoding {
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// The state, and where each pass record's bytes are in `bytes` (by key,
     /// in file order): a record carried over unchanged is written back from them.
-    static func decode(_ bytes: [UInt8], jobs: Int) throws(Failure) -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
+    package static func decode(_ bytes: [UInt8], jobs: Int) throws(Failure) -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
         try bytes.withUnsafeBufferPointer { buffer throws(Failure) in try decode(buffer: buffer, jobs: jobs) }
     }
 
     /// `decode(_:jobs:)` of bytes that stay valid during the call (a file mapped into memory, say).
-    static func decode(buffer: UnsafeBufferPointer<UInt8>, jobs: Int) throws(Failure)
+    package static func decode(buffer: UnsafeBufferPointer<UInt8>, jobs: Int) throws(Failure)
         -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
         let bytes = StateBytes(buffer: buffer)
         var state = BuildState()
@@ -153,24 +154,24 @@ enum BuildStateDecoding {
 }
 
 /// The bytes being decoded, shared by the threads that decode them: they only read them, and the bytes outlive them.
-struct StateBytes: @unchecked Sendable {
-    let buffer: UnsafeBufferPointer<UInt8>
+package struct StateBytes: @unchecked Sendable {
+    package let buffer: UnsafeBufferPointer<UInt8>
 }
 
 /// The last value of each repeated field, so that equal bytes give the same
 /// string storage instead of a new copy per record.
-struct SharedStrings {
+package struct SharedStrings {
     private var last: [String] = Array(repeating: "", count: 4)
     /// The keys of the pass records, in file order (sorted, as the build writes them), and where the next is looked for first.
     private let passKeys: [(key: String, range: Range<Int>)]
     private var passKeyCursor = 0
 
-    init(passKeys: [(key: String, range: Range<Int>)] = []) { self.passKeys = passKeys }
+    package init(passKeys: [(key: String, range: Range<Int>)] = []) { self.passKeys = passKeys }
 
     /// The pass record key spelled `bytes`, when there is one; else a new string. Content files list their passes
     /// mostly in the order of the keys: each is first compared with the one after the last found, then looked for
     /// by bisection (which finds nothing, harmlessly, should the keys not be sorted).
-    mutating func passKey(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    package mutating func passKey(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         func compare(_ index: Int) -> Int32 {
             var key = passKeys[index].key
             return key.withUTF8 { key in
@@ -193,7 +194,7 @@ struct SharedStrings {
         return passKeys[low].key
     }
 
-    mutating func string(_ slot: Int, _ scanner: inout JSONScanner) throws(BuildStateDecoding.Failure) -> String {
+    package mutating func string(_ slot: Int, _ scanner: inout JSONScanner) throws(BuildStateDecoding.Failure) -> String {
         guard let raw = scanner.plainString() else {
             let value = try scanner.string()
             if value != last[slot] { last[slot] = value }
@@ -264,15 +265,15 @@ extension BuildState.PassRecord {
 }
 
 /// A forward-only reader of JSON bytes: exactly the few shapes a build state has.
-struct JSONScanner {
-    typealias Failure = BuildStateDecoding.Failure
+package struct JSONScanner {
+    package typealias Failure = BuildStateDecoding.Failure
     /// Valid while the scanner is used: scanners live inside `withUnsafeBufferPointer`.
     private let base: UnsafePointer<UInt8>?
     private var position: Int
     private let end: Int
 
     /// A scanner over `range` of `buffer` (all of it by default).
-    init(_ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>? = nil) {
+    package init(_ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>? = nil) {
         base = buffer.baseAddress
         position = range?.lowerBound ?? 0
         end = range?.upperBound ?? buffer.count
@@ -309,13 +310,13 @@ struct JSONScanner {
         return false
     }
 
-    mutating func finish() throws(Failure) {
+    package mutating func finish() throws(Failure) {
         skipWhitespace()
         guard position == end else { throw fail("the end of the file") }
     }
 
     /// Calls `member` for each key of an object; it must read the key's value.
-    mutating func object(_ member: (inout JSONScanner, String) throws(Failure) -> Void) throws(Failure) {
+    package mutating func object(_ member: (inout JSONScanner, String) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "{"), "{")
         if consume(UInt8(ascii: "}")) { return }
         repeat {
@@ -327,7 +328,7 @@ struct JSONScanner {
     }
 
     /// `object`, with each key as its bytes (valid during the call) instead of a String.
-    mutating func objectWithRawKeys(_ member: (inout JSONScanner, UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
+    package mutating func objectWithRawKeys(_ member: (inout JSONScanner, UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
         try expect(UInt8(ascii: "{"), "{")
         if consume(UInt8(ascii: "}")) { return }
         repeat {
@@ -348,7 +349,7 @@ struct JSONScanner {
     }
 
     /// An object's keys with the byte range of each value, values skipped.
-    mutating func members() throws(Failure) -> [(key: String, range: Range<Int>)] {
+    package mutating func members() throws(Failure) -> [(key: String, range: Range<Int>)] {
         var members: [(key: String, range: Range<Int>)] = []
         try object { scanner, key throws(Failure) in
             scanner.skipWhitespace()
@@ -359,7 +360,7 @@ struct JSONScanner {
         return members
     }
 
-    mutating func integer() throws(Failure) -> Int {
+    package mutating func integer() throws(Failure) -> Int {
         skipWhitespace()
         var negative = false
         if position < end, byte(position) == UInt8(ascii: "-") {
@@ -384,7 +385,7 @@ struct JSONScanner {
 
     /// The bytes of the next value, read, when it is a string without escapes;
     /// else nil, and the scanner does not move.
-    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+    package mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
         var index = position
         while index < end, case let current = byte(index), current == 0x20 || current == 0x09 || current == 0x0A || current == 0x0D { index += 1 }
         guard index < end, byte(index) == UInt8(ascii: "\"") else { return nil }
@@ -415,7 +416,7 @@ struct JSONScanner {
         (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
     }
 
-    mutating func string() throws(Failure) -> String {
+    package mutating func string() throws(Failure) -> String {
         if let plain = plainString() { return String(decoding: plain, as: UTF8.self) }
         try expect(UInt8(ascii: "\""), "a string")
         let start = position
@@ -492,7 +493,7 @@ struct JSONScanner {
     }
 
     /// A string as a `PackedDigest`, made from its bytes when it has no escapes.
-    mutating func digest() throws(Failure) -> PackedDigest {
+    package mutating func digest() throws(Failure) -> PackedDigest {
         skipWhitespace()
         // An ETag, as the build writes it: "\"<32 hex digits>\"".
         if end - position >= 38, byte(position) == UInt8(ascii: "\""), byte(position + 1) == UInt8(ascii: "\\"),
@@ -506,19 +507,19 @@ struct JSONScanner {
     }
 
     /// A digest, or nil for `null`.
-    mutating func optionalDigest() throws(Failure) -> PackedDigest? {
+    package mutating func optionalDigest() throws(Failure) -> PackedDigest? {
         if isNull() { return nil }
         return try digest()
     }
 
     /// A string, or nil for `null`.
-    mutating func optionalString() throws(Failure) -> String? {
+    package mutating func optionalString() throws(Failure) -> String? {
         if isNull() { return nil }
         return try string()
     }
 
     /// `stringArray`, with each string without escapes given by `shared.passKey`.
-    mutating func passKeyArray(_ shared: inout SharedStrings) throws(Failure) -> [String] {
+    package mutating func passKeyArray(_ shared: inout SharedStrings) throws(Failure) -> [String] {
         if isNull() { return [] }
         try expect(UInt8(ascii: "["), "[")
         var values: [String] = []
@@ -530,7 +531,7 @@ struct JSONScanner {
         return values
     }
 
-    mutating func stringArray() throws(Failure) -> [String] {
+    package mutating func stringArray() throws(Failure) -> [String] {
         if isNull() { return [] }
         try expect(UInt8(ascii: "["), "[")
         var values: [String] = []
@@ -549,7 +550,7 @@ struct JSONScanner {
     }
 
     /// Skips any one value, checking only its nesting and strings.
-    mutating func skipValue() throws(Failure) {
+    package mutating func skipValue() throws(Failure) {
         skipWhitespace()
         guard position < end else { throw fail("a value") }
         var depth = 0

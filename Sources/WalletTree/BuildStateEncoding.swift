@@ -1,3 +1,4 @@
+import ConcurrencySupport
 import AtomicFiles
 import PassModel
 
@@ -6,11 +7,11 @@ import PassModel
 /// ranges stay in memory; the bytes are read again, in order, while the new
 /// state is written (the build lock keeps the file as it was, and its
 /// identity is checked).
-struct PreviousStateFile: Sendable {
-    var path: String
-    var identity: FileIdentity
+package struct PreviousStateFile: Sendable {
+    package var path: String
+    package var identity: FileIdentity
     /// Each record's key and bytes in the file, in file order.
-    var recordRanges: [(key: String, range: Range<Int>)]
+    package var recordRanges: [(key: String, range: Range<Int>)]
 }
 
 /// The bytes of a build state, equal to `BuildState.encoded()`, made on
@@ -18,11 +19,11 @@ struct PreviousStateFile: Sendable {
 /// record is encoded on its own (a pass signed in this build brings its
 /// bytes along from the worker that signed it, one carried over unchanged
 /// is copied from the previous state file), and the records are joined in key order.
-enum BuildStateEncoding {
+package enum BuildStateEncoding {
     /// Records encoded together, on every core, while the state is written.
-    static let encodingBatch = 4096
+    package static let encodingBatch = 4096
 
-    static func encode(_ state: BuildState, jobs: Int) -> [UInt8] {
+    package static func encode(_ state: BuildState, jobs: Int) -> [UInt8] {
         var out: [UInt8] = []
         // Cannot fail: nothing is read and the sink does not throw.
         try? write(state, jobs: jobs) { out += $0 }
@@ -30,7 +31,7 @@ enum BuildStateEncoding {
     }
 
     /// Writes the state to `path`, a new file.
-    static func write(_ state: BuildState, keys: [String], contentFileKeys: [String]? = nil,
+    package static func write(_ state: BuildState, keys: [String], contentFileKeys: [String]? = nil,
                       rewritten: Set<String>, previous: PreviousStateFile?, to path: String, jobs: Int) throws {
         var writer = try BufferedFileWriter(creating: path)
         try write(state, keys: keys, contentFileKeys: contentFileKeys, rewritten: rewritten,
@@ -46,7 +47,7 @@ enum BuildStateEncoding {
     ///   - rewritten: keys of records that differ from those in `previous`;
     ///     every other record that `previous` has is copied from it.
     ///   - emit: called with each chunk of the file, in order.
-    static func write(_ state: BuildState, keys: [String]? = nil, contentFileKeys: [String]? = nil,
+    package static func write(_ state: BuildState, keys: [String]? = nil, contentFileKeys: [String]? = nil,
                       rewritten: Set<String> = [], previous: PreviousStateFile? = nil, jobs: Int,
                       emit: ([UInt8]) throws -> Void) throws {
         let chunkSize = 1 << 20
@@ -159,7 +160,7 @@ enum BuildStateEncoding {
     ///
     /// Given `removed`, the caller vouches that every key of `ordered` but those is in `dictionary`, and
     /// they are not looked up (at 100,000 keys, the lookups take most of the time).
-    static func sortedKeys<Value>(of dictionary: [String: Value], ordered: [String], removed: Set<String>? = nil,
+    package static func sortedKeys<Value>(of dictionary: [String: Value], ordered: [String], removed: Set<String>? = nil,
                                   added: [String]) -> [String] {
         var keys: [String] = []
         keys.reserveCapacity(dictionary.count)
@@ -198,7 +199,7 @@ enum BuildStateEncoding {
 
     /// `JSONValue.string(text).serialized()`, without the detour for the
     /// usual string that needs no escaping.
-    static func appendString(_ text: String, to out: inout [UInt8]) {
+    package static func appendString(_ text: String, to out: inout [UInt8]) {
         var text = text
         let plain = text.withUTF8 { utf8 in
             guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
