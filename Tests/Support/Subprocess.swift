@@ -1,50 +1,53 @@
+import ExternalProcess
 import Foundation
 import Synchronization
 
 /// The result of running a real process.
 public struct ProcessResult: Sendable {
+    public init(status: Int32, stdout: String, stderr: String) {
+        (self.status, self.stdout, self.stderr) = (status, stdout, stderr)
+    }
     public var status: Int32
     public var stdout: String
     public var stderr: String
     public var output: String { stdout + stderr }
 }
 
-/// Runs a program to completion, capturing its output.
+/// Runs a program to completion, capturing its output, and blocks the calling
+/// thread until it ends (for synchronous tests and helpers). It goes through
+/// ExternalProcess, whose readers and wait use threads of their own, never
+/// the cooperative pool's: a test on the pool that calls it holds only its
+/// own thread. Async tests call `runProcessWithoutBlocking`.
 @discardableResult
 public func runProcess(_ executable: String, _ arguments: [String], directory: String? = nil,
                        environment: [String: String]? = nil, input: Data? = nil) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
-    process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    if let environment { process.environment = environment }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    if let input {
-        let inPipe = Pipe()
-        process.standardInput = inPipe
-        try process.run()
-        inPipe.fileHandleForWriting.write(input)
-        try inPipe.fileHandleForWriting.close()
-    } else {
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+    ProcessResult(try testProcess(executable, arguments, directory: directory, environment: environment, input: input).runBlocking())
+}
+
+/// `runProcess` for async tests: suspends until the program ends, holding no thread.
+@discardableResult
+public func runProcessWithoutBlocking(_ executable: String, _ arguments: [String], directory: String? = nil,
+                                      environment: [String: String]? = nil, input: Data? = nil) async throws -> ProcessResult {
+    ProcessResult(try await testProcess(executable, arguments, directory: directory, environment: environment, input: input).run())
+}
+
+/// A program name runs through /usr/bin/env, as a shell would find it: one not installed exits 127 rather than throwing.
+private func testProcess(_ executable: String, _ arguments: [String], directory: String?,
+                         environment: [String: String]?, input: Data?) -> ExternalProcess {
+    let isPath = executable.hasPrefix("/")
+    return ExternalProcess(isPath ? executable : "/usr/bin/env", isPath ? arguments : [executable] + arguments,
+                           environment: environment, workingDirectory: directory, input: input.map(Array.init) ?? [],
+                           outputLimit: 1 << 30, errorOutputLimit: 1 << 30)
+}
+
+extension ProcessResult {
+    init(_ outcome: ExternalProcess.Outcome) {
+        let status: Int32 = switch outcome.termination {
+        case .exited(let status): status
+        case .signalled(let signal): signal
+        }
+        self.init(status: status, stdout: outcome.outputText, stderr: outcome.errorText)
     }
-    // Read both pipes concurrently so a chatty process cannot block on a full pipe.
-    let errData = LockedBox(Data())
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        errData.set(err.fileHandleForReading.readDataToEndOfFile())
-        group.leave()
-    }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus,
-                         stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData.get(), as: UTF8.self))
 }
 
 /// A value shared between threads.
