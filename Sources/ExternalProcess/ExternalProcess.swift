@@ -17,8 +17,8 @@ import Synchronization
 /// (publish's transports): it holds only the caller's thread, and none of the
 /// run's work needs the pool, so it cannot deadlock on it.
 ///
-/// swift-subprocess was evaluated instead and not taken (see the README's
-/// "Processes" paragraph): 1.0.2 traps ("FileDescriptor was not closed") when
+/// swift-subprocess was evaluated instead and not taken (the README's
+/// target table says why): 1.0.2 traps ("FileDescriptor was not closed") when
 /// the closure form of `run` gets `.array` input, its input pipe needs SIGPIPE
 /// ignored process-wide, and it has no synchronous form for publish.
 package struct ExternalProcess: Sendable {
