@@ -111,10 +111,10 @@ package struct PassPackager: Sendable {
         let manifestEntry = PreparedZipEntry(ZipEntry(name: Manifest.fileName, bytes: manifestBytes, isCompressed: deflates))
         // DER with two certificates and a signature: deflating gains little.
         let signatureEntry = PreparedZipEntry(ZipEntry(name: Manifest.signatureFileName, bytes: signature, isCompressed: false))
-        let entries = [passEntry] + files.map(\.entry) + [manifestEntry, signatureEntry]
+        let zipEntries = [passEntry] + files.map(\.entry) + [manifestEntry, signatureEntry]
         do {
-            var writer = ZipWriter(modificationDate: signingTime, capacity: ZipWriter.size(of: entries))
-            for entry in entries { try writer.append(entry) }
+            var writer = ZipWriter(modificationDate: signingTime, capacity: ZipWriter.size(of: zipEntries))
+            for entry in zipEntries { try writer.append(entry) }
             return try writer.finish()
         } catch {
             throw .zipFailed(error)
