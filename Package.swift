@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "AtomicFiles", "ConcurrencySupport", "WalletTree", "PassOffers", "RegistrationStore", "TextEscaping",
+                "AtomicFiles", "ConcurrencySupport", "PassModel", "WalletTree", "PassOffers", "RegistrationStore", "TextEscaping",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -149,7 +149,7 @@ let package = Package(
         .target(
             name: "PassPush",
             dependencies: [
-                "AtomicFiles", "WalletTree", "PassPackage", "RegistrationStore",
+                "AtomicFiles", "PassModel", "WalletTree", "PassPackage", "RegistrationStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -293,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "PassPushTests",
             dependencies: [
-                "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "PassBuild", "WalletTree", "passforge",
+                "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "SQLiteRegistrationStore", "PassBuild", "PassModel", "PassPackage", "WalletTree", "passforge",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -304,7 +304,7 @@ let package = Package(
         .testTarget(
             name: "PassServerTests",
             dependencies: [
-                "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "WalletTree", "TestSupport", "passforge", "MockAPNs",
+                "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "PassModel", "WalletTree", "TestSupport", "passforge", "MockAPNs",
                 "PassOffers", "MockDeviceCheck",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -9,7 +9,7 @@ import Synchronization
 
 /// A pass that has to be (re)packaged and signed.
 struct PackagingJob: Sendable {
-    var record: BuildState.PassRecord
+    var record: BuildState.ItemRecord
     /// The serialized pass.json.
     var passJSON: [UInt8]
     /// The template's files, prepared once for all its passes.
@@ -27,7 +27,7 @@ struct BuildPlan: Sendable {
     var signed: [SignedPass] = []
     /// Keys of the passes whose inputs did not change: their records carry over as they are.
     var unchanged: [String] = []
-    var removed: [BuildState.PassRecord] = []
+    var removed: [BuildState.ItemRecord] = []
     /// The records of the content files that were parsed or cut into entries;
     /// `completeContentFiles` adds those of `reusedFiles`.
     var contentFiles: [String: BuildState.ContentFileRecord] = [:]
@@ -130,6 +130,9 @@ struct BuildPlanner {
     private var plan = BuildPlan()
     /// key → where it is defined, for duplicate serials.
     private var defined: [String: SourceLocation] = [:]
+    /// Type identifier → the kind of item its first entry is, and where: passes and orders share the
+    /// namespace of `by-token/` and the device indices, so one identifier cannot name both.
+    private var kindsByType: [Substring: (kind: WalletItemKind, location: SourceLocation)] = [:]
     /// How many of the keys in `defined` the previous state has: when all of them, no pass was removed.
     private var definedBefore = 0
 
@@ -141,7 +144,7 @@ struct BuildPlanner {
         self.packager = validateOnly ? nil : packager
         self.evaluator = PassEvaluator(settings: settings, state: state, secret: secret, identities: identities,
                                        templates: TemplateCache(loader: settings.templateLoader),
-                                       validateOnly: validateOnly)
+                                       validateOnly: validateOnly, updateTag: self.packager?.updateTag)
     }
 
     /// A content file as read: its hash, and its bytes while they may still need parsing.
@@ -214,6 +217,7 @@ struct BuildPlanner {
         var tokenLocation: SourceLocation
         var tokenHash: String?
         var isUnchanged: Bool
+        var kind: WalletItemKind
         var outcome: Outcome?
 
         enum Outcome: Sendable {
@@ -229,6 +233,7 @@ struct BuildPlanner {
             tokenLocation = evaluation.tokenLocation
             tokenHash = evaluation.tokenHash
             isUnchanged = evaluation.unchanged != nil
+            kind = evaluation.kind ?? .pass
             outcome = evaluation.signed.map { .signed($0) } ?? evaluation.job.map { .job($0) }
         }
     }
@@ -652,6 +657,14 @@ struct BuildPlanner {
             return nil
         }
         defined[key] = evaluation.serialLocation
+        let type = key[..<(key.firstIndex(of: "/") ?? key.endIndex)]
+        if let first = kindsByType[type], first.kind != evaluation.kind {
+            collector.add(.error(at: evaluation.serialLocation, rule: "content.type-kind",
+                                 "\(type) is used as a \(first.kind.noun) type identifier and as a\(evaluation.kind == .order ? "n" : "") \(evaluation.kind.noun) type identifier; passes and orders share by-token/ and the device indices, so each needs its own (Apple issues Pass Type IDs and Order Type IDs separately)",
+                                 notes: [(first.location, "first used for a \(first.kind.noun) here")]))
+            return nil
+        }
+        if kindsByType[type] == nil { kindsByType[type] = (evaluation.kind, evaluation.serialLocation) }
         if evaluation.isUnchanged || state.passes.index(forKey: key) != nil { definedBefore += 1 }
         if let previous = state.passes[key], let old = previous.tokenHash, let new = evaluation.tokenHash, old != new {
             collector.add(.error(

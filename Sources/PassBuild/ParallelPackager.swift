@@ -1,3 +1,4 @@
+import PassModel
 import WalletTree
 import AtomicFiles
 import Foundation
@@ -11,11 +12,11 @@ import Synchronization
 /// result to the plan and on to the new state copies no record (at 100,000 passes, tens of MB).
 final class SignedPass: Sendable {
     /// Its record, with the new update tag, ETag and size.
-    let record: BuildState.PassRecord
+    let record: BuildState.ItemRecord
     /// The worker's staging folder and the file's name in it (see `stagedPath`).
     private let worker: Int32, name: Int32
 
-    init(record: BuildState.PassRecord, worker: Int, name: Int) {
+    init(record: BuildState.ItemRecord, worker: Int, name: Int) {
         self.record = record
         self.worker = Int32(worker)
         self.name = Int32(name)
@@ -64,9 +65,14 @@ struct ParallelPackager: Sendable {
                 signer = try job.identity.identity.makeSigner()
                 signers[job.identity.fingerprint] = signer
             }
+            let kind = job.record.kind
             var files = job.templateFiles
-            for file in job.ownFiles { files.append(try PreparedPassFile(name: file.name, bytes: file.bytes)) }
-            let bytes = try PassPackager(signer: signer).makePKPass(passJSON: job.passJSON, files: files, signingTime: packager.signingTime)
+            for file in job.ownFiles { files.append(try PreparedPassFile(name: file.name, bytes: file.bytes, digest: kind.digest)) }
+            let assembler = PassPackager(signer: signer)
+            let bytes = switch kind {
+            case .pass: try assembler.makePKPass(passJSON: job.passJSON, files: files, signingTime: packager.signingTime)
+            case .order: try assembler.makeOrder(orderJSON: job.passJSON, files: files, signingTime: packager.signingTime)
+            }
             if !folderExists {
                 try AtomicFileSystem.createDirectory("\(packager.tree.directory)/\(stagingFolder)")
                 folderExists = true

@@ -136,7 +136,7 @@ package struct PassBuilder: Sendable {
         for record in plan.removed {
             if let tokenHash = record.tokenHash {
                 newState.removedPasses[record.key] = .init(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber,
-                                                           tokenHash: tokenHash, removedTag: tag, files: record.files)
+                                                           tokenHash: tokenHash, removedTag: tag, files: record.files, kind: record.kind)
             }
             for name in record.files { operations.append(.init(kind: .remove, path: name)) }
         }
@@ -245,7 +245,7 @@ package struct PassBuilder: Sendable {
     /// Unchanged passes with a web service but no token-keyed name yet (built
     /// by an earlier passforge), whose token is the derived one: their name
     /// can be made from the secret, and their bytes stay as they are.
-    static func missingTokenLinks(_ unchanged: [String], of passes: [String: BuildState.PassRecord], secret: TokenSecret) -> [BuildState.PassRecord] {
+    static func missingTokenLinks(_ unchanged: [String], of passes: [String: BuildState.ItemRecord], secret: TokenSecret) -> [BuildState.ItemRecord] {
         // Passes without such a name are rare: looked for among the records in storage order, no key hashed.
         var withoutName = Set<String>()
         for (key, record) in passes where record.tokenPath == nil && record.tokenHash != nil { withoutName.insert(key) }
@@ -256,7 +256,7 @@ package struct PassBuilder: Sendable {
             let token = secret.authenticationToken(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber)
             guard sha256Hex(Array(token.utf8)) == tokenHash else { return nil }
             var linked = record
-            linked.tokenPath = BuildState.PassRecord.tokenPath(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber, token: token)
+            linked.tokenPath = BuildState.ItemRecord.tokenPath(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber, token: token)
             return linked
         }
     }

@@ -80,7 +80,7 @@ enum PassBundles {
     ///   - passes: every pass of the new build, by key.
     ///   - stagedPaths: key → staged file of the passes signed in this build.
     static func update(declarations: [String: BundleDeclaration], contentFiles: [String: BuildState.ContentFileRecord],
-                       passes: [String: BuildState.PassRecord], stagedPaths: [String: String], previous: [String: Record],
+                       passes: [String: BuildState.ItemRecord], stagedPaths: [String: String], previous: [String: Record],
                        secret: TokenSecret, tree: OutputTree, requiresLocalPassFiles: Bool, updateTag: Int64,
                        signingTime: Date) throws -> Update {
         // Files that were not parsed keep the bundle they declared, as long as their bytes are the same.

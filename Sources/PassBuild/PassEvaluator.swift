@@ -15,11 +15,13 @@ struct PassEvaluator: Sendable {
         var diagnostics: [ContentDiagnostic] = []
         /// `type/serial` when the pass is sound.
         var key: String?
+        /// A pass or an order, once known (from its template, or its previous record).
+        var kind: WalletItemKind?
         var serialLocation: SourceLocation
         var tokenLocation: SourceLocation
         var tokenHash: String?
         /// Set when nothing the pass is made of changed.
-        var unchanged: BuildState.PassRecord?
+        var unchanged: BuildState.ItemRecord?
         /// Set when it has to be signed again.
         var job: PackagingJob?
         /// The job signed and staged, when the planner packages as it goes.
@@ -32,6 +34,8 @@ struct PassEvaluator: Sendable {
     let identities: SigningIdentities
     let templates: TemplateCache
     let validateOnly: Bool
+    /// The update tag of the build that signs: an order's `updatedAt` is its time. Nil when nothing is signed.
+    let updateTag: Int64?
     let validator = PassValidator()
     let renderer: PassRenderer
     let contextFingerprint: String
@@ -43,7 +47,8 @@ struct PassEvaluator: Sendable {
     let passFiles: PassFilePresence
 
     init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
-         templates: TemplateCache, validateOnly: Bool) {
+         templates: TemplateCache, validateOnly: Bool, updateTag: Int64? = nil) {
+        self.updateTag = updateTag
         self.settings = settings
         self.state = state
         self.secret = secret
@@ -81,7 +86,7 @@ struct PassEvaluator: Sendable {
 
     /// True when a pass built before would come out the same: same entry,
     /// template, images, configuration, secret and identity, and its file is there.
-    func isUnchanged(_ record: BuildState.PassRecord, definitionHash: String? = nil) -> Bool {
+    func isUnchanged(_ record: BuildState.ItemRecord, definitionHash: String? = nil) -> Bool {
         var memo = UnchangedCheckMemo()
         return isUnchanged(record, definitionHash: definitionHash, memo: &memo)
     }
@@ -95,13 +100,13 @@ struct PassEvaluator: Sendable {
     }
 
     /// `isUnchanged`, with the lookups of the last record's template and identity kept in `memo`.
-    func isUnchanged(_ record: BuildState.PassRecord, definitionHash: String? = nil, memo: inout UnchangedCheckMemo) -> Bool {
+    func isUnchanged(_ record: BuildState.ItemRecord, definitionHash: String? = nil, memo: inout UnchangedCheckMemo) -> Bool {
         // Strings shared by the decoded records: compared without their bytes.
         if memo.fingerprints == nil || memo.templateName != record.templateName || memo.passTypeIdentifier != record.passTypeIdentifier
             || memo.teamIdentifier != record.teamIdentifier {
             guard case .success(let template) = templates.template(named: record.templateName),
                   case .success(let identity) = identities.identity(passTypeIdentifier: record.passTypeIdentifier,
-                                                                    teamIdentifier: record.teamIdentifier)
+                                                                    teamIdentifier: record.teamIdentifier, kind: record.kind)
             else { return false }
             memo = UnchangedCheckMemo(templateName: record.templateName, passTypeIdentifier: record.passTypeIdentifier,
                                       teamIdentifier: record.teamIdentifier, fingerprints: (template.fingerprint, identity.fingerprint))
@@ -115,8 +120,10 @@ struct PassEvaluator: Sendable {
 
     /// Whether an unchanged pass's bytes are where the build can reuse them:
     /// in the output folder, or at the published tree the state came from.
-    private func hasPassFile(_ record: BuildState.PassRecord) -> Bool {
-        !settings.requiresLocalPassFiles || passFiles.containsPass(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber)
+    private func hasPassFile(_ record: BuildState.ItemRecord) -> Bool {
+        guard settings.requiresLocalPassFiles else { return true }
+        return record.kind == .pass ? passFiles.containsPass(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber)
+            : passFiles.contains(record.path)
     }
 
     func evaluate(_ definition: PassDefinition) -> Evaluation {
@@ -136,6 +143,7 @@ struct PassEvaluator: Sendable {
             $0.definitionHash == definitionHash && $0.templateName == definition.templateName && $0.sourceFile == definition.file
         }), isUnchanged(previous, definitionHash: definitionHash) {
             evaluation.key = previous.key
+            evaluation.kind = previous.kind
             evaluation.tokenHash = previous.tokenHash
             evaluation.unchanged = previous
             return evaluation
@@ -161,7 +169,9 @@ struct PassEvaluator: Sendable {
             evaluation.diagnostics = errors.diagnostics
             return evaluation
         }
-        let type = rendered.passTypeIdentifier ?? ""
+        let kind = rendered.kind
+        evaluation.kind = kind
+        let type = rendered.typeIdentifier ?? ""
 
         // The token is derived from the token secret unless the pass sets one.
         var token: String?
@@ -183,7 +193,11 @@ struct PassEvaluator: Sendable {
                 token = derived
             }
         }
-        let json = rendered.source.jsonValue
+        var json = rendered.source.jsonValue
+        if kind == .order {
+            // Apple's order rules, each at the template or content line that wrote the value.
+            evaluation.diagnostics += rendered.orderDiagnostics(allowsHTTPWebService: settings.allowsHTTPWebService)
+        } else {
         // A changeMessage may be a pass.strings key: its rule checks what each language resolves it to.
         let localizations = PassValidator.checksLocalizedText(in: json) ? templates.stringsTables(of: rendered, template: template) : [:]
         var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService, localizations: localizations))
@@ -197,16 +211,19 @@ struct PassEvaluator: Sendable {
         problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
             ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)
         evaluation.diagnostics += rendered.locate(problems)
+        }
         let filesSize = rendered.files.reduce(0) { $0 + $1.bytes.count }
         evaluation.diagnostics += packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: 0)
         guard !evaluation.diagnostics.contains(where: \.isError), !type.isEmpty else { return evaluation }
 
-        let team = rendered.source["teamIdentifier"]?.stringValue ?? ""
+        // order.json has no teamIdentifier: an order's team is passforge.yml's, when it names one.
+        let team = (kind == .pass ? rendered.source["teamIdentifier"] : settings.configuration.passDefaults["teamIdentifier"])?.stringValue ?? ""
         let identity: SigningIdentities.Resolved
-        switch identities.identity(passTypeIdentifier: type, teamIdentifier: team) {
+        switch identities.identity(passTypeIdentifier: type, teamIdentifier: team, kind: kind) {
         case .success(let resolved): identity = resolved
         case .failure(let error):
-            evaluation.diagnostics.append(.error(at: rendered.source.location(at: ["passTypeIdentifier"]), keyPath: ["passTypeIdentifier"], rule: "signing.identity", error.description))
+            let typeKey = kind.typeIdentifierKey
+            evaluation.diagnostics.append(.error(at: rendered.source.location(at: [.key(typeKey)]), keyPath: [.key(typeKey)], rule: "signing.identity", error.description))
             return evaluation
         }
         let certificateProblems = CertificateCheck.diagnostics(identity, type: type, team: team, rendered: rendered)
@@ -235,15 +252,20 @@ struct PassEvaluator: Sendable {
             }
         }
         let capability = secret.downloadCapability(passTypeIdentifier: type, serialNumber: definition.serialNumber)
-        let record = BuildState.PassRecord(
+        let record = BuildState.ItemRecord(
             passTypeIdentifier: type, serialNumber: definition.serialNumber, teamIdentifier: team,
             updateTag: previous?.updateTag ?? 0, etag: previous?.etag ?? "", size: previous?.size ?? 0,
             tokenHash: evaluation.tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
             templateName: template.name, imagePaths: imagePaths, sourceFile: definition.file,
-            downloadPath: "download/\(capability).pkpass",
-            publicDownloadPath: rendered.download == .public ? "download/\(type)/\(definition.serialNumber).pkpass" : nil,
-            tokenPath: token.map { BuildState.PassRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) },
-            offer: definition.offer?.name)
+            downloadPath: TreeLayout.capabilityDownloadPath(capability: capability, kind: kind),
+            publicDownloadPath: rendered.download == .public ? TreeLayout.publicDownloadPath(kind: kind, type: type, identifier: definition.serialNumber) : nil,
+            tokenPath: token.map { BuildState.ItemRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) },
+            offer: definition.offer?.name, kind: kind)
+        if kind == .order {
+            // updatedAt: the time of the tag of the build that signs the order, so it strictly increases.
+            let tag = updateTag ?? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+            json = rendered.withUpdatedAt(millisecondsSince1970: tag).source.jsonValue
+        }
         let passJSON = json.serialized(pretty: true)
         let tooLarge = packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: passJSON.count)
         guard tooLarge.isEmpty else {
@@ -263,14 +285,14 @@ struct PassEvaluator: Sendable {
         let fileCount = rendered.files.count + 3  // pass.json, manifest.json, signature
         if fileCount > PackageLimits.maximumFileCount {
             return [.error(at: rendered.definition.location, rule: "package.file-count",
-                           "pass \(rendered.serialNumber) would hold \(fileCount) files, more than the \(PackageLimits.maximumFileCount) a pass may hold; remove images or localizations from its template")]
+                           "\(rendered.kind.noun) \(rendered.serialNumber) would hold \(fileCount) files, more than the \(PackageLimits.maximumFileCount) a \(rendered.kind.noun) may hold; remove images or localizations from its template")]
         }
         let total = filesSize + passJSONSize + PackageLimits.signingReserve
         guard total > PackageLimits.maximumTotalSize else { return [] }
         let largest = rendered.files.sorted { $0.bytes.count > $1.bytes.count }.prefix(3)
             .map { "\($0.name) \(ImageLimits.megabytes($0.bytes.count))" }.joined(separator: ", ")
         return [.error(at: rendered.definition.location, rule: "package.size",
-                       "pass \(rendered.serialNumber) would be \(ImageLimits.megabytes(total)) with its signature, more than the \(ImageLimits.megabytes(PackageLimits.maximumTotalSize)) a pass may be (`passforge inspect` and this build refuse larger ones); its largest files: \(largest)\(passJSONSize > 0 ? ", pass.json \(ImageLimits.megabytes(passJSONSize))" : ""). Make the images smaller")]
+                       "\(rendered.kind.noun) \(rendered.serialNumber) would be \(ImageLimits.megabytes(total)) with its signature, more than the \(ImageLimits.megabytes(PackageLimits.maximumTotalSize)) a \(rendered.kind.noun) may be (`passforge inspect` and this build refuse larger ones); its largest files: \(largest)\(passJSONSize > 0 ? ", pass.json \(ImageLimits.megabytes(passJSONSize))" : ""). Make the images smaller")]
     }
 
     private static let noImagesHash = FingerprintHasher().finalize()

@@ -1,3 +1,4 @@
+import PassModel
 import WalletTree
 import Foundation
 import PassContent
@@ -23,6 +24,7 @@ package final class SigningIdentities: SigningIdentityProvider {
     private struct IdentityKey: Hashable {
         var passTypeIdentifier: String
         var teamIdentifier: String
+        var kind: WalletItemKind
     }
 
     private struct Cache {
@@ -37,12 +39,13 @@ package final class SigningIdentities: SigningIdentityProvider {
         resolved.withLock { $0.byType.values.contains { (try? $0.get())?.isDevelopment == true } }
     }
 
-    /// The identity for passes of `passTypeIdentifier` by team `teamIdentifier`.
-    package func identity(passTypeIdentifier: String, teamIdentifier: String) -> Result<Resolved, BuildError> {
-        let key = IdentityKey(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier)
+    /// The identity for passes (or orders, `kind`) of `passTypeIdentifier` by team `teamIdentifier`.
+    package func identity(passTypeIdentifier: String, teamIdentifier: String, kind: WalletItemKind = .pass) -> Result<Resolved, BuildError> {
+        let key = IdentityKey(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, kind: kind)
         return resolved.withLock { cache in
             if let cached = cache.byType[key] { return cached }
-            let result = resolve(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, defaultIdentity: &cache.defaultIdentity)
+            let result = resolve(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, kind: kind,
+                                 defaultIdentity: &cache.defaultIdentity)
             cache.byType[key] = result
             return result
         }
@@ -55,7 +58,7 @@ package final class SigningIdentities: SigningIdentityProvider {
 
     private var environment: [String: String] { settings.environment }
 
-    private func resolve(passTypeIdentifier: String, teamIdentifier: String,
+    private func resolve(passTypeIdentifier: String, teamIdentifier: String, kind: WalletItemKind,
                          defaultIdentity: inout Result<Resolved, BuildError>?) -> Result<Resolved, BuildError> {
         let password = environment["PASSFORGE_SIGNING_PASSWORD"]
         let wwdr = environment["PASSFORGE_WWDR_CERTIFICATE"].flatMap { $0.isEmpty ? nil : $0 }
@@ -75,7 +78,7 @@ package final class SigningIdentities: SigningIdentityProvider {
         }
         do {
             let pki = DevelopmentPKI(directory: "\(settings.projectStateDirectory)/dev-pki")
-            let identity = try pki.identity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier)
+            let identity = try pki.identity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, kind: kind)
             return .success(Resolved(identity: identity, isDevelopment: true, fingerprint: identity.fingerprint))
         } catch {
             return .failure(.message("cannot create the development signing chain in \(settings.projectStateDirectory)/dev-pki: \(error)"))

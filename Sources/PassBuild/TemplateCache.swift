@@ -60,10 +60,13 @@ final class TemplateCache: Sendable {
     }
 
     /// The pass.strings tables of `rendered`'s files (by language), parsed once per template when
-    /// every strings file is the template's own (none has placeholders filled per pass), else per pass.
+    /// every strings file is the template's own (none has placeholders filled per pass, none is replaced
+    /// by a file of the pass's own), else per pass.
     func stringsTables(of rendered: RenderedPass, template: Template) -> [String: [String: String]] {
         let parse = { PassStrings.tables(of: rendered.files.lazy.map { ($0.name, $0.bytes) }) }
-        guard !template.localizations.contains(where: \.hasPlaceholders) else { return parse() }
+        guard !template.localizations.contains(where: \.hasPlaceholders),
+              !rendered.definition.images.contains(where: { $0.name.hasSuffix(".strings") })
+        else { return parse() }
         if let cached = state.withLock({ $0.stringsTables[template.name] }) { return cached }
         let tables = parse()
         state.withLock { $0.stringsTables[template.name] = tables }
@@ -78,7 +81,7 @@ final class TemplateCache: Sendable {
         if let cached = state.withLock({ $0.preparedFiles[template.name] }) { return cached }
         var prepared: [String: PreparedTemplateFile] = [:]
         for file in template.files {
-            if let ready = try? PreparedPassFile(name: file.name, bytes: file.bytes) {
+            if let ready = try? PreparedPassFile(name: file.name, bytes: file.bytes, digest: template.kind.digest) {
                 prepared[file.name] = PreparedTemplateFile(source: file.source, file: ready)
             }
         }

@@ -1,3 +1,4 @@
+import PassModel
 import AtomicFiles
 import Foundation
 
@@ -37,12 +38,14 @@ package struct DevelopmentPKI: Sendable {
 
     /// The identity for `passTypeIdentifier` and `teamIdentifier`, creating
     /// whatever part of the chain is missing or stale.
+    /// For `kind` order, an Order Type ID-style leaf; an order needs no team (order.json has none).
     package func identity(
         passTypeIdentifier: String,
         teamIdentifier: String,
+        kind: WalletItemKind = .pass,
         now: Date = Date()
     ) throws(DevelopmentPKIError) -> SigningIdentity {
-        guard !passTypeIdentifier.isEmpty, !teamIdentifier.isEmpty else {
+        guard !passTypeIdentifier.isEmpty, !teamIdentifier.isEmpty || kind == .order else {
             throw .invalidIdentifier("the pass type identifier and team identifier must not be empty")
         }
         do {
@@ -57,12 +60,13 @@ package struct DevelopmentPKI: Sendable {
         do { lock = try FileLock.acquire(path(".lock"), blocking: true) } catch { lock = nil }
         guard let lock else { throw .cannotLock(path: path(".lock")) }
         defer { lock.release() }
-        return try makeIdentity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, now: now)
+        return try makeIdentity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, kind: kind, now: now)
     }
 
     private func makeIdentity(
         passTypeIdentifier: String,
         teamIdentifier: String,
+        kind: WalletItemKind,
         now: Date
     ) throws(DevelopmentPKIError) -> SigningIdentity {
         let tenYears: TimeInterval = 10 * 365 * 24 * 3600
@@ -88,21 +92,21 @@ package struct DevelopmentPKI: Sendable {
             ),
             issuer: root, now: now
         )
-        // The subject order of Apple's Pass Type ID certificates: UID, CN, OU, O.
+        // The subject order of Apple's Pass Type ID (and Order Type ID) certificates: UID, CN, OU, O.
         let leaf = try credential(
-            named: "pass-" + Self.fileNameComponent(passTypeIdentifier) + "-" + Self.fileNameComponent(teamIdentifier),
+            named: kind.rawValue + "-" + Self.fileNameComponent(passTypeIdentifier) + "-" + Self.fileNameComponent(teamIdentifier),
             request: .init(
                 subject: [
                     (.userID, passTypeIdentifier),
-                    (.commonName, "Pass Type ID: " + passTypeIdentifier),
-                    (.organizationalUnit, teamIdentifier),
+                    (.commonName, (kind == .pass ? "Pass Type ID: " : "Order Type ID: ") + passTypeIdentifier),
+                ] + (teamIdentifier.isEmpty ? [] : [(.organizationalUnit, teamIdentifier)]) + [
                     (.organization, Self.organization),
                 ],
                 kind: .signer,
                 notBefore: notBefore, notAfter: now.addingTimeInterval(oneYear)
             ),
             issuer: intermediate, now: now,
-            accept: { $0.userID == passTypeIdentifier && $0.organizationalUnit == teamIdentifier }
+            accept: { $0.userID == passTypeIdentifier && ($0.organizationalUnit ?? "") == teamIdentifier }
         )
         do {
             return try SigningIdentity(certificate: leaf.certificate, key: leaf.key, intermediate: intermediate.certificate)

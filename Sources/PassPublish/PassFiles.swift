@@ -9,14 +9,14 @@ struct PassFiles: Sendable, Equatable {
 
     var allPaths: [String] { [passPath] + linkPaths }
 
-    init(_ record: BuildState.PassRecord) {
+    init(_ record: BuildState.ItemRecord) {
         passPath = record.path
         linkPaths = record.files.filter { $0 != record.path }
     }
 
     /// The names a removed pass had; a state written before removed passes
     /// kept them knows only the pass file.
-    static func paths(of removed: BuildState.RemovedPassRecord) -> [String] {
+    static func paths(of removed: BuildState.RemovedItemRecord) -> [String] {
         removed.files.isEmpty ? ["v1/passes/\(removed.passTypeIdentifier)/\(removed.serialNumber)"] : removed.files
     }
 }

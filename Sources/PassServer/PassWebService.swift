@@ -4,13 +4,17 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import PassModel
 import WalletTree
 import PassOffers
 import RegistrationStore
 
-/// Apple's pass web service ("Adding a Web Service to Update Passes") over
-/// the output tree and the registration store: the final responder of
-/// `passforge serve`.
+/// Apple's pass web service ("Adding a Web Service to Update Passes") and
+/// order web service ("Wallet Orders": the same five calls under `AppleOrder`)
+/// over the output tree and the registration store: the final responder of
+/// `passforge serve`. A pass and an order go through the same handlers; what
+/// differs (folder, scheme, MIME type, query and index keys) is the item's
+/// `WalletItemKind`.
 ///
 /// Every request is matched against `Route` first (strict patterns, 404,
 /// 400, 405) and answered without throwing: a 4xx is a short JSON error,
@@ -79,8 +83,8 @@ package struct PassWebService: HTTPResponder {
         do {
             let response: Response
             switch route {
-            case .pass(let type, let serial):
-                response = try passResponse(request, type: type, serial: serial)
+            case .item(let kind, let type, let identifier):
+                response = try itemResponse(request, kind: kind, type: type, identifier: identifier)
             case .download(let path):
                 response = try downloadResponse(request, path: path)
             case .registration(let device, let type, let serial):
@@ -118,18 +122,18 @@ package struct PassWebService: HTTPResponder {
         }
     }
 
-    // MARK: Passes
+    // MARK: Passes and orders
 
-    /// Apple "Send an Updated Pass": 200 with the pass, 304 when the device
-    /// has it, 401 unless the token is the pass's — also when there is no such pass.
-    func passResponse(_ request: Request, type: String, serial: String) throws -> Response {
-        let snapshot = tree.current()
-        let known = snapshot.pass(type: type, serial: serial)
-        guard let token = PassAuthentication.token(fromAuthorization: request.headers[.authorization]),
-              PassAuthentication.verify(token, expected: known?.tokenDigest), let pass = known else {
-            throw APIError.unauthorized
+    /// Apple "Send an Updated Pass" and "Retrieve the latest version of an
+    /// order": 200 with the signed file, 304 when the device has it, 401 unless
+    /// the token is the item's under its kind's scheme — also when there is no
+    /// such item, or the path's kind is not the item's.
+    func itemResponse(_ request: Request, kind: WalletItemKind, type: String, identifier: String) throws -> Response {
+        let known = tree.current().pass(type: type, serial: identifier).flatMap { $0.record.kind == kind ? $0 : nil }
+        guard Self.isAuthorized(request, kind: kind, tokenDigest: known?.tokenDigest), let item = known else {
+            throw APIError.unauthorized(kind)
         }
-        return try fileResponse(request, pass: pass, path: pass.record.path, cacheControl: "private, no-cache")
+        return try fileResponse(request, pass: item, path: item.record.path, cacheControl: "private, no-cache")
     }
 
     /// Add-to-Wallet links: the same bytes without Authorization (a link in a
@@ -144,7 +148,7 @@ package struct PassWebService: HTTPResponder {
 
     private func fileResponse(_ request: Request, pass: PublishedTree.Pass, path: String, cacheControl: String) throws -> Response {
         var headers: HTTPFields = [
-            .contentType: "application/vnd.apple.pkpass",
+            .contentType: pass.record.kind.mediaType,
             .cacheControl: cacheControl,
         ]
         // Answered from the committed state alone: no file is read for a 304.
@@ -157,7 +161,7 @@ package struct PassWebService: HTTPResponder {
         }
         guard let representation = tree.representation(of: path) else {
             // Removed by a build that has not committed its state yet.
-            throw APIError(.notFound, "the pass is being rebuilt; try again")
+            throw APIError(.notFound, "the \(pass.record.kind.noun) is being rebuilt; try again")
         }
         headers[.eTag] = representation.etag
         if representation.etag == pass.record.etag {
@@ -174,7 +178,8 @@ package struct PassWebService: HTTPResponder {
 
     // MARK: Registrations
 
-    /// Apple "Register a Pass for Update Notifications": 201 when new, 200
+    /// Apple "Register a Pass for Update Notifications" (and "Register a device
+    /// for update notifications" of an order, the same path): 201 when new, 200
     /// when already registered (the push token replaced if it changed), 401.
     func register(_ request: inout Request, client: String, device: String, type: String, serial: String) async throws -> Response {
         let snapshot = try authorize(request, type: type, serial: serial)
@@ -193,8 +198,8 @@ package struct PassWebService: HTTPResponder {
         return Self.empty(change.outcome == .created ? .created : .ok)
     }
 
-    /// Apple "Unregister a Pass for Update Notifications": 200, also when
-    /// there was no such registration; 401.
+    /// Apple "Unregister a Pass for Update Notifications" (and of an order): 200,
+    /// also when there was no such registration; 401.
     func unregister(_ request: Request, device: String, type: String, serial: String) async throws -> Response {
         // A pass removed from the content can still be unregistered: the device keeps it until its owner deletes it.
         let snapshot = try authorize(request, type: type, serial: serial, acceptingRemovedPasses: true)
@@ -204,16 +209,26 @@ package struct PassWebService: HTTPResponder {
         return Self.empty(.ok)
     }
 
-    /// The token must be the one of the pass named in the path.
+    /// The token must be the one of the item named in the path, under its kind's scheme. A refusal is
+    /// the 401 of the scheme the request used (ApplePass when none): it says nothing about the item.
     private func authorize(_ request: Request, type: String, serial: String, acceptingRemovedPasses: Bool = false) throws -> PublishedTree.Snapshot {
         let snapshot = tree.current()
-        var expected = snapshot.pass(type: type, serial: serial)?.tokenDigest
-        if expected == nil, acceptingRemovedPasses { expected = snapshot.removedTokenDigests["\(type)/\(serial)"] }
-        guard let token = PassAuthentication.token(fromAuthorization: request.headers[.authorization]),
-              PassAuthentication.verify(token, expected: expected) else {
-            throw APIError.unauthorized
+        var expected = snapshot.pass(type: type, serial: serial).map { (kind: $0.record.kind, digest: $0.tokenDigest) }
+        if expected == nil, acceptingRemovedPasses { expected = snapshot.removedItems["\(type)/\(serial)"] }
+        // An unknown item is compared too (against nothing): its refusal costs what a wrong token's does.
+        guard Self.isAuthorized(request, kind: expected?.kind ?? .pass, tokenDigest: expected?.digest), expected != nil else {
+            let scheme = PassAuthentication.credentials(fromAuthorization: request.headers[.authorization])?.scheme ?? .pass
+            throw APIError.unauthorized(scheme)
         }
         return snapshot
+    }
+
+    /// Whether the Authorization header holds `kind`'s scheme and a token hashing to `tokenDigest`.
+    /// A well-formed token is hashed and compared whatever the scheme (against nothing when the scheme
+    /// is another kind's, or there is no digest), so the time taken tells nothing.
+    static func isAuthorized(_ request: Request, kind: WalletItemKind, tokenDigest: [UInt8]?) -> Bool {
+        guard let credentials = PassAuthentication.credentials(fromAuthorization: request.headers[.authorization]) else { return false }
+        return PassAuthentication.verify(credentials.token, expected: credentials.scheme == kind ? tokenDigest : nil)
     }
 
     /// The index file follows the database, before the device gets its
@@ -233,22 +248,32 @@ package struct PassWebService: HTTPResponder {
         }
     }
 
-    /// Apple "Get the List of Updatable Passes": the passes whose update tag
-    /// is greater than `passesUpdatedSince` (all when it is missing or not a
-    /// number), with `lastUpdated` the greatest tag among them; 204 when none.
+    /// Apple "Get the List of Updatable Passes" (and "Retrieve the registrations
+    /// for a device" of an order type): the items whose update tag is greater
+    /// than `passesUpdatedSince` (`ordersModifiedSince` for orders; all when it
+    /// is missing or not a number), with `lastUpdated` (`lastModified`) the
+    /// greatest tag among them; 204 when none.
     func serialNumbers(_ request: Request, device: String, type: String) async throws -> Response {
-        let since = UpdateTag.parse(request.uri.queryParameters["passesUpdatedSince"])
         let registered = try await store.serialNumbers(device: device, passTypeIdentifier: type)
         let snapshot = tree.current()
         var serials: [String] = []
         var lastUpdated = Int64.min
+        var kind: WalletItemKind?
+        var since: Int64?
         for serial in registered {
-            guard let tag = snapshot.updateTag(type: type, serial: serial), since.map({ tag > $0 }) ?? true else { continue }
+            guard let item = snapshot.updateTag(type: type, serial: serial) else { continue }
+            if kind == nil {
+                // A type identifier names passes or orders, never both (the build refuses it): its
+                // first item tells which query parameter counts.
+                kind = item.kind
+                since = UpdateTag.parse(request.uri.queryParameters[Substring(item.kind.updatedSinceParameter)])
+            }
+            guard since.map({ item.tag > $0 }) ?? true else { continue }
             serials.append(serial)
-            lastUpdated = max(lastUpdated, tag)
+            lastUpdated = max(lastUpdated, item.tag)
         }
         guard !serials.isEmpty else { return Self.empty(.noContent) }
-        let body = SerialNumbersBody(serialNumbers: serials, lastUpdated: lastUpdated).encoded()
+        let body = SerialNumbersBody(kind: kind ?? .pass, identifiers: serials, lastUpdated: lastUpdated).encoded()
         return Response(status: .ok,
                         headers: [.contentType: "application/json", .cacheControl: "no-store", .contentLength: String(body.count)],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
@@ -281,7 +306,8 @@ package struct PassWebService: HTTPResponder {
     }
 
     func health() -> Response {
-        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(tree.current().passes.count)}"# + "\n")
+        let snapshot = tree.current()
+        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(snapshot.passes.count - snapshot.orderCount),"orders":\#(snapshot.orderCount)}"# + "\n")
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: body))
     }
 
@@ -332,7 +358,7 @@ package struct PassWebService: HTTPResponder {
     }
 }
 
-/// `passesUpdatedSince`: a decimal tag; anything else means "all passes".
+/// `passesUpdatedSince` (`ordersModifiedSince`): a decimal tag; anything else means "all of them".
 enum UpdateTag {
     static func parse(_ value: Substring?) -> Int64? {
         guard let value, !value.isEmpty, value.utf8.count <= 40 else { return nil }

@@ -1,7 +1,9 @@
+import PassModel
 import AtomicFiles
 import Crypto
 import Foundation
 import Logging
+import PassModel
 import WalletTree
 import Synchronization
 
@@ -15,9 +17,9 @@ import Synchronization
 /// sent is computed from the very bytes sent, so it can never describe
 /// other bytes.
 package final class PublishedTree: Sendable {
-    /// A pass as the server needs it.
+    /// A pass or an order (`record.kind`) as the server needs it.
     package struct Pass: Sendable {
-        package let record: BuildState.PassRecord
+        package let record: BuildState.ItemRecord
         /// SHA-256 of the authentication token; nil when the pass has none.
         package let tokenDigest: [UInt8]?
         /// The update tag's time, in whole seconds (HTTP dates have no more).
@@ -25,7 +27,7 @@ package final class PublishedTree: Sendable {
         /// `lastModified` as an HTTP date, made once per build.
         package let lastModifiedHTTPDate: String
 
-        init(record: BuildState.PassRecord) {
+        init(record: BuildState.ItemRecord) {
             self.record = record
             tokenDigest = record.tokenHash.flatMap(PassAuthentication.digest(fromHex:))
             lastModified = record.updateTag >= 0 ? record.updateTag / 1000 : (record.updateTag - 999) / 1000
@@ -41,8 +43,10 @@ package final class PublishedTree: Sendable {
         package var builtAt: String = ""
         /// The update tag of the build (0 before the first).
         package var lastUpdateTag: Int64 = 0
-        /// Token digests of passes a build removed, by key: a device may still unregister them.
-        package var removedTokenDigests: [String: [UInt8]] = [:]
+        /// Kind and token digest of the items a build removed, by key: a device may still unregister them.
+        package var removedItems: [String: (kind: WalletItemKind, digest: [UInt8]?)] = [:]
+        /// How many of `passes` are orders.
+        package var orderCount = 0
 
         package init() {}
 
@@ -55,9 +59,9 @@ package final class PublishedTree: Sendable {
             passes["\(type)/\(serial)"]
         }
 
-        /// The update tag of every built pass of one type, by serial.
-        package func updateTag(type: String, serial: String) -> Int64? {
-            passes["\(type)/\(serial)"]?.record.updateTag
+        /// The update tag and kind of every built item of one type, by identifier.
+        package func updateTag(type: String, serial: String) -> (tag: Int64, kind: WalletItemKind)? {
+            passes["\(type)/\(serial)"].map { ($0.record.updateTag, $0.record.kind) }
         }
     }
 
@@ -153,12 +157,13 @@ package final class PublishedTree: Sendable {
         snapshot.builtAt = state.builtAt
         snapshot.lastUpdateTag = state.lastUpdateTag
         for (key, record) in state.removedPasses {
-            snapshot.removedTokenDigests[key] = PassAuthentication.digest(fromHex: record.tokenHash)
+            snapshot.removedItems[key] = (record.kind, PassAuthentication.digest(fromHex: record.tokenHash))
         }
         snapshot.passes.reserveCapacity(state.passes.count)
         for record in state.passes.values {
             let key = "\(record.passTypeIdentifier)/\(record.serialNumber)"
             snapshot.passes[key] = Pass(record: record)
+            if record.kind == .order { snapshot.orderCount += 1 }
             if !record.downloadPath.isEmpty { snapshot.downloads[record.downloadPath] = key }
             if let publicPath = record.publicDownloadPath, !publicPath.isEmpty { snapshot.downloads[publicPath] = key }
         }

@@ -15,18 +15,18 @@ package struct BuildState: Codable, Sendable, Equatable {
     /// records then holds a reference each (a record's fields inline take 232 bytes, in a dictionary
     /// about twice that with its empty slots), a copy is one retain, and the hashes are kept as bytes
     /// (see `PackedDigest`).
-    package struct PassRecord: Codable, Sendable, Equatable {
+    package struct ItemRecord: Codable, Sendable, Equatable {
         private var fields: Fields
 
         package init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: String, size: Int,
                      tokenHash: String? = nil, fingerprint: String, definitionHash: String, templateName: String, imagePaths: [String],
                      sourceFile: String, downloadPath: String, publicDownloadPath: String? = nil, tokenPath: String? = nil,
-                     offer: String? = nil) {
+                     offer: String? = nil, kind: WalletItemKind = .pass) {
             fields = Fields(
                 passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, teamIdentifier: teamIdentifier, updateTag: updateTag,
                 etag: PackedDigest(etag), size: size, tokenHash: tokenHash.map(PackedDigest.init), fingerprint: PackedDigest(fingerprint),
                 definitionHash: PackedDigest(definitionHash), templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile,
-                downloadPath: downloadPath, publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer)
+                downloadPath: downloadPath, publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
         }
 
         package init(fields: Fields) { self.fields = fields }
@@ -106,6 +106,14 @@ package struct BuildState: Codable, Sendable, Equatable {
             get { fields.offer }
             set { unique().offer = newValue }
         }
+        /// A pass or an order. `passTypeIdentifier` and `serialNumber` then hold an order's
+        /// `orderTypeIdentifier` and `orderIdentifier`: both kinds share one namespace of type
+        /// identifiers, as they share `by-token/` and `v1/devices/…/registrations/` (the build
+        /// refuses a type identifier used for both).
+        package var kind: WalletItemKind {
+            get { fields.kind }
+            set { unique().kind = newValue }
+        }
 
         /// The hashes as they are kept, to compare without spelling them out.
         package var packedFingerprint: PackedDigest { fields.fingerprint }
@@ -113,7 +121,7 @@ package struct BuildState: Codable, Sendable, Equatable {
         package var hasTokenHash: Bool { fields.tokenHash != nil }
 
         package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
-        package var path: String { "v1/passes/\(passTypeIdentifier)/\(serialNumber)" }
+        package var path: String { TreeLayout.itemPath(kind: kind, type: passTypeIdentifier, identifier: serialNumber) }
 
         /// Every name of the pass's bytes in the output tree.
         package var files: [String] {
@@ -123,7 +131,7 @@ package struct BuildState: Codable, Sendable, Equatable {
         /// The token-keyed name of a pass: what a static host serves for
         /// `GET v1/passes/<type>/<serial>` with `Authorization: ApplePass <token>`.
         package static func tokenPath(passTypeIdentifier: String, serialNumber: String, token: String) -> String {
-            "by-token/\(passTypeIdentifier)/\(serialNumber).\(token)"
+            TreeLayout.tokenPath(type: passTypeIdentifier, identifier: serialNumber, token: token)
         }
 
         package static func == (lhs: Self, rhs: Self) -> Bool {
@@ -138,7 +146,7 @@ package struct BuildState: Codable, Sendable, Equatable {
 
         package enum CodingKeys: String, CodingKey {
             case passTypeIdentifier, serialNumber, teamIdentifier, updateTag, etag, size, tokenHash, fingerprint, definitionHash,
-                 templateName, imagePaths, sourceFile, downloadPath, publicDownloadPath, tokenPath, offer
+                 templateName, imagePaths, sourceFile, downloadPath, publicDownloadPath, tokenPath, offer, kind
         }
 
         package init(from decoder: any Decoder) throws {
@@ -157,7 +165,8 @@ package struct BuildState: Codable, Sendable, Equatable {
                 downloadPath: try container.decode(String.self, forKey: .downloadPath),
                 publicDownloadPath: try container.decodeIfPresent(String.self, forKey: .publicDownloadPath),
                 tokenPath: try container.decodeIfPresent(String.self, forKey: .tokenPath),
-                offer: try container.decodeIfPresent(String.self, forKey: .offer))
+                offer: try container.decodeIfPresent(String.self, forKey: .offer),
+                kind: try container.decodeIfPresent(WalletItemKind.self, forKey: .kind) ?? .pass)
         }
 
         package func encode(to encoder: any Encoder) throws {
@@ -178,6 +187,7 @@ package struct BuildState: Codable, Sendable, Equatable {
             try container.encodeIfPresent(publicDownloadPath, forKey: .publicDownloadPath)
             try container.encodeIfPresent(tokenPath, forKey: .tokenPath)
             try container.encodeIfPresent(offer, forKey: .offer)
+            if kind != .pass { try container.encode(kind, forKey: .kind) }
         }
 
         /// The fields of a record. Changed only through a record that holds the only reference
@@ -199,11 +209,12 @@ package struct BuildState: Codable, Sendable, Equatable {
             package var publicDownloadPath: String?
             package var tokenPath: String?
             package var offer: String?
+            package var kind: WalletItemKind
 
             package init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
                  tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest, templateName: String,
                  imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?, tokenPath: String?,
-                 offer: String?) {
+                 offer: String?, kind: WalletItemKind) {
                 self.passTypeIdentifier = passTypeIdentifier
                 self.serialNumber = serialNumber
                 self.teamIdentifier = teamIdentifier
@@ -220,13 +231,14 @@ package struct BuildState: Codable, Sendable, Equatable {
                 self.publicDownloadPath = publicDownloadPath
                 self.tokenPath = tokenPath
                 self.offer = offer
+                self.kind = kind
             }
 
             package func copy() -> Fields {
                 Fields(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, teamIdentifier: teamIdentifier, updateTag: updateTag,
                        etag: etag, size: size, tokenHash: tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
                        templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath,
-                       publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer)
+                       publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
             }
 
             package func hasSameValues(as other: Fields) -> Bool {
@@ -235,7 +247,7 @@ package struct BuildState: Codable, Sendable, Equatable {
                     && tokenHash == other.tokenHash && fingerprint == other.fingerprint && definitionHash == other.definitionHash
                     && templateName == other.templateName && imagePaths == other.imagePaths && sourceFile == other.sourceFile
                     && downloadPath == other.downloadPath && publicDownloadPath == other.publicDownloadPath && tokenPath == other.tokenPath
-                    && offer == other.offer
+                    && offer == other.offer && kind == other.kind
             }
         }
     }
@@ -329,7 +341,7 @@ package struct BuildState: Codable, Sendable, Equatable {
     /// A pass that a build removed: kept so that a device still holding it
     /// can unregister (Apple's DELETE is authenticated with the pass's token)
     /// and its index stops listing it.
-    package struct RemovedPassRecord: Codable, Sendable, Equatable {
+    package struct RemovedItemRecord: Codable, Sendable, Equatable {
         package var passTypeIdentifier: String
         package var serialNumber: String
         package var tokenHash: String
@@ -338,10 +350,35 @@ package struct BuildState: Codable, Sendable, Equatable {
         /// The names its bytes had in the output tree, so that a publish can
         /// delete them at its destination, again and again without harm.
         package var files: [String] = []
+        /// A pass or an order (absent in the file for a pass).
+        package var kind: WalletItemKind = .pass
 
-        package init(passTypeIdentifier: String, serialNumber: String, tokenHash: String, removedTag: Int64, files: [String] = []) {
-            (self.passTypeIdentifier, self.serialNumber, self.tokenHash, self.removedTag, self.files) =
-                (passTypeIdentifier, serialNumber, tokenHash, removedTag, files)
+        package init(passTypeIdentifier: String, serialNumber: String, tokenHash: String, removedTag: Int64, files: [String] = [],
+                     kind: WalletItemKind = .pass) {
+            (self.passTypeIdentifier, self.serialNumber, self.tokenHash, self.removedTag, self.files, self.kind) =
+                (passTypeIdentifier, serialNumber, tokenHash, removedTag, files, kind)
+        }
+
+        enum CodingKeys: String, CodingKey { case passTypeIdentifier, serialNumber, tokenHash, removedTag, files, kind }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(passTypeIdentifier: try container.decode(String.self, forKey: .passTypeIdentifier),
+                      serialNumber: try container.decode(String.self, forKey: .serialNumber),
+                      tokenHash: try container.decode(String.self, forKey: .tokenHash),
+                      removedTag: try container.decode(Int64.self, forKey: .removedTag),
+                      files: try container.decodeIfPresent([String].self, forKey: .files) ?? [],
+                      kind: try container.decodeIfPresent(WalletItemKind.self, forKey: .kind) ?? .pass)
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(passTypeIdentifier, forKey: .passTypeIdentifier)
+            try container.encode(serialNumber, forKey: .serialNumber)
+            try container.encode(tokenHash, forKey: .tokenHash)
+            try container.encode(removedTag, forKey: .removedTag)
+            try container.encode(files, forKey: .files)
+            if kind != .pass { try container.encode(kind, forKey: .kind) }
         }
 
         package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
@@ -351,10 +388,10 @@ package struct BuildState: Codable, Sendable, Equatable {
     /// The greatest update tag ever given; the next build's tag is greater.
     package var lastUpdateTag: Int64 = 0
     package var builtAt: String = ""
-    package var passes: [String: PassRecord] = [:]
+    package var passes: [String: ItemRecord] = [:]
     package var contentFiles: [String: ContentFileRecord] = [:]
     /// Removed passes by key (`type/serial`); a pass built again leaves this list.
-    package var removedPasses: [String: RemovedPassRecord] = [:]
+    package var removedPasses: [String: RemovedItemRecord] = [:]
 
     package init() {}
 
@@ -368,9 +405,9 @@ package struct BuildState: Codable, Sendable, Equatable {
         version = try container.decode(Int.self, forKey: .version)
         lastUpdateTag = try container.decode(Int64.self, forKey: .lastUpdateTag)
         builtAt = try container.decode(String.self, forKey: .builtAt)
-        passes = try container.decode([String: PassRecord].self, forKey: .passes)
+        passes = try container.decode([String: ItemRecord].self, forKey: .passes)
         contentFiles = try container.decode([String: ContentFileRecord].self, forKey: .contentFiles)
-        removedPasses = try container.decodeIfPresent([String: RemovedPassRecord].self, forKey: .removedPasses) ?? [:]
+        removedPasses = try container.decodeIfPresent([String: RemovedItemRecord].self, forKey: .removedPasses) ?? [:]
     }
 
     /// The strong ETag of a file's bytes: the first
@@ -452,6 +489,7 @@ extension BuildState {
                 ("passTypeIdentifier", .string(record.passTypeIdentifier)), ("serialNumber", .string(record.serialNumber)),
                 ("tokenHash", .string(record.tokenHash)), ("removedTag", .int(Int(record.removedTag))),
                 ("files", .array(record.files.map(JSONValue.string))),
+            ] + (record.kind == .pass ? [] : [("kind", .string(record.kind.rawValue))]) + [
             ]))
         }
         return .object(JSONObject([
@@ -461,7 +499,7 @@ extension BuildState {
     }
 }
 
-extension BuildState.PassRecord {
+extension BuildState.ItemRecord {
     package var json: JSONValue {
         var object = JSONObject([
             ("passTypeIdentifier", .string(passTypeIdentifier)), ("serialNumber", .string(serialNumber)),
@@ -474,6 +512,7 @@ extension BuildState.PassRecord {
         if let publicDownloadPath { object["publicDownloadPath"] = .string(publicDownloadPath) }
         if let tokenPath { object["tokenPath"] = .string(tokenPath) }
         if let offer { object["offer"] = .string(offer) }
+        if kind != .pass { object["kind"] = .string(kind.rawValue) }
         return .object(object)
     }
 }

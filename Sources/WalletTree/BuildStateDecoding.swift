@@ -1,4 +1,5 @@
 import ConcurrencySupport
+import PassModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -80,9 +81,10 @@ package enum BuildStateDecoding {
         do {
             for member in removedMembers {
                 var scanner = JSONScanner(buffer, range: member.range)
-                var type: String?, serial: String?, tokenHash: String?, tag: Int?, files: [String] = []
+                var type: String?, serial: String?, tokenHash: String?, tag: Int?, files: [String] = [], kind = WalletItemKind.pass
                 try scanner.object { scanner, key throws(Failure) in
                     switch key {
+                    case "kind": kind = try scanner.itemKind()
                     case "passTypeIdentifier": type = try scanner.string()
                     case "serialNumber": serial = try scanner.string()
                     case "tokenHash": tokenHash = try scanner.string()
@@ -93,11 +95,11 @@ package enum BuildStateDecoding {
                 }
                 guard let type, let serial, let tokenHash, let tag else { throw Failure(description: "removed pass \(member.key) is incomplete") }
                 state.removedPasses[member.key] = .init(passTypeIdentifier: type, serialNumber: serial, tokenHash: tokenHash,
-                                                        removedTag: Int64(tag), files: files)
+                                                        removedTag: Int64(tag), files: files, kind: kind)
             }
         }
         var passes = try decodeMembers(passMembers, in: bytes, jobs: jobs, alongside: buildContentFiles) { scanner, last throws(Failure) in
-            try BuildState.PassRecord(scanner: &scanner, sharing: &last)
+            try BuildState.ItemRecord(scanner: &scanner, sharing: &last)
         }
         state.contentFiles = contentFiles.withLock { files in
             defer { files = [:] }  // the state's the only reference: changed in place later
@@ -208,17 +210,17 @@ package struct SharedStrings {
     }
 }
 
-extension BuildState.PassRecord {
+extension BuildState.ItemRecord {
     /// A record's fields in the order `json` writes them.
     private static let fieldOrder: [StaticString] = [
         "passTypeIdentifier", "serialNumber", "teamIdentifier", "updateTag", "etag", "size", "fingerprint", "definitionHash",
-        "templateName", "imagePaths", "sourceFile", "downloadPath", "tokenHash", "publicDownloadPath", "tokenPath", "offer",
+        "templateName", "imagePaths", "sourceFile", "downloadPath", "tokenHash", "publicDownloadPath", "tokenPath", "offer", "kind",
     ]
 
     fileprivate init(scanner: inout JSONScanner, sharing shared: inout SharedStrings) throws(BuildStateDecoding.Failure) {
         var type: String?, serial: String?, team: String?, updateTag: Int?, etag: PackedDigest?, size: Int?, tokenHash: PackedDigest?
         var fingerprint: PackedDigest?, definitionHash: PackedDigest?, templateName: String?, imagePaths: [String] = [], sourceFile: String?
-        var downloadPath: String?, publicDownloadPath: String?, tokenPath: String?, offer: String?
+        var downloadPath: String?, publicDownloadPath: String?, tokenPath: String?, offer: String?, kind = WalletItemKind.pass
         // Keys are compared as bytes: a String for each of 15 keys of 100,000 records costs more than the values.
         // Each is first compared with the one that follows the last in the order the build writes them.
         var expected = 0
@@ -246,6 +248,7 @@ extension BuildState.PassRecord {
             case 13: publicDownloadPath = try scanner.optionalString()
             case 14: tokenPath = try scanner.optionalString()
             case 15: offer = try scanner.optionalString()
+            case 16: kind = try scanner.itemKind()
             default: try scanner.skipValue()
             }
         }
@@ -260,7 +263,16 @@ extension BuildState.PassRecord {
             fingerprint: try required(fingerprint, "fingerprint"), definitionHash: try required(definitionHash, "definitionHash"),
             templateName: try required(templateName, "templateName"), imagePaths: imagePaths,
             sourceFile: try required(sourceFile, "sourceFile"), downloadPath: try required(downloadPath, "downloadPath"),
-            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer))
+            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind))
+    }
+}
+
+extension JSONScanner {
+    /// `"pass"` or `"order"`; anything else is not a build state this version wrote.
+    mutating func itemKind() throws(Failure) -> WalletItemKind {
+        let text = try string()
+        guard let kind = WalletItemKind(rawValue: text) else { throw Failure(description: "kind \(text) is neither pass nor order") }
+        return kind
     }
 }
 

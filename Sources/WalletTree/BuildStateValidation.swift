@@ -117,18 +117,19 @@ extension BuildState {
         }
     }
 
-    private static func check(_ record: PassRecord, key: String, greatestTag: Int64) throws(Problem) {
+    private static func check(_ record: ItemRecord, key: String, greatestTag: Int64) throws(Problem) {
         let type = record.passTypeIdentifier, serial = record.serialNumber
         try checkKey(key, type: type, serial: serial, of: "pass")
         guard record.updateTag >= 0, record.updateTag <= greatestTag else {
             throw Problem("pass \(key) has updateTag \(record.updateTag), not an update tag of this build's time (0 to \(greatestTag), milliseconds since 1970)")
         }
         guard record.size >= 0 else { throw Problem("pass \(key) has a negative size") }
-        guard TreeLayout.isCapabilityDownload(record.downloadPath) else {
-            throw Problem("pass \(key) has downloadPath \(quoted(record.downloadPath)), which is not download/<capability>.pkpass")
+        let kind = record.kind
+        guard TreeLayout.isCapabilityDownload(record.downloadPath, kind: kind) else {
+            throw Problem("pass \(key) has downloadPath \(quoted(record.downloadPath)), which is not download/<capability>.\(kind.fileExtension)")
         }
-        if let path = record.publicDownloadPath, !TreeLayout.isPublicDownloadPath(path, type: type, serial: serial) {
-            throw Problem("pass \(key) has publicDownloadPath \(quoted(path)), which is not download/\(key).pkpass")
+        if let path = record.publicDownloadPath, !TreeLayout.isPublicDownloadPath(path, kind: kind, type: type, serial: serial) {
+            throw Problem("pass \(key) has publicDownloadPath \(quoted(path)), which is not download/\(key).\(kind.fileExtension)")
         }
         if let path = record.tokenPath, !TreeLayout.isTokenPath(path, type: type, serial: serial) {
             throw Problem("pass \(key) has tokenPath \(quoted(path)), which is not by-token/\(key).<token>")

@@ -30,22 +30,28 @@ package final class DeviceIndexFiles: Sendable {
         self.outputDirectory = outputDirectory
     }
 
+    /// `v1/devices/<device>/registrations/<typeIdentifier>`: one index per device and pass or order type.
     package static func relativePath(device: String, passTypeIdentifier: String) -> String {
-        "v1/devices/\(device)/registrations/\(passTypeIdentifier)"
+        "\(deviceFolder(device))/registrations/\(passTypeIdentifier)"
     }
+
+    /// `v1/devices/<device>`, relative to the output folder.
+    package static func deviceFolder(_ device: String) -> String { "v1/devices/\(device)" }
 
     /// The file's bytes, or nil when none of `serialNumbers` is a built pass
     /// (then there is no file: nothing to list).
     package static func render(serialNumbers: [String], passTypeIdentifier: String, snapshot: some UpdateTags) -> [UInt8]? {
         var listed: [String] = []
         var lastUpdated = Int64.min
+        var kind = WalletItemKind.pass
         for serial in serialNumbers.sorted() {
-            guard let tag = snapshot.updateTag(type: passTypeIdentifier, serial: serial) else { continue }
+            guard let item = snapshot.updateTag(type: passTypeIdentifier, serial: serial) else { continue }
             listed.append(serial)
-            lastUpdated = max(lastUpdated, tag)
+            lastUpdated = max(lastUpdated, item.tag)
+            kind = item.kind
         }
         guard !listed.isEmpty else { return nil }
-        return SerialNumbersBody(serialNumbers: listed, lastUpdated: lastUpdated).encoded()
+        return SerialNumbersBody(kind: kind, identifiers: listed, lastUpdated: lastUpdated).encoded()
     }
 
     /// All 64 shard locks, in order: a build's refresh reads and writes the
@@ -223,36 +229,39 @@ package final class DeviceIndexFiles: Sendable {
 
     /// `v1/devices/<device>/registrations/` and `v1/devices/<device>/` go with their last file.
     private func removeEmptyFolders(device: String) {
-        let deviceFolder = "\(outputDirectory)/v1/devices/\(device)"
+        let deviceFolder = "\(outputDirectory)/\(Self.deviceFolder(device))"
         AtomicFileSystem.removeEmptyDirectory("\(deviceFolder)/registrations")
         AtomicFileSystem.removeEmptyDirectory(deviceFolder)
     }
 }
 
-/// Apple's SerialNumbers object: `{"serialNumbers":[…],"lastUpdated":"…"}`.
+/// Apple's SerialNumbers object, `{"serialNumbers":[…],"lastUpdated":"…"}`, or for orders its
+/// OrderIdentifiers object, `{"orderIdentifiers":[…],"lastModified":"…"}` ("Retrieve the
+/// registrations for a device"). An order's `lastModified` is opaque to the device; it is the
+/// same update tag a pass's `lastUpdated` is.
 package struct SerialNumbersBody: Sendable {
-    package var serialNumbers: [String]
+    package var kind: WalletItemKind
+    package var identifiers: [String]
     package var lastUpdated: Int64
 
-    package init(serialNumbers: [String], lastUpdated: Int64) {
-        self.serialNumbers = serialNumbers
-        self.lastUpdated = lastUpdated
+    package init(kind: WalletItemKind = .pass, identifiers: [String], lastUpdated: Int64) {
+        (self.kind, self.identifiers, self.lastUpdated) = (kind, identifiers, lastUpdated)
     }
 
     package func encoded() -> [UInt8] {
         JSONValue.object(JSONObject([
-            ("serialNumbers", .array(serialNumbers.map(JSONValue.string))), ("lastUpdated", .string(String(lastUpdated))),
+            (kind.indexIdentifiersKey, .array(identifiers.map(JSONValue.string))), (kind.indexTagKey, .string(String(lastUpdated))),
         ])).serialized()
     }
 }
 
-/// The update tag of each built pass: what an index lists and its `lastUpdated`.
+/// The update tag and kind of each built item: what an index lists and its `lastUpdated`.
 package protocol UpdateTags: Sendable {
-    func updateTag(type: String, serial: String) -> Int64?
+    func updateTag(type: String, serial: String) -> (tag: Int64, kind: WalletItemKind)?
 }
 
 extension BuildState: UpdateTags {
-    package func updateTag(type: String, serial: String) -> Int64? {
-        passes["\(type)/\(serial)"]?.updateTag
+    package func updateTag(type: String, serial: String) -> (tag: Int64, kind: WalletItemKind)? {
+        passes["\(type)/\(serial)"].map { ($0.updateTag, $0.kind) }
     }
 }

@@ -22,7 +22,7 @@ package struct OutputTree: Sendable {
     package static let stagingFolder = ".passforge/staging"
     package var stagingFolder: String { Self.stagingFolder }
 
-    package func passPath(type: String, serial: String) -> String { "v1/passes/\(type)/\(serial)" }
+    package func passPath(type: String, serial: String) -> String { TreeLayout.passPath(type: type, serial: serial) }
 
     /// One change to the tree, relative to the output folder.
     package struct Operation: Codable, Sendable {
@@ -243,10 +243,11 @@ package struct OutputTree: Sendable {
         if let failure = failure.withLock({ $0 }) { throw failure }
     }
 
-    /// Removes `v1/passes/<type>/` when its last pass is gone, never above `v1/`.
+    /// Removes `v1/passes/<type>/` (or `v1/orders/<type>/`, `by-token/<type>/`…) when its last file is gone,
+    /// never a top folder of the tree.
     private func removeEmptyParents(of path: String) {
         var folder = (path as NSString).deletingLastPathComponent
-        let stop = ["\(directory)/v1/passes", "\(directory)/download", "\(directory)/by-token", "\(directory)/v1", directory]
+        let stop = TreeLayout.topFolders.map { "\(directory)/\($0)" } + [directory]
         while !stop.contains(folder), let entries = try? FileManager.default.contentsOfDirectory(atPath: folder), entries.isEmpty {
             AtomicFileSystem.removeEmptyDirectory(folder)
             folder = (folder as NSString).deletingLastPathComponent

@@ -5,10 +5,13 @@ import PassModel
 /// (`--state-from`) all check, so that a damaged or hostile build state can
 /// never reach `v1/devices/`, `.passforge/` or anything outside the tree.
 ///
-/// - `v1/passes/<passTypeIdentifier>/<serialNumber>`
-/// - `by-token/<passTypeIdentifier>/<serialNumber>.<authenticationToken>`
-/// - `download/<capability>.pkpass` and `download/<passTypeIdentifier>/<serialNumber>.pkpass`
+/// - `v1/passes/<passTypeIdentifier>/<serialNumber>`, `v1/orders/<orderTypeIdentifier>/<orderIdentifier>`
+/// - `by-token/<typeIdentifier>/<identifier>.<authenticationToken>` (passes and orders)
+/// - `download/<capability>.pkpass|.order` and `download/<typeIdentifier>/<identifier>.pkpass|.order`
 /// - `download/<capability>.pkpasses` (a bundle of passes)
+///
+/// Every path of the tree is spelled here (and the device indices' folder in
+/// `DeviceIndexFiles`), once.
 ///
 /// A pass type identifier is `[A-Za-z0-9][A-Za-z0-9.-]{0,254}`, a serial number
 /// `[A-Za-z0-9][A-Za-z0-9._~-]{0,127}`, a token `[A-Za-z0-9_-]{16,100}`, a
@@ -25,22 +28,51 @@ package enum TreeLayout {
         return path.withUTF8 { isBuildOwned(utf8: $0) }
     }
 
-    /// `v1/passes/<type>/<serial>`.
-    package static func passPath(type: String, serial: String) -> String { "v1/passes/\(type)/\(serial)" }
+    /// The folders that hold the build's files, deepest first: never removed when they empty.
+    package static let topFolders = WalletItemKind.allCases.map { "v1/\($0.webServiceFolder)" } + ["download", "by-token", "v1"]
 
-    /// `download/<capability>.pkpass`, or with `bundle`, `download/<capability>.pkpasses`.
-    package static func isCapabilityDownload(_ path: String, bundle: Bool = false) -> Bool {
+    /// `v1/passes/<type>/<serial>` or `v1/orders/<type>/<identifier>`: where the web service's
+    /// "get the latest version" answers from.
+    package static func itemPath(kind: WalletItemKind, type: String, identifier: String) -> String {
+        "v1/\(kind.webServiceFolder)/\(type)/\(identifier)"
+    }
+
+    /// `v1/passes/<type>/<serial>`.
+    package static func passPath(type: String, serial: String) -> String { itemPath(kind: .pass, type: type, identifier: serial) }
+
+    /// `by-token/<type>/<identifier>.<token>`: the same bytes under a name a static host finds from the
+    /// `Authorization: ApplePass|AppleOrder <token>` header.
+    package static func tokenPath(type: String, identifier: String, token: String) -> String {
+        "by-token/\(type)/\(identifier).\(token)"
+    }
+
+    /// `download/<capability>.<extension>`: the unguessable add-to-Wallet link.
+    package static func capabilityDownloadPath(capability: String, kind: WalletItemKind) -> String {
+        "download/\(capability).\(kind.fileExtension)"
+    }
+
+    /// `download/<type>/<identifier>.<extension>`: the public link (`download: public`).
+    package static func publicDownloadPath(kind: WalletItemKind, type: String, identifier: String) -> String {
+        "download/\(type)/\(identifier).\(kind.fileExtension)"
+    }
+
+    /// `download/<capability>.pkpasses`: a bundle of passes.
+    package static func bundleDownloadPath(capability: String) -> String { "download/\(capability).pkpasses" }
+
+    /// `download/<capability>.pkpass` (`.order` for `kind` order), or with `bundle`, `download/<capability>.pkpasses`.
+    package static func isCapabilityDownload(_ path: String, kind: WalletItemKind = .pass, bundle: Bool = false) -> Bool {
         var path = path
         return path.withUTF8 { bytes in
             let prefix = bytes.count > 9 && matches(bytes, 0, "download/")
-            return prefix && isCapabilityName(bytes, 9..<bytes.count, suffix: bundle ? ".pkpasses" : ".pkpass")
+            let suffix: StaticString = bundle ? ".pkpasses" : kind == .pass ? ".pkpass" : ".order"
+            return prefix && isCapabilityName(bytes, 9..<bytes.count, suffix: suffix)
         }
     }
 
-    /// `download/<type>/<serial>.pkpass` for this pass.
-    package static func isPublicDownloadPath(_ path: String, type: String, serial: String) -> Bool {
+    /// `download/<type>/<serial>.pkpass` (`.order` for `kind` order) for this item.
+    package static func isPublicDownloadPath(_ path: String, kind: WalletItemKind = .pass, type: String, serial: String) -> Bool {
         isPassPath(path, prefix: "download/", type: type, serial: serial) { bytes, rest in
-            rest.count == 7 && matches(bytes, rest.lowerBound, ".pkpass")
+            kind == .pass ? rest.count == 7 && matches(bytes, rest.lowerBound, ".pkpass") : rest.count == 6 && matches(bytes, rest.lowerBound, ".order")
         }
     }
 
@@ -98,18 +130,20 @@ package enum TreeLayout {
         }
         let end = bytes.count
         switch count {
-        case 3:  // v1/passes/<type>/<serial>
-            return slashes.0 == 2 && matches(bytes, 0, "v1/passes/") && slashes.1 == 9
+        case 3:  // v1/passes/<type>/<serial>, v1/orders/<type>/<identifier>
+            return slashes.0 == 2 && (matches(bytes, 0, "v1/passes/") || matches(bytes, 0, "v1/orders/")) && slashes.1 == 9
                 && isPassType(bytes, 10..<slashes.2) && isSerial(bytes, (slashes.2 + 1)..<end)
         case 2 where slashes.0 == 8 && matches(bytes, 0, "by-token/"):  // by-token/<type>/<serial>.<token>
             guard isPassType(bytes, 9..<slashes.1),
                   let dot = bytes[(slashes.1 + 1)..<end].lastIndex(of: UInt8(ascii: ".")) else { return false }
             return isSerial(bytes, (slashes.1 + 1)..<dot) && isToken(bytes, (dot + 1)..<end)
-        case 2 where slashes.0 == 8 && matches(bytes, 0, "download/"):  // download/<type>/<serial>.pkpass
-            guard end - slashes.1 > 8, matches(bytes, end - 7, ".pkpass") else { return false }
-            return isPassType(bytes, 9..<slashes.1) && isSerial(bytes, (slashes.1 + 1)..<(end - 7))
-        case 1 where slashes.0 == 8 && matches(bytes, 0, "download/"):  // download/<capability>.pkpass(es)
+        case 2 where slashes.0 == 8 && matches(bytes, 0, "download/"):  // download/<type>/<identifier>.pkpass|.order
+            let suffix = end - slashes.1 > 8 && matches(bytes, end - 7, ".pkpass") ? 7 : end - slashes.1 > 7 && matches(bytes, end - 6, ".order") ? 6 : 0
+            guard suffix > 0 else { return false }
+            return isPassType(bytes, 9..<slashes.1) && isSerial(bytes, (slashes.1 + 1)..<(end - suffix))
+        case 1 where slashes.0 == 8 && matches(bytes, 0, "download/"):  // download/<capability>.pkpass(es)|.order
             return isCapabilityName(bytes, 9..<end, suffix: ".pkpass") || isCapabilityName(bytes, 9..<end, suffix: ".pkpasses")
+                || isCapabilityName(bytes, 9..<end, suffix: ".order")
         default:
             return false
         }

@@ -36,7 +36,7 @@ import TestSupport
         }
     }
 
-    func record(_ serial: String) -> BuildState.PassRecord {
+    func record(_ serial: String) -> BuildState.ItemRecord {
         .init(passTypeIdentifier: "pass.t", serialNumber: serial, teamIdentifier: "T", updateTag: 5, etag: "\"aa4110bb00abf38d2ec147a701a97bdf\"",
               size: 10, tokenHash: Self.hex, fingerprint: Self.hex, definitionHash: "d", templateName: "card", imagePaths: ["a.png"],
               sourceFile: "content/x.yml", downloadPath: "download/x.pkpass", publicDownloadPath: nil, tokenPath: "by-token/pass.t/\(serial).tok")
@@ -65,7 +65,7 @@ import TestSupport
         copy.imagePaths = ["a.png"]
         #expect(copy == original)
         // Every field takes part in equality.
-        let changes: [(inout BuildState.PassRecord) -> Void] = [
+        let changes: [(inout BuildState.ItemRecord) -> Void] = [
             { $0.passTypeIdentifier = "x" }, { $0.serialNumber = "x" }, { $0.teamIdentifier = "x" }, { $0.updateTag = 6 },
             { $0.etag = "x" }, { $0.size = 11 }, { $0.tokenHash = "x" }, { $0.fingerprint = "x" }, { $0.definitionHash = "x" },
             { $0.templateName = "x" }, { $0.imagePaths = [] }, { $0.sourceFile = "x" }, { $0.downloadPath = "x" },

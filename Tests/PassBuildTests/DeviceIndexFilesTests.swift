@@ -43,7 +43,7 @@ import Testing
     @Test func anOlderRevisionNeverOverwritesANewerOne() async throws {
         let output = TemporaryDirectory("passforge-index")
         let files = DeviceIndexFiles(outputDirectory: output.path)
-        // PassRecord has no public initializer: a state as the build writes it.
+        // ItemRecord has no public initializer: a state as the build writes it.
         func record(_ serial: String, _ tag: Int) -> String {
             #""pass.a.b/\#(serial)":{"passTypeIdentifier":"pass.a.b","serialNumber":"\#(serial)","teamIdentifier":"T","updateTag":\#(tag),"etag":"\"x\"","size":1,"fingerprint":"","definitionHash":"","templateName":"t","imagePaths":[],"sourceFile":"","downloadPath":""}"#
         }
@@ -103,7 +103,7 @@ private struct IndexedProject {
 
     func buildState() throws -> BuildState { try BuildState.load(from: output) }
 
-    func record(_ serial: String) throws -> BuildState.PassRecord {
+    func record(_ serial: String) throws -> BuildState.ItemRecord {
         guard let record = try buildState().passes["\(type)/\(serial)"] else { throw MissingPass(serial: serial) }
         return record
     }

@@ -67,7 +67,7 @@ import TestSupport
     @Test func aPublishedStateMakesItsOwnDownloadsList() throws {
         var state = BuildState()
         state.lastUpdateTag = 1_700_000_000_000
-        let record = BuildState.PassRecord(
+        let record = BuildState.ItemRecord(
             passTypeIdentifier: "pass.x", serialNumber: "A-1", teamIdentifier: "T", updateTag: 1_700_000_000_000, etag: "\"e\"", size: 1,
             fingerprint: "f", definitionHash: "d", templateName: "card", imagePaths: [], sourceFile: "content/a.yml",
             downloadPath: "download/Cap_-1.pkpass", publicDownloadPath: "download/pass.x/A-1.pkpass",
@@ -78,10 +78,10 @@ import TestSupport
         #expect(published.bundlesJSON == nil)
         #expect(String(decoding: published.downloadsCSV, as: UTF8.self) == "passTypeIdentifier,serialNumber,download path\npass.x,A-1,download/Cap_-1.pkpass\n")
         // The same record under paths of another pass, or of none.
-        for (name, change) in [("tokenPath", { (r: inout BuildState.PassRecord) in r.tokenPath = "by-token/pass.x/B-2.\(String(repeating: "t", count: 32))" }),
-                               ("publicDownloadPath", { (r: inout BuildState.PassRecord) in r.publicDownloadPath = "download/pass.x/B-2.pkpass" }),
-                               ("downloadPath", { (r: inout BuildState.PassRecord) in r.downloadPath = "download/x/../../y.pkpass" }),
-                               ("teamIdentifier", { (r: inout BuildState.PassRecord) in r.teamIdentifier = "T\u{1B}[2J" })] {
+        for (name, change) in [("tokenPath", { (r: inout BuildState.ItemRecord) in r.tokenPath = "by-token/pass.x/B-2.\(String(repeating: "t", count: 32))" }),
+                               ("publicDownloadPath", { (r: inout BuildState.ItemRecord) in r.publicDownloadPath = "download/pass.x/B-2.pkpass" }),
+                               ("downloadPath", { (r: inout BuildState.ItemRecord) in r.downloadPath = "download/x/../../y.pkpass" }),
+                               ("teamIdentifier", { (r: inout BuildState.ItemRecord) in r.teamIdentifier = "T\u{1B}[2J" })] {
             var bad = state
             change(&bad.passes[record.key]!)
             let error = #expect(throws: BuildState.Problem.self, "\(name)") { try bad.check() }

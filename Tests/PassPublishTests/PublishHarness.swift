@@ -28,7 +28,7 @@ final class BuiltProject: @unchecked Sendable {
 
     func state() throws -> BuildState { try BuildState.load(from: output) }
 
-    func record(_ serial: String) throws -> BuildState.PassRecord {
+    func record(_ serial: String) throws -> BuildState.ItemRecord {
         try #require(try state().passes["\(TestPKI.passType)/\(serial)"])
     }
 
@@ -103,7 +103,7 @@ struct DestinationTree {
     }
 
     /// Every file of the pass is at the destination with the local bytes and modification time.
-    func expectSame(as output: String, record: BuildState.PassRecord, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectSame(as output: String, record: BuildState.ItemRecord, sourceLocation: SourceLocation = #_sourceLocation) {
         let local = FileIdentity(path: "\(output)/\(record.path)")
         for path in PassFiles(record).allPaths {
             #expect(bytes(path) == AtomicFileSystem.readFile("\(output)/\(record.path)"), "\(path)", sourceLocation: sourceLocation)
