@@ -250,7 +250,7 @@ let package = Package(
         .testTarget(name: "PassPackageTests", dependencies: ["AtomicFiles", "PassPackage", "TestSupport"]),
         .testTarget(
             name: "PassBuildTests",
-            dependencies: ["AtomicFiles", "PassBuild", "WalletTree", "PassContent", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport"]
+            dependencies: ["AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport"]
         ),
         .testTarget(
             name: "PassforgeCLITests",
