@@ -206,7 +206,8 @@ private final class RunningProcess: @unchecked Sendable {
                     kept.append(contentsOf: chunk.prefix(limit - kept.count))
                     if killingPast, !exceeded {
                         exceeded = true
-                        kill(process.processIdentifier, SIGKILL)
+                        // SIGKILL: a program that ignores SIGTERM or SIGPIPE and writes on must stop too.
+                        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                     }
                     if killingPast { break }
                 } else {
@@ -230,6 +231,7 @@ private final class RunningProcess: @unchecked Sendable {
     }
 
     func ended(_ process: Process) {
+        process.terminationHandler = nil  // it holds this object: the cycle ends with the run
         let termination: ExternalProcess.Termination = process.terminationReason == .uncaughtSignal
             ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
         let done: Done? = state.withLock { state in
