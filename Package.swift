@@ -13,6 +13,7 @@ import PackageDescription
 //   PassPreview, PassDiff → PassBuild (the unsigned render), WalletTree
 //   PassServer → PassOffers → DeviceCheck, RegistrationStore
 //   PassServer, PassContent, PassDiff, passforge → TextEscaping
+//   PassPublish, PassDiff → ExternalProcess (every program passforge starts: git, tar, rsync, ssh)
 //   passforge (the command line) → all of them
 let package = Package(
     name: "passforge",
