@@ -294,7 +294,17 @@ struct PassPackagerTests {
         try writeBytes(try makePass(), to: directory + "/p.pkpass")
         let lines = try run("unzip", ["-v", "p.pkpass"], in: directory).output.split(separator: "\n")
         #expect(lines.first { $0.hasSuffix(" icon.png") }?.contains("Stored") == true)
-        #expect(lines.first { $0.hasSuffix(" pass.json") }?.contains("Defl") == true)
+        // A pass's own pass.json and manifest.json are deflated only from `minimumDeflatedSize` on.
+        #expect(lines.first { $0.hasSuffix(" pass.json") }?.contains("Stored") == true)
+        #expect(lines.first { $0.hasSuffix(" manifest.json") }?.contains("Stored") == true)
+        var large = sampleFiles()
+        let terms = String(repeating: "Points expire after 24 months. ", count: PassPackager.minimumDeflatedSize / 30)
+        large["pass.json"] = Array(#"{"formatVersion":1,"passTypeIdentifier":"pass.com.example.test","teamIdentifier":"TEAM123456","serialNumber":"S-1","organizationName":"Example","description":"\#(terms)","generic":{}}"#.utf8)
+        let largePass = try makePass(large)
+        try writeBytes(largePass, to: directory + "/large.pkpass")
+        let largeLines = try run("unzip", ["-v", "large.pkpass"], in: directory).output.split(separator: "\n")
+        #expect(largeLines.first { $0.hasSuffix(" pass.json") }?.contains("Defl") == true)
+        #expect(PassInspection(pkpass: largePass).defects == [])
 
         let stored = try PassPackager(signer: pki.identity(), compression: .storeAll).makePKPass(files: sampleFiles())
         try writeBytes(stored, to: directory + "/stored.pkpass")
