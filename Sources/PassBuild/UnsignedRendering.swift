@@ -5,22 +5,27 @@ import Foundation
 import PassContent
 import PassModel
 
-/// One pass as the build would package it, before signing: for `passforge
-/// preview` and `passforge diff`.
+/// One pass (or order) as the build would package it, before signing: for
+/// `passforge preview` and `passforge diff`.
 package struct UnsignedPass: Sendable {
+    /// `passTypeIdentifier`, or an order's `orderTypeIdentifier`.
     package var passTypeIdentifier: String
+    /// `serialNumber`, or an order's `orderIdentifier`.
     package var serialNumber: String
     package var templateName: String
     /// The content file that defines it.
     package var sourceFile: String
-    /// The pass.json the build would sign, authenticationToken included.
+    /// The pass.json (order.json) the build would sign, authenticationToken included. An order's
+    /// `updatedAt` is the signing build's, so it is absent here.
     package var passJSON: JSONValue
-    /// Images and `<lang>.lproj/pass.strings`, as they go into the package.
+    /// Images and `<lang>.lproj/pass.strings` (`order.strings`), as they go into the package.
     package var files: [PackageFile]
     /// This pass's warnings (errors stop the build, and are in `UnsignedRendering.diagnostics`).
     package var warnings: [ContentDiagnostic]
+    /// A pass or an order.
+    package var kind: WalletItemKind = .pass
 
-    /// `passTypeIdentifier/serialNumber`, as the build state names passes.
+    /// `passTypeIdentifier/serialNumber` (`orderTypeIdentifier/orderIdentifier`), as the build state names items.
     package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
 }
 
@@ -80,14 +85,14 @@ extension PassBuilder {
             guard evaluation.key != nil, case .success(let template) = templates.template(named: definition.templateName),
                   case .success(var pass) = renderer.render(definition, template: template.template)
             else { return (evaluation, nil) }
-            let type = pass.passTypeIdentifier ?? ""
+            let type = pass.typeIdentifier ?? ""
             if let webService = pass.source["webServiceURL"], pass.source["authenticationToken"] == nil {
                 let token = secret.authenticationToken(passTypeIdentifier: type, serialNumber: definition.serialNumber)
                 pass.source.set("authenticationToken", to: .scalar(.string(token), at: webService.location))
             }
             return (evaluation, UnsignedPass(passTypeIdentifier: type, serialNumber: definition.serialNumber, templateName: definition.templateName,
                                              sourceFile: definition.file, passJSON: pass.source.jsonValue, files: pass.files,
-                                             warnings: evaluation.diagnostics.filter { !$0.isError }))
+                                             warnings: evaluation.diagnostics.filter { !$0.isError }, kind: pass.kind))
         }
         var defined: [String: SourceLocation] = [:]
         for (evaluation, pass) in rendered {

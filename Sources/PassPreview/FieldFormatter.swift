@@ -102,15 +102,16 @@ package struct FieldFormatter: Sendable {
     }
 }
 
-/// The languages of a pass: one per `<lang>.lproj/pass.strings`, or one
-/// unnamed language when it has none.
+/// The languages of a pass: one per `<lang>.lproj/pass.strings` (an order's
+/// `order.strings`), or one unnamed language when it has none.
 package enum PreviewLanguages {
     package static let defaultName = "default"
 
-    /// Language → its pass.strings table, sorted with English first.
-    package static func tables(of files: [(name: String, bytes: [UInt8])]) -> [(language: String, strings: [String: String])] {
+    /// Language → its pass.strings (`stringsFile`) table, sorted with English first.
+    package static func tables(of files: [(name: String, bytes: [UInt8])], stringsFile: String = WalletItemKind.pass.stringsFile)
+        -> [(language: String, strings: [String: String])] {
         var tables: [(String, [String: String])] = []
-        for file in files where file.name.hasSuffix("/pass.strings") {
+        for file in files where file.name.hasSuffix("/" + stringsFile) {
             guard let language = PassStrings.language(ofPath: file.name) else { continue }
             tables.append((language, (try? PassStrings.table(file.bytes)) ?? [:]))
         }

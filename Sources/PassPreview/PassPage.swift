@@ -142,8 +142,13 @@ package struct PassPage: Sendable {
         guard let barcode = entries.first, let format = barcode["format"]?.stringValue.flatMap(BarcodeFormat.init(rawValue:)),
               let message = barcode["message"]?.stringValue else { return "" }
         let encoding = barcode["messageEncoding"]?.stringValue ?? "iso-8859-1"
+        return Self.barcode(message, format: format, messageEncoding: encoding, altText: barcode["altText"]?.stringValue.map(f.localized))
+    }
+
+    /// A scannable barcode (drawn by libzint as SVG) with its alt text; a pass's and a pickup order's.
+    static func barcode(_ message: String, format: BarcodeFormat, messageEncoding: String, altText: String?) -> String {
         var html = "<div class=\"barcode \(format.isLinear ? "linear" : "matrix")\" data-format=\"\(escape(format.rawValue))\">"
-        switch BarcodeEncoder.image(message, format: format, messageEncoding: encoding) {
+        switch BarcodeEncoder.image(message, format: format, messageEncoding: messageEncoding) {
         case .success(let image):
             // About 3–4 screen pixels per module, so that a photo or a screenshot scans; wide symbols shrink to fit, to 2.
             let scale = max(2, min(format.isLinear ? 3.0 : 4.0, 320 / image.width))
@@ -151,7 +156,7 @@ package struct PassPage: Sendable {
         case .failure(let error):
             html += "<p class=\"barcode-error\">cannot draw this \(escape(format.displayName)) barcode: \(escape(error.reason))</p>"
         }
-        if let alt = barcode["altText"]?.stringValue { html += "<div class=\"alt-text\">\(escape(f.localized(alt)))</div>" }
+        if let altText { html += "<div class=\"alt-text\">\(escape(altText))</div>" }
         html += "</div>"
         return html
     }

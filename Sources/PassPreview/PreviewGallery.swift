@@ -5,10 +5,12 @@ import WalletTree
 import PassContent
 import PassModel
 
-/// `passforge preview`: the gallery of every pass, as static HTML.
+/// `passforge preview`: the gallery of every pass and order, as static HTML.
 ///
-/// `index.html` lists the passes grouped by template; each pass has its
-/// page at `<passTypeIdentifier>/<serialNumber>.html`.
+/// `index.html` lists them grouped by template; each pass has its page at
+/// `<passTypeIdentifier>/<serialNumber>.html`, each order at
+/// `<orderTypeIdentifier>/<orderIdentifier>.html` (the build refuses a type
+/// identifier used for both, so the folders do not meet).
 package struct PreviewGallery: Sendable {
     package var directory: String
     package var liveReload = false
@@ -18,7 +20,7 @@ package struct PreviewGallery: Sendable {
         self.liveReload = liveReload
     }
 
-    /// The pages of `passes` (and the index), with `errors` on top of each
+    /// The pages of `passes` and orders (and the index), with `errors` on top of each
     /// when the content does not build. Writes only the files whose bytes
     /// changed and returns their paths relative to the gallery; pages of
     /// passes that are gone are removed (and listed too).
@@ -26,7 +28,10 @@ package struct PreviewGallery: Sendable {
     package func write(_ passes: [UnsignedPass], errors: [ContentDiagnostic] = []) throws -> [String] {
         var pages: [String: String] = [:]
         for pass in passes {
-            pages[PassPage.path(of: pass)] = PassPage(pass: pass, projectErrors: errors, liveReload: liveReload).html()
+            pages[PassPage.path(of: pass)] = switch pass.kind {
+            case .pass: PassPage(pass: pass, projectErrors: errors, liveReload: liveReload).html()
+            case .order: OrderPage(order: pass, projectErrors: errors, liveReload: liveReload).html()
+            }
         }
         pages["index.html"] = index(passes, errors: errors)
         var changed: [String] = []
@@ -55,18 +60,21 @@ package struct PreviewGallery: Sendable {
     }
 
     func index(_ passes: [UnsignedPass], errors: [ContentDiagnostic]) -> String {
-        var body = "<header class=\"top\"><h1>passforge preview</h1><span class=\"meta\">\(passes.count) pass\(passes.count == 1 ? "" : "es") · front, back, every language · unsigned</span></header>"
+        let orders = passes.count { $0.kind == .order }
+        let passCount = passes.count - orders
+        let counts = "\(passCount) pass\(passCount == 1 ? "" : "es")" + (orders == 0 ? "" : ", \(orders) order\(orders == 1 ? "" : "s")")
+        var body = "<header class=\"top\"><h1>passforge preview</h1><span class=\"meta\">\(counts) · front, back, every language · unsigned</span></header>"
         body += PreviewHTML.errorPanel(errors)
         body += "<main class=\"gallery\">"
         let byTemplate = Dictionary(grouping: passes, by: \.templateName)
         for template in byTemplate.keys.sorted() {
             body += "<h2>\(escape(template))</h2><div class=\"cards\">"
             for pass in byTemplate[template]! {
-                body += card(pass)
+                body += pass.kind == .order ? orderCard(pass) : card(pass)
             }
             body += "</div>"
         }
-        if passes.isEmpty { body += "<p>No pass builds yet.</p>" }
+        if passes.isEmpty { body += "<p>No pass or order builds yet.</p>" }
         body += "</main>"
         return PreviewHTML.document(title: "passforge preview", body: body, liveReload: liveReload)
     }
@@ -86,6 +94,25 @@ package struct PreviewGallery: Sendable {
         let primary = page.style.flatMap { json[$0.key]?[FieldArea.primary.key]?.arrayValue?.first }
         if let primary { html += "<div class=\"primary-value\">\(escape(formatter.value(of: primary)))</div>" }
         html += "<div class=\"serial\">\(escape(pass.serialNumber)) · \(escape(page.layoutName))\(pass.warnings.isEmpty ? "" : " · \(pass.warnings.count) warning\(pass.warnings.count == 1 ? "" : "s")")</div></a>"
+        return html
+    }
+
+    /// A thumbnail of an order: the merchant's logo and name, the status as Wallet words it, the total.
+    func orderCard(_ order: UnsignedPass) -> String {
+        let page = OrderPage(order: order)
+        let json = page.json
+        let formatter = FieldFormatter(language: page.languages[0].language)
+        let status = OrderStatusWords.headline(orderStatus: json["status"]?.stringValue,
+                                               firstFulfillmentStatus: json["fulfillments"]?.arrayValue?.first?["status"]?.stringValue)
+        var html = "<a class=\"card order-card\" href=\"\(escape(PassPage.path(of: order)))\">"
+        if let logo = json["merchant"]?["logo"]?.stringValue.flatMap({ page.image(named: $0, language: formatter.language) }) {
+            html += "<img alt=\"\" src=\"\(logo)\"> "
+        }
+        html += escape(json["merchant"]?["displayName"]?.stringValue ?? "")
+        html += "<div class=\"primary-value\">\(escape(status))</div>"
+        if let total = formatter.money(json["payment"]?["total"]) { html += "<div class=\"order-total\">\(escape(total))</div>" }
+        let warnings = order.warnings.count
+        html += "<div class=\"serial\">\(escape(page.title)) · order\(warnings == 0 ? "" : " · \(warnings) warning\(warnings == 1 ? "" : "s")")</div></a>"
         return html
     }
 }

@@ -90,5 +90,33 @@ enum PreviewHTML {
     .card img { max-height: 28px; max-width: 100px; vertical-align: middle; }
     .card .primary-value { font-size: 22px; font-weight: 300; margin-top: 8px; }
     .card .serial { font-size: 11px; opacity: .8; }
+    .order-card { background: #fff; color: #1d1d1f; }
+    .order-card .order-total { font-size: 14px; }
+    .order { width: 390px; background: #fff; border-radius: 14px; box-shadow: 0 2px 12px rgba(0,0,0,.25); padding: 14px 16px 18px; }
+    .order h2 { font-size: 15px; margin: 18px 0 6px; }
+    .order h3 { font-size: 13px; color: #666; margin: 10px 0 4px; }
+    .order dl { margin: 6px 0; }
+    .order dt { font-size: 12px; color: #666; margin-top: 8px; }
+    .order dd { margin: 2px 0 0; overflow-wrap: anywhere; }
+    .order section { border-top: 1px solid #e3e3e8; margin-top: 12px; }
+    .order-merchant { display: flex; gap: 10px; align-items: center; }
+    .merchant-logo { width: 44px; height: 44px; border-radius: 10px; object-fit: cover; }
+    .merchant-name { font-size: 17px; font-weight: 600; }
+    .order-status { margin-top: 12px; }
+    .status-word { font-size: 24px; font-weight: 600; }
+    .fulfillment .status-word { font-size: 18px; }
+    .status-description { color: #444; margin-top: 2px; }
+    .manage a { font-weight: 600; }
+    .items { list-style: none; padding: 0; margin: 4px 0; }
+    .item { display: flex; gap: 10px; align-items: center; padding: 6px 0; }
+    .product { width: 56px; height: 56px; border-radius: 8px; object-fit: cover; flex: 0 0 auto; background: #f2f2f5; }
+    .item-text { flex: 1; display: flex; flex-direction: column; min-width: 0; }
+    .item-title { font-weight: 600; }
+    .item-subtitle, .item-quantity { font-size: 13px; color: #555; }
+    .item-price { font-variant-numeric: tabular-nums; }
+    .summary > div { display: flex; justify-content: space-between; align-items: baseline; }
+    .summary dd { font-variant-numeric: tabular-nums; }
+    .summary .total { font-weight: 700; font-size: 17px; border-top: 1px solid #e3e3e8; margin-top: 6px; }
+    .summary .total dt { color: inherit; font-size: inherit; }
     """
 }
