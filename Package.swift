@@ -255,7 +255,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PassforgeCLITests",
-            dependencies: ["passforge", "PassBuild", "WalletTree", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["passforge", "PassBuild", "PassModel", "WalletTree", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "PassPublishTests", dependencies: ["PassPublish", "PassBuild", "WalletTree", "AtomicFiles", "TestSupport", "passforge"]),
         .testTarget(

@@ -59,6 +59,11 @@ struct PassEvaluator: Sendable {
         var hasher = FingerprintHasher()
         hasher.add("renderer", Self.rendererVersion)
         hasher.add("config", settings.configuration.passDefaults.jsonValue.serialized())
+        // passforge.yml's order keys (orderTypeIdentifier, webServiceURL) are an input of every order; hashed only
+        // when set, so a project without orders keeps its fingerprints.
+        if settings.configuration.orderDefaults.members?.isEmpty == false {
+            hasher.add("orderConfig", settings.configuration.orderDefaults.jsonValue.serialized())
+        }
         hasher.add("http", settings.allowsHTTPWebService ? "1" : "0")
         hasher.add("secret", secret.fingerprint)
         contextFingerprint = hasher.finalize()

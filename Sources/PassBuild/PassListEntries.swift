@@ -3,7 +3,7 @@ import WalletTree
 import Crypto
 import PassPackage
 
-/// A YAML content file with `passes:`, cut by lines into its header (all
+/// A YAML content file with `passes:` (or `orders:`), cut by lines into its header (all
 /// before `passes:`) and its entries, each hashed, so that a build after a
 /// change to a few entries parses only those: a file of 100,000 entries
 /// takes seconds to parse whole.
@@ -42,7 +42,9 @@ struct PassListEntries: Sendable {
             while end > line.lowerBound, [0x0A, 0x0D, 0x20].contains(bytes[end - 1]) { end -= 1 }
             return bytes[line.lowerBound..<end]
         }
-        guard let passesIndex = lines.firstIndex(where: { text($0).elementsEqual("passes:".utf8) }) else { return nil }
+        // `orders:` is the same list for orders.
+        guard let passesIndex = lines.firstIndex(where: { text($0).elementsEqual("passes:".utf8) || text($0).elementsEqual("orders:".utf8) })
+        else { return nil }
         let headerBytes = bytes[0..<lines[passesIndex].lowerBound]
         // A `bundle:` or anchors in the header could mean more than its bytes for the entries.
         guard !Self.contains(headerBytes, "bundle"), !Self.hasAnchorOrAlias(headerBytes) else { return nil }

@@ -1,3 +1,4 @@
+import PassModel
 import Crypto
 import Foundation
 import PassBuild
@@ -115,6 +116,34 @@ import TestSupport
             #expect((points ?? 0) >= 100)
         }
         #expect(!FileManager.default.fileExists(atPath: "\(project.output)/.passforge/journal.json"))
+    }
+
+    @Test func aKilledBuildOfPassesAndOrdersIsFinishedByTheNextOne() throws {
+        let project = ProjectFixture(passCount: 3)
+        project.addOrderTemplate()
+        for order in ["SO-1", "SO-2"] { project.writeOrder(order) }
+        let env = pki.environment(pki.leaf())
+        try #require(try project.passforge(["build"], environment: env).status == 0)
+        let before = project.snapshot()
+        project.writeList(count: 3, points: { $0 + 100 })
+        for order in ["SO-1", "SO-2"] { project.writeOrder(order, status: "completed", shipping: "delivered") }
+
+        try killBuild(project, env: env, at: "staged")
+        #expect(project.snapshot().filter { !$0.key.hasPrefix(".passforge/staging") } == before)
+
+        try killBuild(project, env: env, at: "applying")
+        let next = try project.passforge(["build"], environment: env)
+        #expect(next.status == 0, "\(next.output)")
+        #expect(next.stderr.contains("finished the previous build"))
+        #expect(next.stdout.contains("built 0, unchanged 5"), "\(next.output)")
+        let state = try state(project)
+        #expect(state.passes.values.filter { $0.kind == .order }.count == 2)
+        for record in state.passes.values {
+            // Every pass and order verifies with OpenSSL (cms -verify and SHA-256 for an order) and is the new one.
+            let verified = try PassVerifier.verify("\(project.output)/\(record.path)", root: pki.root)
+            #expect(ParallelPackagerETag.of(project.directory.read("output/\(record.path)")!) == record.etag)
+            if record.kind == .order { #expect(verified.passJSON["status"] as? String == "completed") }
+        }
     }
 
     @Test func developmentSigningIsLoudAndRefusedUnderCIWithoutTheFlag() throws {
