@@ -11,7 +11,9 @@ own checks:
 The server must run with `--registration-limit 0` (Schemathesis is one client
 registering many devices). Path parameters passTypeIdentifier and
 serialNumber are pinned to one real pass, whose token is sent with every
-request, so that the authenticated operations get past 401.
+request, so that the authenticated operations get past 401; with --order-type,
+--order and --order-token, orderTypeIdentifier and orderIdentifier are pinned
+to one real order, whose `AppleOrder` token goes with the order GET.
 
 Usage:
   scripts/fuzz-api.py [--postgres URL] [--examples 500] [--max-time 900]   (`make fuzz`: builds and serves
@@ -99,17 +101,26 @@ def run_schemathesis(args, url, token, type_, serial, download, output, database
             f.write(f'"path.capability" = {json.dumps(download.split("/")[-1])}\n')
         if args.offer:
             f.write(f'"path.offer" = {json.dumps(args.offer)}\n')
+        if args.order_token:
+            f.write(f'"path.orderTypeIdentifier" = {json.dumps(args.order_type)}\n"path.orderIdentifier" = {json.dumps(args.order)}\n')
         # A claim of schema-valid data may find the pool exhausted: 410 is a right answer then.
         f.write('[checks.positive_data_acceptance]\nexpected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "410", "429", "5xx"]\n')
         # A body beyond its route's bound is refused before it is read (413), whatever it holds.
         f.write('[checks.negative_data_rejection]\n'
                 'expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]\n')
+        if args.order_token:
+            # Each item's own scheme and token: the order GET takes `AppleOrder`, every other call `ApplePass`
+            # (a header given on the command line would win over these, so there is none then).
+            for regex, authorization in [("^/v1/orders/", f"AppleOrder {args.order_token}"), ("^/(?!v1/orders/)", f"ApplePass {token}")]:
+                f.write(f'[[operations]]\ninclude-path-regex = {json.dumps(regex)}\nheaders = {{ Authorization = {json.dumps(authorization)} }}\n')
     environment = dict(os.environ, PYTHONPATH=scratch, SCHEMATHESIS_HOOKS="passforge_fuzz_hooks",
                        PASSFORGE_FUZZ_OUTPUT=os.path.abspath(output), PASSFORGE_FUZZ_DATABASE=database, NO_COLOR="1")
     command = [executable, "--config-file", config, "run", os.path.join(REPO, "openapi.yaml"), "--url", url,
                "--checks", "all", "--workers", "1", "--seed", str(args.seed), "--max-examples", str(args.examples),
-               "--phases", "examples,coverage,fuzzing,stateful", "--header", f"Authorization: ApplePass {token}",
+               "--phases", "examples,coverage,fuzzing,stateful",
                "--request-timeout", "10", "--suppress-health-check", "all", "--no-color", "--continue-on-failure"]
+    if not args.order_token:
+        command += ["--header", f"Authorization: ApplePass {token}"]
     if args.max_time:
         command += ["--max-time", str(args.max_time)]
     result = subprocess.run(command, env=environment, capture_output=True, text=True)
@@ -193,6 +204,9 @@ def main():
     parser.add_argument("--binary", default=os.path.join(REPO, ".build", "debug", "passforge"))
     parser.add_argument("--postgres", help="self-contained runs: also fuzz a server on this PostgreSQL database")
     parser.add_argument("--offer", help="an offer the server at --url serves (with a DeviceCheck mock behind it)")
+    parser.add_argument("--order-type", help="the order type identifier of an order the server at --url serves")
+    parser.add_argument("--order", help="that order's orderIdentifier")
+    parser.add_argument("--order-token", help="that order's authenticationToken")
     parser.add_argument("--examples", type=int, default=20, help="examples per operation and phase")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-time", type=int, help="time budget; fuzzing and stateful phases repeat until it is spent")

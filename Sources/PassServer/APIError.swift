@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PassModel
 
 /// A 4xx (or the rare 5xx) answer: a short JSON body `{"error":"…"}` that
 /// never echoes a token or a request body, so no input is reflected back.
@@ -27,8 +28,19 @@ package struct APIError: Error, HTTPResponseError, Sendable {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
-    static let unauthorized = APIError(.unauthorized, "missing, malformed or wrong Authorization: ApplePass token",
-                                       headers: [.wwwAuthenticate: "ApplePass"])
+    /// The one 401 of a kind: the same for a missing, malformed or wrong token and for no such item
+    /// (the static-host configs in deploy/ answer these very bytes).
+    static func unauthorized(_ kind: WalletItemKind) -> APIError {
+        kind == .pass ? unauthorizedPass : unauthorizedOrder
+    }
+
+    private static let unauthorizedPass = unauthorizedAnswer(.pass)
+    private static let unauthorizedOrder = unauthorizedAnswer(.order)
+
+    private static func unauthorizedAnswer(_ kind: WalletItemKind) -> APIError {
+        APIError(.unauthorized, "missing, malformed or wrong Authorization: \(kind.authorizationScheme) token",
+                 headers: [.wwwAuthenticate: kind.authorizationScheme])
+    }
     static let notFound = APIError(.notFound, "no such resource")
 
     static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> APIError {

@@ -1,10 +1,11 @@
 import Foundation
+import PassModel
 import TextEscaping
 
 /// What may reach a log line: no secret (token, key, password) ever does.
 ///
 /// - Tokens travel only in the Authorization header, which is never logged;
-///   a device log message that quotes one is cut at `ApplePass `.
+///   a device log message that quotes one is cut at `ApplePass ` (or `AppleOrder `).
 /// - The device library identifier is Apple's second shared secret ("Use this
 ///   secret to authenticate the call for the serial numbers"), so logs show
 ///   only its first characters.
@@ -28,8 +29,10 @@ package enum LogRedaction {
     /// A device's log message: one line, at most `limit` characters, no token.
     package static func message(_ text: String, limit: Int) -> String {
         var text = Substring(text)
-        if let range = text.range(of: "ApplePass ", options: .caseInsensitive) {
-            text = Substring(text[..<range.lowerBound] + "ApplePass [redacted]")
+        for scheme in WalletItemKind.allCases.map(\.authorizationScheme) {
+            if let range = text.range(of: scheme + " ", options: .caseInsensitive) {
+                text = Substring(String(text[..<range.lowerBound]) + scheme + " [redacted]")
+            }
         }
         return oneLine(text, limit: limit)
     }

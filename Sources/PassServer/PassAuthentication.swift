@@ -1,8 +1,12 @@
 import Crypto
+import PassModel
 
 /// `Authorization: ApplePass <authenticationToken>` (Apple: "The value is the
 /// word ApplePass, followed by a space, followed by the authenticationToken
-/// key of the pass").
+/// key of the pass"), and for an order `Authorization: AppleOrder
+/// <authenticationToken>` (Apple, "Retrieve the latest version of an order").
+/// The scheme must be the one of the item's kind: `ApplePass` on an order, or
+/// `AppleOrder` on a pass, is refused like a wrong token.
 ///
 /// The build state keeps only SHA-256 of each token. A presented token is
 /// hashed and compared in constant time, and an unknown pass is compared
@@ -12,11 +16,20 @@ package enum PassAuthentication {
     /// Tokens longer than this are malformed (Apple requires at least 16 characters).
     package static let maximumTokenLength = 512
 
-    /// The token of an `ApplePass` Authorization value, or nil when the header
-    /// is missing or malformed. The scheme is case-insensitive (RFC 9110 §11.1).
-    package static func token(fromAuthorization value: String?) -> Substring? {
+    /// The kind whose scheme the Authorization value names (`ApplePass`,
+    /// `AppleOrder`) and its token, or nil when the header is missing or
+    /// malformed. The scheme is case-insensitive (RFC 9110 §11.1). The caller compares the token whatever the scheme, against
+    /// nothing when the scheme is not the item's kind: a refusal takes the same
+    /// time whether the item exists or not.
+    package static func credentials(fromAuthorization value: String?) -> (scheme: WalletItemKind, token: Substring)? {
         guard let value else { return nil }
-        let scheme = "applepass"
+        for kind in WalletItemKind.allCases {
+            if let token = token(fromAuthorization: value, scheme: kind.authorizationScheme.lowercased()) { return (kind, token) }
+        }
+        return nil
+    }
+
+    private static func token(fromAuthorization value: String, scheme: String) -> Substring? {
         guard value.utf8.count > scheme.utf8.count + 1,
               value.utf8.prefix(scheme.utf8.count).elementsEqual(scheme.utf8, by: { asciiLower($0) == $1 }) else { return nil }
         var rest = value.dropFirst(scheme.count)

@@ -1,4 +1,5 @@
 import Hummingbird
+import PassModel
 
 /// The URL space of Apple's web service (webServiceURL + `/v1/…`) plus
 /// `/health` and the public `download/` tree, all under `--base-path`.
@@ -7,13 +8,17 @@ import Hummingbird
 /// nothing is percent-decoded, and every parameter must match its strict
 /// pattern (`PathRules`) before a handler sees it.
 package enum Route: Sendable, Equatable {
-    /// Apple "Send an Updated Pass": GET /v1/passes/{passTypeIdentifier}/{serialNumber}
-    case pass(passTypeIdentifier: String, serialNumber: String)
+    /// Apple "Send an Updated Pass": GET /v1/passes/{passTypeIdentifier}/{serialNumber}, and
+    /// "Retrieve the latest version of an order": GET /v1/orders/{orderTypeIdentifier}/{orderIdentifier}.
+    case item(kind: WalletItemKind, typeIdentifier: String, identifier: String)
     /// Apple "Register" (POST) and "Unregister" (DELETE):
-    /// /v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}
+    /// /v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}.
+    /// Orders use the same path with {deviceIdentifier}/…/{orderTypeIdentifier}/{orderIdentifier}:
+    /// pass and order type identifiers share one namespace, so the item the path names tells the kind.
     case registration(device: String, passTypeIdentifier: String, serialNumber: String)
-    /// Apple "Get the List of Updatable Passes":
+    /// Apple "Get the List of Updatable Passes" (and of orders, the same path):
     /// GET /v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}?passesUpdatedSince=tag
+    /// (`ordersModifiedSince` for an order type).
     case serialNumbers(device: String, passTypeIdentifier: String)
     /// Apple "Log a Message": POST /v1/log
     case log
@@ -28,7 +33,7 @@ package enum Route: Sendable, Equatable {
 
     package var allowedMethods: [HTTPRequest.Method] {
         switch self {
-        case .pass, .serialNumbers, .health, .metrics, .download: return [.get, .head]
+        case .item, .serialNumbers, .health, .metrics, .download: return [.get, .head]
         case .registration: return [.post, .delete]
         case .log, .offerClaim: return [.post]
         }
@@ -37,7 +42,7 @@ package enum Route: Sendable, Equatable {
     /// A short name for logs and metrics: never a parameter.
     package var name: String {
         switch self {
-        case .pass: return "pass"
+        case .item(let kind, _, _): return kind.noun
         case .registration: return "registration"
         case .serialNumbers: return "serialNumbers"
         case .log: return "log"
@@ -51,7 +56,7 @@ package enum Route: Sendable, Equatable {
     /// The path in OpenAPI's template form (openapi.yaml's keys), without the base path.
     package var template: String {
         switch self {
-        case .pass: return "/v1/passes/{passTypeIdentifier}/{serialNumber}"
+        case .item(let kind, _, _): return "/v1/\(kind.webServiceFolder)/{\(kind.typeIdentifierKey)}/{\(kind.identifierKey)}"
         case .registration: return "/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}"
         case .serialNumbers: return "/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}"
         case .log: return "/v1/log"
@@ -65,7 +70,8 @@ package enum Route: Sendable, Equatable {
 
     /// One route of each kind the matcher answers, for checking the API description against the server.
     package static let examples: [Route] = [
-        .pass(passTypeIdentifier: "pass.com.example", serialNumber: "S-1"),
+        .item(kind: .pass, typeIdentifier: "pass.com.example", identifier: "S-1"),
+        .item(kind: .order, typeIdentifier: "order.com.example", identifier: "O-1"),
         .registration(device: "d1", passTypeIdentifier: "pass.com.example", serialNumber: "S-1"),
         .serialNumbers(device: "d1", passTypeIdentifier: "pass.com.example"),
         .log, .health, .metrics,
@@ -99,9 +105,10 @@ package enum Route: Sendable, Equatable {
         case 4 where segments[0] == "v1" && segments[1] == "offers" && segments[3] == "claims":
             guard PathRules.isOfferName(segments[2]) else { return .failure(.notFound) }
             return .success(.offerClaim(offer: String(segments[2])))
-        case 4 where segments[0] == "v1" && segments[1] == "passes":
-            return checked(type: segments[2]).flatMap { type in
-                checked(serial: segments[3]).map { .pass(passTypeIdentifier: type, serialNumber: $0) }
+        case 4 where segments[0] == "v1" && itemKind(folder: segments[1]) != nil:
+            let kind = itemKind(folder: segments[1])!
+            return checked(type: segments[2], kind: kind).flatMap { type in
+                checked(serial: segments[3], kind: kind).map { .item(kind: kind, typeIdentifier: type, identifier: $0) }
             }
         case 5 where segments[0] == "v1" && segments[1] == "devices" && segments[3] == "registrations":
             return checked(device: segments[2]).flatMap { device in
@@ -114,7 +121,9 @@ package enum Route: Sendable, Equatable {
                 }
             }
         case 2...3 where segments[0] == "download":
-            guard segments.dropFirst().allSatisfy({ PathRules.isDownloadSegment($0) }), segments.last!.hasSuffix(".pkpass") || (segments.count == 2 && segments[1].hasSuffix(".pkpasses")) else {
+            guard segments.dropFirst().allSatisfy({ PathRules.isDownloadSegment($0) }),
+                  WalletItemKind.allCases.contains(where: { segments.last!.hasSuffix(".\($0.fileExtension)") })
+                    || (segments.count == 2 && segments[1].hasSuffix(".pkpasses")) else {
                 return .failure(.notFound)
             }
             return .success(.download(path: segments.joined(separator: "/")))
@@ -129,16 +138,22 @@ package enum Route: Sendable, Equatable {
             : .failure(.badRequest("invalid deviceLibraryIdentifier: 1 to 64 letters and digits"))
     }
 
-    private static func checked(type: Substring) -> Result<String, APIError> {
-        PathRules.isPassTypeIdentifier(type)
-            ? .success(String(type))
-            : .failure(.badRequest("invalid passTypeIdentifier: letters, digits, '.' and '-', at most 255"))
+    /// `passes` or `orders`: the kind whose web-service folder this is.
+    private static func itemKind(folder: Substring) -> WalletItemKind? {
+        WalletItemKind.allCases.first { $0.webServiceFolder == folder }
     }
 
-    private static func checked(serial: Substring) -> Result<String, APIError> {
+    /// `kind` pass also on the paths passes and orders share (registrations): the pass's wording, as before orders.
+    private static func checked(type: Substring, kind: WalletItemKind = .pass) -> Result<String, APIError> {
+        PathRules.isPassTypeIdentifier(type)
+            ? .success(String(type))
+            : .failure(.badRequest("invalid \(kind.typeIdentifierKey): letters, digits, '.' and '-', at most 255"))
+    }
+
+    private static func checked(serial: Substring, kind: WalletItemKind = .pass) -> Result<String, APIError> {
         PathRules.isSerialNumber(serial)
             ? .success(String(serial))
-            : .failure(.badRequest("invalid serialNumber: [A-Za-z0-9][A-Za-z0-9._~-]{0,127}"))
+            : .failure(.badRequest("invalid \(kind.identifierKey): [A-Za-z0-9][A-Za-z0-9._~-]{0,127}"))
     }
 
     /// `--base-path` as given (`passes`, `/passes/`, `/`) → `/passes` or empty.

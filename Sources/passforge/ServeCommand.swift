@@ -5,6 +5,7 @@ import NIOCore
 import PassBuild
 import WalletTree
 import PassContent
+import PassModel
 import PassOffers
 import PassPush
 import PassServer
@@ -164,7 +165,7 @@ struct ServeCommand: AsyncParsableCommand {
             "  curl \(base)/health",
         ]
         if let state = try? BuildState.load(from: output), let pass = state.passes.values.min(by: { $0.key < $1.key }) {
-            lines.append("  curl -H 'Authorization: ApplePass <token>' \(base)/\(pass.path)")
+            lines.append("  curl -H 'Authorization: \(pass.kind.authorizationScheme) <token>' \(base)/\(pass.path)")
             lines.append("  curl \(base)/v1/devices/<deviceLibraryIdentifier>/registrations/\(pass.passTypeIdentifier)")
             lines.append("  open \(base)/\(pass.downloadPath)   (add-to-Wallet link, no token; all links in \(output)/.passforge/downloads.csv)")
         } else {

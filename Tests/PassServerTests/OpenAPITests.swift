@@ -27,6 +27,8 @@ import Yams
             .replacingOccurrences(of: "{deviceLibraryIdentifier}", with: "d1")
             .replacingOccurrences(of: "{passTypeIdentifier}", with: "pass.com.example")
             .replacingOccurrences(of: "{serialNumber}", with: "S-1")
+            .replacingOccurrences(of: "{orderTypeIdentifier}", with: "order.com.example")
+            .replacingOccurrences(of: "{orderIdentifier}", with: "O-1")
             .replacingOccurrences(of: "{capability}", with: "AAAAAAAAAAAAAAAAAAAAAA.pkpass")
             .replacingOccurrences(of: "{publicName}", with: "S-1.pkpass")
             .replacingOccurrences(of: "{offer}", with: "welcome-coupon")

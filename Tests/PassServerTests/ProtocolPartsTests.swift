@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PassModel
 import PassServer
 import Testing
 
@@ -108,7 +109,10 @@ import Testing
 
 @Suite struct RouteTests {
     @Test func matchesApplesEndpoints() throws {
-        #expect(try Route.match(path: "/v1/passes/pass.a.b/S-1", basePath: "").get() == .pass(passTypeIdentifier: "pass.a.b", serialNumber: "S-1"))
+        #expect(try Route.match(path: "/v1/passes/pass.a.b/S-1", basePath: "").get() == .item(kind: .pass, typeIdentifier: "pass.a.b", identifier: "S-1"))
+        #expect(try Route.match(path: "/v1/orders/order.a.b/O-1", basePath: "").get() == .item(kind: .order, typeIdentifier: "order.a.b", identifier: "O-1"))
+        #expect(try Route.match(path: "/download/AbC-_x.order", basePath: "").get() == .download(path: "download/AbC-_x.order"))
+        #expect(try Route.match(path: "/download/order.a.b/O-1.order", basePath: "").get() == .download(path: "download/order.a.b/O-1.order"))
         #expect(try Route.match(path: "/v1/devices/abc/registrations/pass.a.b/S-1", basePath: "").get()
                 == .registration(device: "abc", passTypeIdentifier: "pass.a.b", serialNumber: "S-1"))
         #expect(try Route.match(path: "/v1/devices/abc/registrations/pass.a.b", basePath: "").get()
@@ -131,7 +135,9 @@ import Testing
     @Test func rejectsTraversalAndEncodedSeparators() {
         for path in ["/v1/passes/../.passforge/state.json", "/v1/passes/pass.a.b/..", "/v1/passes/pass.a.b/..%2F..%2Fstate.json",
                      "/v1/passes/%2E%2E/x", "/download/../.passforge/state.json", "/download/..%2F.passforge%2Fstate.json",
-                     "/.passforge/state.json", "/v1/devices/../registrations/pass.a.b", "/v1/passes/pass.a.b/S%00"] {
+                     "/.passforge/state.json", "/v1/devices/../registrations/pass.a.b", "/v1/passes/pass.a.b/S%00",
+                     "/v1/orders/../.passforge/state.json", "/v1/orders/order.a.b/..", "/v1/orders/order.a.b/..%2F..%2Fstate.json",
+                     "/v1/order/order.a.b/O-1", "/download/x.orders", "/download/../x.order"] {
             let result = Route.match(path: path, basePath: "")
             guard case .failure(let error) = result else {
                 Issue.record("\(path) matched \(result)")
@@ -143,12 +149,15 @@ import Testing
 }
 
 @Suite struct PassAuthenticationTests {
-    @Test func parsesTheApplePassScheme() {
-        #expect(PassAuthentication.token(fromAuthorization: "ApplePass abcdefghijklmnop") == "abcdefghijklmnop")
-        #expect(PassAuthentication.token(fromAuthorization: "applepass   abcdefghijklmnop ") == "abcdefghijklmnop")
+    @Test func parsesTheApplePassAndAppleOrderSchemes() {
+        #expect(PassAuthentication.credentials(fromAuthorization: "ApplePass abcdefghijklmnop").map { "\($0.scheme) \($0.token)" } == "pass abcdefghijklmnop")
+        #expect(PassAuthentication.credentials(fromAuthorization: "applepass   abcdefghijklmnop ")?.token == "abcdefghijklmnop")
+        #expect(PassAuthentication.credentials(fromAuthorization: "AppleOrder abcdefghijklmnop").map { "\($0.scheme) \($0.token)" } == "order abcdefghijklmnop")
+        #expect(PassAuthentication.credentials(fromAuthorization: "APPLEORDER abcdefghijklmnop")?.scheme == .order)
         for bad in [nil, "", "ApplePass", "ApplePass ", "ApplePassabc", "Bearer abcdefghijklmnop", "ApplePass a b",
-                    "ApplePass " + String(repeating: "x", count: 513)] as [String?] {
-            #expect(PassAuthentication.token(fromAuthorization: bad) == nil, "\(bad ?? "nil")")
+                    "ApplePass " + String(repeating: "x", count: 513), "AppleOrder", "AppleOrderabc", "AppleOrders abcdefghijklmnop",
+                    "AppleOrder a b", "ApplePassOrder abcdefghijklmnop"] as [String?] {
+            #expect(PassAuthentication.credentials(fromAuthorization: bad) == nil, "\(bad ?? "nil")")
         }
     }
 
@@ -168,6 +177,8 @@ import Testing
         #expect(LogRedaction.message(String(repeating: "a", count: 50), limit: 10) == String(repeating: "a", count: 10) + "…")
         #expect(LogRedaction.message("GET failed with Authorization: ApplePass s3cr3t-t0ken", limit: 200)
                 == "GET failed with Authorization: ApplePass [redacted]")
+        #expect(LogRedaction.message("order fetch: Authorization: AppleOrder s3cr3t-t0ken", limit: 200)
+                == "order fetch: Authorization: AppleOrder [redacted]")
     }
 
     @Test func pathsShowOnlyThePrefixOfTheDeviceIdentifier() {

@@ -1,0 +1,158 @@
+import Foundation
+import NIOHTTP1
+import PassServer
+import TestSupport
+import WalletTree
+import Testing
+
+/// Apple's order web service ("Wallet Orders": register, unregister, the
+/// updatable list with `ordersModifiedSince`, the latest order, log) from the
+/// real `passforge serve` on loopback, every status code, over a tree with
+/// passes and orders. The passes' calls go through the same handlers; the
+/// scheme must match the item's kind.
+@Suite(.serialized) struct OrderServeEndToEndTests {
+    static let orderMediaType = "application/vnd.apple.finance.order"
+
+    @Test func everyOrderCallAnswersAsAppleSpecifies() async throws {
+        let built = try BuiltProject(passCount: 1)
+        let orders = HandmadeOrders(built)
+        try orders.put(["O-1001", "O-1002"])
+        let server = try ServerProcess(built)
+        defer { server.stop() }
+        let client = Client(base: server.base)
+        let type = HandmadeOrders.type
+        let device = "0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+        let token1 = try orders.token("O-1001"), token2 = try orders.token("O-1002")
+        let passToken = try built.token("C-0000")
+
+        // Register: 201 new, 200 already registered.
+        #expect(try await client.registerOrder(device, type, "O-1001", token: token1, pushToken: ServeEndToEndTests.pushA).status == 201)
+        #expect(try await client.registerOrder(device, type, "O-1001", token: token1, pushToken: ServeEndToEndTests.pushA).status == 200)
+        #expect(try await client.registerOrder(device, type, "O-1002", token: token2, pushToken: ServeEndToEndTests.pushA).status == 201)
+        // 401: another order's token, no token, an unknown order, the pass scheme on an order, an order's token on a pass.
+        let refusedRegistrations: [Client.Answer] = [
+            try await client.registerOrder(device, type, "O-1001", token: token2, pushToken: ServeEndToEndTests.pushA),
+            try await client.send(.POST, "/v1/devices/\(device)/registrations/\(type)/O-1001", headers: ["Content-Type": "application/json"],
+                                  body: Array(#"{"pushToken":"\#(ServeEndToEndTests.pushA)"}"#.utf8)),
+            try await client.registerOrder(device, type, "O-9999", token: token1, pushToken: ServeEndToEndTests.pushA),
+            try await client.registerOrder(device, type, "O-1001", token: token1, pushToken: ServeEndToEndTests.pushA, scheme: "ApplePass"),
+            try await client.registerOrder(device, built.type, "C-0000", token: passToken, pushToken: ServeEndToEndTests.pushA),
+        ]
+        for (number, answer) in refusedRegistrations.enumerated() {
+            #expect(answer.status == 401, "refusal \(number)")
+        }
+        // The refusal names the scheme the request used, whether the item exists or not.
+        #expect(refusedRegistrations[0].body == refusedRegistrations[2].body)
+        #expect(refusedRegistrations[0].header("WWW-Authenticate") == "AppleOrder")
+        #expect(refusedRegistrations[1].header("WWW-Authenticate") == "ApplePass")
+        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "2")
+
+        // The updatable list: Apple's OrderIdentifiers keys; ordersModifiedSince filters, passesUpdatedSince does not.
+        let record1 = try orders.record("O-1001"), record2 = try orders.record("O-1002")
+        let list = try await client.orderIdentifiers(device, type)
+        #expect(list.status == 200)
+        #expect(list.header("Content-Type") == "application/json")
+        #expect(list.json?["orderIdentifiers"] as? [String] == ["O-1001", "O-1002"])
+        #expect(list.json?["serialNumbers"] == nil && list.json?["lastUpdated"] == nil)
+        let lastModified = try #require(list.json?["lastModified"] as? String)
+        #expect(lastModified == String(max(record1.updateTag, record2.updateTag)))
+        #expect(try await client.orderIdentifiers(device, type, since: lastModified).status == 204)
+        #expect(try await client.orderIdentifiers(device, type, since: String(record1.updateTag)).json?["orderIdentifiers"] as? [String] == ["O-1002"])
+        #expect(try await client.serials(device, type, since: lastModified).status == 200)
+        #expect(try await client.orderIdentifiers("ffff0000", type).status == 204)
+        // The index file a static host serves says the same.
+        #expect(built.fileBytes("v1/devices/\(device)/registrations/\(type)").map { String(decoding: $0, as: UTF8.self) } == list.text)
+
+        // The latest order: 200 with its bytes, the order type, ETag and Last-Modified.
+        let fetched = try await client.order(type, "O-1001", token: token1)
+        #expect(fetched.status == 200)
+        #expect(fetched.body == built.fileBytes(record1.path))
+        #expect(record1.path == "v1/orders/\(type)/O-1001")
+        #expect(fetched.header("Content-Type") == Self.orderMediaType)
+        #expect(fetched.header("ETag") == record1.etag)
+        let modified = try #require(fetched.header("Last-Modified"))
+        #expect(modified == HTTPDate.format(record1.updateTag / 1000))
+        let head = try await client.send(.HEAD, "/v1/orders/\(type)/O-1001", headers: ["Authorization": "AppleOrder \(token1)"])
+        #expect(head.status == 200 && head.body.isEmpty && head.header("Content-Length") == String(record1.size))
+        // 304 by If-None-Match and by If-Modified-Since; not for another ETag or an older date.
+        let byETag = try await client.order(type, "O-1001", token: token1, headers: ["If-None-Match": record1.etag])
+        #expect(byETag.status == 304 && byETag.body.isEmpty && byETag.header("ETag") == record1.etag)
+        #expect(try await client.order(type, "O-1001", token: token1, headers: ["If-Modified-Since": modified]).status == 304)
+        #expect(try await client.order(type, "O-1001", token: token1, headers: ["If-None-Match": "\"nope\""]).status == 200)
+        #expect(try await client.order(type, "O-1001", token: token1, headers: ["If-Modified-Since": "Thu, 01 Jan 2015 00:00:00 GMT"]).status == 200)
+
+        // The same 401 for a wrong token, a missing token and an unknown order, and for a scheme or path of the other kind.
+        let reference = try await client.order(type, "O-1001", token: nil)
+        #expect(reference.status == 401)
+        #expect(reference.header("WWW-Authenticate") == "AppleOrder")
+        #expect(reference.text.contains("AppleOrder"))
+        let refusals: [(String, [String: String])] = [
+            ("/v1/orders/\(type)/O-1001", ["Authorization": "AppleOrder \(token2)"]),
+            ("/v1/orders/\(type)/O-1001", ["Authorization": "AppleOrder not-the-token-at-all"]),
+            ("/v1/orders/\(type)/O-1001", ["Authorization": "ApplePass \(token1)"]),
+            ("/v1/orders/\(type)/O-1001", ["Authorization": "AppleOrder \(token1) x"]),
+            ("/v1/orders/\(type)/O-9999", ["Authorization": "AppleOrder \(token1)"]),
+            ("/v1/orders/other.order.type/O-1001", ["Authorization": "AppleOrder \(token1)"]),
+            // A pass is not an order, under either scheme.
+            ("/v1/orders/\(built.type)/C-0000", ["Authorization": "AppleOrder \(passToken)"]),
+            ("/v1/orders/\(built.type)/C-0000", ["Authorization": "ApplePass \(passToken)"]),
+        ]
+        for (path, headers) in refusals {
+            let answer = try await client.send(.GET, path, headers: headers)
+            #expect(answer.status == 401, "\(path) \(headers)")
+            #expect(answer.body == reference.body, "\(path) \(headers)")
+        }
+        // And an order is not a pass: the pass URL refuses it with the pass's 401.
+        for scheme in ["AppleOrder", "ApplePass"] {
+            let answer = try await client.send(.GET, "/v1/passes/\(type)/O-1001", headers: ["Authorization": "\(scheme) \(token1)"])
+            #expect(answer.status == 401, "\(scheme)")
+            #expect(answer.header("WWW-Authenticate") == "ApplePass")
+        }
+        #expect(try await client.pass(built.type, "C-0000", token: passToken).status == 200)
+
+        // The Add-to-Wallet link: no token, the order's type.
+        let download = try await client.send(.GET, "/" + record1.downloadPath)
+        #expect(record1.downloadPath.hasSuffix(".order"))
+        #expect(download.status == 200)
+        #expect(download.header("Content-Type") == Self.orderMediaType)
+        #expect(download.body == fetched.body)
+
+        // The order changes: the list names it after the old lastModified, the device gets the new bytes, then 304.
+        try orders.put(["O-1001"], status: "completed")
+        let changed = try await eventually { try await client.orderIdentifiers(device, type, since: lastModified).status == 200 }
+        #expect(changed)
+        let newer = try await client.orderIdentifiers(device, type, since: lastModified)
+        #expect(newer.json?["orderIdentifiers"] as? [String] == ["O-1001"])
+        let updated = try await client.order(type, "O-1001", token: token1, headers: ["If-None-Match": record1.etag])
+        #expect(updated.status == 200)
+        #expect(updated.body != fetched.body)
+        let newETag = try #require(updated.header("ETag"))
+        #expect(try await client.order(type, "O-1001", token: token1, headers: ["If-None-Match": newETag]).status == 304)
+
+        // Unregister: 200, also when not registered; 401 for a wrong token or scheme.
+        #expect(try await client.unregisterOrder(device, type, "O-1002", token: token1).status == 401)
+        #expect(try await client.unregisterOrder(device, type, "O-1002", token: token2, scheme: "ApplePass").status == 401)
+        #expect(try await client.unregisterOrder(device, type, "O-1002", token: token2).status == 200)
+        #expect(try await client.unregisterOrder(device, type, "O-1002", token: token2).status == 200)
+        #expect(try await client.orderIdentifiers(device, type).json?["orderIdentifiers"] as? [String] == ["O-1001"])
+        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
+
+        // Bad input: 400 and 405, never stored.
+        #expect(try await client.send(.POST, "/v1/devices/\(device)/registrations/\(type)/O-1002",
+                                      headers: ["Authorization": "AppleOrder \(token2)"], body: Array("{}".utf8)).status == 400)
+        #expect(try await client.send(.GET, "/v1/orders/\(type)/..").status == 400)
+        #expect(try await client.send(.DELETE, "/v1/orders/\(type)/O-1001", headers: ["Authorization": "AppleOrder \(token1)"]).status == 405)
+        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
+
+        // Log, health (passes and orders counted apart), the route metrics.
+        #expect(try await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"],
+                                      body: Array(#"{"logs":["order log line"]}"#.utf8)).status == 200)
+        let health = try await client.send(.GET, "/health")
+        #expect(health.json?["passes"] as? Int == 1)
+        #expect(health.json?["orders"] as? Int == 2)
+        let metrics = try await client.send(.GET, "/metrics").text
+        #expect(metrics.contains(#"route="order""#))
+        #expect(metrics.contains("passforge_orders 2"))
+        #expect(!server.stdout.get().contains(token1) && !server.stderr.get().contains(token1))
+    }
+}
