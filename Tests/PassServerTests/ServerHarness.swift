@@ -36,7 +36,7 @@ final class BuiltProject: @unchecked Sendable {
 
     func buildState() throws -> BuildState { try BuildState.load(from: output) }
 
-    func record(_ serial: String) throws -> BuildState.PassRecord {
+    func record(_ serial: String) throws -> BuildState.ItemRecord {
         guard let record = try buildState().passes["\(type)/\(serial)"] else { throw HarnessError("no pass \(serial)") }
         return record
     }
