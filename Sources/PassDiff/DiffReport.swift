@@ -1,6 +1,7 @@
 import PassBuild
 import WalletTree
 import PassContent
+import PassModel
 import TextEscaping
 
 /// `passforge diff` output: terminal text, or Markdown for a pull-request comment.
@@ -35,14 +36,17 @@ package struct DiffReport: Sendable {
             out.append(md ? "\n**❌ `passforge build` would refuse this change:**" : "\nerror: `passforge build` would refuse this change:")
             for error in diff.headErrors { out += diagnosticLines(md, error) }
             for serial in diff.serialChanges {
-                out.append(bullet(md, "\(code(md, serial.file)): the serial changed from \(code(md, serial.before)) to \(code(md, serial.after)); Wallet identifies a pass by its serial, so holders of the old serial would never get this change. Issue a new pass in a new file instead"))
+                out.append(bullet(md, serial.kind == .pass
+                    ? "\(code(md, serial.file)): the serial changed from \(code(md, serial.before)) to \(code(md, serial.after)); Wallet identifies a pass by its serial, so holders of the old serial would never get this change. Issue a new pass in a new file instead"
+                    : "\(code(md, serial.file)): the orderIdentifier changed from \(code(md, serial.before)) to \(code(md, serial.after)); Wallet identifies an order by its orderIdentifier, so devices holding the old one would never get this change. Put a new order in a new file instead"))
             }
             for pass in diff.changed where pass.tokenChanged {
                 out.append(bullet(md, "\(code(md, pass.key)): the authenticationToken changes; devices keep the old one and their updates would fail"))
             }
         }
         if diff.isEmpty {
-            out.append(md ? "\nNo pass changes." : "\nno pass changes")
+            let items = diff.hasOrders ? "pass or order" : "pass"
+            out.append(md ? "\nNo \(items) changes." : "\nno \(items) changes")
             return out.joined(separator: "\n") + "\n"
         }
         if !diff.added.isEmpty {
@@ -65,13 +69,17 @@ package struct DiffReport: Sendable {
                 }
                 for field in pass.fields {
                     let name = field.label.isEmpty ? field.key : "\(field.label) (\(field.key))"
-                    let note = field.isSilent ? "\(flag(md)) no changeMessage: the phone updates silently" : ""
+                    var note = field.isSilent ? "\(flag(md)) no changeMessage: the phone updates silently" : ""
+                    if let sequence = field.backwardsIn {
+                        note = "\(flag(md)) status goes backwards (\(sequence.description(arrow: md ? "→" : "->")))"
+                    }
                     if md {
                         out.append("| \(cell(name)) | \(field.before.map(cell) ?? "—") | \(field.after.map(cell) ?? "—") | \(note) |")
                     } else {
                         let before = field.before.map { "\"\(code(md, $0))\"" } ?? "(none)"
                         let after = field.after.map { "\"\(code(md, $0))\"" } ?? "(removed)"
-                        out.append("    \(field.area) \(code(md, name)): \(before) -> \(after)\(note.isEmpty ? "" : "  [\(note)]")")
+                        let area = field.area.isEmpty ? "" : "\(field.area) "
+                        out.append("    \(area)\(code(md, name)): \(before) -> \(after)\(note.isEmpty ? "" : "  [\(note)]")")
                     }
                 }
                 if md && !pass.fields.isEmpty { out.append("") }
