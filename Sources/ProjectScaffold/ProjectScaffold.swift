@@ -81,7 +81,63 @@ package enum ProjectScaffold {
             }
             files.append(File(path: "content/\(style.template)/example.yml", bytes: Array(style.content.utf8)))
         }
+        files += try orderFiles()
         return files
+    }
+
+    /// One example order (Wallet Orders): an order template with a merchant logo and a product image,
+    /// 300 × 300 PNG as Apple's Human Interface Guidelines ask, and one order that uses it.
+    static func orderFiles() throws(ScaffoldError) -> [File] {
+        let orderJSON = """
+        {
+          "orderType": "ecommerce",
+          "orderNumber": "{{ orderNumber }}",
+          "orderManagementURL": "https://shop.example.com/orders/{{ orderIdentifier }}",
+          "status": "{{ status }}",
+          "createdAt": "{{ createdAt }}",
+          "merchant": {
+            "displayName": "Example Shop",
+            "merchantIdentifier": "merchant.com.example.shop",
+            "url": "https://shop.example.com/",
+            "logo": "logo"
+          },
+          "lineItems": [
+            { "title": "{{ product }}", "quantity": 1, "image": "product", "price": { "amount": "{{ total }}", "currency": "EUR" } }
+          ],
+          "fulfillments": [
+            {
+              "fulfillmentType": "shipping",
+              "fulfillmentIdentifier": "{{ orderIdentifier }}-1",
+              "status": "{{ shipping }}",
+              "carrier": "Example Post",
+              "trackingNumber": "{{ trackingNumber }}"
+            }
+          ],
+          "payment": { "total": { "amount": "{{ total }}", "currency": "EUR" }, "status": "paid" }
+        }
+
+        """
+        let content = """
+        # One order per file: an entry whose template holds order.json is an order. Name it with
+        # orderIdentifier (never change it once issued); the build sets updatedAt each time it changes.
+        template: order
+        orderIdentifier: EX-0001
+        data:
+          orderNumber: "0001"
+          status: open
+          createdAt: "2026-01-15T10:00:00Z"
+          product: Example mug
+          total: "12.50"
+          shipping: onTheWay
+          trackingNumber: "EP123456789"
+
+        """
+        return [
+            File(path: "templates/order/order.json", bytes: Array(orderJSON.utf8)),
+            File(path: "templates/order/logo.png", bytes: try PNGImage.make(width: 300, height: 300, background: (255, 255, 255), foreground: (40, 90, 160))),
+            File(path: "templates/order/product.png", bytes: try PNGImage.make(width: 300, height: 300, background: (250, 250, 250), foreground: (200, 120, 40))),
+            File(path: "content/orders/example.yml", bytes: Array(content.utf8)),
+        ]
     }
 
     static let styles: [Style] = [
@@ -191,6 +247,10 @@ package enum ProjectScaffold {
 
     # Shown on the lock screen and in notifications.
     organizationName: Example
+
+    # Your Order Type ID, for Wallet Orders (templates with order.json): the UID of the
+    # certificate that signs the orders, and their APNs topic.
+    orderTypeIdentifier: order.com.example.orders
 
     # Where devices register for updates and fetch new versions (https:// only).
     # Uncomment it when you deploy `passforge serve` or a static host:

@@ -243,14 +243,16 @@ struct InitTests {
         #expect(config.contains("# "))
         let build = try passforge(["build", "--development-signing"], in: project)
         #expect(build.status == 0, "\(build.output)")
-        #expect(build.stdout.contains("built 5,"), "\(build.output)")
+        // Five passes and one order.
+        #expect(build.stdout.contains("built 6,"), "\(build.output)")
+        #expect(FileManager.default.fileExists(atPath: "\(project)/output/v1/orders/order.com.example.orders/EX-0001"))
         // No diagnostic warnings (the development-signing banner is not one: it is about the machine, not the project).
         #expect(!build.output.contains(": warning:"), "\(build.output)")
         #expect(build.stdout.contains("warnings 0"), "\(build.output)")
         let preview = try passforge(["preview"], in: project)
         #expect(preview.status == 0, "\(preview.output)")
         #expect(!preview.output.contains(": warning:"), "\(preview.output)")
-        #expect(preview.stdout.contains("preview of 5 passes") && preview.stdout.contains("0 warnings"), "\(preview.output)")
+        #expect(preview.stdout.contains("preview of 6 passes") && preview.stdout.contains("0 warnings"), "\(preview.output)")
         let pages = try FileManager.default.contentsOfDirectory(atPath: "\(project)/preview/pass.com.example.passes")
         #expect(pages.sorted() == ["BADGE-0001.html", "CARD-0001.html", "COUPON-0001.html", "FLIGHT-0001.html", "TICKET-0001.html"])
     }
