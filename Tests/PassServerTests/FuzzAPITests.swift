@@ -22,7 +22,8 @@ import Testing
 
         // The offer claim call too, with the mock of Apple's DeviceCheck behind the server.
         try await DeviceCheckRig.with { rig in
-            let built = try BuiltProject(passCount: 2)
+            // The order calls too, on an order of the build.
+            let built = try BuiltProject(passCount: 2, orders: ["O-1001"])
             let files = built.project.directory
             files.write("passforge.yml", (try String(contentsOfFile: files.file("passforge.yml"), encoding: .utf8)) + """
 
@@ -36,9 +37,6 @@ import Testing
             built.environment["PASSFORGE_DEVICECHECK_KEY"] = files.file("AuthKey.p8")
             built.environment["PASSFORGE_DEVICECHECK_CA_CERTIFICATE"] = TestPKI.shared.root
             try built.build()
-            // The order calls too, on an order in the tree.
-            let orders = HandmadeOrders(built)
-            try orders.put(["O-1001"])
             try backend.configure(built)
             let server = try ServerProcess(built, arguments: ["--registration-limit", "0"])
             let record = try built.record("C-0000")
@@ -46,14 +44,14 @@ import Testing
             let result = try runProcess(python, [
                 "\(Self.repository)/scripts/fuzz-api.py", "--url", server.base, "--token", try built.token("C-0000"),
                 "--type", built.type, "--serial", "C-0000", "--download", record.downloadPath, "--offer", "welcome",
-                "--order-type", HandmadeOrders.type, "--order", "O-1001", "--order-token", try orders.token("O-1001"),
+                "--order-type", built.orderType, "--order", "O-1001", "--order-token", try built.orderToken("O-1001"),
                 "--output", built.output, "--database", database, "--examples", "5", "--seed", "14",
             ])
             #expect(result.status == 0, "\(result.output)")
             #expect(result.stdout.contains("failures 0"), "\(result.output)")
             #expect(result.stdout.contains("healthy afterwards yes"))
             #expect(rig.server.requests.contains { $0.path == "/v1/query_two_bits" }, "the claim call was fuzzed with Apple behind it")
-            #expect((server.stdout.get() + server.stderr.get()).contains("GET /v1/orders/\(HandmadeOrders.type)/O-1001 200"), "the order GET was fuzzed past its 401")
+            #expect((server.stdout.get() + server.stderr.get()).contains("GET /v1/orders/\(built.orderType)/O-1001 200"), "the order GET was fuzzed past its 401")
             #expect(server.stop() == 0)
             #expect(!server.stderr.get().contains(" error passforge"), "the fuzz run made the server log an error: \(server.stderr.get())")
         }

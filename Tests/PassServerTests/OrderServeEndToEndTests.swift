@@ -7,22 +7,20 @@ import Testing
 
 /// Apple's order web service ("Wallet Orders": register, unregister, the
 /// updatable list with `ordersModifiedSince`, the latest order, log) from the
-/// real `passforge serve` on loopback, every status code, over a tree with
-/// passes and orders. The passes' calls go through the same handlers; the
-/// scheme must match the item's kind.
+/// real `passforge serve` on loopback, every status code, over a tree the
+/// real `passforge build` made with passes and signed orders. The passes'
+/// calls go through the same handlers; the scheme must match the item's kind.
 @Suite(.serialized) struct OrderServeEndToEndTests {
     static let orderMediaType = "application/vnd.apple.finance.order"
 
     @Test func everyOrderCallAnswersAsAppleSpecifies() async throws {
-        let built = try BuiltProject(passCount: 1)
-        let orders = HandmadeOrders(built)
-        try orders.put(["O-1001", "O-1002"])
+        let built = try BuiltProject(passCount: 1, orders: ["O-1001", "O-1002"])
         let server = try ServerProcess(built)
         defer { server.stop() }
         let client = Client(base: server.base)
-        let type = HandmadeOrders.type
+        let type = built.orderType
         let device = "0a1b2c3d4e5f60718293a4b5c6d7e8f9"
-        let token1 = try orders.token("O-1001"), token2 = try orders.token("O-1002")
+        let token1 = try built.orderToken("O-1001"), token2 = try built.orderToken("O-1002")
         let passToken = try built.token("C-0000")
 
         // Register: 201 new, 200 already registered.
@@ -48,7 +46,7 @@ import Testing
         #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "2")
 
         // The updatable list: Apple's OrderIdentifiers keys; ordersModifiedSince filters, passesUpdatedSince does not.
-        let record1 = try orders.record("O-1001"), record2 = try orders.record("O-1002")
+        let record1 = try built.orderRecord("O-1001"), record2 = try built.orderRecord("O-1002")
         let list = try await client.orderIdentifiers(device, type)
         #expect(list.status == 200)
         #expect(list.header("Content-Type") == "application/json")
@@ -57,7 +55,7 @@ import Testing
         let lastModified = try #require(list.json?["lastModified"] as? String)
         #expect(lastModified == String(max(record1.updateTag, record2.updateTag)))
         #expect(try await client.orderIdentifiers(device, type, since: lastModified).status == 204)
-        #expect(try await client.orderIdentifiers(device, type, since: String(record1.updateTag)).json?["orderIdentifiers"] as? [String] == ["O-1002"])
+        #expect(try await client.orderIdentifiers(device, type, since: String(record1.updateTag - 1)).json?["orderIdentifiers"] as? [String] == ["O-1001", "O-1002"])
         #expect(try await client.serials(device, type, since: lastModified).status == 200)
         #expect(try await client.orderIdentifiers("ffff0000", type).status == 204)
         // The index file a static host serves says the same.
@@ -118,7 +116,8 @@ import Testing
         #expect(download.body == fetched.body)
 
         // The order changes: the list names it after the old lastModified, the device gets the new bytes, then 304.
-        try orders.put(["O-1001"], status: "completed")
+        built.project.writeOrder("O-1001", status: "completed", shipping: "delivered")
+        try built.build()
         let changed = try await eventually { try await client.orderIdentifiers(device, type, since: lastModified).status == 200 }
         #expect(changed)
         let newer = try await client.orderIdentifiers(device, type, since: lastModified)

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PassBuild
+import PassModel
 import WalletTree
 import TestSupport
 import Testing
@@ -17,8 +18,13 @@ final class BuiltProject: @unchecked Sendable {
     let state = TemporaryDirectory("passforge-serve-state")
     var databasePath: String { state.file("registrations.sqlite") }
 
-    init(passCount: Int = 3) throws {
+    /// `orders`: order identifiers built too, from the `shop` order template (`ProjectFixture.addOrderTemplate`).
+    init(passCount: Int = 3, orders: [String] = []) throws {
         project = ProjectFixture(passCount: passCount)
+        if !orders.isEmpty {
+            project.addOrderTemplate()
+            for order in orders { project.writeOrder(order) }
+        }
         var environment = TestPKI.shared.environment(TestPKI.shared.leaf())
         // The build refreshes the indices of the devices in the server's store.
         environment["PASSFORGE_DATABASE_URL"] = state.file("registrations.sqlite")
@@ -49,6 +55,22 @@ final class BuiltProject: @unchecked Sendable {
     func token(_ serial: String) throws -> String {
         let verified = try PassVerifier.verify("\(output)/v1/passes/\(type)/\(serial)", root: TestPKI.shared.root)
         guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("pass \(serial) has no token") }
+        return token
+    }
+
+    var orderType: String { TestPKI.orderType }
+
+    func orderRecord(_ identifier: String) throws -> BuildState.ItemRecord {
+        guard let record = try buildState().passes["\(orderType)/\(identifier)"], record.kind == .order else {
+            throw HarnessError("no order \(identifier)")
+        }
+        return record
+    }
+
+    /// The order's authenticationToken, read from order.json inside the signed file.
+    func orderToken(_ identifier: String) throws -> String {
+        let verified = try PassVerifier.verify("\(output)/v1/orders/\(orderType)/\(identifier)", root: TestPKI.shared.root)
+        guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("order \(identifier) has no token") }
         return token
     }
 
