@@ -157,7 +157,7 @@ package struct PassBuilder: Sendable {
         operations += bundles.moves + bundles.removals
         for note in bundles.notes { progress(.note(note)) }
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
-        let stagedState = "\(tree.stagingFolder)/state.json"
+        let stagedState = "\(tree.stagingFolder)/\((TreeLayout.statePath as NSString).lastPathComponent)"
         // The new passes are the previous ones (their records' keys, in the file) but the removed, and the signed;
         // the content files, the reused ones (all kept) and the parsed.
         let keys = BuildStateEncoding.sortedKeys(of: newState.passes, ordered: previousFile?.recordRanges.map(\.key) ?? [],

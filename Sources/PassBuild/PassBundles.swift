@@ -95,7 +95,7 @@ enum PassBundles {
             guard let content = contentFiles[file] else { continue }
             let members = content.passes
             let etags = members.map { passes[$0]?.etag ?? "" }
-            let path = "download/\(capability(name: declaration.name, secret: secret)).pkpasses"
+            let path = TreeLayout.bundleDownloadPath(capability: capability(name: declaration.name, secret: secret))
             if let old = previous[declaration.name], old.members == members, old.memberETags == etags, old.downloadPath == path,
                !requiresLocalPassFiles || FileManager.default.fileExists(atPath: "\(tree.directory)/\(path)") {
                 var kept = old

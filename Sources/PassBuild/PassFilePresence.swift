@@ -1,3 +1,4 @@
+import PassModel
 import WalletTree
 import AtomicFiles
 import Foundation
@@ -26,7 +27,7 @@ final class PassFilePresence: Sendable {
         DispatchQueue.global().async { [self] in
             var passFolders: [String: Set<String>] = [:]
             for type in passTypes {
-                guard let entries = AtomicFileSystem.directoryEntries("\(directory)/v1/passes/\(type)") else { continue }
+                guard let entries = AtomicFileSystem.directoryEntries("\(directory)/\(TreeLayout.itemFolder(.pass))/\(type)") else { continue }
                 var names = Set<String>(minimumCapacity: entries.count)
                 for entry in entries { names.insert(entry.name) }
                 passFolders[type] = names
@@ -40,7 +41,7 @@ final class PassFilePresence: Sendable {
     func containsPass(passTypeIdentifier type: String, serialNumber serial: String) -> Bool {
         listed.wait()
         if let names = passFolders[type], !serial.utf8.contains(UInt8(ascii: "/")) { return names.contains(serial) }
-        return contains("v1/passes/\(type)/\(serial)")
+        return contains(TreeLayout.passPath(type: type, serial: serial))
     }
 
     /// Whether `path` (relative to the output folder) names an entry there.

@@ -22,9 +22,9 @@ struct DirectoryTransport: PublishTransport {
         guard isDirectory.boolValue else { throw PublishError("\(root) is a file, not a folder; publish to a folder") }
         var folders = RealFolders(root: root)
         guard try folders.exists(".passforge", creating: false),
-              let state = try readStateFile(".passforge/state.json", limit: BuildState.maximumPublishedSize) else { return .noState }
+              let state = try readStateFile(TreeLayout.statePath, limit: BuildState.maximumPublishedSize) else { return .noState }
         let bundles = try readStateFile(BundleList.path, limit: BuildState.maximumPublishedListSize)
-        let csv = try readStateFile(".passforge/downloads.csv", limit: BuildState.maximumPublishedListSize)
+        let csv = try readStateFile(TreeLayout.downloadsListPath, limit: BuildState.maximumPublishedListSize)
         return .published(PublishedBuild(state: state, downloadsCSV: csv, bundlesJSON: bundles,
                                          bundleFiles: bundles == nil ? [] : try bundleFiles(&folders)))
     }
@@ -47,7 +47,7 @@ struct DirectoryTransport: PublishTransport {
     private func bundleFiles(_ folders: inout RealFolders) throws -> [String] {
         guard try folders.exists("download", creating: false) else { return [] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/download")) ?? []
-        return names.filter { $0.hasSuffix(".pkpasses") && !$0.hasPrefix(".") }.sorted().map { "download/\($0)" }
+        return names.filter { $0.hasSuffix(".pkpasses") && !$0.hasPrefix(".") }.sorted().map { "\(TreeLayout.downloadFolder)/\($0)" }
     }
 
     func createDestination() throws {

@@ -17,6 +17,6 @@ struct PassFiles: Sendable, Equatable {
     /// The names a removed pass had; a state written before removed passes
     /// kept them knows only the pass file.
     static func paths(of removed: BuildState.RemovedItemRecord) -> [String] {
-        removed.files.isEmpty ? ["v1/passes/\(removed.passTypeIdentifier)/\(removed.serialNumber)"] : removed.files
+        removed.files.isEmpty ? [TreeLayout.itemPath(kind: removed.kind, type: removed.passTypeIdentifier, identifier: removed.serialNumber)] : removed.files
     }
 }

@@ -49,7 +49,7 @@ package struct Publisher: Sendable {
         let lock = try output.lock(purpose: "publish")
         defer { lock.release() }
         guard let localBytes = AtomicFileSystem.readFile(BuildState.path(in: outputDirectory)) else {
-            throw PublishError("\(outputDirectory) holds no build (no .passforge/state.json); run passforge build first")
+            throw PublishError("\(outputDirectory) holds no build (no \(TreeLayout.statePath)); run passforge build first")
         }
         let local = try BuildState.load(from: outputDirectory)
         let localBundlesJSON = AtomicFileSystem.readFile("\(outputDirectory)/\(BundleList.path)")
@@ -88,7 +88,7 @@ package struct Publisher: Sendable {
         summary.passesRemoved = plan.removedPasses
         summary.bundlesRemoved = plan.removedBundles
         summary.filesRemoved = removals.count
-        let localCSV = AtomicFileSystem.readFile("\(outputDirectory)/.passforge/downloads.csv")
+        let localCSV = AtomicFileSystem.readFile("\(outputDirectory)/\(TreeLayout.downloadsListPath)")
         let sendsBundleList = localBundlesJSON != nil && published?.files.bundlesJSON != localBundlesJSON
         let sendsState = published?.files.state != localBytes || published?.files.downloadsCSV != localCSV || sendsBundleList
         progress(.planned(passes: plan.sentPasses, bundles: plan.sentBundles, files: plan.fileCount, removals: removals.count))
@@ -107,7 +107,7 @@ package struct Publisher: Sendable {
         if sendsState {
             progress(.sendingState)
             // Each list after the files it names, state.json (the one a server watches) last.
-            let names = (sendsBundleList ? [BundleList.path] : []) + [".passforge/downloads.csv", ".passforge/state.json"]
+            let names = (sendsBundleList ? [BundleList.path] : []) + [TreeLayout.downloadsListPath, TreeLayout.statePath]
             try transport.uploadState(names, from: outputDirectory)
             summary.stateSent = true
         }

@@ -1,4 +1,5 @@
 import Foundation
+import WalletTree
 /// Commands run on the destination host through ssh. Each is a fixed script
 /// run by `sh -c`; the destination folder is its one argument, quoted, and
 /// the paths it works on come on standard input, one per line (tree paths
@@ -19,19 +20,19 @@ struct RemoteShell: Sendable {
     static let fetchStateScript = """
         [ -d "$1" ] || { echo missing-folder; exit 0; }
         cd -- "$1" || exit 1
-        for name in .passforge .passforge/state.json .passforge/downloads.csv .passforge/bundles.json download; do
+        for name in \(TreeLayout.stateFolder) \(TreeLayout.statePath) \(TreeLayout.downloadsListPath) \(TreeLayout.bundleListPath) \(TreeLayout.downloadFolder); do
           [ -L "$name" ] && { echo "symlink $name"; exit 0; }
         done
-        [ -f .passforge/state.json ] || { echo no-state; exit 0; }
+        [ -f \(TreeLayout.statePath) ] || { echo no-state; exit 0; }
         echo state
-        cat .passforge/state.json || exit 1
+        cat \(TreeLayout.statePath) || exit 1
         printf "\\000"
-        if [ -f .passforge/downloads.csv ]; then cat .passforge/downloads.csv || exit 1; fi
-        if [ -f .passforge/bundles.json ]; then
+        if [ -f \(TreeLayout.downloadsListPath) ]; then cat \(TreeLayout.downloadsListPath) || exit 1; fi
+        if [ -f \(TreeLayout.bundleListPath) ]; then
           printf "\\000"
-          cat .passforge/bundles.json || exit 1
+          cat \(TreeLayout.bundleListPath) || exit 1
           printf "\\000"
-          for file in download/*.pkpasses; do
+          for file in \(TreeLayout.downloadFolder)/*.pkpasses; do
             if [ -f "$file" ]; then printf "%s\\000" "$file"; fi
           done
         fi

@@ -47,7 +47,7 @@ extension PublishDestination {
                 if local.lastUpdateTag >= published.state.lastUpdateTag { return .keptLocal(lastUpdateTag: local.lastUpdateTag) }
             }
             // The bundle list too: the build keeps a bundle whose members are unchanged (their files are only at DEST).
-            for (name, bytes) in [(BundleList.path, published.bundlesJSON), (".passforge/downloads.csv", published.downloadsCSV)] {
+            for (name, bytes) in [(BundleList.path, published.bundlesJSON), (TreeLayout.downloadsListPath, published.downloadsCSV)] {
                 let path = "\(outputDirectory)/\(name)"
                 if let bytes { try AtomicFileSystem.write(bytes, to: path) } else { try AtomicFileSystem.remove(path) }
             }

@@ -416,7 +416,7 @@ package struct BuildState: Codable, Sendable, Equatable {
         "\"" + String(sha256Hex(bytes).prefix(32)) + "\""
     }
 
-    package static func path(in output: String) -> String { "\(output)/.passforge/state.json" }
+    package static func path(in output: String) -> String { "\(output)/\(TreeLayout.statePath)" }
 
     /// Loads the state of a previous build, or an empty state for a first build.
     package static func load(from output: String) throws -> BuildState {

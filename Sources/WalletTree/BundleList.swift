@@ -4,7 +4,7 @@ import PassModel
 /// name. One codec for the build (which remakes a bundle when its members
 /// change) and publish (which compares the destination's list with its own).
 package enum BundleList {
-    package static let path = ".passforge/bundles.json"
+    package static let path = TreeLayout.bundleListPath
     /// Apple, "Distributing and updating a pass": a bundle is at most 150 MB.
     package static let maximumSize = 150 << 20
 

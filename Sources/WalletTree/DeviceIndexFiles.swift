@@ -35,8 +35,7 @@ package final class DeviceIndexFiles: Sendable {
         "\(deviceFolder(device))/registrations/\(passTypeIdentifier)"
     }
 
-    /// `v1/devices/<device>`, relative to the output folder.
-    package static func deviceFolder(_ device: String) -> String { "v1/devices/\(device)" }
+    package static func deviceFolder(_ device: String) -> String { TreeLayout.deviceFolder(device) }
 
     /// The file's bytes, or nil when none of `serialNumbers` is a built pass
     /// (then there is no file: nothing to list).
@@ -95,7 +94,7 @@ package final class DeviceIndexFiles: Sendable {
     }
 
     private func shardLockPath(_ shard: UInt32) -> String {
-        "\(outputDirectory)/.passforge/index-locks/\(shard)"
+        "\(outputDirectory)/\(TreeLayout.indexLocksFolder)/\(shard)"
     }
 
     /// Writes the indices many changes left, as durable as an atomic write of

@@ -15,11 +15,11 @@ package struct OutputTree: Sendable {
 
     package init(directory: String) { self.directory = directory }
 
-    package var stateDirectory: String { "\(directory)/.passforge" }
-    package var journalPath: String { "\(stateDirectory)/journal.json" }
-    package var stagingDirectory: String { "\(stateDirectory)/staging" }
+    package var stateDirectory: String { "\(directory)/\(TreeLayout.stateFolder)" }
+    package var journalPath: String { "\(directory)/\(TreeLayout.journalPath)" }
+    package var stagingDirectory: String { "\(directory)/\(TreeLayout.stagingFolder)" }
     /// The staging folder, relative to the output folder.
-    package static let stagingFolder = ".passforge/staging"
+    package static let stagingFolder = TreeLayout.stagingFolder
     package var stagingFolder: String { Self.stagingFolder }
 
     package func passPath(type: String, serial: String) -> String { TreeLayout.passPath(type: type, serial: serial) }
@@ -57,7 +57,7 @@ package struct OutputTree: Sendable {
 
     /// Writes a staged file; staged files become visible only through `commit`.
     package func stage(_ bytes: [UInt8], name: String) throws(AtomicFileSystem.Failure) -> String {
-        let relative = ".passforge/staging/\(name)"
+        let relative = "\(TreeLayout.stagingFolder)/\(name)"
         try AtomicFileSystem.writeFile(bytes, to: "\(directory)/\(relative)", sync: false)
         return relative
     }
@@ -151,7 +151,7 @@ package struct OutputTree: Sendable {
             start = end
         }
         if runs <= 1 { stall("applying") }
-        try AtomicFileSystem.write(to: "\(stateDirectory)/downloads.csv") { writer throws(AtomicFileSystem.Failure) in
+        try AtomicFileSystem.write(to: "\(directory)/\(TreeLayout.downloadsListPath)") { writer throws(AtomicFileSystem.Failure) in
             // A piece at a time: at 100,000 passes the CSV is some 10 MB.
             let csv = journal.downloadsCSV.utf8
             var start = csv.startIndex
@@ -200,7 +200,7 @@ package struct OutputTree: Sendable {
     package static func isStaged(_ path: String) -> Bool {
         var path = path
         return path.withUTF8 { bytes in
-            let prefix = ".passforge/staging/".utf8
+            let prefix = (TreeLayout.stagingFolder + "/").utf8
             guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return false }
             // Each name after it: not empty, not `.` or `..`, no control character.
             var start = prefix.count

@@ -28,13 +28,41 @@ package enum TreeLayout {
         return path.withUTF8 { isBuildOwned(utf8: $0) }
     }
 
+    /// `.passforge/`: the build's own files in the output folder — its state, journal and staging,
+    /// never served and never published except the three lists below. (The project has a
+    /// `.passforge/` of its own too, for the development chain and the token secret: both hold
+    /// what passforge keeps for itself, one per folder it works in.)
+    package static let stateFolder = ".passforge"
+    /// The build state: what the last build made (`BuildState`).
+    package static let statePath = "\(stateFolder)/state.json"
+    /// passTypeIdentifier,serialNumber,download path of every pass and order, for mailings.
+    package static let downloadsListPath = "\(stateFolder)/downloads.csv"
+    /// The `.pkpasses` bundles of the last build (`BundleList`).
+    package static let bundleListPath = "\(stateFolder)/bundles.json"
+    /// A build's journal, between its staging and its commit (`OutputTree`).
+    package static let journalPath = "\(stateFolder)/journal.json"
+    /// Where a build stages its new files.
+    package static let stagingFolder = "\(stateFolder)/staging"
+    /// The last update tag whose changes the device index files show (`DeviceIndexFiles`).
+    package static let indexedTagPath = "\(stateFolder)/indexed-tag"
+    /// Cross-process locks of the device index shards.
+    package static let indexLocksFolder = "\(stateFolder)/index-locks"
+    /// The files a publish carries besides the items: the lists, then the state, which goes last.
+    package static let publishedStateFiles = [bundleListPath, downloadsListPath, statePath]
+
     /// The folders that hold the build's files, deepest first: never removed when they empty.
-    package static let topFolders = WalletItemKind.allCases.map { "v1/\($0.webServiceFolder)" } + ["download", "by-token", "v1"]
+    package static let topFolders = WalletItemKind.allCases.map { itemFolder($0) } + [downloadFolder, tokenFolder, "v1"]
+
+    /// `v1/passes` or `v1/orders`.
+    package static func itemFolder(_ kind: WalletItemKind) -> String { "v1/\(kind.webServiceFolder)" }
+
+    /// `by-token`: the token-keyed names.
+    package static let tokenFolder = "by-token"
 
     /// `v1/passes/<type>/<serial>` or `v1/orders/<type>/<identifier>`: where the web service's
     /// "get the latest version" answers from.
     package static func itemPath(kind: WalletItemKind, type: String, identifier: String) -> String {
-        "v1/\(kind.webServiceFolder)/\(type)/\(identifier)"
+        "\(itemFolder(kind))/\(type)/\(identifier)"
     }
 
     /// `v1/passes/<type>/<serial>`.
@@ -43,21 +71,27 @@ package enum TreeLayout {
     /// `by-token/<type>/<identifier>.<token>`: the same bytes under a name a static host finds from the
     /// `Authorization: ApplePass|AppleOrder <token>` header.
     package static func tokenPath(type: String, identifier: String, token: String) -> String {
-        "by-token/\(type)/\(identifier).\(token)"
+        "\(tokenFolder)/\(type)/\(identifier).\(token)"
     }
 
     /// `download/<capability>.<extension>`: the unguessable add-to-Wallet link.
     package static func capabilityDownloadPath(capability: String, kind: WalletItemKind) -> String {
-        "download/\(capability).\(kind.fileExtension)"
+        "\(downloadFolder)/\(capability).\(kind.fileExtension)"
     }
 
     /// `download/<type>/<identifier>.<extension>`: the public link (`download: public`).
     package static func publicDownloadPath(kind: WalletItemKind, type: String, identifier: String) -> String {
-        "download/\(type)/\(identifier).\(kind.fileExtension)"
+        "\(downloadFolder)/\(type)/\(identifier).\(kind.fileExtension)"
     }
 
     /// `download/<capability>.pkpasses`: a bundle of passes.
-    package static func bundleDownloadPath(capability: String) -> String { "download/\(capability).pkpasses" }
+    package static func bundleDownloadPath(capability: String) -> String { "\(downloadFolder)/\(capability).pkpasses" }
+
+    /// `download/`: the add-to-Wallet links.
+    package static let downloadFolder = "download"
+
+    /// `v1/devices/<device>`: the index files of one device.
+    package static func deviceFolder(_ device: String) -> String { "v1/devices/\(device)" }
 
     /// `download/<capability>.pkpass` (`.order` for `kind` order), or with `bundle`, `download/<capability>.pkpasses`.
     package static func isCapabilityDownload(_ path: String, kind: WalletItemKind = .pass, bundle: Bool = false) -> Bool {
