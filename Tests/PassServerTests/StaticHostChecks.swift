@@ -8,8 +8,9 @@ import Testing
 
 /// The checks every shipped static-host configuration must pass, the same
 /// for nginx and Caddy: the host answers every GET from the built tree by
-/// itself (passes by their token-keyed names, index files, downloads) and
-/// sends only registrations, the log and /health to `passforge serve`.
+/// itself (passes and orders by their token-keyed names, index files,
+/// downloads) and sends only registrations, the log and /health to
+/// `passforge serve`.
 struct StaticHostChecks {
     let built: BuiltProject
     let host: StaticHost
@@ -18,12 +19,14 @@ struct StaticHostChecks {
 
     /// Scenario 1: no `passforge serve` at all (the upstream port is closed).
     static func withoutPassforge(_ server: StaticHost.Server) async throws {
-        let built = try BuiltProject(passCount: 2)
+        let built = try BuiltProject(passCount: 2, orders: orders)
         let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
         defer { host.stop() }
         let checks = StaticHostChecks(built: built, host: host)
         try await checks.passesAreServedByToken()
         try await checks.everyRefusalIsTheSame401()
+        try await checks.ordersAreServedByToken()
+        try await checks.everyOrderRefusalIsTheSame401()
         try await checks.indexFilesAreServed(device: "0a1b2c3d4e5f")
         try await checks.downloadsAreServed()
         try await checks.nothingElseIsServed()
@@ -34,7 +37,7 @@ struct StaticHostChecks {
     /// Scenario 2: registrations, the log and /health reach a running
     /// `passforge serve`; once it is stopped, every GET still answers.
     static func withPassforgeStoppedHalfWay(_ server: StaticHost.Server) async throws {
-        let built = try BuiltProject(passCount: 2)
+        let built = try BuiltProject(passCount: 2, orders: orders)
         let passforge = try ServerProcess(built)
         let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
         defer { host.stop() }
@@ -65,6 +68,29 @@ struct StaticHostChecks {
         #expect(viaHost.header("Last-Modified") == direct.header("Last-Modified"))
         #expect(viaHost.body == direct.body)
 
+        // The same for an order: registered through the host, listed by the index file, served as passforge serves it.
+        let orderType = built.orderType
+        let orderToken = try built.orderToken("O-1001")
+        #expect(try await client.orderIdentifiers(device, orderType).status == 204)
+        #expect(try await client.registerOrder(device, orderType, "O-1001", token: orderToken, pushToken: ServeEndToEndTests.pushA).status == 201)
+        #expect(try await client.registerOrder(device, orderType, "O-1001", token: orderToken, pushToken: ServeEndToEndTests.pushA,
+                                               scheme: "ApplePass").status == 401)
+        let orderList = try await client.orderIdentifiers(device, orderType)
+        #expect(orderList.status == 200)
+        #expect(orderList.json?["orderIdentifiers"] as? [String] == ["O-1001"])
+        #expect(orderList.json?["lastModified"] as? String == String(try built.orderRecord("O-1001").updateTag))
+        let directOrder = try await Client(base: passforge.base).order(orderType, "O-1001", token: orderToken)
+        let orderViaHost = try await client.order(orderType, "O-1001", token: orderToken)
+        #expect(directOrder.status == 200 && orderViaHost.status == 200)
+        #expect(orderViaHost.header("Last-Modified") == directOrder.header("Last-Modified"))
+        #expect(orderViaHost.header("Content-Type") == directOrder.header("Content-Type"))
+        #expect(orderViaHost.body == directOrder.body)
+        // The host's 401s are passforge's, byte for byte.
+        let directRefusal = try await Client(base: passforge.base).order(orderType, "O-1001", token: nil)
+        let hostRefusal = try await client.order(orderType, "O-1001", token: nil)
+        #expect(hostRefusal.status == 401 && hostRefusal.body == directRefusal.body)
+        #expect(hostRefusal.header("WWW-Authenticate") == directRefusal.header("WWW-Authenticate"))
+
         // Log and health reach passforge.
         let log = try await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"], body: Array(#"{"logs":["via the static host"]}"#.utf8))
         #expect(log.status == 200)
@@ -74,6 +100,9 @@ struct StaticHostChecks {
         passforge.stop()
         try await checks.passesAreServedByToken()
         try await checks.everyRefusalIsTheSame401()
+        try await checks.ordersAreServedByToken()
+        try await checks.everyOrderRefusalIsTheSame401()
+        #expect(try await client.orderIdentifiers(device, orderType).body == orderList.body)
         let stillListed = try await client.serials(device, type)
         #expect(stillListed.status == 200)
         #expect(stillListed.body == list.body)
@@ -84,7 +113,7 @@ struct StaticHostChecks {
 
         host.stop()
         #expect(try built.sql("SELECT COUNT(*) FROM device_logs") == "1")
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
+        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "2")
     }
 
     /// Scenario 3 (issue 24): a tokenless DELETE asking to upgrade the
@@ -199,6 +228,87 @@ struct StaticHostChecks {
         }
     }
 
+    /// The orders of both scenarios.
+    static let orders = ["O-1001", "O-1002"]
+
+    /// Orders as passes: 200 with the order's bytes and the order MIME type for its `AppleOrder` token,
+    /// HEAD alike, and 304 by ETag and by If-Modified-Since.
+    func ordersAreServedByToken() async throws {
+        let orderType = built.orderType
+        for identifier in Self.orders {
+            let token = try built.orderToken(identifier)
+            let record = try built.orderRecord(identifier)
+            let order = try await client.order(orderType, identifier, token: token)
+            #expect(order.status == 200, "\(host.server) \(identifier)")
+            #expect(order.body == built.fileBytes(record.path))
+            #expect(order.header("Content-Type") == "application/vnd.apple.finance.order")
+            #expect(order.header("Cache-Control") == "private, no-cache")
+            let etag = try #require(order.header("ETag"))
+            let lastModified = try #require(order.header("Last-Modified"))
+            #expect(lastModified == HTTPDateText.format(milliseconds: record.updateTag), "Last-Modified is the update tag")
+            let head = try await client.send(.HEAD, "/v1/orders/\(orderType)/\(identifier)", headers: ["Authorization": "AppleOrder \(token)"])
+            #expect(head.status == 200 && head.body.isEmpty && head.header("ETag") == etag)
+            #expect(try await client.order(orderType, identifier, token: token, headers: ["If-None-Match": etag]).status == 304)
+            #expect(try await client.order(orderType, identifier, token: token, headers: ["If-Modified-Since": lastModified]).status == 304)
+            #expect(try await client.order(orderType, identifier, token: token, headers: ["If-None-Match": #""not-this-one""#]).status == 200)
+            #expect(try await client.order(orderType, identifier, token: token,
+                                           headers: ["If-Modified-Since": "Thu, 01 Jan 2015 00:00:00 GMT"]).status == 200)
+        }
+        let record = try built.orderRecord("O-1001")
+        let download = try await client.send(.GET, "/" + record.downloadPath)
+        #expect(download.status == 200, "\(host.server) \(record.downloadPath)")
+        #expect(download.header("Content-Type") == "application/vnd.apple.finance.order")
+        #expect(download.body == built.fileBytes(record.path))
+    }
+
+    /// No, malformed, wrong or another order's token, the pass scheme, an unknown order, or a pass
+    /// asked for as an order: one and the same 401 (AppleOrder), no bytes. An order asked for as a
+    /// pass gets the pass's 401.
+    func everyOrderRefusalIsTheSame401() async throws {
+        let orderType = built.orderType
+        let token1 = try built.orderToken("O-1001"), token2 = try built.orderToken("O-1002")
+        let passToken = try built.token("C-0000")
+        let reference = try await client.order(orderType, "O-1001", token: nil)
+        #expect(reference.status == 401)
+        #expect(reference.header("WWW-Authenticate") == "AppleOrder")
+        let refusals: [(path: String, authorization: String?)] = [
+            ("/v1/orders/\(orderType)/O-1001", "AppleOrder \(token2)"),
+            ("/v1/orders/\(orderType)/O-1001", "AppleOrder not-the-token-at-all"),
+            ("/v1/orders/\(orderType)/O-1001", "ApplePass \(token1)"),
+            ("/v1/orders/\(orderType)/O-1001", "appleorder \(token1)"),
+            ("/v1/orders/\(orderType)/O-1001", "AppleOrder  \(token1)"),
+            ("/v1/orders/\(orderType)/O-1001", "AppleOrder \(token1) \(token1)"),
+            ("/v1/orders/\(orderType)/O-1001", "AppleOrder ../../x"),
+            ("/v1/orders/\(orderType)/O-9999", "AppleOrder \(token1)"),
+            ("/v1/orders/\(orderType)/O-1001.\(token1)", "AppleOrder \(token1)"),
+            ("/v1/orders/\(orderType)", "AppleOrder \(token1)"),
+            ("/v1/orders/\(orderType)/O-1001/more", "AppleOrder \(token1)"),
+            ("/v1/orders/-bad/O-1001", "AppleOrder \(token1)"),
+            // A pass is not an order, whatever the scheme.
+            ("/v1/orders/\(type)/C-0000", "AppleOrder \(passToken)"),
+            ("/v1/orders/\(type)/C-0000", "ApplePass \(passToken)"),
+        ]
+        for (path, authorization) in refusals {
+            let answer = try await client.send(.GET, path, headers: authorization.map { ["Authorization": $0] } ?? [:])
+            #expect(answer.status == 401, "\(host.server) \(path) \(authorization ?? "no header")")
+            #expect(answer.body == reference.body, "\(host.server) \(path) \(authorization ?? "no header")")
+            #expect(answer.header("WWW-Authenticate") == "AppleOrder", "\(host.server) \(path)")
+            #expect(answer.body.firstRange(of: Array("PK".utf8)) == nil)
+        }
+        // An order is not a pass: the pass URL gives the pass's 401, whatever the scheme.
+        let passReference = try await client.pass(type, "C-0000", token: nil)
+        for authorization in ["ApplePass \(token1)", "AppleOrder \(token1)"] {
+            let answer = try await client.send(.GET, "/v1/passes/\(orderType)/O-1001", headers: ["Authorization": authorization])
+            #expect(answer.status == 401, "\(host.server) \(authorization)")
+            #expect(answer.body == passReference.body, "\(host.server) \(authorization)")
+        }
+        for method in [HTTPMethod.DELETE, .PUT, .POST] {
+            let answer = try await client.send(method, "/v1/orders/\(orderType)/O-1001", headers: ["Authorization": "AppleOrder \(token1)"])
+            #expect(answer.status == 405, "\(host.server) \(method)")
+            #expect(answer.header("Allow") != nil)
+        }
+    }
+
     /// An index file is served as JSON; a device without one gets 204.
     func indexFilesAreServed(device: String) async throws {
         #expect(try await client.serials(device, type).status == 204)
@@ -243,6 +353,8 @@ struct StaticHostChecks {
             // Folders: never a listing.
             "/", "/v1/", "/v1/passes/", "/v1/passes/\(type)/", "/by-token/", "/by-token/\(type)/", "/by-token/\(type)",
             "/download/", "/download", "/v1/devices/", "/v1/devices/1a2b3c4d5e6f7a8b9c0d/registrations/",
+            "/v1/orders/", "/v1/orders/\(built.orderType)/", "/by-token/\(built.orderType)/",
+            "/" + (try built.orderRecord("O-1001").tokenPath ?? "by-token/x"),
             // Traversal, encoded or not.
             "/v1/passes/\(type)/..%2f..%2f.passforge%2fstate.json",
             "/v1/passes/\(type)/..%2F..%2F..%2F\(tokenPath.replacingOccurrences(of: "/", with: "%2F"))",
