@@ -2,27 +2,54 @@
 import Glibc
 #endif
 
-/// What a build remembers of a file it hashed, to skip reading it again:
-/// its size, modification and status-change times, and inode. Equal stamps
-/// mean the same bytes, except when the file changed within the clock's
-/// granularity of the moment it was stamped (see `isSettled`); such a stamp
-/// is not kept, and the file is read and hashed the next time too.
+/// What tells one version of a file from another: its device and inode, size,
+/// and modification and status-change times. passforge replaces files by
+/// rename, never rewrites them, so a new version has a new inode (and usually
+/// a new size or time).
+///
+/// A build remembers the stamp of each content file it hashed, to skip
+/// reading it again. Equal stamps mean the same bytes, except when the file
+/// changed within the clock's granularity of the moment it was stamped (see
+/// `isSettled`); such a stamp is not kept, and the file is read and hashed
+/// the next time too. The server and publish use it to see a new build state
+/// or a file they already hold.
 package struct FileStamp: Hashable, Sendable, CustomStringConvertible {
-    package var size: Int64
+    package var device: UInt64
     package var inode: UInt64
+    package var size: Int64
+    /// Nanoseconds since 1970.
     package var modified: Int64
     package var changed: Int64
+    /// True for a regular file (not a folder or a device).
+    package var isRegularFile: Bool
 
     /// The stamp of the file at `path` (links followed); nil when it is missing.
     package init?(path: String) {
         var info = stat()
         // A native string is already NUL-terminated: no copy of the path per call.
         guard path.withCString({ stat($0, &info) }) == 0 else { return nil }
-        size = Int64(info.st_size)
+        self.init(info)
+    }
+
+    /// The stamp of the open file `descriptor`; nil when fstat fails.
+    package init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
     }
+
+    /// The modification time as seconds and nanoseconds, as `utimensat` takes it.
+    package var modifiedSeconds: Int { Int(modified >= 0 ? modified / 1_000_000_000 : (modified - 999_999_999) / 1_000_000_000) }
+    package var modifiedNanoseconds: Int { Int(modified - Int64(modifiedSeconds) * 1_000_000_000) }
 
     /// `size:inode:modified:changed` (nanoseconds), as a build state stores it.
     /// Written digit by digit: a build makes one per content file, 100,000 of them.

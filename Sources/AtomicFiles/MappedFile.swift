@@ -14,7 +14,7 @@ package struct MappedFile: ~Copyable {
 
     /// The whole of `file` (`identity.size` bytes); nil when it cannot be mapped.
     package init?(_ file: borrowing RegularFile) {
-        count = Int(file.identity.size)
+        count = Int(file.stamp.size)
         guard count > 0 else {
             start = nil
             return

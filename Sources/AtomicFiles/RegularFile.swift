@@ -2,11 +2,11 @@
 import Glibc
 #endif
 
-/// A regular file opened for reading, with the identity of the version that
+/// A regular file opened for reading, with the stamp of the version that
 /// is open: what is read is that version's bytes, even if a rename replaces
 /// the file meanwhile. Closed when it goes out of scope.
 package struct RegularFile: ~Copyable {
-    package let identity: FileIdentity
+    package let stamp: FileStamp
     let descriptor: Int32
 
     /// Opens the file at `path`; nil when it is missing, unreadable or not a
@@ -15,22 +15,22 @@ package struct RegularFile: ~Copyable {
     package init?(openingForReading path: String, followingLinks: Bool = true) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else { return nil }
-        guard let identity = FileIdentity(descriptor: descriptor), identity.isRegularFile else {
+        guard let stamp = FileStamp(descriptor: descriptor), stamp.isRegularFile else {
             close(descriptor)
             return nil
         }
         self.descriptor = descriptor
-        self.identity = identity
+        self.stamp = stamp
     }
 
     deinit { close(descriptor) }
 
-    /// All `identity.size` bytes of the file; nil when a read fails or the
+    /// All `stamp.size` bytes of the file; nil when a read fails or the
     /// file ends early.
     package func readAll() -> [UInt8]? {
         // Read straight into the array's storage: zero-filling first costs a build state of 90 MB a tenth of a second.
         var complete = true
-        let bytes = [UInt8](unsafeUninitializedCapacity: Int(identity.size)) { buffer, initialized in
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(stamp.size)) { buffer, initialized in
             var done = 0
             while done < buffer.count {
                 let count = Glibc.read(descriptor, buffer.baseAddress! + done, buffer.count - done)

@@ -33,7 +33,7 @@ struct BuildPlan: Sendable {
     var contentFiles: [String: BuildState.ContentFileRecord] = [:]
     /// Files as the last build read them, with their stamps now: their records
     /// are copied only when the build writes a new state (at 100,000 files, tens of MB).
-    var reusedFiles: [(path: String, identity: String?)] = []
+    var reusedFiles: [(path: String, stamp: String?)] = []
     var warnings: [ContentDiagnostic] = []
     /// Content file → the `.pkpasses` bundle it declares, for the files parsed in this build (see `PassBundles`).
     var bundles: [String: BundleDeclaration] = [:]
@@ -55,18 +55,18 @@ extension BuildPlan {
         let parsedBefore = contentFiles.keys.reduce(0) { $0 + (previous.index(forKey: $1) == nil ? 0 : 1) }
         if reusedFiles.count + parsedBefore == previous.count {
             var all = previous
-            for (path, identity) in reusedFiles {
+            for (path, stamp) in reusedFiles {
                 let index = all.index(forKey: path)!
-                if all.values[index].identity != identity { all.values[index].identity = identity }
+                if all.values[index].stamp != stamp { all.values[index].stamp = stamp }
             }
             for (path, record) in contentFiles { all[path] = record }
             (contentFiles, reusedFiles) = (all, [])
             return
         }
         contentFiles.reserveCapacity(contentFiles.count + reusedFiles.count)
-        for (path, identity) in reusedFiles {
+        for (path, stamp) in reusedFiles {
             var record = previous[path]!
-            record.identity = identity
+            record.stamp = stamp
             contentFiles[path] = record
         }
         reusedFiles = []
@@ -155,7 +155,7 @@ struct BuildPlanner {
         /// The previous record of the file, when its bytes are the same.
         var previous: BuildState.ContentFileRecord?
         /// Its stamp as the state keeps it, when it is settled (see `FileStamp`).
-        var identity: String?
+        var stamp: String?
         /// Why the file was not read, when it was not.
         var refusal: ProjectBoundary.Refusal?
         /// A changed file with `passes:`, cut into entries, and the keys of
@@ -168,7 +168,7 @@ struct BuildPlanner {
     private struct ParseFile: Sendable {
         var path: String
         var hash: String
-        var identity: String?
+        var stamp: String?
         var bytes: [UInt8]?
         /// Why it cannot be parsed (it cannot be read).
         var problems: [ContentDiagnostic] = []
@@ -247,7 +247,7 @@ struct BuildPlanner {
             return ParseFile(path: file.path, hash: file.hash, problems: [unreadable(file.path, refusal, boundary: boundary)])
         }
         let hash = file.bytes == nil ? sha256Hex(bytes) : file.hash
-        var prepared = ParseFile(path: file.path, hash: hash, identity: hash == file.hash ? file.identity : nil, bytes: bytes)
+        var prepared = ParseFile(path: file.path, hash: hash, stamp: hash == file.hash ? file.stamp : nil, bytes: bytes)
         if let list = file.list, !file.reusedEntries.isEmpty {
             prepared.list = list
             prepared.reusedEntries = file.reusedEntries
@@ -315,14 +315,14 @@ struct BuildPlanner {
             let previous = known.map { state.contentFiles.values[$0] }
             // The state's string for the path: looked up again later, it is found without comparing its bytes.
             var file = ReadFile(path: known.map { state.contentFiles.keys[$0] } ?? path)
-            if let stamp, let previous, let identity = previous.identity, stamp.isSpelled(as: identity) {
+            if let stamp, let previous, let kept = previous.stamp, stamp.isSpelled(as: kept) {
                 // Its hash is the previous one: set below, if the file is parsed after all.
                 file.previous = previous
-                file.identity = identity  // one string for both
+                file.stamp = kept  // one string for both
                 guard previous.passes.count <= checkedWhenRead else { return (file, nil) }
                 return (file, previous.passes.allSatisfy { key in state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false })
             }
-            file.identity = stamp?.description
+            file.stamp = stamp?.description
             let bytes: [UInt8]
             switch boundary.readListedFile(path) {
             case .success(let read): bytes = read
@@ -365,7 +365,7 @@ struct BuildPlanner {
                     candidate += previous.passes.count
                 }
                 if isUnchanged!, reuse(previous, file: file.path) {
-                    plan.reusedFiles.append((file.path, file.identity))
+                    plan.reusedFiles.append((file.path, file.stamp))
                     continue
                 }
                 if file.hash.isEmpty { file.hash = previous.hash }
@@ -382,7 +382,7 @@ struct BuildPlanner {
                 }
                 if file.reusedEntries.count == list.entries.count {
                     let keys = list.entries.indices.map { file.reusedEntries[$0]! }
-                    plan.contentFiles[file.path] = .init(hash: file.hash, passes: keys, identity: file.identity, entries: list.signature)
+                    plan.contentFiles[file.path] = .init(hash: file.hash, passes: keys, stamp: file.stamp, entries: list.signature)
                     continue
                 }
             }
@@ -494,7 +494,7 @@ struct BuildPlanner {
             if let bundle = fileUnits.first?.bundle { plan.bundles[file.path] = bundle }
             // Entry hashes are kept only when each entry gave one pass, in order.
             let entries = file.entries.flatMap { PassListEntries.hashes(in: $0).count == keys.count + 1 ? $0 : nil }
-            plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys, identity: file.identity, entries: entries)
+            plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys, stamp: file.stamp, entries: entries)
         }
         // Looking up every previous key (100,000 of them, one at a time) only when some were not defined again.
         if definedBefore < state.passes.count {

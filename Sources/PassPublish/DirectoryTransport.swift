@@ -36,8 +36,8 @@ struct DirectoryTransport: PublishTransport {
         guard kind == .regularFile, let file = RegularFile(openingForReading: path, followingLinks: false) else {
             throw PublishError("\(path) is \(kind == .symbolicLink ? "a symbolic link" : "not a regular file"); passforge reads the published state only from regular files inside \(root): replace it with the file, or publish again")
         }
-        guard file.identity.size <= limit else {
-            throw PublishError("\(path) is \(file.identity.size >> 20) MB, more than the \(limit >> 20) MB a published build's \((name as NSString).lastPathComponent) may be; it is refused")
+        guard file.stamp.size <= limit else {
+            throw PublishError("\(path) is \(file.stamp.size >> 20) MB, more than the \(limit >> 20) MB a published build's \((name as NSString).lastPathComponent) may be; it is refused")
         }
         guard let bytes = file.readAll() else { throw PublishError("cannot read \(path)") }
         return bytes
@@ -79,13 +79,13 @@ struct DirectoryTransport: PublishTransport {
             guard let file = RegularFile(openingForReading: source), let bytes = file.readAll() else {
                 throw PublishError("cannot read \(source); run passforge build first")
             }
-            let identity = file.identity
+            let stamp = file.stamp
             _ = try folders.exists(Self.folder(of: upload.path), creating: true)
             let staged = Self.stagedPath(for: "\(root)/\(upload.path)")
             // A name left by a killed run, or planted: removed, and the file made anew (O_EXCL does not follow a link).
             try AtomicFileSystem.remove(staged)
             try AtomicFileSystem.writeFile(bytes, to: staged, sync: false, exclusive: true)
-            try setModificationTime(of: staged, seconds: identity.modifiedSeconds, nanoseconds: identity.modifiedNanoseconds)
+            try setModificationTime(of: staged, seconds: stamp.modifiedSeconds, nanoseconds: stamp.modifiedNanoseconds)
         }
         for link in files.flatMap(\.links) { _ = try folders.exists(Self.folder(of: link), creating: true) }
         try AtomicFileSystem.syncFileSystem(containing: root)

@@ -81,7 +81,7 @@ package final class PublishedTree: Sendable {
     /// The build state last loaded, and when and from which file.
     private struct Loaded {
         var snapshot = Snapshot()
-        var stateIdentity: FileIdentity?
+        var stateIdentity: FileStamp?
         var lastCheck: ContinuousClock.Instant?
     }
 
@@ -116,10 +116,10 @@ package final class PublishedTree: Sendable {
     /// Nil when it is missing.
     package func representation(of relativePath: String) -> Representation? {
         guard let file = RegularFile(openingForReading: "\(outputDirectory)/\(relativePath)") else { return nil }
-        if let cached = cache.get(file.identity) { return cached }
+        if let cached = cache.get(file.stamp) { return cached }
         guard let bytes = file.readAll() else { return nil }
         let representation = Representation(bytes: bytes, etag: Self.etag(of: bytes))
-        cache.put(file.identity, representation)
+        cache.put(file.stamp, representation)
         return representation
     }
 
@@ -131,7 +131,7 @@ package final class PublishedTree: Sendable {
     /// Called with `loaded` locked.
     private func reloadIfChanged(_ loaded: inout Loaded) {
         let path = BuildState.path(in: outputDirectory)
-        guard let identity = FileIdentity(path: path) else {
+        guard let identity = FileStamp(path: path) else {
             if loaded.stateIdentity != nil {
                 logger.warning("\(path) is gone; serving no passes until a build writes it")
                 loaded.snapshot = Snapshot()
@@ -175,8 +175,8 @@ package final class PublishedTree: Sendable {
 /// (a pass and its download) share one entry.
 final class RepresentationCache: Sendable {
     private struct Entries {
-        var byIdentity: [FileIdentity: PublishedTree.Representation] = [:]
-        var order: [FileIdentity] = []
+        var byIdentity: [FileStamp: PublishedTree.Representation] = [:]
+        var order: [FileStamp] = []
         var total = 0
     }
 
@@ -185,11 +185,11 @@ final class RepresentationCache: Sendable {
 
     init(budget: Int) { self.budget = budget }
 
-    func get(_ identity: FileIdentity) -> PublishedTree.Representation? {
+    func get(_ identity: FileStamp) -> PublishedTree.Representation? {
         entries.withLock { $0.byIdentity[identity] }
     }
 
-    func put(_ identity: FileIdentity, _ representation: PublishedTree.Representation) {
+    func put(_ identity: FileStamp, _ representation: PublishedTree.Representation) {
         let size = representation.bytes.count
         guard size <= budget / 4 else { return }
         entries.withLock { entries in

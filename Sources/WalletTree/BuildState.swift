@@ -256,12 +256,12 @@ package struct BuildState: Codable, Sendable, Equatable {
     package struct ContentFileRecord: Codable, Sendable, Equatable {
         private var fields: Fields
 
-        package init(hash: String, passes: [String], identity: String? = nil, entries: String? = nil) {
-            fields = Fields(hash: PackedDigest(hash), passes: passes, identity: identity, entries: entries)
+        package init(hash: String, passes: [String], stamp: String? = nil, entries: String? = nil) {
+            fields = Fields(hash: PackedDigest(hash), passes: passes, stamp: stamp, entries: entries)
         }
 
-        package init(hash: PackedDigest, passes: [String], identity: String?, entries: String?) {
-            fields = Fields(hash: hash, passes: passes, identity: identity, entries: entries)
+        package init(hash: PackedDigest, passes: [String], stamp: String?, entries: String?) {
+            fields = Fields(hash: hash, passes: passes, stamp: stamp, entries: entries)
         }
 
         /// SHA-256 of the file's bytes.
@@ -276,9 +276,9 @@ package struct BuildState: Codable, Sendable, Equatable {
         }
         /// The file's size, times and inode when it was hashed (see `FileStamp`):
         /// while they stay the same, the next build need not read it again.
-        package var identity: String? {
-            get { fields.identity }
-            set { unique().identity = newValue }
+        package var stamp: String? {
+            get { fields.stamp }
+            set { unique().stamp = newValue }
         }
         /// For a YAML file with `passes:`, the hash of its header and of each
         /// entry (see `PassListEntries`): the next build parses only the entries that changed.
@@ -293,24 +293,26 @@ package struct BuildState: Codable, Sendable, Equatable {
         package static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.fields === rhs.fields
                 || (lhs.fields.hash == rhs.fields.hash && lhs.fields.passes == rhs.fields.passes
-                    && lhs.fields.identity == rhs.fields.identity && lhs.fields.entries == rhs.fields.entries)
+                    && lhs.fields.stamp == rhs.fields.stamp && lhs.fields.entries == rhs.fields.entries)
         }
 
         private mutating func unique() -> Fields {
             if !isKnownUniquelyReferenced(&fields) {
-                fields = Fields(hash: fields.hash, passes: fields.passes, identity: fields.identity, entries: fields.entries)
+                fields = Fields(hash: fields.hash, passes: fields.passes, stamp: fields.stamp, entries: fields.entries)
             }
             return fields
         }
 
         package enum CodingKeys: String, CodingKey {
-            case hash, passes, identity, entries
+            case hash, passes, entries
+            // The stamp was called identity when the state format was fixed; the file keeps that name.
+            case stamp = "identity"
         }
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(hash: try container.decode(String.self, forKey: .hash), passes: try container.decode([String].self, forKey: .passes),
-                      identity: try container.decodeIfPresent(String.self, forKey: .identity),
+                      stamp: try container.decodeIfPresent(String.self, forKey: .stamp),
                       entries: try container.decodeIfPresent(String.self, forKey: .entries))
         }
 
@@ -318,7 +320,7 @@ package struct BuildState: Codable, Sendable, Equatable {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(hash, forKey: .hash)
             try container.encode(passes, forKey: .passes)
-            try container.encodeIfPresent(identity, forKey: .identity)
+            try container.encodeIfPresent(stamp, forKey: .stamp)
             try container.encodeIfPresent(entries, forKey: .entries)
         }
 
@@ -326,13 +328,13 @@ package struct BuildState: Codable, Sendable, Equatable {
         private final class Fields: @unchecked Sendable {
             package var hash: PackedDigest
             package var passes: [String]
-            package var identity: String?
+            package var stamp: String?
             package var entries: String?
 
-            package init(hash: PackedDigest, passes: [String], identity: String?, entries: String?) {
+            package init(hash: PackedDigest, passes: [String], stamp: String?, entries: String?) {
                 self.hash = hash
                 self.passes = passes
-                self.identity = identity
+                self.stamp = stamp
                 self.entries = entries
             }
         }
@@ -446,7 +448,7 @@ package struct BuildState: Codable, Sendable, Equatable {
             guard state.version == currentVersion else {
                 throw BuildError.message("\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
             }
-            return (state, PreviousStateFile(path: path, identity: file.identity, recordRanges: ranges))
+            return (state, PreviousStateFile(path: path, stamp: file.stamp, recordRanges: ranges))
         } catch let error as BuildError {
             throw error
         } catch {
@@ -478,7 +480,7 @@ extension BuildState {
         for key in contentFiles.keys.sorted() {
             let file = contentFiles[key]!
             var object = JSONObject([("hash", .string(file.hash)), ("passes", .array(file.passes.map(JSONValue.string)))])
-            if let identity = file.identity { object["identity"] = .string(identity) }
+            if let stamp = file.stamp { object["identity"] = .string(stamp) }
             if let entries = file.entries { object["entries"] = .string(entries) }
             files[key] = .object(object)
         }

@@ -57,18 +57,18 @@ package enum BuildStateDecoding {
         // A content file's keys are the strings of the pass records' keys: one string for both, and looking a pass up
         // by its file's key finds the same string, not an equal one (no bytes compared).
         let files = try decodeMembers(fileMembers, in: bytes, jobs: jobs, passKeys: passMembers) { scanner, shared throws(Failure) in
-            var hash: PackedDigest?, keys: [String]?, identity: String?, entries: String?
+            var hash: PackedDigest?, keys: [String]?, stamp: String?, entries: String?
             try scanner.object { scanner, key throws(Failure) in
                 switch key {
                 case "hash": hash = try scanner.digest()
                 case "passes": keys = try scanner.passKeyArray(&shared)
-                case "identity": identity = try scanner.optionalString()
+                case "identity": stamp = try scanner.optionalString()
                 case "entries": entries = try scanner.optionalString()
                 default: try scanner.skipValue()
                 }
             }
             guard let hash, let keys else { throw Failure(description: "a content file is incomplete") }
-            return BuildState.ContentFileRecord(hash: hash, passes: keys, identity: identity, entries: entries)
+            return BuildState.ContentFileRecord(hash: hash, passes: keys, stamp: stamp, entries: entries)
         }
         // The content files' dictionary is built while the passes are decoded, on a thread of its own.
         let contentFiles = Mutex<[String: BuildState.ContentFileRecord]>([:])

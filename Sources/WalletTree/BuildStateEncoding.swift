@@ -6,10 +6,10 @@ import PassModel
 /// write the unchanged ones back without encoding them again. Only the
 /// ranges stay in memory; the bytes are read again, in order, while the new
 /// state is written (the build lock keeps the file as it was, and its
-/// identity is checked).
+/// stamp is checked).
 package struct PreviousStateFile: Sendable {
     package var path: String
-    package var identity: FileIdentity
+    package var stamp: FileStamp
     /// Each record's key and bytes in the file, in file order.
     package var recordRanges: [(key: String, range: Range<Int>)]
 }
@@ -55,7 +55,7 @@ package enum BuildStateEncoding {
         // The previous file, when it is still the one the build read.
         var source: RegularFile? = nil
         if let previous, !previous.recordRanges.isEmpty, let file = RegularFile(openingForReading: previous.path),
-           file.identity == previous.identity {
+           file.stamp == previous.stamp {
             source = consume file
         }
         // Where each record is in the previous file (nil: encoded here). Both lists are
@@ -132,9 +132,9 @@ package enum BuildStateEncoding {
                 appendString(key, to: &out)
             }
             out.append(UInt8(ascii: "]"))
-            if let identity = file.identity {
+            if let stamp = file.stamp {
                 out += #","identity":"#.utf8
-                appendString(identity, to: &out)
+                appendString(stamp, to: &out)
             }
             if let entries = file.entries {
                 out += #","entries":"#.utf8

@@ -45,7 +45,7 @@ import PassModel
         let state = try BuildState.load(from: project.output)
         #expect(state.passes.count == 6)
         for record in state.passes.values {
-            let identities = record.files.map { FileIdentity(path: "\(project.output)/\($0)")! }
+            let identities = record.files.map { FileStamp(path: "\(project.output)/\($0)")! }
             #expect(Set(identities.map(\.inode)).count == 1)
             for identity in identities {
                 #expect(Int64(identity.modifiedSeconds) * 1000 + Int64(identity.modifiedNanoseconds / 1_000_000) == tag)
@@ -94,6 +94,6 @@ import PassModel
         #expect(folder.read("v1/passes/t/b") == [2])
         #expect(folder.read("download/a.pkpass") == [1])
         #expect(folder.read("download/b.pkpass") == [2])
-        #expect(FileIdentity(path: "\(folder.path)/v1/passes/t/b")?.inode == FileIdentity(path: "\(folder.path)/download/b.pkpass")?.inode)
+        #expect(FileStamp(path: "\(folder.path)/v1/passes/t/b")?.inode == FileStamp(path: "\(folder.path)/download/b.pkpass")?.inode)
     }
 }

@@ -76,14 +76,14 @@ import TestSupport
             change(&changed)
             #expect(changed != original)
         }
-        var file = BuildState.ContentFileRecord(hash: Self.hex, passes: ["pass.t/1"], identity: "1:2:3:4")
+        var file = BuildState.ContentFileRecord(hash: Self.hex, passes: ["pass.t/1"], stamp: "1:2:3:4")
         let kept = file
-        file.identity = nil
+        file.stamp = nil
         file.hash = "abc"
         file.passes.append("pass.t/2")
         file.entries = "e"
-        #expect(kept == BuildState.ContentFileRecord(hash: Self.hex, passes: ["pass.t/1"], identity: "1:2:3:4"))
-        #expect(file == BuildState.ContentFileRecord(hash: "abc", passes: ["pass.t/1", "pass.t/2"], identity: nil, entries: "e"))
+        #expect(kept == BuildState.ContentFileRecord(hash: Self.hex, passes: ["pass.t/1"], stamp: "1:2:3:4"))
+        #expect(file == BuildState.ContentFileRecord(hash: "abc", passes: ["pass.t/1", "pass.t/2"], stamp: nil, entries: "e"))
         #expect(file != kept)
     }
 
@@ -99,7 +99,7 @@ import TestSupport
         other.publicDownloadPath = "download/pass.t/2.pkpass"
         other.fingerprint = Self.hex.uppercased()
         state.passes["pass.t/2"] = other
-        state.contentFiles["content/x.yml"] = .init(hash: Self.hex, passes: ["pass.t/1", "pass.t/2"], identity: "1:2:3:4", entries: "e")
+        state.contentFiles["content/x.yml"] = .init(hash: Self.hex, passes: ["pass.t/1", "pass.t/2"], stamp: "1:2:3:4", entries: "e")
         state.contentFiles["content/y.yml"] = .init(hash: "h", passes: [])
         state.removedPasses["pass.t/3"] = .init(passTypeIdentifier: "pass.t", serialNumber: "3", tokenHash: "h", removedTag: 7)
         let bytes = try state.encoded()
@@ -302,7 +302,7 @@ import TestSupport
                 fingerprint: CompactStateTests.hex, definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s.yml",
                 downloadPath: "download/\(serial).pkpass")
         }
-        state.contentFiles["s.yml"] = .init(hash: CompactStateTests.hex, passes: ["pass.t/1", "pass.t/2"], identity: "1:2:3:4")
+        state.contentFiles["s.yml"] = .init(hash: CompactStateTests.hex, passes: ["pass.t/1", "pass.t/2"], stamp: "1:2:3:4")
         let folder = TemporaryDirectory()
         try AtomicFileSystem.write(try state.encoded(), to: BuildState.path(in: folder.path))
         let mapped = try BuildState.loadWithRecordRanges(from: folder.path, jobs: 2, mapped: true)

@@ -28,7 +28,7 @@ import TestSupport
         odd.imagePaths = ["content/a b.png", "content/c.png"]
         odd.publicDownloadPath = "download/x/y.pkpass"
         state.passes["pass.t/odd"] = odd
-        state.contentFiles["content/x.yml"] = .init(hash: "abc", passes: ["pass.t/odd"], identity: "1:2:3:4", entries: String(repeating: "0", count: 64))
+        state.contentFiles["content/x.yml"] = .init(hash: "abc", passes: ["pass.t/odd"], stamp: "1:2:3:4", entries: String(repeating: "0", count: 64))
         return state
     }
 
@@ -171,7 +171,7 @@ import TestSupport
         _ = try PassBuilder(settings: settings).build()
         let stamp = try #require(FileStamp(path: path))
         // Stamped only once its times are more than two seconds old (the change time is now: not yet).
-        #expect(try BuildState.load(from: project.output).contentFiles[path]?.identity == nil)
+        #expect(try BuildState.load(from: project.output).contentFiles[path]?.stamp == nil)
         #expect(!stamp.isSettled())
         #expect(stamp.isSettled(now: stamp.changed + 3_000_000_000))
 
@@ -195,7 +195,7 @@ import TestSupport
         // A state that gives the file its present stamp and a hash that is not its bytes': a build that
         // trusts the stamp does not read the file, and reuses its passes as they are.
         var state = try BuildState.load(from: project.output)
-        state.contentFiles[path]?.identity = stamp.description
+        state.contentFiles[path]?.stamp = stamp.description
         state.contentFiles[path]?.hash = "not-the-hash"
         var planner = BuildPlanner(settings: settings, state: state, secret: TokenSecret(Self.secret, origin: "test"),
                                    identities: SigningIdentities(settings: settings), validateOnly: false)
@@ -204,7 +204,7 @@ import TestSupport
         #expect(plan.reusedFiles.map(\.path) == [path])
         #expect(plan.contentFiles.isEmpty)
         // Without the stamp it is read, its hash differs, and it is parsed again.
-        state.contentFiles[path]?.identity = nil
+        state.contentFiles[path]?.stamp = nil
         planner = BuildPlanner(settings: settings, state: state, secret: TokenSecret(Self.secret, origin: "test"),
                                identities: SigningIdentities(settings: settings), validateOnly: false)
         let reread = try planner.makePlan(progress: { _ in })

@@ -34,7 +34,7 @@ import TestSupport
 
     @Test func contentFileRecordsAreCompletedFromThePreviousOnes() {
         func record(_ hash: String, _ identity: String?) -> BuildState.ContentFileRecord {
-            .init(hash: hash, passes: ["pass.t/\(hash)"], identity: identity)
+            .init(hash: hash, passes: ["pass.t/\(hash)"], stamp: identity)
         }
         let previous = ["a.yml": record("a", "1"), "b.yml": record("b", "2"), "c.yml": record("c", "3"), "d.yml": record("d", "4")]
         // Every previous file still there: b's stamp settled anew, c parsed again, e new.

@@ -70,13 +70,13 @@ struct DestinationTree {
 
     func bytes(_ relative: String) -> [UInt8]? { AtomicFileSystem.readFile("\(root)/\(relative)") }
 
-    func identity(_ relative: String) -> FileIdentity? { FileIdentity(path: "\(root)/\(relative)") }
+    func identity(_ relative: String) -> FileStamp? { FileStamp(path: "\(root)/\(relative)") }
 
     func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: "\(root)/\(relative)") }
 
     /// Every regular file with its identity (inode, size, modification time).
-    func identities() -> [String: FileIdentity] {
-        var result: [String: FileIdentity] = [:]
+    func identities() -> [String: FileStamp] {
+        var result: [String: FileStamp] = [:]
         let enumerator = FileManager.default.enumerator(atPath: root)
         while let relative = enumerator?.nextObject() as? String {
             if let identity = identity(relative), identity.isRegularFile, !relative.hasSuffix(".lock") { result[relative] = identity }
@@ -104,7 +104,7 @@ struct DestinationTree {
 
     /// Every file of the pass is at the destination with the local bytes and modification time.
     func expectSame(as output: String, record: BuildState.ItemRecord, sourceLocation: SourceLocation = #_sourceLocation) {
-        let local = FileIdentity(path: "\(output)/\(record.path)")
+        let local = FileStamp(path: "\(output)/\(record.path)")
         for path in PassFiles(record).allPaths {
             #expect(bytes(path) == AtomicFileSystem.readFile("\(output)/\(record.path)"), "\(path)", sourceLocation: sourceLocation)
             #expect(identity(path)?.modifiedSeconds == local?.modifiedSeconds, "\(path)", sourceLocation: sourceLocation)
@@ -125,7 +125,7 @@ struct DestinationTree {
         let bundles = try built.bundles().bundles.values
         #expect(bundleFiles() == Set(bundles.map(\.downloadPath)), sourceLocation: sourceLocation)
         for bundle in bundles {
-            let local = FileIdentity(path: "\(built.output)/\(bundle.downloadPath)")
+            let local = FileStamp(path: "\(built.output)/\(bundle.downloadPath)")
             #expect(bytes(bundle.downloadPath) == AtomicFileSystem.readFile("\(built.output)/\(bundle.downloadPath)"),
                     "\(bundle.downloadPath)", sourceLocation: sourceLocation)
             #expect(identity(bundle.downloadPath)?.modifiedSeconds == local?.modifiedSeconds, sourceLocation: sourceLocation)
