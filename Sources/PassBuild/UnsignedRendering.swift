@@ -27,6 +27,18 @@ package struct UnsignedPass: Sendable {
 
     /// `passTypeIdentifier/serialNumber` (`orderTypeIdentifier/orderIdentifier`), as the build state names items.
     package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
+
+    package init(passTypeIdentifier: String, serialNumber: String, templateName: String, sourceFile: String, passJSON: JSONValue,
+                 files: [PackageFile], warnings: [ContentDiagnostic], kind: WalletItemKind = .pass) {
+        self.passTypeIdentifier = passTypeIdentifier
+        self.serialNumber = serialNumber
+        self.templateName = templateName
+        self.sourceFile = sourceFile
+        self.passJSON = passJSON
+        self.files = files
+        self.warnings = warnings
+        self.kind = kind
+    }
 }
 
 /// Every pass of a project rendered and validated as `passforge build` does

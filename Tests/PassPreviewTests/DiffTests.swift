@@ -108,7 +108,8 @@ struct DiffTests {
         try repository.git("checkout", "-q", "--", "content/event/example.yml")
         let clean = try repository.diff(["HEAD"])
         #expect(clean.status == 0, "\(clean.output)")
-        #expect(clean.stdout.contains("no pass changes"), "\(clean.stdout)")
+        // `passforge init` writes an example order too.
+        #expect(clean.stdout.contains("no pass or order changes"), "\(clean.stdout)")
     }
 
     @Test("from another working directory (--config names the project): the same diff, with the same file names; passforge's own folder is unchanged")
@@ -218,4 +219,83 @@ func renderGFM(_ markdown: String) throws -> String {
     let result = try runProcess("cmark-gfm", ["-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tagfilter"], directory: "/", input: Data(markdown.utf8))
     #expect(result.status == 0, "cmark-gfm: \(result.output); install it (make deps)")
     return result.stdout
+}
+
+extension DiffTests {
+    /// The repository's example orders (templates and content) added to a `passforge init` project.
+    static func repositoryWithOrders() throws -> DiffRepository {
+        let repository = try DiffRepository()
+        for item in ["templates/shop-shipping-order", "templates/shop-pickup-order", "content/orders/so-2026-1042-shipping.yml",
+                     "content/orders/po-2026-0311-pickup.yml"] {
+            try FileManager.default.createDirectory(atPath: (repository.directory.file(item) as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: "\(repositoryRoot)/\(item)", toPath: repository.directory.file(item))
+        }
+        try repository.commit("orders")
+        return repository
+    }
+
+    @Test("orders: each changed value before → after by key path; a status moving forward is not flagged, one moving back is (order, shipping, pickup)")
+    func orderChanges() throws {
+        let repository = try Self.repositoryWithOrders()
+        let shipping = "content/orders/so-2026-1042-shipping.yml", pickup = "content/orders/po-2026-0311-pickup.yml"
+        // Forward: delivered and completed, the pickup picked up, a new price.
+        try repository.edit(shipping, "    status: onTheWay", "    status: delivered")
+        try repository.edit(shipping, "  status: open", "  status: completed")
+        try repository.edit(shipping, "total: \"189.00\"", "total: \"179.00\"")
+        try repository.edit(pickup, "status: readyForPickup", "status: pickedUp")
+        try repository.commit("delivered, picked up")
+        let forward = try repository.diff(["HEAD~1", "HEAD"])
+        #expect(forward.status == 0, "\(forward.output)")
+        #expect(forward.stdout.contains("0 added, 2 changed, 0 removed"), "\(forward.stdout)")
+        #expect(forward.stdout.contains("  order.com.example.passforge/SO-2026-1042 (content/orders/so-2026-1042-shipping.yml)\n"), "\(forward.stdout)")
+        #expect(forward.stdout.contains("    status: \"open\" -> \"completed\"\n"), "\(forward.stdout)")
+        #expect(forward.stdout.contains("    fulfillments[SO-2026-1042-parcel-1].status: \"onTheWay\" -> \"delivered\"\n"), "\(forward.stdout)")
+        #expect(forward.stdout.contains("    payment.total.amount: \"189.00\" -> \"179.00\"\n"), "\(forward.stdout)")
+        #expect(forward.stdout.contains("    fulfillments[PO-2026-0311-pickup].status: \"readyForPickup\" -> \"pickedUp\"\n"), "\(forward.stdout)")
+        #expect(!forward.stdout.contains("backwards"), "\(forward.stdout)")
+
+        // Back, in the working tree: reopened, out for delivery again, ready for pickup again.
+        try repository.edit(shipping, "    status: delivered", "    status: outForDelivery")
+        try repository.edit(shipping, "  status: completed", "  status: open")
+        try repository.edit(pickup, "status: pickedUp", "status: readyForPickup")
+        let back = try repository.diff(["HEAD"])
+        // A status going back is a warning, not a refusal: the build accepts it.
+        #expect(back.status == 0, "\(back.output)")
+        #expect(back.stdout.contains("    status: \"completed\" -> \"open\"  [warning: status goes backwards (open -> completed or cancelled)]"), "\(back.stdout)")
+        #expect(back.stdout.contains("    fulfillments[SO-2026-1042-parcel-1].status: \"delivered\" -> \"outForDelivery\"  [warning: status goes backwards (open -> processing -> onTheWay or shipped -> outForDelivery -> delivered or cancelled)]"), "\(back.stdout)")
+        #expect(back.stdout.contains("    fulfillments[PO-2026-0311-pickup].status: \"pickedUp\" -> \"readyForPickup\"  [warning: status goes backwards (open -> processing -> readyForPickup -> pickedUp or cancelled)]"), "\(back.stdout)")
+
+        let markdown = try repository.diff(["HEAD", "--format", "markdown"])
+        #expect(markdown.status == 0, "\(markdown.output)")
+        #expect(markdown.stdout.contains("**`order.com.example.passforge/SO-2026-1042`** (`content/orders/so-2026-1042-shipping.yml`)"), "\(markdown.stdout)")
+        #expect(markdown.stdout.contains("| `status` | `completed` | `open` | ⚠️ status goes backwards (open → completed or cancelled) |"), "\(markdown.stdout)")
+        #expect(markdown.stdout.contains("| `fulfillments[PO-2026-0311-pickup].status` | `pickedUp` | `readyForPickup` | ⚠️ status goes backwards"), "\(markdown.stdout)")
+    }
+
+    @Test("orders: added and removed, hostile order values render as text in Markdown and on the terminal")
+    func hostileOrderValues() throws {
+        let repository = try Self.repositoryWithOrders()
+        let shipping = "content/orders/so-2026-1042-shipping.yml"
+        try repository.edit(shipping, "statusDescription: Your parcel is on its way.", #"""
+        statusDescription: "On its way ![x](https://evil.example/t.png) [click](https://phish.example) <img src=x> | cell \u001B[2K\nsignature: ok"
+        """#)
+        try FileManager.default.removeItem(atPath: repository.directory.file("content/orders/po-2026-0311-pickup.yml"))
+        let pickup = try String(contentsOfFile: "\(repositoryRoot)/content/orders/po-2026-0311-pickup.yml", encoding: .utf8)
+        repository.directory.write("content/orders/po-2026-0312-pickup.yml", pickup.replacingOccurrences(of: "PO-2026-0311", with: "PO-2026-0312"))
+        try repository.commit("hostile status, another pickup")
+        let result = try repository.diff(["HEAD~1", "HEAD", "--format", "markdown"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("1 added, 1 changed, 1 removed"), "\(result.stdout)")
+        #expect(result.stdout.contains("#### Added\n- `order.com.example.passforge/PO-2026-0312` (`content/orders/po-2026-0312-pickup.yml`, template `shop-pickup-order`)"), "\(result.stdout)")
+        #expect(result.stdout.contains("- ⚠️ `order.com.example.passforge/PO-2026-0311` (was `content/orders/po-2026-0311-pickup.yml`) is removed"), "\(result.stdout)")
+        let html = try renderGFM(result.stdout)
+        for tag in ["<a", "<img", "<script"] { #expect(!html.contains(tag), "\(tag): \(html)") }
+        #expect(html.contains("<td><code>statusDescription</code></td>\n<td><code>Your parcel is on its way.</code></td>"), "\(html)")
+
+        let text = try repository.diff(["HEAD~1", "HEAD"])
+        #expect(text.status == 0, "\(text.output)")
+        #expect(!text.stdout.unicodeScalars.contains { $0.value == 0x1B }, "\(text.stdout.debugDescription)")
+        #expect(!text.stdout.split(separator: "\n").contains { $0.hasPrefix("signature") }, "\(text.stdout)")
+    }
 }
