@@ -6,16 +6,23 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import PassModel
 
 /// Something that can deliver one push; `APNsClient` in production, a fake in tests.
 package protocol APNsSending: Sendable {
     var endpoint: APNsEndpoint { get }
+    /// The kind whose certificate the client presents (named in messages).
+    var certificateKind: WalletItemKind { get }
     /// Sends one push and returns APNs's answer, whatever its status; throws for
     /// transport failures and for requests it refuses to make.
     func send(token: String, topic: String) async throws -> APNsResponse
 }
 
-/// An HTTP/2 APNs client for one Pass Type ID certificate.
+extension APNsSending {
+    package var certificateKind: WalletItemKind { .pass }
+}
+
+/// An HTTP/2 APNs client for one Pass Type ID (or Order Type ID) certificate.
 ///
 /// It wraps one async-http-client `HTTPClient` whose pool keeps a single
 /// long-lived HTTP/2 connection with many concurrent streams, as Apple asks
@@ -47,6 +54,7 @@ package protocol APNsSending: Sendable {
 package final class APNsClient: APNsSending {
     package let endpoint: APNsEndpoint
     package let configuration: APNsConfiguration
+    package let certificateKind: WalletItemKind
 
     private let http: HTTPClient
     /// AHC's own logging stays off: at trace level it prints request parts
@@ -66,6 +74,7 @@ package final class APNsClient: APNsSending {
     ) throws(APNsClientError) {
         self.endpoint = try APNsEndpoint(parsing: configuration.baseURL)
         self.configuration = configuration
+        self.certificateKind = identity.kind
         self.requestTimeout = TimeAmount(configuration.requestTimeout)
         self.body = ByteBuffer(string: "{}")
 
@@ -155,16 +164,16 @@ package final class APNsClient: APNsSending {
         do {
             chain = try NIOSSLCertificate.fromPEMBytes(identity.certificateChainPEM)
         } catch {
-            throw .invalidIdentity("The Pass Type ID certificate is not a readable PEM certificate (chain).")
+            throw .invalidIdentity("The \(identity.kind.certificateName) is not a readable PEM certificate (chain).")
         }
         guard !chain.isEmpty else {
-            throw .invalidIdentity("The Pass Type ID certificate PEM holds no certificate.")
+            throw .invalidIdentity("The \(identity.kind.certificateName) PEM holds no certificate.")
         }
         tls.certificateChain = chain.map { .certificate($0) }
         do {
             tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyPEM, format: .pem))
         } catch {
-            throw .invalidIdentity("The Pass Type ID private key is not a readable unencrypted PEM key.")
+            throw .invalidIdentity("The private key of the \(identity.kind.certificateName) is not a readable unencrypted PEM key.")
         }
         if let pem = configuration.additionalTrustRootsPEM {
             let roots = (try? NIOSSLCertificate.fromPEMBytes(pem)) ?? []
@@ -178,7 +187,7 @@ package final class APNsClient: APNsSending {
         do {
             _ = try NIOSSLContext(configuration: tls)
         } catch {
-            throw .invalidIdentity("The private key does not belong to the Pass Type ID certificate, or the TLS setup is invalid.")
+            throw .invalidIdentity("The private key does not belong to the \(identity.kind.certificateName), or the TLS setup is invalid.")
         }
         return tls
     }

@@ -1,14 +1,19 @@
 import Foundation
 import Logging
+import PassModel
 import WalletTree
 import PassPackage
 
-/// A pool of APNs clients, one per topic (pass type), each with the Pass Type
-/// ID certificate that signs that topic's passes — the same material the build
-/// signs with (passforge.yml `signing:`, else PASSFORGE_SIGNING_*) — as its TLS
+/// A pool of APNs clients, one per topic (pass or order type), each with the
+/// Pass Type ID (or Order Type ID) certificate that signs that topic's items —
+/// the same material the build signs with (passforge.yml `signing:`, keyed by
+/// pass and order type identifiers, else PASSFORGE_SIGNING_*) — as its TLS
 /// client identity. Apple's "Adding a Web Service to Update Passes": a pass
 /// update notification uses the pass type identifier as its topic and the
-/// Pass Type ID certificate for the connection.
+/// Pass Type ID certificate for the connection. Orders alike: the order type
+/// identifier is the topic ("Wallet Orders", register a device); Apple does not
+/// say which credential, and the Order Type ID certificate is what peers use
+/// (vapor-community/wallet).
 package actor APNsClientPool: PushSenderProvider {
     private let identities: any SigningIdentityProvider
     private let configuration: APNsConfiguration
@@ -34,24 +39,28 @@ package actor APNsClientPool: PushSenderProvider {
     }
 
     private func identity(topic: String, state: BuildState) throws -> APNsClientIdentity {
-        let team = state.passes.values.first { $0.passTypeIdentifier == topic }?.teamIdentifier ?? ""
+        let built = state.passes.values.first { $0.passTypeIdentifier == topic }
+        // A topic whose items were all removed is still pushed (their holders learn they are gone).
+        let kind = built?.kind ?? state.removedPasses.values.first { $0.passTypeIdentifier == topic }?.kind ?? .pass
+        let certificateName = kind.certificateName
         let resolved: (identity: SigningIdentity, isDevelopment: Bool)
         do {
-            resolved = try identities.signingIdentity(typeIdentifier: topic, teamIdentifier: team)
+            resolved = try identities.signingIdentity(typeIdentifier: topic, teamIdentifier: built?.teamIdentifier ?? "")
         } catch {
-            throw PushIdentityError("cannot load the certificate for \(topic): \(error)")
+            throw PushIdentityError("cannot load the \(certificateName) for \(topic): \(error)")
         }
         guard !resolved.isDevelopment else {
-            throw PushIdentityError("no Pass Type ID certificate is configured for \(topic) (the build used the development chain, which APNs refuses); set PASSFORGE_SIGNING_CERTIFICATE or `signing:` in passforge.yml")
+            throw PushIdentityError("no \(certificateName) is configured for \(topic) (the build used the development chain, which APNs refuses); set PASSFORGE_SIGNING_CERTIFICATE or `signing:` in passforge.yml")
         }
-        // APNs takes the topic from the certificate: one for another pass type gets 403 for every push.
+        // APNs takes the topic from the certificate's UID (the pass or order type identifier):
+        // one for another type gets 403 for every push.
         guard resolved.identity.certificate.userID == topic else {
-            throw PushIdentityError("the certificate configured for \(topic) is for \(resolved.identity.certificate.userID ?? "no pass type") (\(resolved.identity.certificate.subject)); APNs would refuse every push. Configure the Pass Type ID certificate of \(topic)")
+            throw PushIdentityError("the certificate configured for \(topic) is for \(resolved.identity.certificate.userID ?? "no \(kind.noun) type") (\(resolved.identity.certificate.subject)); APNs would refuse every push. Configure the \(certificateName) of \(topic)")
         }
         guard resolved.identity.certificate.isValid(at: Date()) else {
-            throw PushIdentityError("the certificate for \(topic) expired on \(resolved.identity.certificate.notAfter); renew it in the Apple Developer portal")
+            throw PushIdentityError("the \(certificateName) for \(topic) expired on \(resolved.identity.certificate.notAfter); renew it in the Apple Developer portal")
         }
         return APNsClientIdentity(certificateChainPEM: resolved.identity.certificatePEM + resolved.identity.wwdrCertificatePEM,
-                                  privateKeyPEM: resolved.identity.exportPrivateKeyPEM())
+                                  privateKeyPEM: resolved.identity.exportPrivateKeyPEM(), kind: kind)
     }
 }

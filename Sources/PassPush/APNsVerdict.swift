@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import PassModel
 
 #if canImport(Glibc)
 import Glibc
@@ -89,8 +90,9 @@ package struct APNsStopReason: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 extension APNsVerdict {
-    /// Classifies an answer from APNs to a push for `topic`.
-    package init(_ response: APNsResponse, topic: String, endpoint: APNsEndpoint) {
+    /// Classifies an answer from APNs to a push for `topic`, a type of `kind` (which names its certificate).
+    package init(_ response: APNsResponse, topic: String, kind: WalletItemKind = .pass, endpoint: APNsEndpoint) {
+        let certificate = kind.certificateName
         let status = response.status
         if status == 200 {
             self = .delivered(apnsID: response.apnsID)
@@ -110,19 +112,19 @@ extension APNsVerdict {
         case (403, "BadCertificateEnvironment"):
             self = .stop(APNsStopReason(kind: .certificateRejected, status: status, apnsReason: reason, message: """
                 \(answered): the client certificate is for the other APNs environment. Passes only use \
-                production (https://api.push.apple.com); use the Pass Type ID certificate for \(topic).
+                production (https://api.push.apple.com); use the \(certificate) for \(topic).
                 """))
         case (403, _):
             self = .stop(APNsStopReason(kind: .certificateRejected, status: status, apnsReason: reason, message: """
-                \(answered): APNs does not accept the client certificate for topic \(topic). Use the Pass Type ID \
-                certificate that signs the passes (its UID must be \(topic)), with its private key, and check that it \
+                \(answered): APNs does not accept the client certificate for topic \(topic). Use the \(certificate) \
+                that signs the \(kind.noun)s (its UID must be \(topic)), with its private key, and check that it \
                 has not expired or been revoked in the Apple Developer portal.
                 """))
         case (400, "DeviceTokenNotForTopic"), (400, "TopicDisallowed"), (400, "BadTopic"), (400, "MissingTopic"):
             self = .stop(APNsStopReason(kind: .wrongTopic, status: status, apnsReason: reason, message: """
-                \(answered) for topic \(topic): the apns-topic must be the passTypeIdentifier of the passes and of \
-                the certificate's UID. Check passTypeIdentifier in the project and that the certificate is the Pass \
-                Type ID certificate for it.
+                \(answered) for topic \(topic): the apns-topic must be the \(kind.typeIdentifierKey) of the \(kind.noun)s and \
+                the certificate's UID. Check \(kind.typeIdentifierKey) in the project and that the certificate is the \
+                \(certificate) for it.
                 """))
         case (413, _):
             self = .stop(APNsStopReason(kind: .requestRejected, status: status, apnsReason: reason, message: """
@@ -143,7 +145,7 @@ extension APNsVerdict {
     }
 
     /// Classifies an error thrown while sending a push.
-    package init(error: any Error, topic: String, endpoint: APNsEndpoint) {
+    package init(error: any Error, topic: String, kind: WalletItemKind = .pass, endpoint: APNsEndpoint) {
         switch error {
         case let error as APNsClientError:
             switch error {
@@ -160,13 +162,13 @@ extension APNsVerdict {
             switch error {
             case .handshakeFailed, .unableToValidateCertificate, .noCertificateToValidate, .failedToLoadCertificate,
                  .failedToLoadPrivateKey:
-                self = .stop(Self.tlsFailure(String(describing: error), endpoint: endpoint, topic: topic))
+                self = .stop(Self.tlsFailure(String(describing: error), endpoint: endpoint, topic: topic, kind: kind))
             default:
                 // e.g. uncleanShutdown: the connection was cut under a request.
                 self = .retry(.transport(String(describing: error)))
             }
         case let error as NIOSSLExtraError:
-            self = .stop(Self.tlsFailure(String(describing: error), endpoint: endpoint, topic: topic))
+            self = .stop(Self.tlsFailure(String(describing: error), endpoint: endpoint, topic: topic, kind: kind))
         case let error as NIOConnectionError:
             self = .retry(.connect(Self.describe(error)))
         case let error as IOError where Self.connectErrnos.contains(error.errnoCode):
@@ -198,10 +200,10 @@ extension APNsVerdict {
         return "connection to \(error.host):\(error.port) failed"
     }
 
-    static func tlsFailure(_ detail: String, endpoint: APNsEndpoint, topic: String) -> APNsStopReason {
+    static func tlsFailure(_ detail: String, endpoint: APNsEndpoint, topic: String, kind: WalletItemKind = .pass) -> APNsStopReason {
         APNsStopReason(kind: .tlsFailure, message: """
-            The TLS handshake with \(endpoint) failed (\(detail)). Check that the client certificate is the Pass Type \
-            ID certificate for \(topic) with its matching private key and intermediate (WWDR), that it has not \
+            The TLS handshake with \(endpoint) failed (\(detail)). Check that the client certificate is the \
+            \(kind.certificateName) for \(topic) with its matching private key and intermediate (WWDR), that it has not \
             expired, and—for a test server only—PASSFORGE_APNS_CA_CERTIFICATE.
             """)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PassModel
 
 /// One push to send: wake the devices behind `token` for passes of type `topic`.
 package struct PushNotification: Sendable, Hashable {
@@ -198,10 +199,10 @@ package struct PushSender: Sendable {
             let verdict: APNsVerdict
             do {
                 let response = try await client.send(token: notification.token, topic: notification.topic)
-                verdict = APNsVerdict(response, topic: notification.topic, endpoint: client.endpoint)
+                verdict = APNsVerdict(response, topic: notification.topic, kind: client.certificateKind, endpoint: client.endpoint)
             } catch {
                 if Task.isCancelled || error is CancellationError { return outcome(.leftPending(.runStopped)) }
-                verdict = APNsVerdict(error: error, topic: notification.topic, endpoint: client.endpoint)
+                verdict = APNsVerdict(error: error, topic: notification.topic, kind: client.certificateKind, endpoint: client.endpoint)
             }
             switch verdict {
             case .delivered(let apnsID):
@@ -233,7 +234,8 @@ package struct PushSender: Sendable {
             let stop: APNsStopReason
             if case .setup = cause {
                 stop = APNsVerdict.tlsFailure("\(endpoint) closed every connection right after the handshake, " +
-                    "which is how a server refuses a client certificate", endpoint: endpoint, topic: notification.topic)
+                    "which is how a server refuses a client certificate", endpoint: endpoint, topic: notification.topic,
+                    kind: client.certificateKind)
             } else {
                 stop = APNsStopReason(kind: .unreachable, message: """
                     Cannot reach APNs at \(endpoint) (\(cause)) after \(attempts) attempts. Check the network and \
