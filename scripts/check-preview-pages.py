@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks `passforge preview` pages in a real headless Chromium (selenium).
 
-For every pass page of a gallery, in one browser session:
+For every pass page of a gallery, in one browser session (order pages: see check_order_page):
   - takes a screenshot of the pass's front and decodes every barcode in it
     with zxing-cpp: the first barcode of the pass must read back as its message;
   - every field's label (in the page's first language, pass.strings applied)
@@ -118,6 +118,38 @@ def check_page(driver, path, screenshots):
     return serial, len(barcodes), languages, problems
 
 
+def check_order_page(driver, path, screenshots):
+    """An order page: the pickup barcodes decode from a screenshot, the merchant, order number and line
+    items (order.strings applied) are in the page text, and the console has no errors."""
+    problems = []
+    driver.get("file://" + os.path.abspath(path))
+    order = json.loads(driver.find_element(By.ID, "order-json").get_attribute("textContent"))
+    tables = json.loads(driver.find_element(By.ID, "order-strings").get_attribute("textContent"))
+    languages = list(tables.keys())
+    first = tables[languages[0]]
+    identifier = order.get("orderIdentifier") or os.path.basename(path)[:-len(".html")]
+    view = next(e for e in driver.find_elements(By.CSS_SELECTOR, "section.language .order") if e.is_displayed())
+    png = view.screenshot_as_png
+    if screenshots:
+        with open(os.path.join(screenshots, f"{identifier}.png"), "wb") as handle:
+            handle.write(png)
+    decoded = [result.text for result in zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))]
+    barcodes = [f["barcode"] for f in order.get("fulfillments", []) if isinstance(f.get("barcode"), dict)]
+    for barcode in barcodes:
+        if barcode.get("message") not in decoded:
+            problems.append(f"pickup barcode {barcode.get('format')} did not decode to {barcode.get('message')!r} (decoded: {decoded!r})")
+    text = visible_text(driver)
+    shown = [order.get("merchant", {}).get("displayName"), order.get("orderNumber")]
+    shown += [item.get("title") for item in order.get("lineItems", [])]
+    for value in shown:
+        if isinstance(value, str) and first.get(value, value) not in text:
+            problems.append(f"{first.get(value, value)!r} is not in the page text")
+    for entry in driver.get_log("browser"):
+        if entry.get("level") == "SEVERE":
+            problems.append(f"console error: {entry.get('message')}")
+    return identifier, len(barcodes), languages, problems
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("gallery")
@@ -144,7 +176,9 @@ def main():
                 print(f"FAIL index.html: console error: {entry.get('message')}")
                 failures += 1
         for page in pages:
-            serial, barcode_count, languages, problems = check_page(driver, page, args.screenshots)
+            with open(page, encoding="utf-8") as handle:
+                is_order = 'id="order-json"' in handle.read()
+            serial, barcode_count, languages, problems = (check_order_page if is_order else check_page)(driver, page, args.screenshots)
             summary.append({"page": page, "serial": serial, "barcodes": barcode_count, "languages": languages, "problems": problems})
             if problems:
                 failures += 1

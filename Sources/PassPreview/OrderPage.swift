@@ -56,6 +56,8 @@ package struct OrderPage: Sendable {
             body += "</div></section>"
         }
         body += notes()
+        let tables = JSONValue.object(JSONObject(languages.map { ($0.language, JSONValue.object(JSONObject($0.strings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))) }))
+        body += "<script type=\"application/json\" id=\"order-strings\">\(escapeScript(String(decoding: tables.serialized(), as: UTF8.self)))</script>"
         body += "<script type=\"application/json\" id=\"order-json\">\(escapeScript(String(decoding: json.serialized(pretty: true), as: UTF8.self)))</script>"
         let page = PreviewHTML.document(title: "\(title) · \(json["merchant"]?["displayName"]?.stringValue ?? order.templateName)", body: body,
                                         liveReload: liveReload, script: PassPage.languageScript)
