@@ -66,6 +66,18 @@ struct PreviewBrowserTests {
         #expect(check.stdout.contains("pf117-2026-12-01-appleseed.yml:"), "\(check.output)")
     }
 
+    @Test("--watch with orders: an edited order shows on its open page, a broken order file shows its error at file:line")
+    func watchReloadsOrders() async throws {
+        let project = try exampleProject()
+        let server = try WatchServer(project: project)
+        defer { server.stop() }
+        let check = try Self.checkWatch(server.base + "order.com.example.passforge/SO-2026-1042.html",
+                                        project.file("content/orders/so-2026-1042-shipping.yml"), "carrier: PostNord", "carrier: Bring Parcels", "Bring Parcels")
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.stdout.contains("edit shown after"), "\(check.output)")
+        #expect(check.stdout.contains("so-2026-1042-shipping.yml:"), "\(check.output)")
+    }
+
     /// issue 24, item 5: a web page the editor visits can rebind its own
     /// name to 127.0.0.1 and read the preview as same-origin; its requests
     /// still name it in `Host`. Refused (403, 400 without a Host), with curl
