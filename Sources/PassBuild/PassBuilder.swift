@@ -183,7 +183,9 @@ package struct PassBuilder: Sendable {
         moves = []
         signedOperations += operations
         operations = []
-        let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, downloadsCSV: newState.downloadsCSV(keys: keys, jobs: settings.jobs, appending: bundles.csvRows))
+        let stagedDownloadsList = try tree.stage(Array(newState.downloadsCSV(keys: keys, jobs: settings.jobs, appending: bundles.csvRows).utf8),
+                                                 name: (TreeLayout.downloadsListPath as NSString).lastPathComponent)
+        let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, stagedDownloadsList: stagedDownloadsList)
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in
             timings.mark(point)

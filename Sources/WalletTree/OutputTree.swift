@@ -48,10 +48,15 @@ package struct OutputTree: Sendable {
         package var operations: [Operation]
         /// The new build state, staged like every other file (encoded once: large states are slow to encode).
         package var stagedState: String
-        package var downloadsCSV: String
+        /// The new downloads.csv, staged too: a journal lists operations, not file contents.
+        /// Nil only in a journal written before it was staged, which holds it inline.
+        package var stagedDownloadsList: String?
+        /// downloads.csv inline, as journals written before it was staged held it: only read, to finish such a build.
+        package var inlineDownloadsList: String?
 
-        package init(operations: [Operation], stagedState: String, downloadsCSV: String) {
-            (self.operations, self.stagedState, self.downloadsCSV) = (operations, stagedState, downloadsCSV)
+        package init(operations: [Operation], stagedState: String, stagedDownloadsList: String?, inlineDownloadsList: String? = nil) {
+            (self.operations, self.stagedState, self.stagedDownloadsList, self.inlineDownloadsList) =
+                (operations, stagedState, stagedDownloadsList, inlineDownloadsList)
         }
     }
 
@@ -151,18 +156,15 @@ package struct OutputTree: Sendable {
             start = end
         }
         if runs <= 1 { stall("applying") }
-        try AtomicFileSystem.write(to: "\(directory)/\(TreeLayout.downloadsListPath)") { writer throws(AtomicFileSystem.Failure) in
-            // A piece at a time: at 100,000 passes the CSV is some 10 MB.
-            let csv = journal.downloadsCSV.utf8
-            var start = csv.startIndex
-            while start != csv.endIndex {
-                let end = csv.index(start, offsetBy: 1 << 20, limitedBy: csv.endIndex) ?? csv.endIndex
-                try writer.append(csv[start..<end])
-                start = end
-            }
+        if let inline = journal.inlineDownloadsList {
+            try AtomicFileSystem.write(Array(inline.utf8), to: "\(directory)/\(TreeLayout.downloadsListPath)")
         }
         for folder in folders.sorted() where FileManager.default.fileExists(atPath: folder) {
             try AtomicFileSystem.syncDirectory(folder)
+        }
+        // downloads.csv, then the state, last: what the state lists is in place before it is.
+        if let staged = journal.stagedDownloadsList, FileManager.default.fileExists(atPath: "\(directory)/\(staged)") {
+            try AtomicFileSystem.rename("\(directory)/\(staged)", to: "\(directory)/\(TreeLayout.downloadsListPath)")
         }
         let stagedState = "\(directory)/\(journal.stagedState)"
         if FileManager.default.fileExists(atPath: stagedState) {
@@ -181,6 +183,9 @@ package struct OutputTree: Sendable {
         func refuse(_ operation: Operation) -> BuildError {
             let source = operation.source.map { " from \(BuildState.quoted($0))" } ?? ""
             return BuildError.message("refusing to \(operation.kind.rawValue) \(BuildState.quoted(operation.path))\(source) (in \(journalPath)): it is not a pass, token link, download or bundle path of the output tree; the build state or bundles.json that lists it is damaged — delete the output folder's .passforge/ and build again")
+        }
+        if let list = journal.stagedDownloadsList, !isStaged(list) {
+            throw BuildError.message("\(journalPath) stages downloads.csv at \(BuildState.quoted(list)), outside \(stagingFolder)/; delete it and build again")
         }
         guard isStaged(journal.stagedState) else {
             throw BuildError.message("\(journalPath) stages the build state at \(BuildState.quoted(journal.stagedState)), outside \(stagingFolder)/; delete it and build again")
@@ -263,12 +268,12 @@ extension OutputTree.Journal {
 
     package var json: JSONValue {
         .object(JSONObject([
-            ("downloadsCSV", .string(downloadsCSV)),
             ("operations", .array(operations.map { operation in
                 var object = JSONObject([("kind", .string(operation.kind.rawValue)), ("path", .string(operation.path))])
                 if let source = operation.source { object["source"] = .string(source) }
                 return .object(object)
             })),
+            ("stagedDownloadsList", stagedDownloadsList.map(JSONValue.string) ?? .null),
             ("stagedState", .string(stagedState)),
         ]))
     }
@@ -286,23 +291,7 @@ extension OutputTree.Journal {
         let chunkSize = 1 << 20
         var out: [UInt8] = []
         out.reserveCapacity(chunkSize + 4096)
-        out += #"{"downloadsCSV":""#.utf8
-        // The CSV lists every pass: escaped a piece at a time, not copied whole.
-        var csv = downloadsCSV
-        var failure: Failure?
-        csv.withUTF8 { utf8 in
-            for start in stride(from: 0, to: utf8.count, by: chunkSize) {
-                JSONValue.appendStringContents(UnsafeBufferPointer(rebasing: utf8[start..<min(utf8.count, start + chunkSize)]), to: &out)
-                do throws(Failure) { try emit(out) } catch {
-                    failure = error
-                    return
-                }
-                out.removeAll(keepingCapacity: true)
-            }
-        }
-        if let failure { throw failure }
-        out.append(UInt8(ascii: "\""))
-        out += #","operations":["#.utf8
+        out += #"{"operations":["#.utf8
         for (index, operation) in operations.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out += #"{"kind":""#.utf8
@@ -319,15 +308,19 @@ extension OutputTree.Journal {
                 out.removeAll(keepingCapacity: true)
             }
         }
-        out += #"],"stagedState":"#.utf8
+        out += #"],"stagedDownloadsList":"#.utf8
+        out += (stagedDownloadsList.map(JSONValue.string) ?? .null).serialized()
+        out += #","stagedState":"#.utf8
         out += JSONValue.string(stagedState).serialized()
         out.append(UInt8(ascii: "}"))
         try emit(out)
     }
 
     package init(json: JSONValue) throws {
-        guard let csv = json["downloadsCSV"]?.stringValue, let staged = json["stagedState"]?.stringValue,
-              let list = json["operations"]?.arrayValue else { throw DecodingFailure() }
+        let inline = json["downloadsCSV"]?.stringValue
+        let stagedList = json["stagedDownloadsList"]?.stringValue
+        guard let staged = json["stagedState"]?.stringValue, let list = json["operations"]?.arrayValue,
+              stagedList != nil || inline != nil else { throw DecodingFailure() }
         var operations: [OutputTree.Operation] = []
         operations.reserveCapacity(list.count)
         for item in list {
@@ -335,6 +328,6 @@ extension OutputTree.Journal {
                   let path = item["path"]?.stringValue else { throw DecodingFailure() }
             operations.append(OutputTree.Operation(kind: kind, path: path, source: item["source"]?.stringValue))
         }
-        self.init(operations: operations, stagedState: staged, downloadsCSV: csv)
+        self.init(operations: operations, stagedState: staged, stagedDownloadsList: stagedList, inlineDownloadsList: inline)
     }
 }

@@ -82,7 +82,7 @@ import PassModel
         let journal = OutputTree.Journal(
             operations: [.init(kind: .link, path: "download/a.pkpass", source: a), .init(kind: .link, path: "download/b.pkpass", source: b),
                          .init(kind: .move, path: "v1/passes/t/a", source: a), .init(kind: .move, path: "v1/passes/t/b", source: b)],
-            stagedState: stagedState, downloadsCSV: "x\n")
+            stagedState: stagedState, stagedDownloadsList: try tree.stage(Array("x\n".utf8), name: "downloads.csv"))
         // The links and one move were made before the process died.
         try AtomicFileSystem.hardLink("\(folder.path)/\(a)", as: "\(folder.path)/download/a.pkpass")
         try AtomicFileSystem.hardLink("\(folder.path)/\(b)", as: "\(folder.path)/download/b.pkpass")

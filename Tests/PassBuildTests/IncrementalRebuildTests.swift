@@ -72,14 +72,13 @@ import TestSupport
     @Test func theJournalWrittenStraightToBytesIsItsJSON() throws {
         let journal = OutputTree.Journal(
             operations: [.init(kind: .link, path: "download/a \"b\".pkpass", source: ".passforge/staging/0/1"), .init(kind: .remove, path: "v1/x")],
-            stagedState: ".passforge/staging/state.json", downloadsCSV: "a,b,c\n\"q\"\n")
+            stagedState: ".passforge/staging/state.json", stagedDownloadsList: ".passforge/staging/downloads.csv")
         #expect(journal.encoded() == journal.json.serialized())
-        #expect(OutputTree.Journal(operations: [], stagedState: "s", downloadsCSV: "").encoded()
-            == OutputTree.Journal(operations: [], stagedState: "s", downloadsCSV: "").json.serialized())
-        // A CSV and a list of operations of several chunks each, with escapes across the chunks' edges.
-        let rows = (0..<60_000).map { "pass.t,s\($0)\t\"\u{1}\\,download/\($0).pkpass\n" }.joined()
+        #expect(OutputTree.Journal(operations: [], stagedState: "s", stagedDownloadsList: "d").encoded()
+            == OutputTree.Journal(operations: [], stagedState: "s", stagedDownloadsList: "d").json.serialized())
+        // A list of operations of several chunks, with escapes across the chunks' edges.
         let operations = (0..<30_000).map { OutputTree.Operation(kind: .move, path: "v1/passes/t/\"\($0)\"", source: ".passforge/staging/0/\($0)") }
-        let large = OutputTree.Journal(operations: operations, stagedState: "s", downloadsCSV: rows)
+        let large = OutputTree.Journal(operations: operations, stagedState: "s", stagedDownloadsList: "d")
         var chunks = 0
         var bytes: [UInt8] = []
         large.encode { chunk in
@@ -88,7 +87,11 @@ import TestSupport
         }
         #expect(chunks > 2)
         #expect(bytes == large.json.serialized())
-        #expect(try OutputTree.Journal(json: JSONValue(parsing: bytes)).downloadsCSV == rows)
+        let decoded = try OutputTree.Journal(json: JSONValue(parsing: bytes))
+        #expect(decoded.stagedDownloadsList == "d" && decoded.operations.count == 30_000 && decoded.inlineDownloadsList == nil)
+        // A journal of a build before downloads.csv was staged holds it inline: still read, to finish that build.
+        let older = try OutputTree.Journal(json: JSONValue(parsing: Array(#"{"downloadsCSV":"a,b,c\n","operations":[],"stagedState":"s"}"#.utf8)))
+        #expect(older.inlineDownloadsList == "a,b,c\n" && older.stagedDownloadsList == nil)
     }
 
     @Test func contentFilesAreListedAsTheContentLoaderListsThem() throws {

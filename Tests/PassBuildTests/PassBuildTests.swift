@@ -52,13 +52,14 @@ import TestSupport
         let journal = OutputTree.Journal(
             operations: [.init(kind: .move, path: "v1/passes/pass.t/A", source: staged),
                          .init(kind: .link, path: "download/A.pkpass", source: "v1/passes/pass.t/A")],
-            stagedState: stagedState, downloadsCSV: "x\n")
+            stagedState: stagedState, stagedDownloadsList: try tree.stage(Array("x\n".utf8), name: "downloads.csv"))
         // Written but never applied, as if the process died right after the journal.
         try AtomicFileSystem.write(Array(try JSONEncoder().encode(journal)), to: tree.journalPath)
         #expect(try tree.rollForward())
         #expect(folder.read("v1/passes/pass.t/A") == [1, 2, 3])
         #expect(folder.read("download/A.pkpass") == [1, 2, 3])
         #expect(try BuildState.load(from: folder.path) == state)
+        #expect(folder.read(".passforge/downloads.csv") == Array("x\n".utf8))
         #expect(!FileManager.default.fileExists(atPath: tree.journalPath))
         #expect(try !tree.rollForward())
     }

@@ -29,7 +29,7 @@ import TestSupport
         ]
         for (name, operation) in hostile {
             // The hostile operation last: nothing before it may have been applied either.
-            let journal = OutputTree.Journal(operations: good + [operation], stagedState: ".passforge/staging/state.json", downloadsCSV: "")
+            let journal = OutputTree.Journal(operations: good + [operation], stagedState: ".passforge/staging/state.json", stagedDownloadsList: ".passforge/staging/downloads.csv")
             try AtomicFileSystem.write(journal.json.serialized(), to: tree.journalPath)
             let error = #expect(throws: BuildError.self, "\(name)") { try tree.rollForward() }
             #expect(error?.description.contains("refusing to \(operation.kind.rawValue)") == true, "\(name): \(String(describing: error))")
@@ -38,10 +38,10 @@ import TestSupport
             #expect(project.read("output/v1/passes/pass.x/B") == nil, "\(name): applied before the check")
         }
         #expect(throws: BuildError.self) {
-            try OutputTree.check(OutputTree.Journal(operations: [], stagedState: "../state.json", downloadsCSV: ""), path: "j")
+            try OutputTree.check(OutputTree.Journal(operations: [], stagedState: "../state.json", stagedDownloadsList: ".passforge/staging/downloads.csv"), path: "j")
         }
         try OutputTree.check(OutputTree.Journal(operations: good + [.init(kind: .move, path: ".passforge/bundles.json", source: staged)],
-                                                stagedState: ".passforge/staging/state.json", downloadsCSV: ""), path: "j")
+                                                stagedState: ".passforge/staging/state.json", stagedDownloadsList: ".passforge/staging/downloads.csv"), path: "j")
     }
 
     @Test func theNextUpdateTagNeverTraps() throws {
