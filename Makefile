@@ -38,6 +38,7 @@ run: build
 # The store, server and push tests run against SQLite and a throwaway PostgreSQL
 # server (initdb into a temporary folder; stopped and deleted however the tests end).
 test: deps
+	scripts/check-architecture.py
 	scripts/with-postgres.sh $(SWIFT) test
 
 # Benchmarks: release build, one run each, figures compared with the targets and the machine's limits.

@@ -32,7 +32,7 @@ package struct TokenSecret: Sendable {
 
     /// `base64url(HMAC-SHA256(secret, "download/" + type + "/" + serial))` cut to 22 characters.
     package func downloadCapability(passTypeIdentifier: String, serialNumber: String) -> String {
-        String(base64URL(mac("download/\(passTypeIdentifier)/\(serialNumber)")).prefix(22))
+        String(base64URL(mac("download/\(passTypeIdentifier)/\(serialNumber)")).prefix(22))  // not a tree path: the HMAC input, fixed forever (a change would break every link)
     }
 
     /// A hash that changes when the secret changes, for fingerprints; not reversible.

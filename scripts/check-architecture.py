@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The architecture rules `make test` checks on the sources, before the Swift tests:
+
+1. The dependency closures of PassServer, PassPush and PassPublish hold neither PassBuild nor
+   libzint (Barcodes, CZint); those of PassServer and PassPublish hold no OpenSSL (COpenSSL).
+2. Nothing in Sources/ changes the process's working directory (chdir, changeCurrentDirectoryPath).
+3. Each output-tree path is spelled in one place: the literals below appear only in
+   Sources/WalletTree/TreeLayout.swift (comments, the command line's help examples and lines
+   marked `// not a tree path` aside).
+
+Reads Package.swift through `swift package dump-package`; exits 1 naming each breach."""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+problems = []
+
+package = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, check=True,
+                                    capture_output=True, text=True).stdout)
+dependencies = {}
+for target in package["targets"]:
+    names = []
+    for dependency in target.get("dependencies", []):
+        for kind in ("byName", "target"):
+            if kind in dependency:
+                names.append(dependency[kind][0])
+    dependencies[target["name"]] = names
+
+
+def closure(name):
+    seen, stack = set(), [name]
+    while stack:
+        for dependency in dependencies.get(stack.pop(), []):
+            if dependency not in seen:
+                seen.add(dependency)
+                stack.append(dependency)
+    return seen
+
+
+forbidden = {
+    "PassServer": {"PassBuild", "Barcodes", "CZint", "COpenSSL"},
+    "PassPush": {"PassBuild", "Barcodes", "CZint"},
+    "PassPublish": {"PassBuild", "Barcodes", "CZint", "COpenSSL"},
+}
+for target, names in forbidden.items():
+    for name in sorted(closure(target) & names):
+        problems.append(f"Package.swift: {target} depends on {name} (through {sorted(closure(target))}); "
+                        f"it must reach the tree through WalletTree only")
+
+code_lines = []
+for path in sorted((ROOT / "Sources").rglob("*.swift")):
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("//"):
+            continue
+        code_lines.append((path.relative_to(ROOT), number, line))
+
+for path, number, line in code_lines:
+    if re.search(r"\bchdir\s*\(|changeCurrentDirectoryPath", line):
+        problems.append(f"{path}:{number}: changes the working directory; pass a folder instead (ProjectRoot, ExternalProcess)")
+
+# The tree's paths as code spells them; each may appear only in TreeLayout.swift.
+tree_literals = [r'"v1/passes', r'"v1/orders', r'"v1/devices', r'"by-token', r'"download/', r'"\.passforge/',
+                 r'/v1/passes/\\\(', r'/v1/orders/\\\(', r'\.passforge/state\.json', r'\.passforge/downloads\.csv',
+                 r'\.passforge/bundles\.json', r'\.passforge/journal\.json', r'\.passforge/staging', r'indexed-tag"',
+                 r'index-locks']
+layout = pathlib.Path("Sources/WalletTree/TreeLayout.swift")
+for path, number, line in code_lines:
+    # The command line's help text shows paths as examples; a line marked `// not a tree path` says why it is none.
+    if path == layout or path.parts[1] == "passforge" or "// not a tree path" in line:
+        continue
+    for literal in tree_literals:
+        if re.search(literal, line):
+            problems.append(f"{path}:{number}: spells an output-tree path ({literal.replace(chr(92), '')}); use TreeLayout")
+            break
+
+for problem in problems:
+    print(problem, file=sys.stderr)
+if problems:
+    sys.exit(1)
+print("architecture: closures, working directory and tree paths as they should be")
