@@ -12,8 +12,13 @@ final class ContentRepository: Sendable {
     /// The editor's working copy.
     let editor: ProjectFixture
 
-    init(passCount: Int) throws {
+    /// `orders`: order identifiers of the `shop` order template, committed with the passes.
+    init(passCount: Int, orders: [String] = []) throws {
         editor = ProjectFixture(passCount: passCount)
+        if !orders.isEmpty {
+            editor.addOrderTemplate()
+            for order in orders { editor.writeOrder(order) }
+        }
         try Self.git(["init", "-q", "--bare", "-b", "main", origin.path], in: origin.path)
         try Self.git(["init", "-q", "-b", "main"], in: editor.root)
         editor.directory.write(".gitignore", "output/\nstate/\n")
@@ -216,11 +221,11 @@ final class StaticDeployment: @unchecked Sendable {
     var client: Client { Client(base: nginx.base) }
     var type: String { TestPKI.passType }
 
-    init(_ transport: Transport, passCount: Int) async throws {
+    init(_ transport: Transport, passCount: Int, orders: [String] = []) async throws {
         self.transport = transport
         let (mock, apns) = try await PushEndToEndTests.startMock()
         self.mock = mock
-        repository = try ContentRepository(passCount: passCount)
+        repository = try ContentRepository(passCount: passCount, orders: orders)
         try FileManager.default.createDirectory(atPath: hostFolder.file("www"), withIntermediateDirectories: true)
         let signing = TestPKI.shared.environment(TestPKI.shared.leaf())
         var ci = signing
@@ -277,6 +282,13 @@ final class StaticDeployment: @unchecked Sendable {
     func token(_ serial: String) throws -> String {
         let verified = try PassVerifier.verify("\(destinationPath)/\(passPath(serial))", root: TestPKI.shared.root)
         guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("pass \(serial) has no token") }
+        return token
+    }
+
+    /// The order's authenticationToken, read from order.json inside the published, signed file.
+    func orderToken(_ identifier: String) throws -> String {
+        let verified = try PassVerifier.verify("\(destinationPath)/v1/orders/\(TestPKI.orderType)/\(identifier)", root: TestPKI.shared.root)
+        guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("order \(identifier) has no token") }
         return token
     }
 
