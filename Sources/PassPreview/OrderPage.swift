@@ -38,30 +38,13 @@ package struct OrderPage: Sendable {
 
     package func html() -> String {
         let languages = languages
-        var body = "<header class=\"top\"><a href=\"../index.html\">← gallery</a> <h1>\(escape(title))</h1>"
-        body += "<span class=\"meta\">order · template <b>\(escape(order.templateName))</b> · \(escape(order.passTypeIdentifier)) · \(escape(order.serialNumber)) · <code>\(escape(order.sourceFile))</code></span>"
-        if languages.count > 1 {
-            body += " <label>Language <select id=\"language\">"
-            for (index, table) in languages.enumerated() {
-                body += "<option value=\"\(escape(table.language))\"\(index == 0 ? " selected" : "")>\(escape(table.language))</option>"
-            }
-            body += "</select></label>"
-        }
-        body += "</header>"
-        body += PreviewHTML.errorPanel(projectErrors)
-        for (index, table) in languages.enumerated() {
-            let formatter = FieldFormatter(language: table.language, strings: table.strings, deviceTimeZone: deviceTimeZone)
-            body += "<section class=\"language\" data-lang=\"\(escape(table.language))\"\(index == 0 ? "" : " hidden")><div class=\"sides\">"
-            body += details(formatter)
-            body += "</div></section>"
-        }
-        body += notes()
-        let tables = JSONValue.object(JSONObject(languages.map { ($0.language, JSONValue.object(JSONObject($0.strings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))) }))
-        body += "<script type=\"application/json\" id=\"order-strings\">\(escapeScript(String(decoding: tables.serialized(), as: UTF8.self)))</script>"
-        body += "<script type=\"application/json\" id=\"order-json\">\(escapeScript(String(decoding: json.serialized(pretty: true), as: UTF8.self)))</script>"
-        let page = PreviewHTML.document(title: "\(title) · \(json["merchant"]?["displayName"]?.stringValue ?? order.templateName)", body: body,
-                                        liveReload: liveReload, script: PassPage.languageScript)
-        return hiddenToken.map { page.replacingOccurrences(of: $0, with: UnsignedPass.mask(token: $0)) } ?? page
+        var header = "<a href=\"../index.html\">← gallery</a> <h1>\(escape(title))</h1>"
+        header += "<span class=\"meta\">order · template <b>\(escape(order.templateName))</b> · \(escape(order.passTypeIdentifier)) · \(escape(order.serialNumber)) · <code>\(escape(order.sourceFile))</code></span>"
+        return PreviewHTML.itemPage(title: "\(title) · \(json["merchant"]?["displayName"]?.stringValue ?? order.templateName)", header: header,
+                                    languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
+                                    section: details, trailer: notes(),
+                                    data: [("order-strings", PreviewHTML.stringTables(languages)), ("order-json", json)],
+                                    hiddenToken: hiddenToken, liveReload: liveReload)
     }
 
     // MARK: - The order

@@ -42,42 +42,14 @@ package struct PassPage: Sendable {
 
     package func html() -> String {
         let languages = PreviewLanguages.tables(of: pass.files.map { ($0.name, $0.bytes) })
-        let title = "\(pass.serialNumber) · \(json["description"]?.stringValue ?? pass.templateName)"
-        var body = ""
-        body += "<header class=\"top\"><a href=\"../index.html\">← all passes</a> <h1>\(escape(pass.serialNumber))</h1>"
-        body += "<span class=\"meta\">template <b>\(escape(pass.templateName))</b> · \(escape(layoutName)) · \(escape(pass.passTypeIdentifier)) · <code>\(escape(pass.sourceFile))</code></span>"
-        if languages.count > 1 {
-            body += " <label>Language <select id=\"language\">"
-            for (index, table) in languages.enumerated() {
-                body += "<option value=\"\(escape(table.language))\"\(index == 0 ? " selected" : "")>\(escape(table.language))</option>"
-            }
-            body += "</select></label>"
-        }
-        body += "</header>"
-        body += PreviewHTML.errorPanel(projectErrors)
-        for (index, table) in languages.enumerated() {
-            let formatter = FieldFormatter(language: table.language, strings: table.strings, deviceTimeZone: deviceTimeZone)
-            body += "<section class=\"language\" data-lang=\"\(escape(table.language))\"\(index == 0 ? "" : " hidden")>"
-            body += "<div class=\"sides\">"
-            body += front(formatter)
-            body += back(formatter)
-            body += "</div></section>"
-        }
-        body += details()
-        let tables = JSONValue.object(JSONObject(languages.map { ($0.language, JSONValue.object(JSONObject($0.strings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))) }))
-        body += "<script type=\"application/json\" id=\"pass-strings\">\(escapeScript(String(decoding: tables.serialized(), as: UTF8.self)))</script>"
-        body += "<script type=\"application/json\" id=\"pass-json\">\(escapeScript(String(decoding: json.serialized(pretty: true), as: UTF8.self)))</script>"
-        let page = PreviewHTML.document(title: title, body: body, liveReload: liveReload, script: Self.languageScript)
-        // The token in a localization or anywhere else the masked pass.json does not reach.
-        return hiddenToken.map { page.replacingOccurrences(of: $0, with: UnsignedPass.mask(token: $0)) } ?? page
+        var header = "<a href=\"../index.html\">← all passes</a> <h1>\(escape(pass.serialNumber))</h1>"
+        header += "<span class=\"meta\">template <b>\(escape(pass.templateName))</b> · \(escape(layoutName)) · \(escape(pass.passTypeIdentifier)) · <code>\(escape(pass.sourceFile))</code></span>"
+        return PreviewHTML.itemPage(title: "\(pass.serialNumber) · \(json["description"]?.stringValue ?? pass.templateName)", header: header,
+                                    languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
+                                    section: { front($0) + back($0) }, trailer: details(),
+                                    data: [("pass-strings", PreviewHTML.stringTables(languages)), ("pass-json", json)],
+                                    hiddenToken: hiddenToken, liveReload: liveReload)
     }
-
-    static let languageScript = """
-    const select = document.getElementById('language');
-    if (select) select.addEventListener('change', () => {
-      for (const section of document.querySelectorAll('section.language')) section.hidden = section.dataset.lang !== select.value;
-    });
-    """
 
     // MARK: - Front
 

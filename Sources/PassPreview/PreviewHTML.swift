@@ -1,4 +1,7 @@
+import Foundation
+import PassBuild
 import PassContent
+import PassModel
 
 /// The frame of every preview page: styles, the error panel, live reload.
 enum PreviewHTML {
@@ -30,6 +33,49 @@ enum PreviewHTML {
         if (pages.includes('*') || pages.includes(here)) location.reload();
       });
     })();
+    """
+
+    /// A pass's or an order's page: `header` (back link, heading, meta) with the language choice, the
+    /// project's errors, one section per language drawn by `section` (the first shown, the others hidden
+    /// until chosen), `trailer`, then `data` as JSON script elements (the string tables among them, for the
+    /// browser checks). The token is masked wherever it is: in a localization, or anywhere else the masked
+    /// JSON does not reach.
+    static func itemPage(title: String, header: String, languages: [(language: String, strings: [String: String])],
+                         deviceTimeZone: TimeZone, errors: [ContentDiagnostic], section: (FieldFormatter) -> String, trailer: String,
+                         data: [(id: String, json: JSONValue)], hiddenToken: String?, liveReload: Bool) -> String {
+        var body = "<header class=\"top\">\(header)"
+        if languages.count > 1 {
+            body += " <label>Language <select id=\"language\">"
+            for (index, table) in languages.enumerated() {
+                body += "<option value=\"\(escape(table.language))\"\(index == 0 ? " selected" : "")>\(escape(table.language))</option>"
+            }
+            body += "</select></label>"
+        }
+        body += "</header>"
+        body += errorPanel(errors)
+        for (index, table) in languages.enumerated() {
+            let formatter = FieldFormatter(language: table.language, strings: table.strings, deviceTimeZone: deviceTimeZone)
+            body += "<section class=\"language\" data-lang=\"\(escape(table.language))\"\(index == 0 ? "" : " hidden")>"
+            body += "<div class=\"sides\">\(section(formatter))</div></section>"
+        }
+        body += trailer
+        for (id, json) in data {
+            body += "<script type=\"application/json\" id=\"\(id)\">\(escapeScript(String(decoding: json.serialized(pretty: id.hasSuffix("-json")), as: UTF8.self)))</script>"
+        }
+        let page = document(title: title, body: body, liveReload: liveReload, script: languageScript)
+        return hiddenToken.map { page.replacingOccurrences(of: $0, with: UnsignedPass.mask(token: $0)) } ?? page
+    }
+
+    /// The string tables of `languages` as one JSON object: language → key → text.
+    static func stringTables(_ languages: [(language: String, strings: [String: String])]) -> JSONValue {
+        .object(JSONObject(languages.map { ($0.language, JSONValue.object(JSONObject($0.strings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))) }))
+    }
+
+    static let languageScript = """
+    const select = document.getElementById('language');
+    if (select) select.addEventListener('change', () => {
+      for (const section of document.querySelectorAll('section.language')) section.hidden = section.dataset.lang !== select.value;
+    });
     """
 
     static func errorPanel(_ errors: [ContentDiagnostic]) -> String {

@@ -91,8 +91,9 @@ struct OrderPreviewTests {
         #expect(html.contains("<div class=\"total\"><dt>Total</dt><dd>€189.00</dd></div>"))
         #expect(html.contains("1042&lt;b&gt;bold&lt;/b&gt;"))
         #expect(html.contains("Northwind &quot;Home&quot; &amp; &lt;i&gt;Co&lt;/i&gt;"))
-        // No markup from the order: no script but the page's own two, no injected tag, no javascript: link.
-        #expect(html.components(separatedBy: "<script").count - 1 == 2, "\(html)")
+        // No markup from the order: no script but the page's own three (order-strings, order-json, the language switch),
+        // no injected tag, no javascript: link.
+        #expect(html.components(separatedBy: "<script").count - 1 == 3, "\(html)")
         for injected in ["<img src=x", "<b>bold", "<i>Co", "href=\"javascript:"] { #expect(!html.contains(injected), "\(injected)") }
         // The URL that is not http(s) is shown, not linked.
         #expect(html.contains("<code>javascript:alert(&#39;manage&#39;)</code>"))
