@@ -25,6 +25,8 @@ struct BuildPlan: Sendable {
     var jobs: [PackagingJob] = []
     /// Passes signed and staged while planning, in content order.
     var signed: [SignedPass] = []
+    /// Each sound item as it would be signed, in content order, when the planner collects renders.
+    var unsigned: [UnsignedPass] = []
     /// Keys of the passes whose inputs did not change: their records carry over as they are.
     var unchanged: [String] = []
     var removed: [BuildState.ItemRecord] = []
@@ -136,15 +138,20 @@ struct BuildPlanner {
     /// How many of the keys in `defined` the previous state has: when all of them, no pass was removed.
     private var definedBefore = 0
 
+    /// The content files the plan listed, in order.
+    private(set) var listedFiles: [String] = []
+    /// What the planner collected of each sound item, when made with `collectsRenders` (even when the plan failed).
+    var collectedRenders: [UnsignedPass] { plan.unsigned }
+
     init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities, validateOnly: Bool,
-         packager: ParallelPackager? = nil) {
+         packager: ParallelPackager? = nil, collectsRenders: Bool = false) {
         self.settings = settings
         self.state = state
         self.validateOnly = validateOnly
         self.packager = validateOnly ? nil : packager
         self.evaluator = PassEvaluator(settings: settings, state: state, secret: secret, identities: identities,
                                        templates: TemplateCache(loader: settings.templateLoader),
-                                       validateOnly: validateOnly, updateTag: self.packager?.updateTag)
+                                       validateOnly: validateOnly, updateTag: self.packager?.updateTag, collectsRenders: collectsRenders)
     }
 
     /// A content file as read: its hash, and its bytes while they may still need parsing.
@@ -218,6 +225,7 @@ struct BuildPlanner {
         var tokenHash: String?
         var isUnchanged: Bool
         var kind: WalletItemKind
+        var unsigned: UnsignedPass?
         var outcome: Outcome?
 
         enum Outcome: Sendable {
@@ -234,6 +242,7 @@ struct BuildPlanner {
             tokenHash = evaluation.tokenHash
             isUnchanged = evaluation.unchanged != nil
             kind = evaluation.kind ?? .pass
+            unsigned = evaluation.unsigned
             outcome = evaluation.signed.map { .signed($0) } ?? evaluation.job.map { .job($0) }
         }
     }
@@ -294,6 +303,7 @@ struct BuildPlanner {
         do { paths = try Self.contentFiles(in: settings.contentDirectory, jobs: settings.jobs) } catch {
             throw BuildFailure(diagnostics: error.diagnostics)
         }
+        listedFiles = paths
         progress(.planning(files: paths.count))
         let jobs = settings.jobs
         let (state, validateOnly, evaluator) = (self.state, self.validateOnly, self.evaluator)
@@ -671,6 +681,10 @@ struct BuildPlanner {
                 at: evaluation.tokenLocation, keyPath: ["authenticationToken"], rule: "pass.token-changed",
                 "the authenticationToken of pass \(key) would change. Apple forbids changing the token of an existing pass: devices keep the old one and their updates would fail. Restore the previous PASSFORGE_TOKEN_SECRET (or authenticationToken); to really replace the pass, issue it under a new serial"))
             return nil
+        }
+        if var unsigned = evaluation.unsigned {
+            unsigned.warnings = evaluation.diagnostics.filter { !$0.isError }
+            plan.unsigned.append(unsigned)
         }
         if evaluation.isUnchanged {
             plan.unchanged.append(key)

@@ -26,6 +26,8 @@ struct PassEvaluator: Sendable {
         var job: PackagingJob?
         /// The job signed and staged, when the planner packages as it goes.
         var signed: Result<SignedPass, any Error>?
+        /// The item as it would be signed, when the evaluator collects renders (preview, diff).
+        var unsigned: UnsignedPass?
     }
 
     let settings: BuildSettings
@@ -36,6 +38,9 @@ struct PassEvaluator: Sendable {
     let validateOnly: Bool
     /// The update tag of the build that signs: an order's `updatedAt` is its time. Nil when nothing is signed.
     let updateTag: Int64?
+    /// Whether each sound item's render is kept (`Evaluation.unsigned`): the collecting consumer of
+    /// `renderWithoutSigning`, where a build's consumer signs.
+    let collectsRenders: Bool
     let validator = PassValidator()
     let renderer: PassRenderer
     let contextFingerprint: String
@@ -47,8 +52,9 @@ struct PassEvaluator: Sendable {
     let passFiles: PassFilePresence
 
     init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
-         templates: TemplateCache, validateOnly: Bool, updateTag: Int64? = nil) {
+         templates: TemplateCache, validateOnly: Bool, updateTag: Int64? = nil, collectsRenders: Bool = false) {
         self.updateTag = updateTag
+        self.collectsRenders = collectsRenders
         self.settings = settings
         self.state = state
         self.secret = secret
@@ -237,6 +243,10 @@ struct PassEvaluator: Sendable {
 
         let key = "\(type)/\(definition.serialNumber)"
         evaluation.key = key
+        if collectsRenders {
+            evaluation.unsigned = UnsignedPass(passTypeIdentifier: type, serialNumber: definition.serialNumber, templateName: definition.templateName,
+                                               sourceFile: definition.file, passJSON: json, files: rendered.files, warnings: [], kind: kind)
+        }
         let imagePaths = definition.images.map(\.path)
         let fingerprint = fingerprint(definitionHash: definitionHash, templateFingerprint: templateFingerprint,
                                       identity: identity.fingerprint, imagesHash: imagesHash(imagePaths) ?? "")

@@ -64,63 +64,22 @@ extension PassBuilder {
     package func renderWithoutSigning() -> UnsignedRendering {
         var settings = settings
         settings.allowsDevelopmentSigning = true
-        var rendering = UnsignedRendering()
-        let paths: [String]
-        do { paths = try ContentLoader(directory: settings.contentDirectory).contentFiles() } catch {
-            rendering.diagnostics = error.diagnostics
-            return rendering
-        }
-        rendering.contentFiles = paths
         let secret = (try? TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory))
             ?? TokenSecret("passforge-preview-token-secret", origin: "preview")
-        let templates = TemplateCache(loader: settings.templateLoader)
-        let evaluator = PassEvaluator(settings: settings, state: BuildState(), secret: secret, identities: SigningIdentities(settings: settings),
-                                      templates: templates, validateOnly: true)
-        var collector = DiagnosticCollector()
-        var definitions: [PassDefinition] = []
-        let boundary = settings.projectBoundary
-        for path in paths {
-            let bytes: [UInt8]
-            switch boundary.readListedFile(path) {
-            case .success(let read): bytes = read
-            case .failure(let refusal):
-                collector.add(BuildPlanner.unreadable(path, refusal, boundary: boundary))
-                continue
-            }
-            let (found, problems) = ContentLoader.definitions(in: path, bytes: bytes)
-            collector.add(problems)
-            definitions += found
+        // The build's own pipeline (scan, evaluate, the checks across items), with a consumer that keeps
+        // each render instead of signing it.
+        var planner = BuildPlanner(settings: settings, state: BuildState(), secret: secret, identities: SigningIdentities(settings: settings),
+                                   validateOnly: true, collectsRenders: true)
+        var rendering = UnsignedRendering()
+        do {
+            rendering.diagnostics = try planner.makePlan(progress: { _ in }).warnings
+        } catch let failure as BuildFailure {
+            rendering.diagnostics = failure.diagnostics
+        } catch {
+            rendering.diagnostics = [.error(at: SourceLocation(file: settings.contentDirectory), rule: "content.read", "\(error)")]
         }
-        let renderer = evaluator.renderer
-        let rendered = ParallelLoop.map(definitions, jobs: settings.jobs) { definition -> (PassEvaluator.Evaluation, UnsignedPass?) in
-            let evaluation = evaluator.evaluate(definition)
-            guard evaluation.key != nil, case .success(let template) = templates.template(named: definition.templateName),
-                  case .success(var pass) = renderer.render(definition, template: template.template)
-            else { return (evaluation, nil) }
-            let type = pass.typeIdentifier ?? ""
-            if let webService = pass.source["webServiceURL"], pass.source["authenticationToken"] == nil {
-                let token = secret.authenticationToken(passTypeIdentifier: type, serialNumber: definition.serialNumber)
-                pass.source.set("authenticationToken", to: .scalar(.string(token), at: webService.location))
-            }
-            return (evaluation, UnsignedPass(passTypeIdentifier: type, serialNumber: definition.serialNumber, templateName: definition.templateName,
-                                             sourceFile: definition.file, passJSON: pass.source.jsonValue, files: pass.files,
-                                             warnings: evaluation.diagnostics.filter { !$0.isError }, kind: pass.kind))
-        }
-        var defined: [String: SourceLocation] = [:]
-        for (evaluation, pass) in rendered {
-            collector.add(evaluation.diagnostics)
-            guard let pass else { continue }
-            if let first = defined[pass.key] {
-                collector.add(.error(at: evaluation.serialLocation, keyPath: ["serialNumber"], rule: "content.duplicate-serial",
-                                     "serialNumber \(pass.serialNumber) is already used by another pass of \(pass.passTypeIdentifier); serials must be unique per passTypeIdentifier",
-                                     notes: [(first, "first defined here")]))
-                continue
-            }
-            defined[pass.key] = evaluation.serialLocation
-            rendering.passes.append(pass)
-        }
-        collector.add(templates.diagnostics)
-        rendering.diagnostics = collector.report
+        rendering.passes = planner.collectedRenders
+        rendering.contentFiles = planner.listedFiles
         return rendering
     }
 }
