@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PassBuild
+import PassModel
 import WalletTree
 import TestSupport
 import Testing
@@ -23,7 +24,7 @@ struct StaticHostChecks {
         let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
         defer { host.stop() }
         let checks = StaticHostChecks(built: built, host: host)
-        try await checks.passesAreServedByToken()
+        try await checks.itemsAreServedByToken(.pass)
         try await checks.everyRefusalIsTheSame401()
         try await checks.ordersAreServedByToken()
         try await checks.everyOrderRefusalIsTheSame401()
@@ -98,7 +99,7 @@ struct StaticHostChecks {
 
         // passforge stops: every GET still answers, from the tree alone.
         passforge.stop()
-        try await checks.passesAreServedByToken()
+        try await checks.itemsAreServedByToken(.pass)
         try await checks.everyRefusalIsTheSame401()
         try await checks.ordersAreServedByToken()
         try await checks.everyOrderRefusalIsTheSame401()
@@ -155,32 +156,36 @@ struct StaticHostChecks {
         #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "2")
     }
 
-    /// 200 with the pass's bytes for its token, HEAD alike, and 304 by ETag and by If-Modified-Since.
-    func passesAreServedByToken() async throws {
-        for serial in ["C-0000", "C-0001"] {
-            let token = try built.token(serial)
-            let record = try built.record(serial)
-            let pass = try await client.pass(type, serial, token: token)
-            #expect(pass.status == 200, "\(host.server) \(serial)")
-            #expect(pass.body == built.fileBytes(record.path))
-            #expect(pass.header("Content-Type") == "application/vnd.apple.pkpass")
-            #expect(pass.header("Cache-Control") == "private, no-cache")
-            let etag = try #require(pass.header("ETag"))
-            let lastModified = try #require(pass.header("Last-Modified"))
+    /// 200 with the item's bytes and its kind's MIME type for its token under its kind's scheme, HEAD
+    /// alike, and 304 by ETag and by If-Modified-Since: passes, then (`kind` order) orders, one code path.
+    func itemsAreServedByToken(_ kind: WalletItemKind) async throws {
+        for identifier in kind == .pass ? ["C-0000", "C-0001"] : Self.orders {
+            let token = kind == .pass ? try built.token(identifier) : try built.orderToken(identifier)
+            let record = kind == .pass ? try built.record(identifier) : try built.orderRecord(identifier)
+            func get(_ method: HTTPMethod = .GET, _ headers: [String: String] = [:]) async throws -> Client.Answer {
+                try await client.send(method, "/" + record.path, headers: headers.merging(["Authorization": "\(kind.authorizationScheme) \(token)"]) { a, _ in a })
+            }
+            let item = try await get()
+            #expect(item.status == 200, "\(host.server) \(identifier)")
+            #expect(item.body == built.fileBytes(record.path))
+            #expect(item.header("Content-Type") == kind.mediaType)
+            #expect(item.header("Cache-Control") == "private, no-cache")
+            let etag = try #require(item.header("ETag"))
+            let lastModified = try #require(item.header("Last-Modified"))
             #expect(lastModified == HTTPDateText.format(milliseconds: record.updateTag), "Last-Modified is the update tag")
 
-            let head = try await client.send(.HEAD, "/v1/passes/\(type)/\(serial)", headers: ["Authorization": "ApplePass \(token)"])
+            let head = try await get(.HEAD)
             #expect(head.status == 200)
             #expect(head.body.isEmpty)
             #expect(head.header("ETag") == etag)
 
-            let byETag = try await client.pass(type, serial, token: token, headers: ["If-None-Match": etag])
+            let byETag = try await get(.GET, ["If-None-Match": etag])
             #expect(byETag.status == 304)
             #expect(byETag.body.isEmpty)
-            #expect(try await client.pass(type, serial, token: token, headers: ["If-Modified-Since": lastModified]).status == 304)
-            // Not a blanket 304: another ETag, or an older date, gets the pass.
-            #expect(try await client.pass(type, serial, token: token, headers: ["If-None-Match": #""not-this-one""#]).status == 200)
-            #expect(try await client.pass(type, serial, token: token, headers: ["If-Modified-Since": "Thu, 01 Jan 2015 00:00:00 GMT"]).status == 200)
+            #expect(try await get(.GET, ["If-Modified-Since": lastModified]).status == 304)
+            // Not a blanket 304: another ETag, or an older date, gets the item.
+            #expect(try await get(.GET, ["If-None-Match": #""not-this-one""#]).status == 200)
+            #expect(try await get(.GET, ["If-Modified-Since": "Thu, 01 Jan 2015 00:00:00 GMT"]).status == 200)
         }
     }
 
@@ -231,29 +236,9 @@ struct StaticHostChecks {
     /// The orders of both scenarios.
     static let orders = ["O-1001", "O-1002"]
 
-    /// Orders as passes: 200 with the order's bytes and the order MIME type for its `AppleOrder` token,
-    /// HEAD alike, and 304 by ETag and by If-Modified-Since.
+    /// Orders as passes (`itemsAreServedByToken(.order)`), and their Add-to-Wallet link with the order MIME type.
     func ordersAreServedByToken() async throws {
-        let orderType = built.orderType
-        for identifier in Self.orders {
-            let token = try built.orderToken(identifier)
-            let record = try built.orderRecord(identifier)
-            let order = try await client.order(orderType, identifier, token: token)
-            #expect(order.status == 200, "\(host.server) \(identifier)")
-            #expect(order.body == built.fileBytes(record.path))
-            #expect(order.header("Content-Type") == "application/vnd.apple.finance.order")
-            #expect(order.header("Cache-Control") == "private, no-cache")
-            let etag = try #require(order.header("ETag"))
-            let lastModified = try #require(order.header("Last-Modified"))
-            #expect(lastModified == HTTPDateText.format(milliseconds: record.updateTag), "Last-Modified is the update tag")
-            let head = try await client.send(.HEAD, "/v1/orders/\(orderType)/\(identifier)", headers: ["Authorization": "AppleOrder \(token)"])
-            #expect(head.status == 200 && head.body.isEmpty && head.header("ETag") == etag)
-            #expect(try await client.order(orderType, identifier, token: token, headers: ["If-None-Match": etag]).status == 304)
-            #expect(try await client.order(orderType, identifier, token: token, headers: ["If-Modified-Since": lastModified]).status == 304)
-            #expect(try await client.order(orderType, identifier, token: token, headers: ["If-None-Match": #""not-this-one""#]).status == 200)
-            #expect(try await client.order(orderType, identifier, token: token,
-                                           headers: ["If-Modified-Since": "Thu, 01 Jan 2015 00:00:00 GMT"]).status == 200)
-        }
+        try await itemsAreServedByToken(.order)
         let record = try built.orderRecord("O-1001")
         let download = try await client.send(.GET, "/" + record.downloadPath)
         #expect(download.status == 200, "\(host.server) \(record.downloadPath)")
