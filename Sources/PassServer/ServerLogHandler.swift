@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import Synchronization
 
@@ -42,12 +39,12 @@ package struct ServerLogHandler: LogHandler {
     private static let standardError = Mutex(())
 
     private static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        let now = Date().timeIntervalSince1970
+        var seconds = time_t(now.rounded(.down))
+        let milliseconds = Int((now - now.rounded(.down)) * 1000)
         var time = tm()
-        var seconds = now.tv_sec
         gmtime_r(&seconds, &time)
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
-                      time.tm_hour, time.tm_min, time.tm_sec, now.tv_nsec / 1_000_000)
+                      time.tm_hour, time.tm_min, time.tm_sec, milliseconds)
     }
 }
