@@ -1,3 +1,4 @@
+import PassModel
 import ArgumentParser
 import Foundation
 import PassBuild
@@ -56,7 +57,9 @@ struct PreviewCommand: AsyncParsableCommand {
             }
             let changed = try PreviewGallery(directory: out).write(rendering.passes)
             let warnings = rendering.diagnostics.count
-            Console.print("preview of \(rendering.passes.count) pass\(rendering.passes.count == 1 ? "" : "es") in \(out)/index.html (\(changed.count) file\(changed.count == 1 ? "" : "s") written, \(warnings) warning\(warnings == 1 ? "" : "s"))")
+            let orders = rendering.passes.filter { $0.kind == .order }.count, passes = rendering.passes.count - orders
+            let items = "\(passes) pass\(passes == 1 ? "" : "es")" + (orders == 0 ? "" : " and \(orders) order\(orders == 1 ? "" : "s")")
+            Console.print("preview of \(items) in \(out)/index.html (\(changed.count) file\(changed.count == 1 ? "" : "s") written, \(warnings) warning\(warnings == 1 ? "" : "s"))")
             return
         }
         var watched = [project.content, project.templates]

@@ -264,7 +264,7 @@ struct InitTests {
         let preview = try passforge(["preview"], in: project)
         #expect(preview.status == 0, "\(preview.output)")
         #expect(!preview.output.contains(": warning:"), "\(preview.output)")
-        #expect(preview.stdout.contains("preview of 6 passes") && preview.stdout.contains("0 warnings"), "\(preview.output)")
+        #expect(preview.stdout.contains("preview of 5 passes and 1 order") && preview.stdout.contains("0 warnings"), "\(preview.output)")
         let pages = try FileManager.default.contentsOfDirectory(atPath: "\(project)/preview/pass.com.example.passes")
         #expect(pages.sorted() == ["BADGE-0001.html", "CARD-0001.html", "COUPON-0001.html", "FLIGHT-0001.html", "TICKET-0001.html"])
     }
