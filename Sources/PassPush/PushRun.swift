@@ -202,7 +202,7 @@ package enum PushRunError: Error, CustomStringConvertible, Sendable {
     package var description: String {
         switch self {
         case .unknownPass(let pass):
-            return "there is no pass \(pass.passTypeIdentifier)/\(pass.serialNumber) in the last build; check --type and --serial (or build first)"
+            return "there is no pass or order \(pass.passTypeIdentifier)/\(pass.serialNumber) in the last build; check --type and --serial (an order type identifier and orderIdentifier for an order), or build first"
         }
     }
 }

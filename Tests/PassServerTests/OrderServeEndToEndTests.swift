@@ -153,5 +153,15 @@ import Testing
         #expect(metrics.contains(#"route="order""#))
         #expect(metrics.contains("passforge_orders 2"))
         #expect(!server.stdout.get().contains(token1) && !server.stderr.get().contains(token1))
+
+        // An order removed from the content: 401 for its GET, yet its holder can still unregister it, with its own scheme.
+        try FileManager.default.removeItem(atPath: built.project.directory.file("content/orders/O-1001.yml"))
+        try built.build()
+        let gone = try await eventually { try await client.order(type, "O-1001", token: token1).status == 401 }
+        #expect(gone)
+        #expect(try await client.unregisterOrder(device, type, "O-1001", token: token1, scheme: "ApplePass").status == 401)
+        #expect(try await client.unregisterOrder(device, type, "O-1001", token: token2).status == 401)
+        #expect(try await client.unregisterOrder(device, type, "O-1001", token: token1).status == 200)
+        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "0")
     }
 }

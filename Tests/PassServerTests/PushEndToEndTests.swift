@@ -103,7 +103,7 @@ import Testing
         #expect(try built.sql("SELECT update_tag FROM push_cursor") == cursor)
         let unknown = try built.project.passforge(["push", "--type", type, "--serial", "NOPE-1"], environment: built.environment)
         #expect(unknown.status == 1)
-        #expect(unknown.stderr.contains("there is no pass \(type)/NOPE-1 in the last build"), "\(unknown.output)")
+        #expect(unknown.stderr.contains("there is no pass or order \(type)/NOPE-1 in the last build"), "\(unknown.output)")
         server.stop()
     }
 
