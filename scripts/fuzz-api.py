@@ -138,9 +138,9 @@ def run_schemathesis(args, url, token, type_, serial, download, output, database
     return cases, failure_count, healthy, result.returncode
 
 
-def token_of(pass_file):
+def token_of(pass_file, root_file="pass.json"):
     with zipfile.ZipFile(pass_file) as archive:
-        return json.load(archive.open("pass.json"))["authenticationToken"]
+        return json.load(archive.open(root_file))["authenticationToken"]
 
 
 def free_port():
@@ -159,8 +159,14 @@ def self_contained(args):
     environment.pop("CI")
     subprocess.run([args.binary, "build", "--development-signing", "--quiet"], cwd=root, env=environment, check=True)
     with open(os.path.join(root, "output", ".passforge", "downloads.csv")) as f:
-        type_, serial, download = f.read().splitlines()[1].split(",")[:3]
+        rows = [line.split(",")[:3] for line in f.read().splitlines()[1:]]
+    # The first pass, and the first order when the examples have one (its own token, `AppleOrder`).
+    type_, serial, download = next(row for row in rows if row[2].endswith(".pkpass"))
     token = token_of(os.path.join(root, "output", "v1", "passes", type_, serial))
+    order = next((row for row in rows if row[2].endswith(".order")), None)
+    if order and not args.order_token:
+        args.order_type, args.order = order[0], order[1]
+        args.order_token = token_of(os.path.join(root, "output", "v1", "orders", order[0], order[1]), "order.json")
     stores = [("SQLite", os.path.join(root, "registrations.sqlite"))] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
     total_cases, total_failures, ok = 0, 0, True
     for name, database in stores:
