@@ -51,7 +51,7 @@ package struct Publisher: Sendable {
         guard let localBytes = AtomicFileSystem.readFile(BuildState.path(in: outputDirectory)) else {
             throw PublishError("\(outputDirectory) holds no build (no \(TreeLayout.statePath)); run passforge build first")
         }
-        let local = try BuildState.load(from: outputDirectory)
+        let local = try BuildState.decode(localBytes, of: outputDirectory)
         let localBundlesJSON = AtomicFileSystem.readFile("\(outputDirectory)/\(BundleList.path)")
         let localBundles = try BundleComparison(localOutput: outputDirectory, bytes: localBundlesJSON)
 

@@ -425,6 +425,20 @@ package struct BuildState: Codable, Sendable, Equatable {
         try loadWithRecordRanges(from: output, mapped: false).state
     }
 
+    /// The state of the output folder `output` from its file's bytes, already read (publish sends
+    /// those very bytes, so it reads the file once).
+    package static func decode(_ bytes: [UInt8], of output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> BuildState {
+        let path = path(in: output)
+        let state: BuildState
+        do { state = try BuildStateDecoding.decode(bytes, jobs: jobs).state } catch {
+            throw BuildError.message("\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged")
+        }
+        guard state.version == currentVersion else {
+            throw BuildError.message("\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
+        }
+        return state
+    }
+
     /// The state, and where its pass records are in its file (nil for a first build).
     ///
     /// - Parameter mapped: read through a memory mapping rather than a copy: for a build, which holds the
