@@ -1,5 +1,6 @@
 import Hummingbird
 import PassModel
+import WalletTree
 
 /// The URL space of Apple's web service (webServiceURL + `/v1/…`) plus
 /// `/health` and the public `download/` tree, all under `--base-path`.
@@ -75,8 +76,8 @@ package enum Route: Sendable, Equatable {
         .registration(device: "d1", passTypeIdentifier: "pass.com.example", serialNumber: "S-1"),
         .serialNumbers(device: "d1", passTypeIdentifier: "pass.com.example"),
         .log, .health, .metrics,
-        .download(path: "download/AAAAAAAAAAAAAAAAAAAAAA.pkpass"),
-        .download(path: "download/pass.com.example/S-1.pkpass"),
+        .download(path: TreeLayout.capabilityDownloadPath(capability: "AAAAAAAAAAAAAAAAAAAAAA", kind: .pass)),
+        .download(path: TreeLayout.publicDownloadPath(kind: .pass, type: "pass.com.example", identifier: "S-1")),
         .offerClaim(offer: "welcome-coupon"),
     ]
 
