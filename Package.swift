@@ -324,5 +324,8 @@ for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
-    ]
+    ] + (target.type == .regular && target.path?.hasPrefix("Tests") != true && !["MockAPNs", "MockDeviceCheck"].contains(target.name)
+        // Imports are internal unless a file says otherwise (`package import`), as in Hummingbird; the
+        // test-support targets, whose API is public for the tests, keep their imports public.
+        ? [.enableUpcomingFeature("InternalImportsByDefault")] : [])
 }

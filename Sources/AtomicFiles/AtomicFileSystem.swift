@@ -1,6 +1,6 @@
 import CSystemCalls
 import ConcurrencySupport
-import Foundation
+package import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif

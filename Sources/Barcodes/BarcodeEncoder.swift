@@ -1,4 +1,4 @@
-import PassModel
+package import PassModel
 
 /// A barcode drawn as Wallet would encode it: the message's bytes in the
 /// pass's format, quiet zones included.

@@ -1,4 +1,4 @@
-import PassModel
+package import PassModel
 
 /// The build's check that every barcode of a pass can really be drawn:
 /// the message encoded with the encoder the preview uses (libzint).

@@ -1,4 +1,4 @@
-import AsyncHTTPClient
+package import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,4 +1,4 @@
-import Crypto
+package import Crypto
 import Foundation
 
 /// What signs the calls to Apple's DeviceCheck service: the team, the ID of

@@ -1,6 +1,6 @@
-import WalletTree
+package import WalletTree
 import Foundation
-import PassContent
+package import PassContent
 
 /// Everything a build needs to know, gathered by the command line from
 /// flags, the environment and passforge.yml (in that order of precedence).

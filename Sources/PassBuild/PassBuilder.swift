@@ -1,7 +1,7 @@
 import WalletTree
 import AtomicFiles
 import Foundation
-import PassContent
+package import PassContent
 import PassModel
 import PassPackage
 import Synchronization

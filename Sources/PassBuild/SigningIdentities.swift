@@ -1,8 +1,8 @@
-import PassModel
-import WalletTree
+package import PassModel
+package import WalletTree
 import Foundation
 import PassContent
-import PassPackage
+package import PassPackage
 import Synchronization
 
 /// Finds the identity that signs each pass type: passforge.yml `signing:`

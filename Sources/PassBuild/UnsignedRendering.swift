@@ -2,8 +2,8 @@ import ConcurrencySupport
 import WalletTree
 import AtomicFiles
 import Foundation
-import PassContent
-import PassModel
+package import PassContent
+package import PassModel
 
 /// One pass (or order) as the build would package it, before signing: for
 /// `passforge preview` and `passforge diff`.

@@ -1,4 +1,4 @@
-import PassModel
+package import PassModel
 
 /// A problem in the content, templates or configuration, with the place to fix it.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import PassModel
+package import PassModel
 
 /// One pass or one order as an editor defined it in `content/`: which
 /// template, which serial (or order identifier), which values.

@@ -1,5 +1,5 @@
 import Foundation
-import PassModel
+package import PassModel
 
 /// `passforge.yml`: project-wide defaults for every pass and every order, and
 /// which certificate signs which pass type or order type. Secrets never live here.

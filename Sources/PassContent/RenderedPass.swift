@@ -1,5 +1,5 @@
-import Foundation
-import PassModel
+package import Foundation
+package import PassModel
 
 /// A pass (or an order) rendered from its definition: the pass.json (order.json)
 /// with where each part came from, and the files that go into the package.

@@ -1,4 +1,4 @@
-import PassModel
+package import PassModel
 
 /// A parsed YAML or JSON value that remembers where each part was written,
 /// so that a rule broken deep inside a rendered pass.json can point at the

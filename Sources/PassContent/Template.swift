@@ -1,5 +1,5 @@
 import Foundation
-import PassModel
+package import PassModel
 
 /// `templates/<name>/` (or a Pass Designer `.pkpasstemplate` bundle): a
 /// partial pass.json (or order.json) with placeholders, and its files.

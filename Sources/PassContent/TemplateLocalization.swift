@@ -1,4 +1,4 @@
-import PassModel
+package import PassModel
 
 /// A template's `<lang>.lproj/pass.strings` (or `order.strings`), parsed once: its lines, and the
 /// placeholders in its values, which every pass or order fills from its `data:`.

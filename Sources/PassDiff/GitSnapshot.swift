@@ -1,6 +1,6 @@
 import ExternalProcess
 import Foundation
-import PassBuild
+package import PassBuild
 import PassContent
 import WalletTree
 

@@ -1,8 +1,8 @@
 import Foundation
-import PassBuild
+package import PassBuild
 import WalletTree
-import PassContent
-import PassModel
+package import PassContent
+package import PassModel
 
 /// What a change to the content does to the passes and orders: `passforge diff BASE [HEAD]`.
 package struct PassDiff: Sendable {

@@ -1,6 +1,6 @@
-import DeviceCheck
+package import DeviceCheck
 import Foundation
-import RegistrationStore
+package import RegistrationStore
 
 /// An offer of passforge.yml: a pool of pre-built passes, one per device,
 /// with the DeviceCheck bit that marks a device that claimed.

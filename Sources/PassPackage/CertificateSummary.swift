@@ -1,6 +1,6 @@
 import PassModel
 import Crypto
-import Foundation
+package import Foundation
 
 /// The facts about an X.509 certificate that a pass build and `passforge
 /// inspect` need.

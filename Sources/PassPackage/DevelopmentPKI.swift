@@ -1,6 +1,6 @@
-import PassModel
+package import PassModel
 import AtomicFiles
-import Foundation
+package import Foundation
 
 /// A local certificate chain for building passes without Apple signing
 /// material: a build with no certificate configured (outside CI) signs with

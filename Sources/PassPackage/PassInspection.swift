@@ -1,5 +1,5 @@
-import Foundation
-import PassModel
+package import Foundation
+package import PassModel
 
 /// What is wrong with a `.pkpass`. Every case would keep the pass from
 /// installing or updating on a device, except `untrustedChain`, which is

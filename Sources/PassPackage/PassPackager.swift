@@ -1,5 +1,5 @@
 import PassModel
-import Foundation
+package import Foundation
 
 /// Turns the files of a pass into the bytes of a signed `.pkpass`.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import PassModel
+package import Foundation
+package import PassModel
 
 /// Field values as Wallet shows them: dates with dateStyle/timeStyle
 /// (ignoresTimeZone, isRelative), numbers with numberStyle or currencyCode,

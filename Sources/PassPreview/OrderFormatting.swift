@@ -1,5 +1,5 @@
 import Foundation
-import PassModel
+package import PassModel
 
 /// Order values as people read them: RFC 3339 dates in the device's zone,
 /// windows given by an ISO 8601 duration, currency amounts in their own

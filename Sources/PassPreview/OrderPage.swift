@@ -1,7 +1,7 @@
 import Barcodes
-import Foundation
-import PassBuild
-import PassContent
+package import Foundation
+package import PassBuild
+package import PassContent
 import PassModel
 
 /// One order's preview page, laid out as Wallet's order details (Apple's

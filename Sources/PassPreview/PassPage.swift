@@ -1,8 +1,8 @@
 import Barcodes
-import Foundation
-import PassBuild
+package import Foundation
+package import PassBuild
 import WalletTree
-import PassContent
+package import PassContent
 import PassModel
 
 /// One pass's preview page: the front and the back as Wallet lays out its

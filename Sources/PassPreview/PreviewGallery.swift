@@ -1,8 +1,8 @@
 import AtomicFiles
 import Foundation
-import PassBuild
+package import PassBuild
 import WalletTree
-import PassContent
+package import PassContent
 import PassModel
 
 /// `passforge preview`: the gallery of every pass and order, as static HTML.

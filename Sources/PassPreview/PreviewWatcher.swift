@@ -1,9 +1,9 @@
 import AtomicFiles
 import Foundation
 import Hummingbird
-import PassBuild
+package import PassBuild
 import WalletTree
-import PassContent
+package import PassContent
 import Synchronization
 
 /// `passforge preview --watch`: serves the gallery, rebuilds it when a

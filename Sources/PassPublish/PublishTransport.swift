@@ -1,4 +1,4 @@
-import AtomicFiles
+package import AtomicFiles
 
 /// How a publish reaches its destination: a local folder, or rsync over ssh.
 ///

@@ -6,7 +6,7 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import PassModel
+package import PassModel
 
 /// Something that can deliver one push; `APNsClient` in production, a fake in tests.
 package protocol APNsSending: Sendable {

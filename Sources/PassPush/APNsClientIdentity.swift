@@ -1,4 +1,4 @@
-import PassModel
+package import PassModel
 
 /// The TLS client identity APNs authenticates a pass's pushes with: the Pass
 /// Type ID certificate that also signs the pass (Apple's "Adding a Web Service

@@ -1,8 +1,8 @@
 import Foundation
-import Logging
+package import Logging
 import PassModel
-import WalletTree
-import PassPackage
+package import WalletTree
+package import PassPackage
 
 /// A pool of APNs clients, one per topic (pass or order type), each with the
 /// Pass Type ID (or Order Type ID) certificate that signs that topic's items —

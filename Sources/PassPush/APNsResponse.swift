@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import NIOCore
 
 /// One answer from APNs to one push.

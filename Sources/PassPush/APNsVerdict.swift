@@ -1,9 +1,9 @@
 import AsyncHTTPClient
-import Foundation
+package import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
-import PassModel
+package import PassModel
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
-import Logging
+package import Logging
 import ServiceLifecycle
-import WalletTree
+package import WalletTree
 import RegistrationStore
 
 /// `serve --push`: pushes the devices holding the passes of each new build

@@ -1,7 +1,7 @@
-import Logging
-import WalletTree
-import PassPackage
-import RegistrationStore
+package import Logging
+package import WalletTree
+package import PassPackage
+package import RegistrationStore
 
 /// Push runs wired for production — the one factory behind `passforge push`,
 /// `build --push` and `serve --push`: a pool of APNs clients with the Pass

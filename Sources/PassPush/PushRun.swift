@@ -1,8 +1,8 @@
 import AtomicFiles
 import Foundation
-import Logging
-import WalletTree
-import RegistrationStore
+package import Logging
+package import WalletTree
+package import RegistrationStore
 
 /// One push run (`passforge push`, `build --push`, `serve --push`): tells the
 /// devices holding passes changed since the last run to fetch them. Apple's

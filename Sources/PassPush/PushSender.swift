@@ -1,5 +1,5 @@
-import Foundation
-import Logging
+package import Foundation
+package import Logging
 import PassModel
 
 /// One push to send: wake the devices behind `token` for passes of type `topic`.

@@ -1,5 +1,5 @@
 import Foundation
-import Hummingbird
+package import Hummingbird
 import PassModel
 
 /// A 4xx (or the rare 5xx) answer: a short JSON body `{"error":"…"}` that

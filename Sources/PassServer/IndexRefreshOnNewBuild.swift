@@ -1,6 +1,6 @@
-import Logging
-import WalletTree
-import RegistrationStore
+package import Logging
+package import WalletTree
+package import RegistrationStore
 
 /// Rewrites the index files of the devices holding passes a new build
 /// changed or removed, so that a static host serving those files follows

@@ -1,6 +1,6 @@
 import AtomicFiles
-import Logging
-import WalletTree
+package import Logging
+package import WalletTree
 import ServiceLifecycle
 
 /// The serve side of a build: a service that notices each new build in the
@@ -27,9 +27,9 @@ package struct NewBuildWatcher: Service {
     }
 
     package func run() async throws {
-        var seen: FileIdentity?
+        var seen: FileStamp?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if let build = FileIdentity(path: statePath), build != seen {
+            if let build = FileStamp(path: statePath), build != seen {
                 do {
                     let state = try BuildState.load(from: outputDirectory)
                     for reaction in reactions { await reaction.react(to: state) }

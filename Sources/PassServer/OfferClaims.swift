@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import WalletTree
-import PassOffers
+package import PassOffers
 import RegistrationStore
 
 /// DeviceCheck offers in `passforge serve`: the claim call, served only when

@@ -1,7 +1,7 @@
-import Logging
-import WalletTree
-import PassOffers
-import RegistrationStore
+package import Logging
+package import WalletTree
+package import PassOffers
+package import RegistrationStore
 import ServiceLifecycle
 
 /// Keeps the offers' pools in the registration store equal to the passes the

@@ -1,5 +1,5 @@
 import Crypto
-import PassModel
+package import PassModel
 
 /// `Authorization: ApplePass <authenticationToken>` (Apple: "The value is the
 /// word ApplePass, followed by a space, followed by the authenticationToken

@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
-import NIOCore
+package import Hummingbird
+package import NIOCore
 
 /// The request context of `passforge serve`: Hummingbird's core context plus
 /// the client's address (for `--rate-limit` and the access log).

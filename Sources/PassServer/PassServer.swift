@@ -1,8 +1,8 @@
-import Hummingbird
-import Logging
-import NIOCore
-import RegistrationStore
-import ServiceLifecycle
+package import Hummingbird
+package import Logging
+package import NIOCore
+package import RegistrationStore
+package import ServiceLifecycle
 import UnixSignals
 
 /// `passforge serve`: Apple's pass web service and the output tree, on Hummingbird 2.

@@ -1,13 +1,13 @@
 import AtomicFiles
 import Foundation
-import Hummingbird
-import Logging
+package import Hummingbird
+package import Logging
 import NIOCore
 import NIOHTTP1
 import PassModel
 import WalletTree
 import PassOffers
-import RegistrationStore
+package import RegistrationStore
 
 /// Apple's pass web service ("Adding a Web Service to Update Passes") and
 /// order web service ("Wallet Orders": the same five calls under `AppleOrder`)

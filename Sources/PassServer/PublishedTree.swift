@@ -1,10 +1,10 @@
-import PassModel
+package import PassModel
 import AtomicFiles
 import Crypto
 import Foundation
-import Logging
+package import Logging
 import PassModel
-import WalletTree
+package import WalletTree
 import Synchronization
 
 /// The output tree as the last committed build left it: the build state,

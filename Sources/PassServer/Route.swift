@@ -1,5 +1,5 @@
-import Hummingbird
-import PassModel
+package import Hummingbird
+package import PassModel
 import WalletTree
 
 /// The URL space of Apple's web service (webServiceURL + `/v1/…`) plus

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+package import Logging
 import Synchronization
 
 /// One line per entry on standard error: `time level label: message key=value…`.

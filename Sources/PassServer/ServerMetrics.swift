@@ -1,7 +1,7 @@
-import Foundation
+package import Foundation
 import Metrics
-import Prometheus
-import RegistrationStore
+package import Prometheus
+package import RegistrationStore
 
 /// What `GET /metrics` reports, in Prometheus' text format: requests by
 /// route, method and status with their latency, the registration store's

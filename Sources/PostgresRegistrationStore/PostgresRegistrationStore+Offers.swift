@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import RegistrationStore
+package import RegistrationStore
 
 /// DeviceCheck offers on PostgreSQL, shared by several servers: the next free
 /// pass is taken with `FOR UPDATE SKIP LOCKED`, so two servers claiming at

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import RegistrationStore
+package import RegistrationStore
 
 /// The push queue on PostgreSQL: pushes waiting per token and pass type, the cursor, and the push lock.
 extension PostgresRegistrationStore {

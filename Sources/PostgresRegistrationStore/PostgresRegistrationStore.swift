@@ -1,7 +1,7 @@
 import Foundation
-import Logging
+package import Logging
 import PostgresNIO
-import RegistrationStore
+package import RegistrationStore
 
 /// The registration store on a PostgreSQL server (postgres-nio's
 /// `PostgresClient`, a connection pool), for several `passforge serve`

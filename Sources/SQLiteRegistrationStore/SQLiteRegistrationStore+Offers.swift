@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import RegistrationStore
+package import RegistrationStore
 
 /// DeviceCheck offers in the SQLite file. One writer: a claim's read of the
 /// next free pass and its insert run in one transaction (a savepoint of a

@@ -1,7 +1,7 @@
 import AtomicFiles
 import Foundation
 import GRDB
-import RegistrationStore
+package import RegistrationStore
 
 /// The registration store in one SQLite file (GRDB): WAL, foreign keys,
 /// `synchronous = FULL`, schema by migrations.

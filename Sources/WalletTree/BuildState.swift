@@ -1,6 +1,6 @@
 import AtomicFiles
 import Foundation
-import PassModel
+package import PassModel
 
 /// What the last build made, kept in `output/.passforge/state.json`.
 ///

@@ -1,5 +1,5 @@
 import ConcurrencySupport
-import AtomicFiles
+package import AtomicFiles
 import PassModel
 
 /// Where the pass records of the state file a build started from are, to

@@ -1,6 +1,6 @@
 import ConcurrencySupport
 import PassModel
-import Foundation
+package import Foundation
 
 /// The checks a build state passes before anything in it is used: a state
 /// taken from a destination (`--state-from`, `publish`) comes from a host

@@ -1,4 +1,4 @@
-import PassModel
+package import PassModel
 
 /// `.passforge/bundles.json`: the `.pkpasses` bundles of the last build, by
 /// name. One codec for the build (which remakes a bundle when its members

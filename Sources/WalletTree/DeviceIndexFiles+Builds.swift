@@ -1,5 +1,5 @@
 import AtomicFiles
-import RegistrationStore
+package import RegistrationStore
 
 extension DeviceIndexFiles {
     /// `.passforge/indexed-tag`: the last update tag whose changes the index

@@ -1,7 +1,7 @@
-import AtomicFiles
+package import AtomicFiles
 import Foundation
-import PassModel
-import RegistrationStore
+package import PassModel
+package import RegistrationStore
 import Synchronization
 
 /// The per-device index files of the output tree,

@@ -1,7 +1,7 @@
 import ConcurrencySupport
-import AtomicFiles
+package import AtomicFiles
 import Foundation
-import PassModel
+package import PassModel
 import Synchronization
 
 /// The output folder — `v1/passes/<type>/<serial>`, `download/…`, the device

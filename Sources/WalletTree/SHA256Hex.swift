@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+package import Foundation
 import PassModel
 
 /// Lowercase hex SHA-256 of `bytes`: ETags, token hashes, fingerprints.

@@ -1,4 +1,4 @@
-import PassModel
+package import PassModel
 
 /// The rule for which relative paths of the output tree belong to the build:
 /// the one a build's journal, a publish and a state taken from a destination

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+package import Foundation
 import Synchronization
 
 /// Makes the `signature` file of a pass: a detached PKCS#7 / CMS SignedData

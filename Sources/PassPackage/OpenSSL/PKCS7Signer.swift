@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+package import Foundation
 
 /// Signs manifests with OpenSSL's own PKCS#7 API (`PKCS7_sign`,
 /// `PKCS7_final`, `i2d_PKCS7`): the reference encoding.

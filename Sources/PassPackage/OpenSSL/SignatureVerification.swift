@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+package import Foundation
 
 /// Whether a signer's certificate chains to a trusted root.
 package enum ChainTrust: Sendable, Hashable {

@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A detached CMS SignedData that `PKCS7Signer` made, with the three places
 /// found that differ from one signature to the next of the same signer: the

@@ -1,7 +1,7 @@
 import PassModel
 import COpenSSL
 import Crypto
-import Foundation
+package import Foundation
 
 /// A Pass Type ID certificate, its private key, and the Apple WWDR
 /// intermediate that issued it: everything needed to sign a pass.

@@ -1,7 +1,7 @@
 // The only file in PassPackage that calls libzip (to read archives).
 
 import CLibzip
-import Foundation
+package import Foundation
 
 /// One file in a zip archive.
 package struct ZipEntry: Sendable, Hashable {
