@@ -135,6 +135,7 @@ let package = Package(
             dependencies: [
                 "AtomicFiles", "ConcurrencySupport", "PassModel", "WalletTree", "PassOffers", "RegistrationStore", "TextEscaping",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -5,8 +5,8 @@ extension PassWebService {
     /// A `.pkpasses` bundle (several passes in one download): a file the
     /// build put at an unguessable `download/` path, served with Apple's
     /// bundle type and an ETag of its bytes.
-    func bundleResponse(_ request: Request, path: String) throws -> Response {
-        guard let representation = tree.representation(of: path) else { throw APIError.notFound }
+    func bundleResponse(_ request: Request, path: String) async throws -> Response {
+        guard let representation = try await tree.representation(of: path) else { throw APIError.notFound }
         var headers: HTTPFields = [
             .contentType: "application/vnd.apple.pkpasses",
             .cacheControl: "no-cache",

@@ -1,6 +1,7 @@
 import AtomicFiles
 package import Logging
 package import WalletTree
+import NIOPosix
 import ServiceLifecycle
 
 /// The serve side of a build: a service that notices each new build in the
@@ -11,32 +12,28 @@ import ServiceLifecycle
 ///
 /// On graceful shutdown it stops waiting, lets the reactions in progress
 /// finish (a cancelled store write would be abandoned), and shuts them down.
+///
+/// The state is parsed once per build, by the tree (`PublishedTree.reloadIfChanged`, on NIO's thread
+/// pool), and the reactions get the very state the requests are answered from.
 package struct NewBuildWatcher: Service {
-    private let statePath: String
-    private let outputDirectory: String
+    private let tree: PublishedTree
     private let reactions: [any NewBuildReaction]
-    private let logger: Logger
     private let interval: Duration
 
-    package init(outputDirectory: String, reactions: [any NewBuildReaction], logger: Logger, interval: Duration = .seconds(1)) {
-        self.outputDirectory = outputDirectory
-        self.statePath = BuildState.path(in: outputDirectory)
+    package init(tree: PublishedTree, reactions: [any NewBuildReaction], interval: Duration = .milliseconds(250)) {
+        self.tree = tree
         self.reactions = reactions
-        self.logger = logger
         self.interval = interval
     }
 
     package func run() async throws {
         var seen: FileStamp?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if let build = FileStamp(path: statePath), build != seen {
-                do {
-                    let state = try BuildState.load(from: outputDirectory)
-                    for reaction in reactions { await reaction.react(to: state) }
-                } catch {
-                    logger.error("cannot read the new build state \(statePath): \(error)")
-                }
-                seen = build
+            try? await NIOThreadPool.singleton.runIfActive { [tree] in tree.reloadIfChanged() }
+            let (stamp, state) = tree.installed
+            if let stamp, stamp != seen {
+                for reaction in reactions { await reaction.react(to: state) }
+                seen = stamp
             }
             try? await cancelWhenGracefulShutdown { [interval] in try await Task.sleep(for: interval) }
         }

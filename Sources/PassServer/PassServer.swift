@@ -3,6 +3,7 @@ package import Logging
 package import NIOCore
 package import RegistrationStore
 package import ServiceLifecycle
+package import WalletTree
 import UnixSignals
 
 /// `passforge serve`: Apple's pass web service and the output tree, on Hummingbird 2.
@@ -19,7 +20,7 @@ package struct PassServerConfiguration: Sendable {
     /// What `GET /metrics` reports; shared with the services that run beside
     /// the server (`serve --push` records its pushes here).
     package var metrics = ServerMetrics()
-    /// How often the build state is checked for a new build.
+    /// How often `state.json` is stat'ed for a new build (by the watcher, never by a request).
     package var stateCheckInterval: Duration = .milliseconds(250)
     /// Connections idle this long are closed.
     package var idleTimeout: TimeAmount = .seconds(75)
@@ -43,11 +44,14 @@ package enum PassServer {
         configuration: PassServerConfiguration,
         store: any RegistrationStore & DeviceLog,
         services: [any Service] = [],
+        reactions: [any NewBuildReaction] = [],
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> Application<Responder> {
-        let tree = PublishedTree(outputDirectory: configuration.outputDirectory, checkInterval: configuration.stateCheckInterval, logger: logger)
-        _ = tree.current()
+        let tree = PublishedTree(outputDirectory: configuration.outputDirectory, logger: logger)
+        tree.reloadIfChanged()
+        // The one reader of state.json: it installs each new build in the tree and hands it to the reactions.
+        let services = services + [NewBuildWatcher(tree: tree, reactions: reactions, interval: configuration.stateCheckInterval)]
         let metrics = configuration.metrics
         let service = PassWebService(store: store, tree: tree, basePath: configuration.basePath, limits: configuration.limits,
                                      registrationsPerMinute: configuration.registrationsPerMinute, metrics: metrics,
@@ -72,10 +76,12 @@ package enum PassServer {
         configuration: PassServerConfiguration,
         store: any RegistrationStore & DeviceLog,
         services: [any Service] = [],
+        reactions: [any NewBuildReaction] = [],
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let app = application(configuration: configuration, store: store, services: services, logger: logger, onServerRunning: onServerRunning)
+        let app = application(configuration: configuration, store: store, services: services, reactions: reactions, logger: logger,
+                              onServerRunning: onServerRunning)
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 }

@@ -84,9 +84,9 @@ package struct PassWebService: HTTPResponder {
             let response: Response
             switch route {
             case .item(let kind, let type, let identifier):
-                response = try itemResponse(request, kind: kind, type: type, identifier: identifier)
+                response = try await itemResponse(request, kind: kind, type: type, identifier: identifier)
             case .download(let path):
-                response = try downloadResponse(request, path: path)
+                response = try await downloadResponse(request, path: path)
             case .registration(let device, let type, let serial):
                 response = request.method == .post
                     ? try await register(&request, client: context.clientAddress(of: request), device: device, type: type, serial: serial)
@@ -128,25 +128,25 @@ package struct PassWebService: HTTPResponder {
     /// order": 200 with the signed file, 304 when the device has it, 401 unless
     /// the token is the item's under its kind's scheme — also when there is no
     /// such item, or the path's kind is not the item's.
-    func itemResponse(_ request: Request, kind: WalletItemKind, type: String, identifier: String) throws -> Response {
+    func itemResponse(_ request: Request, kind: WalletItemKind, type: String, identifier: String) async throws -> Response {
         let known = tree.current().pass(type: type, serial: identifier).flatMap { $0.record.kind == kind ? $0 : nil }
         guard Self.isAuthorized(request, kind: kind, tokenDigest: known?.tokenDigest), let item = known else {
             throw APIError.unauthorized(kind)
         }
-        return try fileResponse(request, pass: item, path: item.record.path, cacheControl: "private, no-cache")
+        return try await fileResponse(request, pass: item, path: item.record.path, cacheControl: "private, no-cache")
     }
 
     /// Add-to-Wallet links: the same bytes without Authorization (a link in a
     /// web page or an email carries no header), at an unguessable (or
     /// deliberately public) path the build state lists.
-    func downloadResponse(_ request: Request, path: String) throws -> Response {
-        if path.hasSuffix(".pkpasses") { return try bundleResponse(request, path: path) }
+    func downloadResponse(_ request: Request, path: String) async throws -> Response {
+        if path.hasSuffix(".pkpasses") { return try await bundleResponse(request, path: path) }
         let snapshot = tree.current()
         guard let key = snapshot.downloads[path], let pass = snapshot.passes[key] else { throw APIError.notFound }
-        return try fileResponse(request, pass: pass, path: path, cacheControl: "no-cache")
+        return try await fileResponse(request, pass: pass, path: path, cacheControl: "no-cache")
     }
 
-    private func fileResponse(_ request: Request, pass: PublishedTree.Pass, path: String, cacheControl: String) throws -> Response {
+    private func fileResponse(_ request: Request, pass: PublishedTree.Pass, path: String, cacheControl: String) async throws -> Response {
         var headers: HTTPFields = [
             .contentType: pass.record.kind.mediaType,
             .cacheControl: cacheControl,
@@ -159,19 +159,16 @@ package struct PassWebService: HTTPResponder {
             headers[.lastModified] = pass.lastModifiedHTTPDate
             return Self.notModified(headers)
         }
-        guard let representation = tree.representation(of: path) else {
+        guard let representation = try await tree.representation(of: path) else {
             // Removed by a build that has not committed its state yet.
             throw APIError(.notFound, "the \(pass.record.kind.noun) is being rebuilt; try again")
         }
         headers[.eTag] = representation.etag
         if representation.etag == pass.record.etag {
             headers[.lastModified] = pass.lastModifiedHTTPDate
-        } else if let fresh = tree.refresh().passes[pass.record.key], fresh.record.etag == representation.etag {
-            // A build replaced the file and committed its state meanwhile.
-            headers[.lastModified] = fresh.lastModifiedHTTPDate
         }
-        // Otherwise the build has renamed the file but not yet committed its
-        // state: the ETag (from these very bytes) is right, a date is not known.
+        // Otherwise a build has replaced the file and the watcher has not installed its state yet:
+        // the ETag (from these very bytes) is right, a date is not known.
         headers[.contentLength] = String(representation.bytes.count)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: representation.bytes)))
     }

@@ -1,21 +1,25 @@
-package import PassModel
-import AtomicFiles
+package import AtomicFiles
 import Crypto
 import Foundation
+import NIOPosix
 package import Logging
-import PassModel
+package import PassModel
 package import WalletTree
 import Synchronization
 
 /// The output tree as the last committed build left it: the build state,
 /// with lookups by pass and by download path, and the pass files' bytes.
 ///
-/// A new build is picked up without a restart: at most every
-/// `checkInterval`, `state.json` is stat'ed and reloaded when its inode,
-/// size or mtime changed. The build renames whole files into place and
-/// commits the state last, so whatever is read is a complete file; the ETag
-/// sent is computed from the very bytes sent, so it can never describe
-/// other bytes.
+/// A new build is picked up without a restart: `NewBuildWatcher` stats
+/// `state.json` every interval and, when its stamp changed, parses it once
+/// (on a thread of its own, never Swift's cooperative pool), installs the
+/// new snapshot with one swap, and hands the same state to the reactions
+/// (index refresh, push). A request reads the installed snapshot and never
+/// waits behind a parse; a file's bytes are read on NIO's thread pool.
+///
+/// The build renames whole files into place and commits the state last, so
+/// whatever is read is a complete file; the ETag sent is computed from the
+/// very bytes sent, so it can never describe other bytes.
 package final class PublishedTree: Sendable {
     /// A pass or an order (`record.kind`) as the server needs it.
     package struct Pass: Sendable {
@@ -73,48 +77,67 @@ package final class PublishedTree: Sendable {
     }
 
     package let outputDirectory: String
-    package let checkInterval: Duration
     private let logger: Logger
     private let loaded = Mutex(Loaded())
     private let cache: RepresentationCache
 
-    /// The build state last loaded, and when and from which file.
+    /// The build state last installed, its snapshot, and the stamp of the file it came from.
     private struct Loaded {
         var snapshot = Snapshot()
-        var stateIdentity: FileStamp?
-        var lastCheck: ContinuousClock.Instant?
+        var state = BuildState()
+        var stateStamp: FileStamp?
     }
 
-    package init(outputDirectory: String, checkInterval: Duration = .milliseconds(250), cacheBytes: Int = 64 << 20, logger: Logger) {
+    package init(outputDirectory: String, cacheBytes: Int = 64 << 20, logger: Logger) {
         self.outputDirectory = outputDirectory
-        self.checkInterval = checkInterval
         self.logger = logger
         self.cache = RepresentationCache(budget: cacheBytes)
     }
 
-    /// The current snapshot, reloading the state when a build committed a new one.
+    /// The snapshot of the last build installed. No file is read here.
     package func current() -> Snapshot {
-        let now = ContinuousClock.now
-        return loaded.withLock { loaded in
-            if let lastCheck = loaded.lastCheck, now - lastCheck < checkInterval { return loaded.snapshot }
-            loaded.lastCheck = now
-            reloadIfChanged(&loaded)
-            return loaded.snapshot
+        loaded.withLock { $0.snapshot }
+    }
+
+    /// The build state last installed, with the stamp of its file (nil before any).
+    package var installed: (stamp: FileStamp?, state: BuildState) {
+        loaded.withLock { ($0.stateStamp, $0.state) }
+    }
+
+    /// Stats `state.json` and, when it is not the file last installed, parses it and installs it.
+    /// Blocks on the disk and the parse: for the watcher's thread and the server's start, never a request.
+    package func reloadIfChanged() {
+        let path = BuildState.path(in: outputDirectory)
+        let installedStamp = loaded.withLock { $0.stateStamp }
+        guard let stamp = FileStamp(path: path) else {
+            if installedStamp != nil {
+                logger.warning("\(path) is gone; serving no passes until a build writes it")
+                loaded.withLock { $0 = Loaded() }
+                cache.removeAll()
+            }
+            return
+        }
+        guard stamp != installedStamp else { return }
+        do {
+            let state = try BuildState.load(from: outputDirectory)
+            let snapshot = Self.snapshot(of: state)
+            loaded.withLock { $0 = Loaded(snapshot: snapshot, state: state, stateStamp: stamp) }
+            logger.info("build state loaded", metadata: ["passes": "\(snapshot.passes.count - snapshot.orderCount)",
+                                                         "orders": "\(snapshot.orderCount)", "builtAt": "\(state.builtAt)"])
+        } catch {
+            // Keep serving the previous build; the next check tries again.
+            logger.error("cannot load the build state: \(error)")
         }
     }
 
-    /// Reloads now, whatever the interval (after a mismatch between state and files).
-    package func refresh() -> Snapshot {
-        loaded.withLock { loaded in
-            loaded.lastCheck = ContinuousClock.now
-            reloadIfChanged(&loaded)
-            return loaded.snapshot
-        }
-    }
-
-    /// Reads a file of the tree by its path relative to the output folder.
+    /// Reads a file of the tree by its path relative to the output folder, on NIO's thread pool (as
+    /// Hummingbird's file middleware does): the open, the stat and the read block on the disk.
     /// Nil when it is missing.
-    package func representation(of relativePath: String) -> Representation? {
+    package func representation(of relativePath: String) async throws -> Representation? {
+        try await NIOThreadPool.singleton.runIfActive { [self] in representationBlocking(of: relativePath) }
+    }
+
+    private func representationBlocking(of relativePath: String) -> Representation? {
         guard let file = RegularFile(openingForReading: "\(outputDirectory)/\(relativePath)") else { return nil }
         if let cached = cache.get(file.stamp) { return cached }
         guard let bytes = file.readAll() else { return nil }
@@ -127,30 +150,6 @@ package final class PublishedTree: Sendable {
     package static func etag(of bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
 
     // MARK: Loading
-
-    /// Called with `loaded` locked.
-    private func reloadIfChanged(_ loaded: inout Loaded) {
-        let path = BuildState.path(in: outputDirectory)
-        guard let identity = FileStamp(path: path) else {
-            if loaded.stateIdentity != nil {
-                logger.warning("\(path) is gone; serving no passes until a build writes it")
-                loaded.snapshot = Snapshot()
-                loaded.stateIdentity = nil
-                cache.removeAll()
-            }
-            return
-        }
-        guard identity != loaded.stateIdentity else { return }
-        do {
-            let state = try BuildState.load(from: outputDirectory)
-            loaded.snapshot = Self.snapshot(of: state)
-            loaded.stateIdentity = identity
-            logger.info("build state loaded", metadata: ["passes": "\(loaded.snapshot.passes.count)", "builtAt": "\(state.builtAt)"])
-        } catch {
-            // Keep serving the previous build; the next check tries again.
-            logger.error("cannot load the build state: \(error)")
-        }
-    }
 
     static func snapshot(of state: BuildState) -> Snapshot {
         var snapshot = Snapshot()

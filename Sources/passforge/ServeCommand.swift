@@ -133,9 +133,8 @@ struct ServeCommand: AsyncParsableCommand {
             reactions.append(OfferPoolsOnNewBuild(store: store, logger: logger))
             services.append(PendingBitRetrier(service: offers.service, interval: .seconds(bitRetryInterval), logger: logger))
         }
-        services.append(NewBuildWatcher(outputDirectory: output, reactions: reactions, logger: logger))
         do {
-            try await PassServer.run(configuration: configuration, store: store, services: services, logger: logger) { boundPort in
+            try await PassServer.run(configuration: configuration, store: store, services: services, reactions: reactions, logger: logger) { boundPort in
                 Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
             }
             await configuration.offers?.service.shutdown()
