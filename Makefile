@@ -39,7 +39,7 @@ run: build
 # server (initdb into a temporary folder; stopped and deleted however the tests end).
 test: deps
 	scripts/check-architecture.py
-	scripts/with-postgres.sh $(SWIFT) test
+	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/run-tests.sh
 
 # Benchmarks: release build, one run each, figures compared with the targets and the machine's limits.
 bench: deps

@@ -303,8 +303,23 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The web service in process (HummingbirdTesting's router client): every status code, the
+        // protocol's parts, openapi.yaml against the routes. No socket, no process.
         .testTarget(
             name: "PassServerTests",
+            dependencies: [
+                "PassServer", "PassBuild", "PassContent", "PassModel", "WalletTree", "SQLiteRegistrationStore", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // Integration: the real `passforge serve` process (SIGTERM, restarts), nginx and Caddy with the
+        // shipped configs, Schemathesis, PostgreSQL, push end to end against the APNs mock.
+        .testTarget(
+            name: "PassServerIntegrationTests",
             dependencies: [
                 "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "PassModel", "WalletTree", "TestSupport", "passforge", "MockAPNs",
                 "PassOffers", "MockDeviceCheck",
