@@ -312,7 +312,7 @@ struct BuildPlanner {
         // Read and hash every file, except those whose stamp says they are as the last build hashed them.
         // The passes of such a file, when it has a few, are checked at once (whether all are unchanged);
         // those of the others are checked below, all at once.
-        let now = FileStamp.now()
+        let now = settings.clock()
         let checkedWhenRead = 64
         @Sendable func read(_ path: String, memo: inout PassEvaluator.UnchangedCheckMemo) -> (file: ReadFile, allUnchanged: Bool?) {
             guard !ProjectBoundary.hasUnsafeName(path) else {

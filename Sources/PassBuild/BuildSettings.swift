@@ -1,4 +1,5 @@
 package import WalletTree
+import AtomicFiles
 import Foundation
 package import PassContent
 
@@ -18,6 +19,9 @@ package struct BuildSettings: Sendable {
     package var allowsHTTPWebService: Bool
     /// Worker threads for signing; defaults to every core.
     package var jobs: Int
+    /// The real-time clock in nanoseconds, the clock file times come from: a content file is trusted
+    /// by its stamp once it is two seconds older than this (`FileStamp.isSettled`). Tests move it.
+    package var clock: @Sendable () -> Int64 = { FileStamp.now() }
     /// Whether an unchanged pass must also be on disk in the output folder to
     /// be reused. False when the build state came from the published tree
     /// (`build --state-from`): the bytes of unchanged passes are there, not

@@ -111,7 +111,7 @@ import Testing
         // Exactly one push for the device (it holds A and B of one pass type), within a few seconds.
         let pushed = try await eventually(timeout: 60) { !d.pushes(after: baseline).isEmpty }
         #expect(pushed, "no push within 15 s: \(d.serve.output)")
-        try await Task.sleep(for: .milliseconds(2500))  // the watcher looks every second: a second push would be here by now
+        try await Task.sleep(for: .milliseconds(1000))  // the watcher looks every 250 ms: a second push would be here by now
         let pushes = d.pushes(after: baseline)
         #expect(pushes.count == 1)
         #expect(pushes.first?.token == Self.pushToken)
@@ -237,7 +237,7 @@ import Testing
         let servedB = try await d.client.pass(d.type, Self.passB, token: tokens[Self.passB]!)
         #expect(servedB.status == 200)
         #expect(servedB.body == oldB || servedB.body == newB)
-        try await Task.sleep(for: .milliseconds(2500))
+        try await Task.sleep(for: .milliseconds(1000))  // four looks of the watcher
         #expect(d.pushes(after: baseline).isEmpty, "no push before the state is published")
         #expect(d.indexedTag == indexedBefore, "passforge serve still has the previous build")
         #expect(try await d.client.serials(Self.device, d.type).body == indexBefore.body)
@@ -250,7 +250,7 @@ import Testing
         #expect(d.published(d.passPath(Self.passB)) == newB)
         let pushed = try await eventually(timeout: 60) { !d.pushes(after: baseline).isEmpty }
         #expect(pushed, "no push within 15 s: \(d.serve.output)")
-        try await Task.sleep(for: .milliseconds(2500))
+        try await Task.sleep(for: .milliseconds(1000))
         #expect(d.pushes(after: baseline).map(\.token) == [Self.pushToken])
         let fetched = try await d.client.pass(d.type, Self.passB, token: tokens[Self.passB]!)
         #expect(fetched.status == 200)
