@@ -26,8 +26,12 @@ package struct PassBuilder: Sendable {
         return plan.warnings
     }
 
-    /// Builds incrementally: only passes whose inputs changed are signed again.
+    /// Builds incrementally: only passes and orders whose inputs changed are signed again.
     /// On any content error nothing is written and every error is thrown at once.
+    ///
+    /// The phases: finish an interrupted build and load the previous state; the update tag
+    /// (`updateTag(after:now:)`); scan, classify, evaluate, check and sign (`scanEvaluateAndSign`);
+    /// whether anything changed; commit (`commit`).
     package func build(progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }) throws -> BuildReport {
         let started = Date()
         let timings = BuildTimings(environment: settings.environment)
@@ -48,30 +52,9 @@ package struct PassBuilder: Sendable {
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         let identities = SigningIdentities(settings: settings)
 
-        // The update tag: milliseconds of this build, strictly greater than any
-        // before, so that a device's passesUpdatedSince never misses a change.
-        // A pass's file carries its tag as modification time, and a static
-        // host's ETag and Last-Modified come from whole seconds of it: a tag in
-        // the same second as the last build's moves to the next second, so a
-        // pass changed twice within a second never keeps its ETag.
         let tag = try Self.updateTag(after: state.lastUpdateTag, now: Int64(started.timeIntervalSince1970 * 1000))
 
-        // Fewer heap trims between passes (see ProcessTuning).
-        ProcessTuning.reduceHeapTrimming()
-        // Passes are signed and staged while they are planned; a plan that fails leaves only staged files.
-        let packager = ParallelPackager(tree: tree, signingTime: started, updateTag: tag)
-        let flusher = StagedFileFlusher(stagingDirectory: tree.stagingDirectory)
-        defer { flusher.stop() }  // on failure; stopping twice does no harm
-        var plan: BuildPlan
-        do {
-            var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, validateOnly: false,
-                                       packager: packager)
-            plan = try planner.makePlan(progress: progress)
-        } catch {
-            try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
-            throw error
-        }
-        flusher.stop()
+        var plan = try scanEvaluateAndSign(state: state, secret: secret, identities: identities, tag: tag, started: started, progress: progress)
         timings.mark("plan, sign and stage")
         report.warnings = plan.warnings
         report.usedDevelopmentSigning = identities.usedDevelopmentSigning
@@ -89,6 +72,40 @@ package struct PassBuilder: Sendable {
             report.seconds = Date().timeIntervalSince(started)
             return report
         }
+        try commit(&plan, over: &state, previousFile: &previousFile, legacyTokenLinks: legacyTokenLinks, secret: secret, tag: tag,
+                   started: started, timings: timings, report: &report, progress: progress)
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// Scan the content files, classify them (unchanged by stamp or hash, or to parse), evaluate each
+    /// pass and order (render, Apple's rules, the certificate), check across items (duplicate
+    /// identifiers, token and serial changes, one kind per type identifier), and sign: one pipeline on
+    /// every core (`BuildPlanner`), whose consumer of evaluated items is the signer (`ParallelPackager`),
+    /// each item staged as soon as it is signed. A plan that fails leaves only staged files, removed here.
+    private func scanEvaluateAndSign(state: BuildState, secret: TokenSecret, identities: SigningIdentities, tag: Int64, started: Date,
+                                     progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
+        // Fewer heap trims between passes (see ProcessTuning).
+        ProcessTuning.reduceHeapTrimming()
+        let packager = ParallelPackager(tree: tree, signingTime: started, updateTag: tag)
+        let flusher = StagedFileFlusher(stagingDirectory: tree.stagingDirectory)
+        defer { flusher.stop() }
+        do {
+            var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, validateOnly: false,
+                                       packager: packager)
+            return try planner.makePlan(progress: progress)
+        } catch {
+            try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
+            throw error
+        }
+    }
+
+    /// Commit: the new state (the previous one's records, changed in place), the bundles, downloads.csv
+    /// and the journal, staged; then the tree (`OutputTree.commit`: flush, journal, moves, the state last).
+    private func commit(_ plan: inout BuildPlan, over state: inout BuildState, previousFile: inout PreviousStateFile?,
+                        legacyTokenLinks: [BuildState.ItemRecord], secret: TokenSecret, tag: Int64, started: Date,
+                        timings: BuildTimings, report: inout BuildReport,
+                        progress: @escaping @Sendable (BuildProgress) -> Void) throws {
         report.updateTag = plan.signed.isEmpty ? nil : tag
         progress(.writing(passes: plan.signed.count))
 
@@ -195,8 +212,6 @@ package struct PassBuilder: Sendable {
         report.committedState = newState
         Self.releaseInBackground((newState, plan))
         (newState, plan) = (BuildState(), BuildPlan())
-        report.seconds = Date().timeIntervalSince(started)
-        return report
     }
 
     /// Passes in each offer of passforge.yml (0 for an offer no pass names); empty without offers.
@@ -216,9 +231,16 @@ package struct PassBuilder: Sendable {
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(20)) { box.release() }
     }
 
-    /// The tag of a build at `now` (milliseconds) after one whose greatest tag was `last`: `now`, or `last + 1`
-    /// when the clock did not move past it, moved to the next whole second when in the same second as `last`.
-    /// Never traps: a tag out of range (a state the check refused, were it not checked) is an error.
+    /// The update-tag rule. The tag of a build at `now` (milliseconds) after one whose greatest tag was
+    /// `last`: `now`, or `last + 1` when the clock did not move past it, moved to the next whole second
+    /// when in the same second as `last`.
+    ///
+    /// Strictly greater than any before, so that a device's passesUpdatedSince (ordersModifiedSince)
+    /// never misses a change, and an order's updatedAt strictly increases. An item's file carries its
+    /// tag as modification time, and a static host's ETag and Last-Modified come from whole seconds of
+    /// it: a tag in the same second as the last build's moves to the next second, so an item changed
+    /// twice within a second never keeps its ETag. Never traps: a tag out of range (a state the check
+    /// refused, were it not checked) is an error.
     static func updateTag(after last: Int64, now: Int64) throws -> Int64 {
         let (following, overflow) = last.addingReportingOverflow(1)
         guard last >= 0, now >= 0, !overflow else {
