@@ -161,6 +161,16 @@ package enum AtomicFileSystem {
         guard unlink(path) == 0 || errno == ENOENT else { throw Failure(path: path, operation: "remove", code: errno) }
     }
 
+    /// Removes `path` and everything below it, if it is there (a staging folder); links are removed, not followed.
+    package static func removeTree(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Whether anything is at `path` (links followed).
+    package static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
     /// Removes the folder at `path` if it is empty; returns whether it did.
     /// A folder that still holds files (or is gone) is left as it is.
     @discardableResult

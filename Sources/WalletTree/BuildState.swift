@@ -447,7 +447,7 @@ package struct BuildState: Codable, Sendable, Equatable {
         -> (state: BuildState, file: PreviousStateFile?) {
         let path = path(in: output)
         guard let file = RegularFile(openingForReading: path) else {
-            guard FileManager.default.fileExists(atPath: path) else { return (BuildState(), nil) }
+            guard AtomicFileSystem.exists(path) else { return (BuildState(), nil) }
             throw BuildError.message("cannot read \(path); check its permissions")
         }
         do {

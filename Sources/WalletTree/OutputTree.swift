@@ -68,7 +68,7 @@ package struct OutputTree: Sendable {
     }
 
     package func prepareStaging() throws(AtomicFileSystem.Failure) {
-        try? FileManager.default.removeItem(atPath: stagingDirectory)
+        AtomicFileSystem.removeTree(stagingDirectory)
         try AtomicFileSystem.createDirectory(stagingDirectory)
     }
 
@@ -107,14 +107,14 @@ package struct OutputTree: Sendable {
     /// Finishes a build that was killed after its journal was written.
     /// Returns true when there was one.
     package func rollForward() throws -> Bool {
-        guard let data = FileManager.default.contents(atPath: journalPath) else {
-            try? FileManager.default.removeItem(atPath: stagingDirectory)
+        guard let data = AtomicFileSystem.readFile(journalPath) else {
+            AtomicFileSystem.removeTree(stagingDirectory)
             return false
         }
-        guard let journal = try? Journal(json: JSONValue(parsing: Array(data))) else {
+        guard let journal = try? Journal(json: JSONValue(parsing: data)) else {
             // A journal is written atomically, so a damaged one was never committed.
             try AtomicFileSystem.remove(journalPath)
-            try? FileManager.default.removeItem(atPath: stagingDirectory)
+            AtomicFileSystem.removeTree(stagingDirectory)
             return false
         }
         try apply(journal)
@@ -159,20 +159,18 @@ package struct OutputTree: Sendable {
         if let inline = journal.inlineDownloadsList {
             try AtomicFileSystem.write(Array(inline.utf8), to: "\(directory)/\(TreeLayout.downloadsListPath)")
         }
-        for folder in folders.sorted() where FileManager.default.fileExists(atPath: folder) {
+        for folder in folders.sorted() where AtomicFileSystem.exists(folder) {
             try AtomicFileSystem.syncDirectory(folder)
         }
         // downloads.csv, then the state, last: what the state lists is in place before it is.
-        if let staged = journal.stagedDownloadsList, FileManager.default.fileExists(atPath: "\(directory)/\(staged)") {
-            try AtomicFileSystem.rename("\(directory)/\(staged)", to: "\(directory)/\(TreeLayout.downloadsListPath)")
+        if let staged = journal.stagedDownloadsList {
+            _ = try AtomicFileSystem.renameIfPresent("\(directory)/\(staged)", to: "\(directory)/\(TreeLayout.downloadsListPath)")
         }
-        let stagedState = "\(directory)/\(journal.stagedState)"
-        if FileManager.default.fileExists(atPath: stagedState) {
-            try AtomicFileSystem.rename(stagedState, to: BuildState.path(in: directory))
+        if try AtomicFileSystem.renameIfPresent("\(directory)/\(journal.stagedState)", to: BuildState.path(in: directory)) {
             try AtomicFileSystem.syncDirectory(stateDirectory)
         }
         try AtomicFileSystem.remove(journalPath)
-        try? FileManager.default.removeItem(atPath: stagingDirectory)
+        AtomicFileSystem.removeTree(stagingDirectory)
     }
 
     /// Every operation stays in the build-owned part of the tree (`TreeLayout`): a file is removed, moved or
@@ -253,7 +251,7 @@ package struct OutputTree: Sendable {
     private func removeEmptyParents(of path: String) {
         var folder = (path as NSString).deletingLastPathComponent
         let stop = TreeLayout.topFolders.map { "\(directory)/\($0)" } + [directory]
-        while !stop.contains(folder), let entries = try? FileManager.default.contentsOfDirectory(atPath: folder), entries.isEmpty {
+        while !stop.contains(folder), let entries = AtomicFileSystem.directoryEntries(folder), entries.isEmpty {
             AtomicFileSystem.removeEmptyDirectory(folder)
             folder = (folder as NSString).deletingLastPathComponent
         }
