@@ -308,7 +308,7 @@ let package = Package(
         .testTarget(
             name: "PassServerTests",
             dependencies: [
-                "PassServer", "PassBuild", "PassContent", "PassModel", "WalletTree", "SQLiteRegistrationStore", "TestSupport",
+                "PassServer", "PassBuild", "PassModel", "WalletTree", "SQLiteRegistrationStore", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -45,6 +45,14 @@ package struct BuildSettings: Sendable {
         self.jobs = max(1, jobs)
     }
 
+    /// A project laid out as `passforge init` makes one: passforge.yml, content/, templates/, output/
+    /// and .passforge/ in `folder`.
+    package init(projectFolder folder: String, environment: [String: String], jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
+        self.init(contentDirectory: "\(folder)/content", templatesDirectory: "\(folder)/templates", outputDirectory: "\(folder)/output",
+                  configuration: try ProjectConfiguration.load(file: "\(folder)/passforge.yml"), projectStateDirectory: "\(folder)/.passforge",
+                  environment: environment, jobs: jobs)
+    }
+
     var isCI: Bool { environment["CI"] == "true" }
 }
 

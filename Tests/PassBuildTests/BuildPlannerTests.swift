@@ -16,12 +16,7 @@ import TestSupport
     let key = "\(TestPKI.passType)/C-0000"
 
     init() throws {
-        var settings = BuildSettings(
-            contentDirectory: project.directory.file("content"), templatesDirectory: project.directory.file("templates"),
-            outputDirectory: project.output, configuration: try ProjectConfiguration.load(file: project.directory.file("passforge.yml")),
-            projectStateDirectory: project.directory.file(".passforge"),
-            environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret))
-        settings.jobs = 1
+        let settings = try project.buildSettings(secret: Self.secret, jobs: 1)
         self.settings = settings
         _ = try PassBuilder(settings: settings).build()
     }

@@ -4,7 +4,6 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PassBuild
-import PassContent
 import PassModel
 import PassServer
 import SQLiteRegistrationStore
@@ -30,12 +29,8 @@ import WalletTree
         init() throws {
             project.addOrderTemplate()
             project.writeOrder("SO-1")
-            var settings = BuildSettings(
-                contentDirectory: project.directory.file("content"), templatesDirectory: project.directory.file("templates"),
-                outputDirectory: project.output, configuration: try ProjectConfiguration.load(file: project.directory.file("passforge.yml")),
-                projectStateDirectory: project.directory.file(".passforge"),
-                environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: ServiceStatusTests.secret))
-            settings.jobs = 2
+            let settings = try BuildSettings(projectFolder: project.root,
+                                             environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: ServiceStatusTests.secret), jobs: 2)
             _ = try PassBuilder(settings: settings).build()
             let built = try BuildState.load(from: project.output)
             let pass = try #require(built.passes["\(TestPKI.passType)/C-0000"])
