@@ -40,7 +40,7 @@ package struct PassBuilder: Sendable {
         try AtomicFileSystem.createDirectory(tree.stateDirectory)
         let lockPath = "\(tree.stateDirectory)/build.lock"
         guard let lock = try FileLock.acquire(lockPath, blocking: false) else {
-            throw BuildError.message("another passforge build is running on this output folder (\(lockPath) is locked); wait for it to finish")
+            throw BuildError(.busy, "another passforge build is running on this output folder (\(lockPath) is locked); wait for it to finish")
         }
         defer { lock.release() }
         report.rolledForward = try tree.rollForward()
@@ -244,13 +244,13 @@ package struct PassBuilder: Sendable {
     static func updateTag(after last: Int64, now: Int64) throws -> Int64 {
         let (following, overflow) = last.addingReportingOverflow(1)
         guard last >= 0, now >= 0, !overflow else {
-            throw BuildError.message("the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
+            throw BuildError(.refused, "the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
         }
         let tag = max(now, following)
         guard last > 0, tag / 1000 == last / 1000 else { return tag }
         let (nextSecond, overflowed) = (tag / 1000 + 1).multipliedReportingOverflow(by: 1000)
         guard !overflowed else {
-            throw BuildError.message("the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
+            throw BuildError(.refused, "the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
         }
         return nextSecond
     }
@@ -262,7 +262,7 @@ package struct PassBuilder: Sendable {
         do {
             try state.check(greatestTag: BuildState.greatestLocalTag, jobs: jobs)
         } catch {
-            throw BuildError.message("\(BuildState.path(in: output)) is refused: \(error). Delete \(output)/.passforge and build again (or build --state-from DEST)")
+            throw BuildError(.refused, "\(BuildState.path(in: output)) is refused: \(error). Delete \(output)/.passforge and build again (or build --state-from DEST)")
         }
     }
 

@@ -47,7 +47,7 @@ enum PassBundles {
         do {
             return try BundleList.records(decoding: bytes, greatestTag: BuildState.greatestLocalTag) ?? [:]
         } catch {
-            throw BuildError.message("\(output)/\(stateFile) is refused: \(error); delete it and build again (every bundle is then made again)")
+            throw BuildError(.refused, "\(output)/\(stateFile) is refused: \(error); delete it and build again (every bundle is then made again)")
         }
     }
 
@@ -125,7 +125,7 @@ enum PassBundles {
                 // A build from a published state (--state-from) has only the passes it signs: the bundle keeps
                 // its previous version, if any, until a build with the whole tree makes it again.
                 guard !requiresLocalPassFiles else {
-                    throw BuildError.message("bundle \(declaration.name) (\(file)) needs \(unavailable), which is not in \(tree.directory)/; build again to restore it")
+                    throw BuildError(.missingInput, "bundle \(declaration.name) (\(file)) needs \(unavailable), which is not in \(tree.directory)/; build again to restore it")
                 }
                 if let old = previous[declaration.name] { update.records[declaration.name] = old }
                 update.notes.append("bundle \(declaration.name) not made: \(unavailable) is only at the published destination (--state-from); a build with the whole output tree makes it")

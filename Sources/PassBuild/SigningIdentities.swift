@@ -74,14 +74,14 @@ package final class SigningIdentities: SigningIdentityProvider {
             return defaultIdentity!
         }
         if settings.isCI && !settings.allowsDevelopmentSigning {
-            return .failure(.message("no signing certificate is configured, and CI=true. Set PASSFORGE_SIGNING_CERTIFICATE (and PASSFORGE_SIGNING_KEY, PASSFORGE_SIGNING_PASSWORD, PASSFORGE_WWDR_CERTIFICATE), or pass --development-signing to build passes that will not install on a device"))
+            return .failure(BuildError(.configuration, "no signing certificate is configured, and CI=true. Set PASSFORGE_SIGNING_CERTIFICATE (and PASSFORGE_SIGNING_KEY, PASSFORGE_SIGNING_PASSWORD, PASSFORGE_WWDR_CERTIFICATE), or pass --development-signing to build passes that will not install on a device"))
         }
         do {
             let pki = DevelopmentPKI(directory: "\(settings.projectStateDirectory)/dev-pki")
             let identity = try pki.identity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, kind: kind)
             return .success(Resolved(identity: identity, isDevelopment: true, fingerprint: identity.fingerprint))
         } catch {
-            return .failure(.message("cannot create the development signing chain in \(settings.projectStateDirectory)/dev-pki: \(error)"))
+            return .failure(BuildError(.configuration, "cannot create the development signing chain in \(settings.projectStateDirectory)/dev-pki: \(error)"))
         }
     }
 
@@ -90,7 +90,7 @@ package final class SigningIdentities: SigningIdentityProvider {
             let identity = try SigningIdentity(certificatePath: certificate, keyPath: key, password: password, wwdrCertificatePath: wwdr)
             return .success(Resolved(identity: identity, isDevelopment: false, fingerprint: identity.fingerprint))
         } catch {
-            return .failure(.message("\(origin): \(error)"))
+            return .failure(BuildError(.configuration, "\(origin): \(error)"))
         }
     }
 }

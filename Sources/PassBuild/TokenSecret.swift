@@ -50,7 +50,7 @@ package struct TokenSecret: Sendable {
     package static func resolve(environment: [String: String], projectStateDirectory: String) throws -> TokenSecret {
         if let secret = environment["PASSFORGE_TOKEN_SECRET"], !secret.isEmpty {
             guard secret.utf8.count >= 16 else {
-                throw BuildError.message("PASSFORGE_TOKEN_SECRET is shorter than 16 characters; use a long random value, e.g. `openssl rand -base64 32`")
+                throw BuildError(.configuration, "PASSFORGE_TOKEN_SECRET is shorter than 16 characters; use a long random value, e.g. `openssl rand -base64 32`")
             }
             return TokenSecret(secret, origin: "PASSFORGE_TOKEN_SECRET")
         }
@@ -59,7 +59,7 @@ package struct TokenSecret: Sendable {
             return TokenSecret(secret, origin: path)
         }
         if environment["CI"] == "true" {
-            throw BuildError.message("PASSFORGE_TOKEN_SECRET is not set. Under CI a random secret would change the token of every pass, and devices would lose their updates; set PASSFORGE_TOKEN_SECRET to the project's secret")
+            throw BuildError(.configuration, "PASSFORGE_TOKEN_SECRET is not set. Under CI a random secret would change the token of every pass, and devices would lose their updates; set PASSFORGE_TOKEN_SECRET to the project's secret")
         }
         let secret = base64URL(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
         try AtomicFileSystem.write(Array((secret + "\n").utf8), to: path, permissions: 0o600)

@@ -47,18 +47,18 @@ package actor APNsClientPool: PushSenderProvider {
         do {
             resolved = try identities.signingIdentity(typeIdentifier: topic, teamIdentifier: built?.teamIdentifier ?? "")
         } catch {
-            throw PushIdentityError("cannot load the \(certificateName) for \(topic): \(error)")
+            throw PushRunError.unusableIdentity("cannot load the \(certificateName) for \(topic): \(error)")
         }
         guard !resolved.isDevelopment else {
-            throw PushIdentityError("no \(certificateName) is configured for \(topic) (the build used the development chain, which APNs refuses); set PASSFORGE_SIGNING_CERTIFICATE or `signing:` in passforge.yml")
+            throw PushRunError.unusableIdentity("no \(certificateName) is configured for \(topic) (the build used the development chain, which APNs refuses); set PASSFORGE_SIGNING_CERTIFICATE or `signing:` in passforge.yml")
         }
         // APNs takes the topic from the certificate's UID (the pass or order type identifier):
         // one for another type gets 403 for every push.
         guard resolved.identity.certificate.userID == topic else {
-            throw PushIdentityError("the certificate configured for \(topic) is for \(resolved.identity.certificate.userID ?? "no \(kind.noun) type") (\(resolved.identity.certificate.subject)); APNs would refuse every push. Configure the \(certificateName) of \(topic)")
+            throw PushRunError.unusableIdentity("the certificate configured for \(topic) is for \(resolved.identity.certificate.userID ?? "no \(kind.noun) type") (\(resolved.identity.certificate.subject)); APNs would refuse every push. Configure the \(certificateName) of \(topic)")
         }
         guard resolved.identity.certificate.isValid(at: Date()) else {
-            throw PushIdentityError("the \(certificateName) for \(topic) expired on \(resolved.identity.certificate.notAfter); renew it in the Apple Developer portal")
+            throw PushRunError.unusableIdentity("the \(certificateName) for \(topic) expired on \(resolved.identity.certificate.notAfter); renew it in the Apple Developer portal")
         }
         return APNsClientIdentity(certificateChainPEM: resolved.identity.certificatePEM + resolved.identity.wwdrCertificatePEM,
                                   privateKeyPEM: resolved.identity.exportPrivateKeyPEM(), kind: kind)

@@ -198,9 +198,14 @@ package protocol PushSenderProvider: Sendable {
 
 package enum PushRunError: Error, CustomStringConvertible, Sendable {
     case unknownPass(PassReference)
+    /// A topic cannot be pushed with the configured certificate (none, the development chain, one for
+    /// another type, an expired one); its pushes stay pending.
+    case unusableIdentity(String)
 
     package var description: String {
         switch self {
+        case .unusableIdentity(let reason):
+            return reason
         case .unknownPass(let pass):
             return "there is no pass or order \(pass.passTypeIdentifier)/\(pass.serialNumber) in the last build; check --type and --serial (an order type identifier and orderIdentifier for an order), or build first"
         }

@@ -431,10 +431,10 @@ package struct BuildState: Codable, Sendable, Equatable {
         let path = path(in: output)
         let state: BuildState
         do { state = try BuildStateDecoding.decode(bytes, jobs: jobs).state } catch {
-            throw BuildError.message("\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged")
+            throw BuildError(.unreadable, "\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged")
         }
         guard state.version == currentVersion else {
-            throw BuildError.message("\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
+            throw BuildError(.unreadable, "\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
         }
         return state
     }
@@ -448,7 +448,7 @@ package struct BuildState: Codable, Sendable, Equatable {
         let path = path(in: output)
         guard let file = RegularFile(openingForReading: path) else {
             guard AtomicFileSystem.exists(path) else { return (BuildState(), nil) }
-            throw BuildError.message("cannot read \(path); check its permissions")
+            throw BuildError(.unreadable, "cannot read \(path); check its permissions")
         }
         do {
             // Mapped, not read: 90 MB at 100,000 passes, which need not be copied.
@@ -460,13 +460,13 @@ package struct BuildState: Codable, Sendable, Equatable {
                 throw BuildStateDecoding.Failure(description: "it cannot be read whole")
             }
             guard state.version == currentVersion else {
-                throw BuildError.message("\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
+                throw BuildError(.unreadable, "\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
             }
             return (state, PreviousStateFile(path: path, stamp: file.stamp, recordRanges: ranges))
         } catch let error as BuildError {
             throw error
         } catch {
-            throw BuildError.message("\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged")
+            throw BuildError(.unreadable, "\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged")
         }
     }
 
@@ -476,10 +476,31 @@ package struct BuildState: Codable, Sendable, Equatable {
 }
 
 /// A build failure that is not tied to one content line.
-package enum BuildError: Error, CustomStringConvertible, Sendable {
-    case message(String)
-    package var description: String {
-        switch self { case .message(let text): return text }
+/// Why a build, or a reader of the tree, could not go on: its kind, and a message for people that
+/// names the file and says what to do. (The content's own problems are `ContentDiagnostic`s, at
+/// file:line, in a `BuildFailure`.)
+package struct BuildError: Error, CustomStringConvertible, Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
+        /// Another build holds the output folder.
+        case busy
+        /// A build state, journal or list that fails its checks — taken from a destination, or damaged
+        /// here — refused whole, with nothing taken from it.
+        case refused
+        /// A file of the tree that cannot be read or decoded.
+        case unreadable
+        /// What the build needs from its environment or configuration is missing or wrong (the token
+        /// secret, a signing identity).
+        case configuration
+        /// A file the build needs from an earlier build is not in the output folder.
+        case missingInput
+    }
+
+    package var kind: Kind
+    package var description: String
+
+    package init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
     }
 }
 

@@ -105,7 +105,7 @@ package enum BuildStateEncoding {
                         windowStart = range.lowerBound
                         guard let read = source!.read(at: windowStart, count: max(range.count, 4 * chunkSize)),
                               read.count >= range.count else {
-                            throw BuildError.message("cannot read \(previous!.path) again while writing the new build state; build again")
+                            throw BuildError(.unreadable, "cannot read \(previous!.path) again while writing the new build state; build again")
                         }
                         window = read
                     }

@@ -15,11 +15,6 @@ package import Foundation
 /// - other text fields hold no control character.
 extension BuildState {
     /// What is wrong with a state, in words for its reader.
-    package struct Problem: Error, CustomStringConvertible, Sendable {
-        package var description: String
-        package init(_ description: String) { self.description = description }
-    }
-
     /// The most bytes of `state.json` taken from a destination: about 300,000
     /// passes (a record is some 900 bytes). Reading stops there.
     package static let maximumPublishedSize = 256 << 20
@@ -51,25 +46,25 @@ extension BuildState {
 
     /// Decodes and checks a destination's `state.json` and `bundles.json`.
     package static func decodePublished(_ bytes: [UInt8], bundlesJSON: [UInt8]?, now: Date = Date(),
-                                        jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(Problem) -> Published {
+                                        jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(BuildError) -> Published {
         guard bytes.count <= maximumPublishedSize else {
-            throw Problem("state.json is larger than \(maximumPublishedSize >> 20) MB (a state of some 300,000 passes)")
+            throw BuildError(.refused, "state.json is larger than \(maximumPublishedSize >> 20) MB (a state of some 300,000 passes)")
         }
         let state: BuildState
         do {
             state = try BuildStateDecoding.decode(bytes, jobs: jobs).state
         } catch {
-            throw Problem("state.json is not a build state (\(error))")
+            throw BuildError(.refused, "state.json is not a build state (\(error))")
         }
         guard state.version == currentVersion else {
-            throw Problem("state.json was written by another passforge version (state version \(state.version))")
+            throw BuildError(.refused, "state.json was written by another passforge version (state version \(state.version))")
         }
         try state.check(greatestTag: greatestTag(at: now), jobs: jobs)
         var bundles: [String: BundleRecord] = [:]
         var keptBundlesJSON: [UInt8]?
         if let bundlesJSON {
             guard bundlesJSON.count <= maximumPublishedListSize else {
-                throw Problem("bundles.json is larger than \(maximumPublishedListSize >> 20) MB")
+                throw BuildError(.refused, "bundles.json is larger than \(maximumPublishedListSize >> 20) MB")
             }
             if let records = try BundleList.records(decoding: bundlesJSON, greatestTag: greatestTag(at: now)) {
                 (bundles, keptBundlesJSON) = (records, bundlesJSON)
@@ -83,10 +78,10 @@ extension BuildState {
     /// Throws the first problem found, or returns when every record passes. `greatestTag`: the published
     /// bound (`greatestTag(at:)`, the default) or `greatestLocalTag`.
     package func check(greatestTag greatest: Int64 = BuildState.greatestTag(at: Date()),
-                       jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(Problem) {
-        func checkTag(_ tag: Int64, _ what: @autoclosure () -> String) throws(Problem) {
+                       jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(BuildError) {
+        func checkTag(_ tag: Int64, _ what: @autoclosure () -> String) throws(BuildError) {
             guard tag >= 0, tag <= greatest else {
-                throw Problem("\(what()) is \(tag), not an update tag of this build's time (0 to \(greatest), milliseconds since 1970)")
+                throw BuildError(.refused, "\(what()) is \(tag), not an update tag of this build's time (0 to \(greatest), milliseconds since 1970)")
             }
         }
         try checkTag(lastUpdateTag, "lastUpdateTag")
@@ -94,9 +89,9 @@ extension BuildState {
         // The pass records on every core: at 100,000 passes they are most of the work.
         let records = Array(passes)
         let chunk = 4096
-        let failures = ParallelLoop.map(Array(stride(from: 0, to: records.count, by: chunk)), jobs: jobs) { start -> Problem? in
+        let failures = ParallelLoop.map(Array(stride(from: 0, to: records.count, by: chunk)), jobs: jobs) { start -> BuildError? in
             for (key, record) in records[start..<min(records.count, start + chunk)] {
-                do throws(Problem) { try Self.check(record, key: key, greatestTag: greatest) } catch { return error }
+                do throws(BuildError) { try Self.check(record, key: key, greatestTag: greatest) } catch { return error }
             }
             return nil
         }
@@ -106,36 +101,36 @@ extension BuildState {
             try checkTag(record.removedTag, "removedTag of removed pass \(key)")
             try Self.checkText(record.tokenHash, "tokenHash of removed pass \(key)")
             for file in record.files where !TreeLayout.isBuildOwned(file) {
-                throw Problem("removed pass \(key) lists file \(Self.quoted(file)), which is not a pass, token link or download path of the output tree")
+                throw BuildError(.refused, "removed pass \(key) lists file \(Self.quoted(file)), which is not a pass, token link or download path of the output tree")
             }
         }
         for (path, file) in contentFiles {
             try Self.checkText(path, "content file path")
             for key in file.passes where !TreeLayout.isPassKey(key) {
-                throw Problem("content file \(Self.quoted(path)) lists pass \(Self.quoted(key)), which is not passTypeIdentifier/serialNumber")
+                throw BuildError(.refused, "content file \(Self.quoted(path)) lists pass \(Self.quoted(key)), which is not passTypeIdentifier/serialNumber")
             }
         }
     }
 
-    private static func check(_ record: ItemRecord, key: String, greatestTag: Int64) throws(Problem) {
+    private static func check(_ record: ItemRecord, key: String, greatestTag: Int64) throws(BuildError) {
         let type = record.passTypeIdentifier, serial = record.serialNumber
         try checkKey(key, type: type, serial: serial, of: "pass")
         guard record.updateTag >= 0, record.updateTag <= greatestTag else {
-            throw Problem("pass \(key) has updateTag \(record.updateTag), not an update tag of this build's time (0 to \(greatestTag), milliseconds since 1970)")
+            throw BuildError(.refused, "pass \(key) has updateTag \(record.updateTag), not an update tag of this build's time (0 to \(greatestTag), milliseconds since 1970)")
         }
-        guard record.size >= 0 else { throw Problem("pass \(key) has a negative size") }
+        guard record.size >= 0 else { throw BuildError(.refused, "pass \(key) has a negative size") }
         let kind = record.kind
         guard TreeLayout.isCapabilityDownload(record.downloadPath, kind: kind) else {
-            throw Problem("pass \(key) has downloadPath \(quoted(record.downloadPath)), which is not download/<capability>.\(kind.fileExtension)")
+            throw BuildError(.refused, "pass \(key) has downloadPath \(quoted(record.downloadPath)), which is not download/<capability>.\(kind.fileExtension)")
         }
         if let path = record.publicDownloadPath, !TreeLayout.isPublicDownloadPath(path, kind: kind, type: type, serial: serial) {
-            throw Problem("pass \(key) has publicDownloadPath \(quoted(path)), which is not download/\(key).\(kind.fileExtension)")
+            throw BuildError(.refused, "pass \(key) has publicDownloadPath \(quoted(path)), which is not download/\(key).\(kind.fileExtension)")
         }
         if let path = record.tokenPath, !TreeLayout.isTokenPath(path, type: type, serial: serial) {
-            throw Problem("pass \(key) has tokenPath \(quoted(path)), which is not by-token/\(key).<token>")
+            throw BuildError(.refused, "pass \(key) has tokenPath \(quoted(path)), which is not by-token/\(key).<token>")
         }
         if let offer = record.offer, !IdentifierPatterns.isOfferName(offer) {
-            throw Problem("pass \(key) has offer \(quoted(offer)), which is not an offer name (\(IdentifierPatterns.offerName))")
+            throw BuildError(.refused, "pass \(key) has offer \(quoted(offer)), which is not an offer name (\(IdentifierPatterns.offerName))")
         }
         try checkText(record.etag, "etag of pass \(key)")
         try checkText(record.teamIdentifier, "teamIdentifier of pass \(key)")
@@ -145,20 +140,20 @@ extension BuildState {
     }
 
     /// `key` is `type/serial`, and both match their patterns.
-    private static func checkKey(_ key: String, type: String, serial: String, of what: String) throws(Problem) {
+    private static func checkKey(_ key: String, type: String, serial: String, of what: String) throws(BuildError) {
         guard TreeLayout.isPassType(type) else {
-            throw Problem("\(what) \(quoted(key)) has passTypeIdentifier \(quoted(type)), which does not match [A-Za-z0-9][A-Za-z0-9.-]*")
+            throw BuildError(.refused, "\(what) \(quoted(key)) has passTypeIdentifier \(quoted(type)), which does not match [A-Za-z0-9][A-Za-z0-9.-]*")
         }
         guard TreeLayout.isSerial(serial) else {
-            throw Problem("\(what) \(quoted(key)) has serialNumber \(quoted(serial)), which does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
+            throw BuildError(.refused, "\(what) \(quoted(key)) has serialNumber \(quoted(serial)), which does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
         }
         guard TreeLayout.isKey(key, type: type, serial: serial) else {
-            throw Problem("\(what) \(quoted(key)) is listed under a key that is not its passTypeIdentifier/serialNumber (\(type)/\(serial))")
+            throw BuildError(.refused, "\(what) \(quoted(key)) is listed under a key that is not its passTypeIdentifier/serialNumber (\(type)/\(serial))")
         }
     }
 
     /// Text with no control character (and so no newline), and valid UTF-8.
-    package static func checkText(_ text: String, _ what: @autoclosure () -> String) throws(Problem) {
+    package static func checkText(_ text: String, _ what: @autoclosure () -> String) throws(BuildError) {
         var text = text
         // On the bytes: C0 controls and DEL, C1 controls (U+0080–U+009F: C2 80–C2 9F), and U+FFFD (EF BF BD),
         // which stands for the invalid UTF-8 the decoder replaced.
@@ -171,7 +166,7 @@ extension BuildState {
             }
             return true
         }
-        guard clean else { throw Problem("\(what()) \(quoted(text)) holds a control character or invalid UTF-8") }
+        guard clean else { throw BuildError(.refused, "\(what()) \(quoted(text)) holds a control character or invalid UTF-8") }
     }
 
     /// `text` in double quotes, every byte but printable ASCII written as `\u{…}`, cut short: safe in one line of

@@ -9,7 +9,7 @@ package enum BundleList {
     package static let maximumSize = 150 << 20
 
     /// The records of a bundles.json, by name; nil when the bytes are not a bundle list.
-    package static func records(decoding bytes: [UInt8], greatestTag: Int64) throws(BuildState.Problem) -> [String: BundleRecord]? {
+    package static func records(decoding bytes: [UInt8], greatestTag: Int64) throws(BuildError) -> [String: BundleRecord]? {
         guard let json = try? JSONValue(parsing: bytes), let list = json["bundles"]?.arrayValue else { return nil }
         var records: [String: BundleRecord] = [:]
         for item in list {
@@ -52,21 +52,21 @@ package struct BundleRecord: Sendable, Equatable {
     }
 
     /// The name is a bundle name, the path a bundle path, the members pass keys, the tag near now.
-    package func check(greatestTag: Int64) throws(BuildState.Problem) {
+    package func check(greatestTag: Int64) throws(BuildError) {
         guard TreeLayout.isSerial(name) else {
-            throw BuildState.Problem("bundle \(BuildState.quoted(name)) has a name that does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
+            throw BuildError(.refused, "bundle \(BuildState.quoted(name)) has a name that does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
         }
         guard TreeLayout.isCapabilityDownload(downloadPath, bundle: true) else {
-            throw BuildState.Problem("bundle \(name) has downloadPath \(BuildState.quoted(downloadPath)), which is not download/<capability>.pkpasses")
+            throw BuildError(.refused, "bundle \(name) has downloadPath \(BuildState.quoted(downloadPath)), which is not download/<capability>.pkpasses")
         }
         guard updateTag >= 0, updateTag <= greatestTag else {
-            throw BuildState.Problem("bundle \(name) has updateTag \(updateTag), not an update tag of this build's time (0 to \(greatestTag))")
+            throw BuildError(.refused, "bundle \(name) has updateTag \(updateTag), not an update tag of this build's time (0 to \(greatestTag))")
         }
-        guard (0...BundleList.maximumSize).contains(size) else { throw BuildState.Problem("bundle \(name) has size \(size), beyond 0 to 150 MB") }
+        guard (0...BundleList.maximumSize).contains(size) else { throw BuildError(.refused, "bundle \(name) has size \(size), beyond 0 to 150 MB") }
         try BuildState.checkText(sourceFile, "the content file of bundle \(name)")
         try BuildState.checkText(sourceHash, "sourceHash of bundle \(name)")
         for key in members where !TreeLayout.isPassKey(key) {
-            throw BuildState.Problem("bundle \(name) lists member \(BuildState.quoted(key)), which is not passTypeIdentifier/serialNumber")
+            throw BuildError(.refused, "bundle \(name) lists member \(BuildState.quoted(key)), which is not passTypeIdentifier/serialNumber")
         }
         for etag in memberETags { try BuildState.checkText(etag, "a member ETag of bundle \(name)") }
     }

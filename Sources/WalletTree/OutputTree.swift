@@ -180,13 +180,13 @@ package struct OutputTree: Sendable {
     package static func check(_ journal: Journal, path journalPath: String) throws {
         func refuse(_ operation: Operation) -> BuildError {
             let source = operation.source.map { " from \(BuildState.quoted($0))" } ?? ""
-            return BuildError.message("refusing to \(operation.kind.rawValue) \(BuildState.quoted(operation.path))\(source) (in \(journalPath)): it is not a pass, token link, download or bundle path of the output tree; the build state or bundles.json that lists it is damaged — delete the output folder's .passforge/ and build again")
+            return BuildError(.refused, "refusing to \(operation.kind.rawValue) \(BuildState.quoted(operation.path))\(source) (in \(journalPath)): it is not a pass, token link, download or bundle path of the output tree; the build state or bundles.json that lists it is damaged — delete the output folder's .passforge/ and build again")
         }
         if let list = journal.stagedDownloadsList, !isStaged(list) {
-            throw BuildError.message("\(journalPath) stages downloads.csv at \(BuildState.quoted(list)), outside \(stagingFolder)/; delete it and build again")
+            throw BuildError(.refused, "\(journalPath) stages downloads.csv at \(BuildState.quoted(list)), outside \(stagingFolder)/; delete it and build again")
         }
         guard isStaged(journal.stagedState) else {
-            throw BuildError.message("\(journalPath) stages the build state at \(BuildState.quoted(journal.stagedState)), outside \(stagingFolder)/; delete it and build again")
+            throw BuildError(.refused, "\(journalPath) stages the build state at \(BuildState.quoted(journal.stagedState)), outside \(stagingFolder)/; delete it and build again")
         }
         for operation in journal.operations {
             switch operation.kind {
@@ -262,8 +262,6 @@ package struct OutputTree: Sendable {
 /// lists every file of a build, and Foundation's coders take several times
 /// longer for 40,000 operations. The format is what `Codable` gives.
 extension OutputTree.Journal {
-    package struct DecodingFailure: Error {}
-
     package var json: JSONValue {
         .object(JSONObject([
             ("operations", .array(operations.map { operation in
@@ -318,12 +316,12 @@ extension OutputTree.Journal {
         let inline = json["downloadsCSV"]?.stringValue
         let stagedList = json["stagedDownloadsList"]?.stringValue
         guard let staged = json["stagedState"]?.stringValue, let list = json["operations"]?.arrayValue,
-              stagedList != nil || inline != nil else { throw DecodingFailure() }
+              stagedList != nil || inline != nil else { throw BuildError(.unreadable, "the journal is not a passforge journal") }
         var operations: [OutputTree.Operation] = []
         operations.reserveCapacity(list.count)
         for item in list {
             guard let kind = item["kind"]?.stringValue.flatMap(OutputTree.Operation.Kind.init(rawValue:)),
-                  let path = item["path"]?.stringValue else { throw DecodingFailure() }
+                  let path = item["path"]?.stringValue else { throw BuildError(.unreadable, "the journal is not a passforge journal") }
             operations.append(OutputTree.Operation(kind: kind, path: path, source: item["source"]?.stringValue))
         }
         self.init(operations: operations, stagedState: staged, stagedDownloadsList: stagedList, inlineDownloadsList: inline)

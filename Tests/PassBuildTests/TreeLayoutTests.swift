@@ -33,6 +33,7 @@ import TestSupport
             try AtomicFileSystem.write(journal.json.serialized(), to: tree.journalPath)
             let error = #expect(throws: BuildError.self, "\(name)") { try tree.rollForward() }
             #expect(error?.description.contains("refusing to \(operation.kind.rawValue)") == true, "\(name): \(String(describing: error))")
+            #expect(error?.kind == .refused, "\(name)")
             #expect(project.read("victim.txt") == Array("precious".utf8), "\(name)")
             #expect(project.read("output/v1/passes/pass.x/A") == Array("a pass".utf8), "\(name): applied before the check")
             #expect(project.read("output/v1/passes/pass.x/B") == nil, "\(name): applied before the check")
@@ -60,8 +61,9 @@ import TestSupport
         }
         let greatest = Array(#"{"version":1,"lastUpdateTag":9223372036854775807,"builtAt":"","passes":{},"contentFiles":{}}"#.utf8)
         #expect(try BuildStateDecoding.decode(greatest, jobs: 1).state.lastUpdateTag == .max)
-        let error = #expect(throws: BuildState.Problem.self) { try BuildState.decodePublished(greatest, bundlesJSON: nil) }
+        let error = #expect(throws: BuildError.self) { try BuildState.decodePublished(greatest, bundlesJSON: nil) }
         #expect(error?.description.contains("lastUpdateTag is 9223372036854775807") == true, "\(String(describing: error))")
+        #expect(error?.kind == .refused)
     }
 
     @Test func aPublishedStateMakesItsOwnDownloadsList() throws {
@@ -84,7 +86,7 @@ import TestSupport
                                ("teamIdentifier", { (r: inout BuildState.ItemRecord) in r.teamIdentifier = "T\u{1B}[2J" })] {
             var bad = state
             change(&bad.passes[record.key]!)
-            let error = #expect(throws: BuildState.Problem.self, "\(name)") { try bad.check() }
+            let error = #expect(throws: BuildError.self, "\(name)") { try bad.check() }
             #expect(error?.description.contains(name) == true, "\(name): \(String(describing: error))")
             #expect(error?.description.contains("\u{1B}") == false, "\(name): escapes reach the terminal")
         }
