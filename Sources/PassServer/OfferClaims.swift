@@ -57,7 +57,7 @@ extension PassWebService {
     private func claimed(_ claim: OfferClaim, status: HTTPResponse.Status, offers: OfferClaimEndpoint) -> Response {
         var object: [String: String] = ["passTypeIdentifier": claim.passTypeIdentifier, "serialNumber": claim.serialNumber]
         // A claimed pass since removed from content has no download left.
-        if let pass = tree.current().pass(type: claim.passTypeIdentifier, serial: claim.serialNumber) {
+        if let pass = tree.current().item(type: claim.passTypeIdentifier, identifier: claim.serialNumber) {
             object["url"] = offers.downloadBaseURL + pass.record.downloadPath
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)

@@ -129,7 +129,7 @@ package struct PassWebService: HTTPResponder {
     /// the token is the item's under its kind's scheme — also when there is no
     /// such item, or the path's kind is not the item's.
     func itemResponse(_ request: Request, kind: WalletItemKind, type: String, identifier: String) async throws -> Response {
-        let known = tree.current().pass(type: type, serial: identifier).flatMap { $0.record.kind == kind ? $0 : nil }
+        let known = tree.current().item(type: type, identifier: identifier).flatMap { $0.record.kind == kind ? $0 : nil }
         guard Self.isAuthorized(request, kind: kind, tokenDigest: known?.tokenDigest), let item = known else {
             throw APIError.unauthorized(kind)
         }
@@ -142,11 +142,11 @@ package struct PassWebService: HTTPResponder {
     func downloadResponse(_ request: Request, path: String) async throws -> Response {
         if path.hasSuffix(".pkpasses") { return try await bundleResponse(request, path: path) }
         let snapshot = tree.current()
-        guard let key = snapshot.downloads[path], let pass = snapshot.passes[key] else { throw APIError.notFound }
+        guard let key = snapshot.downloads[path], let pass = snapshot.items[key] else { throw APIError.notFound }
         return try await fileResponse(request, pass: pass, path: path, cacheControl: "no-cache")
     }
 
-    private func fileResponse(_ request: Request, pass: PublishedTree.Pass, path: String, cacheControl: String) async throws -> Response {
+    private func fileResponse(_ request: Request, pass: PublishedTree.Item, path: String, cacheControl: String) async throws -> Response {
         var headers: HTTPFields = [
             .contentType: pass.record.kind.mediaType,
             .cacheControl: cacheControl,
@@ -210,7 +210,7 @@ package struct PassWebService: HTTPResponder {
     /// the 401 of the scheme the request used (ApplePass when none): it says nothing about the item.
     private func authorize(_ request: Request, type: String, serial: String, acceptingRemovedPasses: Bool = false) throws -> PublishedTree.Snapshot {
         let snapshot = tree.current()
-        var expected = snapshot.pass(type: type, serial: serial).map { (kind: $0.record.kind, digest: $0.tokenDigest) }
+        var expected = snapshot.item(type: type, identifier: serial).map { (kind: $0.record.kind, digest: $0.tokenDigest) }
         if expected == nil, acceptingRemovedPasses { expected = snapshot.removedItems["\(type)/\(serial)"] }
         // An unknown item is compared too (against nothing): its refusal costs what a wrong token's does.
         guard Self.isAuthorized(request, kind: expected?.kind ?? .pass, tokenDigest: expected?.digest), expected != nil else {
@@ -304,7 +304,7 @@ package struct PassWebService: HTTPResponder {
 
     func health() -> Response {
         let snapshot = tree.current()
-        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(snapshot.passes.count - snapshot.orderCount),"orders":\#(snapshot.orderCount)}"# + "\n")
+        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(snapshot.items.count - snapshot.orderCount),"orders":\#(snapshot.orderCount)}"# + "\n")
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: body))
     }
 

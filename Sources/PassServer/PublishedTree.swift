@@ -22,7 +22,7 @@ import Synchronization
 /// very bytes sent, so it can never describe other bytes.
 package final class PublishedTree: Sendable {
     /// A pass or an order (`record.kind`) as the server needs it.
-    package struct Pass: Sendable {
+    package struct Item: Sendable {
         package let record: BuildState.ItemRecord
         /// SHA-256 of the authentication token; nil when the pass has none.
         package let tokenDigest: [UInt8]?
@@ -41,15 +41,15 @@ package final class PublishedTree: Sendable {
 
     /// One loaded build state.
     package struct Snapshot: UpdateTags {
-        package var passes: [String: Pass] = [:]
-        /// `download/…` path → pass key.
+        package var items: [String: Item] = [:]
+        /// `download/…` path → item key.
         package var downloads: [String: String] = [:]
         package var builtAt: String = ""
         /// The update tag of the build (0 before the first).
         package var lastUpdateTag: Int64 = 0
         /// Kind and token digest of the items a build removed, by key: a device may still unregister them.
         package var removedItems: [String: (kind: WalletItemKind, digest: [UInt8]?)] = [:]
-        /// How many of `passes` are orders.
+        /// How many of `items` are orders.
         package var orderCount = 0
 
         package init() {}
@@ -59,13 +59,13 @@ package final class PublishedTree: Sendable {
             self = PublishedTree.snapshot(of: state)
         }
 
-        package func pass(type: some StringProtocol, serial: some StringProtocol) -> Pass? {
-            passes["\(type)/\(serial)"]
+        package func item(type: some StringProtocol, identifier: some StringProtocol) -> Item? {
+            items["\(type)/\(identifier)"]
         }
 
         /// The update tag and kind of every built item of one type, by identifier.
         package func updateTag(type: String, serial: String) -> (tag: Int64, kind: WalletItemKind)? {
-            passes["\(type)/\(serial)"].map { ($0.record.updateTag, $0.record.kind) }
+            items["\(type)/\(serial)"].map { ($0.record.updateTag, $0.record.kind) }
         }
     }
 
@@ -122,7 +122,7 @@ package final class PublishedTree: Sendable {
             let state = try BuildState.load(from: outputDirectory)
             let snapshot = Self.snapshot(of: state)
             loaded.withLock { $0 = Loaded(snapshot: snapshot, state: state, stateStamp: stamp) }
-            logger.info("build state loaded", metadata: ["passes": "\(snapshot.passes.count - snapshot.orderCount)",
+            logger.info("build state loaded", metadata: ["passes": "\(snapshot.items.count - snapshot.orderCount)",
                                                          "orders": "\(snapshot.orderCount)", "builtAt": "\(state.builtAt)"])
         } catch {
             // Keep serving the previous build; the next check tries again.
@@ -158,10 +158,10 @@ package final class PublishedTree: Sendable {
         for (key, record) in state.removedPasses {
             snapshot.removedItems[key] = (record.kind, PassAuthentication.digest(fromHex: record.tokenHash))
         }
-        snapshot.passes.reserveCapacity(state.passes.count)
+        snapshot.items.reserveCapacity(state.passes.count)
         for record in state.passes.values {
             let key = "\(record.passTypeIdentifier)/\(record.serialNumber)"
-            snapshot.passes[key] = Pass(record: record)
+            snapshot.items[key] = Item(record: record)
             if record.kind == .order { snapshot.orderCount += 1 }
             if !record.downloadPath.isEmpty { snapshot.downloads[record.downloadPath] = key }
             if let publicPath = record.publicDownloadPath, !publicPath.isEmpty { snapshot.downloads[publicPath] = key }
