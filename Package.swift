@@ -82,7 +82,7 @@ let package = Package(
         // Templates, content files, placeholders, merge, file:line diagnostics.
         .target(
             name: "PassContent",
-            dependencies: ["PassModel", "TextEscaping", .product(name: "Yams", package: "Yams")]
+            dependencies: ["AtomicFiles", "PassModel", "TextEscaping", .product(name: "Yams", package: "Yams")]
         ),
         // manifest.json, CMS signature (OpenSSL), zip (written in Swift on zlib, read with libzip): the bytes of a .pkpass.
         .target(
@@ -172,7 +172,7 @@ let package = Package(
             ]
         ),
         // `passforge diff`: both sides of a git change rendered without signing, compared pass by pass.
-        .target(name: "PassDiff", dependencies: ["ExternalProcess", "PassBuild", "WalletTree", "PassContent", "PassModel", "TextEscaping"]),
+        .target(name: "PassDiff", dependencies: ["AtomicFiles", "ExternalProcess", "PassBuild", "WalletTree", "PassContent", "PassModel", "TextEscaping"]),
         // `passforge init`: a new project's files (PNG images deflated with zlib).
         .target(name: "ProjectScaffold", dependencies: ["CZlib"]),
         // Apple's DeviceCheck service (two bits per device): the ES256 JWT and the three calls, over async-http-client.
@@ -194,7 +194,7 @@ let package = Package(
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
+                "AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
                 "RegistrationStore", "TextEscaping", "SQLiteRegistrationStore", "PostgresRegistrationStore", "DeviceCheck", "PassOffers", "CSystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

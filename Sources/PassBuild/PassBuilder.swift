@@ -95,7 +95,7 @@ package struct PassBuilder: Sendable {
                                        packager: packager)
             return try planner.makePlan(progress: progress)
         } catch {
-            try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
+            AtomicFileSystem.removeTree(tree.stagingDirectory)
             throw error
         }
     }
@@ -168,7 +168,7 @@ package struct PassBuilder: Sendable {
                 previous: previousBundles, secret: secret, tree: tree,
                 requiresLocalPassFiles: settings.requiresLocalPassFiles, updateTag: tag, signingTime: started)
         } catch {
-            try? FileManager.default.removeItem(atPath: tree.stagingDirectory)
+            AtomicFileSystem.removeTree(tree.stagingDirectory)
             throw error
         }
         operations += bundles.moves + bundles.removals

@@ -97,7 +97,7 @@ enum PassBundles {
             let etags = members.map { passes[$0]?.etag ?? "" }
             let path = TreeLayout.bundleDownloadPath(capability: capability(name: declaration.name, secret: secret))
             if let old = previous[declaration.name], old.members == members, old.memberETags == etags, old.downloadPath == path,
-               !requiresLocalPassFiles || FileManager.default.fileExists(atPath: "\(tree.directory)/\(path)") {
+               !requiresLocalPassFiles || AtomicFileSystem.exists("\(tree.directory)/\(path)") {
                 var kept = old
                 kept.sourceFile = file
                 kept.sourceHash = content.hash

@@ -46,7 +46,7 @@ final class PassFilePresence: Sendable {
 
     /// Whether `path` (relative to the output folder) names an entry there.
     func contains(_ path: String) -> Bool {
-        guard let slash = path.lastIndex(of: "/") else { return FileManager.default.fileExists(atPath: "\(directory)/\(path)") }
+        guard let slash = path.lastIndex(of: "/") else { return AtomicFileSystem.exists("\(directory)/\(path)") }
         let folder = String(path[..<slash]), name = path[path.index(after: slash)...]
         return folders.withLock { folders in
             if folders.index(forKey: folder) == nil {

@@ -22,7 +22,7 @@ final class StagedFileFlusher: Sendable {
         let stopped = self.stopped
         let thread = Thread {
             while stopped.wait(timeout: .now() + interval) == .timedOut {
-                guard FileManager.default.fileExists(atPath: stagingDirectory) else { continue }
+                guard AtomicFileSystem.exists(stagingDirectory) else { continue }
                 // A failure here is not the build's: the commit's own sync reports it.
                 try? AtomicFileSystem.syncFileSystem(containing: stagingDirectory)
             }

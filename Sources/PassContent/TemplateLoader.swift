@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import PassModel
 
@@ -20,7 +21,7 @@ package struct TemplateLoader: Sendable {
 
     /// Names of the template folders, sorted (bundles with their extension).
     package func templateNames() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let names = AtomicFileSystem.directoryEntries(directory)?.map(\.name) ?? []
         return names.filter { !$0.hasPrefix(".") && isDirectory((directory as NSString).appendingPathComponent($0)) }.sorted()
     }
 
@@ -104,9 +105,9 @@ package struct TemplateLoader: Sendable {
     private func templateKind(of folder: String, name: String, isDesignerBundle: Bool) -> Result<WalletItemKind, ContentErrors> {
         guard !isDesignerBundle else { return .success(.pass) }
         let orderPath = (folder as NSString).appendingPathComponent(WalletItemKind.order.rootFile)
-        guard FileManager.default.fileExists(atPath: orderPath) else { return .success(.pass) }
+        guard AtomicFileSystem.exists(orderPath) else { return .success(.pass) }
         let passPath = (folder as NSString).appendingPathComponent(WalletItemKind.pass.rootFile)
-        if FileManager.default.fileExists(atPath: passPath) {
+        if AtomicFileSystem.exists(passPath) {
             return .failure(ContentErrors([.error(
                 at: SourceLocation(file: folder), rule: "template.kind",
                 "template \(name) holds both pass.json and order.json; a template makes either passes (pass.json) or orders (order.json), so move order.json into a template folder of its own, e.g. templates/\(name)-order/")]))
@@ -120,7 +121,7 @@ package struct TemplateLoader: Sendable {
     private func packageFiles(in folder: String, kind: WalletItemKind, isDesignerBundle: Bool, localizations: inout [LocalizedStrings],
                               languages: inout [String], problems: inout [ContentDiagnostic]) -> [PackageFile] {
         var files: [PackageFile] = []
-        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let entries = (AtomicFileSystem.directoryEntries(folder)?.map(\.name) ?? []).sorted()
         func isImage(_ file: String) -> Bool {
             let lowered = file.lowercased()
             return lowered.hasSuffix(".png") || (kind == .order && (lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg")))
@@ -140,7 +141,7 @@ package struct TemplateLoader: Sendable {
                     continue
                 }
                 languages.append(String(entry.dropLast(".lproj".count)))
-                let inner = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+                let inner = (AtomicFileSystem.directoryEntries(path)?.map(\.name) ?? []).sorted()
                 for file in inner where !file.hasPrefix(".") {
                     let filePath = (path as NSString).appendingPathComponent(file)
                     guard file == kind.stringsFile || isImage(file) else {

@@ -1,3 +1,4 @@
+import AtomicFiles
 import ExternalProcess
 import Foundation
 package import PassBuild
@@ -27,7 +28,7 @@ package final class GitSnapshot: Sendable {
         do {
             // The archive goes to a file and tar reads it from there: two processes, no shell between them.
             let archive = root + ".tar"
-            defer { try? FileManager.default.removeItem(atPath: archive) }
+            defer { AtomicFileSystem.removeTree(archive) }
             _ = try await Self.git(["archive", "--format=tar", "--output=\(archive)", commit], in: directory,
                                    failure: "cannot unpack \(revision) with git archive")
             let unpack = try await ExternalProcess("tar", ["-x", "-f", archive, "-C", root], installHint: "apt-get install tar").run()
@@ -35,17 +36,17 @@ package final class GitSnapshot: Sendable {
                 throw Failure(description: "cannot unpack \(revision): tar \(unpack.termination): \(unpack.errorText.trimmingCharacters(in: .whitespacesAndNewlines))")
             }
         } catch {
-            try? FileManager.default.removeItem(atPath: root)
+            AtomicFileSystem.removeTree(root)
             throw error
         }
         self.root = root
         projectDirectory = prefix.isEmpty ? root : (root as NSString).appendingPathComponent(prefix)
-        if !FileManager.default.fileExists(atPath: projectDirectory) {
+        if !AtomicFileSystem.exists(projectDirectory) {
             try FileManager.default.createDirectory(atPath: projectDirectory, withIntermediateDirectories: true)
         }
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit { AtomicFileSystem.removeTree(root) }
 
     /// Runs git in `directory` (its working directory, not passforge's) and returns what it printed.
     static func git(_ arguments: [String], in directory: String, failure: String? = nil) async throws -> String {

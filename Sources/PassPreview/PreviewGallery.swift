@@ -44,7 +44,7 @@ package struct PreviewGallery: Sendable {
             changed.append(path)
         }
         for stale in existingPages() where pages[stale] == nil {
-            try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(stale))
+            AtomicFileSystem.removeTree((directory as NSString).appendingPathComponent(stale))
             changed.append(stale)
         }
         return changed
@@ -52,9 +52,9 @@ package struct PreviewGallery: Sendable {
 
     /// Pass pages already in the gallery: `*/*.html`.
     func existingPages() -> [String] {
-        let folders = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let folders = AtomicFileSystem.directoryEntries(directory)?.map(\.name) ?? []
         return folders.flatMap { folder -> [String] in
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: (directory as NSString).appendingPathComponent(folder))) ?? []
+            let files = AtomicFileSystem.directoryEntries((directory as NSString).appendingPathComponent(folder))?.map(\.name) ?? []
             return files.filter { $0.hasSuffix(".html") }.map { "\(folder)/\($0)" }
         }
     }

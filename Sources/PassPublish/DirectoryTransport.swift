@@ -46,7 +46,7 @@ struct DirectoryTransport: PublishTransport {
     /// `download/*.pkpasses`, relative to the root.
     private func bundleFiles(_ folders: inout RealFolders) throws -> [String] {
         guard try folders.exists("download", creating: false) else { return [] }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/download")) ?? []
+        let names = AtomicFileSystem.directoryEntries("\(root)/\(TreeLayout.downloadFolder)")?.map(\.name) ?? []
         return names.filter { $0.hasSuffix(".pkpasses") && !$0.hasPrefix(".") }.sorted().map { "\(TreeLayout.downloadFolder)/\($0)" }
     }
 

@@ -39,7 +39,7 @@ package struct Publisher: Sendable {
     /// would be sent and removed, and nothing is written at the destination.
     package func publish(dryRun: Bool = false, progress: @Sendable (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
         let output = LocalOutput(directory: outputDirectory)
-        guard FileManager.default.fileExists(atPath: output.stateDirectory) else {
+        guard AtomicFileSystem.exists(output.stateDirectory) else {
             throw PublishError("\(outputDirectory) holds no build (no .passforge/); run passforge build first")
         }
         if case .directory(let path) = destination,

@@ -42,7 +42,7 @@ extension PublishDestination {
         case .published(let files):
             let published = try output.decodePublished(files, from: self)
             let localPath = BuildState.path(in: outputDirectory)
-            if FileManager.default.fileExists(atPath: localPath) {
+            if AtomicFileSystem.exists(localPath) {
                 let local = try BuildState.load(from: outputDirectory)
                 if local.lastUpdateTag >= published.state.lastUpdateTag { return .keptLocal(lastUpdateTag: local.lastUpdateTag) }
             }
@@ -68,7 +68,7 @@ package enum FreshBuildGuard {
     package static func refusal(environment: [String: String], outputDirectory: String, isInitial: Bool,
                                stateFetch: StateFetchOutcome?) -> String? {
         guard environment["CI"] == "true", !isInitial, stateFetch != .destinationHasNoState,
-              !FileManager.default.fileExists(atPath: BuildState.path(in: outputDirectory)) else { return nil }
+              !AtomicFileSystem.exists(BuildState.path(in: outputDirectory)) else { return nil }
         return "\(outputDirectory) has no previous build state and CI=true: this would re-sign every pass with new update tags and push every device; pass --state-from DEST (the published tree) or --initial for a first deploy"
     }
 }

@@ -1,3 +1,4 @@
+import AtomicFiles
 import PassModel
 import ArgumentParser
 import Foundation
@@ -63,7 +64,7 @@ struct PreviewCommand: AsyncParsableCommand {
             return
         }
         var watched = [project.content, project.templates]
-        if let config = project.config ?? (FileManager.default.fileExists(atPath: "passforge.yml") ? "passforge.yml" : nil) { watched.append(config) }
+        if let config = project.config ?? (AtomicFileSystem.exists("passforge.yml") ? "passforge.yml" : nil) { watched.append(config) }
         let watcher = PreviewWatcher(builder: builder, gallery: PreviewGallery(directory: out), watchedPaths: watched, host: host, port: port)
         try await watcher.run(onServerRunning: { port in
             Console.print("serving the preview on http://\(host):\(port)/ (Ctrl-C to stop)")

@@ -1,3 +1,4 @@
+import AtomicFiles
 import ArgumentParser
 import Foundation
 import PassBuild
@@ -35,7 +36,7 @@ extension ProjectOptions {
     var config: String? {
         if let givenConfig { return givenConfig }
         let path = root.spelling(of: nil, default: "passforge.yml")
-        return FileManager.default.fileExists(atPath: path) ? path : nil
+        return AtomicFileSystem.exists(path) ? path : nil
     }
 
     var content: String { root.spelling(of: givenContent, default: "content") }

@@ -1,3 +1,4 @@
+import AtomicFiles
 import ArgumentParser
 import Foundation
 import Logging
@@ -105,7 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
 
-        if !FileManager.default.fileExists(atPath: BuildState.path(in: project.output)) {
+        if !AtomicFileSystem.exists(BuildState.path(in: project.output)) {
             Console.error("warning: \(project.output) has no build yet; run `passforge build` (serving starts anyway and picks it up)")
         }
         let output = project.output

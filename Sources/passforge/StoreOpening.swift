@@ -1,3 +1,4 @@
+import AtomicFiles
 import ArgumentParser
 import Foundation
 import PostgresRegistrationStore
@@ -24,7 +25,7 @@ enum StoreOpening {
         }
         switch location {
         case .sqlite(let path):
-            if onlyIfPresent && !FileManager.default.fileExists(atPath: path) { return nil }
+            if onlyIfPresent && !AtomicFileSystem.exists(path) { return nil }
             do {
                 return (try SQLiteRegistrationStore(path: path), location.description)
             } catch {
