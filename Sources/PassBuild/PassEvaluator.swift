@@ -74,16 +74,17 @@ struct PassEvaluator: Sendable {
         hasher.add("secret", secret.fingerprint)
         contextFingerprint = hasher.finalize()
         // Most passes share a type: one comparison each instead of hashing 100,000 strings into a set.
-        var types = Set<String>(), lastType: String? = nil
+        // Each type is of one kind (the build refuses one identifier for passes and orders).
+        var types: [String: WalletItemKind] = [:], lastType: String? = nil
         for record in state.passes.values {
             let type = record.passTypeIdentifier
             if type != lastType {
-                types.insert(type)
+                types[type] = record.kind
                 lastType = type
             }
         }
         if types.count <= 16 {
-            previousTypes = types.sorted()
+            previousTypes = types.keys.sorted()
             previousKeysBySerial = [:]
         } else {
             previousTypes = []
@@ -92,7 +93,7 @@ struct PassEvaluator: Sendable {
             previousKeysBySerial = bySerial
         }
         passFiles = PassFilePresence(directory: settings.outputDirectory,
-                                     passTypes: settings.requiresLocalPassFiles && !validateOnly ? types.sorted() : [])
+                                     types: settings.requiresLocalPassFiles && !validateOnly ? types : [:])
     }
 
     /// True when a pass built before would come out the same: same entry,
@@ -132,9 +133,7 @@ struct PassEvaluator: Sendable {
     /// Whether an unchanged pass's bytes are where the build can reuse them:
     /// in the output folder, or at the published tree the state came from.
     private func hasPassFile(_ record: BuildState.ItemRecord) -> Bool {
-        guard settings.requiresLocalPassFiles else { return true }
-        return record.kind == .pass ? passFiles.containsPass(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber)
-            : passFiles.contains(record.path)
+        !settings.requiresLocalPassFiles || passFiles.contains(record)
     }
 
     func evaluate(_ definition: PassDefinition) -> Evaluation {

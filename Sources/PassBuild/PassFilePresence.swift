@@ -9,39 +9,44 @@ import Synchronization
 /// hundred names) instead of one stat per pass.
 final class PassFilePresence: Sendable {
     private let directory: String
-    /// Pass type → the names in `v1/passes/<type>`, listed in the background
+    /// Type → the names in `v1/passes/<type>` (`v1/orders/<type>`), listed in the background
     /// from when the presence is made, and read without a lock: every
     /// unchanged pass is checked here. Written once, before `listed` is left;
     /// read only after waiting on it.
-    nonisolated(unsafe) private var passFolders: [String: Set<String>] = [:]
+    nonisolated(unsafe) private var itemFolders: [String: Set<String>] = [:]
     private let listed = DispatchGroup()
     /// Folder (relative to the output folder) → the names in it; nil when it cannot be listed.
     private let folders = Mutex<[String: Set<String>?]>([:])
 
-    /// - Parameter passTypes: the types whose pass folders are listed at once.
-    init(directory: String, passTypes: [String] = []) {
+    /// - Parameter types: the type identifiers whose folders are listed at once, with their kind.
+    init(directory: String, types: [String: WalletItemKind] = [:]) {
         self.directory = directory
-        guard !passTypes.isEmpty else { return }
+        guard !types.isEmpty else { return }
         // Listing 100,000 names takes a while: done while the build reads its content.
         listed.enter()
         DispatchQueue.global().async { [self] in
-            var passFolders: [String: Set<String>] = [:]
-            for type in passTypes {
-                guard let entries = AtomicFileSystem.directoryEntries("\(directory)/\(TreeLayout.itemFolder(.pass))/\(type)") else { continue }
+            var itemFolders: [String: Set<String>] = [:]
+            for (type, kind) in types {
+                guard let entries = AtomicFileSystem.directoryEntries("\(directory)/\(TreeLayout.itemFolder(kind))/\(type)") else { continue }
                 var names = Set<String>(minimumCapacity: entries.count)
                 for entry in entries { names.insert(entry.name) }
-                passFolders[type] = names
+                itemFolders[type] = names
             }
-            self.passFolders = passFolders
+            self.itemFolders = itemFolders
             listed.leave()
         }
     }
 
-    /// Whether the file of a pass (`v1/passes/<type>/<serial>`) is there.
-    func containsPass(passTypeIdentifier type: String, serialNumber serial: String) -> Bool {
+    /// Whether the file of a pass or order (`record.path`) is there.
+    func contains(_ record: BuildState.ItemRecord) -> Bool {
+        contains(kind: record.kind, type: record.passTypeIdentifier, identifier: record.serialNumber)
+    }
+
+    /// Whether `v1/passes/<type>/<identifier>` (`v1/orders/…` for an order) is there.
+    func contains(kind: WalletItemKind, type: String, identifier: String) -> Bool {
         listed.wait()
-        if let names = passFolders[type], !serial.utf8.contains(UInt8(ascii: "/")) { return names.contains(serial) }
-        return contains(TreeLayout.passPath(type: type, serial: serial))
+        if let names = itemFolders[type], !identifier.utf8.contains(UInt8(ascii: "/")) { return names.contains(identifier) }
+        return contains(TreeLayout.itemPath(kind: kind, type: type, identifier: identifier))
     }
 
     /// Whether `path` (relative to the output folder) names an entry there.

@@ -40,18 +40,10 @@ package struct PassDefinition: Sendable {
     /// The identifier within the type: `serialNumber` or `orderIdentifier`.
     package var identifier: String { serialNumber }
 
-    package static let serialPattern = "[A-Za-z0-9][A-Za-z0-9._~-]{0,127}"
+    package static let serialPattern = IdentifierPatterns.identifier
 
     /// Whether `serial` matches `serialPattern`: safe as a file name and in a URL path.
-    package static func isValidSerialNumber(_ serial: String) -> Bool {
-        let bytes = Array(serial.utf8)
-        guard (1...128).contains(bytes.count) else { return false }
-        func alphanumeric(_ b: UInt8) -> Bool {
-            (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
-        }
-        guard alphanumeric(bytes[0]) else { return false }
-        return bytes.dropFirst().allSatisfy { alphanumeric($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x7E || $0 == 0x2D }
-    }
+    package static func isValidSerialNumber(_ serial: String) -> Bool { IdentifierPatterns.isIdentifier(serial) }
 }
 
 /// `offer: NAME` on a pass (or beside `passes:`): the pass is in that DeviceCheck
@@ -60,15 +52,10 @@ package struct OfferMembership: Sendable, Hashable {
     package var name: String
     package var location: SourceLocation
 
-    package static let namePattern = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+    package static let namePattern = IdentifierPatterns.offerName
 
     /// Whether `name` matches `namePattern`: safe in a URL path and a metric label.
-    package static func isValidName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard (1...64).contains(bytes.count) else { return false }
-        func alphanumeric(_ b: UInt8) -> Bool { (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) }
-        return alphanumeric(bytes[0]) && bytes.allSatisfy { alphanumeric($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
-    }
+    package static func isValidName(_ name: String) -> Bool { IdentifierPatterns.isOfferName(name) }
 }
 
 /// `bundle: NAME` in a file with `passes:`: the file's passes, in order, are

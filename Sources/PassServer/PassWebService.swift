@@ -270,7 +270,7 @@ package struct PassWebService: HTTPResponder {
             lastUpdated = max(lastUpdated, item.tag)
         }
         guard !serials.isEmpty else { return Self.empty(.noContent) }
-        let body = SerialNumbersBody(kind: kind ?? .pass, identifiers: serials, lastUpdated: lastUpdated).encoded()
+        let body = UpdatableItemsBody(kind: kind ?? .pass, identifiers: serials, lastUpdated: lastUpdated).encoded()
         return Response(status: .ok,
                         headers: [.contentType: "application/json", .cacheControl: "no-store", .contentLength: String(body.count)],
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))

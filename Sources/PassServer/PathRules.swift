@@ -1,3 +1,5 @@
+import PassModel
+
 /// The strict patterns every path parameter must match before any file or
 /// database is touched. Plain byte checks: no
 /// percent-decoding ever happens, so `%2F`, `%00` and `%2E%2E` simply fail.
@@ -18,11 +20,7 @@ package enum PathRules {
 
     /// The serial numbers a build accepts: `[A-Za-z0-9][A-Za-z0-9._~-]{0,127}`.
     /// Starting with a letter or digit, it is never `.` or `..`.
-    package static func isSerialNumber(_ value: some StringProtocol) -> Bool {
-        let bytes = Array(value.utf8)
-        guard (1...128).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
-        return bytes.allSatisfy(isUnreserved)
-    }
+    package static func isSerialNumber(_ value: some StringProtocol) -> Bool { IdentifierPatterns.isIdentifier(value) }
 
     /// A path segment under `download/` (a base64url capability may start
     /// with `-` or `_`): `[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,199}`, never `.` or `..`.
@@ -33,11 +31,7 @@ package enum PathRules {
     }
 
     /// An offer's name, as passforge.yml's `offers:` defines it: `[A-Za-z0-9][A-Za-z0-9._-]{0,63}`.
-    package static func isOfferName(_ value: some StringProtocol) -> Bool {
-        let bytes = Array(value.utf8)
-        guard (1...64).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
-        return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
-    }
+    package static func isOfferName(_ value: some StringProtocol) -> Bool { IdentifierPatterns.isOfferName(value) }
 
     /// RFC 3986 unreserved characters: never percent-encoded by a client.
     static func isUnreserved(_ byte: UInt8) -> Bool {

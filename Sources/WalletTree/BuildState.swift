@@ -428,15 +428,21 @@ package struct BuildState: Codable, Sendable, Equatable {
     /// The state of the output folder `output` from its file's bytes, already read (publish sends
     /// those very bytes, so it reads the file once).
     package static func decode(_ bytes: [UInt8], of output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> BuildState {
+        try decoded(of: output) { () throws(BuildStateDecoding.Failure) in try BuildStateDecoding.decode(bytes, jobs: jobs) }.state
+    }
+
+    /// What `decode` gives, checked: a failure or another version is an error for people, naming the file.
+    private static func decoded(of output: String, _ decode: () throws(BuildStateDecoding.Failure) -> (BuildState, [(key: String, range: Range<Int>)]))
+        throws -> (state: BuildState, ranges: [(key: String, range: Range<Int>)]) {
         let path = path(in: output)
-        let state: BuildState
-        do { state = try BuildStateDecoding.decode(bytes, jobs: jobs).state } catch {
+        let decoded: (BuildState, [(key: String, range: Range<Int>)])
+        do { decoded = try decode() } catch {
             throw BuildError(.unreadable, "\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged")
         }
-        guard state.version == currentVersion else {
-            throw BuildError(.unreadable, "\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
+        guard decoded.0.version == currentVersion else {
+            throw BuildError(.unreadable, "\(path) was written by another passforge version (state version \(decoded.0.version)); delete \(output) and build again")
         }
-        return state
+        return decoded
     }
 
     /// The state, and where its pass records are in its file (nil for a first build).
@@ -450,24 +456,16 @@ package struct BuildState: Codable, Sendable, Equatable {
             guard AtomicFileSystem.exists(path) else { return (BuildState(), nil) }
             throw BuildError(.unreadable, "cannot read \(path); check its permissions")
         }
-        do {
-            // Mapped, not read: 90 MB at 100,000 passes, which need not be copied.
-            let (state, ranges) = if mapped, let mapping = MappedFile(file) {
-                try mapping.withBytes { bytes throws(BuildStateDecoding.Failure) in try BuildStateDecoding.decode(buffer: bytes, jobs: jobs) }
+        // Mapped, not read: 90 MB at 100,000 passes, which need not be copied.
+        let (state, ranges) = try decoded(of: output) { () throws(BuildStateDecoding.Failure) in
+            if mapped, let mapping = MappedFile(file) {
+                return try mapping.withBytes { bytes throws(BuildStateDecoding.Failure) in try BuildStateDecoding.decode(buffer: bytes, jobs: jobs) }
             } else if let bytes = file.readAll() {
-                try BuildStateDecoding.decode(bytes, jobs: jobs)
-            } else {
-                throw BuildStateDecoding.Failure(description: "it cannot be read whole")
+                return try BuildStateDecoding.decode(bytes, jobs: jobs)
             }
-            guard state.version == currentVersion else {
-                throw BuildError(.unreadable, "\(path) was written by another passforge version (state version \(state.version)); delete \(output) and build again")
-            }
-            return (state, PreviousStateFile(path: path, stamp: file.stamp, recordRanges: ranges))
-        } catch let error as BuildError {
-            throw error
-        } catch {
-            throw BuildError(.unreadable, "\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged")
+            throw BuildStateDecoding.Failure(description: "it cannot be read whole")
         }
+        return (state, PreviousStateFile(path: path, stamp: file.stamp, recordRanges: ranges))
     }
 
     package func encoded() throws -> [UInt8] {

@@ -50,7 +50,7 @@ package final class DeviceIndexFiles: Sendable {
             kind = item.kind
         }
         guard !listed.isEmpty else { return nil }
-        return SerialNumbersBody(kind: kind, identifiers: listed, lastUpdated: lastUpdated).encoded()
+        return UpdatableItemsBody(kind: kind, identifiers: listed, lastUpdated: lastUpdated).encoded()
     }
 
     /// All 64 shard locks, in order: a build's refresh reads and writes the
@@ -238,7 +238,7 @@ package final class DeviceIndexFiles: Sendable {
 /// OrderIdentifiers object, `{"orderIdentifiers":[…],"lastModified":"…"}` ("Retrieve the
 /// registrations for a device"). An order's `lastModified` is opaque to the device; it is the
 /// same update tag a pass's `lastUpdated` is.
-package struct SerialNumbersBody: Sendable {
+package struct UpdatableItemsBody: Sendable {
     package var kind: WalletItemKind
     package var identifiers: [String]
     package var lastUpdated: Int64

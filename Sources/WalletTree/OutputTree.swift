@@ -22,7 +22,6 @@ package struct OutputTree: Sendable {
     package static let stagingFolder = TreeLayout.stagingFolder
     package var stagingFolder: String { Self.stagingFolder }
 
-    package func passPath(type: String, serial: String) -> String { TreeLayout.passPath(type: type, serial: serial) }
 
     /// One change to the tree, relative to the output folder.
     package struct Operation: Codable, Sendable {

@@ -65,8 +65,6 @@ package enum TreeLayout {
         "\(itemFolder(kind))/\(type)/\(identifier)"
     }
 
-    /// `v1/passes/<type>/<serial>`.
-    package static func passPath(type: String, serial: String) -> String { itemPath(kind: .pass, type: type, identifier: serial) }
 
     /// `by-token/<type>/<identifier>.<token>`: the same bytes under a name a static host finds from the
     /// `Authorization: ApplePass|AppleOrder <token>` header.

@@ -1,3 +1,4 @@
+import PassModel
 import AtomicFiles
 import Foundation
 import Testing
@@ -93,17 +94,17 @@ import TestSupport
         folder.write("v1/passes/pass.a/s1", "x")
         folder.write("v1/passes/pass.a/s 2", "x")
         folder.write("v1/passes/pass.b/s1", "x")
-        let presence = PassFilePresence(directory: folder.path, passTypes: ["pass.a", "pass.missing"])
-        #expect(presence.containsPass(passTypeIdentifier: "pass.a", serialNumber: "s1"))
-        #expect(presence.containsPass(passTypeIdentifier: "pass.a", serialNumber: "s 2"))
-        #expect(!presence.containsPass(passTypeIdentifier: "pass.a", serialNumber: "s3"))
+        let presence = PassFilePresence(directory: folder.path, types: ["pass.a": .pass, "pass.missing": .pass])
+        #expect(presence.contains(kind: .pass, type: "pass.a", identifier: "s1"))
+        #expect(presence.contains(kind: .pass, type: "pass.a", identifier: "s 2"))
+        #expect(!presence.contains(kind: .pass, type: "pass.a", identifier: "s3"))
         // Types not listed up front are listed when asked for.
-        #expect(presence.containsPass(passTypeIdentifier: "pass.b", serialNumber: "s1"))
-        #expect(!presence.containsPass(passTypeIdentifier: "pass.b", serialNumber: "s2"))
-        #expect(!presence.containsPass(passTypeIdentifier: "pass.missing", serialNumber: "s1"))
+        #expect(presence.contains(kind: .pass, type: "pass.b", identifier: "s1"))
+        #expect(!presence.contains(kind: .pass, type: "pass.b", identifier: "s2"))
+        #expect(!presence.contains(kind: .pass, type: "pass.missing", identifier: "s1"))
         // A file added after the listing is not seen: the listing is what the build planned with.
         folder.write("v1/passes/pass.a/late", "x")
-        #expect(!presence.containsPass(passTypeIdentifier: "pass.a", serialNumber: "late"))
+        #expect(!presence.contains(kind: .pass, type: "pass.a", identifier: "late"))
     }
 
     @Test func fieldNamesWithEscapesAndStringsWithEscapedQuotesAreRead() throws {
