@@ -14,6 +14,7 @@ import PackageDescription
 //   PassServer → PassOffers → DeviceCheck, RegistrationStore
 //   PassServer, PassContent, PassDiff, passforge → TextEscaping
 //   PassPublish, PassDiff → ExternalProcess (every program passforge starts: git, tar, rsync, ssh)
+//   every target that touches files → AtomicFiles (no FileManager elsewhere; scripts/check-architecture.py)
 //   passforge (the command line) → all of them
 let package = Package(
     name: "passforge",
@@ -121,7 +122,7 @@ let package = Package(
         .target(
             name: "PostgresRegistrationStore",
             dependencies: [
-                "RegistrationStore",
+                "AtomicFiles", "RegistrationStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -174,11 +175,12 @@ let package = Package(
         // `passforge diff`: both sides of a git change rendered without signing, compared pass by pass.
         .target(name: "PassDiff", dependencies: ["AtomicFiles", "ExternalProcess", "PassBuild", "WalletTree", "PassContent", "PassModel", "TextEscaping"]),
         // `passforge init`: a new project's files (PNG images deflated with zlib).
-        .target(name: "ProjectScaffold", dependencies: ["CZlib"]),
+        .target(name: "ProjectScaffold", dependencies: ["AtomicFiles", "CZlib"]),
         // Apple's DeviceCheck service (two bits per device): the ES256 JWT and the three calls, over async-http-client.
         .target(
             name: "DeviceCheck",
             dependencies: [
+                "AtomicFiles",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -271,6 +273,7 @@ let package = Package(
         .testTarget(name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "ExternalProcessTests", dependencies: ["ExternalProcess"]),
+        .testTarget(name: "AtomicFilesTests", dependencies: ["AtomicFiles"]),
         .testTarget(
             name: "DeviceCheckTests",
             dependencies: [

@@ -7,6 +7,9 @@
 3. Each output-tree path is spelled in one place: the literals below appear only in
    Sources/WalletTree/TreeLayout.swift (comments, the command line's help examples and lines
    marked `// not a tree path` aside).
+4. Every file-system call goes through AtomicFiles (AtomicFileSystem, RegularFile, FileStamp, ...):
+   `FileManager` appears only in Sources/AtomicFiles/ and in Sources/ExternalProcess/ (the process
+   wrapper, Foundation only: it finds a program on PATH and stages a program's input), comments aside.
 
 Reads Package.swift through `swift package dump-package`; exits 1 naming each breach."""
 import json
@@ -77,8 +80,15 @@ for path, number, line in code_lines:
             problems.append(f"{path}:{number}: spells an output-tree path ({literal.replace(chr(92), '')}); use TreeLayout")
             break
 
+# FileManager outside the one file-system target: each caller would grow its own error handling and bounds.
+file_system_homes = {"AtomicFiles", "ExternalProcess"}
+for path, number, line in code_lines:
+    if path.parts[1] not in file_system_homes and re.search(r"\bFileManager\b", line):
+        problems.append(f"{path}:{number}: calls FileManager; use AtomicFileSystem (Sources/AtomicFiles), "
+                        f"adding the operation there if it is missing")
+
 for problem in problems:
     print(problem, file=sys.stderr)
 if problems:
     sys.exit(1)
-print("architecture: closures, working directory and tree paths as they should be")
+print("architecture: closures, working directory, tree paths and file-system calls as they should be")

@@ -178,15 +178,21 @@ package enum AtomicFileSystem {
         rmdir(path) == 0
     }
 
-    package static func createDirectory(_ path: String) throws(Failure) {
-        guard !path.isEmpty else { return }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw Failure(path: path, operation: "create folder", code: errno == 0 ? EIO : errno)
+    /// Creates the folder at `path` and every missing folder above it (`mkdir -p`); a folder already
+    /// there, or a link to one, is no error. The folders it makes get exactly `permissions` when given
+    /// (a key's folder: 0700), else 0777 less the umask.
+    package static func createDirectory(_ path: String, permissions: mode_t? = nil) throws(Failure) {
+        guard !path.isEmpty, !isDirectory(path) else { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try createDirectory(parent, permissions: permissions) }
+        guard mkdir(path, permissions ?? 0o777) == 0 else {
+            let code = errno
+            // Another process may have made it meanwhile: a folder there now is what was asked for.
+            if code == EEXIST, isDirectory(path) { return }
+            throw Failure(path: path, operation: "create folder", code: code == EEXIST ? ENOTDIR : code)
         }
+        // mkdir's mode loses the bits the umask takes away.
+        if let permissions, chmod(path, permissions) != 0 { throw Failure(path: path, operation: "set the permissions of", code: errno) }
     }
 
     /// Flushes the file at `path` to disk.
@@ -226,9 +232,11 @@ package enum AtomicFileSystem {
         case regularFile, directory, symbolicLink, other
     }
 
-    package static func entryKind(_ path: String) -> EntryKind? {
+    /// What is at `path`: with `followingLinks` (stat), what a link there leads to, and nil for a
+    /// link that leads nowhere.
+    package static func entryKind(_ path: String, followingLinks: Bool = false) -> EntryKind? {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
+        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return .regularFile
         case S_IFDIR: return .directory

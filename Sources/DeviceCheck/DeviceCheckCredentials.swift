@@ -1,3 +1,4 @@
+import AtomicFiles
 package import Crypto
 import Foundation
 
@@ -29,8 +30,9 @@ package struct DeviceCheckCredentials: Sendable {
 
     /// Reads the `.p8` file at `path`.
     package init(teamIdentifier: String, keyIdentifier: String, privateKeyPath: String) throws(DeviceCheckError) {
-        guard let data = FileManager.default.contents(atPath: privateKeyPath), data.count < 64 * 1024,
-              let pem = String(data: data, encoding: .utf8) else {
+        // Apple's .p8 is a few hundred bytes; anything near 64 KiB is not one, and is not read whole.
+        guard let bytes = try? AtomicFileSystem.readFile(privateKeyPath, limit: 64 * 1024 - 1),
+              let pem = String(validating: bytes, as: UTF8.self) else {
             throw DeviceCheckError(.configuration, "cannot read the DeviceCheck key \(privateKeyPath); set deviceCheck.privateKey or PASSFORGE_DEVICECHECK_KEY to Apple's AuthKey_\(keyIdentifier).p8")
         }
         try self.init(teamIdentifier: teamIdentifier, keyIdentifier: keyIdentifier, privateKeyPEM: pem)

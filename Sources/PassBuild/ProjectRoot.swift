@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 
 /// The project's root folder: where passforge.yml is, or else the working
@@ -17,14 +18,14 @@ package struct ProjectRoot: Sendable, Hashable {
     package let workingDirectory: String
 
     /// `path` relative to `workingDirectory`, or absolute.
-    package init(path: String, workingDirectory: String = FileManager.default.currentDirectoryPath) {
+    package init(path: String, workingDirectory: String = AtomicFileSystem.currentDirectory) {
         self.workingDirectory = Self.normalized(workingDirectory)
         self.path = Self.normalized(path.hasPrefix("/") ? path : self.workingDirectory + "/" + path)
     }
 
     /// The folder of `configurationFile` when one is given (--config), else the working directory.
     package static func locate(configurationFile: String?,
-                               workingDirectory: String = FileManager.default.currentDirectoryPath) -> ProjectRoot {
+                               workingDirectory: String = AtomicFileSystem.currentDirectory) -> ProjectRoot {
         guard let configurationFile else { return ProjectRoot(path: ".", workingDirectory: workingDirectory) }
         return ProjectRoot(path: configurationFile + "/..", workingDirectory: workingDirectory)
     }

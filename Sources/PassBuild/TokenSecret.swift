@@ -55,7 +55,7 @@ package struct TokenSecret: Sendable {
             return TokenSecret(secret, origin: "PASSFORGE_TOKEN_SECRET")
         }
         let path = "\(projectStateDirectory)/token-secret"
-        if let data = FileManager.default.contents(atPath: path), let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty {
+        if let bytes = AtomicFileSystem.readFile(path), let secret = String(validating: bytes, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty {
             return TokenSecret(secret, origin: path)
         }
         if environment["CI"] == "true" {

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import PassModel
 
@@ -30,19 +31,11 @@ package struct ContentLoader: Sendable {
             throw ContentErrors([.error(at: SourceLocation(file: directory), rule: "content.missing",
                                         "content folder \(directory) does not exist; create it or pass --content DIR")])
         }
-        var files: [String] = []
-        let enumerator = FileManager.default.enumerator(atPath: directory)
-        while let relative = enumerator?.nextObject() as? String {
-            let name = (relative as NSString).lastPathComponent
-            if name.hasPrefix(".") {
-                if isDirectory((directory as NSString).appendingPathComponent(relative)) { enumerator?.skipDescendants() }
-                continue
-            }
-            if Self.isContentFileName(name) {
-                files.append((directory as NSString).appendingPathComponent(relative))
-            }
-        }
-        return files.sorted()
+        // Hidden files and folders (.git, an editor's backups) are not content; links are listed, not followed.
+        let below = AtomicFileSystem.filesBelow(directory, skippingHidden: true) ?? []
+        return below.filter { Self.isContentFileName(($0 as NSString).lastPathComponent) }
+            .map { (directory as NSString).appendingPathComponent($0) }
+            .sorted()
     }
 
     /// Parses one content file; returns its definitions and every problem in it.

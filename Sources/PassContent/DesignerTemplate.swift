@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import PassModel
 
@@ -19,8 +20,8 @@ enum DesignerTemplate {
     static func handling(of entry: String, at path: String) -> Handling {
         if entry == "tooling.json" {
             // The editor's own record; not part of a pass Wallet reads.
-            guard let bytes = FileManager.default.contents(atPath: path),
-                  let json = try? JSONValue(parsing: Array(bytes)),
+            guard let bytes = AtomicFileSystem.readFile(path),
+                  let json = try? JSONValue(parsing: bytes),
                   json["automaticallyGenerateCompatiblePass"] == .bool(true)
             else { return Handling(skip: true) }
             return Handling(skip: true, problems: [.warning(

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import TextEscaping
 
@@ -62,8 +63,9 @@ package struct ProjectBoundary: Sendable {
     /// The bytes of the file at `path`, read from its real path when that is inside one of the folders.
     package func read(_ path: String) -> Result<[UInt8], Refusal> {
         containedPath(path).flatMap { real in
-            guard !isDirectory(real), let data = FileManager.default.contents(atPath: real) else { return .failure(.unreadable) }
-            return .success(Array(data))
+            // A regular file only: a folder, a pipe or a device is nothing a pass holds.
+            guard let bytes = AtomicFileSystem.readFile(real) else { return .failure(.unreadable) }
+            return .success(bytes)
         }
     }
 

@@ -192,7 +192,7 @@ extension TemplateLoader {
     }
 }
 
+/// Whether `path` is a folder or a link to one.
 func isDirectory(_ path: String) -> Bool {
-    var isDirectory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    AtomicFileSystem.isDirectory(path)
 }

@@ -24,7 +24,7 @@ package final class GitSnapshot: Sendable {
                                         failure: "\(revision) is not a commit of this repository; give a branch, tag or commit, e.g. origin/main or HEAD~1")
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let root = NSTemporaryDirectory() + "passforge-diff-\(commit.prefix(12))-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try AtomicFileSystem.createDirectory(root)
         do {
             // The archive goes to a file and tar reads it from there: two processes, no shell between them.
             let archive = root + ".tar"
@@ -42,7 +42,7 @@ package final class GitSnapshot: Sendable {
         self.root = root
         projectDirectory = prefix.isEmpty ? root : (root as NSString).appendingPathComponent(prefix)
         if !AtomicFileSystem.exists(projectDirectory) {
-            try FileManager.default.createDirectory(atPath: projectDirectory, withIntermediateDirectories: true)
+            try AtomicFileSystem.createDirectory(projectDirectory)
         }
     }
 

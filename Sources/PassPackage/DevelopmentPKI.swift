@@ -49,11 +49,9 @@ package struct DevelopmentPKI: Sendable {
             throw .invalidIdentifier("the pass type identifier and team identifier must not be empty")
         }
         do {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
-            )
+            try AtomicFileSystem.createDirectory(directory, permissions: 0o700)
         } catch {
-            throw .cannotCreateDirectory(path: directory, reason: (error as NSError).localizedDescription)
+            throw .cannotCreateDirectory(path: error.path, reason: String(cString: strerror(error.code)))
         }
         // Concurrent processes must not each create their own files.
         let lock: FileLock?
@@ -126,9 +124,9 @@ package struct DevelopmentPKI: Sendable {
     ) throws(DevelopmentPKIError) -> IssuedCredential {
         let certificatePath = path(name + "-certificate.pem")
         let keyPath = path(name + "-key.pem")
-        if let certificatePEM = FileManager.default.contents(atPath: certificatePath),
-           let keyPEM = FileManager.default.contents(atPath: keyPath),
-           let existing = IssuedCredential(certificatePEM: [UInt8](certificatePEM), keyPEM: [UInt8](keyPEM)) {
+        if let certificatePEM = AtomicFileSystem.readFile(certificatePath),
+           let keyPEM = AtomicFileSystem.readFile(keyPath),
+           let existing = IssuedCredential(certificatePEM: certificatePEM, keyPEM: keyPEM) {
             let summary = existing.summary
             let issuedByParent = issuer.map { existing.isIssued(by: $0) } ?? existing.isIssued(by: existing)
             if issuedByParent, accept(summary), summary.notBefore <= now,

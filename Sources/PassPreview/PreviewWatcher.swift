@@ -117,11 +117,11 @@ package struct PreviewWatcher: Sendable {
     /// Path → stamp, of every file under the watched paths.
     func stamps() -> [String: String] {
         var stamps: [String: String] = [:]
-        let manager = FileManager.default
         for root in watchedPaths {
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: root, isDirectory: &isDirectory) else { continue }
-            let files = isDirectory.boolValue ? (manager.enumerator(atPath: root)?.allObjects as? [String] ?? []).map { "\(root)/\($0)" } : [root]
+            guard let kind = AtomicFileSystem.entryKind(root, followingLinks: true) else { continue }
+            // Every file below, hidden ones too: any change there rebuilds. A folder's own stamp is not needed:
+            // a file added or removed below it adds or removes a path.
+            let files = kind == .directory ? (AtomicFileSystem.filesBelow(root, skippingHidden: false) ?? []).map { "\(root)/\($0)" } : [root]
             for file in files {
                 // Size, inode and nanosecond times: an editor's save (often a new file renamed over the old) changes one of them.
                 if let stamp = FileStamp(path: file) { stamps[file] = stamp.description }
@@ -135,13 +135,13 @@ package struct PreviewWatcher: Sendable {
         let parts = decoded.split(separator: "/")
         guard !parts.contains(".."), !parts.contains(where: { $0.hasPrefix(".") }) else { return Response(status: .notFound) }
         let relative = parts.isEmpty ? "index.html" : parts.joined(separator: "/")
-        guard let data = FileManager.default.contents(atPath: "\(directory)/\(relative)") else {
+        guard let bytes = AtomicFileSystem.readFile("\(directory)/\(relative)") else {
             return Response(status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "not found: \(relative)\n")))
         }
         var headers = HTTPFields()
         headers[.contentType] = relative.hasSuffix(".html") ? "text/html; charset=utf-8" : "application/octet-stream"
         headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(data))))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 }
 

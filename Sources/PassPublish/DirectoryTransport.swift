@@ -17,9 +17,9 @@ struct DirectoryTransport: PublishTransport {
     var root: String
 
     func fetchState() throws -> DestinationState {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else { return .missingFolder }
-        guard isDirectory.boolValue else { throw PublishError("\(root) is a file, not a folder; publish to a folder") }
+        // DEST may be a link to the folder the site is served from.
+        guard let kind = AtomicFileSystem.entryKind(root, followingLinks: true) else { return .missingFolder }
+        guard kind == .directory else { throw PublishError("\(root) is a file, not a folder; publish to a folder") }
         var folders = RealFolders(root: root)
         guard try folders.exists(".passforge", creating: false),
               let state = try readStateFile(TreeLayout.statePath, limit: BuildState.maximumPublishedSize) else { return .noState }

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 
 extension APNsConfiguration {
@@ -17,10 +18,11 @@ extension APNsConfiguration {
         let url = environment[urlVariable].flatMap { $0.isEmpty ? nil : $0 } ?? productionURL
         var configuration = APNsConfiguration(baseURL: url)
         if let caPath = environment[trustedCAVariable], !caPath.isEmpty {
-            guard let bytes = FileManager.default.contents(atPath: caPath) else {
+            // A CA certificate is a few kilobytes; a system's whole bundle a few hundred.
+            guard let bytes = try? AtomicFileSystem.readFile(caPath, limit: 4 << 20) else {
                 throw .invalidConfiguration("\(trustedCAVariable)=\(caPath) cannot be read; point it at a PEM certificate file or unset it")
             }
-            configuration.additionalTrustRootsPEM = Array(bytes)
+            configuration.additionalTrustRootsPEM = bytes
         }
         return configuration
     }

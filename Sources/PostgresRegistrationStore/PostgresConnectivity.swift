@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import Logging
 import NIOCore
@@ -33,7 +34,7 @@ struct PostgresConnector: Sendable {
         case .verifyFull: tls.certificateVerification = .fullVerification
         }
         if let root = location.sslRootCertificate {
-            guard FileManager.default.isReadableFile(atPath: root) else {
+            guard AtomicFileSystem.isReadable(root) else {
                 throw PostgresStoreError(kind: .tls, description: "cannot read sslrootcert \(root) named in \(StoreLocation.environmentVariable)")
             }
             tls.trustRoots = .file(root)

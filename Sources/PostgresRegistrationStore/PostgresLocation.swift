@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 import RegistrationStore
 #if canImport(Glibc)
@@ -166,7 +167,7 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         } else if let host, !host.isEmpty {
             endpoint = .tcp(host: host, port: port)
         } else {
-            let folder = FileManager.default.fileExists(atPath: "/var/run/postgresql") ? "/var/run/postgresql" : "/tmp"
+            let folder = AtomicFileSystem.exists("/var/run/postgresql") ? "/var/run/postgresql" : "/tmp"
             endpoint = .unixSocket(directory: folder, port: port)
         }
         self.user = resolvedUser

@@ -1,3 +1,4 @@
+import AtomicFiles
 import Foundation
 
 package struct ScaffoldError: Error, Sendable, CustomStringConvertible {
@@ -14,20 +15,18 @@ package enum ProjectScaffold {
     /// paths written, relative to `directory`.
     package static func write(into directory: String) throws(ScaffoldError) -> [String] {
         let files = try self.files()
-        let manager = FileManager.default
-        let existing = files.map(\.path).filter { manager.fileExists(atPath: (directory as NSString).appendingPathComponent($0)) }
+        let existing = files.map(\.path).filter { AtomicFileSystem.exists((directory as NSString).appendingPathComponent($0)) }
         guard existing.isEmpty else {
             throw ScaffoldError(message: "\(directory) already has \(existing.prefix(3).joined(separator: ", "))\(existing.count > 3 ? " and \(existing.count - 3) more" : ""); passforge init never overwrites files. Run it in an empty folder, or pass a new one: passforge init my-passes")
         }
         for file in files {
             let path = (directory as NSString).appendingPathComponent(file.path)
             do {
-                try manager.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                guard manager.createFile(atPath: path, contents: Data(file.bytes)) else { throw ScaffoldError(message: "cannot write \(path)") }
-            } catch let error as ScaffoldError {
-                throw error
+                try AtomicFileSystem.createDirectory((path as NSString).deletingLastPathComponent)
+                // O_EXCL: a file that appeared since the check above is not overwritten either.
+                try AtomicFileSystem.writeFile(file.bytes, to: path, sync: false, exclusive: true)
             } catch {
-                throw ScaffoldError(message: "cannot write \(path): \(error.localizedDescription)")
+                throw ScaffoldError(message: error.description)
             }
         }
         return files.map(\.path)

@@ -21,7 +21,7 @@ package final class SQLiteRegistrationStore: RegistrationDatabase {
         self.path = path
         self.logLimit = max(1, logLimit)
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try AtomicFileSystem.createDirectory(folder)
 
         var configuration = Configuration()
         configuration.label = "passforge.registrations"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtomicFiles
 import DeviceCheck
 import Foundation
 
@@ -25,8 +26,9 @@ struct DeviceCheckCommand: AsyncParsableCommand {
         var token: String
 
         func read() throws -> String {
-            let data = token == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: token)
-            guard let data, data.count <= 64 * 1024, let text = String(data: data, encoding: .utf8) else {
+            let limit = 64 * 1024
+            let bytes = token == "-" ? Array(FileHandle.standardInput.readDataToEndOfFile()) : try? AtomicFileSystem.readFile(token, limit: limit)
+            guard let bytes, bytes.count <= limit, let text = String(validating: bytes, as: UTF8.self) else {
                 throw ValidationError("cannot read the device token from \(token)")
             }
             return text.trimmingCharacters(in: .whitespacesAndNewlines)

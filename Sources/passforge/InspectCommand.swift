@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtomicFiles
 import Foundation
 import PassModel
 import PassPackage
@@ -122,44 +123,20 @@ struct InspectCommand: ParsableCommand {
     /// than `bound`, and never more than `bound` bytes read.
     static func readBounded(_ path: String, bound: Int) -> Result<[UInt8], InspectReadError> {
         let shown = TerminalText.oneLine(path)
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-            return .failure(InspectReadError("\(shown) is a folder; give the .pkpass file (a pass's files zipped, not the folder)"))
-        }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(InspectReadError("cannot read \(shown); check the path")) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .failure(InspectReadError("cannot read \(shown); check the path")) }
-        let size = Int(status.st_size)
-        guard size <= bound else {
-            return .failure(InspectReadError("\(shown) is \(size) bytes; at most \(bound) are read (a pass holds at most \(PackageLimits.maximumTotalSize) bytes, a .pkpasses bundle \(PackageLimits.maximumBundleSize))"))
-        }
-        // Read straight into one buffer of the stated size (no second copy),
-        // and one byte more to notice a file that grows while it is read.
-        var bytes = [UInt8](repeating: 0, count: size + 1)
-        var filled = 0
-        var failure: Int32 = 0
-        bytes.withUnsafeMutableBytes { buffer in
-            while filled < buffer.count {
-                let count = read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                if count == 0 { break }
-                filled += count
+        do {
+            return .success(try AtomicFileSystem.readFile(path, limit: bound))
+        } catch {
+            switch error {
+            case .folder:
+                return .failure(InspectReadError("\(shown) is a folder; give the .pkpass file (a pass's files zipped, not the folder)"))
+            case .tooLarge(let size):
+                return .failure(InspectReadError("\(shown) is \(size) bytes; at most \(bound) are read (a pass holds at most \(PackageLimits.maximumTotalSize) bytes, a .pkpasses bundle \(PackageLimits.maximumBundleSize))"))
+            case .grew:
+                return .failure(InspectReadError("\(shown) grew while it was read; inspect it when it is complete"))
+            case .unreadable:
+                return .failure(InspectReadError("cannot read \(shown): \(error.reason); check the path"))
             }
         }
-        if failure != 0 {
-            return .failure(InspectReadError("cannot read \(shown): \(String(cString: strerror(failure)))"))
-        }
-        guard filled <= size else {
-            return .failure(InspectReadError("\(shown) grew while it was read; inspect it when it is complete"))
-        }
-        bytes.removeLast(bytes.count - filled)
-        return .success(bytes)
     }
 
     /// A bundle's passes, each inspected; defects are named by member.
