@@ -416,9 +416,8 @@ struct BuildPlanner {
         let packager = self.packager
         let reporter = ProgressThrottle(total: files.reduce(0) { $0 + $1.expectedPasses }, report: progress)
         let failed = Atomic<Bool>(false)
-        ParallelLoop.run(count: units.count, jobs: jobs) { worker, next in
-            var stager = packager?.worker(worker)
-            var staged = 0
+        ParallelLoop.run(count: units.count, jobs: jobs) { _, next in
+            var stager = packager?.worker()
             while let index = next() {
                 let unit = units[index]
                 var (definitions, parsed) = Self.parse(unit, of: files[unit.file], sources: sources)
@@ -434,8 +433,7 @@ struct BuildPlanner {
                         if let old = state.passes[job.record.key]?.tokenHash, let new = job.record.tokenHash, old != new {
                             failed.store(true, ordering: .relaxed)
                         } else {
-                            evaluation.signed = Result { try stager!.package(job, name: staged) }
-                            staged += 1
+                            evaluation.signed = Result { try stager!.package(job) }
                             evaluation.job = nil
                             reporter.step()
                         }

@@ -13,17 +13,14 @@ import Synchronization
 final class SignedPass: Sendable {
     /// Its record, with the new update tag, ETag and size.
     let record: BuildState.ItemRecord
-    /// The worker's staging folder and the file's name in it (see `stagedPath`).
-    private let worker: Int32, name: Int32
 
-    init(record: BuildState.ItemRecord, worker: Int, name: Int) {
+    init(record: BuildState.ItemRecord) {
         self.record = record
-        self.worker = Int32(worker)
-        self.name = Int32(name)
     }
 
-    /// The staged file, relative to the output folder.
-    var stagedPath: String { ParallelPackager.stagedPath(worker: Int(worker), name: Int(name)) }
+    /// The staged file, relative to the output folder: `TreeLayout.stagedPath(of:)` its path; its other
+    /// names (`record.files`) are staged beside it as hard links.
+    var stagedPath: String { TreeLayout.stagedPath(of: record.path) }
 }
 
 /// Signs and stages passes on the planner's worker threads, as soon as each
@@ -31,8 +28,9 @@ final class SignedPass: Sendable {
 /// bytes of a pass are dropped once they are on disk: memory stays flat
 /// however many passes there are.
 ///
-/// Each worker has its own signers and its own staging folder: two threads
-/// creating entries in one folder contend for its lock in the kernel.
+/// Each pass is staged under its own path in the tree (`TreeLayout.stagedTreeFolder`), with its other
+/// names (token-keyed name, download link) as hard links made here, on every core: the commit then
+/// only renames, and moves a folder the output does not have yet in one rename.
 struct ParallelPackager: Sendable {
     let tree: OutputTree
     let signingTime: Date
@@ -42,22 +40,18 @@ struct ParallelPackager: Sendable {
     /// The state of one worker thread; used by that thread only.
     struct Worker {
         let packager: ParallelPackager
-        let stagingFolder: String
-        private var folderExists = false
+        /// The staged folders this worker knows are there.
+        private var folders: Set<Substring> = []
         /// One signer per identity: a private copy of the key avoids lock
         /// contention inside OpenSSL's RSA blinding.
         private var signers: [String: CMSSigner] = [:]
 
-        private let number: Int
-
-        init(packager: ParallelPackager, number: Int) {
+        init(packager: ParallelPackager) {
             self.packager = packager
-            self.number = number
-            stagingFolder = "\(OutputTree.stagingFolder)/\(number)"
         }
 
-        /// Signs `job` and stages it as `<staging>/<worker>/<name>`, dated with the update tag.
-        mutating func package(_ job: PackagingJob, name: Int) throws -> SignedPass {
+        /// Signs `job` and stages it with its other names, dated with the update tag.
+        mutating func package(_ job: PackagingJob) throws -> SignedPass {
             let signer: CMSSigner
             if let cached = signers[job.identity.fingerprint] {
                 signer = cached
@@ -73,24 +67,29 @@ struct ParallelPackager: Sendable {
             case .pass: try assembler.makePKPass(passJSON: job.passJSON, files: files, signingTime: packager.signingTime)
             case .order: try assembler.makeOrder(orderJSON: job.passJSON, files: files, signingTime: packager.signingTime)
             }
-            if !folderExists {
-                try AtomicFileSystem.createDirectory("\(packager.tree.directory)/\(stagingFolder)")
-                folderExists = true
-            }
-            let staged = ParallelPackager.stagedPath(worker: number, name: name)
-            try AtomicFileSystem.createFile(bytes, at: "\(packager.tree.directory)/\(staged)", modifiedAt: packager.updateTag)
             var record = job.record
             record.updateTag = packager.updateTag
             record.etag = BuildState.etag(of: bytes)
             record.size = bytes.count
-            return SignedPass(record: record, worker: number, name: name)
+            let names = record.files.map { "\(packager.tree.directory)/\(TreeLayout.stagedPath(of: $0))" }
+            try makeFolder(of: names[0])
+            try AtomicFileSystem.createFile(bytes, at: names[0], modifiedAt: packager.updateTag)
+            for name in names.dropFirst() {
+                try makeFolder(of: name)
+                try AtomicFileSystem.hardLink(names[0], as: name, creatingFolder: false)
+            }
+            return SignedPass(record: record)
+        }
+
+        private mutating func makeFolder(of path: String) throws(AtomicFileSystem.Failure) {
+            let folder = TreeLayout.parentFolder(of: path)
+            guard !folders.contains(folder) else { return }
+            try AtomicFileSystem.createDirectory(String(folder))
+            folders.insert(folder)
         }
     }
 
-    func worker(_ number: Int) -> Worker { Worker(packager: self, number: number) }
-
-    /// `<staging>/<worker>/<name>`, relative to the output folder.
-    static func stagedPath(worker: Int, name: Int) -> String { "\(OutputTree.stagingFolder)/\(worker)/\(name)" }
+    func worker() -> Worker { Worker(packager: self) }
 }
 
 /// Fixed slots written by exactly one worker each, read after all finish.

@@ -185,19 +185,10 @@ package struct PassBuilder: Sendable {
                                      rewritten: rewritten, previous: previousFile, to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
         // What only the state file needed goes before the journal is made (at 100,000 passes, tens of MB).
         (previousFile, rewritten) = (nil, [])
-        // Links from the staged files first, then the moves, then the rest: see `OutputTree.apply`.
-        // Each staged file already has the update tag as its modification time, so every name of it does.
-        var signedOperations: [OutputTree.Operation] = [], moves: [OutputTree.Operation] = []
-        signedOperations.reserveCapacity(staged.count * 3 + operations.count)
-        moves.reserveCapacity(staged.count)
-        for (key, stagedPath) in staged {
-            let record = newState.passes[key]!
-            for name in record.files.dropFirst() { signedOperations.append(.init(kind: .link, path: name, source: stagedPath)) }
-            moves.append(.init(kind: .move, path: record.path, source: stagedPath))
-        }
+        // The staged files move into place, then the rest. Each staged file already has the update tag as its
+        // modification time, so every name of it does.
+        var signedOperations = Self.moves(ofStaged: staged.map(\.key), records: newState.passes, into: tree)
         staged = []
-        signedOperations += moves
-        moves = []
         signedOperations += operations
         operations = []
         let stagedDownloadsList = try tree.stage(Array(newState.downloadsCSV(keys: keys, jobs: settings.jobs, appending: bundles.csvRows).utf8),
@@ -212,6 +203,25 @@ package struct PassBuilder: Sendable {
         report.committedState = newState
         Self.releaseInBackground((newState, plan))
         (newState, plan) = (BuildState(), BuildPlan())
+    }
+
+    /// The moves of the staged items' files (`ParallelPackager`): a folder the output has none of yet moves
+    /// whole (the staged one holds exactly this build's files of it), the others' files one by one.
+    static func moves(ofStaged keys: [String], records: [String: BuildState.ItemRecord], into tree: OutputTree) -> [OutputTree.Operation] {
+        var namesByFolder: [Substring: [String]] = [:]
+        for key in keys {
+            for name in records[key]!.files { namesByFolder[TreeLayout.parentFolder(of: name), default: []].append(name) }
+        }
+        var folderMoves: [OutputTree.Operation] = [], fileMoves: [OutputTree.Operation] = []
+        for (folder, names) in namesByFolder.sorted(by: { $0.key < $1.key }) {
+            let folder = String(folder)
+            if TreeLayout.isBuildOwnedFolder(folder), !AtomicFileSystem.exists("\(tree.directory)/\(folder)") {
+                folderMoves.append(.init(kind: .moveFolder, path: folder, source: TreeLayout.stagedPath(of: folder)))
+            } else {
+                fileMoves += names.map { .init(kind: .move, path: $0, source: TreeLayout.stagedPath(of: $0)) }
+            }
+        }
+        return folderMoves + fileMoves
     }
 
     /// Passes in each offer of passforge.yml (0 for an offer no pass names); empty without offers.

@@ -31,6 +31,8 @@ package struct OutputTree: Sendable {
             /// Make `path` a hard link of `target`.
             case link
             case remove
+            /// Move a staged folder into place whole, where the output has none (`TreeLayout.isBuildOwnedFolder`).
+            case moveFolder
         }
         package var kind: Kind
         package var path: String
@@ -123,9 +125,9 @@ package struct OutputTree: Sendable {
     /// Applies the operations in order, except that a run of links or of
     /// moves is spread over threads by target folder: the operations of a
     /// run never depend on one another, and one thread per folder never
-    /// waits for another's lock on that folder. A journal lists the links
-    /// from the staged files first, then the moves, so that the links of
-    /// all passes are made while the moves wait for none of them.
+    /// waits for another's lock on that folder. A build's journal lists the
+    /// moves of whole folders first, so that the moves and links after them
+    /// find their folders.
     private func apply(_ journal: Journal, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                        stall: (String) -> Void = { _ in }) throws {
         try Self.check(journal, path: journalPath)
@@ -142,12 +144,20 @@ package struct OutputTree: Sendable {
             if kind == .remove {
                 for operation in operations[start..<end] {
                     let path = "\(directory)/\(operation.path)"
-                    folders.insert((path as NSString).deletingLastPathComponent)
+                    folders.insert(String(TreeLayout.parentFolder(of: path)))
                     try AtomicFileSystem.remove(path)
                     removeEmptyParents(of: path)
                 }
+            } else if kind == .moveFolder {
+                for operation in operations[start..<end] {
+                    let path = "\(directory)/\(operation.path)"
+                    let parent = String(TreeLayout.parentFolder(of: path))
+                    try AtomicFileSystem.createDirectory(parent)
+                    folders.insert(parent)
+                    try AtomicFileSystem.renameIfPresent("\(directory)/\(operation.source!)", to: path)
+                }
             } else {
-                let groups = Dictionary(grouping: operations[start..<end]) { ($0.path as NSString).deletingLastPathComponent }
+                let groups = Dictionary(grouping: operations[start..<end]) { TreeLayout.parentFolder(of: $0.path) }
                     .sorted { $0.key < $1.key }
                 folders.formUnion(groups.map { "\(directory)/\($0.key)" })
                 try applyInParallel(groups.map(\.value), jobs: jobs)
@@ -194,6 +204,8 @@ package struct OutputTree: Sendable {
             case .move, .link:
                 guard TreeLayout.isBuildOwned(operation.path) || operation.path == BundleList.path,
                       let source = operation.source, isStaged(source) || TreeLayout.isBuildOwned(source) else { throw refuse(operation) }
+            case .moveFolder:
+                guard TreeLayout.isBuildOwnedFolder(operation.path), let source = operation.source, isStaged(source) else { throw refuse(operation) }
             }
         }
     }
@@ -227,7 +239,7 @@ package struct OutputTree: Sendable {
             while let index = next() {
                 do throws(AtomicFileSystem.Failure) {
                     let group = groups[index]
-                    try AtomicFileSystem.createDirectory(("\(directory)/\(group[0].path)" as NSString).deletingLastPathComponent)
+                    try AtomicFileSystem.createDirectory(String(TreeLayout.parentFolder(of: "\(directory)/\(group[0].path)")))
                     for operation in group {
                         let source = "\(directory)/\(operation.source!)", path = "\(directory)/\(operation.path)"
                         if operation.kind == .move {

@@ -43,6 +43,12 @@ package enum TreeLayout {
     package static let journalPath = "\(stateFolder)/journal.json"
     /// Where a build stages its new files.
     package static let stagingFolder = "\(stateFolder)/staging"
+    /// Where a build stages the files of its passes and orders: under their own paths in the tree, so that
+    /// a folder the output does not have yet (a first build, or a CI build into a fresh output folder with
+    /// `--state-from`) moves into place whole, in one rename instead of one per file.
+    package static let stagedTreeFolder = "\(stagingFolder)/tree"
+    /// Where `path` of the tree is staged (`stagedTreeFolder`).
+    package static func stagedPath(of path: String) -> String { "\(stagedTreeFolder)/\(path)" }
     /// The last update tag whose changes the device index files show (`DeviceIndexFiles`).
     package static let indexedTagPath = "\(stateFolder)/indexed-tag"
     /// Cross-process locks of the device index shards.
@@ -90,6 +96,28 @@ package enum TreeLayout {
 
     /// `v1/devices/<device>`: the index files of one device.
     package static func deviceFolder(_ device: String) -> String { "v1/devices/\(device)" }
+
+    /// The folder of `path`: what comes before its last slash ("" when it has none). Paths of the tree are
+    /// plain relative paths (no `..`, no doubled slash: `isBuildOwned`), so no more is needed than the slash.
+    package static func parentFolder(of path: String) -> Substring {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return path[..<slash]
+    }
+
+    /// A folder that holds only the build's files: `v1/passes/<type>`, `v1/orders/<type>`, `by-token/<type>`,
+    /// `download/<type>`, or `download`. A build moves a staged one into place whole when the output has none.
+    package static func isBuildOwnedFolder(_ path: String) -> Bool {
+        if path == downloadFolder { return true }
+        var path = path
+        return path.withUTF8 { bytes in
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), isPassType(bytes, (slash + 1)..<bytes.count) else { return false }
+            switch slash {
+            case 9: return matches(bytes, 0, "v1/passes/") || matches(bytes, 0, "v1/orders/")
+            case 8: return matches(bytes, 0, "by-token/") || matches(bytes, 0, "download/")
+            default: return false
+            }
+        }
+    }
 
     /// `download/<capability>.pkpass` (`.order` for `kind` order), or with `bundle`, `download/<capability>.pkpasses`.
     package static func isCapabilityDownload(_ path: String, kind: WalletItemKind = .pass, bundle: Bool = false) -> Bool {
