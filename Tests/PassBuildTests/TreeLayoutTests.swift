@@ -26,6 +26,11 @@ import TestSupport
             ("a move outside", .init(kind: .move, path: "../victim.txt", source: staged)),
             ("a link from outside", .init(kind: .link, path: "download/AAAA.pkpass", source: "../victim.txt")),
             ("a link from the staging folder's parent", .init(kind: .link, path: "download/AAAA.pkpass", source: ".passforge/staging/../../../victim.txt")),
+            ("a folder move onto the devices", .init(kind: .moveFolder, path: "v1/devices", source: ".passforge/staging/tree/v1/devices")),
+            ("a folder move onto the state's folder", .init(kind: .moveFolder, path: ".passforge", source: ".passforge/staging/tree/x")),
+            ("a folder move of a whole kind", .init(kind: .moveFolder, path: "v1/passes", source: ".passforge/staging/tree/v1/passes")),
+            ("a folder move outside", .init(kind: .moveFolder, path: "by-token/../..", source: ".passforge/staging/tree/by-token/x")),
+            ("a folder move from outside staging", .init(kind: .moveFolder, path: "by-token/pass.y", source: "v1/passes/pass.x")),
         ]
         for (name, operation) in hostile {
             // The hostile operation last: nothing before it may have been applied either.
@@ -43,6 +48,53 @@ import TestSupport
         }
         try OutputTree.check(OutputTree.Journal(operations: good + [.init(kind: .move, path: ".passforge/bundles.json", source: staged)],
                                                 stagedState: ".passforge/staging/state.json", stagedDownloadsList: ".passforge/staging/downloads.csv"), path: "j")
+    }
+
+    @Test func theFoldersAFolderMoveMayTake() {
+        for folder in ["v1/passes/pass.x", "v1/orders/order.x", "by-token/pass.x", "download/pass.x", "download"] {
+            #expect(TreeLayout.isBuildOwnedFolder(folder), "\(folder)")
+        }
+        for folder in ["v1", "v1/passes", "v1/devices/d", "v1/passes/.x", "v1/passes/a/b", "by-token", "by-token/..", ".passforge", "download/", "", "v1/passes/pass.x/"] {
+            #expect(!TreeLayout.isBuildOwnedFolder(folder), "\(folder)")
+        }
+        #expect(TreeLayout.parentFolder(of: "by-token/pass.x/A.token") == "by-token/pass.x")
+        #expect(TreeLayout.parentFolder(of: "download") == "")
+    }
+
+    /// A folder the output has none of moves in one rename, the files of one it has one by one; a journal
+    /// killed after its folder move finishes without moving it again.
+    @Test func aNewFolderMovesWholeAndAJournalFinishesIt() throws {
+        let project = TemporaryDirectory()
+        project.write("output/v1/passes/pass.x/A", "old A")
+        let tree = OutputTree(directory: project.file("output"))
+        try tree.prepareStaging()
+        var records: [String: BuildState.ItemRecord] = [:]
+        for serial in ["A", "B"] {
+            let record = BuildState.ItemRecord(
+                passTypeIdentifier: "pass.x", serialNumber: serial, teamIdentifier: "T", updateTag: 1, etag: "e", size: 1, fingerprint: "f",
+                definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s",
+                downloadPath: TreeLayout.capabilityDownloadPath(capability: "CAP\(serial)", kind: .pass),
+                tokenPath: TreeLayout.tokenPath(type: "pass.x", identifier: serial, token: "token-\(serial)-0123456789abcdef"))
+            records[record.key] = record
+            for name in record.files { project.write("output/\(TreeLayout.stagedPath(of: name))", "new \(serial)") }
+        }
+        let operations = PassBuilder.moves(ofStaged: records.keys.sorted(), records: records, into: tree)
+        #expect(operations.filter { $0.kind == .moveFolder }.map(\.path) == ["by-token/pass.x", "download"])
+        #expect(operations.filter { $0.kind == .move }.map(\.path) == ["v1/passes/pass.x/A", "v1/passes/pass.x/B"])
+        project.write("output/.passforge/staging/state.json", "{}")
+        project.write("output/.passforge/staging/downloads.csv", "")
+        let journal = OutputTree.Journal(operations: operations, stagedState: ".passforge/staging/state.json",
+                                         stagedDownloadsList: ".passforge/staging/downloads.csv")
+        try AtomicFileSystem.write(journal.json.serialized(), to: tree.journalPath)
+        // As if killed after the folder moves: the next run of the journal finds them done.
+        try AtomicFileSystem.createDirectory(project.file("output/by-token"))
+        try AtomicFileSystem.rename(project.file("output/\(TreeLayout.stagedPath(of: "by-token/pass.x"))"), to: project.file("output/by-token/pass.x"))
+        #expect(try tree.rollForward())
+        #expect(project.read("output/v1/passes/pass.x/A") == Array("new A".utf8))
+        #expect(project.read("output/v1/passes/pass.x/B") == Array("new B".utf8))
+        #expect(project.read("output/by-token/pass.x/B.token-B-0123456789abcdef") == Array("new B".utf8))
+        #expect(project.read("output/download/CAPA.pkpass") == Array("new A".utf8))
+        #expect(!AtomicFileSystem.exists(tree.stagingDirectory))
     }
 
     @Test func theNextUpdateTagNeverTraps() throws {
