@@ -200,6 +200,22 @@ struct BuildPlanner {
     /// costs little; few enough that a run's definitions take little memory and 10,000 entries make many runs.
     static let runLength = 250
 
+    /// The runs a list of `count` entries is parsed and evaluated in: `runLength` entries, then shorter ones
+    /// towards its end (down to `shortestRun`), so that the workers finish together: a worker that takes
+    /// the last long run would sign its 250 passes (some 80 ms) while the others wait.
+    static func runs(of count: Int, jobs: Int) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        while start < count {
+            let length = min(runLength, max(shortestRun, (count - start) / (4 * max(jobs, 1))))
+            runs.append(start..<min(count, start + length))
+            start += length
+        }
+        return runs
+    }
+
+    static let shortestRun = 16
+
     /// A unit of the workers' work: a whole file, or a run of the entries of a file with `passes:`.
     private struct ParseUnit: Sendable {
         var file: Int
@@ -248,7 +264,7 @@ struct BuildPlanner {
     }
 
     /// Reads a file skipped by its stamp, now that it has to be parsed, and decides how to cut it.
-    private static func prepare(_ file: ReadFile, validateOnly: Bool, boundary: ProjectBoundary) -> ParseFile {
+    private static func prepare(_ file: ReadFile, validateOnly: Bool, boundary: ProjectBoundary, jobs: Int) -> ParseFile {
         let bytes: [UInt8]
         switch file.bytes.map({ .success($0) }) ?? boundary.readListedFile(file.path) {
         case .success(let read): bytes = read
@@ -264,9 +280,10 @@ struct BuildPlanner {
             prepared.entries = list.signature
         } else if isYAML(file.path), let list = file.list ?? PassListEntries(bytes) {
             if !validateOnly { prepared.entries = list.signature }
-            if list.entries.count > runLength {
+            let runs = Self.runs(of: list.entries.count, jobs: jobs)
+            if runs.count > 1 {
                 prepared.list = list
-                prepared.runs = stride(from: 0, to: list.entries.count, by: runLength).map { $0..<min($0 + runLength, list.entries.count) }
+                prepared.runs = runs
             }
         }
         return prepared
@@ -400,9 +417,9 @@ struct BuildPlanner {
             parse.append(file)
         }
         // Each file is parsed by the worker that evaluates its passes, and a large list of passes in runs of
-        // `runLength` entries, so that only the definitions being evaluated are in memory (100,000 parsed
+        // `runLength` entries or fewer (`runs(of:jobs:)`), so that only the definitions being evaluated are in memory (100,000 parsed
         // entries are a few hundred MB) and a large list is parsed on every core.
-        var prepared = ParallelLoop.map(parse, jobs: jobs) { file in Self.prepare(file, validateOnly: validateOnly, boundary: boundary) }
+        var prepared = ParallelLoop.map(parse, jobs: jobs) { file in Self.prepare(file, validateOnly: validateOnly, boundary: boundary, jobs: jobs) }
         parse = []
         // The bytes are taken from here by the unit that parses them, and let go of.
         let sources = ResultSlots<[UInt8]>(values: prepared.map { $0.bytes ?? [] })

@@ -94,7 +94,7 @@ package enum BuildStateEncoding {
         // are written: a full build of 100,000 passes would otherwise hold some 70 MB of them at once.
         for batch in stride(from: 0, to: keys.count, by: encodingBatch).map({ $0..<min(keys.count, $0 + encodingBatch) }) {
             let fresh = batch.filter { copied[$0] == nil }
-            var freshBytes = ParallelLoop.map(fresh, jobs: fresh.count < 64 ? 1 : jobs) { index in passes[keys[index]]!.json.serialized() }[...]
+            var freshBytes = ParallelLoop.map(fresh, jobs: fresh.count < 64 ? 1 : jobs) { index in passes[keys[index]]!.encodedJSON() }[...]
             for index in batch {
                 let key = keys[index]
                 if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -209,5 +209,52 @@ package enum BuildStateEncoding {
             return true
         }
         if !plain { out += JSONValue.string(text).serialized() }
+    }
+}
+
+extension BuildState.ItemRecord {
+    /// `json.serialized()`, written straight to bytes: a full build encodes every record while the
+    /// tree waits for its new state, and a tree of a dozen keys per record takes several times longer.
+    package func encodedJSON() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(640)
+        func key(_ name: StaticString, first: Bool = false) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out += #"":"#.utf8
+        }
+        func string(_ name: StaticString, _ value: String, first: Bool = false) {
+            key(name, first: first)
+            JSONValue.writeString(value, into: &out)
+        }
+        out.append(UInt8(ascii: "{"))
+        string("passTypeIdentifier", passTypeIdentifier, first: true)
+        string("serialNumber", serialNumber)
+        string("teamIdentifier", teamIdentifier)
+        key("updateTag")
+        out += String(updateTag).utf8
+        string("etag", etag)
+        key("size")
+        out += String(size).utf8
+        string("fingerprint", fingerprint)
+        string("definitionHash", definitionHash)
+        string("templateName", templateName)
+        key("imagePaths")
+        out.append(UInt8(ascii: "["))
+        for (index, path) in imagePaths.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(path, into: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        string("sourceFile", sourceFile)
+        string("downloadPath", downloadPath)
+        if let tokenHash { string("tokenHash", tokenHash) }
+        if let publicDownloadPath { string("publicDownloadPath", publicDownloadPath) }
+        if let tokenPath { string("tokenPath", tokenPath) }
+        if let offer { string("offer", offer) }
+        if kind != .pass { string("kind", kind.rawValue) }
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 }

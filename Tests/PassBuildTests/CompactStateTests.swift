@@ -42,6 +42,26 @@ import TestSupport
               sourceFile: "content/x.yml", downloadPath: "download/x.pkpass", publicDownloadPath: nil, tokenPath: "by-token/pass.t/\(serial).tok")
     }
 
+    /// The state writer's own record encoder gives the bytes of the record's JSON, with and without
+    /// each optional key, and with strings that need escaping.
+    @Test func aRecordIsEncodedAsItsJSON() {
+        var plain = BuildState.ItemRecord(
+            passTypeIdentifier: "pass.x", serialNumber: "A-1", teamIdentifier: "ABCDE12345", updateTag: 1_700_000_000_123, etag: "\"\(Self.hex)\"",
+            size: 12345, fingerprint: Self.hex, definitionHash: Self.hex, templateName: "card \"gold\"", imagePaths: [],
+            sourceFile: "content/a\\b\n.yml", downloadPath: "download/CAP.pkpass")
+        var full = plain
+        full.imagePaths = ["images/a.png", "images/\u{7}b.png"]
+        full.tokenHash = Self.hex
+        full.publicDownloadPath = "download/pass.x/A-1.pkpass"
+        full.tokenPath = "by-token/pass.x/A-1.0123456789abcdef"
+        full.offer = "launch"
+        full.kind = .order
+        plain.size = 0
+        for record in [plain, full] {
+            #expect(record.encodedJSON() == record.json.serialized(), "\(String(decoding: record.encodedJSON(), as: UTF8.self))")
+        }
+    }
+
     @Test func aChangedCopyOfARecordLeavesTheOriginalAsItWas() {
         let original = record("1")
         var copy = original

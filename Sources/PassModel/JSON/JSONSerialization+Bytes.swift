@@ -61,7 +61,7 @@ extension JSONValue {
         return "\(d)"
     }
 
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         let copied: Void? = s.utf8.withContiguousStorageIfAvailable { appendStringContents($0, to: &out) }
         if copied == nil {
