@@ -15,6 +15,19 @@ import PassModel
     /// More entries than two runs hold.
     static let count = BuildPlanner.runLength * 2 + 17
 
+    /// The runs cover the list once, in order; none is longer than `runLength`, and they shorten
+    /// towards the end so that no worker is left signing a long last run alone.
+    @Test func theRunsCoverTheListAndShortenTowardsItsEnd() {
+        for (count, jobs) in [(10_000, 2), (10_000, 8), (617, 2), (40, 2), (16, 4), (1, 1)] {
+            let runs = BuildPlanner.runs(of: count, jobs: jobs)
+            #expect(runs.first?.lowerBound == 0 && runs.last?.upperBound == count, "\(count) \(jobs)")
+            #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "\(count) \(jobs)")
+            #expect(runs.allSatisfy { $0.count <= BuildPlanner.runLength && !$0.isEmpty }, "\(count) \(jobs)")
+            #expect(runs.suffix(jobs).allSatisfy { $0.count <= BuildPlanner.shortestRun }, "\(count) \(jobs): \(runs.suffix(jobs))")
+        }
+        #expect(BuildPlanner.runs(of: 10_000, jobs: 2).first?.count == BuildPlanner.runLength)
+    }
+
     func settings(_ project: ProjectFixture) throws -> BuildSettings { try project.buildSettings(secret: Self.secret) }
 
     /// A list with comments and blank lines between its entries, so that a run's lines are not a simple count of entries.
