@@ -53,9 +53,15 @@ import Testing
         #expect(problems(of: minimalPass(.generic).setting("serialNumber", .string(serial))) == [])
     }
 
-    @Test(arguments: ["pass.com/example", "pass..example", "pass.example.", "tickets", "pass.com.exa mple", "../pass.x", ""])
+    @Test(arguments: ["pass.com/example", "pass..example", "pass.example.", "tickets", "pass.com.exa mple", "../pass.x", "",
+                      "pass.", "pass..", "pass.com_example", "pass.com.exämple", "pass.com.example\n", "pass.com.ex\u{0}ample"])
     func passTypeIdentifierMustBeReverseDNSAndPathSafe(identifier: String) {
         #expect(problems(of: minimalPass(.generic).setting("passTypeIdentifier", .string(identifier))) == ["error passTypeIdentifier.format @ passTypeIdentifier"])
+    }
+
+    @Test(arguments: ["pass.x", "pass.com.example.tickets", "pass.COM.Example-2.a1", "pass.-.x"])
+    func passTypeIdentifierPatternAccepts(identifier: String) {
+        #expect(problems(of: minimalPass(.generic).setting("passTypeIdentifier", .string(identifier))) == [])
     }
 
     @Test func passTypeIdentifierWithoutPassPrefixIsAWarning() {

@@ -10,6 +10,11 @@ import Testing
         #expect(problems(of: pass(url: "https://passes.example.com:8443/wallet/")) == [])
     }
 
+    @Test(arguments: ["HTTPS://passes.example.com/", "https://x", "https://passes.example.com/wallet/v2", "https://exämple.com/"])
+    func httpsInAnyCaseWithAHostIsAccepted(url: String) {
+        #expect(problems(of: pass(url: .string(url))) == [])
+    }
+
     @Test func plainHTTPIsAnErrorByDefault() {
         let diagnostics = validate(pass(url: "http://localhost:8080/"))
         #expect(problems(diagnostics) == ["error webServiceURL.scheme @ webServiceURL"])
@@ -26,7 +31,8 @@ import Testing
         #expect(problems(of: pass(url: .string(url)), allowingHTTP: true) == ["error webServiceURL.scheme @ webServiceURL"])
     }
 
-    @Test(arguments: ["https://", "https:///path", "https://example.com/?a=1", "https://example.com/#x", "https://exa mple.com/"])
+    @Test(arguments: ["https://", "https:///path", "https://example.com/?a=1", "https://example.com/#x", "https://exa mple.com/",
+                      "https://:8443/", "https://exa\u{A0}mple.com/", "https://example.com/\t", "HTTPS://example.com/?"])
     func urlMustBeAPlainBaseURL(url: String) {
         #expect(problems(of: pass(url: .string(url))) == ["error webServiceURL.format @ webServiceURL"])
     }

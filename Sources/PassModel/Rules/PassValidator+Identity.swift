@@ -71,6 +71,8 @@ extension ValidationRun {
     /// component, so it must hold only letters, digits, '.' and '-', with no
     /// empty component (which also excludes "..").
     mutating func checkPassTypeIdentifier(_ identifier: String) {
+        // Every pass of a build has one: a well-formed `pass.` name is accepted from its bytes.
+        guard !Self.isWellFormedPassTypeIdentifier(identifier) else { return }
         let path: JSONPath = [.key("passTypeIdentifier")]
         let components = identifier.split(separator: ".", omittingEmptySubsequences: false)
         let allowed = identifier.unicodeScalars.allSatisfy { $0.isASCII && (ASCII.asciiLetters($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-") }
@@ -95,6 +97,22 @@ extension ValidationRun {
                 path, "passTypeIdentifier.prefix",
                 "passTypeIdentifier \"\(identifier)\" does not start with \"pass.\"; every Pass Type ID Apple issues does (pass.com.example.tickets), so check it against your certificate"
             )
+        }
+    }
+
+    /// `pass.` then components of ASCII letters, digits and `-`, none empty: what the checks below accept
+    /// with neither error nor warning.
+    static func isWellFormedPassTypeIdentifier(_ identifier: String) -> Bool {
+        var identifier = identifier
+        return identifier.withUTF8 { bytes in
+            guard bytes.starts(with: "pass.".utf8), bytes.last != UInt8(ascii: ".") else { return false }
+            var previous = UInt8(ascii: ".")
+            for byte in bytes.dropFirst(5) {
+                let isAllowed = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == UInt8(ascii: "-")
+                guard isAllowed || (byte == UInt8(ascii: ".") && previous != UInt8(ascii: ".")) else { return false }
+                previous = byte
+            }
+            return true
         }
     }
 

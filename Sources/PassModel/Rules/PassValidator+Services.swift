@@ -30,6 +30,8 @@ extension ValidationRun {
     }
 
     mutating func checkWebServiceURL(_ url: String) {
+        // Every pass of a build has one, nearly always the same plain https URL: accepted from its bytes.
+        guard !Self.isPlainHTTPSURL(url) else { return }
         let path: JSONPath = [.key("webServiceURL")]
         let lowered = url.lowercased()
         let rest: Substring
@@ -54,6 +56,19 @@ extension ValidationRun {
         } else if url.contains(where: \.isWhitespace) || url.contains("?") || url.contains("#") {
             // Wallet appends /v1/devices/… to the URL, which a query or fragment would swallow.
             error(path, "webServiceURL.format", "webServiceURL \"\(url)\" contains whitespace, '?' or '#'; Wallet appends /v1/… to it, so give a plain base URL such as https://passes.example.com/")
+        }
+    }
+
+    /// `https://` (any case), a host, and only printable ASCII without `?` or `#`: a URL every check
+    /// below accepts.
+    static func isPlainHTTPSURL(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            let scheme = "https://".utf8
+            guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else { return false }
+            let host = bytes[scheme.count]
+            guard host != UInt8(ascii: "/"), host != UInt8(ascii: ":") else { return false }
+            return bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
         }
     }
 
