@@ -70,18 +70,9 @@ package enum PassServer {
             logger: logger)
     }
 
-    /// Runs until SIGTERM or SIGINT, then stops accepting connections and lets
+    /// Runs `application` until SIGTERM or SIGINT, then stops accepting connections and lets
     /// in-flight requests finish (ServiceLifecycle's graceful shutdown).
-    package static func run(
-        configuration: PassServerConfiguration,
-        store: any RegistrationStore & DeviceLog,
-        services: [any Service] = [],
-        reactions: [any NewBuildReaction] = [],
-        logger: Logger,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) async throws {
-        let app = application(configuration: configuration, store: store, services: services, reactions: reactions, logger: logger,
-                              onServerRunning: onServerRunning)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    package static func run(_ application: Application<Responder>) async throws {
+        try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 }

@@ -135,9 +135,11 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(PendingBitRetrier(service: offers.service, interval: .seconds(bitRetryInterval), logger: logger))
         }
         do {
-            try await PassServer.run(configuration: configuration, store: store, services: services, reactions: reactions, logger: logger) { boundPort in
+            try await PassServer.run(PassServer.application(
+                configuration: configuration, store: store, services: services, reactions: reactions, logger: logger
+            ) { boundPort in
                 Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
-            }
+            })
             await configuration.offers?.service.shutdown()
         } catch {
             await configuration.offers?.service.shutdown()
