@@ -2,6 +2,7 @@ import AtomicFiles
 import Foundation
 package import Logging
 package import WalletTree
+import PassModel
 package import RegistrationStore
 
 /// One push run (`passforge push`, `build --push`, `serve --push`): tells the
@@ -31,8 +32,8 @@ package struct PushRun: Sendable {
     }
 
     package struct Report: Sendable {
-        /// Passes whose changes this run queued.
-        package var changedPasses = 0
+        /// The passes and orders whose changes this run queued.
+        package var changed = ChangedItems()
         /// Pushes pending when sending began (queued now or left by an earlier run).
         package var pending = 0
         /// Counts over every topic.
@@ -55,7 +56,7 @@ package struct PushRun: Sendable {
     }
 
     package enum Progress: Sendable {
-        case queued(changedPasses: Int, pending: Int)
+        case queued(changed: ChangedItems, pending: Int)
         case sending(topic: String, pushes: Int)
         case sent(done: Int, total: Int)
     }
@@ -85,10 +86,10 @@ package struct PushRun: Sendable {
         if options.dryRun { return try await plan(state: state, options: options) }
         return try await store.withPushLock {
             var report = Report()
-            report.changedPasses = try await queue(state: state, options: options)
+            report.changed = ChangedItems(try await queue(state: state, options: options), in: state)
             let pending = try await store.pendingPushes(limit: Int.max)
             report.pending = pending.count
-            progress(.queued(changedPasses: report.changedPasses, pending: pending.count))
+            progress(.queued(changed: report.changed, pending: pending.count))
             let byTopic = Dictionary(grouping: pending, by: \.passTypeIdentifier)
             for topic in byTopic.keys.sorted() {
                 let pushes = byTopic[topic]!
@@ -111,16 +112,16 @@ package struct PushRun: Sendable {
     // MARK: Steps
 
     /// Moves the changes since the cursor (or the one pass asked for) into the queue.
-    private func queue(state: BuildState, options: Options) async throws -> Int {
+    private func queue(state: BuildState, options: Options) async throws -> [PassReference] {
         if let pass = options.pass {
             guard state.passes[pass.key] != nil else { throw PushRunError.unknownPass(pass) }
             // By hand: queue this pass, leave the cursor where it is.
             try await store.queuePushes(for: [pass], advancingCursorTo: try await store.pushCursor() ?? .min)
-            return 1
+            return [pass]
         }
         let changed = try await changedPasses(state: state)
         try await store.queuePushes(for: changed, advancingCursorTo: state.lastUpdateTag)
-        return changed.count
+        return changed
     }
 
     private func changedPasses(state: BuildState) async throws -> [PassReference] {
@@ -146,7 +147,7 @@ package struct PushRun: Sendable {
         } else {
             changed = try await changedPasses(state: state)
         }
-        report.changedPasses = changed.count
+        report.changed = ChangedItems(changed, in: state)
         var planned = Set(try await store.pendingPushes(limit: Int.max).map { PushNotification(token: $0.pushToken, topic: $0.passTypeIdentifier) })
         for (topic, passes) in Dictionary(grouping: changed, by: \.passTypeIdentifier) {
             for token in try await store.pushTokens(passTypeIdentifier: topic, serialNumbers: passes.map(\.serialNumber)) {
@@ -298,5 +299,29 @@ actor OutcomeRecorder {
             completed.append(contentsOf: done)
             throw error
         }
+    }
+}
+
+/// How many passes and orders changed since the last push: what `push` reports.
+package struct ChangedItems: Sendable, Equatable, CustomStringConvertible {
+    package var passes = 0
+    package var orders = 0
+
+    package init(passes: Int = 0, orders: Int = 0) {
+        (self.passes, self.orders) = (passes, orders)
+    }
+
+    /// Counts `items` by the kind the state gives each (a removed item's too).
+    init(_ items: [PassReference], in state: BuildState) {
+        for item in items {
+            let kind = state.passes[item.key]?.kind ?? state.removedPasses[item.key]?.kind ?? .pass
+            if kind == .order { orders += 1 } else { passes += 1 }
+        }
+    }
+
+    /// "3 changed passes", or "3 changed passes and 1 changed order" once there are orders.
+    package var description: String {
+        let passText = "\(passes) changed pass\(passes == 1 ? "" : "es")"
+        return orders == 0 ? passText : "\(passText) and \(orders) changed order\(orders == 1 ? "" : "s")"
     }
 }

@@ -56,7 +56,7 @@ enum Console {
     static func progress(_ event: PushRun.Progress, store: String) {
         switch event {
         case .queued(let changed, let pending):
-            error("\(changed) changed pass\(changed == 1 ? "" : "es") since the last push; \(pending) push\(pending == 1 ? "" : "es") to send (\(store))")
+            error("\(changed) since the last push; \(pending) push\(pending == 1 ? "" : "es") to send (\(store))")
         case .sending(let topic, let pushes):
             error("pushing \(topic): \(pushes) device token\(pushes == 1 ? "" : "s")")
         case .sent(let done, let total):

@@ -58,7 +58,7 @@ struct PushCommand: AsyncParsableCommand {
             for push in report.plannedPushes {
                 Console.print("would push \(push.topic) to \(push.token.prefix(8))…")
             }
-            Console.print("dry run: \(report.changedPasses) changed pass\(report.changedPasses == 1 ? "" : "es"), \(report.plannedPushes.count) push\(report.plannedPushes.count == 1 ? "" : "es") would be sent; nothing was sent or changed")
+            Console.print("dry run: \(report.changed), \(report.plannedPushes.count) push\(report.plannedPushes.count == 1 ? "" : "es") would be sent; nothing was sent or changed")
             return
         }
         for failure in report.failures { Console.error("error: \(failure)") }
