@@ -112,6 +112,12 @@ enum OrderStatusWords {
         "issue": "Issue", "cancelled": "Canceled",
     ]
 
+    /// Return.status (Apple, "Return"): open, onTheWay, processing, issue, completed, cancelled.
+    static let orderReturn: [String: String] = [
+        "open": "Return Started", "onTheWay": "On the Way", "processing": "Processing", "issue": "Issue",
+        "completed": "Return Completed", "cancelled": "Canceled",
+    ]
+
     /// A closed order says so; an open one shows its first fulfillment's status (Wallet derives the order's
     /// current status from the fulfillment status: HIG, "keep the status up to date"), else Order Placed.
     static func headline(orderStatus: String?, firstFulfillmentStatus: String?) -> String {

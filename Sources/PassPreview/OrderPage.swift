@@ -9,7 +9,7 @@ import PassModel
 /// its logo, the status and its description, each fulfillment (shipping:
 /// carrier, tracking, estimated delivery; pickup: place, window, barcode),
 /// the line items with their images, the payment with its summary and
-/// total, the order number and the link to manage the order; in every
+/// total, the returns, the order number and the link to manage the order; in every
 /// language of its order.strings. Self-contained, like a pass's page.
 package struct OrderPage: Sendable {
     /// With its authenticationToken masked (`maskingAuthenticationToken`).
@@ -88,8 +88,31 @@ package struct OrderPage: Sendable {
             if let url = returnInfo["returnPolicyURL"]?.stringValue { html += fact("Return policy", link(url, url)) }
             html += "</dl></section>"
         }
+        for orderReturn in json["returns"]?.arrayValue ?? [] { html += self.orderReturn(orderReturn, f) }
         html += "</div>"
         return html
+    }
+
+    /// A return (iOS 17.2+): its status as Wallet words it, its dates, carrier, label, items and link.
+    func orderReturn(_ orderReturn: JSONValue, _ f: FieldFormatter) -> String {
+        let status = orderReturn["status"]?.stringValue ?? ""
+        let number = orderReturn["returnNumber"]?.stringValue.map { " \(escape($0))" } ?? ""
+        var html = "<section class=\"return\" data-status=\"\(escape(status))\"><h2>Return\(number)</h2>"
+        html += "<div class=\"status-word\">\(escape(OrderStatusWords.orderReturn[status] ?? status))</div>"
+        if let description = orderReturn["statusDescription"]?.stringValue {
+            html += "<div class=\"status-description\">\(escape(f.localized(description)))</div>"
+        }
+        html += "<dl>"
+        for (key, term) in [("initiatedAt", "Started"), ("dropOffBy", "Drop off by"), ("returnedAt", "Returned")] {
+            if let date = orderReturn[key]?.stringValue { html += fact(term, escape(f.dateTime(date) ?? date)) }
+        }
+        if let carrier = orderReturn["carrier"]?.stringValue { html += fact("Carrier", escape(f.localized(carrier))) }
+        if let label = orderReturn["returnLabel"]?.stringValue { html += fact("Return label", "<code>\(escape(label))</code>") }
+        if let url = orderReturn["returnManagementURL"]?.stringValue { html += fact("Manage", link(url, "Manage Return")) }
+        if let notes = orderReturn["notes"]?.stringValue { html += fact("Notes", escape(f.localized(notes)).replacingOccurrences(of: "\n", with: "<br>")) }
+        html += "</dl>"
+        if let items = orderReturn["lineItems"]?.arrayValue, !items.isEmpty { html += "<h3>In this return</h3>\(lineItems(items, f))" }
+        return html + "</section>"
     }
 
     func fulfillment(_ fulfillment: JSONValue, index: Int, _ f: FieldFormatter) -> String {

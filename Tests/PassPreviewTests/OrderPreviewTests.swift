@@ -102,6 +102,31 @@ struct OrderPreviewTests {
         #expect(!html.contains(Self.token) && html.contains("abcd…"))
     }
 
+    @Test("an order's returns: status as Wallet words it, dates, carrier, label, items and link; hostile strings are text")
+    func returnsArePreviewed() throws {
+        var json = try JSONValue(parsing: Self.pickup).objectValue!
+        json["status"] = "completed"
+        json["returnInfo"] = try JSONValue(parsing: #"{"returnPolicyURL": "https://shop.example.com/returns", "returnDeadline": "2026-12-24T00:00:00Z"}"#)
+        json["returns"] = try JSONValue(parsing: """
+        [{ "returnIdentifier": "r1", "returnNumber": "R-7<b>", "status": "onTheWay", "carrier": "PostNord <i>",
+           "initiatedAt": "2026-11-28T10:00:00Z", "dropOffBy": "2026-12-01T18:00:00Z", "returnLabel": "label.pdf",
+           "returnManagementURL": "javascript:alert(1)", "notes": "Box it </script>",
+           "lineItems": [{ "title": "Mug", "quantity": 1, "price": { "amount": "249.00", "currency": "NOK" } }] },
+         { "returnIdentifier": "r2", "status": "completed", "returnManagementURL": "https://shop.example.com/returns/r2" }]
+        """)
+        var page = OrderPage(order: try unsignedOrder(JSONValue.object(json).serializedString()))
+        page.deviceTimeZone = TimeZone(identifier: "UTC")!
+        let html = page.html()
+        #expect(html.contains("<section class=\"return\" data-status=\"onTheWay\"><h2>Return R-7&lt;b&gt;</h2><div class=\"status-word\">On the Way</div>"), "\(html)")
+        #expect(html.contains("<section class=\"return\" data-status=\"completed\"><h2>Return</h2><div class=\"status-word\">Return Completed</div>"))
+        #expect(html.contains("<dt>Drop off by</dt>") && html.contains("Dec 1, 2026"))
+        #expect(html.contains("PostNord &lt;i&gt;") && html.contains("<code>label.pdf</code>"))
+        #expect(html.contains("<h3>In this return</h3>") && html.contains("Mug"))
+        #expect(html.contains("<code>javascript:alert(1)</code>") && !html.contains("href=\"javascript:"))
+        #expect(html.contains("<a href=\"https://shop.example.com/returns/r2\">Manage Return</a>"))
+        #expect(!html.contains("R-7<b>") && !html.contains("PostNord <i>") && !html.contains("Box it </script>"))
+    }
+
     @Test("a pickup order: place, window, a drawn barcode, and its strings in each language of order.strings")
     func pickupOrderPage() throws {
         let order = try unsignedOrder(Self.pickup, files: [
