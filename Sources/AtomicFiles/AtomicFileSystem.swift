@@ -77,26 +77,33 @@ package enum AtomicFileSystem {
     /// umask would take bits away from 0644). Not flushed: for staged files
     /// that one `syncFileSystem` makes durable together.
     package static func createFile(_ bytes: [UInt8], at path: String, modifiedAt milliseconds: Int64) throws(Failure) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(path: path, operation: "create", code: errno) }
+        try createFile(bytes, at: path, in: AT_FDCWD, shownAs: path, modifiedAt: milliseconds)
+    }
+
+    /// `createFile`, with `path` relative to the open folder `folder` (`OpenFolder`).
+    static func createFile(_ bytes: [UInt8], at path: String, in folder: Int32, shownAs shown: String,
+                           modifiedAt milliseconds: Int64) throws(Failure) {
+        let fd = openat(folder, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(path: shown, operation: "create", code: errno) }
         defer { close(fd) }
-        if !umaskKeeps644, fchmod(fd, 0o644) != 0 { throw Failure(path: path, operation: "chmod", code: errno) }
-        try writeAll(bytes, to: fd, path: path)
+        if !umaskKeeps644, fchmod(fd, 0o644) != 0 { throw Failure(path: shown, operation: "chmod", code: errno) }
+        try writeAll(bytes, to: fd, path: path, in: folder, shownAs: shown)
         var times = [timespec(milliseconds), timespec(milliseconds)]
-        guard futimens(fd, &times) == 0 else { throw Failure(path: path, operation: "set the modification time of", code: errno) }
+        guard futimens(fd, &times) == 0 else { throw Failure(path: shown, operation: "set the modification time of", code: errno) }
     }
 
     /// Writes every byte to `fd` (a write may take fewer); on failure the
-    /// half-written file at `path` is removed.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(Failure) {
+    /// half-written file at `path` (relative to `folder`) is removed.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String, in folder: Int32 = AT_FDCWD,
+                                 shownAs shown: String? = nil) throws(Failure) {
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if result < 0 {
                 if errno == EINTR { continue }
                 let code = errno
-                unlink(path)
-                throw Failure(path: path, operation: "write", code: code)
+                unlinkat(folder, path, 0)
+                throw Failure(path: shown ?? path, operation: "write", code: code)
             }
             written += result
         }

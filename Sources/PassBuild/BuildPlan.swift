@@ -433,8 +433,8 @@ struct BuildPlanner {
         let packager = self.packager
         let reporter = ProgressThrottle(total: files.reduce(0) { $0 + $1.expectedPasses }, report: progress)
         let failed = Atomic<Bool>(false)
-        ParallelLoop.run(count: units.count, jobs: jobs) { _, next in
-            var stager = packager?.worker()
+        ParallelLoop.run(count: units.count, jobs: jobs) { worker, next in
+            var stager = packager?.worker(worker)
             while let index = next() {
                 let unit = units[index]
                 var (definitions, parsed) = Self.parse(unit, of: files[unit.file], sources: sources)

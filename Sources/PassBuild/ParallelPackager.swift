@@ -40,14 +40,22 @@ struct ParallelPackager: Sendable {
     /// The state of one worker thread; used by that thread only.
     struct Worker {
         let packager: ParallelPackager
-        /// The staged folders this worker knows are there.
-        private var folders: Set<Substring> = []
+        private let number: Int
+        /// This worker's own folder, `staging/<worker>`, where it creates each file before moving it into
+        /// the staged tree. Two threads creating files in one folder contend for its lock in the kernel for
+        /// as long as the file system takes to find a free inode (on ext4 right after mass deletions, longer
+        /// than a signature, spent spinning); a move or a link only writes an entry, quickly.
+        private var ownFolder: OpenFolder?
+        private var created = 0
+        /// The staged tree's folders this worker holds open, by their path in the tree.
+        private var treeFolders: [Substring: OpenFolder] = [:]
         /// One signer per identity: a private copy of the key avoids lock
         /// contention inside OpenSSL's RSA blinding.
         private var signers: [String: CMSSigner] = [:]
 
-        init(packager: ParallelPackager) {
+        init(packager: ParallelPackager, number: Int) {
             self.packager = packager
+            self.number = number
         }
 
         /// Signs `job` and stages it with its other names, dated with the update tag.
@@ -71,25 +79,45 @@ struct ParallelPackager: Sendable {
             record.updateTag = packager.updateTag
             record.etag = BuildState.etag(of: bytes)
             record.size = bytes.count
-            let names = record.files.map { "\(packager.tree.directory)/\(TreeLayout.stagedPath(of: $0))" }
-            try makeFolder(of: names[0])
-            try AtomicFileSystem.createFile(bytes, at: names[0], modifiedAt: packager.updateTag)
-            for name in names.dropFirst() {
-                try makeFolder(of: name)
-                try AtomicFileSystem.hardLink(names[0], as: name, creatingFolder: false)
-            }
+            try stage(bytes, as: record.files)
             return SignedPass(record: record)
         }
 
-        private mutating func makeFolder(of path: String) throws(AtomicFileSystem.Failure) {
+        /// Creates the file in this worker's own folder, moves it to the first of `names` in the staged
+        /// tree and links the others to it.
+        private mutating func stage(_ bytes: [UInt8], as names: [String]) throws(AtomicFileSystem.Failure) {
+            let own: OpenFolder
+            if let ownFolder { own = ownFolder } else { own = try openOwnFolder() }
+            let created = String(self.created)
+            self.created += 1
+            try own.createFile(bytes, named: created, modifiedAt: packager.updateTag)
+            let itemFolder = try treeFolder(of: names[0]), itemName = String(TreeLayout.fileName(of: names[0]))
+            try own.moveFile(named: created, to: itemFolder, as: itemName)
+            for name in names.dropFirst() {
+                try itemFolder.linkFile(named: itemName, to: try treeFolder(of: name), as: String(TreeLayout.fileName(of: name)))
+            }
+        }
+
+        private mutating func openOwnFolder() throws(AtomicFileSystem.Failure) -> OpenFolder {
+            let path = "\(packager.tree.directory)/\(OutputTree.stagingFolder)/\(number)"
+            try AtomicFileSystem.createDirectory(path)
+            let folder = try OpenFolder(path)
+            ownFolder = folder
+            return folder
+        }
+
+        private mutating func treeFolder(of path: String) throws(AtomicFileSystem.Failure) -> OpenFolder {
             let folder = TreeLayout.parentFolder(of: path)
-            guard !folders.contains(folder) else { return }
-            try AtomicFileSystem.createDirectory(String(folder))
-            folders.insert(folder)
+            if let open = treeFolders[folder] { return open }
+            let staged = "\(packager.tree.directory)/\(TreeLayout.stagedPath(of: String(folder)))"
+            try AtomicFileSystem.createDirectory(staged)
+            let open = try OpenFolder(staged)
+            treeFolders[folder] = open
+            return open
         }
     }
 
-    func worker() -> Worker { Worker(packager: self) }
+    func worker(_ number: Int) -> Worker { Worker(packager: self, number: number) }
 }
 
 /// Fixed slots written by exactly one worker each, read after all finish.

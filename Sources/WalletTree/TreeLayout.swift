@@ -104,6 +104,12 @@ package enum TreeLayout {
         return path[..<slash]
     }
 
+    /// The name of `path` in its folder: what comes after its last slash.
+    package static func fileName(of path: String) -> Substring {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path[...] }
+        return path[path.utf8.index(after: slash)...]
+    }
+
     /// A folder that holds only the build's files: `v1/passes/<type>`, `v1/orders/<type>`, `by-token/<type>`,
     /// `download/<type>`, or `download`. A build moves a staged one into place whole when the output has none.
     package static func isBuildOwnedFolder(_ path: String) -> Bool {
