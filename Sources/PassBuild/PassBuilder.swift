@@ -208,20 +208,38 @@ package struct PassBuilder: Sendable {
     /// The moves of the staged items' files (`ParallelPackager`): a folder the output has none of yet moves
     /// whole (the staged one holds exactly this build's files of it), the others' files one by one.
     static func moves(ofStaged keys: [String], records: [String: BuildState.ItemRecord], into tree: OutputTree) -> [OutputTree.Operation] {
-        var namesByFolder: [Substring: [String]] = [:]
-        for key in keys {
-            for name in records[key]!.files { namesByFolder[TreeLayout.parentFolder(of: name), default: []].append(name) }
-        }
-        var folderMoves: [OutputTree.Operation] = [], fileMoves: [OutputTree.Operation] = []
-        for (folder, names) in namesByFolder.sorted(by: { $0.key < $1.key }) {
-            let folder = String(folder)
-            if TreeLayout.isBuildOwnedFolder(folder), !AtomicFileSystem.exists("\(tree.directory)/\(folder)") {
-                folderMoves.append(.init(kind: .moveFolder, path: folder, source: TreeLayout.stagedPath(of: folder)))
-            } else {
-                fileMoves += names.map { .init(kind: .move, path: $0, source: TreeLayout.stagedPath(of: $0)) }
+        let staged = keys.map { records[$0]! }
+        /// Each name of each item, with its place among the item's names.
+        func forEachName(_ body: (_ name: String, _ slot: Int) -> Void) {
+            for record in staged {
+                body(record.path, 0)
+                body(record.downloadPath, 1)
+                if let path = record.publicDownloadPath { body(path, 2) }
+                if let path = record.tokenPath { body(path, 3) }
             }
         }
-        return folderMoves + fileMoves
+        // The folders first, then the files of those the output has: a first build moves no file on its own.
+        // Items share their folders, so a name's folder is hashed only when it is not the one the same name
+        // of the item before had.
+        var folders = Set<Substring>(), lastFolders = [Substring](repeating: "", count: 4)
+        forEachName { name, slot in
+            let folder = TreeLayout.parentFolder(of: name)
+            if folder != lastFolders[slot] {
+                folders.insert(folder)
+                lastFolders[slot] = folder
+            }
+        }
+        let newFolders = Set(folders.filter { TreeLayout.isBuildOwnedFolder(String($0)) && !AtomicFileSystem.exists("\(tree.directory)/\($0)") })
+        var operations = newFolders.sorted().map { folder in
+            OutputTree.Operation(kind: .moveFolder, path: String(folder), source: TreeLayout.stagedPath(of: String(folder)))
+        }
+        guard newFolders.count < folders.count else { return operations }
+        forEachName { name, _ in
+            if !newFolders.contains(TreeLayout.parentFolder(of: name)) {
+                operations.append(.init(kind: .move, path: name, source: TreeLayout.stagedPath(of: name)))
+            }
+        }
+        return operations
     }
 
     /// Passes in each offer of passforge.yml (0 for an offer no pass names); empty without offers.
