@@ -56,7 +56,7 @@ extension ValidationRun {
         )
         let subject = isLegacy ? "the legacy barcode" : "the barcode at \(path)"
         var format: BarcodeFormat?
-        let formatPath = path.appending("format")
+        var formatPath: JSONPath { path.appending("format") }
         if barcode["format"] == nil {
             error(formatPath, "barcode.format", "\(subject) has no format; add \"format\": one of \(BarcodeFormat.allowedValues)")
         } else if let text = string("format", of: barcode, at: path) {

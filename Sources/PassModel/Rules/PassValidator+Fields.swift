@@ -122,7 +122,7 @@ extension ValidationRun {
     /// Wallet tells fields apart by key (for change messages and updates),
     /// so every key is unique across all the pass's field arrays.
     mutating func checkFieldKey(_ field: JSONObject, at path: JSONPath) {
-        let keyPath = path.appending("key")
+        var keyPath: JSONPath { path.appending("key") }
         guard field["key"] != nil else {
             error(keyPath, "field.key.missing", "the field at \(path) has no key; add \"key\": a name unique among all the pass's fields, e.g. \"gate\"")
             return
@@ -144,7 +144,7 @@ extension ValidationRun {
 
     /// The value is a string or a number (dates are strings). Returns it when valid.
     mutating func checkFieldValue(_ field: JSONObject, at path: JSONPath) -> JSONValue? {
-        let valuePath = path.appending("value")
+        var valuePath: JSONPath { path.appending("value") }
         guard let value = field["value"] else {
             error(valuePath, "field.value.missing", "the field at \(path) has no value; add \"value\": a string, a number, or a date such as \"2026-12-01T09:30Z\"")
             return nil

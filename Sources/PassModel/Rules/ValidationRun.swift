@@ -52,7 +52,12 @@ struct ValidationRun {
     /// The value at `key` when it is present and of `kind`; reports `key.type` when it has another type.
     mutating func member(_ key: String, of object: JSONObject, at base: JSONPath, is kind: JSONKind) -> JSONValue? {
         guard let value = object[key] else { return nil }
-        return expect(value, is: kind, at: base.appending(key)) ? value : nil
+        // The path is made only for the message: every pass looks up some hundred members.
+        guard kind.matches(value) else {
+            expect(value, is: kind, at: base.appending(key))
+            return nil
+        }
+        return value
     }
 
     mutating func string(_ key: String, of object: JSONObject, at base: JSONPath) -> String? {
