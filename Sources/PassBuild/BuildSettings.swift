@@ -59,8 +59,9 @@ package struct BuildSettings: Sendable {
 /// What a build reports while it runs.
 package enum BuildProgress: Sendable {
     case planning(files: Int)
+    /// Items signed of those to sign (passes and orders alike).
     case signing(done: Int, total: Int)
-    case writing(passes: Int)
+    case writing(passes: Int, orders: Int)
     case note(String)
 }
 

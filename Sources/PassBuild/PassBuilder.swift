@@ -107,7 +107,8 @@ package struct PassBuilder: Sendable {
                         timings: BuildTimings, report: inout BuildReport,
                         progress: @escaping @Sendable (BuildProgress) -> Void) throws {
         report.updateTag = plan.signed.isEmpty ? nil : tag
-        progress(.writing(passes: plan.signed.count))
+        let orders = plan.signed.reduce(0) { $0 + ($1.record.kind == .order ? 1 : 0) }
+        progress(.writing(passes: plan.signed.count - orders, orders: orders))
 
         // The new state starts from the old one's passes, changed in place: at 100,000 passes a copy is tens of MB.
         var newState = BuildState()

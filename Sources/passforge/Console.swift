@@ -47,8 +47,11 @@ enum Console {
         case .planning(let files): error("reading \(files) content file\(files == 1 ? "" : "s")…")
         case .signing(let done, let total):
             let percent = total == 0 ? 100 : done * 100 / total
-            progressLine("signing \(done)/\(total) passes (\(percent)%)", final: done == total)
-        case .writing(let passes): error("writing \(passes) pass\(passes == 1 ? "" : "es") into the output tree…")
+            progressLine("signing \(done)/\(total) (\(percent)%)", final: done == total)
+        case .writing(let passes, let orders):
+            let items = [passes > 0 || orders == 0 ? "\(passes) pass\(passes == 1 ? "" : "es")" : nil,
+                         orders > 0 ? "\(orders) order\(orders == 1 ? "" : "s")" : nil].compactMap { $0 }
+            error("writing \(items.joined(separator: " and ")) into the output tree…")
         case .note(let text): error(text)
         }
     }
