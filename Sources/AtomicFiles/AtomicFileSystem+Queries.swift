@@ -40,7 +40,8 @@ extension AtomicFileSystem {
         guard fstat(descriptor, &info) == 0 else { throw .unreadable(code: errno) }
         let kind = info.st_mode & S_IFMT
         guard kind != S_IFDIR else { throw .folder }
-        let isRegular = kind == S_IFREG
+        // A regular file that states no size (/proc, sysfs) is read as a pipe is.
+        let isRegular = kind == S_IFREG && info.st_size > 0
         let stated = Int(info.st_size)
         if isRegular, stated > limit { throw .tooLarge(size: stated) }
         // A regular file: its size and one byte more, to notice one that grows while it is read.

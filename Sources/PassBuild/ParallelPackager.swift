@@ -98,6 +98,8 @@ struct ParallelPackager: Sendable {
             }
         }
 
+        static let openTreeFolders = 32
+
         private mutating func openOwnFolder() throws(AtomicFileSystem.Failure) -> OpenFolder {
             let path = "\(packager.tree.directory)/\(OutputTree.stagingFolder)/\(number)"
             try AtomicFileSystem.createDirectory(path)
@@ -109,6 +111,9 @@ struct ParallelPackager: Sendable {
         private mutating func treeFolder(of path: String) throws(AtomicFileSystem.Failure) -> OpenFolder {
             let folder = TreeLayout.parentFolder(of: path)
             if let open = treeFolders[folder] { return open }
+            // Four folders a type (item, token name, two download links) stay open; a project of many types
+            // starts again rather than hold a descriptor for each on every worker.
+            if treeFolders.count >= Self.openTreeFolders { treeFolders.removeAll(keepingCapacity: true) }
             let staged = "\(packager.tree.directory)/\(TreeLayout.stagedPath(of: String(folder)))"
             try AtomicFileSystem.createDirectory(staged)
             let open = try OpenFolder(staged)

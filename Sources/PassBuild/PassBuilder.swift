@@ -210,14 +210,9 @@ package struct PassBuilder: Sendable {
     /// whole (the staged one holds exactly this build's files of it), the others' files one by one.
     static func moves(ofStaged keys: [String], records: [String: BuildState.ItemRecord], into tree: OutputTree) -> [OutputTree.Operation] {
         let staged = keys.map { records[$0]! }
-        /// Each name of each item, with its place among the item's names.
+        /// Each name of each item (`ItemRecord.files`, as the workers staged them), with its place among the item's names.
         func forEachName(_ body: (_ name: String, _ slot: Int) -> Void) {
-            for record in staged {
-                body(record.path, 0)
-                body(record.downloadPath, 1)
-                if let path = record.publicDownloadPath { body(path, 2) }
-                if let path = record.tokenPath { body(path, 3) }
-            }
+            for record in staged { record.forEachFile(body) }
         }
         // The folders first, then the files of those the output has: a first build moves no file on its own.
         // Items share their folders, so a name's folder is hashed only when it is not the one the same name

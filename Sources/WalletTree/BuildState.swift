@@ -125,7 +125,19 @@ package struct BuildState: Codable, Sendable, Equatable {
 
         /// Every name of the pass's bytes in the output tree.
         package var files: [String] {
-            [path, downloadPath] + [publicDownloadPath, tokenPath].compactMap { $0 }
+            var files: [String] = []
+            files.reserveCapacity(4)
+            forEachFile { name, _ in files.append(name) }
+            return files
+        }
+
+        /// Each of `files` with its place among the names an item can have (0 its path, 1 its download
+        /// link, 2 its public download link, 3 its token-keyed name), without making the array.
+        package func forEachFile(_ body: (_ name: String, _ place: Int) -> Void) {
+            body(path, 0)
+            body(downloadPath, 1)
+            if let publicDownloadPath { body(publicDownloadPath, 2) }
+            if let tokenPath { body(tokenPath, 3) }
         }
 
         /// The token-keyed name of a pass: what a static host serves for

@@ -118,8 +118,29 @@ package struct OutputTree: Sendable {
             AtomicFileSystem.removeTree(stagingDirectory)
             return false
         }
+        try Self.check(journal, path: journalPath)
+        // A journal read back may have been changed since this build wrote it: every file a folder move would
+        // place is checked as a file move's path is (a build's own commit moves only folders its workers filled).
+        for operation in journal.operations where operation.kind == .moveFolder {
+            try checkStagedFolder(operation.source!, as: operation.path)
+        }
         try apply(journal)
         return true
+    }
+
+    /// Every entry of the staged folder `source` is a plain file whose path under `path` is the build's, or a
+    /// folder that is the build's (`TreeLayout.isBuildOwnedFolder`) and holds only such entries; no link.
+    private func checkStagedFolder(_ source: String, as path: String) throws {
+        guard let entries = AtomicFileSystem.directoryEntries("\(directory)/\(source)") else { return }  // moved already
+        for entry in entries {
+            let target = "\(path)/\(entry.name)", staged = "\(source)/\(entry.name)"
+            switch AtomicFileSystem.entryKind("\(directory)/\(staged)") {
+            case .regularFile? where TreeLayout.isBuildOwned(target): continue
+            case .directory? where TreeLayout.isBuildOwnedFolder(target): try checkStagedFolder(staged, as: target)
+            default:
+                throw BuildError(.refused, "refusing to move \(BuildState.quoted(source)) to \(BuildState.quoted(path)) (in \(journalPath)): it holds \(BuildState.quoted(staged)), which is not a pass, token link or download of the output tree; the staged files are damaged — delete the output folder's .passforge/ and build again")
+            }
+        }
     }
 
     /// Applies the operations in order, except that a run of links or of
@@ -205,7 +226,9 @@ package struct OutputTree: Sendable {
                 guard TreeLayout.isBuildOwned(operation.path) || operation.path == BundleList.path,
                       let source = operation.source, isStaged(source) || TreeLayout.isBuildOwned(source) else { throw refuse(operation) }
             case .moveFolder:
-                guard TreeLayout.isBuildOwnedFolder(operation.path), let source = operation.source, isStaged(source) else { throw refuse(operation) }
+                // Only the folder staged for that very path: what it holds is checked before it moves (`checkStagedFolder`).
+                guard TreeLayout.isBuildOwnedFolder(operation.path), operation.source == TreeLayout.stagedPath(of: operation.path)
+                else { throw refuse(operation) }
             }
         }
     }

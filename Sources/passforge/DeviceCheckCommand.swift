@@ -27,9 +27,10 @@ struct DeviceCheckCommand: AsyncParsableCommand {
 
         func read() throws -> String {
             let limit = 64 * 1024
-            let bytes = token == "-" ? Array(FileHandle.standardInput.readDataToEndOfFile()) : try? AtomicFileSystem.readFile(token, limit: limit)
-            guard let bytes, bytes.count <= limit, let text = String(validating: bytes, as: UTF8.self) else {
-                throw ValidationError("cannot read the device token from \(token)")
+            // Standard input too is read no further than the limit.
+            let bytes = try? AtomicFileSystem.readFile(token == "-" ? "/dev/stdin" : token, limit: limit)
+            guard let bytes, let text = String(validating: bytes, as: UTF8.self) else {
+                throw ValidationError("cannot read the device token from \(token) (at most \(limit) bytes of UTF-8)")
             }
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         }

@@ -58,6 +58,9 @@ struct AtomicFileSystemTests {
             try AtomicFileSystem.readFile("/dev/zero", limit: 100_000)
         }
         #expect(try AtomicFileSystem.readFile("/dev/null", limit: 10) == [])
+        // A regular file that states no size but has bytes (/proc) is read as a stream is, not refused as grown.
+        let status = try AtomicFileSystem.readFile("/proc/self/status", limit: 1 << 20)
+        #expect(String(decoding: status, as: UTF8.self).contains("Pid:"))
     }
 
     @Test("readFile(limit:) follows a link to a file")

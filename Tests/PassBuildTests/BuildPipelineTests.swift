@@ -21,6 +21,32 @@ import PassModel
         return Dictionary(uniqueKeysWithValues: try ZipArchive.read(bytes).map { ($0.name, $0.bytes) })
     }
 
+    /// More types than a worker keeps staged folders open for (four a type with public download links):
+    /// every pass lands under each of its names, the first build moving whole folders, the next one files.
+    @Test func manyTypesAreStagedAndCommitted() throws {
+        let project = ProjectFixture(passCount: 0)
+        let types = (0..<(ParallelPackager.Worker.openTreeFolders / 4 + 2)).map { "pass.com.example.t\($0)" }
+        var yaml = "template: card\ndefaults: { download: public, data: { name: x, points: 0 } }\npasses:\n"
+        for (index, type) in types.enumerated() {
+            for serial in ["A", "B"] { yaml += "  - { serialNumber: \(serial)\(index), pass: { passTypeIdentifier: \(type) } }\n" }
+        }
+        project.directory.write("content/many.yml", yaml)
+        // The development chain, which has a certificate for every type.
+        let settings = try BuildSettings(projectFolder: project.root, environment: ["PASSFORGE_TOKEN_SECRET": Self.secret], jobs: 1)
+        for round in 0..<2 {
+            if round == 1 { project.directory.write("content/many.yml", yaml.replacingOccurrences(of: "points: 0", with: "points: 1")) }
+            let report = try PassBuilder(settings: settings).build()
+            #expect(report.built.count == types.count * 2, "round \(round)")
+            let state = try BuildState.load(from: project.output)
+            for record in state.passes.values {
+                let bytes = try #require(project.directory.read("output/\(record.path)"), "\(record.key)")
+                for name in record.files { #expect(project.directory.read("output/\(name)") == bytes, "round \(round): \(name)") }
+                #expect(record.publicDownloadPath != nil && record.tokenPath != nil)
+            }
+        }
+        #expect(!AtomicFileSystem.exists("\(project.output)/.passforge/staging"))
+    }
+
     @Test func aChangedTemplateImageReachesEveryPassAndItsManifest() throws {
         let project = ProjectFixture(passCount: 3)
         let settings = try settings(project)

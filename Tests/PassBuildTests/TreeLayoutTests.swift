@@ -31,6 +31,8 @@ import TestSupport
             ("a folder move of a whole kind", .init(kind: .moveFolder, path: "v1/passes", source: ".passforge/staging/tree/v1/passes")),
             ("a folder move outside", .init(kind: .moveFolder, path: "by-token/../..", source: ".passforge/staging/tree/by-token/x")),
             ("a folder move from outside staging", .init(kind: .moveFolder, path: "by-token/pass.y", source: "v1/passes/pass.x")),
+            ("a folder move of the whole staging", .init(kind: .moveFolder, path: "download", source: ".passforge/staging")),
+            ("a folder move of another staged folder", .init(kind: .moveFolder, path: "download", source: ".passforge/staging/tree/by-token/pass.x")),
         ]
         for (name, operation) in hostile {
             // The hostile operation last: nothing before it may have been applied either.
@@ -74,12 +76,14 @@ import TestSupport
                 passTypeIdentifier: "pass.x", serialNumber: serial, teamIdentifier: "T", updateTag: 1, etag: "e", size: 1, fingerprint: "f",
                 definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s",
                 downloadPath: TreeLayout.capabilityDownloadPath(capability: "CAP\(serial)", kind: .pass),
+                publicDownloadPath: serial == "B" ? TreeLayout.publicDownloadPath(kind: .pass, type: "pass.x", identifier: serial) : nil,
                 tokenPath: TreeLayout.tokenPath(type: "pass.x", identifier: serial, token: "token-\(serial)-0123456789abcdef"))
             records[record.key] = record
             for name in record.files { project.write("output/\(TreeLayout.stagedPath(of: name))", "new \(serial)") }
         }
         let operations = PassBuilder.moves(ofStaged: records.keys.sorted(), records: records, into: tree)
-        #expect(operations.filter { $0.kind == .moveFolder }.map(\.path) == ["by-token/pass.x", "download"])
+        // `download/pass.x` moves with `download`, its parent, first; its own move then finds it done.
+        #expect(operations.filter { $0.kind == .moveFolder }.map(\.path) == ["by-token/pass.x", "download", "download/pass.x"])
         #expect(operations.filter { $0.kind == .move }.map(\.path) == ["v1/passes/pass.x/A", "v1/passes/pass.x/B"])
         project.write("output/.passforge/staging/state.json", "{}")
         project.write("output/.passforge/staging/downloads.csv", "")
@@ -94,7 +98,38 @@ import TestSupport
         #expect(project.read("output/v1/passes/pass.x/B") == Array("new B".utf8))
         #expect(project.read("output/by-token/pass.x/B.token-B-0123456789abcdef") == Array("new B".utf8))
         #expect(project.read("output/download/CAPA.pkpass") == Array("new A".utf8))
+        #expect(project.read("output/download/pass.x/B.pkpass") == Array("new B".utf8))
         #expect(!AtomicFileSystem.exists(tree.stagingDirectory))
+    }
+
+    /// A journal read back moves a staged folder only when everything in it is the build's: a link or a
+    /// stray file planted there stops it before any operation.
+    @Test func aStagedFolderWithALinkOrAStrayFileIsNotMoved() throws {
+        for planted in ["link", "stray"] {
+            let project = TemporaryDirectory()
+            project.write("victim.txt", "precious")
+            project.write("output/v1/passes/pass.x/A", "old A")
+            let tree = OutputTree(directory: project.file("output"))
+            try tree.prepareStaging()
+            project.write("output/\(TreeLayout.stagedPath(of: "by-token/pass.x/A.token-A-0123456789abcdef"))", "new A")
+            let plantedPath = project.file("output/\(TreeLayout.stagedPath(of: "by-token/pass.x"))/\(planted == "link" ? "B.token-B-0123456789abcdef" : ".htaccess")")
+            if planted == "link" {
+                #expect(symlink(project.file("victim.txt"), plantedPath) == 0)
+            } else {
+                project.write(String(plantedPath.dropFirst(project.path.count + 1)), "deny")
+            }
+            project.write("output/.passforge/staging/state.json", "{}")
+            project.write("output/.passforge/staging/downloads.csv", "")
+            let journal = OutputTree.Journal(
+                operations: [.init(kind: .remove, path: "v1/passes/pass.x/A"),
+                             .init(kind: .moveFolder, path: "by-token/pass.x", source: TreeLayout.stagedPath(of: "by-token/pass.x"))],
+                stagedState: ".passforge/staging/state.json", stagedDownloadsList: ".passforge/staging/downloads.csv")
+            try AtomicFileSystem.write(journal.json.serialized(), to: tree.journalPath)
+            let error = #expect(throws: BuildError.self, "\(planted)") { try tree.rollForward() }
+            #expect(error?.kind == .refused && error?.description.contains("refusing to move") == true, "\(planted): \(String(describing: error))")
+            #expect(project.read("output/v1/passes/pass.x/A") == Array("old A".utf8), "\(planted): applied before the check")
+            #expect(!AtomicFileSystem.exists(project.file("output/by-token/pass.x")), "\(planted)")
+        }
     }
 
     @Test func theNextUpdateTagNeverTraps() throws {
