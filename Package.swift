@@ -273,7 +273,7 @@ let package = Package(
         .testTarget(name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
         .testTarget(name: "ExternalProcessTests", dependencies: ["ExternalProcess"]),
-        .testTarget(name: "AtomicFilesTests", dependencies: ["AtomicFiles"]),
+        .testTarget(name: "AtomicFilesTests", dependencies: ["AtomicFiles", "TestSupport"]),
         .testTarget(
             name: "DeviceCheckTests",
             dependencies: [

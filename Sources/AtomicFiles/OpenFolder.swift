@@ -1,3 +1,4 @@
+import CSystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,12 @@ package final class OpenFolder: Sendable {
     }
 
     deinit { close(descriptor) }
+
+    /// Whether the folder is on tmpfs, where making a file only takes memory. On a disk file system
+    /// (ext4 and others) the kernel finds a free inode while it holds the folder's lock, which after
+    /// mass deletions can take longer than signing a pass, and other threads making files in the same
+    /// folder spin on that lock meanwhile.
+    package var isInMemory: Bool { passforge_is_tmpfs(descriptor) == 1 }
 
     /// `AtomicFileSystem.createFile` of `name` in this folder: a new file (never one already
     /// there), dated `milliseconds` since 1970, not flushed.

@@ -1,7 +1,17 @@
 #define _GNU_SOURCE
 #include <malloc.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "CSystemCalls.h"
+
+/* TMPFS_MAGIC of <linux/magic.h>, spelled here so that no kernel header is needed. */
+#define PASSFORGE_TMPFS_MAGIC 0x01021994
+
+int passforge_is_tmpfs(int fd) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return -1;
+    return info.f_type == PASSFORGE_TMPFS_MAGIC;
+}
 
 int passforge_syncfs(int fd) {
     return syncfs(fd);

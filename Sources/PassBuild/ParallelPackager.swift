@@ -44,8 +44,10 @@ struct ParallelPackager: Sendable {
         /// This worker's own folder, `staging/<worker>`, where it creates each file before moving it into
         /// the staged tree. Two threads creating files in one folder contend for its lock in the kernel for
         /// as long as the file system takes to find a free inode (on ext4 right after mass deletions, longer
-        /// than a signature, spent spinning); a move or a link only writes an entry, quickly.
+        /// than a signature, spent spinning); a move or a link only writes an entry, quickly. On tmpfs
+        /// (`OpenFolder.isInMemory`) making a file takes no such search, and it is made in place.
         private var ownFolder: OpenFolder?
+        private var createsInPlace: Bool?
         private var created = 0
         /// The staged tree's folders this worker holds open, by their path in the tree.
         private var treeFolders: [Substring: OpenFolder] = [:]
@@ -88,11 +90,17 @@ struct ParallelPackager: Sendable {
         private mutating func stage(_ bytes: [UInt8], as names: [String]) throws(AtomicFileSystem.Failure) {
             let own: OpenFolder
             if let ownFolder { own = ownFolder } else { own = try openOwnFolder() }
-            let created = String(self.created)
-            self.created += 1
-            try own.createFile(bytes, named: created, modifiedAt: packager.updateTag)
             let itemFolder = try treeFolder(of: names[0]), itemName = String(TreeLayout.fileName(of: names[0]))
-            try own.moveFile(named: created, to: itemFolder, as: itemName)
+            if createsInPlace ?? own.isInMemory {
+                createsInPlace = true
+                try itemFolder.createFile(bytes, named: itemName, modifiedAt: packager.updateTag)
+            } else {
+                createsInPlace = false
+                let created = String(self.created)
+                self.created += 1
+                try own.createFile(bytes, named: created, modifiedAt: packager.updateTag)
+                try own.moveFile(named: created, to: itemFolder, as: itemName)
+            }
             for name in names.dropFirst() {
                 try itemFolder.linkFile(named: itemName, to: try treeFolder(of: name), as: String(TreeLayout.fileName(of: name)))
             }

@@ -1,6 +1,7 @@
 import AtomicFiles
 import Foundation
 import Testing
+import TestSupport
 
 /// Files made, moved and linked relative to an open folder, on real files.
 @Suite struct OpenFolderTests {
@@ -33,5 +34,15 @@ import Testing
         let missing = #expect(throws: AtomicFileSystem.Failure.self) { try own.moveFile(named: "gone", to: tree, as: "B") }
         #expect(missing?.description.contains("\(root)/own/gone") == true)
         #expect(throws: AtomicFileSystem.Failure.self) { try OpenFolder("\(root)/no-such-folder") }
+    }
+}
+
+extension OpenFolderTests {
+    /// tmpfs is told from a disk file system as `stat -f` tells them.
+    @Test func aFolderKnowsWhetherItIsOnTmpfs() throws {
+        for base in [NSTemporaryDirectory(), "/dev/shm", "/"] where AtomicFileSystem.isDirectory(base) {
+            let type = try #require(fileSystemType(of: base))
+            #expect(try OpenFolder(base).isInMemory == (type == "tmpfs"), "\(base): \(type)")
+        }
     }
 }

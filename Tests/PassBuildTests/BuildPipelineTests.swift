@@ -47,6 +47,25 @@ import PassModel
         #expect(!AtomicFileSystem.exists("\(project.output)/.passforge/staging"))
     }
 
+    /// On tmpfs a worker makes each file in place in the staged tree (`OpenFolder.isInMemory`) instead of
+    /// in its own folder: the build's tree is the same, first build and rebuild.
+    @Test(.enabled(if: fileSystemType(of: "/dev/shm") == "tmpfs", "/dev/shm is not a tmpfs here"))
+    func aBuildOnTmpfsMakesFilesInPlace() throws {
+        let project = ProjectFixture(passCount: 0, under: "/dev/shm")
+        #expect(try OpenFolder(project.root).isInMemory)
+        project.writeList(count: 40)
+        for round in 0..<2 {
+            if round == 1 { project.writeList(count: 40, points: { $0 + 1 }) }
+            let report = try PassBuilder(settings: try settings(project)).build()
+            #expect(report.built.count == 40, "round \(round)")
+            for record in try BuildState.load(from: project.output).passes.values {
+                let bytes = try #require(project.directory.read("output/\(record.path)"))
+                for name in record.files { #expect(project.directory.read("output/\(name)") == bytes, "round \(round): \(name)") }
+            }
+        }
+        #expect(!AtomicFileSystem.exists("\(project.output)/.passforge/staging"))
+    }
+
     @Test func aChangedTemplateImageReachesEveryPassAndItsManifest() throws {
         let project = ProjectFixture(passCount: 3)
         let settings = try settings(project)

@@ -3,11 +3,13 @@ import Foundation
 /// A small passforge project on disk: passforge.yml, one template with
 /// images, and content files — the shape an editor commits.
 public final class ProjectFixture: Sendable {
-    public let directory = TemporaryDirectory("passforge-project")
+    public let directory: TemporaryDirectory
     public var root: String { directory.path }
     public var output: String { directory.file("output") }
 
-    public init(passCount: Int = 3) {
+    /// - Parameter base: the folder to make the project in; the system's temporary directory when nil.
+    public init(passCount: Int = 3, under base: String? = nil) {
+        directory = TemporaryDirectory("passforge-project", under: base)
         directory.write("passforge.yml", """
         passTypeIdentifier: \(TestPKI.passType)
         teamIdentifier: \(TestPKI.team)

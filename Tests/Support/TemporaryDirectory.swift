@@ -4,8 +4,9 @@ import Foundation
 public final class TemporaryDirectory: Sendable {
     public let path: String
 
-    public init(_ prefix: String = "passforge-test") {
-        let template = NSTemporaryDirectory() + "/\(prefix)-XXXXXX"
+    /// - Parameter base: the folder to make it in; the system's temporary directory when nil.
+    public init(_ prefix: String = "passforge-test", under base: String? = nil) {
+        let template = (base ?? NSTemporaryDirectory()) + "/\(prefix)-XXXXXX"
         var bytes = Array(template.utf8CString)
         guard let result = mkdtemp(&bytes) else { fatalError("mkdtemp failed") }
         path = String(cString: result)
@@ -32,4 +33,10 @@ public final class TemporaryDirectory: Sendable {
     public func read(_ relative: String) -> [UInt8]? {
         FileManager.default.contents(atPath: file(relative)).map { Array($0) }
     }
+}
+
+/// The type of the file system holding `path` as `stat -f` names it ("tmpfs", "ext2/ext3", …), or nil.
+public func fileSystemType(of path: String) -> String? {
+    guard let result = try? runProcess("/usr/bin/stat", ["-f", "-c", "%T", path]), result.status == 0 else { return nil }
+    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
