@@ -683,13 +683,16 @@ struct BuildPlanner {
         }
         defined[key] = evaluation.serialLocation
         let type = key[..<(key.firstIndex(of: "/") ?? key.endIndex)]
-        if let first = kindsByType[type], first.kind != evaluation.kind {
-            collector.add(.error(at: evaluation.serialLocation, rule: "content.type-kind",
-                                 "\(type) is used as a \(first.kind.noun) type identifier and as a\(evaluation.kind == .order ? "n" : "") \(evaluation.kind.noun) type identifier; passes and orders share by-token/ and the device indices, so each needs its own (Apple issues Pass Type IDs and Order Type IDs separately)",
-                                 notes: [(first.location, "first used for a \(first.kind.noun) here")]))
-            return nil
+        if let first = kindsByType[type] {
+            guard first.kind == evaluation.kind else {
+                collector.add(.error(at: evaluation.serialLocation, rule: "content.type-kind",
+                                     "\(type) is used as a \(first.kind.noun) type identifier and as a\(evaluation.kind == .order ? "n" : "") \(evaluation.kind.noun) type identifier; passes and orders share by-token/ and the device indices, so each needs its own (Apple issues Pass Type IDs and Order Type IDs separately)",
+                                     notes: [(first.location, "first used for a \(first.kind.noun) here")]))
+                return nil
+            }
+        } else {
+            kindsByType[type] = (evaluation.kind, evaluation.serialLocation)
         }
-        if kindsByType[type] == nil { kindsByType[type] = (evaluation.kind, evaluation.serialLocation) }
         if evaluation.isUnchanged || state.passes.index(forKey: key) != nil { definedBefore += 1 }
         if let previous = state.passes[key], let old = previous.tokenHash, let new = evaluation.tokenHash, old != new {
             collector.add(.error(

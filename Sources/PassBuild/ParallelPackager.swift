@@ -41,14 +41,19 @@ struct ParallelPackager: Sendable {
     struct Worker {
         let packager: ParallelPackager
         private let number: Int
-        /// This worker's own folder, `staging/<worker>`, where it creates each file before moving it into
+        /// How this worker makes a file: in its own folder, `staging/<worker>`, then moved into
         /// the staged tree. Two threads creating files in one folder contend for its lock in the kernel for
         /// as long as the file system takes to find a free inode (on ext4 right after mass deletions, longer
         /// than a signature, spent spinning); a move or a link only writes an entry, quickly. On tmpfs
         /// (`OpenFolder.isInMemory`) making a file takes no such search, and it is made in place.
-        private var ownFolder: OpenFolder?
-        private var createsInPlace: Bool?
+        private var creation: Creation?
         private var created = 0
+
+        /// Where this worker makes each file: chosen once, by the staged tree's file system.
+        private enum Creation {
+            case inPlace
+            case inOwnFolder(OpenFolder)
+        }
         /// The staged tree's folders this worker holds open, by their path in the tree.
         private var treeFolders: [Substring: OpenFolder] = [:]
         /// One signer per identity: a private copy of the key avoids lock
@@ -85,17 +90,15 @@ struct ParallelPackager: Sendable {
             return SignedPass(record: record)
         }
 
-        /// Creates the file in this worker's own folder, moves it to the first of `names` in the staged
-        /// tree and links the others to it.
+        /// Creates the file as the first of `names` in the staged tree (on a disk file system: in this
+        /// worker's own folder, then moved there) and links the others to it.
         private mutating func stage(_ bytes: [UInt8], as names: [String]) throws(AtomicFileSystem.Failure) {
-            let own: OpenFolder
-            if let ownFolder { own = ownFolder } else { own = try openOwnFolder() }
             let itemFolder = try treeFolder(of: names[0]), itemName = String(TreeLayout.fileName(of: names[0]))
-            if createsInPlace ?? own.isInMemory {
-                createsInPlace = true
+            if creation == nil { creation = itemFolder.isInMemory ? .inPlace : .inOwnFolder(try openOwnFolder()) }
+            switch creation! {
+            case .inPlace:
                 try itemFolder.createFile(bytes, named: itemName, modifiedAt: packager.updateTag)
-            } else {
-                createsInPlace = false
+            case .inOwnFolder(let own):
                 let created = String(self.created)
                 self.created += 1
                 try own.createFile(bytes, named: created, modifiedAt: packager.updateTag)
@@ -108,12 +111,10 @@ struct ParallelPackager: Sendable {
 
         static let openTreeFolders = 32
 
-        private mutating func openOwnFolder() throws(AtomicFileSystem.Failure) -> OpenFolder {
+        private func openOwnFolder() throws(AtomicFileSystem.Failure) -> OpenFolder {
             let path = "\(packager.tree.directory)/\(OutputTree.stagingFolder)/\(number)"
             try AtomicFileSystem.createDirectory(path)
-            let folder = try OpenFolder(path)
-            ownFolder = folder
-            return folder
+            return try OpenFolder(path)
         }
 
         private mutating func treeFolder(of path: String) throws(AtomicFileSystem.Failure) -> OpenFolder {

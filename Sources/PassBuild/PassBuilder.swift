@@ -175,7 +175,7 @@ package struct PassBuilder: Sendable {
         operations += bundles.moves + bundles.removals
         for note in bundles.notes { progress(.note(note)) }
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
-        let stagedState = "\(tree.stagingFolder)/\((TreeLayout.statePath as NSString).lastPathComponent)"
+        let stagedState = "\(tree.stagingFolder)/\(TreeLayout.fileName(of: TreeLayout.statePath))"
         // The new passes are the previous ones (their records' keys, in the file) but the removed, and the signed;
         // the content files, the reused ones (all kept) and the parsed.
         let keys = BuildStateEncoding.sortedKeys(of: newState.passes, ordered: previousFile?.recordRanges.map(\.key) ?? [],
@@ -193,7 +193,7 @@ package struct PassBuilder: Sendable {
         signedOperations += operations
         operations = []
         let stagedDownloadsList = try tree.stage(Array(newState.downloadsCSV(keys: keys, jobs: settings.jobs, appending: bundles.csvRows).utf8),
-                                                 name: (TreeLayout.downloadsListPath as NSString).lastPathComponent)
+                                                 name: String(TreeLayout.fileName(of: TreeLayout.downloadsListPath)))
         let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, stagedDownloadsList: stagedDownloadsList)
         timings.mark("new state")
         try tree.commit(journal, jobs: settings.jobs) { point in

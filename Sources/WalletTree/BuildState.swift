@@ -536,8 +536,7 @@ extension BuildState {
                 ("passTypeIdentifier", .string(record.passTypeIdentifier)), ("serialNumber", .string(record.serialNumber)),
                 ("tokenHash", .string(record.tokenHash)), ("removedTag", .int(Int(record.removedTag))),
                 ("files", .array(record.files.map(JSONValue.string))),
-            ] + (record.kind == .pass ? [] : [("kind", .string(record.kind.rawValue))]) + [
-            ]))
+            ] + (record.kind == .pass ? [] : [("kind", .string(record.kind.rawValue))])))
         }
         return .object(JSONObject([
             ("version", .int(version)), ("lastUpdateTag", .int(Int(lastUpdateTag))), ("builtAt", .string(builtAt)),

@@ -32,10 +32,8 @@ package final class DeviceIndexFiles: Sendable {
 
     /// `v1/devices/<device>/registrations/<typeIdentifier>`: one index per device and pass or order type.
     package static func relativePath(device: String, passTypeIdentifier: String) -> String {
-        "\(deviceFolder(device))/registrations/\(passTypeIdentifier)"
+        "\(TreeLayout.deviceFolder(device))/registrations/\(passTypeIdentifier)"
     }
-
-    package static func deviceFolder(_ device: String) -> String { TreeLayout.deviceFolder(device) }
 
     /// The file's bytes, or nil when none of `serialNumbers` is a built pass
     /// (then there is no file: nothing to list).
@@ -228,7 +226,7 @@ package final class DeviceIndexFiles: Sendable {
 
     /// `v1/devices/<device>/registrations/` and `v1/devices/<device>/` go with their last file.
     private func removeEmptyFolders(device: String) {
-        let deviceFolder = "\(outputDirectory)/\(Self.deviceFolder(device))"
+        let deviceFolder = "\(outputDirectory)/\(TreeLayout.deviceFolder(device))"
         AtomicFileSystem.removeEmptyDirectory("\(deviceFolder)/registrations")
         AtomicFileSystem.removeEmptyDirectory(deviceFolder)
     }

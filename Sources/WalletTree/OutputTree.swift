@@ -124,7 +124,7 @@ package struct OutputTree: Sendable {
         for operation in journal.operations where operation.kind == .moveFolder {
             try checkStagedFolder(operation.source!, as: operation.path)
         }
-        try apply(journal)
+        try apply(journal, checked: true)
         return true
     }
 
@@ -149,9 +149,9 @@ package struct OutputTree: Sendable {
     /// waits for another's lock on that folder. A build's journal lists the
     /// moves of whole folders first, so that the moves and links after them
     /// find their folders.
-    private func apply(_ journal: Journal, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+    private func apply(_ journal: Journal, checked: Bool = false, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                        stall: (String) -> Void = { _ in }) throws {
-        try Self.check(journal, path: journalPath)
+        if !checked { try Self.check(journal, path: journalPath) }
         var folders = Set<String>()
         var start = 0
         var runs = 0
@@ -283,11 +283,11 @@ package struct OutputTree: Sendable {
     /// Removes `v1/passes/<type>/` (or `v1/orders/<type>/`, `by-token/<type>/`…) when its last file is gone,
     /// never a top folder of the tree.
     private func removeEmptyParents(of path: String) {
-        var folder = (path as NSString).deletingLastPathComponent
+        var folder = String(TreeLayout.parentFolder(of: path))
         let stop = TreeLayout.topFolders.map { "\(directory)/\($0)" } + [directory]
         while !stop.contains(folder), let entries = AtomicFileSystem.directoryEntries(folder), entries.isEmpty {
             AtomicFileSystem.removeEmptyDirectory(folder)
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = String(TreeLayout.parentFolder(of: folder))
         }
     }
 }

@@ -46,9 +46,7 @@ import WalletTree
         // Run 2: SO-1's status changes; CI signs only it and publishes.
         d.repository.editor.writeOrder("SO-1", status: "completed", shipping: "delivered")
         try d.repository.commit("SO-1 delivered")
-        let second = try d.repository.freshClone("ci-run-2")
-        let rebuild = try second.passforge(["build", "--state-from", d.destination], environment: d.ci)
-        try #require(rebuild.status == 0, "\(rebuild.output)")
+        let (second, rebuild) = try d.ciBuildFromPublishedState("ci-run-2")
         #expect(rebuild.stdout.contains("built 1, unchanged 2, removed 0"), "\(rebuild.output)")
         let republish = try second.passforge(["publish", d.destination], environment: d.ci)
         try #require(republish.status == 0, "\(republish.output)")

@@ -53,9 +53,7 @@ final class BuiltProject: @unchecked Sendable {
 
     /// The pass's authenticationToken, read from pass.json inside the signed file.
     func token(_ serial: String) throws -> String {
-        let verified = try PassVerifier.verify("\(output)/v1/passes/\(type)/\(serial)", root: TestPKI.shared.root)
-        guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("pass \(serial) has no token") }
-        return token
+        try authenticationToken(ofItemAt: "\(output)/v1/passes/\(type)/\(serial)", "pass \(serial)")
     }
 
     var orderType: String { TestPKI.orderType }
@@ -69,9 +67,7 @@ final class BuiltProject: @unchecked Sendable {
 
     /// The order's authenticationToken, read from order.json inside the signed file.
     func orderToken(_ identifier: String) throws -> String {
-        let verified = try PassVerifier.verify("\(output)/v1/orders/\(orderType)/\(identifier)", root: TestPKI.shared.root)
-        guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("order \(identifier) has no token") }
-        return token
+        try authenticationToken(ofItemAt: "\(output)/v1/orders/\(orderType)/\(identifier)", "order \(identifier)")
     }
 
     /// Rows of the registration database, read by the sqlite3 command (or
@@ -222,6 +218,14 @@ enum RawHTTP {
         let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
         return (status, text)
     }
+}
+
+/// The authenticationToken of the signed pass or order at `path`, read from its pass.json or order.json
+/// once its signature is verified; `item` names it in the error.
+func authenticationToken(ofItemAt path: String, _ item: String) throws -> String {
+    let verified = try PassVerifier.verify(path, root: TestPKI.shared.root)
+    guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("\(item) has no token") }
+    return token
 }
 
 struct HarnessError: Error, CustomStringConvertible {

@@ -87,9 +87,7 @@ import Testing
 
         d.repository.editor.writeList(count: 5, points: { $0 == 4 ? 1000 : $0 })
         try d.repository.commit("More points for \(Self.passA)")
-        let run = try d.repository.freshClone("ci-run-2")
-        let build = try run.passforge(["build", "--state-from", d.destination], environment: d.ci)
-        try #require(build.status == 0, "\(build.output)")
+        let (run, build) = try d.ciBuildFromPublishedState("ci-run-2")
         #expect(build.stderr.contains("starting from the build published at"), "\(build.output)")
         #expect(build.stdout.contains("built 1, unchanged 4, removed 0"), "\(build.output)")
         // Only A was signed: its record alone changed, and it alone is in this clone's output.
@@ -157,9 +155,7 @@ import Testing
 
         d.repository.editor.writeList(count: 4)
         try d.repository.commit("\(Self.passA) is gone")
-        let run = try d.repository.freshClone("ci-run-3")
-        let build = try run.passforge(["build", "--state-from", d.destination], environment: d.ci)
-        try #require(build.status == 0, "\(build.output)")
+        let (run, build) = try d.ciBuildFromPublishedState("ci-run-3")
         #expect(build.stdout.contains("built 0, unchanged 4, removed 1"), "\(build.output)")
         let publish = try run.passforge(["publish", d.destination], environment: d.ci)
         try #require(publish.status == 0, "\(publish.output)")
@@ -212,9 +208,7 @@ import Testing
 
         d.repository.editor.writeList(count: 4, points: { $0 == 1 ? 500 : $0 })
         try d.repository.commit("More points for \(Self.passB)")
-        let run = try d.repository.freshClone("ci-run-killed")
-        let build = try run.passforge(["build", "--state-from", d.destination], environment: d.ci)
-        try #require(build.status == 0, "\(build.output)")
+        let (run, build) = try d.ciBuildFromPublishedState("ci-run-killed")
         #expect(build.stdout.contains("built 1, unchanged 3, removed 0"), "\(build.output)")
         let newB = try #require(run.localFile(d.passPath(Self.passB)))
         let recordB = try #require(try run.localState().passes["\(d.type)/\(Self.passB)"])

@@ -3,6 +3,7 @@ import MockAPNs
 import PassBuild
 import WalletTree
 import TestSupport
+import Testing
 
 /// The content repository of a static deployment: a bare git repository as
 /// the origin, and an editor's working copy (a `ProjectFixture`) that
@@ -270,6 +271,14 @@ final class StaticDeployment: @unchecked Sendable {
 
     func passPath(_ serial: String) -> String { "v1/passes/\(type)/\(serial)" }
 
+    /// What a CI run does after a commit: a fresh clone, built with `--state-from` DEST (which must succeed).
+    func ciBuildFromPublishedState(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (checkout: Checkout, build: ProcessResult) {
+        let checkout = try repository.freshClone(label)
+        let build = try checkout.passforge(["build", "--state-from", destination], environment: ci)
+        try #require(build.status == 0, "\(build.output)", sourceLocation: sourceLocation)
+        return (checkout, build)
+    }
+
     /// The build state published at DEST.
     func publishedState() throws -> BuildState { try BuildState.load(from: destinationPath) }
 
@@ -280,16 +289,12 @@ final class StaticDeployment: @unchecked Sendable {
 
     /// The pass's authenticationToken, read from pass.json inside the published, signed file.
     func token(_ serial: String) throws -> String {
-        let verified = try PassVerifier.verify("\(destinationPath)/\(passPath(serial))", root: TestPKI.shared.root)
-        guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("pass \(serial) has no token") }
-        return token
+        try authenticationToken(ofItemAt: "\(destinationPath)/\(passPath(serial))", "pass \(serial)")
     }
 
     /// The order's authenticationToken, read from order.json inside the published, signed file.
     func orderToken(_ identifier: String) throws -> String {
-        let verified = try PassVerifier.verify("\(destinationPath)/v1/orders/\(TestPKI.orderType)/\(identifier)", root: TestPKI.shared.root)
-        guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("order \(identifier) has no token") }
-        return token
+        try authenticationToken(ofItemAt: "\(destinationPath)/v1/orders/\(TestPKI.orderType)/\(identifier)", "order \(identifier)")
     }
 
     /// `.passforge/indexed-tag` at DEST: the last build whose changes the server's index files show.
