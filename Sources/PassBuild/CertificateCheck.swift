@@ -18,7 +18,7 @@ enum CertificateCheck {
         let kind = rendered.kind
         let typeKey = kind.typeIdentifierKey
         let typeLocation = rendered.source.location(at: [.key(typeKey)])
-        let certificateName = kind == .pass ? "Pass Type ID certificate" : "Order Type ID certificate"
+        let certificateName = kind.certificateName
         var problems: [ContentDiagnostic] = []
         if certificate.userID != type {
             problems.append(.error(at: typeLocation, keyPath: [.key(typeKey)], rule: kind == .pass ? "signing.pass-type" : "signing.order-type",

@@ -51,8 +51,8 @@ package final class SigningIdentities: SigningIdentityProvider {
         }
     }
 
-    package func signingIdentity(typeIdentifier: String, teamIdentifier: String) throws -> (identity: SigningIdentity, isDevelopment: Bool) {
-        let resolved = try identity(passTypeIdentifier: typeIdentifier, teamIdentifier: teamIdentifier).get()
+    package func signingIdentity(typeIdentifier: String, teamIdentifier: String, kind: WalletItemKind) throws -> (identity: SigningIdentity, isDevelopment: Bool) {
+        let resolved = try identity(passTypeIdentifier: typeIdentifier, teamIdentifier: teamIdentifier, kind: kind).get()
         return (resolved.identity, resolved.isDevelopment)
     }
 

@@ -86,7 +86,7 @@ package struct ContentLoader: Sendable {
             if let node = root["defaults"] {
                 if node.members == nil {
                     problems.append(.error(at: node.location, keyPath: ["defaults"], rule: "content.type",
-                                           "defaults must be a map (data:, \(kind == .pass ? "pass:" : "order:"), images:, download:)"))
+                                           "defaults must be a map (data:, \(kind.overrideKey):, images:, download:)"))
                 } else {
                     let allowed = entryKeys(for: kind).filter { $0 != kind.identifierKey }
                     for member in node.members! where !allowed.contains(member.key) {
@@ -238,7 +238,7 @@ package struct ContentLoader: Sendable {
         if data.members == nil {
             problems.append(.error(at: data.location, keyPath: keyPath.appending("data"), rule: "content.type", "`data:` must be a map of placeholder values"))
         }
-        let overrideKey = kind == .pass ? "pass" : "order"
+        let overrideKey = kind.overrideKey
         let passOverride = merged[overrideKey]
         if let passOverride, passOverride.members == nil {
             problems.append(.error(at: passOverride.location, keyPath: keyPath.appending(overrideKey), rule: "content.type",

@@ -24,7 +24,7 @@ package struct PassRenderer: Sendable {
         guard definition.kind == kind else { return .failure(ContentErrors([kindMismatch(definition, template: template)])) }
         var problems: [ContentDiagnostic] = []
         let identifierKey = kind.identifierKey
-        let overrideKey = kind == .pass ? "pass" : "order"
+        let overrideKey = kind.overrideKey
         let serialNode = SourceNode.scalar(.string(definition.serialNumber), at: definition.serialLocation)
         let renderer = PlaceholderRenderer(
             data: definition.data, builtins: [identifierKey: serialNode],

@@ -25,12 +25,6 @@ package struct APNsClientIdentity: Sendable {
     }
 }
 
-extension WalletItemKind {
-    /// The certificate that signs this kind's items and authenticates their pushes, as Apple's
-    /// developer portal names it.
-    package var certificateName: String { self == .pass ? "Pass Type ID certificate" : "Order Type ID certificate" }
-}
-
 extension APNsClientIdentity: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     package var description: String { "APNsClientIdentity(<redacted>)" }
     package var debugDescription: String { description }

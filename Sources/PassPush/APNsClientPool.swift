@@ -45,7 +45,7 @@ package actor APNsClientPool: PushSenderProvider {
         let certificateName = kind.certificateName
         let resolved: (identity: SigningIdentity, isDevelopment: Bool)
         do {
-            resolved = try identities.signingIdentity(typeIdentifier: topic, teamIdentifier: built?.teamIdentifier ?? "")
+            resolved = try identities.signingIdentity(typeIdentifier: topic, teamIdentifier: built?.teamIdentifier ?? "", kind: kind)
         } catch {
             throw PushRunError.unusableIdentity("cannot load the \(certificateName) for \(topic): \(error)")
         }

@@ -304,7 +304,7 @@ package struct PassWebService: HTTPResponder {
 
     func health() -> Response {
         let snapshot = tree.current()
-        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(snapshot.items.count - snapshot.orderCount),"orders":\#(snapshot.orderCount)}"# + "\n")
+        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(snapshot.passCount),"orders":\#(snapshot.orderCount)}"# + "\n")
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: body))
     }
 

@@ -51,6 +51,7 @@ package final class PublishedTree: Sendable {
         package var removedItems: [String: (kind: WalletItemKind, digest: [UInt8]?)] = [:]
         /// How many of `items` are orders.
         package var orderCount = 0
+        package var passCount: Int { items.count - orderCount }
 
         package init() {}
 
@@ -122,7 +123,7 @@ package final class PublishedTree: Sendable {
             let state = try BuildState.load(from: outputDirectory)
             let snapshot = Self.snapshot(of: state)
             loaded.withLock { $0 = Loaded(snapshot: snapshot, state: state, stateStamp: stamp) }
-            logger.info("build state loaded", metadata: ["passes": "\(snapshot.items.count - snapshot.orderCount)",
+            logger.info("build state loaded", metadata: ["passes": "\(snapshot.passCount)",
                                                          "orders": "\(snapshot.orderCount)", "builtAt": "\(state.builtAt)"])
         } catch {
             // Keep serving the previous build; the next check tries again.

@@ -65,7 +65,7 @@ package final class ServerMetrics: Sendable {
     /// The Prometheus text: the counters so far, and gauges read now from the store and the tree.
     package func exposition(store: any RegistrationStore, tree: PublishedTree.Snapshot, now: Date = Date()) async -> [UInt8] {
         gauge("passforge_build_update_tag", Double(tree.lastUpdateTag))
-        gauge("passforge_passes", Double(tree.items.count - tree.orderCount))
+        gauge("passforge_passes", Double(tree.passCount))
         gauge("passforge_orders", Double(tree.orderCount))
         if let statistics = try? await store.statistics() {
             gauge("passforge_devices", Double(statistics.devices))

@@ -13,7 +13,7 @@ import WalletTree
     /// Resolves every type identifier to one fixed certificate, as passforge.yml `signing:` would.
     struct FixedIdentities: SigningIdentityProvider {
         let leaf: TestPKI.Leaf
-        func signingIdentity(typeIdentifier: String, teamIdentifier: String) throws -> (identity: SigningIdentity, isDevelopment: Bool) {
+        func signingIdentity(typeIdentifier: String, teamIdentifier: String, kind: WalletItemKind) throws -> (identity: SigningIdentity, isDevelopment: Bool) {
             (try SigningIdentity(certificatePath: leaf.certificate, keyPath: leaf.key, wwdrCertificatePath: TestPKI.shared.wwdr), false)
         }
     }

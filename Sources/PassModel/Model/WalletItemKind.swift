@@ -33,4 +33,9 @@ package enum WalletItemKind: String, Sendable, Hashable, CaseIterable, Codable {
     package var indexTagKey: String { self == .pass ? "lastUpdated" : "lastModified" }
     /// What people call one: "pass" or "order".
     package var noun: String { rawValue }
+    /// The key of a content entry (and of `defaults:`) whose map overrides keys of the root file: `pass:`, `order:`.
+    package var overrideKey: String { rawValue }
+    /// The certificate that signs this kind's items and authenticates their pushes, as Apple's
+    /// developer portal names it.
+    package var certificateName: String { self == .pass ? "Pass Type ID certificate" : "Order Type ID certificate" }
 }
