@@ -62,14 +62,10 @@ package struct FieldFormatter: Sendable {
     }
 
     func format(_ date: W3CDate, field: JSONValue) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = locale
-        formatter.dateStyle = style(field["dateStyle"]?.stringValue)
-        formatter.timeStyle = style(field["timeStyle"]?.stringValue)
         // ignoresTimeZone: the time as written, in the zone of the value; otherwise in the device's zone.
         let zone = field["ignoresTimeZone"]?.boolValue == true ? TimeZone(secondsFromGMT: date.utcOffset) ?? deviceTimeZone : deviceTimeZone
-        formatter.timeZone = zone
-        let instant = Date(timeIntervalSince1970: date.secondsSince1970)
+        let formatter = dateFormatter(date: style(field["dateStyle"]?.stringValue), time: style(field["timeStyle"]?.stringValue), zone: zone)
+        let instant = Self.instant(date)
         if field["isRelative"]?.boolValue == true, formatter.dateStyle != .none, let word = relativeDay(instant, zone: zone) {
             formatter.dateStyle = .none
             let time = formatter.timeStyle == .none ? "" : formatter.string(from: instant)

@@ -283,16 +283,9 @@ package struct OrderPage: Sendable {
     func image(named name: String, language: String) -> String? {
         let lowered = name.lowercased()
         let stem = [".png", ".jpg", ".jpeg"].first { lowered.hasSuffix($0) }.map { String(name.dropLast($0.count)) } ?? name
-        let byName = Dictionary(order.files.map { ($0.name, $0.bytes) }, uniquingKeysWith: { first, _ in first })
-        for folder in ["", "\(language).lproj/"] {
-            for scale in ["@2x", "", "@3x"] {
-                for (fileExtension, type) in [("png", "image/png"), ("jpg", "image/jpeg"), ("jpeg", "image/jpeg")] {
-                    if let bytes = byName["\(folder)\(stem)\(scale).\(fileExtension)"] {
-                        return "data:\(type);base64,\(Data(bytes).base64EncodedString())"
-                    }
-                }
-            }
+        let candidates = ["", "\(language).lproj/"].flatMap { folder in
+            ["@2x", "", "@3x"].flatMap { scale in ["png", "jpg", "jpeg"].map { "\(folder)\(stem)\(scale).\($0)" } }
         }
-        return nil
+        return PreviewHTML.imageDataURL(in: order.files, candidates: candidates)
     }
 }

@@ -229,11 +229,7 @@ package struct PassPage: Sendable {
     /// The image as a data URL: the language's own first, then the pass's; @2x preferred (a browser shows CSS pixels at 2x on most screens).
     func image(_ base: String, language: String) -> String? {
         let names = ["\(base)@2x.png", "\(base).png", "\(base)@3x.png"]
-        let byName = Dictionary(pass.files.map { ($0.name, $0.bytes) }, uniquingKeysWith: { first, _ in first })
-        for name in names.map({ "\(language).lproj/\($0)" }) + names {
-            if let bytes = byName[name] { return "data:image/png;base64,\(Data(bytes).base64EncodedString())" }
-        }
-        return nil
+        return PreviewHTML.imageDataURL(in: pass.files, candidates: names.map { "\(language).lproj/\($0)" } + names)
     }
 
     func transitSymbol(_ type: String?) -> String {

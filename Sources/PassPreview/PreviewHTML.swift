@@ -5,6 +5,17 @@ import PassModel
 
 /// The frame of every preview page: styles, the error panel, live reload.
 enum PreviewHTML {
+    /// The first of `candidates` (file names, in order of preference) that `files` holds, as a data URL
+    /// (PNG, or JPEG for .jpg/.jpeg), so that a page shows its images from file:// too.
+    static func imageDataURL(in files: [PackageFile], candidates: [String]) -> String? {
+        for name in candidates {
+            guard let file = files.first(where: { $0.name == name }) else { continue }
+            let type = name.lowercased().hasSuffix(".png") ? "image/png" : "image/jpeg"
+            return "data:\(type);base64,\(Data(file.bytes).base64EncodedString())"
+        }
+        return nil
+    }
+
     static func document(title: String, body: String, liveReload: Bool, script: String = "") -> String {
         """
         <!DOCTYPE html>

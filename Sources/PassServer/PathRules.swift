@@ -50,10 +50,7 @@ package enum PathRules {
         isUnreserved(byte) || byte == UInt8(ascii: "/")
     }
 
-    static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-    }
+    static func isAlphanumeric(_ byte: UInt8) -> Bool { IdentifierPatterns.isAlphanumeric(byte) }
 
     static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))

@@ -108,7 +108,7 @@ extension ValidationRun {
             guard bytes.starts(with: "pass.".utf8), bytes.last != UInt8(ascii: ".") else { return false }
             var previous = UInt8(ascii: ".")
             for byte in bytes.dropFirst(5) {
-                let isAllowed = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == UInt8(ascii: "-")
+                let isAllowed = IdentifierPatterns.isAlphanumeric(byte) || byte == UInt8(ascii: "-")
                 guard isAllowed || (byte == UInt8(ascii: ".") && previous != UInt8(ascii: ".")) else { return false }
                 previous = byte
             }
