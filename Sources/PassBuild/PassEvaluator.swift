@@ -203,24 +203,13 @@ struct PassEvaluator: Sendable {
                 token = derived
             }
         }
-        var json = rendered.source.jsonValue
-        if kind == .order {
+        // A pass's JSON is made here, for its rules; an order's once it is signed, with its updatedAt (below).
+        let passJSONValue: JSONValue? = kind == .pass ? .some(rendered.source.jsonValue) : .none
+        if let json = passJSONValue {
+            evaluation.diagnostics += passDiagnostics(rendered, json: json, definition: definition, template: template)
+        } else {
             // Apple's order rules, each at the template or content line that wrote the value.
             evaluation.diagnostics += rendered.orderDiagnostics(allowsHTTPWebService: settings.allowsHTTPWebService)
-        } else {
-        // A changeMessage may be a pass.strings key: its rule checks what each language resolves it to.
-        let localizations = PassValidator.checksLocalizedText(in: json) ? templates.stringsTables(of: rendered, template: template) : [:]
-        var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService, localizations: localizations))
-        problems += BarcodeValidation.diagnostics(for: json)
-        // The image rules depend on the template's files, the style and the style scheme (a poster
-        // event ticket needs artwork): passes of one template share the result when these agree.
-        let imageKey = definition.images.isEmpty
-            ? template.name + "|" + PassStyle.allCases.filter { json[$0.key] != nil }.map(\.key).joined(separator: ",") + "|"
-                + (PassStyleScheme.active(in: json)?.rawValue ?? "")
-            : nil
-        problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
-            ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)
-        evaluation.diagnostics += rendered.locate(problems)
         }
         let filesSize = rendered.files.reduce(0) { $0 + $1.bytes.count }
         evaluation.diagnostics += packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: 0)
@@ -244,7 +233,8 @@ struct PassEvaluator: Sendable {
         evaluation.key = key
         if collectsRenders {
             evaluation.unsigned = UnsignedPass(passTypeIdentifier: type, serialNumber: definition.serialNumber, templateName: definition.templateName,
-                                               sourceFile: definition.file, passJSON: json, files: rendered.files, warnings: [], kind: kind)
+                                               sourceFile: definition.file, passJSON: passJSONValue ?? rendered.source.jsonValue,
+                                               files: rendered.files, warnings: [], kind: kind)
         }
         let imagePaths = definition.images.map(\.path)
         let fingerprint = fingerprint(definitionHash: definitionHash, templateFingerprint: templateFingerprint,
@@ -275,11 +265,11 @@ struct PassEvaluator: Sendable {
             publicDownloadPath: rendered.download == .public ? TreeLayout.publicDownloadPath(kind: kind, type: type, identifier: definition.serialNumber) : nil,
             tokenPath: token.map { BuildState.ItemRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) },
             offer: definition.offer?.name, kind: kind)
-        if kind == .order {
+        let json = passJSONValue ?? {
             // updatedAt: the time of the tag of the build that signs the order, so it strictly increases.
             let tag = updateTag ?? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-            json = rendered.withUpdatedAt(millisecondsSince1970: tag).source.jsonValue
-        }
+            return rendered.withUpdatedAt(millisecondsSince1970: tag).source.jsonValue
+        }()
         let passJSON = json.serialized(pretty: true)
         let tooLarge = packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: passJSON.count)
         guard tooLarge.isEmpty else {
@@ -290,6 +280,23 @@ struct PassEvaluator: Sendable {
         evaluation.job = PackagingJob(record: record, passJSON: passJSON, templateFiles: prepared,
                                       ownFiles: own, identity: identity)
         return evaluation
+    }
+
+    /// Apple's pass rules on `json`, each at the template or content line that wrote the value.
+    private func passDiagnostics(_ rendered: RenderedPass, json: JSONValue, definition: PassDefinition, template: Template) -> [ContentDiagnostic] {
+        // A changeMessage may be a pass.strings key: its rule checks what each language resolves it to.
+        let localizations = PassValidator.checksLocalizedText(in: json) ? templates.stringsTables(of: rendered, template: template) : [:]
+        var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService, localizations: localizations))
+        problems += BarcodeValidation.diagnostics(for: json)
+        // The image rules depend on the template's files, the style and the style scheme (a poster
+        // event ticket needs artwork): passes of one template share the result when these agree.
+        let imageKey = definition.images.isEmpty
+            ? template.name + "|" + PassStyle.allCases.filter { json[$0.key] != nil }.map(\.key).joined(separator: ",") + "|"
+                + (PassStyleScheme.active(in: json)?.rawValue ?? "")
+            : nil
+        problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
+            ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)
+        return rendered.locate(problems)
     }
 
     /// The build refuses a pass that `inspect`, or a reader of any package this build makes, would
