@@ -40,13 +40,13 @@ func passforge(_ arguments: [String], in directory: String) throws -> ProcessRes
 @Suite("passforge preview in a real browser", .serialized)
 struct PreviewBrowserTests {
     @Test("every example pass: barcodes decode from a screenshot, labels and values are on the page, no console errors, languages switch")
-    func examplePassesInChromium() throws {
+    func examplePassesInChromium() async throws {
         let project = try exampleProject()
         let preview = try passforge(["preview", "--out", "gallery"], in: project.path)
         #expect(preview.status == 0, "\(preview.output)")
         let pages = try FileManager.default.contentsOfDirectory(atPath: project.file("gallery/pass.com.example.passforge"))
         #expect(pages.count >= 19, "\(pages)")
-        let check = try runProcess(try testPython(), ["\(repositoryRoot)/scripts/check-preview-pages.py", project.file("gallery"),
+        let check = try await runProcessWithoutBlocking(try testPython(), ["\(repositoryRoot)/scripts/check-preview-pages.py", project.file("gallery"),
                                                       "--screenshots", project.file("screenshots")])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("\"failures\": 0"), "\(check.output)")
@@ -59,7 +59,7 @@ struct PreviewBrowserTests {
         let project = try exampleProject()
         let server = try WatchServer(project: project)
         defer { server.stop() }
-        let check = try Self.checkWatch(server.base + "pass.com.example.passforge/BP-K7QX2M-PF117-1201-1.html",
+        let check = try await Self.checkWatch(server.base + "pass.com.example.passforge/BP-K7QX2M-PF117-1201-1.html",
                                         project.file("content/flights/pf117-2026-12-01-appleseed.yml"), "gate: B32", "gate: C77", "C77")
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("edit shown after"), "\(check.output)")
@@ -71,7 +71,7 @@ struct PreviewBrowserTests {
         let project = try exampleProject()
         let server = try WatchServer(project: project)
         defer { server.stop() }
-        let check = try Self.checkWatch(server.base + "order.com.example.passforge/SO-2026-1042.html",
+        let check = try await Self.checkWatch(server.base + "order.com.example.passforge/SO-2026-1042.html",
                                         project.file("content/orders/so-2026-1042-shipping.yml"), "carrier: PostNord", "carrier: Bring Parcels", "Bring Parcels")
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("edit shown after"), "\(check.output)")
@@ -142,20 +142,20 @@ struct PreviewBrowserTests {
         #expect(events.status == 200 && events.header("X-Content-Type-Options") == "nosniff", "\(events.head)")
 
         // In Chromium: the hostile value is shown as text, the language switcher and live reload work.
-        let check = try Self.checkWatch(server.base + page, members, "stamps: 7", "stamps: 8", "8 / 10", literal: hostile)
+        let check = try await Self.checkWatch(server.base + page, members, "stamps: 7", "stamps: 8", "8 / 10", literal: hostile)
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("edit shown after"), "\(check.output)")
         #expect(check.stdout.contains("languages switched: en, de") || check.stdout.contains("languages switched: de, en"), "\(check.output)")
     }
 
     /// scripts/check-preview-watch.py in headless Chromium.
-    static func checkWatch(_ url: String, _ file: String, _ old: String, _ new: String, _ shown: String, literal: String? = nil) throws -> ProcessResult {
+    static func checkWatch(_ url: String, _ file: String, _ old: String, _ new: String, _ shown: String, literal: String? = nil) async throws -> ProcessResult {
         // The bound is 2 s. When the whole suite runs in parallel on a 2-core CI machine, the
         // load average is several times the core count and the page can take a little longer; then the
         // bound is 10 s (still far from a manual reload), and the script prints the measured delay.
         var environment = ProcessInfo.processInfo.environment
         environment["WATCH_DEADLINE"] = machineIsOverloaded() ? "10" : "2"
-        return try runProcess(try testPython(), ["\(repositoryRoot)/scripts/check-preview-watch.py", url, file, old, new, shown]
+        return try await runProcessWithoutBlocking(try testPython(), ["\(repositoryRoot)/scripts/check-preview-watch.py", url, file, old, new, shown]
                               + (literal.map { ["--literal", $0] } ?? []), environment: environment)
     }
 

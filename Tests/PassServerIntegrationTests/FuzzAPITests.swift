@@ -16,7 +16,7 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     @Test(arguments: Backend.allCases) func schemathesisFindsNothing(backend: Backend) async throws {
-        let venv = try runProcess("\(Self.repository)/scripts/test-venv.sh", [])
+        let venv = try await runProcessWithoutBlocking("\(Self.repository)/scripts/test-venv.sh", [])
         guard venv.status == 0 else { throw HarnessError("scripts/test-venv.sh failed: \(venv.output)") }
         let python = venv.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
@@ -41,7 +41,7 @@ import Testing
             let server = try ServerProcess(built, arguments: ["--registration-limit", "0"])
             let record = try built.record("C-0000")
             let database = built.environment["PASSFORGE_DATABASE_URL"] ?? built.databasePath
-            let result = try runProcess(python, [
+            let result = try await runProcessWithoutBlocking(python, [
                 "\(Self.repository)/scripts/fuzz-api.py", "--url", server.base, "--token", try built.token("C-0000"),
                 "--type", built.type, "--serial", "C-0000", "--download", record.downloadPath, "--offer", "welcome",
                 "--order-type", built.orderType, "--order", "O-1001", "--order-token", try built.orderToken("O-1001"),
