@@ -36,10 +36,11 @@ run: build
 	.build/debug/passforge serve --host 127.0.0.1 --port 8080
 
 # The store, server and push tests run against SQLite and a throwaway PostgreSQL
-# server (initdb into a temporary folder; stopped and deleted however the tests end).
+# server (initdb into a temporary folder; stopped and deleted however the tests end);
+# publish s3:// against a throwaway SeaweedFS (scripts/with-seaweedfs.sh, the same way).
 test: deps
 	scripts/check-architecture.py
-	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/run-tests.sh
+	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/run-tests.sh
 
 # Benchmarks: release build, one run each, figures compared with the targets and the machine's limits.
 bench: deps
