@@ -53,7 +53,7 @@ struct BuildCommand: AsyncParsableCommand {
         var settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
         var stateFetch: StateFetchOutcome?
         if let stateFrom {
-            let destination = PublishDestination(parsing: stateFrom)
+            let destination = try Console.runReportingErrors { try PublishDestination(parsing: stateFrom) }
             stateFetch = try Console.runReportingErrors { try destination.fetchState(into: project.output) }
             if !quiet, let stateFetch { Console.error(Self.describe(stateFetch, from: destination)) }
             // The bytes of unchanged passes are at DEST, not in this (fresh) output folder.

@@ -238,7 +238,7 @@ import TestSupport
         let server = try SSHServer()
         let scene = try Scene()
         let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) { $1 }
-        let destination = PublishDestination(parsing: "\(server.userHost):\(scene.dest)")
+        let destination = try PublishDestination(parsing: "\(server.userHost):\(scene.dest)")
         let clone = TemporaryDirectory("passforge-clone")
         try scene.tamper(".passforge/state.json", Self.attacks[0].change)
         let error = #expect(throws: PublishError.self) { try destination.fetchState(into: clone.file("output"), environment: environment) }

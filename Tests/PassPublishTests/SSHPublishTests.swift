@@ -16,7 +16,7 @@ import TestSupport
         let folder = TemporaryDirectory("passforge-remote")
         let dest = DestinationTree(root: folder.file("site"))
         let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) { $1 }
-        let destination = PublishDestination(parsing: "\(server.userHost):\(dest.root)")
+        let destination = try PublishDestination(parsing: "\(server.userHost):\(dest.root)")
         let publisher = try Publisher(outputDirectory: built.output, destination: destination, environment: environment)
 
         let first = try publisher.publish()
@@ -87,7 +87,7 @@ import TestSupport
         let folder = TemporaryDirectory("passforge-remote")
         let clone = TemporaryDirectory("passforge-clone")
         let output = clone.file("output")
-        let destination = PublishDestination(parsing: "\(server.userHost):\(folder.file("site"))")
+        let destination = try PublishDestination(parsing: "\(server.userHost):\(folder.file("site"))")
 
         let missing = #expect(throws: PublishError.self) { try destination.fetchState(into: output, environment: environment) }
         #expect(missing?.description.contains("does not exist") == true, "\(String(describing: missing))")
@@ -109,7 +109,7 @@ import TestSupport
         let folder = TemporaryDirectory("passforge-remote")
         let dest = DestinationTree(root: folder.file("site"))
         let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) { $1 }
-        let destination = PublishDestination(parsing: "\(server.userHost):\(dest.root)")
+        let destination = try PublishDestination(parsing: "\(server.userHost):\(dest.root)")
         let publisher = try Publisher(outputDirectory: built.output, destination: destination, environment: environment)
 
         let first = try publisher.publish()

@@ -64,16 +64,38 @@ import TestSupport
 
 /// Destinations and the paths a publish may touch.
 @Suite struct PublishDestinationTests {
-    @Test func remoteIffAColonComesBeforeAnySlash() {
-        #expect(PublishDestination(parsing: "/srv/passforge/output") == .directory("/srv/passforge/output"))
-        #expect(PublishDestination(parsing: "output") == .directory("output"))
-        #expect(PublishDestination(parsing: "./a:b") == .directory("./a:b"))
-        #expect(PublishDestination(parsing: "a/b:c") == .directory("a/b:c"))
-        #expect(PublishDestination(parsing: "@host:x") == .directory("@host:x"))
-        #expect(PublishDestination(parsing: "a@b@host:x") == .directory("a@b@host:x"))
-        #expect(PublishDestination(parsing: "host:/srv/site") == .remote(userHost: "host", path: "/srv/site"))
-        #expect(PublishDestination(parsing: "deploy@passes.example.com:site") == .remote(userHost: "deploy@passes.example.com", path: "site"))
-        #expect(PublishDestination(parsing: "deploy@host:/srv/site").description == "deploy@host:/srv/site")
+    @Test func remoteIffAColonComesBeforeAnySlash() throws {
+        #expect(try PublishDestination(parsing: "/srv/passforge/output") == .directory("/srv/passforge/output"))
+        #expect(try PublishDestination(parsing: "output") == .directory("output"))
+        #expect(try PublishDestination(parsing: "./a:b") == .directory("./a:b"))
+        #expect(try PublishDestination(parsing: "a/b:c") == .directory("a/b:c"))
+        #expect(try PublishDestination(parsing: "./user@host@evil:/x") == .directory("./user@host@evil:/x"))
+        #expect(try PublishDestination(parsing: "host:/srv/site") == .remote(userHost: "host", path: "/srv/site"))
+        #expect(try PublishDestination(parsing: "deploy@passes.example.com:site")
+                == .remote(userHost: "deploy@passes.example.com", path: "site"))
+        #expect(try PublishDestination(parsing: "deploy_1@10.0.0.7:/srv") == .remote(userHost: "deploy_1@10.0.0.7", path: "/srv"))
+        #expect(try PublishDestination(parsing: "[2001:db8::1]:/srv") == .remote(userHost: "[2001:db8::1]", path: "/srv"))
+        #expect(try PublishDestination(parsing: "deploy@host:/srv/site").description == "deploy@host:/srv/site")
+    }
+
+    /// Issue 31: `user@host@evil:/x` was taken for a local folder (and under CI=true for a first deploy).
+    @Test func whatIsNoneOfTheFormsIsRefusedNamingThem() {
+        for bad in ["user@host@evil:/x", "@host:x", "a@b@host:x", "-oProxyCommand=x:/y", "user@-host:/x", "us er@host:/x",
+                    "host;rm:/x", "user@:/x", "user@host name:/x", "[::1:/x", "http://example.com/x", "ftp://h/x", "",
+                    "/srv/a\nb", "out\u{7}put", "s3://", "s3://ab", "s3://Bucket/x", "s3://-bucket/x", "s3://bucket/a//b",
+                    "s3://bucket/../x", "s3://bucket/a b", "s3://bucket/./x", "s3://bucket?x=1"] {
+            let error = #expect(throws: PublishError.self, "\(bad.debugDescription)") { try PublishDestination(parsing: bad) }
+            #expect(error?.description.contains("[user@]host:/path (rsync over ssh), or s3://BUCKET/PREFIX") == true,
+                    "\(bad.debugDescription)")
+        }
+    }
+
+    @Test func objectStorageDestinations() throws {
+        #expect(try PublishDestination(parsing: "s3://passes") == .objectStorage(bucket: "passes", prefix: ""))
+        #expect(try PublishDestination(parsing: "s3://passes/") == .objectStorage(bucket: "passes", prefix: ""))
+        #expect(try PublishDestination(parsing: "s3://my.passes-2/site/prod/")
+                == .objectStorage(bucket: "my.passes-2", prefix: "site/prod"))
+        #expect(try PublishDestination(parsing: "s3://my.passes-2/site/prod").description == "s3://my.passes-2/site/prod")
     }
 
     @Test func remoteFoldersWithShellCharactersAreRefused() throws {
