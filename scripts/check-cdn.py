@@ -13,8 +13,8 @@ The objects are uploaded with boto3 under a prefix, with Content-Type and `Cache
 as `passforge publish s3://…` writes them. SeaweedFS runs with a publisher identity and an
 anonymous one that may read the bucket, not list it (as a bucket policy gives the CDN).
 
-Exit status 0 when every check passes, 1 otherwise; 77 (with a message) when SeaweedFS's `weed`
-or nginx is not installed and CI is not set (under CI a missing tool fails).
+Exit status 0 when every check passes, 1 otherwise; 77 (with a message) only when SeaweedFS's `weed`
+is not installed and CI is not set (under CI it fails, and so does a missing nginx or boto3 anywhere).
 Usage: check-cdn.py [--keep]   (weed: $PASSFORGE_WEED, else on PATH or next to this Python)
 """
 import http.client
@@ -181,7 +181,7 @@ class ServeStandIn(Quiet):
 def start_nginx(scratch, store_port, serve_ports):
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not os.access(nginx, os.X_OK):
-        skip_or_fail("nginx is not installed")
+        raise RuntimeError("nginx is not installed (make deps installs it)")
     port, origin_port = free_port(), free_port()
     with open(CONFIG) as f:
         config = f.read()
@@ -375,7 +375,7 @@ def main():
     try:
         import boto3  # noqa: F401
     except ImportError:
-        skip_or_fail("boto3 is not installed in this Python (scripts/test-requirements.txt has it)")
+        sys.exit("check-cdn: boto3 is not installed in this Python: run it with scripts/test-venv.sh's")
     with open(CASES) as f:
         doc = json.load(f)
     scratch = tempfile.mkdtemp(prefix="passforge-cdn-")
@@ -400,6 +400,9 @@ def main():
         cache_checks(client, s3, doc, checks, recorder)
         routing_checks(doc, checks, recorder)
         elapsed = time.monotonic() - started
+    except (RuntimeError, OSError) as error:
+        checks.failures.append(f"{error} (logs in {scratch}: run with --keep to keep them)")
+        elapsed = 0.0
     finally:
         for process in reversed(processes):
             try:

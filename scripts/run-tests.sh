@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test's Swift part: one build of the tests, then the unit targets, then the integration
 # targets (real processes: the passforge CLI killed mid-build, serve, nginx, Caddy, sshd,
-# Chromium, Schemathesis, PostgreSQL). Both always run; each says its test time.
+# Chromium, Schemathesis, PostgreSQL), then the CDN fronts of deploy/cdn/ (node, nginx, SeaweedFS).
+# Each says its test time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
@@ -17,8 +18,14 @@ unit=$(( $(date +%s) - start ))
 # The Python tools of the integration targets (Schemathesis, selenium, zxing-cpp) are installed
 # here, once, before their tests start: inside the parallel run, the tests that wait for the
 # install would hold the test runner's few threads for a minute and starve the in-process servers.
-scripts/test-venv.sh > /dev/null
+python=$(scripts/test-venv.sh)
 start=$(date +%s)
 $SWIFT test --skip-build --skip "$UNIT"
 integration=$(( $(date +%s) - start ))
-echo "test time: unit targets ${unit} s, integration targets ${integration} s"
+# The CDN fronts of deploy/cdn/ with the cases they share: the CloudFront Function and the Cloudflare Worker under
+# node, nginx-cdn.conf with real nginx and SeaweedFS (exit 77: skipped, SeaweedFS missing and CI not set).
+start=$(date +%s)
+node --test --test-reporter=dot deploy/cdn/tests/cloudfront-function.test.mjs deploy/cdn/tests/cloudflare-worker.test.mjs
+"$python" scripts/check-cdn.py || [ $? -eq 77 ]
+cdn=$(( $(date +%s) - start ))
+echo "test time: unit targets ${unit} s, integration targets ${integration} s, CDN fronts ${cdn} s"
