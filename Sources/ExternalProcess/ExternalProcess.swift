@@ -7,6 +7,7 @@ import Synchronization
 /// Every run has the same shape: the arguments are an array handed to the
 /// program as they are (no shell reads them); the child gets its own
 /// environment and working directory (passforge never changes its own);
+/// secrets are taken out of that environment (`ChildEnvironment`);
 /// standard input is a given byte string; both outputs are captured, up to a
 /// cap; and the end is an exit status or a signal.
 ///
@@ -26,7 +27,9 @@ package struct ExternalProcess: Sendable {
     /// passforge's own), or a path when it holds a `/`.
     package var program: String
     package var arguments: [String]
-    /// The child's whole environment; nil: passforge's own.
+    /// The child's environment; nil: passforge's own. Either way without its
+    /// secrets (`ChildEnvironment`): no child sees the token secret, a password
+    /// or a key.
     package var environment: [String: String]?
     /// The child's working directory; nil: passforge's own.
     package var workingDirectory: String?
@@ -42,10 +45,13 @@ package struct ExternalProcess: Sendable {
     package var errorOutputLimit: Int
     /// What to install when the program is not found, e.g. "apt-get install git".
     package var installHint: String?
+    /// False only where the child is passforge itself (the tests' CLI runs),
+    /// which needs its settings: every other child gets no secret.
+    package var withholdsSecrets: Bool
 
     package init(_ program: String, _ arguments: [String] = [], environment: [String: String]? = nil,
                  workingDirectory: String? = nil, input: [UInt8] = [], outputLimit: Int = 64 << 20,
-                 errorOutputLimit: Int = 1 << 20, installHint: String? = nil) {
+                 errorOutputLimit: Int = 1 << 20, installHint: String? = nil, withholdsSecrets: Bool = true) {
         self.program = program
         self.arguments = arguments
         self.environment = environment
@@ -54,6 +60,7 @@ package struct ExternalProcess: Sendable {
         self.outputLimit = outputLimit
         self.errorOutputLimit = errorOutputLimit
         self.installHint = installHint
+        self.withholdsSecrets = withholdsSecrets
     }
 
     /// How the program ended.
@@ -144,7 +151,9 @@ package struct ExternalProcess: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        if let environment { process.environment = environment }
+        // Always set, so that passforge's own environment reaches the child only through the filter.
+        let given = environment ?? ProcessInfo.processInfo.environment
+        process.environment = withholdsSecrets ? ChildEnvironment.filtered(given) : given
         if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         let standardOutput = Pipe(), standardError = Pipe()
         process.standardInput = standardInput ?? FileHandle.nullDevice

@@ -61,10 +61,35 @@ struct ExternalProcessTests {
         #expect(none.succeeded && none.output.isEmpty)
     }
 
-    @Test("the environment given is the child's whole environment")
+    @Test("the environment given is the child's whole environment, but for its secrets")
     func environment() async throws {
-        let outcome = try await ExternalProcess("/usr/bin/env", environment: ["PASSFORGE_PROBE": "one", "PATH": "/usr/bin:/bin"]).run()
-        #expect(Set(outcome.outputText.split(separator: "\n")) == ["PASSFORGE_PROBE=one", "PATH=/usr/bin:/bin"])
+        let outcome = try await ExternalProcess("/usr/bin/env", environment: ["PROBE": "one", "PATH": "/usr/bin:/bin"]).run()
+        #expect(Set(outcome.outputText.split(separator: "\n")) == ["PROBE=one", "PATH=/usr/bin:/bin"])
+    }
+
+    @Test("no child sees passforge's secrets or the credentials of the runner; what ssh and git need stays")
+    func secretsStayBehind() async throws {
+        let secrets = [
+            "PASSFORGE_TOKEN_SECRET", "PASSFORGE_SIGNING_PASSWORD", "PASSFORGE_DATABASE_URL", "PASSFORGE_DEVICECHECK_KEY",
+            "PASSFORGE_SIGNING_KEY", "PASSFORGE_SSH_COMMAND", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN",
+            "PGPASSWORD", "DATABASE_URL", "RSYNC_PASSWORD", "SSH_PRIVATE_KEY", "client_secret",
+        ]
+        let kept = [
+            "PATH": "/usr/bin:/bin", "HOME": "/home/ci", "SSH_AUTH_SOCK": "/tmp/agent.sock", "LANG": "C.UTF-8",
+            "GIT_SSH_COMMAND": "ssh -F /dev/null", "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "https_proxy": "http://proxy:3128",
+        ]
+        var given = kept
+        for name in secrets { given[name] = "canary-\(name)" }
+        let outcome = try await ExternalProcess("/usr/bin/env", environment: given).run()
+        let seen = Set(outcome.outputText.split(separator: "\n").map(String.init))
+        #expect(seen == Set(kept.map { "\($0.key)=\($0.value)" }))
+        #expect(!outcome.outputText.contains("canary"))
+        #expect(secrets.allSatisfy(ChildEnvironment.isSecret) && !kept.keys.contains(where: ChildEnvironment.isSecret))
+        // With no environment given, passforge's own goes through the same filter.
+        let inherited = try await ExternalProcess("/usr/bin/env").run()
+        let expected = ChildEnvironment.filtered(ProcessInfo.processInfo.environment)
+        #expect(Set(inherited.outputText.split(separator: "\n").map(String.init)).isSuperset(of: expected.map { "\($0.key)=\($0.value)" }))
+        #expect(!inherited.outputText.split(separator: "\n").contains { $0.hasPrefix("PASSFORGE_") })
     }
 
     @Test("each process gets its own working directory; passforge's own stays as it was")

@@ -32,12 +32,13 @@ public func runProcessWithoutBlocking(_ executable: String, _ arguments: [String
 }
 
 /// A program name runs through /usr/bin/env, as a shell would find it: one not installed exits 127 rather than throwing.
+/// The environment goes as given, secrets too: the tests hand passforge its settings (token secret, signing password).
 private func testProcess(_ executable: String, _ arguments: [String], directory: String?,
                          environment: [String: String]?, input: Data?) -> ExternalProcess {
     let isPath = executable.hasPrefix("/")
     return ExternalProcess(isPath ? executable : "/usr/bin/env", isPath ? arguments : [executable] + arguments,
                            environment: environment, workingDirectory: directory, input: input.map(Array.init) ?? [],
-                           outputLimit: 1 << 30, errorOutputLimit: 1 << 30)
+                           outputLimit: 1 << 30, errorOutputLimit: 1 << 30, withholdsSecrets: false)
 }
 
 extension ProcessResult {
