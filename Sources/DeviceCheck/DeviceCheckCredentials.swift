@@ -35,6 +35,7 @@ package struct DeviceCheckCredentials: Sendable {
               let pem = String(validating: bytes, as: UTF8.self) else {
             throw DeviceCheckError(.configuration, "cannot read the DeviceCheck key \(privateKeyPath); set deviceCheck.privateKey or PASSFORGE_DEVICECHECK_KEY to Apple's AuthKey_\(keyIdentifier).p8")
         }
+        SecretFile.warnIfExposed(privateKeyPath, holding: "the DeviceCheck key")
         try self.init(teamIdentifier: teamIdentifier, keyIdentifier: keyIdentifier, privateKeyPEM: pem)
     }
 

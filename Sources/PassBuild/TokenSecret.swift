@@ -56,6 +56,7 @@ package struct TokenSecret: Sendable {
         }
         let path = "\(projectStateDirectory)/token-secret"
         if let bytes = AtomicFileSystem.readFile(path), let secret = String(validating: bytes, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty {
+            SecretFile.warnIfExposed(path, holding: "the token secret")
             return TokenSecret(secret, origin: path)
         }
         if environment["CI"] == "true" {

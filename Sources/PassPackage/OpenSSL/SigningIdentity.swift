@@ -1,3 +1,4 @@
+import AtomicFiles
 import PassModel
 import COpenSSL
 import Crypto
@@ -60,6 +61,12 @@ package final class SigningIdentity: ManifestSigning, @unchecked Sendable {
         wwdrCertificatePath: String? = nil,
         passwordSource: String = SigningIdentity.defaultPasswordSource
     ) throws(SigningIdentityError) {
+        // Without a key file the certificate file holds the key (a .p12, or a PEM bundle with it).
+        if let keyPath {
+            SecretFile.warnIfExposed(keyPath, holding: "a signing key")
+        } else {
+            SecretFile.warnIfExposed(certificatePath, holding: "a signing key (with its certificate)")
+        }
         try self.init(
             certificate: SigningFile(contentsOf: certificatePath),
             key: keyPath.map { path throws(SigningIdentityError) in try SigningFile(contentsOf: path) },
