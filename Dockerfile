@@ -5,13 +5,16 @@
 #   docker build -t passforge .                               # builds the archive inside (10+ min)
 #   make dist && docker build --build-arg ARCHIVE=dist -t passforge .   # packs the archive you built
 #
-#   docker run -d -p 8080:8080 -v /srv/passforge:/srv/passforge passforge     # serve
+#   docker run -d -p 127.0.0.1:8080:8080 -v /srv/passforge:/srv/passforge passforge   # serve, to this host only
 #   docker run --rm -v "$PWD":/srv/passforge passforge build --development-signing
 #
 # The project (passforge.yml, output/, state/) is mounted at /srv/passforge, the working
 # directory; it must be writable by uid 10001 (the passforge user), or run with
 # --user "$(id -u):$(id -g)". The build and runtime images must be the same Debian release:
 # the libraries' sonames (libzint.so.2.11, libzip.so.4) are the release's.
+#
+# Publish the port on 127.0.0.1 (as above), for nginx or Caddy on the host in front: `-p 8080:8080`
+# would open it on every interface of the host, past the TLS terminator and its limits.
 
 # source: `make dist` inside the official Swift image; ARCHIVE=dist takes ./dist instead.
 ARG ARCHIVE=source
@@ -19,7 +22,7 @@ ARG ARCHIVE=source
 FROM swift:6.3-bookworm AS archive-source
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-       libssl-dev libzip-dev libsqlite3-dev pkg-config zlib1g-dev libzint-dev \
+       libssl-dev libzip-dev libsqlite3-dev pkg-config zlib1g-dev libzint-dev libxml2-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -33,7 +36,11 @@ COPY dist/passforge-*-linux-*.tar.gz /archive/
 
 FROM archive-${ARCHIVE} AS archive
 
-FROM debian:bookworm-slim
+# The runtime base, pinned by digest (the multi-architecture index's), so a rebuild gets the same
+# bytes. To move to a newer Debian 12 slim image (security updates): run
+#   docker buildx imagetools inspect debian:bookworm-slim
+# put the "Digest:" it prints after the @ below, rebuild, and run make image-check.
+FROM debian:bookworm-slim@sha256:e899040a73d36e2b36fa33216943539d9957cba8172b858097c2cabcdb20a3e2
 # One archive, mounted (not copied: it would stay in a layer): unpack it to /opt/passforge,
 # install the libraries its debian-packages names.
 RUN --mount=type=bind,from=archive,source=/archive,target=/tmp/archive \
@@ -51,7 +58,9 @@ RUN --mount=type=bind,from=archive,source=/archive,target=/tmp/archive \
 
 USER passforge:passforge
 WORKDIR /srv/passforge
-# Listens on every address of the container; the store defaults to state/registrations.sqlite
+# Listens on every address of the container (the published port reaches the container's own
+# interface, not its loopback); `docker run -p 127.0.0.1:8080:8080` keeps it on the host's
+# loopback. The store defaults to state/registrations.sqlite
 # in the mounted project (PASSFORGE_DATABASE_URL chooses another, e.g. postgres://...).
 EXPOSE 8080
 ENTRYPOINT ["passforge"]

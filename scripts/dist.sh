@@ -2,7 +2,7 @@
 # `make dist`: dist/passforge-<version>-linux-<arch>.tar.gz, a release binary that needs no
 # Swift toolchain, with the deploy configs, the CI examples and an INSTALL file listing the
 # shared libraries the binary still needs (read off `ldd`, mapped to Debian packages with
-# `dpkg -S`).
+# `dpkg -S`); and dist/SHA256SUMS, the checksums of the archives in dist/.
 #
 #   scripts/dist.sh                 build (release, --static-swift-stdlib) and pack
 #   PASSFORGE_DIST_SCRATCH=.build scripts/dist.sh
@@ -110,7 +110,7 @@ Install on Debian 12 (and the Debian or Ubuntu releases with the same library ve
 
 On another release a package name can differ (Ubuntu 24.04 has libssl3t64 and
 libzip4t64); \`ldd bin/passforge | grep "not found"\` names a missing library, and
-installing the -dev packages (libssl-dev libzip-dev libsqlite3-dev libzint-dev zlib1g-dev)
+installing the -dev packages (libssl-dev libzip-dev libsqlite3-dev libzint-dev libxml2-dev zlib1g-dev)
 always pulls in the right ones. A library whose soname differs on that release (libzint's
 carries its minor version) needs a build from source there: \`make dist\` in a clone of
 passforge.
@@ -126,4 +126,9 @@ mtime=$(git log -1 --format=%ct 2>/dev/null || date +%s)
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$mtime" -C "$stage" -cf - "$name" \
     | gzip -9n > "dist/$name.tar.gz.partial"
 mv "dist/$name.tar.gz.partial" "dist/$name.tar.gz"
+
+# SHA256SUMS beside the archives, for `sha256sum -c SHA256SUMS` after a download: every archive in
+# dist/ (one per arch when several were copied in), bare names, written whole (temporary, then rename).
+(cd dist && sha256sum -- passforge-*-linux-*.tar.gz > SHA256SUMS.partial && mv SHA256SUMS.partial SHA256SUMS)
 echo "dist/$name.tar.gz"
+echo "dist/SHA256SUMS"

@@ -7,7 +7,8 @@
 # toolchain (env -i, PATH=/usr/bin:/bin), runs `passforge --version`, `init`,
 # `build --development-signing` and `inspect`. Checks that `ldd` lists no Swift runtime and
 # no Foundation library, that INSTALL names every library `ldd` lists, and that
-# deploy/passforge.service passes `systemd-analyze verify` (when systemd-analyze is here).
+# deploy/passforge.service passes `systemd-analyze verify` (when systemd-analyze is here), and
+# that `sha256sum -c` passes on the SHA256SUMS beside the archive.
 # The Dockerfile installs the archive's debian-packages and runs its bin/passforge, so this
 # also checks what the image is made of. Not part of `make test`: a release build with the
 # static Swift runtime takes over 10 minutes on 2 cores (see README, Install).
@@ -44,6 +45,9 @@ version=$(echo "$name" | sed -E 's/^passforge-(.*)-linux-[^-]+$/\1/')
 bare() { env -i PATH=/usr/bin:/bin HOME="$work/home" LANG=C.UTF-8 "$@"; }
 
 check "the archive holds one folder, $name" test "$(ls "$work/unpacked")" = "$name"
+# make dist writes SHA256SUMS beside the archive: it lists this archive, and every sum in it holds.
+check "SHA256SUMS lists $name.tar.gz and sha256sum -c passes" sh -c "
+    cd '$(dirname "$archive")' && grep -qx '[0-9a-f]\{64\}  $name.tar.gz' SHA256SUMS && sha256sum -c --strict SHA256SUMS"
 check "no swift on the test PATH" sh -c '! env -i PATH=/usr/bin:/bin sh -c "command -v swift swiftc"'
 check "ldd lists no libswift* and no libFoundation*" sh -c "! ldd '$binary' | grep -E 'libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime'"
 check "ldd finds every library outside any toolchain" sh -c "! ldd '$binary' | grep -E 'not found|/opt/|swift'"

@@ -7,7 +7,7 @@
 #   scripts/test-image.sh            docker when its daemon answers, else podman
 #   CONTAINER_ENGINE=podman scripts/test-image.sh
 #
-# Needs debian:bookworm-slim (pulled, or already in the engine's images).
+# Needs debian:bookworm-slim at the digest the Dockerfile pins (pulled, or already in the engine's images).
 set -eu
 
 cd "$(dirname "$0")/.."
