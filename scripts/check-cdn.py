@@ -331,6 +331,9 @@ def cache_checks(client, s3, doc, checks, recorder):
                  "of a cached pass (each GET must revalidate)")
     checks.check(all("if-none-match" in r[2] for r in token_requests),
                  "cache: a revalidation without If-None-Match (the cached copy's ETag)")
+    item_requests = [r for r in asked if r[1].endswith("/" + item_key)]
+    checks.check(len(item_requests) == 3 and len(asked) == 6, f"cache: {len(asked)} requests to the store for 3 GETs "
+                 f"({len(item_requests)} for the kind check), not 2 each as the README says")
 
     # A change in the bucket is the very next GET's answer: no TTL, no wait.
     new_bytes = "PASS S-1 version 2, after a push"
