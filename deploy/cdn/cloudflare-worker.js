@@ -39,7 +39,8 @@ const ITEM = new RegExp(`^/v1/(passes|orders)/(${TYPE})/(${ID})$`);
 const DEVICE_LIST = new RegExp(`^/v1/devices/(${DEVICE})/registrations/(${TYPE})$`);
 const REGISTRATION = new RegExp(`^/v1/devices/${DEVICE}/registrations/[^/]+/[^/]+$`);
 const CLAIM = /^\/v1\/offers\/[A-Za-z0-9][A-Za-z0-9._-]{0,63}\/claims$/;
-const DOWNLOAD = new RegExp(`^/download/([A-Za-z0-9_-]{1,100}\\.(pkpass|pkpasses|order)|${TYPE}/${ID}\\.(pkpass|order))$`);
+const DOWNLOAD = new RegExp(
+  `^/download/([A-Za-z0-9_-]{1,100}\\.(pkpass|pkpasses|order)|${TYPE}/${ID}\\.(pkpass|order))$`);
 const SCHEMES = {
   passes: { token: /^ApplePass ([A-Za-z0-9_-]{16,100})$/, name: 'ApplePass' },
   orders: { token: /^AppleOrder ([A-Za-z0-9_-]{16,100})$/, name: 'AppleOrder' },
@@ -59,7 +60,8 @@ export default {
       return item ? itemResponse(request, env, folder, item[2], item[3]) : unauthorized(folder);
     }
     if (REGISTRATION.test(path)) {
-      return request.method === 'POST' || request.method === 'DELETE' ? toServe(request, env, url) : notAllowed('POST, DELETE');
+      const isChange = request.method === 'POST' || request.method === 'DELETE';
+      return isChange ? toServe(request, env, url) : notAllowed('POST, DELETE');
     }
     if (path === '/v1/log' || CLAIM.test(path)) {
       return request.method === 'POST' ? toServe(request, env, url) : notAllowed('POST');

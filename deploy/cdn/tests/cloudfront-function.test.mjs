@@ -119,7 +119,8 @@ describe('CloudFront Function', () => {
     const passesOnly = load('', []);
     for (const name of ['order with its token', 'pass with its token']) {
       const c = doc.cases.find((one) => one.name === name);
-      const result = passesOnly({ version: '1.0', context: { eventType: 'viewer-request' }, request: viewerRequest(c) });
+      const event = { version: '1.0', context: { eventType: 'viewer-request' }, request: viewerRequest(c) };
+      const result = passesOnly(event);
       if (name.startsWith('order')) assert.equal(result.statusCode, 401);
       else assert.match(result.uri, /^\/by-token\/pass\.com\.example\.cdn\/S-1\./);
     }
