@@ -22,8 +22,9 @@
 //   Every refusal (no, malformed or wrong token, unknown pass, a name that
 //   does not fit) is passforge serve's own 401, byte for byte.
 // - GET /v1/devices/<device>/registrations/<type>: the device's index object
-//   (204 for an unknown device). It lists every pass (order) of the device;
-//   the device then makes conditional GETs.
+//   if the bucket has one (it lists every pass (order) of the device; the
+//   device then makes conditional GETs), else passforge serve's answer from
+//   its database (204 for an unknown device).
 // - GET /download/…: the add-to-Wallet links.
 // - POST/DELETE registrations, POST /v1/log, POST /v1/offers/<offer>/claims
 //   and /health: passed to passforge serve, Authorization included.
@@ -70,8 +71,9 @@ export default {
     const list = DEVICE_LIST.exec(path);
     if (list) {
       if (!isRead) return notAllowed('GET, HEAD');
+      // The bucket's index object, else passforge serve's answer from its database (204 for an unknown device).
       const found = await objectResponse(request, env, `v1/devices/${list[1]}/registrations/${list[2]}`);
-      return found ?? new Response(null, { status: 204, headers: { 'cache-control': 'no-cache' } });
+      return found ?? toServe(request, env, url);
     }
     if (DOWNLOAD.test(path)) {
       if (!isRead) return notAllowed('GET, HEAD');
