@@ -30,6 +30,9 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
+
+from script_loading import load_script
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(REPO, "deploy", "cdn", "tests", "cases.json")
@@ -215,14 +218,14 @@ class ServeStandIn(Quiet):
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = answer
 
 
-def start_nginx(scratch, store_port, serve_ports):
+def start_nginx(scratch, store_port, serve_ports, name="nginx"):
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not os.access(nginx, os.X_OK):
         raise RuntimeError("nginx is not installed (make deps installs it)")
     port, origin_port = free_port(), free_port()
     with open(CONFIG) as f:
         config = f.read()
-    replacements = [("/var/cache/nginx/passforge-cdn", f"{scratch}/cache"),
+    replacements = [("/var/cache/nginx/passforge-cdn", f"{scratch}/{name}-cache"),
                     ("127.0.0.1:8333", f"127.0.0.1:{store_port}"),
                     ("127.0.0.1:8080", f"127.0.0.1:{serve_ports[0]}"),
                     ("127.0.0.1:8081", f"127.0.0.1:{serve_ports[1]}"),
@@ -233,7 +236,7 @@ def start_nginx(scratch, store_port, serve_ports):
         if old not in config:
             raise RuntimeError(f"deploy/cdn/nginx-cdn.conf no longer has {old!r}, which this test replaces")
         config = config.replace(old, new)
-    d = os.path.join(scratch, "nginx")
+    d = os.path.join(scratch, name)
     os.makedirs(d)
     with open(f"{d}/cdn.conf", "w") as f:
         f.write(config)
@@ -409,6 +412,157 @@ def routing_checks(checks, recorder):
     checks.check(servers == {"serve-1", "serve-2"}, f"serve: requests reached {sorted(servers)}, not both servers")
 
 
+# The end to end part: a real build, its tree uploaded as `passforge publish s3://` lays it out, two real
+# `passforge serve` on one PostgreSQL database behind a second nginx with the same config.
+SECRET = "check-cdn-token-secret-0123456789abcdef"
+# By name; the rest (v1/passes/…, by-token/… of this project's passes) are passes.
+CONTENT_TYPES = {".pkpass": "application/vnd.apple.pkpass", ".pkpasses": "application/vnd.apple.pkpasses",
+                 ".order": "application/vnd.apple.finance.order", ".json": "application/json", ".csv": "text/csv",
+                 ".html": "text/html; charset=utf-8", ".png": "image/png"}
+
+
+def e2e_prerequisites():
+    """(passforge binary, PostgreSQL URL), or a reason this part cannot run."""
+    binary = os.environ.get("PASSFORGE_BINARY") or os.path.join(REPO, ".build", "debug", "passforge")
+    postgres = os.environ.get("PASSFORGE_TEST_POSTGRES_URL")
+    if not os.access(binary, os.X_OK):
+        return f"no passforge binary at {binary} (swift build, or set PASSFORGE_BINARY)"
+    if not postgres:
+        return "PASSFORGE_TEST_POSTGRES_URL is not set (run under scripts/with-postgres.sh)"
+    return binary, postgres
+
+
+def passforge(binary, root, *arguments):
+    env = dict(os.environ, PASSFORGE_TOKEN_SECRET=SECRET)
+    env.pop("CI", None)  # development signing, on purpose
+    done = subprocess.run([binary, *arguments], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"passforge {' '.join(arguments)} failed: {done.stderr[-2000:]}")
+
+
+def upload_tree(s3, output):
+    """The build-owned part of the tree, each object with its Content-Type and no-cache, the state last."""
+    names = []
+    for folder, _, files in os.walk(output):
+        relative = os.path.relpath(folder, output)
+        if relative.startswith(("v1/devices", ".passforge")):
+            continue
+        names += [os.path.normpath(os.path.join(relative, name)) for name in files]
+    names += [f".passforge/{name}" for name in ("bundles.json", "downloads.csv", "state.json")
+              if os.path.exists(f"{output}/.passforge/{name}")]
+    for name in names:
+        kind = "application/vnd.apple.pkpass"
+        if name.startswith((".passforge/", "download/")):
+            kind = CONTENT_TYPES.get(os.path.splitext(name)[1], "application/octet-stream")
+        with open(os.path.join(output, name), "rb") as f:
+            put(s3, name, kind, f.read())
+
+
+def create_database(postgres):
+    name = f"check_cdn_{os.getpid()}_{int(time.time())}"
+    done = subprocess.run(["psql", postgres, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", f"CREATE DATABASE {name}"],
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise RuntimeError(f"CREATE DATABASE {name} failed: {done.stderr.strip()}")
+    return urllib.parse.urlunsplit(urllib.parse.urlsplit(postgres)._replace(path=f"/{name}"))
+
+
+def start_serve(binary, root, database_url):
+    port = free_port()
+    env = dict(os.environ, PASSFORGE_DATABASE_URL=database_url, PASSFORGE_TOKEN_SECRET=SECRET)
+    process = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", str(port)], cwd=root, env=env,
+                               stdout=subprocess.DEVNULL, stderr=open(f"{root}/serve-{port}.log", "w"),
+                               start_new_session=True)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if Client(port).request("GET", "/health")[0] == 200:
+                return process, port
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"passforge serve did not start: {read(f'{root}/serve-{port}.log')[-2000:]}")
+        time.sleep(0.1)  # polling a starting server, not a test's wait
+
+
+def e2e_checks(checks, root, cdn, serves, s3, binary):
+    """A device's whole round through the CDN, against passforge serve's own answers."""
+    state = json.load(open(f"{root}/output/.passforge/state.json"))["passes"]
+    record = state["pass.com.example.bench/M-000001"]
+    other = state["pass.com.example.bench/M-000002"]
+    token = record["tokenPath"].rsplit(".", 1)[1]
+    path = f"/v1/passes/{record['passTypeIdentifier']}/{record['serialNumber']}"
+    auth = {"Authorization": f"ApplePass {token}"}
+    with open(f"{root}/output/{path[1:]}", "rb") as f:
+        built = f.read()
+    status, headers, body = cdn.request("GET", path, auth)
+    checks.check(status == 200 and body == built, f"e2e: the built pass through the CDN answered {status}")
+    etag = headers.get("etag")
+    checks.check(cdn.request("GET", path, {**auth, "If-None-Match": etag or ""})[0] == 304, "e2e: no 304 by ETag")
+    # passforge serve's own 401, byte for byte, is the CDN's for every refusal.
+    wrong = {"Authorization": "ApplePass " + token[::-1]}
+    for headers_sent in (wrong, {}, {"Authorization": "ApplePass short"}):
+        own, theirs = serves[0].request("GET", path, headers_sent), cdn.request("GET", path, headers_sent)
+        checks.check(own[0] == theirs[0] == 401 and own[2] == theirs[2] and own[1].get("www-authenticate")
+                     == theirs[1].get("www-authenticate"), f"e2e: the CDN's 401 {theirs[2]!r} is not passforge "
+                     f"serve's {own[2]!r} (sent {headers_sent})")
+    # Registrations through the CDN land on either server; each device's list shows them, whichever
+    # server answers it.
+    push = json.dumps({"pushToken": "ab" * 32})
+    type_ = record["passTypeIdentifier"]
+    devices = {"cdndevice1": (record, token), "cdndevice2": (other, other["tokenPath"].rsplit(".", 1)[1])}
+    for device, (item, item_token) in devices.items():
+        status = cdn.request("POST", f"/v1/devices/{device}/registrations/{type_}/{item['serialNumber']}",
+                             {"Authorization": f"ApplePass {item_token}", "Content-Type": "application/json"}, push)[0]
+        checks.check(status == 201, f"e2e: registering {device} through the CDN answered {status}")
+    for device, (item, _) in devices.items():
+        for where, client in (("the CDN", cdn), ("server 1", serves[0]), ("server 2", serves[1])):
+            status, _, body = client.request("GET", f"/v1/devices/{device}/registrations/{type_}")
+            listed = json.loads(body).get("serialNumbers", []) if status == 200 else []
+            checks.check(listed == [item["serialNumber"]], f"e2e: {device}'s list from {where}: {status} {body[:80]!r}")
+    # A change is published: the next GET through the CDN is the new pass, then a 304 for it.
+    load_script("bench-build").write_project(root, 3, "list", changed=1)
+    passforge(binary, root, "build", "--quiet", "--development-signing")
+    upload_tree(s3, f"{root}/output")
+    with open(f"{root}/output/{path[1:]}", "rb") as f:
+        rebuilt = f.read()
+    status, headers, body = cdn.request("GET", path, {**auth, "If-None-Match": etag or ""})
+    checks.check(rebuilt != built and status == 200 and body == rebuilt, f"e2e: after the change the CDN answered "
+                 f"{status}, {'the new pass' if body == rebuilt else 'not the new pass'}")
+    checks.check(cdn.request("GET", path, {**auth, "If-None-Match": headers.get("etag", "")})[0] == 304,
+                 "e2e: no 304 for the new pass")
+    since = cdn.request("GET", f"/v1/devices/cdndevice1/registrations/{type_}?passesUpdatedSince={record['updateTag']}")
+    checks.check(since[0] == 200 and record["serialNumber"] in json.loads(since[2]).get("serialNumbers", []),
+                 f"e2e: the changed pass is not in the device's list since its old tag: {since[0]} {since[2][:80]!r}")
+    status = cdn.request("DELETE", f"/v1/devices/cdndevice1/registrations/{type_}/{record['serialNumber']}", auth)[0]
+    checks.check(status == 200, f"e2e: unregistering through the CDN answered {status}")
+
+
+def e2e_phase(checks, scratch, s3, store_port, processes):
+    prerequisites = e2e_prerequisites()
+    if isinstance(prerequisites, str):
+        if os.environ.get("CI"):
+            checks.check(False, f"e2e: {prerequisites} (CI is set, so this fails)")
+        else:
+            print(f"check-cdn: the part with passforge serve SKIPPED: {prerequisites}")
+        return False
+    binary, postgres = prerequisites
+    root = os.path.join(scratch, "project")
+    load_script("bench-build").write_project(root, 3, "list")
+    passforge(binary, root, "build", "--quiet", "--development-signing")
+    upload_tree(s3, f"{root}/output")
+    database_url = create_database(postgres)
+    serve_ports = []
+    for _ in range(2):
+        process, port = start_serve(binary, root, database_url)
+        processes.append(process)
+        serve_ports.append(port)
+    process, port = start_nginx(scratch, store_port, serve_ports, name="nginx-e2e")
+    processes.append(process)
+    e2e_checks(checks, root, Client(port), [Client(p) for p in serve_ports], s3, binary)
+    return True
+
+
 def main():
     keep = "--keep" in sys.argv
     shared_port = use_shared_store()
@@ -444,10 +598,11 @@ def main():
             run_case(client, doc, case, checks)
         cache_checks(client, s3, doc, checks, recorder)
         routing_checks(checks, recorder)
+        with_serve = e2e_phase(checks, scratch, s3, store_port, processes)
         elapsed = time.monotonic() - started
     except Exception as error:  # a harness that could not run: one line, not a traceback
         checks.failures.append(f"{type(error).__name__}: {error} (run with --keep to keep the logs)")
-        elapsed = 0.0
+        elapsed, with_serve = 0.0, False
     finally:
         for process in reversed(processes):
             try:
@@ -460,6 +615,7 @@ def main():
     for failure in checks.failures:
         print(f"check-cdn: FAILED: {failure}")
     where = "SeaweedFS" if shared_port is None else "scripts/with-seaweedfs.sh's SeaweedFS"
+    where += " (and two passforge serve on PostgreSQL)" if with_serve else ""
     print(f"check-cdn: nginx-cdn.conf with nginx and {where}: {len(doc['cases'])} cases, {checks.count} checks, "
           f"{len(checks.failures)} failed ({elapsed:.1f} s)" + (f"; files kept in {scratch}" if keep else ""))
     sys.exit(1 if checks.failures else 0)
