@@ -395,7 +395,10 @@ def cache_checks(client, s3, doc, checks, recorder):
     status, headers, body = client.request("GET", path, auth)
     checks.check(status == 401 and body == doc["unauthorized"]["pass"].encode(),
                  f"cache: a removed pass answered {status} from the cache")
+    # ...and a refusal is not kept either: published again, it is the very next answer.
     put(s3, key, "application/vnd.apple.pkpass", new_bytes)
+    status, _, body = client.request("GET", path, auth)
+    checks.check(status == 200 and body == new_bytes.encode(), f"cache: a pass published after a 401 answered {status}")
 
 
 def routing_checks(checks, recorder):

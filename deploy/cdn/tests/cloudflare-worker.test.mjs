@@ -40,7 +40,7 @@ describe('Cloudflare Worker', () => {
     }
   });
 
-  test('304 by ETag and by If-Modified-Since; a changed pass is the next answer; a removed one 401', async () => {
+  test('304 by ETag and If-Modified-Since; a change is the next answer; a removal 401, then back', async () => {
     const c = doc.cases.find((one) => one.name === 'pass with its token');
     const key = PREFIX + c.expect.object;
     const first = await ask('GET', c.path, c.headers);
@@ -61,5 +61,7 @@ describe('Cloudflare Worker', () => {
     const removed = await ask('GET', c.path, c.headers);
     assert.equal(removed.status, 401);
     assert.equal(removed.body, doc.unauthorized.pass);
+    bucket.put(key, 'application/vnd.apple.pkpass', 'PASS S-1 version 3, published again');
+    assert.equal((await ask('GET', c.path, c.headers)).body, 'PASS S-1 version 3, published again');
   });
 });
