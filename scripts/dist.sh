@@ -63,12 +63,14 @@ fi
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 root="$stage/$name"
-mkdir -p "$root/bin" "$root/deploy/ci"
+mkdir -p "$root/bin" "$root/deploy/ci" "$root/deploy/cdn"
 # Debug sections off (about half the size); function names stay for the runtime's backtraces.
 strip --strip-debug -o "$root/bin/passforge" "$binary"
 cp README.md "$root/"
 cp deploy/passforge.service deploy/nginx-passforge.conf deploy/Caddyfile "$root/deploy/"
 cp deploy/ci/*.yml deploy/ci/README.md "$root/deploy/ci/"
+cp deploy/cdn/nginx-cdn.conf deploy/cdn/cloudfront-function.js deploy/cdn/cloudflare-worker.js deploy/cdn/wrangler.toml \
+    "$root/deploy/cdn/"
 cp Dockerfile "$root/"
 
 # The libraries the binary loads (ldd: "name => /path (address)", and the loader as "/path (address)"),
@@ -117,7 +119,8 @@ passforge.
 
 Also here: README.md (the guide), deploy/passforge.service (systemd unit for
 \`passforge serve\`), deploy/nginx-passforge.conf and deploy/Caddyfile (static hosts),
-deploy/ci/ (CI workflows that download this archive), Dockerfile (the container image).
+deploy/ci/ (CI workflows that download this archive), deploy/cdn/ (a bucket behind nginx,
+CloudFront or Cloudflare), Dockerfile (the container image).
 EOF
 
 mkdir -p dist
