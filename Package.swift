@@ -39,6 +39,8 @@ let package = Package(
         // `GET /metrics` of `passforge serve`: swift-metrics' API, exported in Prometheus' text format.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // The landing pages' template (`passforge build`), which a project may replace with its own.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // System libraries, each used by exactly one small wrapper in PassPackage.
@@ -168,8 +170,9 @@ let package = Package(
         .target(
             name: "PassPreview",
             dependencies: [
-                "AtomicFiles", "Barcodes", "PassBuild", "WalletTree", "PassContent", "PassModel",
+                "AtomicFiles", "Barcodes", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         // `passforge diff`: both sides of a git change rendered without signing, compared pass by pass.

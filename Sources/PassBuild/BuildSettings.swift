@@ -27,6 +27,9 @@ package struct BuildSettings: Sendable {
     /// (`build --state-from`): the bytes of unchanged passes are there, not
     /// here, and only what changes needs signing and publishing.
     package var requiresLocalPassFiles = true
+    /// Makes the landing page beside every download link (`LandingPages`); nil for none. The command line sets
+    /// the preview's renderer here: the build cannot depend on the preview, which depends on it.
+    package var landingPages: (any LandingPageMaking)?
 
     package init(
         contentDirectory: String = "content", templatesDirectory: String = "templates", outputDirectory: String = "output",

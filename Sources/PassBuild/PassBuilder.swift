@@ -63,8 +63,12 @@ package struct PassBuilder: Sendable {
 
         // Passes built before token-keyed names existed get theirs now, without signing again.
         let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, of: state.passes, secret: secret)
+        // Landing pages of unchanged items: a new configuration, or an item that expired since (`LandingPages`).
+        let landingWork = LandingPages.needsWork(maker: settings.landingPages, previous: LandingPages.load(from: settings.outputDirectory),
+                                                 itemCount: state.passes.count, now: started)
         // Only what content files define counts: their stamps alone (newly settled files) do not make a build write.
-        guard !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles) || !legacyTokenLinks.isEmpty else {
+        guard !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles) || !legacyTokenLinks.isEmpty
+                || landingWork else {
             report.offerPoolSizes = offerPoolSizes(of: state)
             report.committedState = state
             Self.releaseInBackground((state, plan))
@@ -174,6 +178,8 @@ package struct PassBuilder: Sendable {
         }
         operations += bundles.moves + bundles.removals
         for note in bundles.notes { progress(.note(note)) }
+        operations += try landingPageOperations(passes: newState.passes, bundles: bundles.records, staged: staged, started: started,
+                                                progress: progress)
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
         let stagedState = "\(tree.stagingFolder)/\(TreeLayout.fileName(of: TreeLayout.statePath))"
         // The new passes are the previous ones (their records' keys, in the file) but the removed, and the signed;
@@ -204,6 +210,24 @@ package struct PassBuilder: Sendable {
         report.committedState = newState
         Self.releaseInBackground((newState, plan))
         (newState, plan) = (BuildState(), BuildPlan())
+    }
+
+    /// The landing pages' operations (`LandingPages`): made from the staged and kept files, moved into place with them.
+    private func landingPageOperations(passes: [String: BuildState.ItemRecord], bundles: [String: BundleRecord],
+                                       staged: [(key: String, stagedPath: String)], started: Date,
+                                       progress: @escaping @Sendable (BuildProgress) -> Void) throws -> [OutputTree.Operation] {
+        let previous = LandingPages.load(from: settings.outputDirectory)
+        guard settings.landingPages != nil || previous != nil else { return [] }
+        do {
+            let stagedPaths = Dictionary(staged.map { ($0.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first })
+            let update = try LandingPages.update(maker: settings.landingPages, previous: previous, passes: passes, bundles: bundles,
+                                                 stagedPaths: stagedPaths, tree: tree, now: started, jobs: settings.jobs)
+            for note in update.notes { progress(.note(note)) }
+            return update.operations
+        } catch {
+            AtomicFileSystem.removeTree(tree.stagingDirectory)
+            throw error
+        }
     }
 
     /// The moves of the staged items' files (`ParallelPackager`): a folder the output has none of yet moves

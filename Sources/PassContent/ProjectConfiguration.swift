@@ -28,6 +28,8 @@ package struct ProjectConfiguration: Sendable {
     package var deviceCheck: DeviceCheckSettings?
     /// `offers:`: DeviceCheck offers, each a pool of passes handed out one per device.
     package var offers: [OfferSettings] = []
+    /// `landingPages:`: the page beside every download link (`LandingPageSettings`).
+    package var landingPages = LandingPageSettings()
 
     package static let defaultKeys = ["passTypeIdentifier", "teamIdentifier", "organizationName", "webServiceURL"]
     /// The passforge.yml keys that go into every order.json.
@@ -77,6 +79,7 @@ package struct ProjectConfiguration: Sendable {
         var signing: [String: SigningFiles] = [:]
         var deviceCheck: DeviceCheckSettings?
         var offers: [OfferSettings] = []
+        var landingPages: LandingPageSettings?
         let directory = (file as NSString).deletingLastPathComponent
         func resolve(_ path: String) -> String {
             path.hasPrefix("/") || directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
@@ -115,6 +118,8 @@ package struct ProjectConfiguration: Sendable {
                 deviceCheck = parseDeviceCheck(member, resolve: resolve, problems: &problems)
             case "offers":
                 offers = parseOffers(member, problems: &problems)
+            case "landingPages":
+                landingPages = parseLandingPages(member, resolve: resolve, problems: &problems)
             default:
                 problems.append(secretOrUnknown(member, path: [.key(member.key)]))
             }
@@ -125,6 +130,7 @@ package struct ProjectConfiguration: Sendable {
                                                  signing: signing, file: file)
         configuration.deviceCheck = deviceCheck
         configuration.offers = offers
+        if let landingPages { configuration.landingPages = landingPages }
         return configuration
     }
 
@@ -134,7 +140,7 @@ package struct ProjectConfiguration: Sendable {
             return .error(at: member.keyLocation, keyPath: path, rule: "config.secret",
                           "secrets never go in passforge.yml (it is committed to git); remove `\(member.key)` and set PASSFORGE_SIGNING_PASSWORD or PASSFORGE_TOKEN_SECRET in the environment")
         }
-        let known = defaultKeys + ["orderTypeIdentifier", "signing", "deviceCheck", "offers"]
+        let known = defaultKeys + ["orderTypeIdentifier", "signing", "deviceCheck", "offers", "landingPages"]
         return .error(at: member.keyLocation, keyPath: path, rule: "config.unknown-key",
                       "unknown setting `\(member.key)`; passforge.yml knows \(known.joined(separator: ", "))")
     }

@@ -223,7 +223,8 @@ package struct OutputTree: Sendable {
             case .remove:
                 guard TreeLayout.isBuildOwned(operation.path) else { throw refuse(operation) }
             case .move, .link:
-                guard TreeLayout.isBuildOwned(operation.path) || operation.path == BundleList.path,
+                guard TreeLayout.isBuildOwned(operation.path) || operation.path == BundleList.path
+                        || operation.path == TreeLayout.landingPageListPath,
                       let source = operation.source, isStaged(source) || TreeLayout.isBuildOwned(source) else { throw refuse(operation) }
             case .moveFolder:
                 // Only the folder staged for that very path: what it holds is checked before it moves (`checkStagedFolder`).

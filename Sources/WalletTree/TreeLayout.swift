@@ -94,6 +94,29 @@ package enum TreeLayout {
     /// `download/`: the add-to-Wallet links.
     package static let downloadFolder = "download"
 
+    /// `.passforge/landing-pages.json`: the landing pages of the last build (`LandingPageList`).
+    package static let landingPageListPath = "\(stateFolder)/landing-pages.json"
+
+    /// `download/<capability>.html`, or `download/<capability>.<language>.html` for one language of the item: the
+    /// landing page beside the download link `download/<capability>.pkpass|.order|.pkpasses`.
+    package static func landingPagePath(capability: String, language: String? = nil) -> String {
+        "\(downloadFolder)/\(capability)\(language.map { ".\($0)" } ?? "").html"
+    }
+
+    /// `download/<capability>.png`: the item's logo beside its landing page, for the Open Graph image.
+    package static func landingImagePath(capability: String) -> String { "\(downloadFolder)/\(capability).png" }
+
+    /// `download/<name>.svg|.png`: a badge file of the project (`name` is `badge-<language>` or
+    /// `order-badge-<language>`), linked by every landing page and email snippet of that language.
+    package static func badgePath(name: String, fileExtension: String) -> String { "\(downloadFolder)/\(name).\(fileExtension)" }
+
+    /// The capability of a landing page, logo or download path (`download/<capability>.…`), or nil.
+    package static func capability(ofDownloadPath path: String) -> Substring? {
+        guard path.hasPrefix("\(downloadFolder)/") else { return nil }
+        let name = fileName(of: path)
+        return name.firstIndex(of: ".").map { name[..<$0] }
+    }
+
     /// `v1/devices/<device>`: the index files of one device.
     package static func deviceFolder(_ device: String) -> String { "v1/devices/\(device)" }
 
@@ -209,7 +232,7 @@ package enum TreeLayout {
             return isPassType(bytes, 9..<slashes.1) && isSerial(bytes, (slashes.1 + 1)..<(end - suffix))
         case 1 where slashes.0 == 8 && matches(bytes, 0, "download/"):  // download/<capability>.pkpass(es)|.order
             return isCapabilityName(bytes, 9..<end, suffix: ".pkpass") || isCapabilityName(bytes, 9..<end, suffix: ".pkpasses")
-                || isCapabilityName(bytes, 9..<end, suffix: ".order")
+                || isCapabilityName(bytes, 9..<end, suffix: ".order") || isLandingName(bytes, 9..<end)
         default:
             return false
         }
@@ -244,6 +267,18 @@ package enum TreeLayout {
         guard range.count > length, range.count - length <= 100, matches(bytes, range.upperBound - length, suffix) else { return false }
         for index in range.lowerBound..<(range.upperBound - length) where !isBase64URL(bytes[index]) { return false }
         return true
+    }
+
+    /// A landing page's files: `<capability>.html`, `<capability>.<language>.html`, `<capability>.png` or
+    /// `<capability>.svg` (a logo, or a badge named `badge-<language>`), each name `[A-Za-z0-9_-]{1,100}`.
+    private static func isLandingName(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        if isCapabilityName(bytes, range, suffix: ".html") || isCapabilityName(bytes, range, suffix: ".png")
+            || isCapabilityName(bytes, range, suffix: ".svg") { return true }
+        guard range.count > 5, matches(bytes, range.upperBound - 5, ".html"),
+              let dot = bytes[range.lowerBound..<(range.upperBound - 5)].firstIndex(of: UInt8(ascii: ".")) else { return false }
+        let language = (dot + 1)..<(range.upperBound - 5)
+        guard (1...35).contains(language.count), language.allSatisfy({ isBase64URL(bytes[$0]) }) else { return false }
+        return (1...100).contains(dot - range.lowerBound) && (range.lowerBound..<dot).allSatisfy { isBase64URL(bytes[$0]) }
     }
 
     /// Whether `bytes` holds `text` at `offset`.

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import PassBuild
+import PassContent
 import WalletTree
+import PassPreview
 import PassPublish
 import PassPush
 
@@ -65,6 +67,7 @@ struct BuildCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let quiet = self.quiet
+        settings.landingPages = try Self.landingPageRenderer(settings, quiet: quiet)
         let report = try Console.runReportingErrors {
             try PassBuilder(settings: settings).build { event in if !quiet { Console.progress(event) } }
         }
@@ -78,6 +81,20 @@ struct BuildCommand: AsyncParsableCommand {
         }
         if push { try await PushCommand.push(project: project, state: report.committedState, quiet: quiet) }
         PassBuilder.releaseInBackground(report)
+    }
+
+    /// The landing pages' renderer (`landingPages:` in passforge.yml), its warnings printed once; nil when switched off.
+    static func landingPageRenderer(_ settings: BuildSettings, quiet: Bool) throws -> LandingPageRenderer? {
+        guard settings.configuration.landingPages.enabled else { return nil }
+        let renderer: LandingPageRenderer
+        do {
+            renderer = try LandingPageRenderer(configuration: settings.configuration, templatesDirectory: settings.templatesDirectory)
+        } catch {
+            Console.report(error.diagnostics)
+            throw ExitCode.failure
+        }
+        if !quiet { for warning in renderer.warnings { Console.error("warning: \(warning)") } }
+        return renderer
     }
 
     private static func describe(_ outcome: StateFetchOutcome, from destination: PublishDestination) -> String {
