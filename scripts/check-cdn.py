@@ -293,7 +293,10 @@ class Client:
         response = connection.getresponse()
         payload = response.read()
         connection.close()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, payload
+        headers = {}
+        for name, value in response.getheaders():  # a repeated header, as one: "a, b"
+            headers[name.lower()] = f"{headers[name.lower()]}, {value}" if name.lower() in headers else value
+        return response.status, headers, payload
 
 
 class Checks:
@@ -312,6 +315,9 @@ def run_case(client, doc, case, checks):
     expect = case["expect"]
     status, headers, body = client.request(case["method"], case["path"], case["headers"], case.get("body"))
     name = f"{case['name']} ({case['method']} {case['path']})"
+    leaked = [header for header in headers if header.startswith(("x-amz-", "seaweed-", "x-accel-"))]
+    checks.check(not leaked, f"{name}: the store's headers reach the client: {leaked}")
+    checks.check(headers.get("cache-control", "").count("no-") <= 1, f"{name}: Cache-Control {headers.get('cache-control')!r}")
     allowed = expect.get("status")
     if expect.get("serve"):
         allowed = 200

@@ -127,6 +127,7 @@ export function checkAnswer(c, expect, answer, { errorPage = false } = {}) {
       assert.equal(answer.headers.get('cache-control'), 'no-store', `${what}: a 401 must not be stored`);
     }
   }
+  for (const [name] of answer.headers) assert.ok(!/^(x-amz-|seaweed-|x-accel-)/.test(name), `${what}: header ${name}`);
   if (expect.empty) assert.equal(answer.body, '', `${what}: a body where none is due`);
   if (expect.serve) {
     const seen = JSON.parse(answer.body);
