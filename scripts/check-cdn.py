@@ -317,7 +317,8 @@ def run_case(client, doc, case, checks):
     name = f"{case['name']} ({case['method']} {case['path']})"
     leaked = [header for header in headers if header.startswith(("x-amz-", "seaweed-", "x-accel-"))]
     checks.check(not leaked, f"{name}: the store's headers reach the client: {leaked}")
-    checks.check(headers.get("cache-control", "").count("no-") <= 1, f"{name}: Cache-Control {headers.get('cache-control')!r}")
+    checks.check(headers.get("cache-control", "").count("no-") <= 1,
+                 f"{name}: Cache-Control {headers.get('cache-control')!r}")
     allowed = expect.get("status")
     if expect.get("serve"):
         allowed = 200
