@@ -11,7 +11,15 @@ routing is what is tested here; passforge serve has its own tests).
 
 The objects are uploaded with boto3 under a prefix, with Content-Type and `Cache-Control: no-cache`
 as `passforge publish s3://…` writes them. SeaweedFS runs with a publisher identity and an
-anonymous one that may read the bucket, not list it (as a bucket policy gives the CDN).
+anonymous one that may read the bucket, not list it (as a bucket policy gives the CDN); under
+scripts/with-seaweedfs.sh, its store's public bucket is used instead.
+
+Then, end to end (with a passforge binary, .build/debug/passforge or $PASSFORGE_BINARY, and
+PostgreSQL from scripts/with-postgres.sh): a project built, its tree uploaded, two real
+`passforge serve` on one database behind a second nginx with the same config; a device registers
+through the CDN, its list agrees wherever it is answered, the CDN's 401 is passforge serve's
+byte for byte, and a rebuilt pass is the next GET. Without those, that part is skipped with a
+message (under CI it fails).
 
 Exit status 0 when every check passes, 1 otherwise; 77 (with a message) only when SeaweedFS's `weed`
 is not installed and CI is not set (under CI it fails, and so does a missing nginx or boto3 anywhere).
