@@ -209,7 +209,9 @@ struct PassEvaluator: Sendable {
             evaluation.diagnostics += passDiagnostics(rendered, json: json, definition: definition, template: template)
         } else {
             // Apple's order rules, each at the template or content line that wrote the value.
-            evaluation.diagnostics += rendered.orderDiagnostics(allowsHTTPWebService: settings.allowsHTTPWebService)
+            // A createdAt after this build's tag (or, for validate, now) is refused: see checkCreatedAtIsPast.
+            let checkedAt = updateTag.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? Date()
+            evaluation.diagnostics += rendered.orderDiagnostics(allowsHTTPWebService: settings.allowsHTTPWebService, checkedAt: checkedAt)
         }
         let filesSize = rendered.files.reduce(0) { $0 + $1.bytes.count }
         evaluation.diagnostics += packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: 0)
@@ -266,7 +268,10 @@ struct PassEvaluator: Sendable {
             tokenPath: token.map { BuildState.ItemRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) },
             offer: definition.offer?.name, kind: kind)
         let json = passJSONValue ?? {
-            // updatedAt: the time of the tag of the build that signs the order, so it strictly increases.
+            // A new order's updatedAt equals its createdAt (Apple's Order page); a changed order's is the time of
+            // the tag of the build that signs it, later than createdAt (refused when in the future) and than
+            // every earlier tag, so it strictly increases.
+            if previous == nil { return rendered.withUpdatedAtOfNewOrder().source.jsonValue }
             let tag = updateTag ?? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
             return rendered.withUpdatedAt(millisecondsSince1970: tag).source.jsonValue
         }()

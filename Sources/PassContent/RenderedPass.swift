@@ -51,16 +51,29 @@ extension RenderedPass {
     /// Call it after the build has set the authenticationToken (an order with a webServiceURL needs one).
     /// `updatedAt` is the build's: until `withUpdatedAt(_:)` sets it, it is checked as if it were createdAt
     /// (Apple: "equals createdAt until the first update"), so the order can be judged before its tag is known.
-    package func orderDiagnostics(allowsHTTPWebService: Bool = false) -> [ContentDiagnostic] {
+    ///
+    /// `checkedAt` is the moment the order is made (the build's update tag) or checked (`validate`'s now): a
+    /// createdAt after it is an error (`order.createdAt.future`, the rule `inspect` applies too).
+    package func orderDiagnostics(allowsHTTPWebService: Bool = false, checkedAt: Date? = nil) -> [ContentDiagnostic] {
         var order = source
         let provisionalUpdatedAt = order["updatedAt"] == nil
         if provisionalUpdatedAt, let created = order["createdAt"] { order.set("updatedAt", to: created) }
         var files: [String: [UInt8]] = [:]
         for file in self.files { files[file.name] = file.bytes }
-        var problems = OrderValidator().validate(order.jsonValue, options: .init(files: files, allowsHTTPWebService: allowsHTTPWebService))
+        let options = OrderValidator.Options(files: files, allowsHTTPWebService: allowsHTTPWebService,
+                                             checkedAt: checkedAt?.timeIntervalSince1970)
+        var problems = OrderValidator().validate(order.jsonValue, options: options)
         // A provisional updatedAt repeats createdAt's problems; report them once, at createdAt.
         if provisionalUpdatedAt { problems.removeAll { $0.keyPath == ["updatedAt"] } }
         return RenderedPass(definition: definition, source: order, files: self.files, download: download).locate(problems)
+    }
+
+    /// A new order: `updatedAt` equals `createdAt`, as written (Apple's Order page: updatedAt "should equal
+    /// createdAt if the order hasn't had any updates"). The build calls it for an order it has not built before.
+    package func withUpdatedAtOfNewOrder() -> RenderedPass {
+        var order = self
+        if let created = source["createdAt"] { order.source.set("updatedAt", to: created) }
+        return order
     }
 
     /// The order with `updatedAt` set to `date`, the time of its update tag: the build calls it with the

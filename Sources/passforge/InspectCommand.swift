@@ -243,6 +243,7 @@ struct InspectCommand: ParsableCommand {
             Console.print("order:        \(shown(json["orderIdentifier"])) (number \(shown(json["orderNumber"])))")
             Console.print("status:       \(shown(json["status"]))")
             Console.print("merchant:     \(shown(json["merchant"]?["displayName"]))")
+            Console.print("created at:   \(shown(json["createdAt"]))")
             Console.print("updated at:   \(shown(json["updatedAt"]))")
             for (index, fulfillment) in (json["fulfillments"]?.arrayValue ?? []).enumerated() {
                 Console.print("fulfillment \(index): \(shown(fulfillment["fulfillmentType"])) \(shown(fulfillment["status"]))")
@@ -255,7 +256,11 @@ struct InspectCommand: ParsableCommand {
             }
             var files = inspection.files
             for name in [Manifest.fileName, Manifest.signatureFileName, "order.json"] { files[name] = nil }
-            for diagnostic in OrderValidator().validate(json, options: .init(files: files)) {
+            // createdAt must not be later than the moment judged (--valid-at: now by default), the rule build and
+            // validate apply at their update tag; a signing time is in whole seconds, so a second is allowed.
+            let checkedAt = inspection.signature.map { $0.checkedAt.timeIntervalSince1970 + (moment == .signingTime ? 1 : 0) }
+                ?? { if case .date(let date) = moment { date.timeIntervalSince1970 } else { Date().timeIntervalSince1970 } }()
+            for diagnostic in OrderValidator().validate(json, options: .init(files: files, checkedAt: checkedAt)) {
                 let line = "order.json \(diagnostic.keyPath): \(diagnostic.message) [\(diagnostic.rule)]"
                 if diagnostic.isError { defects.append(line) } else { Console.print("warning: \(TerminalText.oneLine(line))") }
             }

@@ -57,12 +57,14 @@ import TestSupport
         #expect(try JSONDecoder().decode(BuildState.self, from: Data(bytes)) == state)
     }
 
-    @Test func updatedAtIsTheBuildsTagAndOnlyAChangedOrderGetsANewOne() throws {
+    @Test func aNewOrderIsUpdatedWhenCreatedAndOnlyAChangedOrderGetsANewUpdatedAt() throws {
         let project = project()
         _ = try build(project)
         let first = try BuildState.load(from: project.output)
-        let updatedAt = try orderJSON(project, "SO-1")["updatedAt"]?.stringValue
-        #expect(updatedAt == RenderedPass.rfc3339(millisecondsSince1970: first.passes["\(TestPKI.orderType)/SO-1"]!.updateTag))
+        // Apple's Order page: updatedAt "should equal createdAt if the order hasn't had any updates".
+        let json = try orderJSON(project, "SO-1")
+        let updatedAt = json["updatedAt"]?.stringValue
+        #expect(updatedAt == "2026-11-20T14:05:00+01:00" && updatedAt == json["createdAt"]?.stringValue)
         let unchangedBytes = AtomicFileSystem.readFile("\(project.output)/v1/orders/\(TestPKI.orderType)/SO-2")
 
         project.writeOrder("SO-1", status: "completed", shipping: "delivered")
@@ -70,11 +72,49 @@ import TestSupport
         #expect(report.built == ["\(TestPKI.orderType)/SO-1"])
         let second = try BuildState.load(from: project.output)
         let newUpdatedAt = try #require(try orderJSON(project, "SO-1")["updatedAt"]?.stringValue)
-        #expect(newUpdatedAt > updatedAt!)
+        // The change's updatedAt is the time of the build's update tag: later than createdAt, strictly increasing.
+        #expect(newUpdatedAt == RenderedPass.rfc3339(millisecondsSince1970: second.passes["\(TestPKI.orderType)/SO-1"]!.updateTag))
+        let newDate = try #require(try? W3CDate(parsing: newUpdatedAt)), oldDate = try #require(try? W3CDate(parsing: updatedAt!))
+        #expect(newDate.secondsSince1970 > oldDate.secondsSince1970)
+        project.writeOrder("SO-1", status: "cancelled", shipping: "cancelled")
+        _ = try build(project)
+        let third = try #require(try orderJSON(project, "SO-1")["updatedAt"]?.stringValue)
+        #expect(third > newUpdatedAt)
         #expect(second.passes["\(TestPKI.orderType)/SO-1"]!.updateTag > first.passes["\(TestPKI.orderType)/SO-1"]!.updateTag)
         // The order that did not change keeps its bytes, its ETag and its updatedAt.
         #expect(AtomicFileSystem.readFile("\(project.output)/v1/orders/\(TestPKI.orderType)/SO-2") == unchangedBytes)
         #expect(second.passes["\(TestPKI.orderType)/SO-2"] == first.passes["\(TestPKI.orderType)/SO-2"])
+    }
+
+    @Test func aCreatedAtInTheFutureIsRefusedByBuildAndValidateAtItsLine() throws {
+        let project = project(orders: ["SO-1"])
+        let json = try String(contentsOfFile: project.directory.file("templates/shop/order.json"), encoding: .utf8)
+        project.directory.write("templates/shop/order.json", json.replacingOccurrences(of: "2026-11-20T14:05:00+01:00", with: "2099-01-01T00:00:00Z"))
+        let validate: () throws -> Void = { _ = try PassBuilder(settings: try project.buildSettings(secret: Self.secret)).validate() }
+        for run in [validate, { _ = try build(project) }] {
+            let failure = try #require(throws: BuildFailure.self) { try run() }
+            let error = try #require(failure.diagnostics.first { $0.rule == "order.createdAt.future" })
+            #expect(error.isError && error.location.file.hasSuffix("templates/shop/order.json") && error.location.line == 6)
+        }
+        #expect(!FileManager.default.fileExists(atPath: BuildState.path(in: project.output)))
+    }
+
+    @Test(arguments: ["javascript:alert(1)", "http://shop.example.com/orders/SO-1", "data:text/html,x", "vbscript:msgbox(1)"])
+    func anOrderURLThatIsNotHTTPSIsRefusedByValidateAtItsLine(url: String) throws {
+        let project = project(orders: [])
+        project.directory.write("content/orders/SO-1.yml", """
+        template: shop
+        orderIdentifier: SO-1
+        data: { status: open, shipping: onTheWay }
+        order:
+          merchant: { url: "\(url)" }
+        """)
+        let failure = try #require(throws: BuildFailure.self) { try PassBuilder(settings: try project.buildSettings(secret: Self.secret)).validate() }
+        let errors = failure.diagnostics.filter(\.isError)
+        #expect(errors.map(\.rule) == ["order.url.https"], "\(errors)")
+        #expect(errors.first?.location.file.hasSuffix("content/orders/SO-1.yml") == true && errors.first?.location.line == 5)
+        #expect(errors.first?.keyPath == ["merchant", "url"])
+        #expect(throws: BuildFailure.self) { try build(project) }
     }
 
     @Test func aRemovedOrderLeavesItsTokenForUnregistering() throws {

@@ -109,9 +109,20 @@ import Testing
     @Test func aURLFromTheOverrideIsAnErrorAtItsLine() throws {
         let entry = Fixture.entry + "\n  city: Bergen\norder:\n  orderManagementURL: shop.example.com/orders/1\n  webServiceURL: http://orders.example.com/\n  authenticationToken: \(Self.token)\n"
         let found = try diagnostics(entry)
-        let urls = found.filter { $0.rule == "order.url" }
+        let urls = found.filter { $0.rule == "order.url" || $0.rule == "order.url.https" }
         #expect(urls.map(\.location.line) == [line(of: "orderManagementURL", in: entry), line(of: "webServiceURL", in: entry)], "\(found)")
         #expect(urls.last?.message.contains("https://") == true)
+    }
+
+    @Test func aCreatedAtInTheFutureIsAnErrorAtItsLine() throws {
+        let order = try Fixture.render(Fixture.entry + "\n  city: Bergen\n", templates: Fixture.shopTemplates()).get()
+        let createdAt = try #require(order.source["createdAt"]?.stringValue)
+        let created = try #require(ISO8601DateFormatter().date(from: createdAt))
+        #expect(order.orderDiagnostics(checkedAt: created).isEmpty)
+        let error = try #require(order.orderDiagnostics(checkedAt: created.addingTimeInterval(-60)).first { $0.rule == "order.createdAt.future" })
+        #expect(error.location.file == "content/orders/o.yml" && error.location.line == 5 && error.isError)
+        // A new order: updatedAt is createdAt as written.
+        #expect(order.withUpdatedAtOfNewOrder().source["updatedAt"]?.stringValue == createdAt)
     }
 
     @Test func anImageThatIsNotInTheOrderIsAnErrorAtTheLineThatNamesIt() throws {

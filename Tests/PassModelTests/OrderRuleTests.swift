@@ -36,7 +36,7 @@ let validOrder = """
     "address": {"addressLines": ["1 Main St"], "locality": "Springfield", "postalCode": "12345", "countryCode": "US"}
   },
   "customer": {"givenName": "Jane", "familyName": "Appleseed", "emailAddress": "jane@example.com"},
-  "associatedApplications": [{"storeIdentifier": 284882215, "launchURL": "exampleshop://orders/1001"}],
+  "associatedApplications": [{"storeIdentifier": 284882215, "launchURL": "https://shop.example.com/app/orders/1001"}],
   "barcode": {"format": "qr", "message": "ORD-1001", "messageEncoding": "iso-8859-1", "altText": "1001"},
   "lineItems": [
     {"title": "Espresso cups", "quantity": 2, "image": "cups.png", "price": {"amount": "24.50", "currency": "USD"}, "sku": "CUP-2"}
@@ -212,7 +212,7 @@ let orderFiles: [String: [UInt8]] = [
 
     @Test func urlsAndTheWebService() throws {
         var found = try diagnostics { $0["webServiceURL"] = .string("http://orders.example.com/") }
-        expectOne("order.url", at: ["webServiceURL"], in: found)
+        expectOne("order.url.https", at: ["webServiceURL"], in: found)
         found = try diagnostics { $0["orderManagementURL"] = .string("shop.example.com/orders") }
         expectOne("order.url", at: ["orderManagementURL"], in: found)
         found = try diagnostics { $0["authenticationToken"] = nil }

@@ -36,8 +36,8 @@ indirect enum OrderValueSchema: Sendable {
     case textOfLength(minimum: Int)
     case number(ClosedRange<Double>?)
     case boolean
-    /// A URL; `https` only when the flag says so.
-    case url(httpsOnly: Bool)
+    /// A URL: checked by the one URL rule, as `OrderURLKey.all` says for its key path.
+    case url
     /// An RFC 3339 date-time, e.g. 2026-11-25T09:30:00Z.
     case dateTime
     /// An ISO 8601 duration, e.g. PT2H.
@@ -67,9 +67,9 @@ enum OrderSchema {
         .optional("subLocality", .text),
     ])
     static let merchant = OrderObjectSchema(name: "Merchant", keys: [
-        .required("displayName", .text), .required("merchantIdentifier", .text), .required("url", .url(httpsOnly: false)),
-        .optional("address", .object(address)), .optional("businessChatURL", .url(httpsOnly: false)),
-        .optional("contactURL", .url(httpsOnly: false)), .optional("emailAddress", .text), .optional("logo", .image),
+        .required("displayName", .text), .required("merchantIdentifier", .text), .required("url", .url),
+        .optional("address", .object(address)), .optional("businessChatURL", .url),
+        .optional("contactURL", .url), .optional("emailAddress", .text), .optional("logo", .image),
         .optional("phoneNumber", .text),
     ])
     /// Apple's Customer page lists only optional keys.
@@ -79,7 +79,7 @@ enum OrderSchema {
     ])
     static let application = OrderObjectSchema(name: "Application", keys: [
         .required("storeIdentifier", .number(1...Double(Int64.max))), .optional("customProductPageIdentifier", .text),
-        .optional("launchURL", .url(httpsOnly: false)),
+        .optional("launchURL", .url),
     ])
     static let barcode = OrderObjectSchema(name: "Barcode", keys: [
         .required("format", .choice(["qr", "pdf417", "aztec", "code128"])), .required("message", .text),
@@ -96,7 +96,7 @@ enum OrderSchema {
         .required("latitude", .number(-90...90)), .required("longitude", .number(-180...180)), .optional("altitude", .number(nil)),
     ])
     static let orderProvider = OrderObjectSchema(name: "OrderProvider", keys: [
-        .required("displayName", .text), .required("url", .url(httpsOnly: false)),
+        .required("displayName", .text), .required("url", .url),
         .required("trackingLogoNameLightColorScheme", .image), .required("trackingLogoNameDarkColorScheme", .image),
     ])
     static let summaryItem = OrderObjectSchema(name: "Payment.SummaryItems", keys: [
@@ -126,7 +126,7 @@ enum OrderSchema {
         .optional("estimatedDeliveryAt", .dateTime), .optional("estimatedDeliveryWindowDuration", .duration),
         .optional("lineItems", .array(.object(lineItem))), .optional("notes", .text), .optional("recipient", .object(recipient)),
         .optional("shippedAt", .dateTime), .optional("shippingType", .choice(["shipping", "delivery"])),
-        .optional("statusDescription", .text), .optional("trackingNumber", .text), .optional("trackingURL", .url(httpsOnly: false)),
+        .optional("statusDescription", .text), .optional("trackingNumber", .text), .optional("trackingURL", .url),
     ])
     static let pickupStatuses = ["open", "processing", "readyForPickup", "pickedUp", "issue", "cancelled"]
     static let pickupFulfillment = OrderObjectSchema(name: "PickupFulfillment", keys: [
@@ -137,22 +137,22 @@ enum OrderSchema {
         .optional("statusDescription", .text),
     ])
     static let returnInfo = OrderObjectSchema(name: "ReturnInfo", keys: [
-        .required("returnPolicyURL", .url(httpsOnly: false)), .optional("displayCountdown", .boolean), .optional("returnDeadline", .dateTime),
-        .optional("returnManagementURL", .url(httpsOnly: false)), .optional("returnPolicyDescription", .text),
+        .required("returnPolicyURL", .url), .optional("displayCountdown", .boolean), .optional("returnDeadline", .dateTime),
+        .optional("returnManagementURL", .url), .optional("returnPolicyDescription", .text),
     ])
     static let orderReturn = OrderObjectSchema(name: "Return", keys: [
         .required("returnIdentifier", .text), .required("status", .choice(["open", "onTheWay", "processing", "issue", "completed", "cancelled"])),
         .optional("carrier", .text), .optional("dropOffBy", .dateTime), .optional("initiatedAt", .dateTime),
         .optional("lineItems", .array(.object(lineItem))), .optional("notes", .text), .optional("returnedAt", .dateTime),
-        .optional("returnLabel", .file), .optional("returnManagementURL", .url(httpsOnly: false)), .optional("returnNumber", .text),
+        .optional("returnLabel", .file), .optional("returnManagementURL", .url), .optional("returnNumber", .text),
         .optional("statusDescription", .text),
     ])
     static let order = OrderObjectSchema(name: "Order", keys: [
         .required("schemaVersion", .number(1...1)), .required("orderTypeIdentifier", .text), .required("orderIdentifier", .text),
-        .required("orderType", .choice(["ecommerce"])), .required("orderManagementURL", .url(httpsOnly: false)),
+        .required("orderType", .choice(["ecommerce"])), .required("orderManagementURL", .url),
         .required("status", .choice(["open", "completed", "cancelled"])), .required("createdAt", .dateTime),
         .required("updatedAt", .dateTime), .required("merchant", .object(merchant)),
-        .optional("authenticationToken", .textOfLength(minimum: 16)), .optional("webServiceURL", .url(httpsOnly: true)),
+        .optional("authenticationToken", .textOfLength(minimum: 16)), .optional("webServiceURL", .url),
         .optional("associatedApplications", .array(.object(application))), .optional("associatedApplicationIdentifiers", .array(.text)),
         .optional("barcode", .object(barcode)), .optional("changeNotifications", .choice(["enabled", "disabledIfAppInstalled"])),
         .optional("customer", .object(customer)), .optional("fulfillments", .array(.fulfillment)),

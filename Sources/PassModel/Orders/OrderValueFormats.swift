@@ -27,6 +27,26 @@ enum OrderValueFormats {
         return (try? W3CDate(parsing: text)) != nil
     }
 
+    /// `2026-11-25T09:30:00Z` for a moment in seconds since 1970 (UTC, whole seconds, rounded down), for
+    /// messages. PassModel does no I/O and has no Foundation: the civil date is H. Hinnant's algorithm.
+    static func rfc3339(secondsSince1970 seconds: Double) -> String {
+        let whole = Int(seconds.rounded(.down))
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let secondOfDay = whole - days * 86_400
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+    }
+
     /// ISO 8601-1 duration: `P[nY][nM][nW][nD][T[nH][nM][n[.n]S]]`, at least one component.
     static func isISO8601Duration(_ text: String) -> Bool {
         var characters = Substring(text)
