@@ -5,13 +5,14 @@ SWIFT ?= swift
 # libssl-dev/libzip-dev/libsqlite3-dev/pkg-config: build; openssl/unzip/sqlite3: tests check with the real tools;
 # nginx, caddy: the deployment tests run deploy/nginx-passforge.conf and deploy/Caddyfile; wrk: the serve benchmark's load generator.
 # nodejs: the CDN fronts' tests (deploy/cdn/tests, node --test; node 18 or later).
-# libzint-dev: barcodes (preview images, encodability checks); chromium, chromium-driver, python3-venv: the browser
+# libzint-dev: barcodes (preview images, encodability checks); libxml2-dev: a field's attributedValue (HTML);
+# chromium, chromium-driver, python3-venv: the browser
 # and fuzz tests (Python tools from scripts/test-requirements.txt go into a venv made by scripts/test-venv.sh).
 APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx openssh-server rsync caddy zlib1g-dev \
-	libzint-dev chromium chromium-driver python3-venv fonts-dejavu-core cmark-gfm nodejs
+	libzint-dev libxml2-dev chromium chromium-driver python3-venv fonts-dejavu-core cmark-gfm nodejs
 BENCH_PACKAGES := wrk
 # What `make dist` needs to build passforge (a CI runner on a cache miss installs only these).
-BUILD_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config zlib1g-dev libzint-dev
+BUILD_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config zlib1g-dev libzint-dev libxml2-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps install-packages build run test bench fuzz dist dist-check image-check clean

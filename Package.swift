@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One target per concern; dependencies point one way (→ reads "depends on"):
-//   PassContent → PassModel
+//   PassContent → PassModel → HTMLFragments → CLibxml2 (libxml2's HTML parser, from memory)
 //   PassPackage → AtomicFiles → CSystemCalls; PassPackage → COpenSSL, CZlib, CLibzip
 //   WalletTree → AtomicFiles, PassModel, RegistrationStore (the protocols only)
 //   PassBuild → PassContent, PassPackage, Barcodes, WalletTree
@@ -67,6 +67,16 @@ let package = Package(
             providers: [.apt(["libzint-dev"])]
         ),
 
+        // libxml2's HTML parser; used only by the HTMLFragments wrapper.
+        .systemLibrary(
+            name: "CLibxml2",
+            path: "Sources/CLibxml2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // HTML fragments (a field's attributedValue) read by libxml2 from memory into Swift values: no I/O.
+        .target(name: "HTMLFragments", dependencies: ["CLibxml2"]),
+
         // The glibc calls Swift's Glibc module does not export (syncfs, mallopt, mallinfo2), and the commit `make dist` links in.
         .target(name: "CSystemCalls"),
 
@@ -80,8 +90,8 @@ let package = Package(
         // Whole-file writes that are never seen half-done, shared by every writer.
         .target(name: "AtomicFiles", dependencies: ["CSystemCalls", "ConcurrencySupport"]),
 
-        // pass.json model and every Apple rule; no I/O.
-        .target(name: "PassModel"),
+        // pass.json model and every Apple rule; no I/O (attributedValue's HTML is read by HTMLFragments).
+        .target(name: "PassModel", dependencies: ["HTMLFragments"]),
         // Templates, content files, placeholders, merge, file:line diagnostics.
         .target(
             name: "PassContent",
@@ -253,6 +263,7 @@ let package = Package(
         ),
 
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
+        .testTarget(name: "HTMLFragmentsTests", dependencies: ["HTMLFragments"]),
         .testTarget(name: "PassContentTests", dependencies: ["PassContent", "PassModel", "TestSupport"]),
         .testTarget(name: "PassPackageTests", dependencies: ["AtomicFiles", "PassPackage", "TestSupport"]),
         .testTarget(

@@ -10,6 +10,9 @@
 4. Every file-system call goes through AtomicFiles (AtomicFileSystem, RegularFile, FileStamp, ...):
    `FileManager` appears only in Sources/AtomicFiles/ and in Sources/ExternalProcess/ (the process
    wrapper, Foundation only: it finds a program on PATH and stages a program's input), comments aside.
+5. PassModel does no I/O: its dependency closure holds only HTMLFragments and CLibxml2, libxml2 is imported
+   only in Sources/HTMLFragments/, and that wrapper reads from memory: no libxml2 file, descriptor or
+   network entry point (htmlReadFile, xmlReadFd, ...), no Foundation.
 
 Reads Package.swift through `swift package dump-package`; exits 1 naming each breach."""
 import json
@@ -87,8 +90,19 @@ for path, number, line in code_lines:
         problems.append(f"{path}:{number}: calls FileManager; use AtomicFileSystem (Sources/AtomicFiles), "
                         f"adding the operation there if it is missing")
 
+# PassModel is pure: Apple's rules, no I/O. libxml2 stays inside its wrapper, which parses from memory only.
+for name in sorted(closure("PassModel") - {"HTMLFragments", "CLibxml2"}):
+    problems.append(f"Package.swift: PassModel depends on {name}; PassModel does no I/O and may depend only on HTMLFragments")
+for path, number, line in code_lines:
+    in_wrapper = path.parts[1] == "HTMLFragments"
+    if not in_wrapper and re.search(r"\bimport\s+CLibxml2\b", line):
+        problems.append(f"{path}:{number}: imports CLibxml2; call libxml2 only through HTMLFragments")
+    if in_wrapper and re.search(r"\b(html|xml)\w*(File|Fd|IO|Filename|URL)\s*\(|\bimport\s+Foundation\b", line):
+        problems.append(f"{path}:{number}: HTMLFragments reads HTML from memory only (htmlReadMemory); no file, "
+                        f"descriptor or network entry point of libxml2, no Foundation")
+
 for problem in problems:
     print(problem, file=sys.stderr)
 if problems:
     sys.exit(1)
-print("architecture: closures, working directory, tree paths and file-system calls as they should be")
+print("architecture: closures, working directory, tree paths, file-system calls and libxml2 as they should be")

@@ -139,11 +139,25 @@ package struct PassPage: Sendable {
         let styleObject = style.flatMap { json[$0.key] } ?? .object(JSONObject())
         var html = "<div class=\"pass back\"><h2>Back of the pass</h2><dl>"
         for entry in fieldList(styleObject, .back) + fieldList(styleObject, .additionalInfo) {
-            let value = f.value(of: entry)
-            html += "<div class=\"back-field\" data-key=\"\(escape(entry["key"]?.stringValue ?? ""))\"><dt>\(escape(f.localized(entry["label"]?.stringValue ?? "")))</dt><dd>\(linked(value, entry))</dd></div>"
+            // Apple: attributedValue "overrides the text specified by the value key"; its links are the only markup.
+            let shown = entry["attributedValue"]?.stringValue.map { attributed(f.localized($0)) } ?? linked(f.value(of: entry), entry)
+            html += "<div class=\"back-field\" data-key=\"\(escape(entry["key"]?.stringValue ?? ""))\"><dt>\(escape(f.localized(entry["label"]?.stringValue ?? "")))</dt><dd>\(shown)</dd></div>"
         }
         html += "</dl></div>"
         return html
+    }
+
+    /// An attributedValue as HTML that can do no harm: read by libxml2 (`AttributedValue`), its links with an
+    /// https, http, tel or mailto target become links with the target escaped; everything else, tags included, is text.
+    func attributed(_ text: String) -> String {
+        AttributedValue(text).segments.map { segment in
+            switch segment {
+            case .text(let text):
+                escape(text).replacingOccurrences(of: "\n", with: "<br>")
+            case .link(let href, let text):
+                "<a href=\"\(escape(href))\" rel=\"noopener noreferrer\">\(escape(text))</a>"
+            }
+        }.joined()
     }
 
     func linked(_ value: String, _ field: JSONValue) -> String {

@@ -38,7 +38,7 @@ import Testing
         let strings = ["fr": ["linkText": "<b>Voir</b> <a href='https://example.com'>ici</a>"]]
         let diagnostics = PassValidator().validate(json, options: .init(localizations: strings)).filter(\.isError)
         #expect(diagnostics.map(\.rule) == ["field.attributedValue"])
-        #expect(diagnostics.first?.message.contains("(in fr.lproj/pass.strings) contains <b>, </b>") == true)
+        #expect(diagnostics.first?.message.contains("(in fr.lproj/pass.strings) contains <b>, but Wallet") == true)
     }
 
     @Test func hexColoursAndAlignmentAreErrorsForOwnContentAndWarningsForDistributedPasses() throws {

@@ -186,16 +186,29 @@ import Testing
         #expect(problems(of: json) == ["error field.dataDetectorTypes.placement @ generic.secondaryFields[0].dataDetectorTypes"])
     }
 
-    @Test(arguments: ["<b>bold</b>", "<a href=\"x\" target=\"_blank\">x</a>", "<img src=x>", "<a>no href</a>", "<br/>"])
+    @Test(arguments: ["<b>bold</b>", "<a href=\"https://x.example\" target=\"_blank\">x</a>", "<img src=x>", "<a>no href</a>", "<br/>",
+                      "<script>alert(1)</script>", "<a href=\"https://x.example\" onclick=\"steal()\">x</a>", "x<!-- c -->", "<p>x</p>",
+                      "x</p>", "<body onload=\"x()\">y", "<a href=\"https://x.example\"><img src=y></a>", "<svg><a href=\"https://x.example\">z</a></svg>"])
     func attributedValueOnlyAllowsLinks(text: String) {
         let diagnostics = validate(pass(["key": "a", "value": "x", "attributedValue": .string(text)], in: "backFields"))
         #expect(problems(diagnostics) == ["error field.attributedValue @ generic.backFields[0].attributedValue"])
         #expect(diagnostics.first?.message.contains("<a href") == true)
     }
 
-    @Test(arguments: ["plain", "<a href=\"https://x\">x</a>", "<a  href = 'y' >y</a >", "a < b", "1 < 2 but 3 > 2", 42] as [JSONValue])
+    @Test(arguments: ["plain", "<a href=\"https://x\">x</a>", "<a  HREF = 'tel:+4712345678' >y</a >", "a < b", "1 < 2 but 3 > 2", 42,
+                      "<a href=mailto:help@example.com>mail</a> &amp; <a href='http://example.com/?a=1&amp;b=2'>web</a>", "x</a>"] as [JSONValue])
     func attributedValueAccepts(value: JSONValue) {
         #expect(problems(of: pass(["key": "a", "value": "x", "attributedValue": value], in: "backFields")) == [])
+    }
+
+    /// Only https, http, tel and mailto targets: a link to javascript:, data:, vbscript: or a relative path is refused.
+    @Test(arguments: ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "java&#9;script:alert(1)", "&#106;avascript:alert(1)",
+                      "javascript&colon;alert(1)", "data:text/html,<script>x</script>", "vbscript:msgbox", "/relative", "terms.html",
+                      "https:evil.example", "https:///x", "tel:", " https://x.example", "file:///etc/passwd"])
+    func attributedValueLinksOnlyToWebPhoneAndMail(href: String) {
+        let diagnostics = validate(pass(["key": "a", "value": "x", "attributedValue": .string("See <a href=\"\(href)\">this</a>")], in: "backFields"))
+        #expect(problems(diagnostics) == ["error field.attributedValue.link @ generic.backFields[0].attributedValue"])
+        #expect(diagnostics.first?.message.contains("https, http, tel or mailto") == true)
     }
 
     @Test func attributedValueMustBeStringOrNumber() {

@@ -161,8 +161,9 @@ extension ValidationRun {
         }
     }
 
-    /// `attributedValue` may carry links, and nothing else: Wallet renders
-    /// only `<a href="…">`; other markup shows up as raw text or breaks the field.
+    /// `attributedValue` may carry links, and nothing else: Wallet renders only `<a href="…">` (Apple's
+    /// PassFieldContent); other markup shows up as raw text or breaks the field, and a link opens what its
+    /// target says, so only https, http, tel and mailto targets are allowed. Read by libxml2 (`AttributedValue`).
     mutating func checkAttributedValue(_ field: JSONObject, at path: JSONPath) {
         guard let value = field["attributedValue"] else { return }
         let attributedPath = path.appending("attributedValue")
@@ -171,13 +172,8 @@ extension ValidationRun {
         case .string(let text):
             // Localizable: checked as each language's pass.strings resolves it.
             for variant in localizedVariants(of: text) {
-                let bad = Self.disallowedTags(in: variant.text)
-                guard !bad.isEmpty else { continue }
                 let place = variant.language.isEmpty ? "" : " (in \(variant.language).lproj/pass.strings)"
-                error(
-                    attributedPath, "field.attributedValue",
-                    "attributedValue\(place) contains \(bad.map { "<\($0)>" }.joined(separator: ", ")), but Wallet supports only links written <a href=\"…\">…</a>; remove the other tags"
-                )
+                checkAttributedText(variant.text, place: place, at: attributedPath)
             }
         default:
             error(
@@ -187,43 +183,30 @@ extension ValidationRun {
         }
     }
 
-    /// The insides of every tag in `text` other than `<a href="…">` and
-    /// `</a>`. As in HTML, only a `<` followed by a letter, `/`, `!` or `?`
-    /// starts a tag, so "1 < 2" is text.
-    static func disallowedTags(in text: String) -> [String] {
-        var bad: [String] = []
-        var rest = Substring(text)
-        while let open = rest.firstIndex(of: "<") {
-            let next = rest.index(after: open)
-            guard next < rest.endIndex, let first = rest[next].unicodeScalars.first,
-                  first.isASCII && (ASCII.asciiLetters(first) || "/!?".unicodeScalars.contains(first))
-            else {
-                rest = rest[next...]
-                continue
+    private mutating func checkAttributedText(_ text: String, place: String, at path: JSONPath) {
+        let problems = AttributedValue(text).problems
+        var markup: [String] = []
+        var targets: [String] = []
+        for problem in problems {
+            switch problem {
+            case .tag(let name): markup.append("<\(name)>")
+            case .attribute(let name): markup.append("the attribute \(name) on a link")
+            case .linkWithoutHref: markup.append("<a> without href")
+            case .malformed(let reason): markup.append("markup that is not well formed (\(reason))")
+            case .target(let href): targets.append("\"\(href.count > 60 ? String(href.prefix(57)) + "…" : href)\"")
+            case .unreadable(let reason):
+                error(path, "field.attributedValue", "attributedValue\(place) cannot be read as HTML: \(reason); write text with <a href=\"…\">…</a> links only")
             }
-            guard let close = rest[next...].firstIndex(of: ">") else { break }
-            let tag = String(rest[next..<close])
-            if !isAllowedTag(tag) { bad.append(tag) }
-            rest = rest[rest.index(after: close)...]
         }
-        return bad
-    }
-
-    static func isAllowedTag(_ tag: String) -> Bool {
-        let trimmed = tag.trimmingSpaces()
-        if trimmed.lowercased() == "/a" { return true }
-        // a href="…" or a href='…', nothing else
-        let scalars = Array(trimmed.unicodeScalars)
-        guard scalars.count > 2, scalars[0] == "a" || scalars[0] == "A", scalars[1].properties.isWhitespace else { return false }
-        var attribute = String(String.UnicodeScalarView(scalars.dropFirst(2))).trimmingSpaces()
-        guard attribute.lowercased().hasPrefix("href") else { return false }
-        attribute = String(attribute.dropFirst(4)).trimmingSpaces()
-        guard attribute.hasPrefix("=") else { return false }
-        attribute = String(attribute.dropFirst()).trimmingSpaces()
-        guard let quote = attribute.first, quote == "\"" || quote == "'" else { return false }
-        let body = attribute.dropFirst()
-        guard let end = body.firstIndex(of: quote) else { return false }
-        return body[body.index(after: end)...].allSatisfy(\.isWhitespace)
+        if !markup.isEmpty {
+            error(path, "field.attributedValue",
+                  "attributedValue\(place) contains \(markup.joined(separator: ", ")), but Wallet supports only links written <a href=\"…\">…</a>; remove the other tags and attributes")
+        }
+        if !targets.isEmpty {
+            error(path, "field.attributedValue.link",
+                  "attributedValue\(place) links to \(targets.joined(separator: ", ")), but a link's target must be an https, http, tel or mailto URL "
+                      + "(e.g. https://example.com/terms, tel:+15551234567, mailto:help@example.com); javascript:, data: and relative links are refused")
+        }
     }
 
     /// The notification text needs `%@`, where Wallet puts the new value.
