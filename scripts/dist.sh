@@ -69,8 +69,8 @@ strip --strip-debug -o "$root/bin/passforge" "$binary"
 cp README.md "$root/"
 cp deploy/passforge.service deploy/nginx-passforge.conf deploy/Caddyfile "$root/deploy/"
 cp deploy/ci/*.yml deploy/ci/README.md "$root/deploy/ci/"
-cp deploy/cdn/nginx-cdn.conf deploy/cdn/cloudfront-function.js deploy/cdn/cloudflare-worker.js deploy/cdn/wrangler.toml \
-    "$root/deploy/cdn/"
+cp deploy/cdn/README.md deploy/cdn/nginx-cdn.conf deploy/cdn/cloudfront-function.js deploy/cdn/cloudflare-worker.js \
+    deploy/cdn/wrangler.toml "$root/deploy/cdn/"
 cp Dockerfile "$root/"
 
 # The libraries the binary loads (ldd: "name => /path (address)", and the loader as "/path (address)"),
