@@ -53,6 +53,47 @@ package struct PreviewHostRule: Sendable {
     }
 }
 
+/// The request paths the preview looks a file up by. A path is percent-decoded
+/// before it names a file, and a file name goes to the C library, which ends it
+/// at the first NUL: `/index.html%00.png` would read `index.html` (and hand it
+/// out under whatever the part after the NUL suggests). So a path whose decoded
+/// bytes hold a NUL or any other control character (Unicode's Cc: U+0000–U+001F,
+/// U+007F–U+009F), a stray `%`, or bytes that are not UTF-8 is refused (400)
+/// before any route sees it. No file the gallery writes has such a name.
+package enum PreviewPathRule {
+    package static func isAcceptable(_ rawPath: some StringProtocol) -> Bool {
+        guard let decoded = percentDecoded(rawPath.utf8), let text = String(validating: decoded, as: UTF8.self) else {
+            return false
+        }
+        return !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// The bytes of `raw` with each `%XX` replaced by its byte; nil for a `%` not followed by two hex digits.
+    private static func percentDecoded(_ raw: some Collection<UInt8>) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(raw.count)
+        var iterator = raw.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
 /// The port the server was bound to (known once it runs: `--port 0` picks one).
 final class BoundPort: Sendable {
     private let value: Atomic<Int>
@@ -62,7 +103,8 @@ final class BoundPort: Sendable {
 }
 
 /// Every answer of the --watch server goes through here: a request for a
-/// name the preview does not have is refused before any route sees it,
+/// name the preview does not have, or for a path `PreviewPathRule` refuses,
+/// is refused before any route sees it,
 /// and every response, refusals and errors included, is marked
 /// `X-Content-Type-Options: nosniff` (the browser never guesses HTML from
 /// a file served as something else) and `Cache-Control: no-store` (pages
@@ -81,6 +123,9 @@ struct PreviewRequestGuard<Context: RequestContext>: RouterMiddleware {
         case .foreign:
             let names = rule.names.sorted().joined(separator: ", ")
             response = Self.refusal(.forbidden, "the preview answers only requests for \(names) (port \(boundPort.port)); open it by one of these names\n")
+        case .allowed where !PreviewPathRule.isAcceptable(request.uri.path):
+            response = Self.refusal(.badRequest, "a path to the preview holds no control character (NUL included), "
+                                    + "stray '%' or bytes that are not UTF-8\n")
         case .allowed:
             do {
                 response = try await next(request, context)

@@ -15,25 +15,40 @@ import NIOHTTP1
 ///   (RFC 9112 §9.3);
 /// - a request that asks for a protocol upgrade (`Upgrade:` or
 ///   `Connection: upgrade`, or CONNECT) is answered with `Connection: close`
-///   and the connection closed: see `ConnectionPersistenceHandler.endsParsing`.
+///   and the connection closed: see `ConnectionPersistenceHandler.endsParsing`;
+/// - at most `ConnectionLimit.maximum` connections are open at once (see
+///   `ConnectionLimit`): at the cap a new connection closes the oldest idle
+///   or half-sent one, or, when every one is being answered, gets a 503.
 struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
     let http1: HTTP1Channel
     let requestReadTimeout: TimeAmount
+    let connectionLimit: ConnectionLimit?
 
     var responder: HTTPChannelHandler.Responder { http1.responder }
 
-    static func builder(idleTimeout: TimeAmount, requestReadTimeout: TimeAmount) -> HTTPServerBuilder {
+    static func builder(idleTimeout: TimeAmount, requestReadTimeout: TimeAmount, connectionLimit: ConnectionLimit?) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             PassHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)),
-                             requestReadTimeout: requestReadTimeout)
+                             requestReadTimeout: requestReadTimeout, connectionLimit: connectionLimit)
         }
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let persistence = ConnectionPersistenceHandler(requestReadTimeout: requestReadTimeout, logger: logger)
+        var tracked: ConnectionLimit.Connection?
+        if let connectionLimit {
+            tracked = connectionLimit.open(close: { channel.close(promise: nil) })
+            if let tracked {
+                channel.closeFuture.whenComplete { _ in connectionLimit.closed(tracked) }
+            }
+        }
+        let persistence = ConnectionPersistenceHandler(requestReadTimeout: requestReadTimeout, tracked: tracked, logger: logger)
         do {
+            if connectionLimit != nil, tracked == nil {
+                // Every open connection is being answered: this one gets a 503 and nothing is read from it.
+                try channel.pipeline.syncOperations.addHandler(RefusedConnectionHandler())
+            }
             // First in the pipeline: it sees the raw bytes, before the HTTP decoder.
             try channel.pipeline.syncOperations.addHandler(RequestBytesHandler(persistence: persistence))
         } catch {
@@ -58,6 +73,35 @@ struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 /// time: answered 408, and logged as the client's fault.
 struct RequestReadTimeout: Error, CustomStringConvertible {
     var description: String { "the request was not received within the time allowed" }
+}
+
+/// A connection over the cap while every other one is being answered: a
+/// 503 (written below the HTTP handlers, as raw bytes), then closed; what
+/// the client sends is never read.
+final class RefusedConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    static let answer: String = {
+        let body = #"{"error":"the server is at its connection limit; try again shortly"}"# + "\n"
+        return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
+            + "Retry-After: 5\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+    }()
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { refuse(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        refuse(context: context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    private func refuse(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: Self.answer)), promise: nil)
+        context.close(promise: nil)
+    }
 }
 
 /// Tells `ConnectionPersistenceHandler` when the bytes of a request start to arrive.
@@ -85,6 +129,8 @@ final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannel
     typealias OutboundOut = HTTPServerResponsePart
 
     private let requestReadTimeout: TimeAmount
+    /// Told when a request is being answered (such a connection is not closed at the cap).
+    private let tracked: ConnectionLimit.Connection?
     private let logger: Logger
     private var context: ChannelHandlerContext?
     /// From the first byte of a request to its end.
@@ -96,8 +142,9 @@ final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannel
     private var keepAlive = true
     private var closeAfterResponse = false
 
-    init(requestReadTimeout: TimeAmount, logger: Logger) {
+    init(requestReadTimeout: TimeAmount, tracked: ConnectionLimit.Connection? = nil, logger: Logger) {
         self.requestReadTimeout = requestReadTimeout
+        self.tracked = tracked
         self.logger = logger
     }
 
@@ -168,6 +215,8 @@ final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannel
             deadline?.cancel()
             deadline = nil
             headReceived = false
+            // Whole, and not answered yet: the server is at work on it.
+            if responsesInProgress > 0 { tracked?.startAnswering() }
             context.fireChannelRead(data)
         }
     }
@@ -207,6 +256,7 @@ final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannel
             context.write(data, promise: promise)
         case .end:
             responsesInProgress = max(0, responsesInProgress - 1)
+            if responsesInProgress == 0 { tracked?.finishAnswering() }
             if closeAfterResponse {
                 deadline?.cancel()
                 deadline = nil

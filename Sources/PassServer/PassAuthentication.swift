@@ -18,20 +18,25 @@ package enum PassAuthentication {
 
     /// The kind whose scheme the Authorization value names (`ApplePass`,
     /// `AppleOrder`) and its token, or nil when the header is missing or
-    /// malformed. The scheme is case-insensitive (RFC 9110 §11.1). The caller compares the token whatever the scheme, against
+    /// malformed. The caller compares the token whatever the scheme, against
     /// nothing when the scheme is not the item's kind: a refusal takes the same
     /// time whether the item exists or not.
+    ///
+    /// The scheme is matched exactly as Apple spells it, `ApplePass` or
+    /// `AppleOrder`: `applepass` is malformed. RFC 9110 §11.1 calls an
+    /// authentication scheme case-insensitive, but Wallet sends only Apple's
+    /// spelling, and the shipped nginx and Caddy configs, which answer the same
+    /// GETs from the tree, match it exactly: every server gives one answer.
     package static func credentials(fromAuthorization value: String?) -> (scheme: WalletItemKind, token: Substring)? {
         guard let value else { return nil }
         for kind in WalletItemKind.allCases {
-            if let token = token(fromAuthorization: value, scheme: kind.authorizationScheme.lowercased()) { return (kind, token) }
+            if let token = token(fromAuthorization: value, scheme: kind.authorizationScheme) { return (kind, token) }
         }
         return nil
     }
 
     private static func token(fromAuthorization value: String, scheme: String) -> Substring? {
-        guard value.utf8.count > scheme.utf8.count + 1,
-              value.utf8.prefix(scheme.utf8.count).elementsEqual(scheme.utf8, by: { asciiLower($0) == $1 }) else { return nil }
+        guard value.utf8.count > scheme.utf8.count + 1, value.utf8.starts(with: scheme.utf8) else { return nil }
         var rest = value.dropFirst(scheme.count)
         guard rest.first == " " else { return nil }
         while rest.first == " " { rest = rest.dropFirst() }
@@ -71,10 +76,6 @@ package enum PassAuthentication {
     }
 
     private static let dummyDigest = [UInt8](repeating: 0xA5, count: 32)
-
-    private static func asciiLower(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-    }
 
     private static func nibble(_ byte: UInt8) -> UInt8? {
         switch byte {

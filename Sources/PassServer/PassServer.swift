@@ -29,6 +29,11 @@ package struct PassServerConfiguration: Sendable {
     package var requestReadTimeout: TimeAmount = .seconds(30)
     /// Registrations (POST) per minute per client address; 0 turns the limit off.
     package var registrationsPerMinute = 300
+    /// Connections open at once; nil for no cap. `passforge serve` sets it below the
+    /// open-file limit (see `ConnectionLimit`).
+    package var maximumConnections: Int?
+    /// Said in the warning at the cap: what set it (`" (--max-connections 896; open-file limit 1024)"`).
+    package var connectionCapOrigin = ""
     /// DeviceCheck offers' claim call, when passforge.yml defines offers.
     package var offers: OfferClaimEndpoint?
 
@@ -63,7 +68,10 @@ package enum PassServer {
         let responder = MiddlewareChain(middleware: AccessLogMiddleware(logger: logger), next: measured)
         return Application(
             responder: responder,
-            server: PassHTTP1Channel.builder(idleTimeout: configuration.idleTimeout, requestReadTimeout: configuration.requestReadTimeout),
+            server: PassHTTP1Channel.builder(idleTimeout: configuration.idleTimeout, requestReadTimeout: configuration.requestReadTimeout,
+                                             connectionLimit: configuration.maximumConnections.map {
+                                                 ConnectionLimit(maximum: $0, origin: configuration.connectionCapOrigin, logger: logger)
+                                             }),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "passforge"),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

@@ -207,14 +207,17 @@ package struct PassWebService: HTTPResponder {
     }
 
     /// The token must be the one of the item named in the path, under its kind's scheme. A refusal is
-    /// the 401 of the scheme the request used (ApplePass when none): it says nothing about the item.
+    /// the 401 of the path's type identifier's kind (an order type's path is an order path: its 401 names
+    /// `AppleOrder`, whatever the request sent); for a type no build has, the scheme the request used
+    /// (`ApplePass` when none). Every item of a type has the type's kind, so the 401 says nothing about the item.
     private func authorize(_ request: Request, type: String, serial: String, acceptingRemovedPasses: Bool = false) throws -> PublishedTree.Snapshot {
         let snapshot = tree.current()
         var expected = snapshot.item(type: type, identifier: serial).map { (kind: $0.record.kind, digest: $0.tokenDigest) }
         if expected == nil, acceptingRemovedPasses { expected = snapshot.removedItems["\(type)/\(serial)"] }
         // An unknown item is compared too (against nothing): its refusal costs what a wrong token's does.
         guard Self.isAuthorized(request, kind: expected?.kind ?? .pass, tokenDigest: expected?.digest), expected != nil else {
-            let scheme = PassAuthentication.credentials(fromAuthorization: request.headers[.authorization])?.scheme ?? .pass
+            let scheme = snapshot.typeKinds[type]
+                ?? PassAuthentication.credentials(fromAuthorization: request.headers[.authorization])?.scheme ?? .pass
             throw APIError.unauthorized(scheme)
         }
         return snapshot

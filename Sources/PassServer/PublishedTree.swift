@@ -49,6 +49,9 @@ package final class PublishedTree: Sendable {
         package var lastUpdateTag: Int64 = 0
         /// Kind and token digest of the items a build removed, by key: a device may still unregister them.
         package var removedItems: [String: (kind: WalletItemKind, digest: [UInt8]?)] = [:]
+        /// The kind of each type identifier of the build (and of the items it removed): a type names
+        /// passes or orders, never both, so a path's type tells its kind even when its item is unknown.
+        package var typeKinds: [String: WalletItemKind] = [:]
         /// How many of `items` are orders.
         package var orderCount = 0
         package var passCount: Int { items.count - orderCount }
@@ -158,11 +161,13 @@ package final class PublishedTree: Sendable {
         snapshot.lastUpdateTag = state.lastUpdateTag
         for (key, record) in state.removedPasses {
             snapshot.removedItems[key] = (record.kind, PassAuthentication.digest(fromHex: record.tokenHash))
+            snapshot.typeKinds[record.passTypeIdentifier] = record.kind
         }
         snapshot.items.reserveCapacity(state.passes.count)
         for record in state.passes.values {
             let key = "\(record.passTypeIdentifier)/\(record.serialNumber)"
             snapshot.items[key] = Item(record: record)
+            snapshot.typeKinds[record.passTypeIdentifier] = record.kind
             if record.kind == .order { snapshot.orderCount += 1 }
             if !record.downloadPath.isEmpty { snapshot.downloads[record.downloadPath] = key }
             if let publicPath = record.publicDownloadPath, !publicPath.isEmpty { snapshot.downloads[publicPath] = key }

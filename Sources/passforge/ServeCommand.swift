@@ -59,6 +59,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds allowed to receive one request, headers and body; slower requests get 408.", valueName: "seconds"))
     var requestTimeout = 30
 
+    @Option(help: ArgumentHelp("Connections open at once; at the cap a new one closes the oldest idle or half-sent one (default: the open-file limit, raised to its hard limit, less an eighth for the store and the tree, at least 128; at most 16384).", valueName: "n"))
+    var maxConnections: Int?
+
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default: LOG_LEVEL, else info).", valueName: "level"))
     var logLevel: String?
 
@@ -73,6 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or a positive number of requests per second") }
         guard registrationLimit >= 0 else { throw ValidationError("--registration-limit must be 0 (off) or a positive number of registrations per minute") }
         guard (1...3600).contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be 1 or more") }
         guard (1...86_400).contains(bitRetryInterval) else { throw ValidationError("--bit-retry-interval must be 1…86400 seconds") }
         if let basePath, !basePath.utf8.allSatisfy({ PathRules.isUnreservedOrSlash($0) }) {
             throw ValidationError("--base-path may hold only letters, digits, '/', '.', '_', '~' and '-'")
@@ -96,6 +100,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rateLimit = rateLimit
         configuration.registrationsPerMinute = registrationLimit
         configuration.requestReadTimeout = .seconds(Int64(requestTimeout))
+        let connections = try connectionCap()
+        configuration.maximumConnections = connections.cap
+        configuration.connectionCapOrigin = connections.origin
         // passforge.yml is read once: the base path and the offers come from it.
         let projectConfiguration = try? project.loadConfiguration()
         configuration.basePath = Route.normalizeBasePath(basePath ?? Self.webServicePath(projectConfiguration))
@@ -138,7 +145,8 @@ struct ServeCommand: AsyncParsableCommand {
             try await PassServer.run(PassServer.application(
                 configuration: configuration, store: store, services: services, reactions: reactions, logger: logger
             ) { boundPort in
-                Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription))
+                Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription,
+                                          connections: connections.line))
             })
             await configuration.offers?.service.shutdown()
         } catch {
@@ -146,6 +154,31 @@ struct ServeCommand: AsyncParsableCommand {
             Console.error("error: \(error)")
             throw ExitCode.failure
         }
+    }
+
+    /// The open-file limit raised to its hard limit, and the connection cap below it (`--max-connections`, else
+    /// `ConnectionLimit.defaultMaximum`): what the warning at the cap names, and the banner's line.
+    private func connectionCap() throws -> (cap: Int, origin: String, line: String) {
+        let files = OpenFileLimit.raiseToHardLimit()
+        if let problem = files.problem {
+            Console.error("warning: cannot raise the open-file limit from \(files.before) to its hard limit (\(problem)); "
+                          + "connections are capped below \(files.before)")
+        }
+        let limitText = files.after > files.before ? "raised from \(files.before) to \(files.after)" : "\(files.after)"
+        let cap: Int
+        if let maxConnections {
+            guard maxConnections <= files.after - ConnectionLimit.minimumHeadroom else {
+                Console.error("error: --max-connections \(maxConnections) leaves too few of the \(files.after) open files for the store and "
+                              + "the tree: at most \(files.after - ConnectionLimit.minimumHeadroom). Raise the hard limit "
+                              + "(LimitNOFILE= in the systemd unit, ulimit -Hn in a shell) or lower --max-connections")
+                throw ExitCode.failure
+            }
+            cap = maxConnections
+        } else {
+            cap = ConnectionLimit.defaultMaximum(openFileLimit: files.after)
+        }
+        let origin = " (--max-connections \(cap); open-file limit \(files.after))"
+        return (cap, origin, "connections: at most \(cap) at once (open-file limit \(limitText); --max-connections sets it)")
     }
 
     /// The path of webServiceURL in passforge.yml (`https://h/passes/` → `/passes`).
@@ -156,13 +189,14 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The URLs to try, with a real pass of the current build when there is one.
-    static func banner(host: String, port: Int, basePath: String, output: String, store: String) -> String {
+    static func banner(host: String, port: Int, basePath: String, output: String, store: String, connections: String? = nil) -> String {
         let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
         let base = "http://\(shownHost):\(port)\(basePath)"
         var lines = [
             "passforge serve: listening on \(base)/",
             "  output tree: \(output)",
             "  registrations: \(store)",
+        ] + (connections.map { ["  \($0)"] } ?? []) + [
             "try:",
             "  curl \(base)/health",
         ]

@@ -91,9 +91,14 @@ final class ServerProcess: @unchecked Sendable {
     private(set) var port = 0
     var base: String { "http://127.0.0.1:\(port)" }
 
-    init(_ built: BuiltProject, arguments: [String] = []) throws {
+    /// `openFiles`: the soft and hard open-file limits to start it with (through prlimit(1)), as systemd's 1024.
+    init(_ built: BuiltProject, arguments: [String] = [], openFiles: (soft: Int, hard: Int)? = nil) throws {
         process.executableURL = URL(fileURLWithPath: passforgeExecutable())
         process.arguments = ["serve", "--port", "0"] + arguments
+        if let openFiles {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(openFiles.soft):\(openFiles.hard)", passforgeExecutable()] + (process.arguments ?? [])
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: built.project.root)
         var environment = ProcessInfo.processInfo.environment
         environment["CI"] = nil

@@ -151,10 +151,12 @@ import Testing
 @Suite struct PassAuthenticationTests {
     @Test func parsesTheApplePassAndAppleOrderSchemes() {
         #expect(PassAuthentication.credentials(fromAuthorization: "ApplePass abcdefghijklmnop").map { "\($0.scheme) \($0.token)" } == "pass abcdefghijklmnop")
-        #expect(PassAuthentication.credentials(fromAuthorization: "applepass   abcdefghijklmnop ")?.token == "abcdefghijklmnop")
+        #expect(PassAuthentication.credentials(fromAuthorization: "ApplePass   abcdefghijklmnop ")?.token == "abcdefghijklmnop")
         #expect(PassAuthentication.credentials(fromAuthorization: "AppleOrder abcdefghijklmnop").map { "\($0.scheme) \($0.token)" } == "order abcdefghijklmnop")
-        #expect(PassAuthentication.credentials(fromAuthorization: "APPLEORDER abcdefghijklmnop")?.scheme == .order)
+        // The scheme exactly as Apple spells it, as the shipped nginx and Caddy configs match it (issue 31).
         for bad in [nil, "", "ApplePass", "ApplePass ", "ApplePassabc", "Bearer abcdefghijklmnop", "ApplePass a b",
+                    "applepass abcdefghijklmnop", "APPLEPASS abcdefghijklmnop", "applePass abcdefghijklmnop",
+                    "appleorder abcdefghijklmnop", "APPLEORDER abcdefghijklmnop", "Appleorder abcdefghijklmnop",
                     "ApplePass " + String(repeating: "x", count: 513), "AppleOrder", "AppleOrderabc", "AppleOrders abcdefghijklmnop",
                     "AppleOrder a b", "ApplePassOrder abcdefghijklmnop"] as [String?] {
             #expect(PassAuthentication.credentials(fromAuthorization: bad) == nil, "\(bad ?? "nil")")
