@@ -233,7 +233,7 @@ def start_nginx(scratch, store_port, serve_ports, name="nginx"):
     port, origin_port = free_port(), free_port()
     with open(CONFIG) as f:
         config = f.read()
-    replacements = [("/var/cache/nginx/passforge-cdn", f"{scratch}/{name}-cache"),
+    replacements = [("/var/cache/passforge-cdn", f"{scratch}/{name}-cache"),
                     ("127.0.0.1:8333", f"127.0.0.1:{store_port}"),
                     ("127.0.0.1:8080", f"127.0.0.1:{serve_ports[0]}"),
                     ("127.0.0.1:8081", f"127.0.0.1:{serve_ports[1]}"),
