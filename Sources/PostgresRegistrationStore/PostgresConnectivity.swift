@@ -11,7 +11,7 @@ import Synchronization
 /// single probing connection that tells why a server cannot be reached, and
 /// the pool itself, which can be replaced once its reconnecting gave up.
 struct PostgresConnector: Sendable {
-    let location: PostgresLocation
+    private(set) var location: PostgresLocation
     let options: PostgresRegistrationStore.Options
     /// Built once (it loads `sslrootcert`), shared by probes; nil without TLS.
     let sslContext: NIOSSLContext?
@@ -22,7 +22,8 @@ struct PostgresConnector: Sendable {
     init(location: PostgresLocation, options: PostgresRegistrationStore.Options) throws(PostgresStoreError) {
         self.location = location
         self.options = options
-        guard location.sslMode != .disable, case .tcp = location.endpoint else {
+        let anyTCP = location.endpoints.contains { if case .tcp = $0 { true } else { false } }
+        guard location.sslMode != .disable, anyTCP else {
             sslContext = nil
             tlsConfiguration = nil
             return
@@ -45,6 +46,13 @@ struct PostgresConnector: Sendable {
             throw PostgresStoreError(kind: .tls, description: "cannot set up TLS for PostgreSQL at \(location.server): \(PostgresStoreError.reason(error))")
         }
         tlsConfiguration = tls
+    }
+
+    /// The same settings, connecting to another of the URL's servers.
+    func connecting(to endpoint: PostgresLocation.Endpoint) -> PostgresConnector {
+        var connector = self
+        connector.location = location.connecting(to: endpoint)
+        return connector
     }
 
     var connectTimeout: Duration {
@@ -141,67 +149,101 @@ struct PostgresConnector: Sendable {
     static func nextConnectionID() -> Int { connectionIDs.withLock { $0 += 1; return $0 } }
 }
 
-/// Set once a request holds a connection; read by its watchdog.
+/// Set once a request holds a connection (when, and which); read by its watchdog.
 final class LeaseFlag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
+    private let value = Mutex<(at: ContinuousClock.Instant, connection: PostgresConnection)?>(nil)
+    func set(_ connection: PostgresConnection) { value.withLock { $0 = (.now, connection) } }
+    var leasedAt: ContinuousClock.Instant? { value.withLock { $0?.at } }
+    /// Closes the leased connection at once: a query waiting on it fails.
+    func closeConnection() {
+        let connection = value.withLock { $0?.connection }
+        let _: EventLoopFuture<Void>? = connection?.close()
+    }
 }
 
 /// Concurrent "is the server there?" questions share one probe, and its
 /// answer is reused for a moment, so a burst of waiting requests costs one
-/// connection attempt.
+/// connection attempt. The question is about one server of the URL: the one
+/// the pool uses now.
 actor Reachability {
-    private let connector: PostgresConnector
-    private var running: Task<PostgresStoreError?, Never>?
-    private var last: (at: ContinuousClock.Instant, result: PostgresStoreError?)?
+    private var running: (server: String, task: Task<PostgresStoreError?, Never>)?
+    private var last: (server: String, at: ContinuousClock.Instant, result: PostgresStoreError?)?
 
-    init(connector: PostgresConnector) { self.connector = connector }
-
-    func check() async -> PostgresStoreError? {
-        if let last, last.at.duration(to: .now) < .milliseconds(500) { return last.result }
-        if let running { return await running.value }
-        let connector = self.connector
+    func check(_ connector: PostgresConnector) async -> PostgresStoreError? {
+        let server = connector.location.server
+        if let last, last.server == server, last.at.duration(to: .now) < .milliseconds(500) { return last.result }
+        if let running, running.server == server { return await running.task.value }
         let task = Task { await connector.probe() }
-        running = task
+        running = (server, task)
         let result = await task.value
-        running = nil
-        last = (.now, result)
+        if running?.server == server { running = nil }
+        last = (server, .now, result)
         return result
     }
 }
 
-/// The connection pool and the task running it. Replaced when the pool gave
-/// up reconnecting (its circuit breaker opened) while the server is back.
+/// Runs `body` at most `limit`: past it, `onExpiry` runs (it must make `body`
+/// end, e.g. by closing the connection a query waits on: postgres-nio's
+/// queries do not end when their task is cancelled) and a `.timedOut` error is thrown.
+enum Deadline {
+    struct Expired: Error {}
+
+    static func run<T: Sendable>(
+        _ limit: Duration, onExpiry: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                onExpiry()
+                throw Expired()
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let value = next { return value }
+            }
+            throw CancellationError()
+        }
+    }
+}
+
+/// The connection pool and the task running it, on one of the URL's servers.
+/// Replaced when the pool gave up reconnecting (its circuit breaker opened)
+/// while the server is back, and when another server has to be used (a failover).
 final class PoolSlot: Sendable {
+    typealias Endpoint = PostgresLocation.Endpoint
+
     private struct State {
         var client: PostgresClient
+        var endpoint: Endpoint
         var runTask: Task<Void, Never>
         var generation = 0
         var closed = false
     }
 
-    private let make: @Sendable () -> PostgresClient
+    private let make: @Sendable (Endpoint) -> PostgresClient
     private let state: Mutex<State>
 
-    init(make: @escaping @Sendable () -> PostgresClient) {
+    init(endpoint: Endpoint, make: @escaping @Sendable (Endpoint) -> PostgresClient) {
         self.make = make
-        let client = make()
-        state = Mutex(State(client: client, runTask: Task { await client.run() }))
+        let client = make(endpoint)
+        state = Mutex(State(client: client, endpoint: endpoint, runTask: Task { await client.run() }))
     }
 
-    var current: (client: PostgresClient, generation: Int) {
-        state.withLock { ($0.client, $0.generation) }
+    var current: (client: PostgresClient, generation: Int, endpoint: Endpoint) {
+        state.withLock { ($0.client, $0.generation, $0.endpoint) }
     }
 
-    /// Starts a new pool unless one newer than `generation` runs already.
-    func renew(replacing generation: Int) {
+    /// Starts a new pool (on `endpoint`, else the same server) unless one newer than `generation` runs already.
+    func renew(replacing generation: Int, on endpoint: Endpoint? = nil) {
         let make = self.make
         let old: Task<Void, Never>? = state.withLock { state in
             guard !state.closed, generation == state.generation else { return nil }
-            let client = make()
+            let target = endpoint ?? state.endpoint
+            let client = make(target)
             let previous = state.runTask
             state.client = client
+            state.endpoint = target
             state.generation += 1
             state.runTask = Task { await client.run() }
             return previous

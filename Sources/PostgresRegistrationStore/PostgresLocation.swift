@@ -12,6 +12,12 @@ import Darwin
 ///
 ///     postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=MODE
 ///     postgresql://USER@/DATABASE?host=/run/postgresql      (a unix socket folder, as libpq)
+///     postgres://USER@H1:5432,H2:5433/DATABASE?target_session_attrs=read-write
+///
+/// Several hosts (comma-separated, each with its own port, or `host=` and
+/// `port=` lists) are tried as libpq tries them: in order, the first whose
+/// session matches `target_session_attrs` is used (`endpoint`); the store
+/// looks for another when that one goes away or stops accepting writes.
 ///
 /// User, password, host and database are percent-decoded. Defaults follow
 /// libpq: port 5432, user the system user, database the user's name,
@@ -42,7 +48,25 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         case verifyFull = "verify-full"
     }
 
+    /// libpq's `target_session_attrs`: which of several servers to use.
+    /// - `any` (libpq's default): the first that accepts a connection.
+    /// - `read-write`: one whose sessions may write (`transaction_read_only` off).
+    /// - `read-only`: one whose sessions may not write.
+    /// - `primary` / `standby`: one not in recovery / in recovery (`pg_is_in_recovery()`).
+    /// - `prefer-standby`: a standby when one is up, else any.
+    package enum TargetSession: String, Sendable, Equatable, CaseIterable {
+        case any
+        case readWrite = "read-write"
+        case readOnly = "read-only"
+        case primary, standby
+        case preferStandby = "prefer-standby"
+    }
+
+    /// The server connections go to: one of `endpoints` (the first, until a failover picks another).
     package var endpoint: Endpoint
+    /// Every server the URL names, in its order (at least one).
+    package var endpoints: [Endpoint]
+    package var targetSession: TargetSession = .any
     package var user: String
     package var password: String?
     package var database: String
@@ -58,6 +82,7 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     package init(endpoint: Endpoint, user: String, password: String?, database: String,
                 sslMode: SSLMode = .prefer, sslRootCertificate: String? = nil) {
         self.endpoint = endpoint
+        self.endpoints = [endpoint]
         self.user = user
         self.password = password
         self.database = database
@@ -102,24 +127,12 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             hostPort = rest[..<slash]
             pathText = rest[rest.index(after: slash)...]
         }
-
-        var host: String?
-        var portText: Substring?
-        if hostPort.hasPrefix("[") {
-            guard let close = hostPort.firstIndex(of: "]") else { throw invalid("an IPv6 address lacks its closing ]") }
-            host = String(hostPort[hostPort.index(after: hostPort.startIndex)..<close])
-            let after = hostPort[hostPort.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw invalid("unexpected text after the IPv6 address") }
-                portText = after.dropFirst()
-            }
-        } else {
-            if hostPort.contains(",") { throw invalid("several hosts are not supported; name one") }
-            if let colon = hostPort.firstIndex(of: ":") {
-                portText = hostPort[hostPort.index(after: colon)...]
-                hostPort = hostPort[..<colon]
-            }
-            if !hostPort.isEmpty { host = try Self.decode(hostPort, what: "the host", invalid) }
+        var hosts: [String] = []
+        var ports: [Substring] = []
+        for item in hostPort.split(separator: ",", omittingEmptySubsequences: false) where !(item.isEmpty && hostPort.isEmpty) {
+            let (host, port) = try Self.hostAndPort(item, invalid)
+            hosts.append(host)
+            ports.append(port ?? "")
         }
 
         var database: String?
@@ -128,6 +141,7 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         var sslRootCertificate: String?
         var connectTimeout: Int?
         var applicationName: String?
+        var targetSession = TargetSession.any
         for pair in queryText.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = try Self.decode(parts[0], what: "a parameter name", invalid)
@@ -139,8 +153,15 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                     throw invalid("sslmode=\(value) is not one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 sslMode = mode
-            case "host": host = value
-            case "port": portText = Substring(value)
+            case "target_session_attrs":
+                guard let target = TargetSession(rawValue: value) else {
+                    let known = TargetSession.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw invalid("target_session_attrs=\(value) is not one of \(known)")
+                }
+                targetSession = target
+            // libpq: host= and port= may be comma-separated lists, one entry per server.
+            case "host": hosts = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            case "port": ports = value.split(separator: ",", omittingEmptySubsequences: false)
             case "user": user = value
             case "password": password = value
             case "dbname": database = value
@@ -150,26 +171,16 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                 connectTimeout = seconds == 0 ? nil : seconds
             case "application_name": applicationName = value
             default:
-                throw invalid("the parameter \(key) is not supported (use sslmode, sslrootcert, host, port, user, password, dbname, connect_timeout or application_name)")
+                throw invalid("the parameter \(key) is not supported (use sslmode, sslrootcert, host, port, user, password, dbname, "
+                              + "connect_timeout, application_name or target_session_attrs)")
             }
         }
 
-        var port = Self.defaultPort
-        if let portText, !portText.isEmpty {
-            guard let value = Int(portText), (1...65_535).contains(value) else { throw invalid("the port \(portText) is not a number from 1 to 65535") }
-            port = value
-        }
         let resolvedUser = (user?.isEmpty == false ? user : nil) ?? Self.systemUserName()
         guard let resolvedUser, !resolvedUser.isEmpty else { throw invalid("it names no user") }
-
-        if let host, host.hasPrefix("/") {
-            endpoint = .unixSocket(directory: host, port: port)
-        } else if let host, !host.isEmpty {
-            endpoint = .tcp(host: host, port: port)
-        } else {
-            let folder = AtomicFileSystem.exists("/var/run/postgresql") ? "/var/run/postgresql" : "/tmp"
-            endpoint = .unixSocket(directory: folder, port: port)
-        }
+        endpoints = try Self.endpoints(hosts: hosts, ports: ports, invalid)
+        endpoint = endpoints[0]
+        self.targetSession = targetSession
         self.user = resolvedUser
         self.password = password
         self.database = (database?.isEmpty == false ? database : nil) ?? resolvedUser
@@ -177,6 +188,68 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.sslRootCertificate = sslRootCertificate
         self.connectTimeout = connectTimeout
         self.applicationName = applicationName
+    }
+
+    /// One `host[:port]` of the URL's host list (an IPv6 address in brackets); the host percent-decoded.
+    private static func hostAndPort(
+        _ item: Substring, _ invalid: (String) -> PostgresStoreError
+    ) throws(PostgresStoreError) -> (host: String, port: Substring?) {
+        if item.hasPrefix("[") {
+            guard let close = item.firstIndex(of: "]") else { throw invalid("an IPv6 address lacks its closing ]") }
+            let host = String(item[item.index(after: item.startIndex)..<close])
+            let after = item[item.index(after: close)...]
+            guard after.isEmpty || after.hasPrefix(":") else { throw invalid("unexpected text after the IPv6 address") }
+            return (host, after.isEmpty ? nil : after.dropFirst())
+        }
+        var host = item
+        var port: Substring?
+        if let colon = item.firstIndex(of: ":") {
+            port = item[item.index(after: colon)...]
+            host = item[..<colon]
+        }
+        return (try decode(host, what: "the host", invalid), port)
+    }
+
+    /// Pairs the hosts with the ports as libpq does: one port for every host, or one port each.
+    private static func endpoints(
+        hosts: [String], ports: [Substring], _ invalid: (String) -> PostgresStoreError
+    ) throws(PostgresStoreError) -> [Endpoint] {
+        let hosts = hosts.isEmpty ? [""] : hosts
+        guard ports.count <= 1 || ports.count == hosts.count else {
+            throw invalid("it names \(hosts.count) hosts and \(ports.count) ports; give one port for all, or one per host")
+        }
+        var endpoints: [Endpoint] = []
+        for (number, host) in hosts.enumerated() {
+            let portText = ports.isEmpty ? "" : ports[ports.count == 1 ? 0 : number]
+            var port = defaultPort
+            if !portText.isEmpty {
+                guard let value = Int(portText), (1...65_535).contains(value) else {
+                    throw invalid("the port \(portText) is not a number from 1 to 65535")
+                }
+                port = value
+            }
+            if host.hasPrefix("/") {
+                endpoints.append(.unixSocket(directory: host, port: port))
+            } else if !host.isEmpty {
+                endpoints.append(.tcp(host: host, port: port))
+            } else {
+                let folder = AtomicFileSystem.exists("/var/run/postgresql") ? "/var/run/postgresql" : "/tmp"
+                endpoints.append(.unixSocket(directory: folder, port: port))
+            }
+        }
+        return endpoints
+    }
+
+    /// The same server and settings, connecting to `endpoint` (one of `endpoints`).
+    package func connecting(to endpoint: Endpoint) -> PostgresLocation {
+        var location = self
+        location.endpoint = endpoint
+        return location
+    }
+
+    /// Every server, for messages: `h1:5432, h2:5433`.
+    package var servers: String {
+        endpoints.map { connecting(to: $0).server }.joined(separator: ", ")
     }
 
     /// Where the server is, for messages: `host:port` or the socket file.
@@ -196,14 +269,24 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// The URL without its password.
     package var description: String {
         var query: [String] = []
-        let hostPart: String
-        switch endpoint {
-        case .tcp: hostPart = server
-        case .unixSocket(let directory, let port):
+        var hostPart = ""
+        if endpoints.count == 1, case .unixSocket(let directory, let port) = endpoint {
             hostPart = port == Self.defaultPort ? "" : ":\(port)"
             query.append("host=\(directory)")
+        } else if endpoints.count == 1 {
+            hostPart = server
+        } else {
+            // Several servers: the TCP ones in the authority; socket folders, with their ports, as host= and port= lists.
+            hostPart = endpoints.compactMap { if case .tcp = $0 { connecting(to: $0).server } else { nil } }.joined(separator: ",")
+            let sockets = endpoints.compactMap { if case .unixSocket(let directory, let port) = $0 { (directory, port) } else { nil } }
+            if !sockets.isEmpty {
+                query.append("host=" + sockets.map(\.0).joined(separator: ","))
+                query.append("port=" + sockets.map { String($0.1) }.joined(separator: ","))
+            }
         }
-        if sslMode != .prefer, case .tcp = endpoint { query.append("sslmode=\(sslMode.rawValue)") }
+        let hasTCP = endpoints.contains { if case .tcp = $0 { true } else { false } }
+        if sslMode != .prefer, hasTCP { query.append("sslmode=\(sslMode.rawValue)") }
+        if targetSession != .any { query.append("target_session_attrs=\(targetSession.rawValue)") }
         return "postgres://\(user)@\(hostPart)/\(database)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 

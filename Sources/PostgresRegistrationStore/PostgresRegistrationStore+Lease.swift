@@ -57,33 +57,26 @@ extension PostgresRegistrationStore {
     /// While it waits for a connection, a watchdog checks every
     /// `reachabilityCheckInterval` that the server is reachable, and fails the
     /// request when it is not (the pool alone would keep it waiting while it
-    /// retries), or when `requestTimeout` passed.
+    /// retries), or when `requestTimeout` passed. Once it holds one, `body` has
+    /// `queryTimeout`: then the connection is closed (a query waiting on it
+    /// fails; postgres-nio's do not end on cancellation) and the request fails.
     func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let (client, generation) = slot.current
-        let leased = LeaseFlag()
+        let (client, generation, endpoint) = slot.current
+        let lease = LeaseFlag()
         let reachability = self.reachability
         let options = self.options
-        let location = self.location
+        let connector = self.connector.connecting(to: endpoint)
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
                     try await client.withConnection { connection in
-                        leased.set()
+                        lease.set(connection)
                         return try await body(connection)
                     }
                 }
                 group.addTask {
-                    let deadline = ContinuousClock.now + options.requestTimeout
-                    while true {
-                        try await Task.sleep(for: options.reachabilityCheckInterval)
-                        if leased.isSet { return nil }
-                        if let failure = await reachability.check() { throw failure }
-                        if leased.isSet { return nil }
-                        if ContinuousClock.now >= deadline {
-                            throw PostgresStoreError(kind: .timedOut,
-                                                     description: "no connection to PostgreSQL at \(location.server) became free within \(options.requestTimeout.components.seconds) s; the server is reachable but busy")
-                        }
-                    }
+                    try await Self.watch(lease, connector: connector, reachability: reachability, options: options)
+                    return nil
                 }
                 defer { group.cancelAll() }
                 while let next = try await group.next() {
@@ -92,20 +85,62 @@ extension PostgresRegistrationStore {
                 throw CancellationError()
             }
         } catch {
-            if Task.isCancelled { throw error }
-            if let translated = PostgresStoreError.translate(error, at: location) { throw translated }
-            if slot.isClosed {
-                throw PostgresStoreError(kind: .shutDown, description: "the PostgreSQL registration store (\(location)) was shut down")
+            let failure = await failure(error, lease: lease, generation: generation, connector: connector)
+            if let storeError = failure as? PostgresStoreError, storeError.isUnavailable, location.endpoints.count > 1 {
+                // The server may have gone for good (a failover): look for the one that fits now.
+                self.failover.start(from: generation)
             }
-            if !leased.isSet, !(error is PushLockBusy) {
-                // The pool refused to lease (it gave up reconnecting, or was closed).
-                if let failure = await reachability.check() { throw failure }
-                slot.renew(replacing: generation)
-                throw PostgresStoreError(kind: .unavailable,
-                                         description: "PostgreSQL at \(location.server) is reachable again; the store is reconnecting, try again")
-            }
-            throw error
+            throw failure
         }
+    }
+
+    /// The lease's watchdog: throws when the server is unreachable or busy while
+    /// the request waits for a connection, and when `body` outlives `queryTimeout`.
+    private static func watch(_ lease: LeaseFlag, connector: PostgresConnector, reachability: Reachability,
+                              options: Options) async throws {
+        let server = connector.location.server
+        let deadline = ContinuousClock.now + options.requestTimeout
+        while lease.leasedAt == nil {
+            try await Task.sleep(for: options.reachabilityCheckInterval)
+            if lease.leasedAt != nil { break }
+            if let failure = await reachability.check(connector) { throw failure }
+            if lease.leasedAt != nil { break }
+            if ContinuousClock.now >= deadline {
+                throw PostgresStoreError(kind: .timedOut,
+                                         description: "no connection to PostgreSQL at \(server) became free within \(options.requestTimeout.components.seconds) s; the server is reachable but busy")
+            }
+        }
+        guard let leasedAt = lease.leasedAt else { return }
+        try await Task.sleep(until: leasedAt + options.queryTimeout)
+        lease.closeConnection()
+        throw PostgresStoreError(kind: .timedOut,
+                                 description: "PostgreSQL at \(server) did not answer within \(options.queryTimeout.components.seconds) s "
+                                     + "(the network or the server hangs); its connection was closed, \(PostgresStoreError.check)")
+    }
+
+    /// What a failed lease throws: postgres-nio's errors translated, and a pool that refused to lease renewed.
+    private func failure(_ error: any Error, lease: LeaseFlag, generation: Int, connector: PostgresConnector) async -> any Error {
+        if Task.isCancelled { return error }
+        let location = connector.location
+        if let translated = PostgresStoreError.translate(error, at: location) {
+            if translated.kind == .shutDown, !slot.isClosed {
+                // The pool was replaced under the request (a failover, or a renewed pool).
+                return PostgresStoreError(kind: .unavailable, description: "the PostgreSQL store replaced its connections "
+                                              + "(a failover, or a reconnect) while this request waited; try again")
+            }
+            return translated
+        }
+        if slot.isClosed {
+            return PostgresStoreError(kind: .shutDown, description: "the PostgreSQL registration store (\(self.location)) was shut down")
+        }
+        if lease.leasedAt == nil, !(error is PushLockBusy) {
+            // The pool refused to lease (it gave up reconnecting, or was closed).
+            if let failure = await reachability.check(connector) { return failure }
+            slot.renew(replacing: generation)
+            return PostgresStoreError(kind: .unavailable,
+                                      description: "PostgreSQL at \(location.server) is reachable again; the store is reconnecting, try again")
+        }
+        return error
     }
 }
 

@@ -32,7 +32,15 @@ package import RegistrationStore
 /// `PostgresStoreError` (`isUnavailable`), and requests waiting for a
 /// connection fail within about `reachabilityCheckInterval` once a probe
 /// finds the server unreachable; the pool reconnects by itself when the
-/// server is back.
+/// server is back. A request whose connection stops answering (a network
+/// partition: no reset, no close) fails after `queryTimeout`, its connection
+/// closed.
+///
+/// Failover: with several hosts in the URL, the store uses the first whose
+/// session fits `target_session_attrs` (`ServerSelection`). When a request
+/// finds that server gone or read-only, it fails (503 for a device), and the
+/// store looks for the server that fits now, every `failoverSearchInterval`,
+/// and moves its pool there (`Failover`).
 package final class PostgresRegistrationStore: RegistrationDatabase {
     package struct Options: Sendable {
         /// Device log messages kept; older ones are dropped.
@@ -46,6 +54,12 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         /// How soon a request waiting for a connection checks that the server
         /// is reachable; when it is not, the request fails then.
         package var reachabilityCheckInterval: Duration = .seconds(1)
+        /// How long a request may use its connection (all its queries): past it, the
+        /// connection is closed and the request fails. A network partition leaves a
+        /// connection that neither answers nor closes; this bounds the wait.
+        package var queryTimeout: Duration = .seconds(10)
+        /// During a failover, how often the store looks for the server to use.
+        package var failoverSearchInterval: Duration = .milliseconds(250)
         /// Where the pool logs its background events; nil: nowhere.
         package var backgroundLogger: Logger?
 
@@ -59,7 +73,8 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
     let logLimit: Int
     let connector: PostgresConnector
     let slot: PoolSlot
-    let reachability: Reachability
+    let reachability = Reachability()
+    let failover: Failover
     static let logger = PostgresConnector.silent
 
     // MARK: Lifecycle
@@ -74,17 +89,20 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
 
     package static func connect(location: PostgresLocation, options: Options = Options()) async throws -> PostgresRegistrationStore {
         let connector = try PostgresConnector(location: location, options: options)
+        // With several servers, the one that fits target_session_attrs.
+        let endpoint = try await connector.findServer().get()
+        let chosen = connector.connecting(to: endpoint)
         // One connection of our own first: it says precisely why a server
         // cannot be used (the pool would only retry), and it migrates.
-        let connection = try await connector.openConnection()
+        let connection = try await chosen.openConnection()
         do {
-            try await migrate(connection, location: location)
+            try await migrate(connection, location: chosen.location)
             try? await connection.close()
         } catch {
             try? await connection.close()
-            throw PostgresStoreError.translate(error, at: location) ?? error
+            throw PostgresStoreError.translate(error, at: chosen.location) ?? error
         }
-        let store = PostgresRegistrationStore(location: location, options: options, connector: connector)
+        let store = PostgresRegistrationStore(location: location, options: options, connector: connector, endpoint: endpoint)
         do {
             try await store.leased { connection in
                 try await connection.perform("SELECT 1")
@@ -96,17 +114,20 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         return store
     }
 
-    private init(location: PostgresLocation, options: Options, connector: PostgresConnector) {
+    private init(location: PostgresLocation, options: Options, connector: PostgresConnector, endpoint: PostgresLocation.Endpoint) {
         self.location = location
         self.options = options
         self.logLimit = max(1, options.logLimit)
         self.connector = connector
-        self.reachability = Reachability(connector: connector)
         let logger = options.backgroundLogger
-        self.slot = PoolSlot {
-            if let logger { return PostgresClient(configuration: connector.clientConfiguration(), backgroundLogger: logger) }
-            return PostgresClient(configuration: connector.clientConfiguration())
+        let slot = PoolSlot(endpoint: endpoint) { endpoint in
+            let configuration = connector.connecting(to: endpoint).clientConfiguration()
+            if let logger { return PostgresClient(configuration: configuration, backgroundLogger: logger) }
+            return PostgresClient(configuration: configuration)
         }
+        self.slot = slot
+        self.failover = Failover(selection: ServerSelection(connector: connector), location: location, slot: slot,
+                                 interval: options.failoverSearchInterval, logger: logger)
     }
 
     /// Closes the pool's connections; later requests fail with a `.shutDown` error.

@@ -142,6 +142,13 @@ package struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConve
             return PostgresStoreError(kind: .connectionLost,
                                       description: "lost the connection to PostgreSQL at \(server): \(message); \(check)",
                                       sqlState: state)
+        case "25006":
+            // read_only_sql_transaction: a standby, or a primary being demoted. With several hosts the
+            // store looks for the one that accepts writes now (target_session_attrs=read-write).
+            return PostgresStoreError(kind: .unavailable,
+                                      description: "PostgreSQL at \(server) accepts no writes now (\(message)); "
+                                          + "it is a standby: name the primary too, with target_session_attrs=read-write",
+                                      sqlState: state)
         case "57P03", "53300", "53400":
             // Starting up or shutting down, too many connections.
             return PostgresStoreError(kind: .unavailable,

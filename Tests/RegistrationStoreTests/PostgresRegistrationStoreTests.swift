@@ -56,13 +56,49 @@ import Glibc
         }
     }
 
+    @Test func parsesSeveralHostsAsLibpq() throws {
+        let pair = try PostgresLocation(url: "postgres://app:pw@h1:5432,h2:5433/db?target_session_attrs=read-write")
+        #expect(pair.endpoints == [.tcp(host: "h1", port: 5432), .tcp(host: "h2", port: 5433)])
+        #expect(pair.endpoint == .tcp(host: "h1", port: 5432))
+        #expect(pair.targetSession == .readWrite)
+        #expect(pair.servers == "h1:5432, h2:5433")
+        #expect(pair.description == "postgres://app@h1:5432,h2:5433/db?target_session_attrs=read-write")
+        #expect(try PostgresLocation(url: pair.description).endpoints == pair.endpoints)
+        #expect(pair.connecting(to: pair.endpoints[1]).server == "h2:5433")
+
+        let defaults = try PostgresLocation(url: "postgres://app@h1,[::1]:6000,h3/db")
+        #expect(defaults.endpoints == [.tcp(host: "h1", port: 5432), .tcp(host: "::1", port: 6000), .tcp(host: "h3", port: 5432)])
+        #expect(defaults.targetSession == .any) // libpq's default
+
+        let lists = try PostgresLocation(url: "postgres://app@/db?host=h1,h2&port=7000,7001&target_session_attrs=prefer-standby")
+        #expect(lists.endpoints == [.tcp(host: "h1", port: 7000), .tcp(host: "h2", port: 7001)])
+        #expect(lists.targetSession == .preferStandby)
+        let onePort = try PostgresLocation(url: "postgres://app@/db?host=h1,h2&port=7000")
+        #expect(onePort.endpoints == [.tcp(host: "h1", port: 7000), .tcp(host: "h2", port: 7000)])
+        for target in PostgresLocation.TargetSession.allCases {
+            #expect(try PostgresLocation(url: "postgres://a@h1,h2/d?target_session_attrs=\(target.rawValue)").targetSession == target)
+        }
+    }
+
+    @Test func theSessionRoleFitsTargetSessionAttrsAsLibpq() {
+        let primary = SessionRole(inRecovery: false, readOnly: false)
+        let standby = SessionRole(inRecovery: true, readOnly: true)
+        let readOnlyPrimary = SessionRole(inRecovery: false, readOnly: true) // default_transaction_read_only = on
+        #expect(primary.fits(.readWrite) && !standby.fits(.readWrite) && !readOnlyPrimary.fits(.readWrite))
+        #expect(!primary.fits(.readOnly) && standby.fits(.readOnly) && readOnlyPrimary.fits(.readOnly))
+        #expect(primary.fits(.primary) && !standby.fits(.primary) && readOnlyPrimary.fits(.primary))
+        #expect(!primary.fits(.standby) && standby.fits(.standby))
+        #expect(primary.fits(.any) && standby.fits(.any) && primary.fits(.preferStandby))
+    }
+
     @Test func rejectsBadURLsWithoutShowingThePassword() throws {
         let cases = [
             "mysql://app:hunter2@db/x",
             "postgres://app:hunter2@db:99999/x",
             "postgres://app:hunter2@db/x?sslmode=sometimes",
             "postgres://app:hunter2@db/x?tcp_keepalives=1",
-            "postgres://app:hunter2@db1,db2/x",
+            "postgres://app:hunter2@db1,db2/x?port=1,2,3",
+            "postgres://app:hunter2@db1,db2/x?target_session_attrs=writable",
             "postgres://app:hunter2@db/x?password=hunter2&sslmode=nope",
         ]
         for url in cases {
