@@ -191,7 +191,8 @@ package final class ConnectionLimit: Sendable {
     /// The least headroom `--max-connections` may leave.
     package static let minimumHeadroom = 64
 
-    /// Beyond this, memory rather than file descriptors limits a server (see the README's Serving section).
+    /// Beyond this, memory rather than file descriptors limits a server: a half-sent request holds about
+    /// 28 KiB (RSS measured with 5,000 of them), so 16,384 take some 450 MiB.
     package static let defaultCeiling = 16_384
 
     /// The cap when none is given: the open-file limit less the headroom, at most `defaultCeiling`.
