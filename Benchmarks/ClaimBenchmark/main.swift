@@ -9,8 +9,9 @@ import TestSupport
 // DeviceCheck offer claims per second: OfferClaimService with the real
 // DeviceCheck client (HTTPS, HTTP/2, ES256 JWT) against the in-process mock of
 // Apple on loopback, on SQLite and, with --postgres URL, on PostgreSQL. Every
-// claim is a new device: a bit query, the assignment in one transaction, the
-// bit update and the claim's completion.
+// claim is a new device with two fresh tokens: their digests recorded as spent,
+// a bit query, the assignment in one transaction, the bit update and the
+// claim's completion.
 // Usage: claim-benchmark [--claims 3000] [--concurrency 64] [--postgres URL]
 struct Options {
     var claims = 3_000
@@ -39,16 +40,21 @@ func run(store: any RegistrationDatabase, name: String, claims: Int, concurrency
         OfferPass(offer: offer, passTypeIdentifier: "pass.com.example.coupon", serialNumber: "\(offer)-\($0)")
     })
     let service = OfferClaimService(offers: [OfferDefinition(name: offer, bit: 0)], store: store, deviceCheck: rig.client)
-    let tokens = (0..<claims).map { MockDeviceCheckServer.deviceToken(for: "device-\($0)") }
+    let requests = (0..<claims).map {
+        ClaimRequest(claimIdentifier: UUID().uuidString, queryToken: MockDeviceCheckServer.deviceToken(for: "device-\($0)"),
+                     updateToken: MockDeviceCheckServer.deviceToken(for: "device-\($0)"))
+    }
     // One claim first: the connection and the JWT are made outside the timing.
-    _ = try await service.claim(offer: offer, deviceToken: MockDeviceCheckServer.deviceToken(for: "warm-up"), claimIdentifier: "warm-up")
+    _ = try await service.claim(offer: offer, ClaimRequest(claimIdentifier: UUID().uuidString,
+                                                           queryToken: MockDeviceCheckServer.deviceToken(for: "warm-up"),
+                                                           updateToken: MockDeviceCheckServer.deviceToken(for: "warm-up")))
     let start = ContinuousClock.now
     let created = try await withThrowingTaskGroup(of: Bool.self) { group in
         var next = 0
         var created = 0
         func add(_ index: Int) {
             group.addTask {
-                if case .created = try await service.claim(offer: offer, deviceToken: tokens[index], claimIdentifier: "claim-\(index)") { return true }
+                if case .created = try await service.claim(offer: offer, requests[index]) { return true }
                 return false
             }
         }

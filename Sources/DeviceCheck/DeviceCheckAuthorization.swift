@@ -73,3 +73,11 @@ package enum Base64URL {
         return Data(base64Encoded: base64).map(Array.init)
     }
 }
+
+extension DeviceCheckClient {
+    /// The SHA-256 of a device token, in hex: what passforge keeps of a token it sent to Apple, to refuse it
+    /// if it comes again (Apple calls a token single-use), without keeping the token itself.
+    package static func digest(ofDeviceToken token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -49,13 +49,15 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     private let http: HTTPClient
     private let ownsHTTPClient: Bool
     private let timeout: TimeAmount
+    /// The whole exchange of one call, body included.
+    private let deadline: Duration
     private let now: @Sendable () -> Int64
     private let makeTransactionIdentifier: @Sendable () -> String
 
     /// - Parameters:
     ///   - httpClient: a client (`makeHTTPClient`), or nil for one of its own.
     ///   - ownsHTTPClient: whether `shutdown()` shuts `httpClient` down too.
-    ///   - timeout: for one call, connect to answer.
+    ///   - timeout: for one call, from connecting to the last byte of the answer.
     ///   - now: milliseconds since 1970, for `timestamp`.
     package init(endpoint: DeviceCheckEndpoint, authorization: DeviceCheckAuthorization, httpClient: HTTPClient? = nil, ownsHTTPClient: Bool = false,
                  timeout: Duration = .seconds(10),
@@ -71,6 +73,7 @@ package final class DeviceCheckClient: DeviceCheckCalling {
             http = (try? Self.makeHTTPClient()) ?? HTTPClient(eventLoopGroupProvider: .singleton)
             self.ownsHTTPClient = true
         }
+        deadline = timeout
         let components = timeout.components
         self.timeout = .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
         self.now = now
@@ -101,29 +104,51 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     }
 
     package func validate(deviceToken: String) async throws(DeviceCheckError) {
-        _ = try await call("/v1/validate_device_token", deviceToken: deviceToken, bits: nil)
+        try Self.checkEmpty(try await call("/v1/validate_device_token", deviceToken: deviceToken, bits: nil), of: "validation")
     }
 
     package func queryBits(deviceToken: String) async throws(DeviceCheckError) -> DeviceBits {
-        let (body, isJSON) = try await call("/v1/query_two_bits", deviceToken: deviceToken, bits: nil)
-        // A device never updated gets 200 with plain text, not JSON: Apple says
-        // "Bit State Not Found", the live service "Failed to find bit state".
-        // Both mean the two bits are false.
-        guard isJSON || body.first == UInt8(ascii: "{") else { return .unset }
+        let body = try await call("/v1/query_two_bits", deviceToken: deviceToken, bits: nil)
+        guard let bits = Self.bits(fromQueryAnswer: body) else {
+            // Fail closed: an HTML maintenance page, an empty body or a JSON object of another shape with
+            // status 200 is not Apple's answer, and reading it as "never claimed" would hand out a pass.
+            throw DeviceCheckError(.unexpected, status: 200,
+                                   "the query's answer is neither two bits (JSON bit0, bit1) nor \"Bit State Not Found\"")
+        }
+        return bits
+    }
+
+    /// The two bits in a query's 200, or nil for anything that is not one of Apple's two documented answers
+    /// ("Accessing and modifying per-device data"): JSON with boolean `bit0` and `bit1` (and an optional
+    /// `last_update_time` string), or the plain text of a device never updated. Apple's table calls the text
+    /// "Bit State Not Found"; the live service says "Failed to find bit state" (devicecheck-notes, conflict 1).
+    /// Both mean the two bits are false. Nothing else is accepted, whatever its Content-Type.
+    package static func bits(fromQueryAnswer body: [UInt8]) -> DeviceBits? {
+        let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if notFoundAnswers.contains(text.lowercased()) { return .unset }
         struct Answer: Decodable {
             var bit0: Bool
             var bit1: Bool
             var last_update_time: String?
         }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(body)) else {
-            throw DeviceCheckError(.unexpected, status: 200, "the query's answer is not two bits")
-        }
+        // JSONDecoder takes a Bool from JSON true or false only (never 0, 1 or "true").
+        guard text.hasPrefix("{"), let answer = try? JSONDecoder().decode(Answer.self, from: Data(text.utf8)) else { return nil }
         return DeviceBits(bit0: answer.bit0, bit1: answer.bit1, lastUpdateTime: answer.last_update_time)
     }
 
+    static let notFoundAnswers: Set<String> = ["bit state not found", "failed to find bit state"]
+
     /// Sends both bits: Apple does not say what happens to an omitted one.
     package func updateBits(_ bits: DeviceBits, deviceToken: String) async throws(DeviceCheckError) {
-        _ = try await call("/v1/update_two_bits", deviceToken: deviceToken, bits: bits)
+        try Self.checkEmpty(try await call("/v1/update_two_bits", deviceToken: deviceToken, bits: bits), of: "update")
+    }
+
+    /// Apple answers a done update or validation with 200 alone (an empty body, in every peer's
+    /// observation); a 200 with a body (a proxy's or a maintenance page) is not that answer: fail closed.
+    private static func checkEmpty(_ body: [UInt8], of call: String) throws(DeviceCheckError) {
+        guard body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
+            throw DeviceCheckError(.unexpected, status: 200, "the \(call)'s 200 carried a body (\(body.count) bytes), which Apple's does not")
+        }
     }
 
     /// A well-formed DCDevice token: base64 with no line breaks, of a bounded
@@ -136,7 +161,12 @@ package final class DeviceCheckClient: DeviceCheckCalling {
         } && Data(base64Encoded: deviceToken) != nil
     }
 
-    private func call(_ path: String, deviceToken: String, bits: DeviceBits?) async throws(DeviceCheckError) -> (body: [UInt8], isJSON: Bool) {
+    /// One call to Apple: its 200's body, or the error of any other answer.
+    ///
+    /// One deadline (`timeout`) covers the whole exchange, connection, headers and body alike: a server
+    /// that sends its headers at once and then its body a byte at a time cannot hold a claim past it
+    /// (async-http-client's own deadline stops at the response head).
+    private func call(_ path: String, deviceToken: String, bits: DeviceBits?) async throws(DeviceCheckError) -> [UInt8] {
         guard Self.isWellFormed(deviceToken: deviceToken) else {
             throw DeviceCheckError(.badDeviceToken, "the device token is not base64 (DCDevice.generateToken's data, base64-encoded without line breaks)")
         }
@@ -153,20 +183,38 @@ package final class DeviceCheckClient: DeviceCheckCalling {
         request.headers.add(name: "Authorization", value: try authorization.headerValue())
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: Array(body)))
-        do {
-            let response = try await http.execute(request, timeout: timeout)
-            let answer = try await response.body.collect(upTo: 64 * 1024)
-            let bytes = Array(answer.readableBytesView)
-            guard response.status == .ok else {
-                throw DeviceCheckError.answer(status: Int(response.status.code), body: String(decoding: bytes, as: UTF8.self))
-            }
-            let isJSON = response.headers.first(name: "Content-Type")?.lowercased().contains("json") ?? false
-            return (bytes, isJSON)
-        } catch let error as DeviceCheckError {
-            throw error
-        } catch {
-            // AHC's errors name the host and the cause, never the body or headers.
-            throw DeviceCheckError(.transport, "no answer from \(endpoint): \(error)")
+        let (status, bytes) = try await exchange(request)
+        guard status == 200 else {
+            throw DeviceCheckError.answer(status: status, body: String(decoding: bytes, as: UTF8.self))
         }
+        return bytes
+    }
+
+    /// Sends `request` and reads the whole answer, or gives up at the deadline (the request is cancelled).
+    private func exchange(_ request: HTTPClientRequest) async throws(DeviceCheckError) -> (Int, [UInt8]) {
+        let (http, timeout, deadline, endpoint) = (http, timeout, self.deadline, endpoint)
+        let outcome = await withTaskGroup(of: Result<(Int, [UInt8]), DeviceCheckError>?.self) { group in
+            group.addTask {
+                do {
+                    let response = try await http.execute(request, timeout: timeout)
+                    let answer = try await response.body.collect(upTo: 64 * 1024)
+                    return .success((Int(response.status.code), Array(answer.readableBytesView)))
+                } catch {
+                    // AHC's errors name the host and the cause, never the body or headers.
+                    return .failure(DeviceCheckError(.transport, "no answer from \(endpoint): \(error)"))
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let outcome else {
+            throw DeviceCheckError(.transport, "no whole answer from \(endpoint) within \(deadline) (headers and body)")
+        }
+        return try outcome.get()
     }
 }

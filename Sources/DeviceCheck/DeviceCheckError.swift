@@ -44,7 +44,7 @@ package struct DeviceCheckError: Error, Sendable, Equatable, CustomStringConvert
     /// Apple's table of answers ("Accessing and modifying per-device data"),
     /// keyed by status; the body is only a hint (Apple's descriptive strings and
     /// the live ones differ), so it is shown cut to one short line.
-    static func answer(status: Int, body: String) -> DeviceCheckError {
+    package static func answer(status: Int, body: String) -> DeviceCheckError {
         let hint = String(body.unicodeScalars.prefix(120).map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         let said = hint.isEmpty ? "" : " (\"\(hint)\")"
         switch status {
@@ -72,5 +72,18 @@ package struct DeviceCheckError: Error, Sendable, Equatable, CustomStringConvert
         default:
             return DeviceCheckError(.unexpected, status: status, "unexpected answer\(said)")
         }
+    }
+}
+
+extension DeviceCheckError {
+    /// passforge's key, team or key ID is wrong (Apple answered 401, 403 or "Bad Authorization Token"), or the
+    /// key cannot sign: no request succeeds until an operator fixes it, so it is not a reason to retry.
+    package var isMisconfiguration: Bool { kind == .authorization || kind == .configuration }
+
+    /// Apple certainly changed nothing: it refused the call with a 4xx, or the call was never sent. A 5xx,
+    /// a lost connection or an answer outside Apple's table may have come after the change was made.
+    package var leftBitsUnchanged: Bool {
+        if let status { return (400..<500).contains(status) }
+        return kind != .transport && kind != .unexpected
     }
 }

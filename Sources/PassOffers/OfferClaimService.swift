@@ -15,40 +15,64 @@ package struct OfferDefinition: Sendable, Equatable {
     }
 }
 
+/// One claim call's body: the app's UUID for this claim and two fresh DCDevice tokens, one for each call
+/// to Apple. Apple's `DCDevice.generateToken` page asks that a token be treated as single-use, so the
+/// bit query and the bit update cannot share one.
+package struct ClaimRequest: Sendable, Equatable {
+    package var claimIdentifier: String
+    package var queryToken: String
+    package var updateToken: String
+
+    package init(claimIdentifier: String, queryToken: String, updateToken: String) {
+        self.claimIdentifier = claimIdentifier
+        self.queryToken = queryToken
+        self.updateToken = updateToken
+    }
+}
+
 /// What a claim call answers (`POST v1/offers/{offer}/claims`).
 package enum ClaimAnswer: Sendable, Equatable {
-    /// 201: a pass no device held, now this device's.
+    /// 201: a pass no device held, now this device's, its bit set.
     case created(OfferClaim)
-    /// 200: the claim identifier was seen before; the same pass again.
+    /// 200: the claim identifier was seen before, and Apple's bits agree; the same pass again.
     case repeated(OfferClaim)
     /// 409: the device's bit says it claimed this offer before.
     case alreadyClaimed
+    /// 409: the claim identifier belongs to a completed claim, but this device's bit is not set: it is
+    /// another device's claim (a claim identifier is a bearer secret; this one leaked).
+    case claimOfAnotherDevice
     /// 410: every pass of the pool is claimed.
     case exhausted
     /// 404.
     case unknownOffer
-    /// 400: a malformed request, or Apple refused the device token.
+    /// 400: a malformed request, or Apple refused a device token.
     case badRequest(String)
-    /// 503 with `Retry-After`: Apple could not be asked; nothing was assigned.
+    /// 400: a token of this request was sent to Apple before (a replayed request).
+    case tokenReused
+    /// 503 with `Retry-After`: Apple could not be asked or did not confirm; the app retries the same claim
+    /// identifier with fresh tokens.
     case unavailable(retryAfterSeconds: Int)
+    /// 500, no `Retry-After`: Apple refused passforge's key (401, 403): an operator must fix the configuration.
+    /// `newCause` is the refusal, for the server's error log, the first time this cause is seen; nil after.
+    case misconfigured(newCause: String?)
 }
 
 /// The claim sequence of DeviceCheck offers. Nothing is signed here: the
 /// passes were built and published by CI; a claim only hands one out.
 ///
-/// 1. A claim identifier seen before gets its pass again (a retry after a lost
-///    answer must never get a second pass, and must not be refused because
-///    the first attempt set the bit).
-/// 2. Query the device's two bits; the offer's bit set means it claimed before.
-/// 3. Assign the next free pass and record the claim with the device token, in
-///    one transaction.
-/// 4. Set the bit. If that fails, the claim stays recorded and
-///    `retryPendingBitUpdates` sets it later: the pass is the device's either way.
-///
-/// The request carries one DCDevice token, used for the query and the update
-/// of one claim: Apple keeps a token valid "long enough to retry the same
-/// request" and asks that it not be reused across requests, which a claim
-/// (one request of the app) does not do.
+/// 1. The request's two tokens are recorded as spent (their SHA-256, in the
+///    store shared by every server), or the request is refused: a captured
+///    request cannot be replayed, in parallel or later.
+/// 2. A claim identifier seen before is a retry: Apple is asked with the
+///    retry's own tokens (`retry`).
+/// 3. The query token asks for the device's two bits; the offer's bit set
+///    means it claimed before (409).
+/// 4. The next free pass is assigned and the claim recorded, in one transaction.
+/// 5. The update token sets the bit. Only then is the pass handed out (201).
+///    If Apple refused the update, nothing was set: the pass goes back to
+///    the pool. If the answer was lost (a 5xx, a timeout), the claim stays,
+///    unconfirmed, and the app's retry sets the bit with its own update token:
+///    a token is never sent twice, so there is no background retry.
 package final class OfferClaimService: Sendable {
     private let offers: [String: OfferDefinition]
     private let store: any OfferClaimStore
@@ -56,92 +80,126 @@ package final class OfferClaimService: Sendable {
     private let now: @Sendable () -> Double
     /// Seconds a client should wait after a 503.
     package let retryAfterSeconds: Int
+    /// How long the digest of a spent token is kept (`purgeSpentTokens`).
+    package let tokenRetention: Double
+    /// Whether Apple accepts passforge's key, for `/health` and `/metrics`.
+    package let status = DeviceCheckStatus()
+
+    /// Apple publishes no validity period for a DCDevice token: it "stays valid long enough to retry the same
+    /// request" (generateToken(completionHandler:)), so minutes. A week keeps a digest far past that; a digest
+    /// is a 64-character row, so a week of claims costs little.
+    package static let defaultTokenRetention: Double = 7 * 24 * 3600
 
     package init(offers: [OfferDefinition], store: any OfferClaimStore, deviceCheck: any DeviceCheckCalling, retryAfterSeconds: Int = 5,
-                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+                 tokenRetention: Double = defaultTokenRetention, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.offers = Dictionary(offers.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.store = store
         self.deviceCheck = deviceCheck
         self.retryAfterSeconds = retryAfterSeconds
+        self.tokenRetention = tokenRetention
         self.now = now
     }
 
-    /// A claim identifier: the app's UUID for one attempt (any case), or up to
-    /// 64 characters of `[A-Za-z0-9._-]`, so that it is safe in logs and keys.
-    package static func isValidClaimIdentifier(_ text: String) -> Bool {
-        let bytes = text.utf8
-        return (1...64).contains(bytes.count) && bytes.allSatisfy { byte in
-            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 45 || byte == 46 || byte == 95
-        }
+    /// The claim identifier as stored: a UUID (any case) in upper case, or nil. It is a bearer secret (a retry
+    /// with it gets the pass again), so it must be the app's random UUID, not something short or guessable.
+    package static func canonicalClaimIdentifier(_ text: String) -> String? {
+        guard text.utf8.count == 36, let uuid = UUID(uuidString: text) else { return nil }
+        return uuid.uuidString
     }
 
-    package func claim(offer name: String, deviceToken: String, claimIdentifier: String) async throws -> ClaimAnswer {
+    package func claim(offer name: String, _ request: ClaimRequest) async throws -> ClaimAnswer {
         guard let offer = offers[name] else { return .unknownOffer }
-        guard Self.isValidClaimIdentifier(claimIdentifier) else {
-            return .badRequest("claimIdentifier must be the app's UUID for this attempt (at most 64 of A-Z a-z 0-9 . _ -)")
+        guard let claimIdentifier = Self.canonicalClaimIdentifier(request.claimIdentifier) else {
+            return .badRequest("claimIdentifier must be a UUID the app makes for this claim (UUID().uuidString), kept for its retries")
         }
-        guard DeviceCheckClient.isWellFormed(deviceToken: deviceToken) else {
-            return .badRequest("deviceToken must be DCDevice.generateToken's data, base64-encoded without line breaks")
+        for (field, token) in [("queryToken", request.queryToken), ("updateToken", request.updateToken)]
+        where !DeviceCheckClient.isWellFormed(deviceToken: token) {
+            return .badRequest("\(field) must be DCDevice.generateToken's data, base64-encoded without line breaks")
         }
-        if var earlier = try await store.claim(offer: offer.name, claimIdentifier: claimIdentifier) {
-            // The first attempt's bit update failed (or its server died): this retry's fresh token sets it now.
-            if !earlier.bitIsSet, (try? await setBit(offer.bit, deviceToken: deviceToken)) != nil {
-                try? await store.completeBitUpdate(offer: offer.name, claimIdentifier: claimIdentifier)
-                earlier.bitIsSet = true
-            }
-            return .repeated(earlier)
+        guard request.queryToken != request.updateToken else {
+            return .badRequest("queryToken and updateToken must be two tokens: call DCDevice.generateToken once for each (a token is single-use)")
+        }
+        let digests = [request.queryToken, request.updateToken].map(DeviceCheckClient.digest(ofDeviceToken:))
+        guard try await store.spendDeviceTokens(digests, at: now()) else { return .tokenReused }
+        if let earlier = try await store.claim(offer: offer.name, claimIdentifier: claimIdentifier) {
+            return try await retry(earlier, offer: offer, request: request)
         }
         let bits: DeviceBits
         do {
-            bits = try await deviceCheck.queryBits(deviceToken: deviceToken)
+            bits = try await ask { client throws(DeviceCheckError) in try await client.queryBits(deviceToken: request.queryToken) }
         } catch {
-            return answer(for: error)
+            return answer(for: error, token: "queryToken")
         }
         guard !bits[offer.bit] else { return .alreadyClaimed }
-        switch try await store.assignPass(offer: offer.name, claimIdentifier: claimIdentifier, deviceToken: deviceToken, bit: offer.bit,
-                                          claimedAt: now()) {
+        switch try await store.assignPass(offer: offer.name, claimIdentifier: claimIdentifier, bit: offer.bit, claimedAt: now()) {
         case .exhausted:
             return .exhausted
         case .existing(let claim):
-            // The same claim identifier, sent twice at once: the other request assigned it.
-            return .repeated(claim)
+            // The same claim identifier, sent twice at once: the other request assigned it and is setting its bit.
+            return claim.bitIsSet ? .repeated(claim) : .unavailable(retryAfterSeconds: retryAfterSeconds)
         case .assigned(var claim):
-            if (try? await setBit(offer.bit, deviceToken: deviceToken, knownBits: bits)) != nil {
-                try? await store.completeBitUpdate(offer: offer.name, claimIdentifier: claimIdentifier)
-                claim.bitIsSet = true
+            var claimed = bits
+            claimed[offer.bit] = true
+            do {
+                try await ask { client throws(DeviceCheckError) in try await client.updateBits(claimed, deviceToken: request.updateToken) }
+            } catch {
+                // Refused: Apple set nothing, and the pass must not stay with a device whose bit is clear.
+                if error.leftBitsUnchanged { try await store.releaseClaim(offer: offer.name, claimIdentifier: claimIdentifier) }
+                return answer(for: error, token: "updateToken")
             }
+            try await store.completeBitUpdate(offer: offer.name, claimIdentifier: claimIdentifier)
+            claim.bitIsSet = true
             return .created(claim)
         }
     }
 
-    /// Sets `bit` of the device, keeping the other as Apple has it (`knownBits`, when this request just queried them).
-    private func setBit(_ bit: Int, deviceToken: String, knownBits: DeviceBits? = nil) async throws(DeviceCheckError) {
-        var bits = if let knownBits { knownBits } else { try await deviceCheck.queryBits(deviceToken: deviceToken) }
-        guard !bits[bit] else { return }
-        bits[bit] = true
-        try await deviceCheck.updateBits(bits, deviceToken: deviceToken)
-    }
-
-    /// Sets the bits of claims whose update failed, made at least `minimumAge`
-    /// seconds ago (younger ones may still be setting theirs). Returns how many
-    /// were set. A claim Apple's answer shows can never be completed (its token
-    /// refused) is closed, so it is not retried forever; its pass stays claimed.
-    @discardableResult
-    package func retryPendingBitUpdates(minimumAge: Double = 30, limit: Int = 500) async throws -> Int {
-        var completed = 0
-        for pending in try await store.pendingBitUpdates(claimedBefore: now() - minimumAge, limit: limit) {
+    /// A claim identifier seen before, with fresh tokens. A completed claim gets its pass again only when
+    /// Apple says the asking device's bit is set: a leaked identifier does not hand the pass to another
+    /// device. An unconfirmed claim (its update's answer was lost) gets its bit set now, with this
+    /// request's update token, unless Apple shows it set already.
+    private func retry(_ earlier: OfferClaim, offer: OfferDefinition, request: ClaimRequest) async throws -> ClaimAnswer {
+        var bits: DeviceBits
+        do {
+            bits = try await ask { client throws(DeviceCheckError) in try await client.queryBits(deviceToken: request.queryToken) }
+        } catch {
+            return answer(for: error, token: "queryToken")
+        }
+        if earlier.bitIsSet { return bits[offer.bit] ? .repeated(earlier) : .claimOfAnotherDevice }
+        if !bits[offer.bit] {
+            bits[offer.bit] = true
             do {
-                try await setBit(pending.bit, deviceToken: pending.deviceToken)
-                try await store.completeBitUpdate(offer: pending.offer, claimIdentifier: pending.claimIdentifier)
-                completed += 1
-            } catch let error as DeviceCheckError where error.kind == .badDeviceToken {
-                try await store.completeBitUpdate(offer: pending.offer, claimIdentifier: pending.claimIdentifier)
-            } catch is DeviceCheckError {
-                // Apple unavailable or busy: the next round tries again.
-                continue
+                try await ask { [bits] client throws(DeviceCheckError) in try await client.updateBits(bits, deviceToken: request.updateToken) }
+            } catch {
+                return answer(for: error, token: "updateToken")
             }
         }
-        return completed
+        try await store.completeBitUpdate(offer: offer.name, claimIdentifier: earlier.claimIdentifier)
+        var completed = earlier
+        completed.bitIsSet = true
+        return .repeated(completed)
+    }
+
+    /// One call to Apple, its outcome recorded in `status`.
+    private func ask<T>(_ call: (any DeviceCheckCalling) async throws(DeviceCheckError) -> T) async throws(DeviceCheckError) -> T {
+        do {
+            let value = try await call(deviceCheck)
+            status.recordAccepted()
+            return value
+        } catch {
+            if !error.isMisconfiguration { status.recordAccepted() }
+            throw error
+        }
+    }
+
+    /// Claims whose bit Apple has not confirmed, oldest first (`passforge offers`).
+    package func unconfirmedClaims(limit: Int = 1000) async throws -> [UnconfirmedClaim] {
+        try await store.unconfirmedClaims(limit: limit)
+    }
+
+    /// Forgets the digests of tokens spent more than `tokenRetention` ago; returns how many.
+    @discardableResult
+    package func purgeSpentTokens() async throws -> Int {
+        try await store.purgeSpentDeviceTokens(spentBefore: now() - tokenRetention)
     }
 
     /// Shuts the DeviceCheck client down (its HTTP client must not outlive the process's work).
@@ -149,11 +207,14 @@ package final class OfferClaimService: Sendable {
         await deviceCheck.shutdown()
     }
 
-    private func answer(for error: DeviceCheckError) -> ClaimAnswer {
+    private func answer(for error: DeviceCheckError, token: String) -> ClaimAnswer {
+        if error.isMisconfiguration {
+            return .misconfigured(newCause: status.recordMisconfiguration(error) ? error.description : nil)
+        }
         switch error.kind {
-        case .badDeviceToken: .badRequest("Apple refused the device token (Bad Device Token)")
-        // Apple unavailable, or passforge's key refused: either way the device did nothing wrong and may retry.
-        default: .unavailable(retryAfterSeconds: retryAfterSeconds)
+        case .badDeviceToken: return .badRequest("Apple refused the \(token) (Bad Device Token): send a fresh DCDevice token")
+        // Apple busy or unavailable, or an answer outside Apple's table: nothing was handed out; the device may retry.
+        default: return .unavailable(retryAfterSeconds: retryAfterSeconds)
         }
     }
 }

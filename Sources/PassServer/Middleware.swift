@@ -65,7 +65,7 @@ struct MetricsMiddleware: RouterMiddleware {
 }
 
 /// `--rate-limit N`: at most N requests per second per client address (a
-/// token bucket holding N), answered 429 with Retry-After beyond that.
+/// token bucket holding N; an IPv6 client by its /64), answered 429 with Retry-After beyond that.
 /// Protects the database from one misbehaving client; devices retry with
 /// backoff (Apple: "Each time it tries again, it waits longer").
 struct RateLimitMiddleware: RouterMiddleware {
@@ -78,53 +78,5 @@ struct RateLimitMiddleware: RouterMiddleware {
             return APIError(.tooManyRequests, "too many requests; slow down", headers: [.retryAfter: "1"]).response()
         }
         return try await next(request, context)
-    }
-}
-
-/// Token buckets by key, bounded in memory.
-package final class RateLimiter: Sendable {
-    private struct Bucket {
-        var tokens: Double
-        var updated: ContinuousClock.Instant
-    }
-
-    package let ratePerSecond: Double
-    private let burst: Double
-    private let buckets = Mutex<[String: Bucket]>([:])
-    private let maximumKeys: Int
-
-    package init(ratePerSecond: Int, maximumKeys: Int = 100_000) {
-        self.ratePerSecond = Double(max(1, ratePerSecond))
-        self.burst = Double(max(1, ratePerSecond))
-        self.maximumKeys = maximumKeys
-    }
-
-    /// `count` at once, then `count` per minute evenly.
-    package init(perMinute count: Int, maximumKeys: Int = 100_000) {
-        self.ratePerSecond = Double(max(1, count)) / 60
-        self.burst = Double(max(1, count))
-        self.maximumKeys = maximumKeys
-    }
-
-    package func allow(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
-        buckets.withLock { buckets in
-            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
-            let elapsed = now - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(burst, bucket.tokens + seconds * ratePerSecond)
-            bucket.updated = now
-            let allowed = bucket.tokens >= 1
-            if allowed { bucket.tokens -= 1 }
-            if buckets.count >= maximumKeys, buckets[key] == nil { prune(&buckets, now: now) }
-            buckets[key] = bucket
-            return allowed
-        }
-    }
-
-    /// Drops the buckets that have refilled: forgetting them changes nothing.
-    private func prune(_ buckets: inout [String: Bucket], now: ContinuousClock.Instant) {
-        let full = Duration.seconds(burst / ratePerSecond)
-        buckets = buckets.filter { now - $0.value.updated < full }
-        if buckets.count >= maximumKeys { buckets.removeAll(keepingCapacity: true) }
     }
 }

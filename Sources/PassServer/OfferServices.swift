@@ -30,32 +30,26 @@ package struct OfferPoolsOnNewBuild: NewBuildReaction {
     }
 }
 
-/// Sets, in the background, the DeviceCheck bits of claims whose update
-/// failed when they were made: a claim is never lost, and never gives its
-/// pass to a second device. At start it tries every pending claim; then, every
-/// `interval`, those at least `interval` old (a younger one may still be setting its bit).
-package struct PendingBitRetrier: Service {
+/// Forgets, in the background, the digests of DeviceCheck tokens spent longer ago than Apple honours a
+/// token (`OfferClaimService.tokenRetention`): at start, then every `interval`.
+package struct SpentTokenPurger: Service {
     private let service: OfferClaimService
     private let interval: Duration
     private let logger: Logger
 
-    package init(service: OfferClaimService, interval: Duration = .seconds(60), logger: Logger) {
+    package init(service: OfferClaimService, interval: Duration = .seconds(3600), logger: Logger) {
         self.service = service
         self.interval = interval
         self.logger = logger
     }
 
     package func run() async throws {
-        // At start no request of this server is setting a bit: every pending claim is retried at once
-        // (a server killed mid-claim leaves one); after that, those at least `interval` old.
-        var minimumAge = 0.0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            defer { minimumAge = Double(interval.components.seconds) }
             do {
-                let set = try await service.retryPendingBitUpdates(minimumAge: minimumAge)
-                if set > 0 { logger.info("offers: set the DeviceCheck bit of \(set) earlier claim\(set == 1 ? "" : "s")") }
+                let purged = try await service.purgeSpentTokens()
+                if purged > 0 { logger.info("offers: forgot \(purged) spent DeviceCheck token digest\(purged == 1 ? "" : "s")") }
             } catch {
-                logger.error("offers: pending DeviceCheck bits could not be read (\(error)); retrying later")
+                logger.error("offers: spent DeviceCheck token digests could not be purged (\(error)); retrying in an hour")
             }
             try? await cancelWhenGracefulShutdown { [interval] in try await Task.sleep(for: interval) }
         }

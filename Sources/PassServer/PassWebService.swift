@@ -100,6 +100,7 @@ package struct PassWebService: HTTPResponder {
             case .health:
                 response = health()
             case .metrics:
+                offers?.recordStatus(in: metrics)
                 let body = await metrics.exposition(store: store, tree: tree.current())
                 response = Response(status: .ok,
                                     headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
@@ -141,6 +142,7 @@ package struct PassWebService: HTTPResponder {
     /// deliberately public) path the build state lists.
     func downloadResponse(_ request: Request, path: String) async throws -> Response {
         if path.hasSuffix(".pkpasses") { return try await bundleResponse(request, path: path) }
+        if LandingPageResponse.isLandingFile(String(TreeLayout.fileName(of: path))) { return try await landingResponse(request, path: path) }
         let snapshot = tree.current()
         guard let key = snapshot.downloads[path], let pass = snapshot.items[key] else { throw APIError.notFound }
         return try await fileResponse(request, pass: pass, path: path, cacheControl: "no-cache")
@@ -307,7 +309,9 @@ package struct PassWebService: HTTPResponder {
 
     func health() -> Response {
         let snapshot = tree.current()
-        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(snapshot.passCount),"orders":\#(snapshot.orderCount)}"# + "\n")
+        // With offers, whether Apple accepts the DeviceCheck key: "misconfigured" needs an operator.
+        let deviceCheck = offers.map { #","deviceCheck":"\#($0.healthStatus)""# } ?? ""
+        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(snapshot.passCount),"orders":\#(snapshot.orderCount)\#(deviceCheck)}"# + "\n")
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: body))
     }
 

@@ -37,6 +37,18 @@ extension PostgresRegistrationStore {
         "CREATE INDEX offer_claims_pending ON offer_claims (claimed_at) WHERE NOT bit_set",
     ])
 
+    /// The SHA-256 (hex) of each DeviceCheck token sent to Apple (see `SQLiteRegistrationStore.spentTokenSchema`).
+    static let spentTokenMigration: (String, [String]) = ("v5: spent DeviceCheck tokens", [
+        """
+        CREATE TABLE spent_device_tokens (
+            digest TEXT COLLATE "C" PRIMARY KEY,
+            spent_at DOUBLE PRECISION NOT NULL
+        )
+        """,
+        "CREATE INDEX spent_device_tokens_age ON spent_device_tokens (spent_at)",
+        "UPDATE offer_claims SET device_token = NULL",
+    ])
+
     package func replaceOfferPools(with passes: [OfferPass]) async throws {
         try await transaction { connection in
             // One pool replacement at a time (two servers taking the same build).
@@ -60,7 +72,7 @@ extension PostgresRegistrationStore {
         try await leased { connection in try await Self.claim(connection, offer: offer, claimIdentifier: claimIdentifier) }
     }
 
-    package func assignPass(offer: String, claimIdentifier: String, deviceToken: String, bit: Int, claimedAt: Double) async throws -> ClaimAssignment {
+    package func assignPass(offer: String, claimIdentifier: String, bit: Int, claimedAt: Double) async throws -> ClaimAssignment {
         try await transaction { connection in
             // The same claim identifier on two servers at once: the second waits here for the first's claim.
             try await connection.perform("SELECT pg_advisory_xact_lock(\(LockKey.offerClaim), hashtext(\(offer + "/" + claimIdentifier)))")
@@ -74,8 +86,8 @@ extension PostgresRegistrationStore {
                 UPDATE offer_passes SET claimed = true WHERE pass_type_identifier = \(type) AND serial_number = \(serial)
                 """)
             try await connection.perform("""
-                INSERT INTO offer_claims (offer, claim_identifier, pass_type_identifier, serial_number, device_token, bit, claimed_at)
-                VALUES (\(offer), \(claimIdentifier), \(type), \(serial), \(deviceToken), \(Int16(bit)), \(claimedAt))
+                INSERT INTO offer_claims (offer, claim_identifier, pass_type_identifier, serial_number, bit, claimed_at)
+                VALUES (\(offer), \(claimIdentifier), \(type), \(serial), \(Int16(bit)), \(claimedAt))
                 """)
             return .assigned(OfferClaim(offer: offer, claimIdentifier: claimIdentifier, passTypeIdentifier: type, serialNumber: serial, bitIsSet: false))
         }
@@ -89,14 +101,57 @@ extension PostgresRegistrationStore {
         }
     }
 
-    package func pendingBitUpdates(claimedBefore: Double, limit: Int) async throws -> [PendingBitUpdate] {
+    package func releaseClaim(offer: String, claimIdentifier: String) async throws -> Bool {
+        try await transaction { connection in
+            guard let (type, serial) = try await Self.first(connection.checkedQuery("""
+                DELETE FROM offer_claims WHERE offer = \(offer) AND claim_identifier = \(claimIdentifier) AND NOT bit_set
+                RETURNING pass_type_identifier, serial_number
+                """, logger: Self.logger), as: (String, String).self) else { return false }
+            try await connection.perform("""
+                UPDATE offer_passes SET claimed = false WHERE pass_type_identifier = \(type) AND serial_number = \(serial)
+                """)
+            return true
+        }
+    }
+
+    package func unconfirmedClaims(limit: Int) async throws -> [UnconfirmedClaim] {
         try await leased { connection in
             try await Self.collect(connection.checkedQuery("""
-                SELECT offer, claim_identifier, device_token, bit, claimed_at FROM offer_claims
-                WHERE NOT bit_set AND claimed_at <= \(claimedBefore) AND device_token IS NOT NULL
-                ORDER BY claimed_at, offer, claim_identifier LIMIT \(max(0, limit))
-                """, logger: Self.logger), as: (String, String, String, Int16, Double).self)
-                .map { PendingBitUpdate(offer: $0.0, claimIdentifier: $0.1, deviceToken: $0.2, bit: Int($0.3), claimedAt: $0.4) }
+                SELECT offer, claim_identifier, pass_type_identifier, serial_number, claimed_at FROM offer_claims
+                WHERE NOT bit_set ORDER BY claimed_at, offer, claim_identifier LIMIT \(max(0, limit))
+                """, logger: Self.logger), as: (String, String, String, String, Double).self)
+                .map { UnconfirmedClaim(offer: $0.0, claimIdentifier: $0.1, passTypeIdentifier: $0.2, serialNumber: $0.3, claimedAt: $0.4) }
+        }
+    }
+
+    package func spendDeviceTokens(_ digests: [String], at time: Double) async throws -> Bool {
+        let unique = Array(Set(digests))
+        do {
+            return try await transaction { connection in
+                // ON CONFLICT DO NOTHING counts what was new; any digest seen before (on any server) undoes them all.
+                let inserted = try await Self.first(connection.checkedQuery("""
+                    WITH new AS (
+                        INSERT INTO spent_device_tokens (digest, spent_at) SELECT d, \(time) FROM unnest(\(unique)::text[]) AS d
+                        ON CONFLICT (digest) DO NOTHING RETURNING 1)
+                    SELECT COUNT(*)::bigint FROM new
+                    """, logger: Self.logger), as: Int64.self) ?? 0
+                guard inserted == Int64(unique.count) else { throw SpentTokenSeen() }
+                return true
+            }
+        } catch is SpentTokenSeen {
+            return false
+        }
+    }
+
+    /// Rolls back the digests just recorded: one of them was spent before.
+    private struct SpentTokenSeen: Error {}
+
+    package func purgeSpentDeviceTokens(spentBefore time: Double) async throws -> Int {
+        try await leased { connection in
+            let deleted = try await Self.first(connection.checkedQuery("""
+                WITH gone AS (DELETE FROM spent_device_tokens WHERE spent_at < \(time) RETURNING 1) SELECT COUNT(*)::bigint FROM gone
+                """, logger: Self.logger), as: Int64.self) ?? 0
+            return Int(deleted)
         }
     }
 

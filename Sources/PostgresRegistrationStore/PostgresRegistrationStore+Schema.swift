@@ -150,6 +150,7 @@ extension PostgresRegistrationStore {
             """,
         ]),
         offerMigration,
+        spentTokenMigration,
     ]
 
     /// Advisory lock keys. Single bigint keys and pairs of integers are separate key spaces.

@@ -40,21 +40,22 @@ package enum ClaimAssignment: Sendable, Equatable {
     case exhausted
 }
 
-/// A claim whose bit Apple has not confirmed: retried until it is, with the
-/// device token the claim came with (Apple keeps a token valid long enough to
-/// retry the same request).
-package struct PendingBitUpdate: Sendable, Equatable {
+/// A claim whose bit Apple has not confirmed: the bit update failed in a way
+/// that may or may not have reached Apple. The pass stays the claim's; the
+/// app's retry of the same claim (with fresh tokens) sets the bit. No device
+/// token is kept for it: Apple's tokens are single-use.
+package struct UnconfirmedClaim: Sendable, Equatable {
     package var offer: String
     package var claimIdentifier: String
-    package var deviceToken: String
-    package var bit: Int
+    package var passTypeIdentifier: String
+    package var serialNumber: String
     package var claimedAt: Double
 
-    package init(offer: String, claimIdentifier: String, deviceToken: String, bit: Int, claimedAt: Double) {
+    package init(offer: String, claimIdentifier: String, passTypeIdentifier: String, serialNumber: String, claimedAt: Double) {
         self.offer = offer
         self.claimIdentifier = claimIdentifier
-        self.deviceToken = deviceToken
-        self.bit = bit
+        self.passTypeIdentifier = passTypeIdentifier
+        self.serialNumber = serialNumber
         self.claimedAt = claimedAt
     }
 }
@@ -87,8 +88,10 @@ package struct OfferStatistics: Sendable, Equatable {
 /// - A claim identifier gets at most one pass per offer; asking again gives the same.
 /// - A pass removed from content leaves its pool (it is not handed out), but a
 ///   claimed pass stays claimed across builds, and comes back claimed.
-/// - Assigning a pass and recording the claim (with the device token, for the
-///   bit update) is one transaction.
+/// - Assigning a pass and recording the claim is one transaction.
+/// - A DeviceCheck token is sent to Apple at most once: its SHA-256 is
+///   recorded before the call (`spendDeviceTokens`), and a token recorded
+///   before is refused, on every server sharing the store.
 package protocol OfferClaimStore: Sendable {
     /// Makes each pool hold exactly `passes` (the build's offer passes).
     func replaceOfferPools(with passes: [OfferPass]) async throws
@@ -97,13 +100,26 @@ package protocol OfferClaimStore: Sendable {
     func claim(offer: String, claimIdentifier: String) async throws -> OfferClaim?
 
     /// Hands the next free pass of the pool to this claim, or the one it already holds.
-    func assignPass(offer: String, claimIdentifier: String, deviceToken: String, bit: Int, claimedAt: Double) async throws -> ClaimAssignment
+    func assignPass(offer: String, claimIdentifier: String, bit: Int, claimedAt: Double) async throws -> ClaimAssignment
 
-    /// Apple confirmed the bit: the claim is complete and its device token forgotten.
+    /// Apple confirmed the bit: the claim is complete.
     func completeBitUpdate(offer: String, claimIdentifier: String) async throws
 
-    /// Claims whose bit is not confirmed, made at or before `claimedBefore`, oldest first.
-    func pendingBitUpdates(claimedBefore: Double, limit: Int) async throws -> [PendingBitUpdate]
+    /// Undoes a claim whose bit Apple certainly did not set (it refused the update): the pass goes back
+    /// to its pool. A confirmed claim is never released. Returns whether a claim was released.
+    @discardableResult
+    func releaseClaim(offer: String, claimIdentifier: String) async throws -> Bool
+
+    /// Claims whose bit is not confirmed, oldest first.
+    func unconfirmedClaims(limit: Int) async throws -> [UnconfirmedClaim]
+
+    /// Records the SHA-256 digests (hex) of device tokens about to be sent to Apple, all or none: false,
+    /// recording none, when any of them was recorded before (a replayed token).
+    func spendDeviceTokens(_ digests: [String], at time: Double) async throws -> Bool
+
+    /// Forgets the digests recorded before `time` (Apple no longer honours those tokens); returns how many.
+    @discardableResult
+    func purgeSpentDeviceTokens(spentBefore time: Double) async throws -> Int
 
     /// Each offer's counts, by offer name.
     func offerStatistics() async throws -> [OfferStatistics]

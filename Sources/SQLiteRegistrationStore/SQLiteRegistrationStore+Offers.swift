@@ -35,6 +35,17 @@ extension SQLiteRegistrationStore {
         CREATE INDEX offer_claims_pending ON offer_claims(bit_set, claimed_at);
         """
 
+    /// The SHA-256 (hex) of each DeviceCheck token sent to Apple, for as long as Apple may honour it.
+    /// `offer_claims.device_token` is no longer written: tokens are single-use, so none is kept for a retry.
+    static let spentTokenSchema = """
+        CREATE TABLE spent_device_tokens (
+            digest TEXT PRIMARY KEY NOT NULL,
+            spent_at REAL NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX spent_device_tokens_age ON spent_device_tokens(spent_at);
+        UPDATE offer_claims SET device_token = NULL;
+        """
+
     package func replaceOfferPools(with passes: [OfferPass]) async throws {
         try await pool.write { db in
             try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS built_offer_passes (t TEXT NOT NULL, s TEXT NOT NULL, o TEXT NOT NULL)")
@@ -60,7 +71,7 @@ extension SQLiteRegistrationStore {
         try await pool.read { db in try Self.claim(db, offer: offer, claimIdentifier: claimIdentifier) }
     }
 
-    package func assignPass(offer: String, claimIdentifier: String, deviceToken: String, bit: Int, claimedAt: Double) async throws -> ClaimAssignment {
+    package func assignPass(offer: String, claimIdentifier: String, bit: Int, claimedAt: Double) async throws -> ClaimAssignment {
         try await committer.write { db in
             if let existing = try Self.claim(db, offer: offer, claimIdentifier: claimIdentifier) { return .existing(existing) }
             guard let free = try Row.fetchOne(db, sql: """
@@ -71,9 +82,9 @@ extension SQLiteRegistrationStore {
             let serial: String = free[1]
             try db.execute(sql: "UPDATE offer_passes SET claimed = 1 WHERE pass_type_identifier = ? AND serial_number = ?", arguments: [type, serial])
             try db.execute(sql: """
-                INSERT INTO offer_claims (offer, claim_identifier, pass_type_identifier, serial_number, device_token, bit, claimed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [offer, claimIdentifier, type, serial, deviceToken, bit, claimedAt])
+                INSERT INTO offer_claims (offer, claim_identifier, pass_type_identifier, serial_number, bit, claimed_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [offer, claimIdentifier, type, serial, bit, claimedAt])
             return .assigned(OfferClaim(offer: offer, claimIdentifier: claimIdentifier, passTypeIdentifier: type, serialNumber: serial, bitIsSet: false))
         }
     }
@@ -85,13 +96,46 @@ extension SQLiteRegistrationStore {
         }
     }
 
-    package func pendingBitUpdates(claimedBefore: Double, limit: Int) async throws -> [PendingBitUpdate] {
+    package func releaseClaim(offer: String, claimIdentifier: String) async throws -> Bool {
+        try await committer.write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                DELETE FROM offer_claims WHERE offer = ? AND claim_identifier = ? AND bit_set = 0
+                RETURNING pass_type_identifier, serial_number
+                """, arguments: [offer, claimIdentifier]) else { return false }
+            let type: String = row[0]
+            let serial: String = row[1]
+            try db.execute(sql: "UPDATE offer_passes SET claimed = 0 WHERE pass_type_identifier = ? AND serial_number = ?", arguments: [type, serial])
+            return true
+        }
+    }
+
+    package func unconfirmedClaims(limit: Int) async throws -> [UnconfirmedClaim] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT offer, claim_identifier, device_token, bit, claimed_at FROM offer_claims
-                WHERE bit_set = 0 AND claimed_at <= ? AND device_token IS NOT NULL ORDER BY claimed_at, offer, claim_identifier LIMIT ?
-                """, arguments: [claimedBefore, max(0, limit)])
-                .map { PendingBitUpdate(offer: $0[0], claimIdentifier: $0[1], deviceToken: $0[2], bit: $0[3], claimedAt: $0[4]) }
+                SELECT offer, claim_identifier, pass_type_identifier, serial_number, claimed_at FROM offer_claims
+                WHERE bit_set = 0 ORDER BY claimed_at, offer, claim_identifier LIMIT ?
+                """, arguments: [max(0, limit)])
+                .map { UnconfirmedClaim(offer: $0[0], claimIdentifier: $0[1], passTypeIdentifier: $0[2], serialNumber: $0[3], claimedAt: $0[4]) }
+        }
+    }
+
+    package func spendDeviceTokens(_ digests: [String], at time: Double) async throws -> Bool {
+        try await committer.write { db in
+            // One writer: nothing can record a digest between this check and the inserts.
+            for digest in digests {
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM spent_device_tokens WHERE digest = ?", arguments: [digest]) != nil { return false }
+            }
+            for digest in Set(digests) {
+                try db.execute(sql: "INSERT INTO spent_device_tokens (digest, spent_at) VALUES (?, ?)", arguments: [digest, time])
+            }
+            return true
+        }
+    }
+
+    package func purgeSpentDeviceTokens(spentBefore time: Double) async throws -> Int {
+        try await committer.write { db in
+            try db.execute(sql: "DELETE FROM spent_device_tokens WHERE spent_at < ?", arguments: [time])
+            return db.changesCount
         }
     }
 

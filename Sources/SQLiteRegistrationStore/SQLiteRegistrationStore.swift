@@ -94,6 +94,9 @@ package final class SQLiteRegistrationStore: RegistrationDatabase {
         migrator.registerMigration("v4: offer pools and claims") { db in
             try db.execute(sql: offerSchema)
         }
+        migrator.registerMigration("v5: spent DeviceCheck tokens") { db in
+            try db.execute(sql: spentTokenSchema)
+        }
         return migrator
     }
 

@@ -42,6 +42,7 @@ enum DeviceCheckSetup {
 
     /// The claim call of `serve`, or nil when passforge.yml defines no offers.
     static func offerEndpoint(configuration: ProjectConfiguration, store: any OfferClaimStore,
+                              claimsPerMinute: Int = OfferClaimEndpoint.defaultClaimsPerMinute,
                               environment: [String: String] = ProcessInfo.processInfo.environment) throws -> OfferClaimEndpoint? {
         guard !configuration.offers.isEmpty else { return nil }
         guard let webServiceURL = configuration.defaultValue("webServiceURL") else {
@@ -49,6 +50,6 @@ enum DeviceCheckSetup {
         }
         let service = OfferClaimService(offers: configuration.offers.map { OfferDefinition(name: $0.name, bit: $0.bit) }, store: store,
                                         deviceCheck: try client(configuration: configuration, environment: environment))
-        return OfferClaimEndpoint(service: service, downloadBaseURL: webServiceURL)
+        return OfferClaimEndpoint(service: service, downloadBaseURL: webServiceURL, claimsPerMinute: claimsPerMinute)
     }
 }

@@ -65,8 +65,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default: LOG_LEVEL, else info).", valueName: "level"))
     var logLevel: String?
 
-    @Option(help: ArgumentHelp("Offers: seconds after which a claim whose DeviceCheck bit could not be set is tried again, and how often.", valueName: "seconds"))
-    var bitRetryInterval = 30
+    @Option(help: ArgumentHelp("Offers: claims per minute allowed per client address (an IPv6 client by its /64); 0 means no limit.", valueName: "n"))
+    var claimLimit = OfferClaimEndpoint.defaultClaimsPerMinute
 
     @Flag(help: "Push by itself: when a new build appears in the output tree, notify the devices holding its changed passes (as `passforge push`).")
     var push = false
@@ -77,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard registrationLimit >= 0 else { throw ValidationError("--registration-limit must be 0 (off) or a positive number of registrations per minute") }
         guard (1...3600).contains(requestTimeout) else { throw ValidationError("--request-timeout must be 1…3600 seconds") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be 1 or more") }
-        guard (1...86_400).contains(bitRetryInterval) else { throw ValidationError("--bit-retry-interval must be 1…86400 seconds") }
+        guard claimLimit >= 0 else { throw ValidationError("--claim-limit must be 0 (off) or a positive number of claims per minute") }
         if let basePath, !basePath.utf8.allSatisfy({ PathRules.isUnreservedOrSlash($0) }) {
             throw ValidationError("--base-path may hold only letters, digits, '/', '.', '_', '~' and '-'")
         }
@@ -107,7 +107,8 @@ struct ServeCommand: AsyncParsableCommand {
         let projectConfiguration = try? project.loadConfiguration()
         configuration.basePath = Route.normalizeBasePath(basePath ?? Self.webServicePath(projectConfiguration))
         do {
-            configuration.offers = try DeviceCheckSetup.offerEndpoint(configuration: projectConfiguration ?? project.loadConfiguration(), store: store)
+            configuration.offers = try DeviceCheckSetup.offerEndpoint(configuration: projectConfiguration ?? project.loadConfiguration(), store: store,
+                                                                      claimsPerMinute: claimLimit)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -139,7 +140,7 @@ struct ServeCommand: AsyncParsableCommand {
         var services: [any Service] = []
         if let offers = configuration.offers {
             reactions.append(OfferPoolsOnNewBuild(store: store, logger: logger))
-            services.append(PendingBitRetrier(service: offers.service, interval: .seconds(bitRetryInterval), logger: logger))
+            services.append(SpentTokenPurger(service: offers.service, logger: logger))
         }
         do {
             try await PassServer.run(PassServer.application(

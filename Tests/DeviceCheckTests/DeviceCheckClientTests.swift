@@ -106,6 +106,69 @@ import TestSupport
         }
     }
 
+    /// Issue 30: one deadline covers the whole exchange. Apple's headers come at once and the body a byte at
+    /// a time over 5 s; the call ends at its 1 s deadline. (This test waits about a second on purpose.)
+    @Test func theDeadlineCoversTheBodyToo() async throws {
+        try await Self.withRig(timeout: .seconds(1)) { rig in
+            rig.server.failNext(.init(status: 200, body: #"{"bit0":false,"bit1":false,"last_update_time":"2026-11"}"#,
+                                      trickle: .seconds(5), contentType: "application/json"))
+            let start = ContinuousClock.now
+            do {
+                _ = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "trickle"))
+                Issue.record("a trickled answer past the deadline was read")
+            } catch let error as DeviceCheckError {
+                #expect(error.kind == .transport && error.isTemporary)
+            }
+            #expect(ContinuousClock.now - start < .seconds(3))
+        }
+    }
+
+    /// Issue 30: fail closed. A query's 200 is one of Apple's two documented answers or an error.
+    @Test(arguments: [
+        ("<html><body>Maintenance</body></html>", "text/html"), ("", "text/plain"), ("OK", "text/plain"),
+        (#"{"status":"ok"}"#, "application/json"), (#"{"bit0":0,"bit1":0}"#, "application/json"),
+        (#"{"bit0":"false","bit1":false}"#, "application/json"), (#"{"bit0":false}"#, "application/json"),
+        (#"{"bit0":false,"bit1":false,"last_update_time":5}"#, "application/json"), ("Bit State Not Found, maybe", "text/plain"),
+    ])
+    func aQueryAnswerOutsideApplesShapeIsAnError(body: String, contentType: String) async throws {
+        try await Self.withRig { rig in
+            rig.server.failNext(.init(status: 200, body: body, contentType: contentType))
+            do {
+                let bits = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "closed"))
+                Issue.record("\(body.debugDescription) read as \(bits)")
+            } catch let error as DeviceCheckError {
+                #expect(error.kind == .unexpected && error.status == 200 && !error.leftBitsUnchanged)
+            }
+        }
+    }
+
+    @Test func applesDocumentedQueryAnswersAreRead() {
+        let read = { (text: String) in DeviceCheckClient.bits(fromQueryAnswer: Array(text.utf8)) }
+        #expect(read("Bit State Not Found") == .unset && read("Failed to find bit state\n") == .unset)
+        #expect(read(#"{"bit0":true,"bit1":false,"last_update_time":"2026-11"}"#) == DeviceBits(bit0: true, bit1: false, lastUpdateTime: "2026-11"))
+        #expect(read(#"{"bit0":false,"bit1":true}"#) == DeviceBits(bit0: false, bit1: true))
+    }
+
+    @Test func anUpdateWhose200CarriesABodyIsNotTakenAsDone() async throws {
+        try await Self.withRig { rig in
+            rig.server.failNext(.init(status: 200, body: "<html>Service Temporarily Unavailable</html>", path: "/v1/update_two_bits",
+                                      contentType: "text/html"))
+            await #expect(throws: DeviceCheckError.self) {
+                try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: MockDeviceCheckServer.deviceToken(for: "u"))
+            }
+        }
+    }
+
+    @Test func refusalsOfTheKeyAreMisconfigurationsAndLeaveTheBits() {
+        for status in [401, 403] {
+            let error = DeviceCheckError.answer(status: status, body: "")
+            #expect(error.isMisconfiguration && !error.isTemporary && error.leftBitsUnchanged)
+        }
+        #expect(DeviceCheckError.answer(status: 400, body: "Missing or badly formatted authorization token").isMisconfiguration)
+        #expect(!DeviceCheckError.answer(status: 503, body: "").leftBitsUnchanged && !DeviceCheckError.answer(status: 503, body: "").isMisconfiguration)
+        #expect(DeviceCheckError.answer(status: 429, body: "").leftBitsUnchanged)
+    }
+
     @Test func malformedDeviceTokensAreRefusedBeforeAnyCall() async throws {
         try await Self.withRig { rig in
             for token in ["", "not base64!", "YWJj\nZGVm", String(repeating: "A", count: 20_000)] {

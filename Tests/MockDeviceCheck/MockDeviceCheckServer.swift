@@ -29,6 +29,8 @@ public final class MockDeviceCheckServer: Sendable {
     public struct Request: Sendable, Equatable {
         public var path: String
         public var device: String?
+        /// The `device_token` as sent: a test counts each token's uses (Apple's tokens are single-use).
+        public var deviceToken: String?
         public var transactionIdentifier: String?
         public var timestamp: Int64?
         /// The JWT's `iat`, when the token verified.
@@ -43,12 +45,19 @@ public final class MockDeviceCheckServer: Sendable {
         public var path: String?
         /// Held this long before answering (a slow or hanging Apple).
         public var delay: Duration
+        /// The headers at once, then the body a byte at a time over this long (a trickling server).
+        public var trickle: Duration
+        /// The Content-Type, when not Apple's (`text/plain` for text).
+        public var contentType: String?
 
-        public init(status: Int, body: String = "", path: String? = nil, delay: Duration = .zero) {
+        public init(status: Int, body: String = "", path: String? = nil, delay: Duration = .zero, trickle: Duration = .zero,
+                    contentType: String? = nil) {
             self.status = status
             self.body = body
             self.path = path
             self.delay = delay
+            self.trickle = trickle
+            self.contentType = contentType
         }
 
         /// Each row of Apple's error table, with the live body where one is known.
@@ -104,12 +113,23 @@ public final class MockDeviceCheckServer: Sendable {
         for path in ["/v1/query_two_bits", "/v1/update_two_bits", "/v1/validate_device_token"] {
             router.post(RouterPath(path)) { request, _ -> Response in
                 let body = try await request.body.collect(upTo: 1 << 20)
-                let (status, text, contentType, delay) = Self.answer(path: path, authorization: request.headers[.authorization],
-                                                                     body: Data(body.readableBytesView), verifier: verifier, store: store, now: now)
-                if delay > .zero { try await Task.sleep(for: delay) }
+                let answer = Self.answer(path: path, authorization: request.headers[.authorization],
+                                         body: Data(body.readableBytesView), verifier: verifier, store: store, now: now)
+                if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
                 var headers = HTTPFields()
-                headers[.contentType] = contentType
-                return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+                headers[.contentType] = answer.contentType
+                guard answer.trickle > .zero, !answer.text.isEmpty else {
+                    return Response(status: .init(code: answer.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: answer.text)))
+                }
+                let bytes = Array(answer.text.utf8)
+                let pause = answer.trickle / bytes.count
+                return Response(status: .init(code: answer.status), headers: headers, body: ResponseBody { writer in
+                    for byte in bytes {
+                        try await Task.sleep(for: pause)
+                        try await writer.write(ByteBuffer(bytes: [byte]))
+                    }
+                    try await writer.finish(nil)
+                })
             }
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -151,13 +171,28 @@ public final class MockDeviceCheckServer: Sendable {
 
     public var requests: [Request] { store.state.withLock { $0.requests } }
 
+    /// Device tokens that reached this server more than once (Apple calls a token single-use).
+    public var tokensSentTwice: [String] {
+        var counts: [String: Int] = [:]
+        for token in requests.compactMap(\.deviceToken) { counts[token, default: 0] += 1 }
+        return counts.filter { $0.value > 1 }.map(\.key)
+    }
+
     /// A device token for `device`, new each call as Apple's are.
     public static func deviceToken(for device: String) -> String {
         Data("\(device):\(UUID().uuidString)".utf8).base64EncodedString()
     }
 
+    private struct Answer {
+        var status: Int
+        var text: String
+        var contentType: String
+        var delay: Duration = .zero
+        var trickle: Duration = .zero
+    }
+
     private static func answer(path: String, authorization: String?, body: Data, verifier: JWTVerifier, store: Store,
-                               now: @Sendable () -> Int64) -> (Int, String, String, Duration) {
+                               now: @Sendable () -> Int64) -> Answer {
         let issuedAt: Int64?
         let failure: (Int, String)?
         switch verifier.verify(authorization) {
@@ -175,16 +210,20 @@ public final class MockDeviceCheckServer: Sendable {
         let timestamp = (json?["timestamp"] as? NSNumber)?.int64Value
 
         return store.state.withLock { state in
-            func finish(_ status: Int, _ text: String, json: Bool = false, delay: Duration = .zero) -> (Int, String, String, Duration) {
+            func finish(_ status: Int, _ text: String, json: Bool = false) -> Answer {
                 if state.recordsRequests {
-                    state.requests.append(Request(path: path, device: device, transactionIdentifier: transaction, timestamp: timestamp,
-                                                  issuedAt: issuedAt, status: status))
+                    state.requests.append(Request(path: path, device: device, deviceToken: token, transactionIdentifier: transaction,
+                                                  timestamp: timestamp, issuedAt: issuedAt, status: status))
                 }
-                return (status, text, json ? "application/json" : "text/plain; charset=utf-8", delay)
+                return Answer(status: status, text: text, contentType: json ? "application/json" : "text/plain; charset=utf-8")
             }
             if let index = state.script.firstIndex(where: { $0.path == nil || $0.path == path }) {
                 let scripted = state.script.remove(at: index)
-                return finish(scripted.status, scripted.body, delay: scripted.delay)
+                var answer = finish(scripted.status, scripted.body)
+                answer.delay = scripted.delay
+                answer.trickle = scripted.trickle
+                answer.contentType = scripted.contentType ?? answer.contentType
+                return answer
             }
             if let failure { return finish(failure.0, failure.1) }
             guard let device, !device.isEmpty else { return finish(400, "Missing or incorrectly formatted device token payload") }

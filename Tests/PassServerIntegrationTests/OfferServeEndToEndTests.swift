@@ -45,13 +45,12 @@ import Testing
 
     static func claim(_ client: Client, device: String, id: String) async throws -> Client.Answer {
         try await client.send(.POST, "/v1/offers/welcome/claims", headers: ["Content-Type": "application/json"],
-                              body: Array(#"{"deviceToken":"\#(MockDeviceCheckServer.deviceToken(for: device))","claimIdentifier":"\#(id)"}"#.utf8))
+                              body: Array(#"{"claimIdentifier":"\#(id)","queryToken":"\#(MockDeviceCheckServer.deviceToken(for: device))","updateToken":"\#(MockDeviceCheckServer.deviceToken(for: device))"}"#.utf8))
     }
 
     @Test func aClaimedPassDownloadsAndVerifiesAndAKilledClaimCompletesAfterARestart() async throws {
         try await DeviceCheckRig.with { rig in
             let built = try project(rig: rig)
-            // The default retry interval (30 s): no background retry sets the held bit before the kill.
             var server = try ServerProcess(built)
             var client = Client(base: server.base)
 
@@ -76,12 +75,17 @@ import Testing
             _ = await pending.value
             #expect(rig.server.bits(of: "phone-2") == nil, "killed before Apple set the bit")
 
-            server = try ServerProcess(built, arguments: ["--bit-retry-interval", "1"])
+            // The claim holds its pass, unconfirmed: `passforge offers` lists it, and nothing sets the bit
+            // until the app retries (a token is never sent twice, so passforge has none to retry with).
+            let listed = try built.project.passforge(["offers"], environment: built.environment)
+            #expect(listed.output.contains("not set yet") && listed.output.contains(id.uppercased()), "\(listed.output)")
+            server = try ServerProcess(built)
             client = Client(base: server.base)
-            #expect(try await eventually(timeout: 20) { rig.server.bits(of: "phone-2")?.bit0 == true }, "the restarted server sets the bit")
             let retried = try await Self.claim(client, device: "phone-2", id: id)
             #expect(retried.status == 200, "the same claim identifier gets its pass: \(retried.text)")
-            let claimedSerial = try built.sql("SELECT serial_number FROM offer_claims WHERE claim_identifier = '\(id)'")
+            #expect(rig.server.bits(of: "phone-2")?.bit0 == true, "set with the retry's own update token")
+            #expect(rig.server.tokensSentTwice.isEmpty, "no token reached Apple twice")
+            let claimedSerial = try built.sql("SELECT serial_number FROM offer_claims WHERE claim_identifier = '\(id.uppercased())'")
             #expect(retried.json?["serialNumber"] as? String == claimedSerial)
             #expect(try await Self.claim(client, device: "phone-2", id: UUID().uuidString).status == 409)
 
@@ -89,6 +93,7 @@ import Testing
             #expect(offers.output.contains("welcome") && offers.output.contains("3") && offers.output.contains("2"), "\(offers.output)")
             let json = try built.project.passforge(["offers", "--format", "json"], environment: built.environment)
             #expect(json.output.contains(#""claimed" : 2"#) && json.output.contains(#""left" : 1"#), "\(json.output)")
+            #expect(json.output.contains(#""unconfirmedClaims" : ["#), "\(json.output)")
             #expect(server.stop() == 0, "a graceful stop: \(server.stderr.get())")
         }
     }
@@ -97,13 +102,22 @@ import Testing
         try await DeviceCheckRig.with { rig in
             let built = try project(rig: rig)
             let tokenFile = built.project.directory.file("token.txt")
-            func token() { _ = FileManager.default.createFile(atPath: tokenFile, contents: Data(MockDeviceCheckServer.deviceToken(for: "desk").utf8)) }
+            func token(_ count: Int = 1) {
+                let tokens = (0..<count).map { _ in MockDeviceCheckServer.deviceToken(for: "desk") }.joined(separator: "\n")
+                _ = FileManager.default.createFile(atPath: tokenFile, contents: Data(tokens.utf8))
+            }
             token()
             var result = try built.project.passforge(["device-check", "query", "--token", tokenFile], environment: built.environment)
             #expect(result.status == 0 && result.output.contains("bit0: false") && result.output.contains("bit1: false"), "\(result.output)")
             token()
             result = try built.project.passforge(["device-check", "set", "--token", tokenFile, "--bit", "1", "--value", "true"], environment: built.environment)
+            #expect(result.status != 0 && result.output.contains("two tokens"), "one token cannot query and update: \(result.output)")
+            token(2)
+            result = try built.project.passforge(["device-check", "set", "--token", tokenFile, "--bit", "1", "--value", "true"], environment: built.environment)
             #expect(result.status == 0 && rig.server.bits(of: "desk")! == (false, true), "\(result.output)")
+            #expect(rig.server.tokensSentTwice.isEmpty)
+            let help = try built.project.passforge(["device-check", "set", "--help"], environment: built.environment)
+            #expect(help.output.contains("two tokens") && help.output.contains("single-use"), "\(help.output)")
             token()
             result = try built.project.passforge(["device-check", "validate", "--token", tokenFile], environment: built.environment)
             #expect(result.status == 0 && result.output.contains("valid"))
