@@ -538,6 +538,14 @@ def e2e_checks(checks, root, cdn, serves, s3, binary):
             status, _, body = client.request("GET", f"/v1/devices/{device}/registrations/{type_}")
             listed = json.loads(body).get("serialNumbers", []) if status == 200 else []
             checks.check(listed == [item["serialNumber"]], f"e2e: {device}'s list from {where}: {status} {body[:80]!r}")
+    # passesUpdatedSince reaches passforge serve (before the change below: serve takes a new build a moment
+    # after it lands, and this is about the CDN's routing, not that).
+    list_path = f"/v1/devices/cdndevice1/registrations/{type_}?passesUpdatedSince="
+    status, _, body = cdn.request("GET", list_path + str(record["updateTag"] - 1))
+    checks.check(status == 200 and json.loads(body).get("serialNumbers") == [record["serialNumber"]],
+                 f"e2e: the list since just before the pass's tag: {status} {body[:80]!r}")
+    status = cdn.request("GET", list_path + str(max(item["updateTag"] for item in state.values())))[0]
+    checks.check(status == 204, f"e2e: the list since the newest tag answered {status}, not 204")
     # A change is published: the next GET through the CDN is the new pass, then a 304 for it.
     load_script("bench-build").write_project(root, 3, "list", changed=1)
     passforge(binary, root, "build", "--quiet", "--development-signing")
@@ -549,9 +557,6 @@ def e2e_checks(checks, root, cdn, serves, s3, binary):
                  f"{status}, {'the new pass' if body == rebuilt else 'not the new pass'}")
     checks.check(cdn.request("GET", path, {**auth, "If-None-Match": headers.get("etag", "")})[0] == 304,
                  "e2e: no 304 for the new pass")
-    since = cdn.request("GET", f"/v1/devices/cdndevice1/registrations/{type_}?passesUpdatedSince={record['updateTag']}")
-    checks.check(since[0] == 200 and record["serialNumber"] in json.loads(since[2]).get("serialNumbers", []),
-                 f"e2e: the changed pass is not in the device's list since its old tag: {since[0]} {since[2][:80]!r}")
     status = cdn.request("DELETE", f"/v1/devices/cdndevice1/registrations/{type_}/{record['serialNumber']}", auth)[0]
     checks.check(status == 200, f"e2e: unregistering through the CDN answered {status}")
 
