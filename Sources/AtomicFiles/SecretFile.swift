@@ -51,7 +51,9 @@ package enum SecretFile {
     static func shellWord(_ path: String) -> String {
         let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+,=@%:-")
         let hidden: Set<Unicode.GeneralCategory> = [.control, .format]   // format: the bidirectional overrides
-        var visible = String(path.unicodeScalars.map { hidden.contains($0.properties.generalCategory) ? "?" : Character($0) })
+        var visible = String(path.unicodeScalars.map {
+            hidden.contains($0.properties.generalCategory) ? "?" : Character($0)
+        })
         if visible.hasPrefix("-") { visible = "./" + visible }   // not an option of chmod
         if !visible.isEmpty, visible.allSatisfy(plain.contains) { return visible }
         return "'" + visible.replacingOccurrences(of: "'", with: #"'\''"#) + "'"

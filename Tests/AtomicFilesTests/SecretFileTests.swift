@@ -34,10 +34,11 @@ struct SecretFileTests {
         #expect(SecretFile.exposureWarning(group, holding: "the DeviceCheck key") == nil, "once per file")
         let link = "\(folder)/another-name.p8"
         try FileManager.default.linkItem(atPath: group, toPath: link)
-        #expect(SecretFile.exposureWarning(link, holding: "the DeviceCheck key") == nil, "the same file under another name")
+        #expect(SecretFile.exposureWarning(link, holding: "the DeviceCheck key") == nil, "the same file, another name")
 
         let everyone = try file("token-secret", mode: 0o604)
-        #expect(SecretFile.exposureWarning(everyone, holding: "the token secret")?.contains("every user of this machine can read it (mode 0604)") == true)
+        let warning = SecretFile.exposureWarning(everyone, holding: "the token secret")
+        #expect(warning?.contains("every user of this machine can read it (mode 0604)") == true, "\(warning ?? "none")")
         #expect(SecretFile.exposureWarning("\(folder)/missing", holding: "a key") == nil)
         #expect(SecretFile.exposureWarning(folder, holding: "a key") == nil, "a folder is no key file")
     }

@@ -16,7 +16,8 @@ import TestSupport
         for program in ["ssh", "rsync"] {
             let real = try #require(runProcess("sh", ["-c", "command -v \(program)"]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty, "\(program) is not installed")
-            let wrapper = folder.write("bin/\(program)", "#!/bin/sh\nenv > '\(dumps)/\(program).'$$\nexec '\(real)' \"$@\"\n")
+            let script = "#!/bin/sh\nenv > '\(dumps)/\(program).'$$\nexec '\(real)' \"$@\"\n"
+            let wrapper = folder.write("bin/\(program)", script)
             #expect(chmod(wrapper, 0o755) == 0)
         }
         let canaries = [
@@ -27,11 +28,13 @@ import TestSupport
             "AWS_SESSION_TOKEN": "aws-session-canary",
         ]
         var environment = canaries
-        environment["PATH"] = folder.file("bin") + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        environment["PATH"] = folder.file("bin") + ":" + path
         environment["PASSFORGE_SSH_COMMAND"] = server.sshCommand   // "ssh -p …": the wrapper, first in PATH
 
         let destination = TemporaryDirectory("passforge-remote")
-        let result = try built.publishCommand("\(server.userHost):\(destination.file("site"))", environment: environment)
+        let target = "\(server.userHost):\(destination.file("site"))"
+        let result = try built.publishCommand(target, environment: environment)
         #expect(result.status == 0, "\(result.output)")
         #expect(FileManager.default.fileExists(atPath: destination.file("site/.passforge/state.json")))
 

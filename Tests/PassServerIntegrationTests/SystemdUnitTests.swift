@@ -48,7 +48,8 @@ import TestSupport
     @Test func theUnitVerifiesAndSetsItsLimits() async throws {
         let folder = TemporaryDirectory("passforge-unit")
         // verify wants ExecStart's program to exist: the binary these tests run.
-        let unit = try Self.text("deploy/passforge.service").replacingOccurrences(of: "/usr/local/bin/passforge", with: passforgeExecutable())
+        let unit = try Self.text("deploy/passforge.service")
+            .replacingOccurrences(of: "/usr/local/bin/passforge", with: passforgeExecutable())
         let path = folder.write("passforge.service", unit)
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else {
             try Test.cancel("skipped: systemd-analyze is not installed (apt-get install systemd)")
@@ -71,7 +72,8 @@ import TestSupport
         for command in unit {
             #expect(readme.contains { $0 == command || $0.hasPrefix(command + " && ") }, "the README lacks: \(command)")
         }
-        for command in readme where ["install ", "groupadd ", "useradd ", "usermod "].contains(where: command.hasPrefix) {
+        let setup = ["install ", "groupadd ", "useradd ", "usermod "]
+        for command in readme where setup.contains(where: command.hasPrefix) {
             #expect(unit.contains(command), "the unit's comment lacks: \(command)")
         }
         // The deploy user joins the publish group and no other.
@@ -91,14 +93,17 @@ import TestSupport
         }
         let host = try HostLayout()
         try await host.runReadmeCommands()
-        let deploy = host.deploy, server = host.server, reader = HostLayout.Identity(uid: 61_004, gid: 61_004, groups: [])
+        let deploy = host.deploy, server = host.server
+        let reader = HostLayout.Identity(uid: 61_004, gid: 61_004, groups: [])
 
         // The deploy user publishes: new folders and files, the state replaced by rename.
         try await host.expect(deploy, can: true, """
             mkdir -p $o/v1/passes/pass.t $o/by-token/pass.t $o/download && echo pass > $o/v1/passes/pass.t/S1 \
             && echo state > $o/.passforge/.state.json.tmp && mv $o/.passforge/.state.json.tmp $o/.passforge/state.json
             """)
-        for secret in ["etc/passforge/passforge.env", "etc/passforge/pass.p12", "var/lib/passforge/registrations.sqlite"] {
+        let secrets = ["etc/passforge/passforge.env", "etc/passforge/pass.p12",
+                       "var/lib/passforge/registrations.sqlite"]
+        for secret in secrets {
             try await host.expect(deploy, can: false, "cat \(secret)")
         }
         try await host.expect(deploy, can: false, "ls etc/passforge")
@@ -140,8 +145,10 @@ struct HostLayout {
         let joined = readme.filter { $0.hasPrefix("usermod -aG ") && $0.hasSuffix(" deploy") }
             .flatMap { $0.dropFirst(12).dropLast(7).split(separator: ",").map(String.init) }
         let ids = Self.groupIDs
-        deploy = Identity(uid: 61_001, gid: 61_001, groups: try joined.map { try #require(ids[$0], "unknown group \($0)") })
-        let supplementary = try SystemdUnitTests.directive("SupplementaryGroups")?.split(separator: " ").map(String.init) ?? []
+        deploy = Identity(uid: 61_001, gid: 61_001,
+                          groups: try joined.map { try #require(ids[$0], "unknown group \($0)") })
+        let supplementary = try SystemdUnitTests.directive("SupplementaryGroups")?.split(separator: " ")
+            .map(String.init) ?? []
         let primary = try #require(try SystemdUnitTests.directive("Group"))
         server = Identity(uid: 61_002, gid: try #require(ids[primary]),
                           groups: try supplementary.map { try #require(ids[$0], "unknown group \($0)") })
@@ -162,14 +169,17 @@ struct HostLayout {
     /// systemd makes for the unit (StateDirectory=, StateDirectoryMode=).
     func runReadmeCommands() async throws {
         let readme = try SystemdUnitTests.text("README.md")
-        let keyCommand = try #require(readme.firstMatch(of: /`sudo (install -o passforge [^`]+ pass\.p12 \/etc\/passforge\/)`/)?.output.1,
+        let keyPattern = /`sudo (install -o passforge [^`]+ pass\.p12 \/etc\/passforge\/)`/
+        let keyCommand = try #require(readme.firstMatch(of: keyPattern)?.output.1,
                                       "the README no longer says how to install a key file")
         let key = folder.write("pass.p12", "private key")
-        var commands = try SystemdUnitTests.readmeCommands().filter { $0.hasPrefix("install ") && !$0.contains("bin/passforge") }
+        var commands = try SystemdUnitTests.readmeCommands()
+            .filter { $0.hasPrefix("install ") && !$0.contains("bin/passforge") }
         commands.append(String(keyCommand).replacingOccurrences(of: " pass.p12 ", with: " \(key) "))
         let mode = try #require(try SystemdUnitTests.directive("StateDirectoryMode"))
         commands.append("install -d -o passforge -g passforge -m \(mode) /var/lib/passforge")
-        // The store's file as the server makes it (UMask=0022), and something in each secret file (same inode and mode).
+        // The store's file as the server makes it (UMask=0022), and something in each secret file
+        // (appended: same inode and mode).
         commands.append("install -o passforge -g passforge -m 644 /dev/null /var/lib/passforge/registrations.sqlite")
         for command in commands {
             let local = local(command).replacingOccurrences(of: " /var/", with: " \(folder.path)/var/")
@@ -185,12 +195,15 @@ struct HostLayout {
 
     /// Runs `script` in the root folder as `identity` (umask 022, as a login and the unit's UMask=), with
     /// `$o` the published tree, and expects it to succeed or to be refused.
-    func expect(_ identity: Identity, can: Bool, _ script: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let groupList = identity.groups.isEmpty ? ["--clear-groups"] : ["--groups", identity.groups.map(String.init).joined(separator: ",")]
+    func expect(_ identity: Identity, can: Bool, _ script: String,
+                sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let groupList = identity.groups.isEmpty
+            ? ["--clear-groups"] : ["--groups", identity.groups.map(String.init).joined(separator: ",")]
         let result = try await runProcessWithoutBlocking("/usr/bin/setpriv", [
             "--reuid", String(identity.uid), "--regid", String(identity.gid),
         ] + groupList + ["--", "sh", "-c", "umask 022 && o=srv/passforge/output && \(script)"], directory: folder.path)
-        #expect((result.status == 0) == can, "uid \(identity.uid) \(can ? "could not" : "could"): \(script)\n\(result.output)",
+        #expect((result.status == 0) == can,
+                "uid \(identity.uid) \(can ? "could not" : "could"): \(script)\n\(result.output)",
                 sourceLocation: sourceLocation)
     }
 }
