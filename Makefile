@@ -11,11 +11,13 @@ SWIFT ?= swift
 APT_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config openssl unzip sqlite3 nginx openssh-server rsync caddy zlib1g-dev \
 	libzint-dev libxml2-dev chromium chromium-driver python3-venv fonts-dejavu-core cmark-gfm nodejs
 BENCH_PACKAGES := wrk
+# nftables: `make faults` cuts the path to PostgreSQL with a rule (as root).
+FAULT_PACKAGES := nftables
 # What `make dist` needs to build passforge (a CI runner on a cache miss installs only these).
 BUILD_PACKAGES := libssl-dev libzip-dev libsqlite3-dev pkg-config zlib1g-dev libzint-dev libxml2-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps install-packages build run test bench fuzz dist dist-check image-check clean
+.PHONY: deps install-packages build run test bench faults fuzz dist dist-check image-check clean
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(APT_PACKAGES)"
@@ -39,10 +41,19 @@ run: build
 
 # The store, server and push tests run against SQLite and a throwaway PostgreSQL
 # server (initdb into a temporary folder; stopped and deleted however the tests end);
-# publish s3:// against a throwaway SeaweedFS (scripts/with-seaweedfs.sh, the same way).
+# publish s3:// against a throwaway SeaweedFS (scripts/with-seaweedfs.sh, the same way);
+# the failover test against a throwaway primary and its synchronous standby (scripts/with-postgres-replicas.sh).
 test: deps
 	scripts/check-architecture.py
-	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/run-tests.sh
+	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/with-postgres-replicas.sh scripts/run-tests.sh
+
+# PostgreSQL faults (about a minute, as root): the failover, and a 30 s partition between
+# serve and PostgreSQL made with nftables. Not in `make test`: the partition alone takes 30 s.
+faults: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(FAULT_PACKAGES)"
+	$(SWIFT) build --build-tests
+	PASSFORGE_TEST_PARTITION=1 scripts/with-postgres.sh scripts/with-postgres-replicas.sh \
+	  $(SWIFT) test --skip-build --filter 'PostgresFaultTests'
 
 # Benchmarks: release build, one run each, figures compared with the targets and the machine's limits.
 bench: deps
