@@ -107,6 +107,9 @@ package final class OfferClaimService: Sendable {
         return uuid.uuidString
     }
 
+    /// Whether passforge.yml defines the offer `name`.
+    package func hasOffer(named name: String) -> Bool { offers[name] != nil }
+
     package func claim(offer name: String, _ request: ClaimRequest) async throws -> ClaimAnswer {
         guard let offer = offers[name] else { return .unknownOffer }
         guard let claimIdentifier = Self.canonicalClaimIdentifier(request.claimIdentifier) else {

@@ -96,7 +96,10 @@ extension PassWebService {
     /// unknown offer, 400 bad body, reused or refused token, 429 (Retry-After) over the per-client limit,
     /// 503 (Retry-After) when Apple cannot be asked, 500 (no Retry-After) when Apple refuses passforge's key.
     func claim(_ request: inout Request, client: String, offer: String) async throws -> Response {
-        guard let offers else { throw APIError.notFound }
+        guard let offers, offers.service.hasOffer(named: offer) else {
+            if offers != nil { metrics.recordClaim(offer: "unknown", outcome: ClaimAnswer.unknownOffer.outcomeName) }
+            throw APIError.notFound
+        }
         if let seconds = offers.limiter?.admit(client) {
             throw APIError(.tooManyRequests, "too many claims from this network; try again later", headers: [.retryAfter: String(seconds)])
         }
