@@ -32,6 +32,8 @@ package final class ConnectionLimit: Sendable {
     private let logger: Logger
     /// What the warning names: the option that sets the cap, and the open-file limit.
     private let origin: String
+    /// Counts what happens at the cap, and reports the open connections on a scrape.
+    private let metrics: ServerMetrics?
 
     /// One open connection.
     package final class Connection: Sendable {
@@ -83,13 +85,16 @@ package final class ConnectionLimit: Sendable {
     /// One log line a minute at most while the cap is reached.
     static let reportInterval: UInt64 = 60_000_000_000
 
-    package init(maximum: Int, answerGrace: Duration = .seconds(60), origin: String = "", logger: Logger) {
+    package init(maximum: Int, answerGrace: Duration = .seconds(60), origin: String = "", metrics: ServerMetrics? = nil,
+                 logger: Logger) {
         self.maximum = max(1, maximum)
         let (seconds, attoseconds) = answerGrace.components
         self.answerGrace = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
         self.origin = origin
         self.logger = logger
+        self.metrics = metrics
         state = Mutex(State())
+        metrics?.observe(self)
     }
 
     package static func uptime() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
@@ -119,6 +124,7 @@ package final class ConnectionLimit: Sendable {
         }
         evicted?.close()
         if let line { logger.warning("\(line)") }
+        if evicted != nil || admitted == nil { metrics?.recordConnectionAtCap(admitted == nil ? "refused" : "closed") }
         return admitted
     }
 

@@ -70,7 +70,8 @@ package enum PassServer {
             responder: responder,
             server: PassHTTP1Channel.builder(idleTimeout: configuration.idleTimeout, requestReadTimeout: configuration.requestReadTimeout,
                                              connectionLimit: configuration.maximumConnections.map {
-                                                 ConnectionLimit(maximum: $0, origin: configuration.connectionCapOrigin, logger: logger)
+                                                 ConnectionLimit(maximum: $0, origin: configuration.connectionCapOrigin, metrics: metrics,
+                                                                 logger: logger)
                                              }),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "passforge"),
             services: services,

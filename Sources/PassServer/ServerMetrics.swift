@@ -2,6 +2,7 @@ package import Foundation
 import Metrics
 package import Prometheus
 package import RegistrationStore
+import Synchronization
 
 /// What `GET /metrics` reports, in Prometheus' text format: requests by
 /// route, method and status with their latency, the registration store's
@@ -11,6 +12,8 @@ package import RegistrationStore
 package final class ServerMetrics: Sendable {
     package let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
+    /// The server's connection cap, whose open connections a scrape reports; nil without one.
+    private let connectionLimit = Mutex<ConnectionLimit?>(nil)
 
     package init() {
         registry = PrometheusCollectorRegistry()
@@ -56,6 +59,17 @@ package final class ServerMetrics: Sendable {
         }
     }
 
+    /// The connection cap whose count of open connections each scrape reports.
+    func observe(_ limit: ConnectionLimit) {
+        connectionLimit.withLock { $0 = limit }
+    }
+
+    /// What the connection cap did for one new connection: `closed` an idle or half-sent one to take it,
+    /// or `refused` it (503) because every open one was being answered.
+    func recordConnectionAtCap(_ action: String) {
+        Counter(label: "passforge_connections_at_cap_total", dimensions: [("action", action)], factory: factory).increment()
+    }
+
     /// One answered offer claim (`created`, `repeated`, `alreadyClaimed`, `exhausted`, `badRequest`, `unavailable`);
     /// `offer` is a configured offer's name, or `unknown` (never a name a client made up).
     package func recordClaim(offer: String, outcome: String) {
@@ -67,6 +81,10 @@ package final class ServerMetrics: Sendable {
         gauge("passforge_build_update_tag", Double(tree.lastUpdateTag))
         gauge("passforge_passes", Double(tree.passCount))
         gauge("passforge_orders", Double(tree.orderCount))
+        if let limit = connectionLimit.withLock({ $0 }) {
+            gauge("passforge_connections_open", Double(limit.openCount))
+            gauge("passforge_connection_cap", Double(limit.maximum))
+        }
         if let statistics = try? await store.statistics() {
             gauge("passforge_devices", Double(statistics.devices))
             gauge("passforge_registrations", Double(statistics.registrations))

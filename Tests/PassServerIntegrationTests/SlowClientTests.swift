@@ -62,6 +62,13 @@ import Testing
         let registered = try await Client(base: server.base).register("dev1", built.type, "C-0000", token: try built.token("C-0000"),
                                                                       pushToken: hexToken("c3"))
         #expect(registered.status == 201)
+        // The operator's view: the cap, the open connections and what the cap closed.
+        let metrics = try await Client(base: server.base).send(.GET, "/metrics").text
+        #expect(metrics.contains("passforge_connection_cap 896"), "\(metrics)")
+        let closedAtCap = metrics.split(separator: "\n").first { $0.hasPrefix(#"passforge_connections_at_cap_total{action="closed"}"#) }
+            .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0
+        #expect(closedAtCap >= Double(Self.slowClients + 1 - 896), "\(metrics)")
+        #expect(metrics.contains("passforge_connections_open "))
         slow.removeAll()
         #expect(server.stop() == 0)
         let log = server.stderr.get()
