@@ -14,6 +14,7 @@ import PackageDescription
 //   PassServer → PassOffers → DeviceCheck, RegistrationStore
 //   PassServer, PassContent, PassDiff, passforge → TextEscaping
 //   PassPublish, PassDiff → ExternalProcess (every program passforge starts: git, tar, rsync, ssh)
+//   PassPublish → ObjectStorage (the S3 client: async-http-client, swift-crypto) → AtomicFiles
 //   every target that touches files → AtomicFiles (no FileManager elsewhere; scripts/check-architecture.py)
 //   passforge (the command line) → all of them
 let package = Package(
@@ -203,8 +204,20 @@ let package = Package(
         ),
         // DeviceCheck offers: a claim hands one pre-built pass of an offer's pool to a device that never claimed it.
         .target(name: "PassOffers", dependencies: ["DeviceCheck", "RegistrationStore"]),
-        // `passforge publish` and `build --state-from`: the build-owned tree to a folder or over rsync/ssh.
-        .target(name: "PassPublish", dependencies: ["AtomicFiles", "ExternalProcess", "WalletTree"]),
+        // An S3 client for any S3-compatible store (SigV4 with swift-crypto's HMAC, over async-http-client): PUT,
+        // GET, HEAD, DELETE, DeleteObjects, retries with backoff; credentials and endpoint from the AWS_* variables.
+        .target(
+            name: "ObjectStorage",
+            dependencies: [
+                "AtomicFiles",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // `passforge publish` and `build --state-from`: the build-owned tree to a folder, over rsync/ssh, or to S3.
+        .target(name: "PassPublish", dependencies: ["AtomicFiles", "ExternalProcess", "ObjectStorage", "WalletTree"]),
         // The command-line tool: thin, calls the libraries.
         .executableTarget(
             name: "passforge",
@@ -274,7 +287,8 @@ let package = Package(
             name: "PassforgeCLITests",
             dependencies: ["passforge", "PassBuild", "PassModel", "WalletTree", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "PassPublishTests", dependencies: ["PassPublish", "PassBuild", "WalletTree", "AtomicFiles", "TestSupport", "passforge"]),
+        .testTarget(name: "PassPublishTests", dependencies: ["PassPublish", "PassBuild", "WalletTree", "AtomicFiles", "TestSupport", "passforge", "ObjectStorage"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RegistrationStoreTests",
             dependencies: [

@@ -9,7 +9,7 @@ SWIFT=${SWIFT:-swift}
 
 # Unit targets: in process, or the one real tool they are about (openssl verifying a signature,
 # cmark-gfm rendering markdown, the process wrapper's own processes).
-UNIT='^(AtomicFilesTests|PassModelTests|HTMLFragmentsTests|PassContentTests|PassPackageTests|PassBuildTests|BarcodesTests|ConcurrencySupportTests|TextEscapingTests|DeviceCheckTests|PassPushTests|ExternalProcessTests|PassServerTests)\.'
+UNIT='^(AtomicFilesTests|PassModelTests|HTMLFragmentsTests|PassContentTests|PassPackageTests|PassBuildTests|BarcodesTests|ConcurrencySupportTests|TextEscapingTests|DeviceCheckTests|PassPushTests|ExternalProcessTests|PassServerTests|ObjectStorageTests)\.'
 
 $SWIFT build --build-tests
 start=$(date +%s)

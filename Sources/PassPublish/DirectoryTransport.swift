@@ -54,7 +54,7 @@ struct DirectoryTransport: PublishTransport {
         try AtomicFileSystem.createDirectory(root)
     }
 
-    func lockDestination() throws -> FileLock? {
+    func lockDestination() throws -> (any DestinationLock)? {
         var folders = RealFolders(root: root)
         _ = try folders.exists(".passforge", creating: true)
         let path = "\(root)/.passforge/publish.lock"

@@ -40,7 +40,9 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
         if let scheme = text.firstRange(of: "://"), !text[..<scheme.lowerBound].contains("/") {
             throw refuse("\(text[..<scheme.lowerBound])://… is not a scheme passforge publishes to")
         }
-        guard let colon = text.firstIndex(of: ":"), !text[..<colon].contains("/") else {
+        // `[IPv6]:path`: the colon after the bracket.
+        let hostEnd = text.hasPrefix("[") ? text.firstRange(of: "]:").map { text.index(after: $0.lowerBound) } : nil
+        guard let colon = hostEnd ?? text.firstIndex(of: ":"), !text[..<colon].contains("/") else {
             self = .directory(text)
             return
         }
@@ -106,8 +108,8 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .directory(let path): DirectoryTransport(root: path)
         case .remote(let userHost, let path): try RsyncTransport(userHost: userHost, path: path, environment: environment)
-        case .objectStorage:
-            throw PublishError("publishing to \(self) is not built yet")
+        case .objectStorage(let bucket, let prefix):
+            try ObjectStorageTransport(bucket: bucket, prefix: prefix, environment: environment)
         }
     }
 }

@@ -13,7 +13,7 @@ package protocol PublishTransport: Sendable {
 
     /// Keeps another publish to the same destination out until released;
     /// nil when the transport cannot lock (a remote host).
-    func lockDestination() throws -> FileLock?
+    func lockDestination() throws -> (any DestinationLock)?
 
     /// Phase 1: each file (a pass file or a bundle), then its links. Every
     /// file lands atomically with the local file's modification time; a new
@@ -28,10 +28,30 @@ package protocol PublishTransport: Sendable {
     /// downloads list, then `state.json`.
     func uploadState(_ names: [String], from localRoot: String) throws
 
+    /// Before phase 2, when a publish will delete files: a transport that
+    /// cannot list what it holds (object storage) notes them, so that a
+    /// publish killed between the state and the deletions still finds them.
+    func noteRemovals(_ paths: [String]) throws
+
     /// Phase 3: deletes the files, in order (missing ones are fine), then the
     /// pass-type folders among `folders` that are left empty.
     func remove(_ paths: [String], emptyFolders folders: [String]) throws
+
+    /// Frees what the transport holds (connections), once, at the end.
+    func close()
 }
+
+extension PublishTransport {
+    package func noteRemovals(_ paths: [String]) throws {}
+    package func close() {}
+}
+
+/// What keeps a second publish out: a file lock, or a lock object in a bucket.
+package protocol DestinationLock: Sendable {
+    func release()
+}
+
+extension FileLock: DestinationLock {}
 
 /// What a destination holds of a build.
 package enum DestinationState: Sendable, Equatable {

@@ -38,6 +38,7 @@ package struct Publisher: Sendable {
     /// Publishes, or with `dryRun` only plans: the summary then says what
     /// would be sent and removed, and nothing is written at the destination.
     package func publish(dryRun: Bool = false, progress: @Sendable (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
+        defer { transport.close() }
         let output = LocalOutput(directory: outputDirectory)
         guard AtomicFileSystem.exists(output.stateDirectory) else {
             throw PublishError("\(outputDirectory) holds no build (no .passforge/); run passforge build first")
@@ -104,6 +105,7 @@ package struct Publisher: Sendable {
         try transport.upload(plan.uploads, from: outputDirectory) { done in progress(.uploading(done: done, total: total)) }
         stall(at: "uploaded")
 
+        if !removals.isEmpty { try transport.noteRemovals(removals) }
         if sendsState {
             progress(.sendingState)
             // Each list after the files it names, state.json (the one a server watches) last.

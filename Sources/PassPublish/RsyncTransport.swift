@@ -78,7 +78,7 @@ struct RsyncTransport: PublishTransport {
         _ = try shell.run(RemoteShell.createFolderScript, action: "create \(destination)")
     }
 
-    func lockDestination() throws -> FileLock? { nil }
+    func lockDestination() throws -> (any DestinationLock)? { nil }
 
     /// One rsync for the files and their new links (`-H` links them at the
     /// host as they are linked here), then one ssh command that replaces

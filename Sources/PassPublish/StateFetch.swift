@@ -31,6 +31,7 @@ extension PublishDestination {
     package func fetchState(into outputDirectory: String,
                            environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StateFetchOutcome {
         let transport = try makeTransport(environment: environment)
+        defer { transport.close() }
         let output = LocalOutput(directory: outputDirectory)
         let lock = try output.lock(purpose: "build --state-from")
         defer { lock.release() }

@@ -35,7 +35,7 @@ struct PublishCommand: ParsableCommand {
     var dryRun = false
 
     func run() throws {
-        let destination = try Console.runReportingErrors { try PublishDestination(parsing: destination) }
+        let destination = try Console.runReportingErrors { try PublishDestination(parsing: self.destination) }
         let (quiet, dryRun) = (self.quiet, self.dryRun)
         let summary = try Console.runReportingErrors {
             do {

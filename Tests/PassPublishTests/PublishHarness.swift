@@ -149,7 +149,9 @@ struct FailingTransport: PublishTransport {
 
     func fetchState() throws -> DestinationState { try inner.fetchState() }
     func createDestination() throws { try inner.createDestination() }
-    func lockDestination() throws -> FileLock? { try inner.lockDestination() }
+    func lockDestination() throws -> (any DestinationLock)? { try inner.lockDestination() }
+    func noteRemovals(_ paths: [String]) throws { try inner.noteRemovals(paths) }
+    func close() { inner.close() }
     func upload(_ uploads: [FileUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
         try inner.upload(Array(uploads.prefix(passes)), from: localRoot, progress: progress)
         throw HarnessFailure("connection lost after \(passes) passes")
@@ -160,7 +162,9 @@ struct FailingTransport: PublishTransport {
 
 /// `passforge publish` started as a process and killed with SIGKILL once it
 /// stops at `point` (PASSFORGE_TEST_STALL).
-func killPublish(_ built: BuiltProject, to destination: String, at point: String, environment extra: [String: String] = [:]) throws {
+/// `whileStalled` runs while it is stopped there (a second publish, say).
+func killPublish(_ built: BuiltProject, to destination: String, at point: String, environment extra: [String: String] = [:],
+                 whileStalled: () throws -> Void = {}) throws {
     let log = built.project.directory.file("publish-\(point).log")
     _ = FileManager.default.createFile(atPath: log, contents: nil)
     let process = Process()
@@ -183,6 +187,9 @@ func killPublish(_ built: BuiltProject, to destination: String, at point: String
         }
         Thread.sleep(forTimeInterval: 0.05)
     }
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    defer {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+    try whileStalled()
 }
