@@ -31,7 +31,7 @@ import argparse, json, os, re, shutil, socket, subprocess, sys, tempfile, time, 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 HOOKS = r'''
-import hashlib, os, sqlite3, subprocess
+import base64, hashlib, os, re, secrets, sqlite3, subprocess
 import schemathesis
 
 OUTPUT = os.environ["PASSFORGE_FUZZ_OUTPUT"]
@@ -74,8 +74,20 @@ def _tree():
 def _snapshot():
     return (_store_rows(), _tree())
 
+_TOKEN = re.compile(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+def _fresh_tokens(case):
+    """A claim's schema-valid tokens made fresh: passforge refuses a DeviceCheck token it sent to Apple
+    before (Apple calls tokens single-use), and Schemathesis repeats its examples."""
+    if not case.operation.path.endswith("/claims") or not isinstance(case.body, dict):
+        return
+    for key in ("queryToken", "updateToken"):
+        if isinstance(case.body.get(key), str) and _TOKEN.fullmatch(case.body[key]):
+            case.body[key] = base64.b64encode(("fuzz-" + secrets.token_hex(12)).encode()).decode()
+
 @schemathesis.hook
 def before_call(ctx, case, **kwargs):
+    _fresh_tokens(case)
     _before["snapshot"] = _snapshot()
 
 @schemathesis.check
