@@ -47,7 +47,7 @@ package protocol LandingPageMaking: Sendable {
 }
 
 /// The landing page beside every download link, made by the build like its bundles: staged, moved into place
-/// by the journal, recorded in `.passforge/landing-pages.json`. An item's pages are made again only when its
+/// by the journal, recorded in `.passforge/landing-pages.txt`. An item's pages are made again only when its
 /// bytes (its ETag) change, when it expires, or when the pages' configuration changes: an unchanged pass
 /// keeps its pages' bytes.
 enum LandingPages {
@@ -64,12 +64,13 @@ enum LandingPages {
 
     /// Whether a build that changed no item still has pages to write: the configuration changed, a page
     /// offers an item that has expired since, or there are items and no list (or a list and no maker).
-    static func needsWork(maker: (any LandingPageMaking)?, previous: LandingPageList?, itemCount: Int, now: Date) -> Bool {
-        guard let maker else { return previous != nil }
-        guard let previous else { return itemCount > 0 }
-        if previous.configuration != maker.configurationHash { return true }
-        let milliseconds = Int64(now.timeIntervalSince1970 * 1000)
-        return previous.pages.values.contains { !$0.unavailable && ($0.expiresAt.map { $0 <= milliseconds } ?? false) }
+    /// Reads only the list's first line (`LandingPageList.Header`): a no-op build of 100,000 items stays a no-op.
+    static func needsWork(maker: (any LandingPageMaking)?, output: String, itemCount: Int, now: Date) -> Bool {
+        let header = LandingPageList.header(in: output)
+        guard let maker else { return header != nil }
+        guard let header else { return itemCount > 0 }
+        if header.configuration != maker.configurationHash { return true }
+        return header.nextExpiry.map { $0 <= Int64(now.timeIntervalSince1970 * 1000) } ?? false
     }
 
     /// The items of the new build: passes, orders and bundles, by key.
@@ -137,7 +138,7 @@ enum LandingPages {
             update.operations.append(.init(kind: .remove, path: old.path))
         }
         if list != previous {
-            let staged = try tree.stage(list.json.serialized(pretty: true), name: "landing-pages.json")
+            let staged = try tree.stage(list.encoded, name: "landing-pages.txt")
             update.operations.append(.init(kind: .move, path: LandingPageList.path, source: staged))
         }
         return update

@@ -64,7 +64,7 @@ package struct PassBuilder: Sendable {
         // Passes built before token-keyed names existed get theirs now, without signing again.
         let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, of: state.passes, secret: secret)
         // Landing pages of unchanged items: a new configuration, or an item that expired since (`LandingPages`).
-        let landingWork = LandingPages.needsWork(maker: settings.landingPages, previous: LandingPages.load(from: settings.outputDirectory),
+        let landingWork = LandingPages.needsWork(maker: settings.landingPages, output: settings.outputDirectory,
                                                  itemCount: state.passes.count, now: started)
         // Only what content files define counts: their stamps alone (newly settled files) do not make a build write.
         guard !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles) || !legacyTokenLinks.isEmpty

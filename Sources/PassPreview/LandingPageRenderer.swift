@@ -20,8 +20,7 @@ package struct LandingPageRenderer: LandingPageMaking {
     /// Bumped when the built-in page changes, so that every page is made again.
     static let version = "landing-1"
     /// The policy of every page: its own images (and inline ones), its inline styles, nothing else.
-    package static let contentSecurityPolicy =
-        "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+    package static let contentSecurityPolicy = LandingPageList.contentSecurityPolicy
 
     package let configurationHash: String
     package let baseURL: String

@@ -143,6 +143,7 @@ package struct PassWebService: HTTPResponder {
     func downloadResponse(_ request: Request, path: String) async throws -> Response {
         if path.hasSuffix(".pkpasses") { return try await bundleResponse(request, path: path) }
         if LandingPageResponse.isLandingFile(String(TreeLayout.fileName(of: path))) { return try await landingResponse(request, path: path) }
+        if LandingPageResponse.isLandingFile(String(TreeLayout.fileName(of: path))) { return try await landingResponse(request, path: path) }
         let snapshot = tree.current()
         guard let key = snapshot.downloads[path], let pass = snapshot.items[key] else { throw APIError.notFound }
         return try await fileResponse(request, pass: pass, path: path, cacheControl: "no-cache")
@@ -190,6 +191,7 @@ package struct PassWebService: HTTPResponder {
         let pushToken = try PushTokenBody.pushToken(from: body)
         let change = try await store.register(device: device, pushToken: pushToken, passTypeIdentifier: type, serialNumber: serial)
         metrics.recordRegistrationChange(change.outcome)
+        await countInstall(change.outcome, type: type, serial: serial)
         if change.outcome.changesIndex { await writeIndex(change, snapshot: snapshot) }
         if change.outcome == .pushTokenReplaced {
             logger.info("push token replaced", metadata: ["device": "\(LogRedaction.device(device))"])
@@ -204,6 +206,7 @@ package struct PassWebService: HTTPResponder {
         let snapshot = try authorize(request, type: type, serial: serial, acceptingRemovedPasses: true)
         let change = try await store.unregister(device: device, passTypeIdentifier: type, serialNumber: serial)
         metrics.recordRegistrationChange(change.outcome)
+        await countInstall(change.outcome, type: type, serial: serial)
         if change.outcome.changesIndex { await writeIndex(change, snapshot: snapshot) }
         return Self.empty(.ok)
     }

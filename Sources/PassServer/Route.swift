@@ -124,7 +124,8 @@ package enum Route: Sendable, Equatable {
         case 2...3 where segments[0] == "download":
             guard segments.dropFirst().allSatisfy({ PathRules.isDownloadSegment($0) }),
                   WalletItemKind.allCases.contains(where: { segments.last!.hasSuffix(".\($0.fileExtension)") })
-                    || (segments.count == 2 && segments[1].hasSuffix(".pkpasses")) else {
+                    || (segments.count == 2 && segments[1].hasSuffix(".pkpasses"))
+                    || (segments.count == 2 && LandingPageResponse.isLandingFile(String(segments[1]))) else {
                 return .failure(.notFound)
             }
             return .success(.download(path: segments.joined(separator: "/")))

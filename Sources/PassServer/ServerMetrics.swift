@@ -102,7 +102,13 @@ package final class ServerMetrics: Sendable {
                 Gauge(label: "passforge_offer_pool_size", dimensions: [("offer", pool.offer)], factory: factory).record(Double(pool.poolSize))
             }
         }
+        await recordInstalls(store: store, tree: tree)
         return registry.emitToBuffer()
+    }
+
+    /// A gauge with labels (the install counts of `recordInstalls`).
+    func gauge(_ name: String, _ dimensions: [(String, String)], _ value: Double) {
+        Gauge(label: name, dimensions: dimensions, factory: factory).record(value)
     }
 
     private func gauge(_ name: String, _ value: Double) {

@@ -94,8 +94,8 @@ package enum TreeLayout {
     /// `download/`: the add-to-Wallet links.
     package static let downloadFolder = "download"
 
-    /// `.passforge/landing-pages.json`: the landing pages of the last build (`LandingPageList`).
-    package static let landingPageListPath = "\(stateFolder)/landing-pages.json"
+    /// `.passforge/landing-pages.txt`: the landing pages of the last build (`LandingPageList`).
+    package static let landingPageListPath = "\(stateFolder)/landing-pages.txt"
 
     /// `download/<capability>.html`, or `download/<capability>.<language>.html` for one language of the item: the
     /// landing page beside the download link `download/<capability>.pkpass|.order|.pkpasses`.
@@ -117,8 +117,20 @@ package enum TreeLayout {
         return name.firstIndex(of: ".").map { name[..<$0] }
     }
 
-    /// `v1/devices/<device>`: the index files of one device.
-    package static func deviceFolder(_ device: String) -> String { "v1/devices/\(device)" }
+    /// `v1/devices`: the device indices, written by `passforge serve` (and a build's refresh), never by a publish.
+    package static let devicesFolder = "v1/devices"
+
+    /// `v1/devices/<type>`: the indices of every device registered for one pass or order type, one file each.
+    package static func deviceIndexFolder(type: String) -> String { "\(devicesFolder)/\(type)" }
+
+    /// `v1/devices/<type>/<device>`: one device's index of one type, Apple's SerialNumbers object. One file
+    /// per device and type, no folder of the device's own: one 4 KiB block on ext4 instead of three. The
+    /// static configs map Apple's URL `/v1/devices/<device>/registrations/<type>` to it.
+    package static func deviceIndexPath(device: String, type: String) -> String { "\(deviceIndexFolder(type: type))/\(device)" }
+
+    /// `registrations`: the folder of a device in the layout before the per-type folders,
+    /// `v1/devices/<device>/registrations/<type>`; read only to migrate it (`DeviceIndexFiles.migrateLegacyLayout`).
+    package static let legacyRegistrationsFolderName = "registrations"
 
     /// The folder of `path`: what comes before its last slash ("" when it has none). Paths of the tree are
     /// plain relative paths (no `..`, no doubled slash: `isBuildOwned`), so no more is needed than the slash.

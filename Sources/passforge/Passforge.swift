@@ -23,7 +23,7 @@ struct Passforge: AsyncParsableCommand {
         """,
         version: versionLine,
         subcommands: [BuildCommand.self, ValidateCommand.self, InspectCommand.self, ServeCommand.self, PushCommand.self, PublishCommand.self, MigrateStoreCommand.self, PreviewCommand.self, DiffCommand.self, InitCommand.self,
-                      OffersCommand.self, DeviceCheckCommand.self]
+                      OffersCommand.self, DeviceCheckCommand.self, LinksCommand.self, StatsCommand.self]
     )
 
     /// passforge's version. `make dist` names its archive after it (scripts/dist.sh reads it back

@@ -1,0 +1,180 @@
+import AtomicFiles
+import Foundation
+package import WalletTree
+import PassModel
+
+/// `passforge links`: for each item of the last build (or those a filter keeps), its landing page URL, its
+/// download URL and an email snippet, as CSV, JSON or HTML. Read from the build state and
+/// `.passforge/landing-pages.txt`: nothing is rendered, so a mail-merge of 100,000 passes takes a second.
+///
+/// The snippet is made for mail clients: a table with inline styles (no stylesheet survives Gmail or
+/// Outlook), the badge as an absolute image URL with alt text (shown when images are blocked), the badge
+/// linking the download (Apple's badge "should appear only in association with your Wallet-compatible pass"
+/// and iPhone Mail adds it at once), and the landing page as a plain link for a computer, whose QR code
+/// carries it to the phone. Gmail and Outlook for Windows do not draw SVG (caniemail): name PNG badges for email.
+package struct LandingLinks: Sendable {
+    package struct Filter: Sendable {
+        package var template: String?
+        package var offer: String?
+        package var serials: Set<String> = []
+        package init(template: String? = nil, offer: String? = nil, serials: Set<String> = []) {
+            (self.template, self.offer, self.serials) = (template, offer, serials)
+        }
+
+        func keeps(_ record: BuildState.ItemRecord) -> Bool {
+            (template == nil || record.templateName == template) && (offer == nil || record.offer == offer)
+                && (serials.isEmpty || serials.contains(record.serialNumber))
+        }
+    }
+
+    package enum Format: String, Sendable, CaseIterable { case csv, json, html }
+
+    /// One line of the output.
+    package struct Row: Sendable {
+        package var kind: String
+        package var typeIdentifier: String
+        package var identifier: String
+        package var template: String
+        package var offer: String
+        package var landingURL: String
+        package var downloadURL: String
+        /// Expired or voided when the build made its page: no badge, no snippet.
+        package var unavailable: Bool
+        package var snippet: String
+    }
+
+    package let rows: [Row]
+
+    /// `.passforge/landing-pages.txt` of the output folder, or nil.
+    package static func pageList(in output: String) -> LandingPageList? {
+        AtomicFileSystem.readFile("\(output)/\(LandingPageList.path)").flatMap(LandingPageList.init(decoding:))
+    }
+
+    /// - Parameters:
+    ///   - baseURL: overrides the list's (`landingPages.baseURL`); must end in a slash.
+    ///   - language: the badge's language in the snippet (its base language, then English, then any).
+    package init(state: BuildState, pages: LandingPageList?, baseURL: String?, filter: Filter, language: String = "en") {
+        let base = baseURL ?? pages?.baseURL ?? ""
+        let badges = pages?.badges ?? [:], orderBadges = pages?.orderBadges ?? [:]
+        func badge(_ table: [String: LandingFileRecord]) -> String? {
+            let base = String(language.prefix { $0 != "-" })
+            return (table[language] ?? table[base] ?? table["en"] ?? table.keys.sorted().first.map { table[$0]! }).map(\.path)
+        }
+        let passBadge = badge(badges), orderBadge = badge(orderBadges)
+        var rows: [Row] = []
+        rows.reserveCapacity(state.passes.count)
+        for key in state.passes.keys.sorted() {
+            let record = state.passes[key]!
+            guard filter.keeps(record) else { continue }
+            let page = pages?.pages[key]
+            let pagePath = page?.pagePath ?? TreeLayout.capability(ofDownloadPath: record.downloadPath)
+                .map { TreeLayout.landingPagePath(capability: String($0)) } ?? ""
+            let isOrder = record.kind == .order
+            let landing = base + pagePath, download = base + record.downloadPath
+            let unavailable = page?.unavailable ?? false
+            let badgeURL = (isOrder ? orderBadge : passBadge).map { base + $0 }
+            rows.append(Row(kind: isOrder ? "order" : "pass", typeIdentifier: record.passTypeIdentifier, identifier: record.serialNumber,
+                            template: record.templateName, offer: record.offer ?? "", landingURL: landing, downloadURL: download,
+                            unavailable: unavailable,
+                            snippet: unavailable ? "" : Self.snippet(landing: landing, download: download, badge: badgeURL, isOrder: isOrder)))
+        }
+        self.rows = rows
+    }
+
+    /// The email snippet: tables and inline styles only.
+    static func snippet(landing: String, download: String, badge: String?, isOrder: Bool) -> String {
+        let label = isOrder ? "Track with Apple Wallet" : "Add to Apple Wallet"
+        let (landing, download) = (attribute(landing), attribute(download))
+        let button = badge.map {
+            "<img src=\"\(attribute($0))\" alt=\"\(label)\" height=\"48\" style=\"display:block;border:0;outline:none;height:48px;width:auto;\">"
+        } ?? "<span style=\"display:inline-block;padding:12px 18px;border-radius:10px;background:#000000;color:#ffffff;font:600 15px Arial,sans-serif;\">\(label)</span>"
+        return "<table role=\"presentation\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"border-collapse:collapse;\">"
+            + "<tr><td style=\"padding:8px 0;\"><a href=\"\(download)\" style=\"text-decoration:none;\">\(button)</a></td></tr>"
+            + "<tr><td style=\"padding:4px 0;font:14px/1.4 Arial,sans-serif;color:#444444;\">On a computer? Open "
+            + "<a href=\"\(landing)\" style=\"color:#0066cc;\">this page</a> and scan its code with your iPhone.</td></tr></table>"
+    }
+
+    /// The URLs are the build's (base URL, `download/`, a base64url capability): escaped all the same.
+    static func attribute(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "\"": escaped += "&quot;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    package func rendered(as format: Format) -> String {
+        switch format {
+        case .csv: csv()
+        case .json: json()
+        case .html: html()
+        }
+    }
+
+    func csv() -> String {
+        var text = "kind,typeIdentifier,identifier,template,offer,landingURL,downloadURL,unavailable,snippet\n"
+        for row in rows {
+            let fields = [row.kind, row.typeIdentifier, row.identifier, row.template, row.offer, row.landingURL, row.downloadURL,
+                          row.unavailable ? "true" : "false", row.snippet]
+            text += fields.map(Self.csvField).joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    /// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. A field starting with
+    /// `=`, `+`, `-` or `@` is one a spreadsheet would run as a formula: it is quoted with a leading `'`.
+    static func csvField(_ text: String) -> String {
+        var text = text
+        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    func json() -> String {
+        var text = "[\n"
+        for (index, row) in rows.enumerated() {
+            text += "  {\"kind\": \(Self.jsonString(row.kind)), \"typeIdentifier\": \(Self.jsonString(row.typeIdentifier)), "
+            text += "\"identifier\": \(Self.jsonString(row.identifier)), \"template\": \(Self.jsonString(row.template)), "
+            text += "\"offer\": \(row.offer.isEmpty ? "null" : Self.jsonString(row.offer)), "
+            text += "\"landingURL\": \(Self.jsonString(row.landingURL)), \"downloadURL\": \(Self.jsonString(row.downloadURL)), "
+            text += "\"unavailable\": \(row.unavailable), \"snippet\": \(Self.jsonString(row.snippet))}"
+            text += index == rows.count - 1 ? "\n" : ",\n"
+        }
+        return text + "]\n"
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var escaped = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case "<": escaped += "\\u003c"  // safe inside a <script> too
+            default:
+                if scalar.value < 0x20 { escaped += String(format: "\\u%04x", scalar.value) } else { escaped.unicodeScalars.append(scalar) }
+            }
+        }
+        return escaped + "\""
+    }
+
+    /// Each item's snippet after a comment naming it: to paste into a mail template, or open to look at.
+    func html() -> String {
+        var text = "<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<meta name=\"robots\" content=\"noindex\">\n<title>passforge links</title>\n"
+        for row in rows {
+            // Identifiers are [A-Za-z0-9._~-]: no "--" can end the comment early except in the identifier itself.
+            let name = "\(row.typeIdentifier)/\(row.identifier)".replacingOccurrences(of: "--", with: "- -")
+            text += "<!-- \(name) -->\n" + (row.unavailable ? "<p>(expired or voided)</p>" : row.snippet) + "\n"
+        }
+        return text
+    }
+}
