@@ -150,7 +150,7 @@ package struct PassPage: Sendable {
     /// An attributedValue as HTML that can do no harm: read by libxml2 (`AttributedValue`), its links with an
     /// https, http, tel or mailto target become links with the target escaped; everything else, tags included, is text.
     func attributed(_ text: String) -> String {
-        AttributedValue(text).segments.map { segment in
+        AttributedValue.reading(text).segments.map { segment in
             switch segment {
             case .text(let text):
                 escape(text).replacingOccurrences(of: "\n", with: "<br>")

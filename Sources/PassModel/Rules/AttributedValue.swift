@@ -1,4 +1,5 @@
 import HTMLFragments
+import Synchronization
 
 /// A field's `attributedValue` as Wallet reads it: HTML in which only links (`<a href="…">…</a>`) count
 /// (Apple's PassFieldContent: "The value of the field, including HTML markup for links. The only supported
@@ -32,6 +33,21 @@ package struct AttributedValue: Sendable, Hashable {
 
     package private(set) var segments: [Segment] = []
     package private(set) var problems: [Problem] = []
+
+    /// The passes of a template usually share their attributedValue, and libxml2 takes about 23 µs a value
+    /// (release build): each distinct short text is read once, for up to 512 texts of at most 4 KB each.
+    package static func reading(_ text: String) -> AttributedValue {
+        guard text.utf8.count <= 4096 else { return AttributedValue(text) }
+        if let known = cache.withLock({ $0[text] }) { return known }
+        let value = AttributedValue(text)
+        cache.withLock { table in
+            if table.count >= 512 { table.removeAll(keepingCapacity: true) }
+            table[text] = value
+        }
+        return value
+    }
+
+    private static let cache = Mutex<[String: AttributedValue]>([:])
 
     package init(_ text: String) {
         // Without "<" or "&" there is neither markup nor an entity: the text is shown as it is.

@@ -184,7 +184,7 @@ extension ValidationRun {
     }
 
     private mutating func checkAttributedText(_ text: String, place: String, at path: JSONPath) {
-        let problems = AttributedValue(text).problems
+        let problems = AttributedValue.reading(text).problems
         var markup: [String] = []
         var targets: [String] = []
         for problem in problems {
