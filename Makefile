@@ -65,6 +65,7 @@ bench: deps
 	scripts/with-postgres.sh sh -c 'scripts/bench-serve.py --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
 	.build/release/push-benchmark
 	scripts/with-postgres.sh sh -c '.build/release/claim-benchmark --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
+	scripts/with-postgres.sh sh -c '"$$(scripts/test-venv.sh)" scripts/soak.py --minutes 10 --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
 
 # A long Schemathesis run (openapi.yaml, every check, stateful sequences) against `passforge serve`
 # on the example project, SQLite and PostgreSQL; `make test` runs a short seeded one (FuzzAPITests).

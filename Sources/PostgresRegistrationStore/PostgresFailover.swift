@@ -100,7 +100,8 @@ extension PostgresConnector {
         let limit = connectTimeout
         do {
             let role = try await Deadline.run(limit, onExpiry: { let _: EventLoopFuture<Void> = connection.close() }) {
-                // libpq asks SHOW transaction_read_only for read-write and read-only, pg_is_in_recovery() for the others.
+                // libpq asks SHOW transaction_read_only for read-write and read-only,
+                // pg_is_in_recovery() for the others.
                 let rows = try await connection.checkedQuery(
                     "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'", logger: Self.silent)
                 var role: SessionRole?
@@ -169,7 +170,8 @@ final class Failover: Sendable {
             switch await selection.find() {
             case .success(let endpoint):
                 if endpoint != current.endpoint {
-                    logger?.notice("PostgreSQL failover: the store now uses \(location.connecting(to: endpoint).server)")
+                    let server = location.connecting(to: endpoint).server
+                    logger?.notice("PostgreSQL failover: the store now uses \(server)")
                     slot.renew(replacing: generation, on: endpoint)
                 }
                 return

@@ -122,72 +122,81 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             }
         }
         var hostPort = rest
-        var pathText: Substring = ""
+        var parts = Parts(user: user, password: password)
         if let slash = rest.firstIndex(of: "/") {
             hostPort = rest[..<slash]
-            pathText = rest[rest.index(after: slash)...]
+            let pathText = rest[rest.index(after: slash)...]
+            if !pathText.isEmpty { parts.database = try Self.decode(pathText, what: "the database name", invalid) }
         }
+        for item in hostPort.split(separator: ",", omittingEmptySubsequences: false) where !hostPort.isEmpty {
+            let (host, port) = try Self.hostAndPort(item, invalid)
+            parts.hosts.append(host)
+            parts.ports.append(port ?? "")
+        }
+
+        // Settled below; the query's parameters may set them first.
+        (endpoint, endpoints, self.user, self.database) = (.tcp(host: "", port: 0), [], "", "")
+        sslMode = .prefer
+        for pair in queryText.split(separator: "&", omittingEmptySubsequences: true) {
+            let pieces = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = try Self.decode(pieces[0], what: "a parameter name", invalid)
+            var value = ""
+            if pieces.count > 1 { value = try Self.decode(pieces[1], what: "the value of \(key)", invalid) }
+            try apply(key, value, to: &parts, invalid)
+        }
+
+        let resolvedUser = (parts.user?.isEmpty == false ? parts.user : nil) ?? Self.systemUserName()
+        guard let resolvedUser, !resolvedUser.isEmpty else { throw invalid("it names no user") }
+        endpoints = try Self.endpoints(hosts: parts.hosts, ports: parts.ports, invalid)
+        endpoint = endpoints[0]
+        self.user = resolvedUser
+        self.password = parts.password
+        self.database = (parts.database?.isEmpty == false ? parts.database : nil) ?? resolvedUser
+    }
+
+    /// What the URL says apart from the settings: read from its parts, then from its parameters.
+    private struct Parts {
         var hosts: [String] = []
         var ports: [Substring] = []
-        for item in hostPort.split(separator: ",", omittingEmptySubsequences: false) where !(item.isEmpty && hostPort.isEmpty) {
-            let (host, port) = try Self.hostAndPort(item, invalid)
-            hosts.append(host)
-            ports.append(port ?? "")
-        }
-
+        var user: String?
+        var password: String?
         var database: String?
-        if !pathText.isEmpty { database = try Self.decode(pathText, what: "the database name", invalid) }
-        var sslMode = SSLMode.prefer
-        var sslRootCertificate: String?
-        var connectTimeout: Int?
-        var applicationName: String?
-        var targetSession = TargetSession.any
-        for pair in queryText.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = try Self.decode(parts[0], what: "a parameter name", invalid)
-            var value = ""
-            if parts.count > 1 { value = try Self.decode(parts[1], what: "the value of \(key)", invalid) }
-            switch key {
-            case "sslmode":
-                guard let mode = SSLMode(rawValue: value) else {
-                    throw invalid("sslmode=\(value) is not one of \(SSLMode.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                sslMode = mode
-            case "target_session_attrs":
-                guard let target = TargetSession(rawValue: value) else {
-                    let known = TargetSession.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw invalid("target_session_attrs=\(value) is not one of \(known)")
-                }
-                targetSession = target
-            // libpq: host= and port= may be comma-separated lists, one entry per server.
-            case "host": hosts = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            case "port": ports = value.split(separator: ",", omittingEmptySubsequences: false)
-            case "user": user = value
-            case "password": password = value
-            case "dbname": database = value
-            case "sslrootcert": sslRootCertificate = value.isEmpty || value == "system" ? nil : value
-            case "connect_timeout":
-                guard let seconds = Int(value), seconds >= 0 else { throw invalid("connect_timeout=\(value) is not a number of seconds") }
-                connectTimeout = seconds == 0 ? nil : seconds
-            case "application_name": applicationName = value
-            default:
-                throw invalid("the parameter \(key) is not supported (use sslmode, sslrootcert, host, port, user, password, dbname, "
-                              + "connect_timeout, application_name or target_session_attrs)")
-            }
-        }
+    }
 
-        let resolvedUser = (user?.isEmpty == false ? user : nil) ?? Self.systemUserName()
-        guard let resolvedUser, !resolvedUser.isEmpty else { throw invalid("it names no user") }
-        endpoints = try Self.endpoints(hosts: hosts, ports: ports, invalid)
-        endpoint = endpoints[0]
-        self.targetSession = targetSession
-        self.user = resolvedUser
-        self.password = password
-        self.database = (database?.isEmpty == false ? database : nil) ?? resolvedUser
-        self.sslMode = sslMode
-        self.sslRootCertificate = sslRootCertificate
-        self.connectTimeout = connectTimeout
-        self.applicationName = applicationName
+    /// One `key=value` parameter of the URL's query.
+    private mutating func apply(
+        _ key: String, _ value: String, to parts: inout Parts, _ invalid: (String) -> PostgresStoreError
+    ) throws(PostgresStoreError) {
+        switch key {
+        case "sslmode":
+            guard let mode = SSLMode(rawValue: value) else {
+                let known = SSLMode.allCases.map(\.rawValue).joined(separator: ", ")
+                throw invalid("sslmode=\(value) is not one of \(known)")
+            }
+            sslMode = mode
+        case "target_session_attrs":
+            guard let target = TargetSession(rawValue: value) else {
+                let known = TargetSession.allCases.map(\.rawValue).joined(separator: ", ")
+                throw invalid("target_session_attrs=\(value) is not one of \(known)")
+            }
+            targetSession = target
+        // libpq: host= and port= may be comma-separated lists, one entry per server.
+        case "host": parts.hosts = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        case "port": parts.ports = value.split(separator: ",", omittingEmptySubsequences: false)
+        case "user": parts.user = value
+        case "password": parts.password = value
+        case "dbname": parts.database = value
+        case "sslrootcert": sslRootCertificate = value.isEmpty || value == "system" ? nil : value
+        case "connect_timeout":
+            guard let seconds = Int(value), seconds >= 0 else {
+                throw invalid("connect_timeout=\(value) is not a number of seconds")
+            }
+            connectTimeout = seconds == 0 ? nil : seconds
+        case "application_name": applicationName = value
+        default:
+            throw invalid("the parameter \(key) is not supported (use sslmode, sslrootcert, host, port, user, "
+                          + "password, dbname, connect_timeout, application_name or target_session_attrs)")
+        }
     }
 
     /// One `host[:port]` of the URL's host list (an IPv6 address in brackets); the host percent-decoded.
@@ -216,7 +225,8 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     ) throws(PostgresStoreError) -> [Endpoint] {
         let hosts = hosts.isEmpty ? [""] : hosts
         guard ports.count <= 1 || ports.count == hosts.count else {
-            throw invalid("it names \(hosts.count) hosts and \(ports.count) ports; give one port for all, or one per host")
+            throw invalid("it names \(hosts.count) hosts and \(ports.count) ports; "
+                          + "give one port for all, or one per host")
         }
         var endpoints: [Endpoint] = []
         for (number, host) in hosts.enumerated() {
@@ -276,9 +286,13 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         } else if endpoints.count == 1 {
             hostPart = server
         } else {
-            // Several servers: the TCP ones in the authority; socket folders, with their ports, as host= and port= lists.
-            hostPart = endpoints.compactMap { if case .tcp = $0 { connecting(to: $0).server } else { nil } }.joined(separator: ",")
-            let sockets = endpoints.compactMap { if case .unixSocket(let directory, let port) = $0 { (directory, port) } else { nil } }
+            // Several servers: the TCP ones in the authority; socket folders, with their ports,
+            // as host= and port= lists.
+            hostPart = endpoints.compactMap { if case .tcp = $0 { connecting(to: $0).server } else { nil } }
+                .joined(separator: ",")
+            let sockets = endpoints.compactMap {
+                if case .unixSocket(let directory, let port) = $0 { (directory, port) } else { nil }
+            }
             if !sockets.isEmpty {
                 query.append("host=" + sockets.map(\.0).joined(separator: ","))
                 query.append("port=" + sockets.map { String($0.1) }.joined(separator: ","))

@@ -107,38 +107,44 @@ extension PostgresRegistrationStore {
             if lease.leasedAt != nil { break }
             if ContinuousClock.now >= deadline {
                 throw PostgresStoreError(kind: .timedOut,
-                                         description: "no connection to PostgreSQL at \(server) became free within \(options.requestTimeout.components.seconds) s; the server is reachable but busy")
+                                         description: "no connection to PostgreSQL at \(server) became free within "
+                                             + "\(options.requestTimeout.components.seconds) s; the server is reachable but busy")
             }
         }
         guard let leasedAt = lease.leasedAt else { return }
         try await Task.sleep(until: leasedAt + options.queryTimeout)
         lease.closeConnection()
         throw PostgresStoreError(kind: .timedOut,
-                                 description: "PostgreSQL at \(server) did not answer within \(options.queryTimeout.components.seconds) s "
-                                     + "(the network or the server hangs); its connection was closed, \(PostgresStoreError.check)")
+                                 description: "PostgreSQL at \(server) did not answer within "
+                                     + "\(options.queryTimeout.components.seconds) s (the network or the server hangs); "
+                                     + "its connection was closed, \(PostgresStoreError.check)")
     }
 
     /// What a failed lease throws: postgres-nio's errors translated, and a pool that refused to lease renewed.
-    private func failure(_ error: any Error, lease: LeaseFlag, generation: Int, connector: PostgresConnector) async -> any Error {
+    private func failure(_ error: any Error, lease: LeaseFlag, generation: Int,
+                         connector: PostgresConnector) async -> any Error {
         if Task.isCancelled { return error }
         let location = connector.location
         if let translated = PostgresStoreError.translate(error, at: location) {
             if translated.kind == .shutDown, !slot.isClosed {
                 // The pool was replaced under the request (a failover, or a renewed pool).
-                return PostgresStoreError(kind: .unavailable, description: "the PostgreSQL store replaced its connections "
+                return PostgresStoreError(kind: .unavailable,
+                                          description: "the PostgreSQL store replaced its connections "
                                               + "(a failover, or a reconnect) while this request waited; try again")
             }
             return translated
         }
         if slot.isClosed {
-            return PostgresStoreError(kind: .shutDown, description: "the PostgreSQL registration store (\(self.location)) was shut down")
+            return PostgresStoreError(kind: .shutDown,
+                                      description: "the PostgreSQL registration store (\(self.location)) was shut down")
         }
         if lease.leasedAt == nil, !(error is PushLockBusy) {
             // The pool refused to lease (it gave up reconnecting, or was closed).
             if let failure = await reachability.check(connector) { return failure }
             slot.renew(replacing: generation)
             return PostgresStoreError(kind: .unavailable,
-                                      description: "PostgreSQL at \(location.server) is reachable again; the store is reconnecting, try again")
+                                      description: "PostgreSQL at \(location.server) is reachable again; "
+                                          + "the store is reconnecting, try again")
         }
         return error
     }

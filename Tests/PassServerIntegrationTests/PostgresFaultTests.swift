@@ -25,7 +25,8 @@ import Testing
     @Test(.enabled(if: hasReplicas, "needs scripts/with-postgres-replicas.sh"), .timeLimit(.minutes(2)))
     func aFailoverLosesNothingAcknowledgedAndAnswers503UntilTheStandbyServes() async throws {
         let variable = PostgresTestEnvironment.variable
-        let (url, standbyURL) = (try variable("PASSFORGE_TEST_REPLICA_URL"), try variable("PASSFORGE_TEST_REPLICA_STANDBY_URL"))
+        let url = try variable("PASSFORGE_TEST_REPLICA_URL")
+        let standbyURL = try variable("PASSFORGE_TEST_REPLICA_STANDBY_URL")
         let pgCtl = try variable("PASSFORGE_TEST_REPLICA_PG_CTL")
         let built = try BuiltProject(passCount: 1)
         built.environment["PASSFORGE_DATABASE_URL"] = url
@@ -52,7 +53,8 @@ import Testing
         RegistrationLoad.expectOnly201Or503WithRetryAfter(outcomes)
         let firstAnswer = outcomes.filter { $0.status == 201 && $0.started >= promotedAt }.map(\.finished).min()
         let recovery = firstAnswer.map { promotedAt.duration(to: $0) }
-        #expect(recovery.map { $0 <= .seconds(5) } == true, "first registration after the promotion: \(String(describing: recovery))")
+        #expect(recovery.map { $0 <= .seconds(5) } == true,
+                "first registration after the promotion: \(String(describing: recovery))")
         let late = outcomes.filter { $0.started > promotedAt + .seconds(5) && $0.status != 201 }
         #expect(late.isEmpty, "\(late.count) registrations failed more than 5 s after the promotion")
         #expect(outcomes.contains { $0.status == 503 }, "no device saw the switch")
@@ -60,9 +62,11 @@ import Testing
         // Every acknowledged registration is on the new primary.
         let stored = Set(try await Self.devices(standbyURL, prefix: "failover"))
         let acknowledged = Set(outcomes.filter { $0.status == 201 }.map(\.device))
-        #expect(acknowledged.subtracting(stored).isEmpty, "lost: \(acknowledged.subtracting(stored).sorted().prefix(10))")
+        let lost = acknowledged.subtracting(stored)
+        #expect(lost.isEmpty, "\(lost.count) acknowledged registrations lost, e.g. \(lost.sorted().prefix(10))")
         let switchTime = stoppedAt.duration(to: promotedAt)
-        print("failover: \(acknowledged.count) acknowledged, \(outcomes.filter { $0.status == 503 }.count) answered 503; "
+        let unavailable = outcomes.count { $0.status == 503 }
+        print("failover: \(acknowledged.count) acknowledged, \(unavailable) answered 503; "
               + "primary stopped → promoted \(switchTime), promoted → first 201 \(String(describing: recovery))")
         _ = server.stop()
         #expect(!server.stderr.get().contains("Fatal error"))
@@ -76,7 +80,8 @@ import Testing
         let built = try BuiltProject(passCount: 1)
         built.environment["PASSFORGE_DATABASE_URL"] = database
         let server = try ServerProcess(built, arguments: ["--registration-limit", "0"])
-        let load = try RegistrationLoad(built: built, base: server.base, prefix: "partition", requestTimeout: .seconds(60))
+        let load = try RegistrationLoad(built: built, base: server.base, prefix: "partition",
+                                        requestTimeout: .seconds(60))
         let clients = load.start(clients: 8)
         let partition = NFTablesPartition(port: port)
         let outcome: Result<Void, any Error>
@@ -110,20 +115,25 @@ import Testing
         let slowest = outcomes.map { $0.started.duration(to: $0.finished) }.max() ?? .zero
         #expect(slowest <= .seconds(13), "a request took \(slowest)")
         let during = outcomes.filter { $0.started > cutAt + .seconds(1) && $0.finished < healedAt }
-        #expect(!during.isEmpty && during.allSatisfy { $0.status == 503 }, "\(during.count) requests during the partition")
+        #expect(!during.isEmpty && during.allSatisfy { $0.status == 503 },
+                "\(during.count) requests during the partition")
         let firstAfter = outcomes.filter { $0.status == 201 && $0.started >= healedAt }.map(\.finished).min()
         let recovery = firstAfter.map { healedAt.duration(to: $0) }
-        #expect(recovery.map { $0 <= .seconds(15) } == true, "first registration after the heal: \(String(describing: recovery))")
+        #expect(recovery.map { $0 <= .seconds(15) } == true,
+                "first registration after the heal: \(String(describing: recovery))")
         let stored = Set(try await devices(database, prefix: "partition"))
         let acknowledged = Set(outcomes.filter { $0.status == 201 }.map(\.device))
-        #expect(acknowledged.subtracting(stored).isEmpty, "lost: \(acknowledged.subtracting(stored).sorted().prefix(10))")
-        print("partition: \(acknowledged.count) acknowledged, \(outcomes.filter { $0.status == 503 }.count) answered 503, "
+        let lost = acknowledged.subtracting(stored)
+        #expect(lost.isEmpty, "\(lost.count) acknowledged registrations lost, e.g. \(lost.sorted().prefix(10))")
+        let unavailable = outcomes.count { $0.status == 503 }
+        print("partition: \(acknowledged.count) acknowledged, \(unavailable) answered 503, "
               + "slowest answer \(slowest), heal → first 201 \(String(describing: recovery))")
     }
 
     static func devices(_ url: String, prefix: String) async throws -> [String] {
-        let result = try await runProcessWithoutBlocking("psql", [url, "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c",
-                                                                  "SELECT library_identifier FROM devices WHERE library_identifier LIKE '\(prefix)%'"])
+        let query = "SELECT library_identifier FROM devices WHERE library_identifier LIKE '\(prefix)%'"
+        let result = try await runProcessWithoutBlocking(
+            "psql", [url, "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c", query])
         guard result.status == 0 else { throw HarnessError("psql failed: \(result.output)") }
         return result.stdout.split(separator: "\n").map(String.init)
     }
@@ -178,8 +188,10 @@ final class RegistrationLoad: Sendable {
                 while !stopped.withLock({ $0 }) {
                     let device = "\(prefix)\(number)x\(sequence)"
                     let started = ContinuousClock.now
-                    var outcome = Outcome(device: device, status: 0, retryAfter: nil, started: started, finished: started)
-                    if let answer = try? await client.register(device, type, "C-0000", token: token, pushToken: hexToken("5c")) {
+                    var outcome = Outcome(device: device, status: 0, retryAfter: nil, started: started,
+                                          finished: started)
+                    if let answer = try? await client.register(device, type, "C-0000", token: token,
+                                                               pushToken: hexToken("5c")) {
                         outcome.status = answer.status
                         outcome.retryAfter = answer.header("Retry-After")
                     }
@@ -220,7 +232,8 @@ struct NFTablesPartition {
 
     func cut() async throws {
         try await nft(["add", "table", "inet", table])
-        try await nft(["add", "chain", "inet", table, "output", "{ type filter hook output priority 0; policy accept; }"])
+        let hook = "{ type filter hook output priority 0; policy accept; }"
+        try await nft(["add", "chain", "inet", table, "output", hook])
         try await nft(["add", "rule", "inet", table, "output", "tcp", "dport", "\(port)", "drop"])
         try await nft(["add", "rule", "inet", table, "output", "tcp", "sport", "\(port)", "drop"])
     }
