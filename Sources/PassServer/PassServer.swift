@@ -36,6 +36,8 @@ package struct PassServerConfiguration: Sendable {
     package var connectionCapOrigin = ""
     /// DeviceCheck offers' claim call, when passforge.yml defines offers.
     package var offers: OfferClaimEndpoint?
+    /// Whether registrations write the devices' index files (`serve --device-lists`).
+    package var deviceLists = DeviceListSource.files
 
     package init() {}
 }
@@ -60,7 +62,7 @@ package enum PassServer {
         let metrics = configuration.metrics
         let service = PassWebService(store: store, tree: tree, basePath: configuration.basePath, limits: configuration.limits,
                                      registrationsPerMinute: configuration.registrationsPerMinute, metrics: metrics,
-                                     offers: configuration.offers, logger: logger)
+                                     offers: configuration.offers, deviceLists: configuration.deviceLists, logger: logger)
         let limited = MiddlewareChain(
             middleware: RateLimitMiddleware(limiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit) : nil),
             next: service)

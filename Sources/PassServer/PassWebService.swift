@@ -52,10 +52,12 @@ package struct PassWebService: HTTPResponder {
     let metrics: ServerMetrics
     /// DeviceCheck offers' claim call; nil when passforge.yml defines no offers.
     let offers: OfferClaimEndpoint?
+    /// `.store`: no index files are written; the lists are answered from the store.
+    let deviceLists: DeviceListSource
 
     package init(store: any RegistrationStore & DeviceLog, tree: PublishedTree, basePath: String, limits: Limits = Limits(),
                  registrationsPerMinute: Int = 0, metrics: ServerMetrics = ServerMetrics(), offers: OfferClaimEndpoint? = nil,
-                 logger: Logger) {
+                 deviceLists: DeviceListSource = .files, logger: Logger) {
         self.store = store
         self.tree = tree
         let files = DeviceIndexFiles(outputDirectory: tree.outputDirectory)
@@ -68,6 +70,7 @@ package struct PassWebService: HTTPResponder {
         self.registrationLimiter = registrationsPerMinute > 0 ? RateLimiter(perMinute: registrationsPerMinute) : nil
         self.metrics = metrics
         self.offers = offers
+        self.deviceLists = deviceLists
     }
 
     package func respond(to request: Request, context: Context) async throws -> Response {
@@ -142,7 +145,6 @@ package struct PassWebService: HTTPResponder {
     /// deliberately public) path the build state lists.
     func downloadResponse(_ request: Request, path: String) async throws -> Response {
         if path.hasSuffix(".pkpasses") { return try await bundleResponse(request, path: path) }
-        if LandingPageResponse.isLandingFile(String(TreeLayout.fileName(of: path))) { return try await landingResponse(request, path: path) }
         if LandingPageResponse.isLandingFile(String(TreeLayout.fileName(of: path))) { return try await landingResponse(request, path: path) }
         let snapshot = tree.current()
         guard let key = snapshot.downloads[path], let pass = snapshot.items[key] else { throw APIError.notFound }
@@ -241,6 +243,7 @@ package struct PassWebService: HTTPResponder {
     /// logged, not answered: the next change of that index, or the next
     /// build, writes it again.
     private func writeIndex(_ change: RegistrationChange, snapshot: PublishedTree.Snapshot) async {
+        guard deviceLists == .files else { return }
         do {
             if store.isShared {
                 try await sharedIndexWriter.write(change.index, snapshot: snapshot)

@@ -5,7 +5,7 @@ package import RegistrationStore
 import Synchronization
 
 /// The per-device index files of the output tree,
-/// `v1/devices/<device>/registrations/<passTypeIdentifier>`: Apple's
+/// `v1/devices/<passTypeIdentifier>/<device>` (`TreeLayout.deviceIndexPath`): Apple's
 /// SerialNumbers object, so that a static host answers "Get the List of
 /// Updatable Passes" (Apple's "Wallet Passes" web service reference) too.
 ///
@@ -14,14 +14,14 @@ import Synchronization
 /// their update tags; the device then makes conditional GETs.
 ///
 /// Every file is replaced atomically: a temporary file in the same folder,
-/// flushed, then renamed. Changes of one index may arrive in any order; each
+/// flushed (fsync), then renamed, and the folder flushed: a batch of changes
+/// shares its folders' fsyncs, and never syncs the whole file system. Changes of one index may arrive in any order; each
 /// carries the store's revision, and one older than the last written is
 /// skipped. The methods block on the disk: call them off the cooperative
 /// thread pool.
 package final class DeviceIndexFiles: Sendable {
     package let outputDirectory: String
-    /// Writes of one device never overlap (its folders come and go with its
-    /// files); these guard file operations, not a value.
+    /// Writes of one device never overlap; these guard file operations, not a value.
     private let locks = (0..<64).map { _ in NSLock() }
     /// The last revision written of each index, by relative path.
     private let written = Mutex<[String: Int64]>([:])
@@ -30,9 +30,9 @@ package final class DeviceIndexFiles: Sendable {
         self.outputDirectory = outputDirectory
     }
 
-    /// `v1/devices/<device>/registrations/<typeIdentifier>`: one index per device and pass or order type.
+    /// `v1/devices/<typeIdentifier>/<device>`: one index per device and pass or order type.
     package static func relativePath(device: String, passTypeIdentifier: String) -> String {
-        "\(TreeLayout.deviceFolder(device))/registrations/\(passTypeIdentifier)"
+        TreeLayout.deviceIndexPath(device: device, type: passTypeIdentifier)
     }
 
     /// The file's bytes, or nil when none of `serialNumbers` is a built pass
@@ -96,10 +96,10 @@ package final class DeviceIndexFiles: Sendable {
     }
 
     /// Writes the indices many changes left, as durable as an atomic write of
-    /// each (temporary file, fsync, rename, fsync of the folder) but with two
-    /// syncs of the file system in all instead of two fsyncs per file: every
-    /// new file is written and flushed before any is renamed, and the renames
-    /// are flushed before this returns. Changes older than the last written
+    /// each (temporary file, fsync, rename, fsync of the folder): every new
+    /// file is written and flushed (fsyncs waiting together, `syncFiles`)
+    /// before any is renamed, and the renames are flushed with one fsync per
+    /// folder before this returns. Changes older than the last written
     /// revision of their index are skipped.
     package func applyAll<Tags: UpdateTags>(_ changes: [(change: RegistrationChange, snapshot: Tags)]) throws {
         // Within the batch, only the newest change of each index matters.
@@ -144,6 +144,8 @@ package final class DeviceIndexFiles: Sendable {
         // read and write while no process writes any index.
         let locks = try await lockAllShardsAcrossProcesses()
         defer { for lock in locks { lock.release() } }
+        // A tree of the layout before the per-type folders is migrated by its first refresh (or serve's start).
+        try await BlockingIO.run { [self] in _ = try migrateLegacyLayoutLocked() }
         var count = 0
         for (type, serials) in serialsByType.sorted(by: { $0.key < $1.key }) {
             let indices = try await store.indices(holding: type, serialNumbers: serials)
@@ -164,29 +166,27 @@ package final class DeviceIndexFiles: Sendable {
         package var bytes: [UInt8]?
     }
 
-    /// Stages every file, syncs, then renames them into place — each rename
-    /// under its device's shard lock, so that a build's refresh (which holds
-    /// every shard) never interleaves with it — and syncs again.
+    /// Stages and flushes every file, then renames them into place — each
+    /// rename under its device's shard lock, so that a build's refresh (which
+    /// holds every shard) never interleaves with it — and flushes their folders.
     private func commit(_ items: [Pending], shardLocksHeld: Bool = false) throws {
         guard !items.isEmpty else { return }
         var staged: [(item: Pending, temporary: String?)] = []
         defer { for case (_, let temporary?) in staged { try? AtomicFileSystem.remove(temporary) } }
+        var folders = Set<String>()
         for item in items {
+            let path = "\(outputDirectory)/\(item.relative)"
+            let folder = String(TreeLayout.parentFolder(of: path))
+            if folders.insert(folder).inserted { try createFolder(folder) }
             guard let bytes = item.bytes else {
                 staged.append((item, nil))
                 continue
             }
-            let path = "\(outputDirectory)/\(item.relative)"
             let temporary = AtomicFileSystem.temporaryPath(for: path)
-            try lock(for: item.device).withLock {
-                try AtomicFileSystem.createDirectory((path as NSString).deletingLastPathComponent)
-                try AtomicFileSystem.writeFile(bytes, to: temporary, sync: false)
-            }
+            try lock(for: item.device).withLock { try AtomicFileSystem.writeFile(bytes, to: temporary, sync: false) }
             staged.append((item, temporary))
         }
-        if staged.contains(where: { $0.temporary != nil }) {
-            try AtomicFileSystem.syncFileSystem(containing: outputDirectory)
-        }
+        try AtomicFileSystem.syncFiles(staged.compactMap(\.temporary))
         while let (item, temporary) = staged.popLast() {
             // Blocks this thread while a build refreshes: callers run on their own threads (BlockingIO, a serial writer queue).
             let shardLock = shardLocksHeld ? nil : try FileLock.acquire(shardLockPath(Self.shard(of: item.device)), blocking: true)
@@ -200,11 +200,21 @@ package final class DeviceIndexFiles: Sendable {
                     try AtomicFileSystem.rename(temporary, to: "\(outputDirectory)/\(item.relative)")
                 } else {
                     try AtomicFileSystem.remove("\(outputDirectory)/\(item.relative)")
-                    removeEmptyFolders(device: item.device)
                 }
             }
         }
-        try AtomicFileSystem.syncFileSystem(containing: outputDirectory)
+        // A registration is acknowledged only once its rename is on disk.
+        for folder in folders.sorted() { try AtomicFileSystem.syncDirectory(folder) }
+    }
+
+    /// Creates a type's folder of indices the first time, and flushes the folders above it, so that
+    /// the new folder's name is on disk before any index in it is acknowledged.
+    func createFolder(_ folder: String) throws {
+        guard !AtomicFileSystem.isDirectory(folder) else { return }
+        try AtomicFileSystem.createDirectory(folder)
+        let devices = String(TreeLayout.parentFolder(of: folder))
+        try AtomicFileSystem.syncDirectory(devices)
+        try AtomicFileSystem.syncDirectory(String(TreeLayout.parentFolder(of: devices)))
     }
 
     // MARK: Helpers
@@ -222,13 +232,6 @@ package final class DeviceIndexFiles: Sendable {
 
     private func lock(for device: String) -> NSLock {
         locks[Int(UInt(bitPattern: device.hashValue) % UInt(locks.count))]
-    }
-
-    /// `v1/devices/<device>/registrations/` and `v1/devices/<device>/` go with their last file.
-    private func removeEmptyFolders(device: String) {
-        let deviceFolder = "\(outputDirectory)/\(TreeLayout.deviceFolder(device))"
-        AtomicFileSystem.removeEmptyDirectory("\(deviceFolder)/registrations")
-        AtomicFileSystem.removeEmptyDirectory(deviceFolder)
     }
 }
 

@@ -71,6 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Push by itself: when a new build appears in the output tree, notify the devices holding its changed passes (as `passforge push`).")
     var push = false
 
+    @Option(help: ArgumentHelp("Where the devices' lists come from: files (each registration writes the device's index file in the tree, for nginx or Caddy to serve) or store (no index files; serve answers the lists from the registration store: a tree in a bucket, several hosts). Default: PASSFORGE_DEVICE_LISTS, else files.", valueName: "files|store"))
+    var deviceLists: String?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or a positive number of requests per second") }
@@ -80,6 +83,11 @@ struct ServeCommand: AsyncParsableCommand {
         guard claimLimit >= 0 else { throw ValidationError("--claim-limit must be 0 (off) or a positive number of claims per minute") }
         if let basePath, !basePath.utf8.allSatisfy({ PathRules.isUnreservedOrSlash($0) }) {
             throw ValidationError("--base-path may hold only letters, digits, '/', '.', '_', '~' and '-'")
+        }
+        do {
+            _ = try DeviceListSource.resolve(option: deviceLists, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.description)
         }
         if let logLevel, Logger.Level(rawValue: logLevel.lowercased()) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -100,6 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rateLimit = rateLimit
         configuration.registrationsPerMinute = registrationLimit
         configuration.requestReadTimeout = .seconds(Int64(requestTimeout))
+        configuration.deviceLists = try await deviceListSource(output: project.output, logger: logger)
         let connections = try connectionCap()
         configuration.maximumConnections = connections.cap
         configuration.connectionCapOrigin = connections.origin
@@ -120,7 +129,8 @@ struct ServeCommand: AsyncParsableCommand {
         let output = project.output
         let host = self.host
         let basePath = configuration.basePath
-        var reactions: [any NewBuildReaction] = [IndexRefreshOnNewBuild(outputDirectory: output, store: store, logger: logger)]
+        var reactions: [any NewBuildReaction] = configuration.deviceLists == .files
+            ? [IndexRefreshOnNewBuild(outputDirectory: output, store: store, logger: logger)] : []
         if push {
             let settings = try project.settings(developmentSigning: false, allowHTTP: false, jobs: nil)
             let apns: APNsConfiguration
@@ -155,6 +165,22 @@ struct ServeCommand: AsyncParsableCommand {
             Console.error("error: \(error)")
             throw ExitCode.failure
         }
+    }
+
+    /// `--device-lists`, else PASSFORGE_DEVICE_LISTS, else files. With files, the indices of a tree
+    /// written before the per-type folders move to `v1/devices/<type>/<device>` first (`migrateLegacyLayout`).
+    private func deviceListSource(output: String, logger: Logger) async throws -> DeviceListSource {
+        let source = try DeviceListSource.resolve(option: deviceLists, environment: ProcessInfo.processInfo.environment)
+        guard source == .files else { return source }
+        do {
+            let moved = try await DeviceIndexFiles(outputDirectory: output).migrateLegacyLayout()
+            if moved > 0 { logger.info("moved \(moved) device index file\(moved == 1 ? "" : "s") to v1/devices/<type>/<device>") }
+        } catch {
+            Console.error("error: cannot move the device index files of \(output) to v1/devices/<type>/<device> (\(error)); "
+                          + "give serve write access to v1/devices/ and .passforge/, then start it again")
+            throw ExitCode.failure
+        }
+        return source
     }
 
     /// The open-file limit raised to its hard limit, and the connection cap below it (`--max-connections`, else

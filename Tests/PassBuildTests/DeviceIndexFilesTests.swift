@@ -37,7 +37,39 @@ import Testing
                 == #"{"serialNumbers":["C-0000","C-0001"],"lastUpdated":"\#(tagAfter)"}"#)
         // devB holds only a removed pass: nothing to list, no file.
         #expect(built.fileBytes(DeviceIndexFiles.relativePath(device: "devB", passTypeIdentifier: type)) == nil)
-        #expect(!FileManager.default.fileExists(atPath: "\(built.output)/v1/devices/devB"))
+        #expect(!FileManager.default.fileExists(atPath: "\(built.output)/" + TreeLayout.deviceIndexPath(device: "devB", type: type)))
+    }
+
+    /// A tree of the layout before the per-type folders moves to `v1/devices/<type>/<device>`: each index
+    /// once, an index written since wins over the old one, a stopped write's temporary file goes, and the
+    /// devices' own folders go with their last index. Run again (or after being stopped half-way), it
+    /// finishes what is left and changes nothing else.
+    @Test func theLegacyLayoutMigratesOnceAndKeepsNewerIndices() async throws {
+        let output = TemporaryDirectory("passforge-index-migration")
+        let legacy = { (device: String, type: String) in "v1/devices/\(device)/registrations/\(type)" }
+        _ = output.write(legacy("d1", "pass.a.b"), "d1-a")
+        _ = output.write(legacy("d1", "pass.c.d"), "d1-c")
+        _ = output.write(legacy("d2", "pass.a.b"), "d2-old")
+        _ = output.write(legacy("d2", "pass.a.b.tmp-12-3"), "half-written")
+        _ = output.write(TreeLayout.deviceIndexPath(device: "d2", type: "pass.a.b"), "d2-new")
+        // Stopped half-way before: d3's index already moved, its folders still there.
+        _ = output.write(TreeLayout.deviceIndexPath(device: "d3", type: "pass.a.b"), "d3-a")
+        try FileManager.default.createDirectory(atPath: output.file("v1/devices/d3/registrations"), withIntermediateDirectories: true)
+
+        let files = DeviceIndexFiles(outputDirectory: output.path)
+        #expect(try await files.migrateLegacyLayout() == 2)
+        func text(_ device: String, _ type: String) -> String? {
+            output.read(TreeLayout.deviceIndexPath(device: device, type: type)).map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(text("d1", "pass.a.b") == "d1-a")
+        #expect(text("d1", "pass.c.d") == "d1-c")
+        #expect(text("d2", "pass.a.b") == "d2-new", "an index written since the old layout wins")
+        #expect(text("d3", "pass.a.b") == "d3-a")
+        let left = try FileManager.default.contentsOfDirectory(atPath: output.file("v1/devices")).sorted()
+        #expect(left == ["pass.a.b", "pass.c.d"], "the devices' own folders are gone: \(left)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.file("v1/devices/pass.a.b")).sorted() == ["d1", "d2", "d3"])
+        #expect(try await files.migrateLegacyLayout() == 0)
+        #expect(text("d1", "pass.a.b") == "d1-a")
     }
 
     @Test func anOlderRevisionNeverOverwritesANewerOne() async throws {
@@ -54,7 +86,7 @@ import Testing
         let older = RegistrationChange(outcome: .created, index: DeviceIndex(device: "d", passTypeIdentifier: "pass.a.b", serialNumbers: ["S-1"]), revision: 7)
         try files.applyAll([(newer, snapshot)])
         try files.applyAll([(older, snapshot)])
-        #expect(output.read("v1/devices/d/registrations/pass.a.b").map { String(decoding: $0, as: UTF8.self) }
+        #expect(output.read(TreeLayout.deviceIndexPath(device: "d", type: "pass.a.b")).map { String(decoding: $0, as: UTF8.self) }
                 == #"{"serialNumbers":["S-1","S-2"],"lastUpdated":"20"}"#)
 
         // A batch: the newest change of each index wins, older than written ones are skipped,
@@ -65,13 +97,13 @@ import Testing
         }
         try files.applyAll([change("e", ["S-1"], 9), change("e", ["S-1", "S-2"], 11), change("e", ["S-2"], 10),
                             change("d", ["S-1"], 6), change("f", ["S-1"], 12)])
-        #expect(output.read("v1/devices/e/registrations/pass.a.b").map { String(decoding: $0, as: UTF8.self) }
+        #expect(output.read(TreeLayout.deviceIndexPath(device: "e", type: "pass.a.b")).map { String(decoding: $0, as: UTF8.self) }
                 == #"{"serialNumbers":["S-1","S-2"],"lastUpdated":"20"}"#)
-        #expect(output.read("v1/devices/d/registrations/pass.a.b").map { String(decoding: $0, as: UTF8.self) }
+        #expect(output.read(TreeLayout.deviceIndexPath(device: "d", type: "pass.a.b")).map { String(decoding: $0, as: UTF8.self) }
                 == #"{"serialNumbers":["S-1","S-2"],"lastUpdated":"20"}"#)
         try files.applyAll([change("f", [], 13), change("e", ["S-9"], 14)])
-        #expect(!FileManager.default.fileExists(atPath: output.file("v1/devices/f")))
-        #expect(!FileManager.default.fileExists(atPath: output.file("v1/devices/e")), "S-9 is not a built pass: nothing to list")
+        #expect(!FileManager.default.fileExists(atPath: output.file(TreeLayout.deviceIndexPath(device: "f", type: "pass.a.b"))))
+        #expect(!FileManager.default.fileExists(atPath: output.file(TreeLayout.deviceIndexPath(device: "e", type: "pass.a.b"))), "S-9 is not a built pass: nothing to list")
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: output.path).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
     }

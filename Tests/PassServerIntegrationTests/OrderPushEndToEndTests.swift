@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import TestSupport
+import WalletTree
 import Testing
 
 /// Orders through `passforge build --push` against the in-process APNs mock
@@ -50,7 +51,7 @@ import Testing
         }
         // The dead token's registration and index file are gone; the others stay.
         #expect(try built.sql("SELECT COUNT(*) FROM devices WHERE library_identifier = 'devC'") == "0")
-        #expect(built.fileBytes("v1/devices/devC/registrations/\(orderType)") == nil)
+        #expect(built.fileBytes(TreeLayout.deviceIndexPath(device: "devC", type: orderType)) == nil)
         #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "4")
         #expect(try built.sql("SELECT COUNT(*) FROM push_queue") == "0")
 

@@ -70,7 +70,7 @@ import Testing
         #expect(try await client.serials(device, type, since: lastModified).status == 200)
         #expect(try await client.orderIdentifiers("ffff0000", type).status == 204)
         // The index file a static host serves says the same.
-        #expect(built.fileBytes("v1/devices/\(device)/registrations/\(type)").map { String(decoding: $0, as: UTF8.self) } == list.text)
+        #expect(built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type)).map { String(decoding: $0, as: UTF8.self) } == list.text)
 
         // The latest order: 200 with its bytes, the order type, ETag and Last-Modified.
         let fetched = try await client.order(type, "O-1001", token: token1)

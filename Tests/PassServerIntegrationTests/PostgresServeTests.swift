@@ -2,6 +2,7 @@ import ConcurrencySupport
 import Foundation
 import SQLiteRegistrationStore
 import TestSupport
+import WalletTree
 import Testing
 
 /// Several `passforge serve` processes on one PostgreSQL database (started by
@@ -47,7 +48,7 @@ import Testing
         #expect(try Self.value(database, "SELECT COUNT(*) FROM registrations") == "1500")
         for (number, device) in devices.enumerated() {
             let expected = number % 2 == 1 ? ["C-0000", "C-0001"] : ["C-0000"]
-            let bytes = built.fileBytes("v1/devices/\(device)/registrations/\(type)")
+            let bytes = built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type))
             let listed = bytes.flatMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }?["serialNumbers"] as? [String]
             #expect(listed == expected, "\(device)")
         }

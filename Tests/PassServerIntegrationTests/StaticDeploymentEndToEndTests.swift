@@ -166,7 +166,7 @@ import Testing
             let index = try await d.client.serials(Self.device, d.type)
             return index.status == 204 || index.json?["serialNumbers"] as? [String] == [Self.passB]
         }
-        #expect(dropped, "the device's index still lists \(Self.passA): \(d.published("v1/devices/\(Self.device)/registrations/\(d.type)").map { String(decoding: $0, as: UTF8.self) } ?? "none")")
+        #expect(dropped, "the device's index still lists \(Self.passA): \(d.published(TreeLayout.deviceIndexPath(device: Self.device, type: d.type)).map { String(decoding: $0, as: UTF8.self) } ?? "none")")
         let gone = try await d.client.pass(d.type, Self.passA, token: tokens[Self.passA]!)
         #expect(gone.status == 401)
         for file in recordA.files { #expect(d.published(file) == nil, "\(file) was removed from DEST") }

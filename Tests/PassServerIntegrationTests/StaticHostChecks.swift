@@ -298,7 +298,7 @@ struct StaticHostChecks {
     func indexFilesAreServed(device: String) async throws {
         #expect(try await client.serials(device, type).status == 204)
         let index = #"{"lastUpdated":"1","serialNumbers":["C-0000"]}"#
-        built.project.directory.write("output/v1/devices/\(device)/registrations/\(type)", index)
+        built.project.directory.write("output/" + TreeLayout.deviceIndexPath(device: device, type: type), index)
         let list = try await client.serials(device, type)
         #expect(list.status == 200)
         #expect(list.header("Content-Type") == "application/json")
