@@ -51,34 +51,16 @@ enum PostgresTestServer {
     /// The database name of a URL.
     static func databaseName(_ url: String) throws -> String { try PostgresLocation(url: url).database }
 
-    /// Runs the throwaway servers' pg_ctl (as their owner), off the
-    /// cooperative threads. Its output goes to a file, not a pipe: a started
-    /// postmaster inherits the output, and a pipe would never reach its end.
+    /// Runs the throwaway servers' pg_ctl (as their owner) through the tests' one async process harness.
+    /// Its output goes to a file, not a pipe: a started postmaster inherits the output, and a pipe would
+    /// never reach its end. So a shell points the outputs at the file, then becomes pg_ctl.
     static func pgCtl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let executable = try PostgresTestEnvironment.variable("PASSFORGE_TEST_PG_CTL")
         let log = NSTemporaryDirectory() + "/passforge-pg_ctl-\(UUID().uuidString).log"
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                do {
-                    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: executable)
-                    process.arguments = arguments
-                    process.standardInput = FileHandle.nullDevice
-                    process.standardOutput = output
-                    process.standardError = output
-                    try process.run()
-                    process.waitUntilExit()
-                    try? output.close()
-                    continuation.resume(returning: process.terminationStatus)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
-        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        let result = try await runProcessWithoutBlocking(
+            "/bin/sh", ["-c", #"log=$1; shift; exec "$@" >"$log" 2>&1"#, "sh", log, executable] + arguments)
+        return (result.status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 }
 

@@ -61,9 +61,21 @@ public final class ProjectFixture: Sendable {
     /// Runs the real `passforge` executable in the project folder.
     @discardableResult
     public func passforge(_ arguments: [String], environment extra: [String: String] = [:]) throws -> ProcessResult {
+        try runProcess(passforgeExecutable(), arguments, directory: root, environment: Self.cliEnvironment(extra))
+    }
+
+    /// `passforge` for async tests: suspends until the run ends, holding none of the test runner's threads.
+    @discardableResult
+    public func passforge(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> ProcessResult {
+        try await runProcessWithoutBlocking(passforgeExecutable(), arguments, directory: root,
+                                            environment: Self.cliEnvironment(extra))
+    }
+
+    /// The tests' own environment without CI, with `extra` on top.
+    private static func cliEnvironment(_ extra: [String: String]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["CI"] = nil
         for (key, value) in extra { environment[key] = value }
-        return try runProcess(passforgeExecutable(), arguments, directory: root, environment: environment)
+        return environment
     }
 }
