@@ -28,7 +28,8 @@ struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     var responder: HTTPChannelHandler.Responder { http1.responder }
 
-    static func builder(idleTimeout: TimeAmount, requestReadTimeout: TimeAmount, connectionLimit: ConnectionLimit?) -> HTTPServerBuilder {
+    static func builder(idleTimeout: TimeAmount, requestReadTimeout: TimeAmount,
+                        connectionLimit: ConnectionLimit?) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             PassHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)),
                              requestReadTimeout: requestReadTimeout, connectionLimit: connectionLimit)
@@ -43,7 +44,8 @@ struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 channel.closeFuture.whenComplete { _ in connectionLimit.closed(tracked) }
             }
         }
-        let persistence = ConnectionPersistenceHandler(requestReadTimeout: requestReadTimeout, tracked: tracked, logger: logger)
+        let persistence = ConnectionPersistenceHandler(requestReadTimeout: requestReadTimeout, tracked: tracked,
+                                                       logger: logger)
         do {
             if connectionLimit != nil, tracked == nil {
                 // Every open connection is being answered: this one gets a 503 and nothing is read from it.

@@ -68,13 +68,14 @@ package enum PassServer {
             next: service)
         let measured = MiddlewareChain(middleware: MetricsMiddleware(metrics: metrics, basePath: service.basePath), next: limited)
         let responder = MiddlewareChain(middleware: AccessLogMiddleware(logger: logger), next: measured)
+        let connectionLimit = configuration.maximumConnections.map {
+            ConnectionLimit(maximum: $0, origin: configuration.connectionCapOrigin, metrics: metrics, logger: logger)
+        }
         return Application(
             responder: responder,
-            server: PassHTTP1Channel.builder(idleTimeout: configuration.idleTimeout, requestReadTimeout: configuration.requestReadTimeout,
-                                             connectionLimit: configuration.maximumConnections.map {
-                                                 ConnectionLimit(maximum: $0, origin: configuration.connectionCapOrigin, metrics: metrics,
-                                                                 logger: logger)
-                                             }),
+            server: PassHTTP1Channel.builder(idleTimeout: configuration.idleTimeout,
+                                             requestReadTimeout: configuration.requestReadTimeout,
+                                             connectionLimit: connectionLimit),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "passforge"),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

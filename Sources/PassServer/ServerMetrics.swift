@@ -67,7 +67,8 @@ package final class ServerMetrics: Sendable {
     /// What the connection cap did for one new connection: `closed` an idle or half-sent one to take it,
     /// or `refused` it (503) because every open one was being answered.
     func recordConnectionAtCap(_ action: String) {
-        Counter(label: "passforge_connections_at_cap_total", dimensions: [("action", action)], factory: factory).increment()
+        Counter(label: "passforge_connections_at_cap_total", dimensions: [("action", action)], factory: factory)
+            .increment()
     }
 
     /// One answered offer claim (`created`, `repeated`, `alreadyClaimed`, `exhausted`, `badRequest`, `unavailable`);

@@ -59,7 +59,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds allowed to receive one request, headers and body; slower requests get 408.", valueName: "seconds"))
     var requestTimeout = 30
 
-    @Option(help: ArgumentHelp("Connections open at once; at the cap a new one closes the oldest idle or half-sent one (default: the open-file limit, raised to its hard limit, less an eighth for the store and the tree, at least 128; at most 16384).", valueName: "n"))
+    @Option(help: ArgumentHelp("Connections open at once; at the cap a new one closes the oldest idle or half-sent one "
+                               + "(default: the open-file limit, raised to its hard limit, less an eighth for the store "
+                               + "and the tree, at least 128; at most 16384).", valueName: "n"))
     var maxConnections: Int?
 
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default: LOG_LEVEL, else info).", valueName: "level"))
@@ -188,16 +190,17 @@ struct ServeCommand: AsyncParsableCommand {
     private func connectionCap() throws -> (cap: Int, origin: String, line: String) {
         let files = OpenFileLimit.raiseToHardLimit()
         if let problem = files.problem {
-            Console.error("warning: cannot raise the open-file limit from \(files.before) to its hard limit (\(problem)); "
-                          + "connections are capped below \(files.before)")
+            Console.error("warning: cannot raise the open-file limit from \(files.before) to its hard limit "
+                          + "(\(problem)); connections are capped below \(files.before)")
         }
         let limitText = files.after > files.before ? "raised from \(files.before) to \(files.after)" : "\(files.after)"
         let cap: Int
         if let maxConnections {
             guard maxConnections <= files.after - ConnectionLimit.minimumHeadroom else {
-                Console.error("error: --max-connections \(maxConnections) leaves too few of the \(files.after) open files for the store and "
-                              + "the tree: at most \(files.after - ConnectionLimit.minimumHeadroom). Raise the hard limit "
-                              + "(LimitNOFILE= in the systemd unit, ulimit -Hn in a shell) or lower --max-connections")
+                let most = files.after - ConnectionLimit.minimumHeadroom
+                Console.error("error: --max-connections \(maxConnections) leaves too few of the \(files.after) open files "
+                              + "for the store and the tree: at most \(most). Raise the hard limit (LimitNOFILE= in the "
+                              + "systemd unit, ulimit -Hn in a shell) or lower --max-connections")
                 throw ExitCode.failure
             }
             cap = maxConnections
@@ -205,7 +208,8 @@ struct ServeCommand: AsyncParsableCommand {
             cap = ConnectionLimit.defaultMaximum(openFileLimit: files.after)
         }
         let origin = " (--max-connections \(cap); open-file limit \(files.after))"
-        return (cap, origin, "connections: at most \(cap) at once (open-file limit \(limitText); --max-connections sets it)")
+        let line = "connections: at most \(cap) at once (open-file limit \(limitText); --max-connections sets it)"
+        return (cap, origin, line)
     }
 
     /// The path of webServiceURL in passforge.yml (`https://h/passes/` → `/passes`).
@@ -216,7 +220,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The URLs to try, with a real pass of the current build when there is one.
-    static func banner(host: String, port: Int, basePath: String, output: String, store: String, connections: String? = nil) -> String {
+    static func banner(host: String, port: Int, basePath: String, output: String, store: String,
+                       connections: String? = nil) -> String {
         let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
         let base = "http://\(shownHost):\(port)\(basePath)"
         var lines = [

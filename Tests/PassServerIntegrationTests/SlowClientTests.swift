@@ -17,13 +17,15 @@ import Testing
 
     /// Half of them stop in the headers, half in the body (all in the body with `allInTheBody`); the
     /// request deadline is an hour, so only the cap can make room.
-    static func halfSentRequests(port: Int, count: Int = slowClients, allInTheBody: Bool = false) throws -> [RawConnection] {
+    static func halfSentRequests(port: Int, count: Int = slowClients,
+                                 allInTheBody: Bool = false) throws -> [RawConnection] {
+        let inTheHeaders = "POST /v1/log HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+        let inTheBody = "POST /v1/log HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 1000\r\n\r\n{\"logs\":[\""
         var connections: [RawConnection] = []
         for index in 0..<count {
             let connection = try RawConnection(port: port)
-            _ = try? connection.send(index.isMultiple(of: 2) && !allInTheBody
-                ? "POST /v1/log HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
-                : "POST /v1/log HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"logs\":[\"")
+            _ = try? connection.send(index.isMultiple(of: 2) && !allInTheBody ? inTheHeaders : inTheBody)
             connections.append(connection)
         }
         return connections
@@ -32,7 +34,8 @@ import Testing
     /// The test itself holds the slow clients' sockets.
     static func raiseOwnOpenFileLimit() throws {
         let raised = OpenFileLimit.raiseToHardLimit()
-        try #require(raised.after >= 3 * slowClients, "this test needs \(3 * slowClients) open files; the hard limit allows \(raised.after)")
+        try #require(raised.after >= 3 * slowClients,
+                     "this test needs \(3 * slowClients) open files; the hard limit allows \(raised.after)")
     }
 
     /// The hard limit the test may give a child (it cannot raise its own).
@@ -50,29 +53,33 @@ import Testing
         let built = try BuiltProject(passCount: 1)
         // Soft and hard 1024: nothing to raise, so the cap is 1024 less 128 of headroom.
         let server = try ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
-        #expect(server.stdout.get().contains("connections: at most 896 at once (open-file limit 1024;"), "\(server.stdout.get())")
+        let banner = server.stdout.get()
+        #expect(banner.contains("connections: at most 896 at once (open-file limit 1024;"), "\(banner)")
         var slow = try Self.halfSentRequests(port: server.port)
         let answer = try Self.health(port: server.port, within: 3)
-        #expect(answer.status == 200, "/health not answered within 3 s behind \(Self.slowClients) half-sent requests: \(answer.text)")
+        #expect(answer.status == 200,
+                "/health not answered within 3 s behind \(Self.slowClients) half-sent requests: \(answer.text)")
         // The oldest went to make room: at least 1,100 + 1 - 896 of the slow clients are closed.
         let closedEnough = try await eventually(timeout: 10) {
             slow.filter { $0.isReadable() }.count >= Self.slowClients + 1 - 896
         }
         #expect(closedEnough, "\(slow.filter { $0.isReadable() }.count) slow clients closed")
-        let registered = try await Client(base: server.base).register("dev1", built.type, "C-0000", token: try built.token("C-0000"),
-                                                                      pushToken: hexToken("c3"))
+        let registered = try await Client(base: server.base)
+            .register("dev1", built.type, "C-0000", token: try built.token("C-0000"), pushToken: hexToken("c3"))
         #expect(registered.status == 201)
         // The operator's view: the cap, the open connections and what the cap closed.
         let metrics = try await Client(base: server.base).send(.GET, "/metrics").text
         #expect(metrics.contains("passforge_connection_cap 896"), "\(metrics)")
-        let closedAtCap = metrics.split(separator: "\n").first { $0.hasPrefix(#"passforge_connections_at_cap_total{action="closed"}"#) }
+        let closedAtCap = metrics.split(separator: "\n")
+            .first { $0.hasPrefix(#"passforge_connections_at_cap_total{action="closed"}"#) }
             .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0
         #expect(closedAtCap >= Double(Self.slowClients + 1 - 896), "\(metrics)")
         #expect(metrics.contains("passforge_connections_open "))
         slow.removeAll()
         #expect(server.stop() == 0)
         let log = server.stderr.get()
-        let warnings = log.components(separatedBy: "connection cap of 896 reached (--max-connections 896; open-file limit 1024)").count - 1
+        let warning = "connection cap of 896 reached (--max-connections 896; open-file limit 1024)"
+        let warnings = log.components(separatedBy: warning).count - 1
         #expect(warnings == 1, "one warning a minute at most: \(warnings)\n\(log.suffix(2000))")
         #expect(!log.contains(" error passforge"), "\(log.suffix(2000))")
     }
@@ -83,8 +90,9 @@ import Testing
         let built = try BuiltProject(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, hard))
         let cap = ConnectionLimit.defaultMaximum(openFileLimit: hard)
-        #expect(server.stdout.get().contains("connections: at most \(cap) at once (open-file limit raised from 1024 to \(hard);"),
-                "\(server.stdout.get())")
+        let banner = server.stdout.get()
+        #expect(banner.contains("connections: at most \(cap) at once (open-file limit raised from 1024 to \(hard);"),
+                "\(banner)")
         var slow = try Self.halfSentRequests(port: server.port)
         let answer = try Self.health(port: server.port, within: 3)
         #expect(answer.status == 200, "\(answer.text)")
@@ -95,11 +103,13 @@ import Testing
 
     @Test func maxConnectionsMustLeaveRoomForTheStoreAndTheTree() async throws {
         let built = try BuiltProject(passCount: 1)
-        let result = try await runProcessWithoutBlocking("/usr/bin/prlimit", ["--nofile=1024:1024", passforgeExecutable(), "serve",
-                                                                               "--port", "0", "--max-connections", "1000"],
-                                                          directory: built.project.root, environment: built.environment)
+        let arguments = ["--nofile=1024:1024", passforgeExecutable(), "serve", "--port", "0",
+                         "--max-connections", "1000"]
+        let result = try await runProcessWithoutBlocking("/usr/bin/prlimit", arguments, directory: built.project.root,
+                                                          environment: built.environment)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("--max-connections 1000 leaves too few of the 1024 open files"), "\(result.output)")
+        #expect(result.stderr.contains("--max-connections 1000 leaves too few of the 1024 open files"),
+                "\(result.output)")
         #expect(result.stderr.contains("at most 960"), "\(result.output)")
     }
 
@@ -112,17 +122,26 @@ import Testing
         let passforge = try ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
         let host = try StaticHost(.caddy, root: built.output, upstreamPort: passforge.port)
         defer { host.stop() }
-        // In the body: Caddy holds a request whose headers have not all come by itself; one with a body it streams to passforge.
+        // In the body: Caddy holds a request whose headers have not all come by itself; a body it streams to passforge.
         var slow = try Self.halfSentRequests(port: host.port, allInTheBody: true)
+        // Caddy dials passforge for each as it comes: wait until they fill passforge's cap (a scrape on its own port).
+        var scraper = Client(base: passforge.base)
+        scraper.timeout = .seconds(5)
+        let capReached = try await eventually(timeout: 30) {
+            let metrics = try? await scraper.send(.GET, "/metrics").text
+            return metrics?.contains(#"passforge_connections_at_cap_total{action="closed"}"#) == true
+        }
+        #expect(capReached, "the slow bodies never filled passforge's 896 connections")
         var client = Client(base: host.base)
         client.timeout = .seconds(10)
-        let registered = try await client.register("dev1", built.type, "C-0000", token: try built.token("C-0000"), pushToken: hexToken("c3"))
+        let registered = try await client.register("dev1", built.type, "C-0000", token: try built.token("C-0000"),
+                                                   pushToken: hexToken("c3"))
         #expect(registered.status == 201, "\(registered.text)")
         #expect(try await client.send(.GET, "/health").status == 200)
         slow.removeAll()
         host.stop()
         #expect(passforge.stop() == 0)
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "1")
     }
 }
 
@@ -142,13 +161,16 @@ import Testing
         ]
         for (path, headers) in requests {
             for range in ["bytes=0-1,3-4", "bytes=0-0,2-2,4-4", "bytes=0-1, 0-1", "bytes=-2,0-1"] {
-                let answer = try await Client(base: host.base).send(.GET, path, headers: headers.merging(["Range": range]) { a, _ in a })
+                let answer = try await Client(base: host.base)
+                    .send(.GET, path, headers: headers.merging(["Range": range]) { a, _ in a })
                 #expect(answer.status == 200, "\(server) \(path) \(range): \(answer.status)")
                 #expect(answer.body == whole, "\(server) \(path) \(range)")
                 #expect(answer.header("Content-Type")?.contains("multipart") == false, "\(server) \(path) \(range)")
             }
-            let single = try await Client(base: host.base).send(.GET, path, headers: headers.merging(["Range": "bytes=0-1"]) { a, _ in a })
-            #expect(single.status == 206 && single.body == Array(whole.prefix(2)), "\(server) \(path): \(single.status)")
+            let single = try await Client(base: host.base)
+                .send(.GET, path, headers: headers.merging(["Range": "bytes=0-1"]) { a, _ in a })
+            #expect(single.status == 206 && single.body == Array(whole.prefix(2)),
+                    "\(server) \(path): \(single.status)")
         }
     }
 }
@@ -168,28 +190,36 @@ import Testing
         var cases: [(path: String, authorization: String, status: Int)] = [
             (passPath, "ApplePass \(passToken)", 200), (orderPath, "AppleOrder \(orderToken)", 200),
         ]
-        for scheme in ["applepass", "APPLEPASS", "Applepass", "applePass"] { cases.append((passPath, "\(scheme) \(passToken)", 401)) }
+        for scheme in ["applepass", "APPLEPASS", "Applepass", "applePass"] {
+            cases.append((passPath, "\(scheme) \(passToken)", 401))
+        }
         for scheme in ["appleorder", "APPLEORDER", "Appleorder", "appleOrder", "ApplePass"] {
             cases.append((orderPath, "\(scheme) \(orderToken)", 401))
         }
         for (path, authorization, status) in cases {
-            let direct = try await Client(base: passforge.base).send(.GET, path, headers: ["Authorization": authorization])
+            let direct = try await Client(base: passforge.base)
+                .send(.GET, path, headers: ["Authorization": authorization])
             let viaHost = try await Client(base: host.base).send(.GET, path, headers: ["Authorization": authorization])
-            #expect(direct.status == status && viaHost.status == status, "\(server) \(path) '\(authorization)': \(direct.status) \(viaHost.status)")
+            #expect(direct.status == status && viaHost.status == status,
+                    "\(server) \(path) '\(authorization)': \(direct.status) \(viaHost.status)")
             if status == 401 {
                 #expect(viaHost.body == direct.body, "\(server) \(path) '\(authorization)'")
                 #expect(viaHost.header("WWW-Authenticate") == direct.header("WWW-Authenticate"))
             }
             if path == orderPath, status == 401 {
-                #expect(direct.header("WWW-Authenticate") == "AppleOrder" && !direct.text.contains("ApplePass"), "\(direct.text)")
+                #expect(direct.header("WWW-Authenticate") == "AppleOrder" && !direct.text.contains("ApplePass"),
+                        "\(direct.text)")
             }
         }
         // Registration of an order through the host, without a token or with the pass scheme: the order's 401.
         let registration = "/v1/devices/0a1b2c3d/registrations/\(built.orderType)/O-1001"
-        for headers in [[:], ["Authorization": "ApplePass \(orderToken)"], ["Authorization": "appleorder \(orderToken)"]] {
-            let answer = try await Client(base: host.base).send(.POST, registration, headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a },
-                                                                body: Array(#"{"pushToken":"\#(hexToken("c3"))"}"#.utf8))
-            #expect(answer.status == 401 && answer.header("WWW-Authenticate") == "AppleOrder", "\(server) \(headers): \(answer.text)")
+        let body = Array(#"{"pushToken":"\#(hexToken("c3"))"}"#.utf8)
+        for authorization in [nil, "ApplePass \(orderToken)", "appleorder \(orderToken)"] {
+            var headers = ["Content-Type": "application/json"]
+            headers["Authorization"] = authorization
+            let answer = try await Client(base: host.base).send(.POST, registration, headers: headers, body: body)
+            #expect(answer.status == 401 && answer.header("WWW-Authenticate") == "AppleOrder",
+                    "\(server) \(authorization ?? "no token"): \(answer.text)")
             #expect(answer.text.contains("AppleOrder") && !answer.text.contains("ApplePass"), "\(answer.text)")
         }
     }
