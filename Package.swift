@@ -287,7 +287,16 @@ let package = Package(
             name: "PassforgeCLITests",
             dependencies: ["passforge", "PassBuild", "PassModel", "WalletTree", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "PassPublishTests", dependencies: ["PassPublish", "PassBuild", "WalletTree", "AtomicFiles", "TestSupport", "passforge", "ObjectStorage"]),
+        .testTarget(
+            name: "PassPublishTests",
+            dependencies: [
+                "PassPublish", "PassBuild", "WalletTree", "AtomicFiles", "TestSupport", "passforge", "ObjectStorage",
+                // FakeObjectStore: a store that answers 5xx, 429 or 501 on demand.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RegistrationStoreTests",

@@ -18,11 +18,13 @@ package struct ObjectStorageError: Error, Sendable, CustomStringConvertible {
         switch code {
         case "InvalidAccessKeyId": "the store does not know AWS_ACCESS_KEY_ID; check it and AWS_ENDPOINT_URL"
         case "SignatureDoesNotMatch": "check AWS_SECRET_ACCESS_KEY, and AWS_REGION (R2 takes auto)"
-        case "AccessDenied": "the credentials may not do this; grant s3:GetObject, s3:PutObject and s3:DeleteObject on the prefix"
+        case "AccessDenied":
+            "the credentials may not do this; grant s3:GetObject, s3:PutObject and s3:DeleteObject on the prefix"
         case "NoSuchBucket": "create the bucket first, or check its name and AWS_ENDPOINT_URL"
         case "RequestTimeTooSkewed": "this machine's clock is off by more than 15 minutes; set it (timedatectl)"
         case "ExpiredToken", "InvalidToken": "AWS_SESSION_TOKEN has expired; get new temporary credentials"
-        case "PermanentRedirect", "AuthorizationHeaderMalformed": "the bucket is in another region; set AWS_REGION to it"
+        case "PermanentRedirect", "AuthorizationHeaderMalformed":
+            "the bucket is in another region; set AWS_REGION to it"
         default: status >= 500 ? "the store failed; try again later" : "see the store's message"
         }
     }

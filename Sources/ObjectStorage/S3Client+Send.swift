@@ -26,8 +26,10 @@ package struct RetryPolicy: Sendable {
     static func isRetryable(status: Int, code: String?) -> Bool {
         if status >= 500 && status != 501 { return true }
         if status == 429 || status == 408 { return true }
-        return ["RequestTimeout", "ConditionalRequestConflict", "RequestTimeTooSkewed", "SlowDown",
-                "OperationAborted"].contains(code ?? "")
+        return [
+            "RequestTimeout", "ConditionalRequestConflict", "RequestTimeTooSkewed", "SlowDown",
+            "OperationAborted",
+        ].contains(code ?? "")
     }
 }
 
@@ -47,8 +49,9 @@ struct StoreAnswer: Sendable {
         let text = String(decoding: body.prefix(4096), as: UTF8.self)
         let code = XMLText.element("Code", in: text)
         let message = XMLText.element("Message", in: text).map { ": \($0.prefix(300))" } ?? ""
-        return ObjectStorageError("\(operation) \(object): the store answered \(status) \(code ?? "")\(message); "
-                                  + ObjectStorageError.advice(code: code, status: status), status: status, code: code)
+        return ObjectStorageError(
+            "\(operation) \(object): the store answered \(status) \(code ?? "")\(message); "
+                + ObjectStorageError.advice(code: code, status: status), status: status, code: code)
     }
 }
 
@@ -56,7 +59,9 @@ extension S3Client {
     /// The path on the wire (and in the canonical request), the Host header and the URL of a request.
     func target(key: String?, query: [(String, String)]) -> (path: String, host: String, url: String) {
         let encodedKey = key.map { S3URIEncoding.encode($0, keepingSlashes: true) }
-        let scheme: String, host: String, path: String
+        let scheme: String
+        let host: String
+        let path: String
         if let endpoint = configuration.endpoint {
             (scheme, host) = (endpoint.isSecure ? "https" : "http", endpoint.hostHeader)
             path = "\(endpoint.basePath)/\(bucket)" + (encodedKey.map { "/\($0)" } ?? "")
@@ -68,8 +73,8 @@ extension S3Client {
             path = "/" + (encodedKey ?? "")
         }
         let queryText = query.map { name, value in
-            value.isEmpty ? S3URIEncoding.encode(name, keepingSlashes: false)
-                : "\(S3URIEncoding.encode(name, keepingSlashes: false))=\(S3URIEncoding.encode(value, keepingSlashes: false))"
+            let encodedName = S3URIEncoding.encode(name, keepingSlashes: false)
+            return value.isEmpty ? encodedName : "\(encodedName)=\(S3URIEncoding.encode(value, keepingSlashes: false))"
         }.joined(separator: "&")
         return (path, host, "\(scheme)://\(host)\(path)\(queryText.isEmpty ? "" : "?\(queryText)")")
     }
@@ -78,26 +83,32 @@ extension S3Client {
     /// `RetryPolicy` calls retryable, and a connection that failed. The last
     /// answer is returned whatever its status; a connection that failed on
     /// every attempt is an error.
-    func send(_ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
-              body: [UInt8] = [], responseLimit: Int = 1 << 20) async throws(ObjectStorageError) -> StoreAnswer {
+    func send(
+        _ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
+        body: [UInt8] = [], responseLimit: Int = 1 << 20
+    ) async throws(ObjectStorageError) -> StoreAnswer {
         let payloadHash = body.isEmpty ? SigV4Signer.emptyPayloadHash : hex(SHA256.hash(data: body))
         let object = key.map(describe) ?? "s3://\(bucket)"
         var attempt = 0
         while true {
             attempt += 1
             do {
-                let answer = try await sendOnce(method, key: key, query: query, headers: headers, body: body,
-                                                payloadHash: payloadHash, responseLimit: responseLimit)
-                guard attempt < retryPolicy.attempts, RetryPolicy.isRetryable(status: answer.status, code: answer.errorCode)
+                let answer = try await sendOnce(
+                    method, key: key, query: query, headers: headers, body: body,
+                    payloadHash: payloadHash, responseLimit: responseLimit)
+                guard attempt < retryPolicy.attempts,
+                    RetryPolicy.isRetryable(status: answer.status, code: answer.errorCode)
                 else { return answer }
             } catch is CancellationError {
                 throw ObjectStorageError("\(method.rawValue) \(object) was cancelled")
             } catch {
                 guard attempt < retryPolicy.attempts, !Task.isCancelled else {
-                    let target = configuration.endpoint?.description ?? "https://s3.\(configuration.region).amazonaws.com"
-                    throw ObjectStorageError("\(method.rawValue) \(object): cannot reach the store at \(target) "
-                                             + "after \(attempt) attempt\(attempt == 1 ? "" : "s") (\(Self.describe(error))); "
-                                             + "check AWS_ENDPOINT_URL and the network")
+                    let target =
+                        configuration.endpoint?.description ?? "https://s3.\(configuration.region).amazonaws.com"
+                    throw ObjectStorageError(
+                        "\(method.rawValue) \(object): cannot reach the store at \(target) "
+                            + "after \(attempt) attempt\(attempt == 1 ? "" : "s") (\(Self.describe(error))); "
+                            + "check AWS_ENDPOINT_URL and the network")
                 }
             }
             do {
@@ -108,8 +119,10 @@ extension S3Client {
         }
     }
 
-    private func sendOnce(_ method: HTTPMethod, key: String?, query: [(String, String)], headers: [(String, String)],
-                          body: [UInt8], payloadHash: String, responseLimit: Int) async throws -> StoreAnswer {
+    private func sendOnce(
+        _ method: HTTPMethod, key: String?, query: [(String, String)], headers: [(String, String)],
+        body: [UInt8], payloadHash: String, responseLimit: Int
+    ) async throws -> StoreAnswer {
         let target = target(key: key, query: query)
         var signable = SigV4Signer.Request(
             method: method.rawValue, encodedPath: target.path, query: query.map { (name: $0.0, value: $0.1) },
@@ -125,8 +138,9 @@ extension S3Client {
         }
         let response = try await http.execute(request, timeout: .seconds(120))
         let bytes = try await response.body.collect(upTo: max(responseLimit, 64 << 10))
-        return StoreAnswer(status: Int(response.status.code), headers: response.headers,
-                           body: Array(bytes.readableBytesView))
+        return StoreAnswer(
+            status: Int(response.status.code), headers: response.headers,
+            body: Array(bytes.readableBytesView))
     }
 
     /// An error of the connection, in words; never the request (its headers hold the signature).
@@ -143,14 +157,17 @@ extension S3Client {
 enum XMLText {
     static func element(_ name: String, in text: String) -> String? {
         guard let open = text.firstRange(of: "<\(name)>"),
-              let close = text[open.upperBound...].firstRange(of: "</\(name)>") else { return nil }
+            let close = text[open.upperBound...].firstRange(of: "</\(name)>")
+        else { return nil }
         return unescaped(String(text[open.upperBound..<close.lowerBound]))
     }
 
     static func elements(_ name: String, in text: String) -> [String] {
         var result: [String] = []
         var rest = text[...]
-        while let open = rest.firstRange(of: "<\(name)>"), let close = rest[open.upperBound...].firstRange(of: "</\(name)>") {
+        while let open = rest.firstRange(of: "<\(name)>"),
+            let close = rest[open.upperBound...].firstRange(of: "</\(name)>")
+        {
             result.append(String(rest[open.upperBound..<close.lowerBound]))
             rest = rest[close.upperBound...]
         }

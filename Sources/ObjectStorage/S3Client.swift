@@ -19,13 +19,16 @@ package final class S3Client: Sendable {
     let http: HTTPClient
     let signer: SigV4Signer
 
-    package init(configuration: S3Configuration, bucket: String, maximumConnections: Int = 32,
-                 retryPolicy: RetryPolicy = RetryPolicy()) {
+    package init(
+        configuration: S3Configuration, bucket: String, maximumConnections: Int = 32,
+        retryPolicy: RetryPolicy = RetryPolicy()
+    ) {
         (self.configuration, self.bucket, self.retryPolicy) = (configuration, bucket, retryPolicy)
         signer = SigV4Signer(credentials: configuration.credentials, region: configuration.region)
         var settings = HTTPClient.Configuration()
-        settings.connectionPool = .init(idleTimeout: .seconds(30),
-                                        concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnections))
+        settings.connectionPool = .init(
+            idleTimeout: .seconds(30),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, maximumConnections))
         settings.timeout = .init(connect: .seconds(10), read: .seconds(60))
         // A redirect would carry the request elsewhere; S3 redirects only to say the bucket is in another region.
         settings.redirectConfiguration = .disallow
@@ -62,8 +65,10 @@ package final class S3Client: Sendable {
 
     /// Stores `body` under `key` with its `Content-Type`, `Cache-Control` and
     /// `Content-MD5` (the store refuses a body that arrived damaged, 400 BadDigest).
-    package func put(_ key: String, body: [UInt8], contentType: String, cacheControl: String? = nil,
-                     condition: WriteCondition = .none) async throws(ObjectStorageError) -> PutOutcome {
+    package func put(
+        _ key: String, body: [UInt8], contentType: String, cacheControl: String? = nil,
+        condition: WriteCondition = .none
+    ) async throws(ObjectStorageError) -> PutOutcome {
         var headers = [("Content-Type", contentType), ("Content-MD5", Self.md5Base64(body))]
         if let cacheControl { headers.append(("Cache-Control", cacheControl)) }
         switch condition {
@@ -92,9 +97,11 @@ package final class S3Client: Sendable {
     package func get(_ key: String, limit: Int = 64 << 20) async throws(ObjectStorageError) -> Object? {
         let answer = try await send(.GET, key: key, responseLimit: limit)
         switch answer.status {
-        case 200: return Object(body: answer.body, etag: answer.headers.first(name: "etag"),
-                                contentType: answer.headers.first(name: "content-type"),
-                                cacheControl: answer.headers.first(name: "cache-control"))
+        case 200:
+            return Object(
+                body: answer.body, etag: answer.headers.first(name: "etag"),
+                contentType: answer.headers.first(name: "content-type"),
+                cacheControl: answer.headers.first(name: "cache-control"))
         case 404: return nil
         default: throw answer.failure("GET", describe(key))
         }
@@ -104,9 +111,11 @@ package final class S3Client: Sendable {
     package func head(_ key: String) async throws(ObjectStorageError) -> Object? {
         let answer = try await send(.HEAD, key: key)
         switch answer.status {
-        case 200: return Object(body: [], etag: answer.headers.first(name: "etag"),
-                                contentType: answer.headers.first(name: "content-type"),
-                                cacheControl: answer.headers.first(name: "cache-control"))
+        case 200:
+            return Object(
+                body: [], etag: answer.headers.first(name: "etag"),
+                contentType: answer.headers.first(name: "content-type"),
+                cacheControl: answer.headers.first(name: "cache-control"))
         case 404: return nil
         default: throw answer.failure("HEAD", describe(key))
         }
@@ -135,14 +144,16 @@ package final class S3Client: Sendable {
             if let error = XMLText.elements("Error", in: text).first {
                 let key = XMLText.element("Key", in: error) ?? "?"
                 let code = XMLText.element("Code", in: error) ?? "?"
-                throw ObjectStorageError("DeleteObjects \(describe(key)) failed: \(code) "
-                                         + (XMLText.element("Message", in: error) ?? ""), status: 200, code: code)
+                throw ObjectStorageError(
+                    "DeleteObjects \(describe(key)) failed: \(code) "
+                        + (XMLText.element("Message", in: error) ?? ""), status: 200, code: code)
             }
         }
     }
 
     static func deleteRequestXML(_ keys: [String]) -> String {
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Quiet>true</Quiet>"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+            + "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Quiet>true</Quiet>"
             + keys.map { "<Object><Key>\(XMLText.escaped($0))</Key></Object>" }.joined() + "</Delete>"
     }
 

@@ -44,24 +44,29 @@ package struct S3Configuration: Sendable, Equatable {
             environment[name].flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0.trimmingWhitespace() }
         }
         if let key = value("AWS_ACCESS_KEY_ID"), let secret = value("AWS_SECRET_ACCESS_KEY") {
-            credentials = S3Credentials(accessKeyID: key, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN"))
+            credentials = S3Credentials(
+                accessKeyID: key, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN"))
         } else {
             credentials = try Self.profileCredentials(environment: environment, value: value)
         }
         region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1"
         guard region.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
-            throw ObjectStorageError("AWS_REGION \(region.debugDescription) is not a region name (like us-east-1 or auto)")
+            throw ObjectStorageError(
+                "AWS_REGION \(region.debugDescription) is not a region name (like us-east-1 or auto)")
         }
         if let text = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL") {
             endpoint = try S3Endpoint(parsing: text)
         }
     }
 
-    private static func profileCredentials(environment: [String: String],
-                                           value: (String) -> String?) throws(ObjectStorageError) -> S3Credentials {
+    private static func profileCredentials(
+        environment: [String: String],
+        value: (String) -> String?
+    ) throws(ObjectStorageError) -> S3Credentials {
         let profile = value("AWS_PROFILE") ?? "default"
         let path = value("AWS_SHARED_CREDENTIALS_FILE") ?? value("HOME").map { "\($0)/.aws/credentials" }
-        let missing = "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for "
+        let missing =
+            "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for "
             + "temporary ones), or AWS_PROFILE with a profile in ~/.aws/credentials"
         guard let path else { throw ObjectStorageError(missing) }
         guard let bytes = AtomicFileSystem.readFile(path) else {
@@ -88,7 +93,9 @@ package enum CredentialsFile {
     package static func sections(_ text: String) -> [String: [String: String]] {
         var sections: [String: [String: String]] = [:]
         var current: String?
-        for rawLine in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+        for rawLine in text.split(
+            omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        {
             let line = String(rawLine).trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("["), line.hasSuffix("]") {
@@ -113,21 +120,31 @@ package struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
     package var basePath: String
 
     package init(parsing text: String) throws(ObjectStorageError) {
-        let refusal = ObjectStorageError("AWS_ENDPOINT_URL \(text.debugDescription) is not an endpoint URL "
-                                         + "(http://HOST[:PORT] or https://HOST[:PORT], like http://127.0.0.1:8333)")
+        let refusal = ObjectStorageError(
+            "AWS_ENDPOINT_URL \(text.debugDescription) is not an endpoint URL "
+                + "(http://HOST[:PORT] or https://HOST[:PORT], like http://127.0.0.1:8333)")
         let schemeEnd: String.Index
-        if text.hasPrefix("https://") { isSecure = true; schemeEnd = text.index(text.startIndex, offsetBy: 8) }
-        else if text.hasPrefix("http://") { isSecure = false; schemeEnd = text.index(text.startIndex, offsetBy: 7) }
-        else { throw refusal }
+        if text.hasPrefix("https://") {
+            isSecure = true
+            schemeEnd = text.index(text.startIndex, offsetBy: 8)
+        } else if text.hasPrefix("http://") {
+            isSecure = false
+            schemeEnd = text.index(text.startIndex, offsetBy: 7)
+        } else {
+            throw refusal
+        }
         let rest = text[schemeEnd...]
         let authority = rest.prefix { $0 != "/" }
         var path = String(rest.dropFirst(authority.count))
         while path.hasSuffix("/") { path.removeLast() }
         basePath = path
         guard !authority.contains("@"), !authority.contains("?"), !authority.contains("#"), !authority.isEmpty,
-              !path.contains("?"), !path.contains("#") else { throw refusal }
+            !path.contains("?"), !path.contains("#")
+        else { throw refusal }
         if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
-            guard let number = Int(authority[authority.index(after: colon)...]), (1...65535).contains(number) else { throw refusal }
+            guard let number = Int(authority[authority.index(after: colon)...]), (1...65535).contains(number) else {
+                throw refusal
+            }
             (host, port) = (String(authority[..<colon]), number)
         } else {
             (host, port) = (String(authority), nil)

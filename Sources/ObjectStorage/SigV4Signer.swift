@@ -26,10 +26,13 @@ package struct SigV4Signer: Sendable {
         package var headers: [(name: String, value: String)]
         package var payloadHash: String
 
-        package init(method: String, encodedPath: String, query: [(name: String, value: String)] = [],
-                     headers: [(name: String, value: String)], payloadHash: String) {
-            (self.method, self.encodedPath, self.query, self.headers, self.payloadHash)
-                = (method, encodedPath, query, headers, payloadHash)
+        package init(
+            method: String, encodedPath: String, query: [(name: String, value: String)] = [],
+            headers: [(name: String, value: String)], payloadHash: String
+        ) {
+            (self.method, self.encodedPath, self.query, self.headers, self.payloadHash) = (
+                method, encodedPath, query, headers, payloadHash
+            )
         }
     }
 
@@ -50,8 +53,10 @@ package struct SigV4Signer: Sendable {
     package func authorization(for request: Request, stamp: AmzDate) -> String {
         let canonical = canonicalRequest(request)
         let scope = "\(stamp.date)/\(region)/\(service)/aws4_request"
-        let signature = hex(HMAC<SHA256>.authenticationCode(for: Array(stringToSign(canonical.text, stamp: stamp).utf8),
-                                                            using: signingKey(date: stamp.date)))
+        let signature = hex(
+            HMAC<SHA256>.authenticationCode(
+                for: Array(stringToSign(canonical.text, stamp: stamp).utf8),
+                using: signingKey(date: stamp.date)))
         return "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), "
             + "SignedHeaders=\(canonical.signedHeaders), Signature=\(signature)"
     }
@@ -61,7 +66,10 @@ package struct SigV4Signer: Sendable {
     /// the signed header names, the payload hash: one per line.
     package func canonicalRequest(_ request: Request) -> (text: String, signedHeaders: String) {
         let encoded: [(name: String, value: String)] = request.query.map { pair in
-            (S3URIEncoding.encode(pair.name, keepingSlashes: false), S3URIEncoding.encode(pair.value, keepingSlashes: false))
+            (
+                S3URIEncoding.encode(pair.name, keepingSlashes: false),
+                S3URIEncoding.encode(pair.value, keepingSlashes: false)
+            )
         }
         let sorted = encoded.sorted { $0.name == $1.name ? $0.value < $1.value : $0.name < $1.name }
         let query = sorted.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
@@ -107,7 +115,8 @@ package struct AmzDate: Sendable, Equatable {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        dateTime = "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
+        dateTime =
+            "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
             + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
 }
@@ -124,8 +133,9 @@ package enum S3URIEncoding {
         let digits = Array("0123456789ABCDEF")
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             case UInt8(ascii: "/") where keepingSlashes:
                 result.append("/")
@@ -143,7 +153,10 @@ package enum S3URIEncoding {
 func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
     let digits = Array("0123456789abcdef".utf8)
     var result: [UInt8] = []
-    for byte in bytes { result.append(digits[Int(byte >> 4)]); result.append(digits[Int(byte & 0x0F)]) }
+    for byte in bytes {
+        result.append(digits[Int(byte >> 4)])
+        result.append(digits[Int(byte & 0x0F)])
+    }
     return String(decoding: result, as: UTF8.self)
 }
 

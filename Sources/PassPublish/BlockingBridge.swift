@@ -21,9 +21,12 @@ enum BlockingBridge {
     /// `run`, while the waiting thread tells `progress` the count the work
     /// reaches through `advance`, at most ten times a second and at the end:
     /// `progress` is called on the caller's thread only, never by the work.
-    static func run<T: Sendable>(progress: (Int) -> Void,
-                                 _ body: @escaping @Sendable (_ advance: @escaping @Sendable (Int) -> Void) async throws -> T)
-        throws -> T {
+    static func run<T: Sendable>(
+        progress: (Int) -> Void,
+        _ body: @escaping @Sendable (_ advance: @escaping @Sendable (Int) -> Void) async throws -> T
+    )
+        throws -> T
+    {
         let box = ResultBox<T>()
         let count = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
@@ -38,7 +41,10 @@ enum BlockingBridge {
         var told = 0
         while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
             let value = count.load(ordering: .relaxed)
-            if value != told { progress(value); told = value }
+            if value != told {
+                progress(value)
+                told = value
+            }
         }
         let value = count.load(ordering: .relaxed)
         if value != told { progress(value) }

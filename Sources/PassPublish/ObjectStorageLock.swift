@@ -2,6 +2,7 @@ import AtomicFiles
 import Foundation
 import ObjectStorage
 import WalletTree
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,8 +42,10 @@ final class ObjectStorageLock: DestinationLock, @unchecked Sendable {
                 if Task.isCancelled { return }
                 holder.refreshed = Date().timeIntervalSince1970
                 let condition: S3Client.WriteCondition = conditional ? etag.map { .matching(etag: $0) } ?? .none : .none
-                if case .stored(let newTag)? = try? await client.put(key, body: holder.bytes, contentType: "application/json",
-                                                                     cacheControl: "no-store", condition: condition) {
+                if case .stored(let newTag)? = try? await client.put(
+                    key, body: holder.bytes, contentType: "application/json",
+                    cacheControl: "no-store", condition: condition)
+                {
                     etag = newTag
                 }
             }
@@ -72,8 +75,9 @@ final class ObjectStorageLock: DestinationLock, @unchecked Sendable {
 
         static func current() -> Holder {
             let now = Date().timeIntervalSince1970
-            return Holder(host: ProcessInfo.processInfo.hostName, boot: bootID(), pid: getpid(),
-                          nonce: UUID().uuidString, started: now, refreshed: now)
+            return Holder(
+                host: ProcessInfo.processInfo.hostName, boot: bootID(), pid: getpid(),
+                nonce: UUID().uuidString, started: now, refreshed: now)
         }
 
         /// Why this holder's lock may be taken over, or nil while it may still be publishing.
@@ -106,10 +110,12 @@ extension ObjectStorageLock {
             return ObjectStorageLock(client: client, key: key, holder: holder, etag: etag, conditional: conditional)
         case .held(let other):
             let since = Date(timeIntervalSince1970: other?.started ?? 0)
-            let who = other.map { "process \($0.pid) on \($0.host), since \(since)" } ?? "a writer passforge cannot read"
-            throw PublishError("another passforge publish to \(destination) is running (\(client.describe(key)): \(who)); "
-                               + "wait for it to finish. If none is running, delete that object, or wait "
-                               + "\(Int(staleAfter)) s for it to go stale")
+            let who =
+                other.map { "process \($0.pid) on \($0.host), since \(since)" } ?? "a writer passforge cannot read"
+            throw PublishError(
+                "another passforge publish to \(destination) is running (\(client.describe(key)): \(who)); "
+                    + "wait for it to finish. If none is running, delete that object, or wait "
+                    + "\(Int(staleAfter)) s for it to go stale")
         }
     }
 
@@ -119,8 +125,10 @@ extension ObjectStorageLock {
     }
 
     private static func take(client: S3Client, key: String, holder: Holder) async throws -> Outcome {
-        switch try await client.put(key, body: holder.bytes, contentType: "application/json", cacheControl: "no-store",
-                                    condition: .absent) {
+        switch try await client.put(
+            key, body: holder.bytes, contentType: "application/json", cacheControl: "no-store",
+            condition: .absent)
+        {
         case .stored(let etag):
             return .taken(etag: etag, conditional: true, notice: nil)
         case .conditionNotImplemented:
@@ -128,27 +136,34 @@ extension ObjectStorageLock {
         case .conditionFailed:
             guard let existing = try await client.get(key, limit: 64 << 10) else {
                 // Deleted meanwhile: one more try, conditional again.
-                if case .stored(let etag) = try await client.put(key, body: holder.bytes, contentType: "application/json",
-                                                                 cacheControl: "no-store", condition: .absent) {
+                if case .stored(let etag) = try await client.put(
+                    key, body: holder.bytes, contentType: "application/json",
+                    cacheControl: "no-store", condition: .absent)
+                {
                     return .taken(etag: etag, conditional: true, notice: nil)
                 }
                 return .held(nil)
             }
             let other = try? JSONDecoder().decode(Holder.self, from: Data(existing.body))
-            if other == holder { return .taken(etag: existing.etag, conditional: true, notice: nil) }  // our retried PUT
+            // Our own PUT, retried after a first attempt that landed.
+            if other == holder { return .taken(etag: existing.etag, conditional: true, notice: nil) }
             guard let other, let why = other.staleness(now: Date().timeIntervalSince1970, here: holder),
-                  let etag = existing.etag else { return .held(other) }
-            let takeover = try await client.put(key, body: holder.bytes, contentType: "application/json",
-                                                cacheControl: "no-store", condition: .matching(etag: etag))
+                let etag = existing.etag
+            else { return .held(other) }
+            let takeover = try await client.put(
+                key, body: holder.bytes, contentType: "application/json",
+                cacheControl: "no-store", condition: .matching(etag: etag))
             guard case .stored(let newTag) = takeover else { return .held(other) }
-            return .taken(etag: newTag, conditional: true,
-                          notice: "taking over the publish lock \(client.describe(key)): \(why)")
+            return .taken(
+                etag: newTag, conditional: true,
+                notice: "taking over the publish lock \(client.describe(key)): \(why)")
         }
     }
 
     /// The fallback for a store without conditional writes: read, put, read back.
     private static func takeWithoutConditions(client: S3Client, key: String, holder: Holder) async throws -> Outcome {
-        let notice = "note: \(client.describe(key)): the store does not support conditional writes (If-None-Match: *; "
+        let notice =
+            "note: \(client.describe(key)): the store does not support conditional writes (If-None-Match: *; "
             + "it answered 501), so the publish lock is checked, then written: it keeps out a second publish of the "
             + "same pipeline, not two started at the same instant; let one CI job publish at a time"
         var why: String?
@@ -161,8 +176,10 @@ extension ObjectStorageLock {
         }
         _ = try await client.put(key, body: holder.bytes, contentType: "application/json", cacheControl: "no-store")
         guard let back = try await client.get(key, limit: 64 << 10),
-              (try? JSONDecoder().decode(Holder.self, from: Data(back.body))) == holder else { return .held(nil) }
-        return .taken(etag: back.etag, conditional: false,
-                      notice: notice + (why.map { "\ntaking over the publish lock: \($0)" } ?? ""))
+            (try? JSONDecoder().decode(Holder.self, from: Data(back.body))) == holder
+        else { return .held(nil) }
+        return .taken(
+            etag: back.etag, conditional: false,
+            notice: notice + (why.map { "\ntaking over the publish lock: \($0)" } ?? ""))
     }
 }

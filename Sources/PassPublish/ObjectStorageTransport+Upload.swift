@@ -16,7 +16,8 @@ extension ObjectStorageTransport {
     /// people are sent to). Device indices (`v1/devices/`) are never among
     /// them: the server that takes registrations owns those.
     static func waves(_ files: [FileUpload]) -> [[Put]] {
-        var items: [Put] = [], downloads: [Put] = []
+        var items: [Put] = []
+        var downloads: [Put] = []
         for upload in files {
             for name in [upload.path] + upload.links {
                 let put = Put(source: upload.path, name: name)
@@ -36,8 +37,10 @@ extension ObjectStorageTransport {
         }
     }
 
-    private func store(_ wave: [Put], from localRoot: String, landedBefore: Int,
-                       progress: (Int) -> Void) throws -> Int {
+    private func store(
+        _ wave: [Put], from localRoot: String, landedBefore: Int,
+        progress: (Int) -> Void
+    ) throws -> Int {
         let (client, prefix, concurrency) = (client, prefix, concurrency)
         return try BlockingBridge.run(progress: progress) { advance in
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -64,8 +67,9 @@ extension ObjectStorageTransport {
             throw PublishError("cannot read \(path); run passforge build first")
         }
         let key = prefix.isEmpty ? put.name : "\(prefix)/\(put.name)"
-        _ = try await client.put(key, body: bytes, contentType: contentType(of: put.name, itemPath: put.source),
-                                 cacheControl: cacheControl)
+        _ = try await client.put(
+            key, body: bytes, contentType: contentType(of: put.name, itemPath: put.source),
+            cacheControl: cacheControl)
     }
 
     /// Lets a test stop the publish between the waves and kill it there

@@ -43,7 +43,9 @@ struct ObjectStorageTransport: PublishTransport {
         }
         let concurrency = environment["PASSFORGE_S3_CONCURRENCY"].flatMap(Int.init).map { min(max($0, 1), 256) } ?? 32
         (self.bucket, self.prefix, self.concurrency, self.environment) = (bucket, prefix, concurrency, environment)
-        connection = Connection { S3Client(configuration: configuration, bucket: bucket, maximumConnections: concurrency) }
+        connection = Connection {
+            S3Client(configuration: configuration, bucket: bucket, maximumConnections: concurrency)
+        }
     }
 
     /// The open client, if any; its connections are closed by `close()`.
@@ -63,7 +65,12 @@ struct ObjectStorageTransport: PublishTransport {
         }
 
         func close() {
-            guard let client = current.withLock({ client in defer { client = nil }; return client }) else { return }
+            guard
+                let client = current.withLock({ client in
+                    defer { client = nil }
+                    return client
+                })
+            else { return }
             _ = try? BlockingBridge.run { await client.shutdown() }
         }
     }
@@ -90,16 +97,19 @@ struct ObjectStorageTransport: PublishTransport {
         }
         guard let state = files[0] else { return .noState }
         let noted = files[3].flatMap { try? JSONDecoder().decode([String].self, from: Data($0)) } ?? []
-        return .published(PublishedBuild(state: state, downloadsCSV: files[1], bundlesJSON: files[2],
-                                         bundleFiles: noted.filter { $0.hasSuffix(".pkpasses") && TreePath.isBuildOwned($0) }))
+        return .published(
+            PublishedBuild(
+                state: state, downloadsCSV: files[1], bundlesJSON: files[2],
+                bundleFiles: noted.filter { $0.hasSuffix(".pkpasses") && TreePath.isBuildOwned($0) }))
     }
 
     /// An object of at most `limit` bytes (a larger one is refused), or nil when there is none.
     private static func read(_ client: S3Client, _ key: String, limit: Int) async throws -> [UInt8]? {
         guard let object = try await client.get(key, limit: limit + 1) else { return nil }
         guard object.body.count <= limit else {
-            throw PublishError("\(client.describe(key)) is more than the \(limit >> 20) MB a published build's "
-                               + "\((key as NSString).lastPathComponent) may be; it is refused")
+            throw PublishError(
+                "\(client.describe(key)) is more than the \(limit >> 20) MB a published build's "
+                    + "\((key as NSString).lastPathComponent) may be; it is refused")
         }
         return object.body
     }
@@ -122,8 +132,9 @@ struct ObjectStorageTransport: PublishTransport {
         // One after the other, in the order given: state.json, the one a server watches, last.
         try BlockingBridge.run {
             for (name, bytes) in files {
-                _ = try await client.put(key(name), body: bytes, contentType: Self.contentType(of: name),
-                                         cacheControl: "no-store")
+                _ = try await client.put(
+                    key(name), body: bytes, contentType: Self.contentType(of: name),
+                    cacheControl: "no-store")
             }
         }
     }
@@ -132,8 +143,9 @@ struct ObjectStorageTransport: PublishTransport {
         let (client, key) = (client, key)
         let bytes = Array(try JSONEncoder().encode(paths))
         try BlockingBridge.run {
-            _ = try await client.put(key(Self.removalsNotePath), body: bytes, contentType: "application/json",
-                                     cacheControl: "no-store")
+            _ = try await client.put(
+                key(Self.removalsNotePath), body: bytes, contentType: "application/json",
+                cacheControl: "no-store")
         }
     }
 

@@ -12,7 +12,8 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
     case objectStorage(bucket: String, prefix: String)
 
     /// The forms a DEST may take, for messages.
-    package static let acceptedForms = "a folder (/srv/site, ./site), [user@]host:/path (rsync over ssh), or s3://BUCKET/PREFIX"
+    package static let acceptedForms =
+        "a folder (/srv/site, ./site), [user@]host:/path (rsync over ssh), or s3://BUCKET/PREFIX"
 
     /// Reads DEST strictly, and refuses what is none of the three forms
     /// rather than guessing: a text that only looks like a folder
@@ -27,7 +28,10 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
     /// - Everything else is a folder (`./a:b` is one), with no control character.
     package init(parsing text: String) throws(PublishError) {
         func refuse(_ why: String) -> PublishError {
-            PublishError("\(BuildState.quoted(text)) is not a destination passforge accepts: \(why). DEST is \(Self.acceptedForms)")
+            PublishError(
+                "\(BuildState.quoted(text)) is not a destination passforge accepts: \(why). "
+                    + "DEST is \(Self.acceptedForms)"
+            )
         }
         guard !text.isEmpty else { throw refuse("it is empty") }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -48,7 +52,10 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
         }
         let userHost = String(text[..<colon])
         guard Self.isCleanUserHost(userHost) else {
-            throw refuse("\(BuildState.quoted(userHost)) before the colon is not a clean [user@]host (write ./\(text) for a folder of that name)")
+            throw refuse(
+                "\(BuildState.quoted(userHost)) before the colon is not a clean [user@]host "
+                    + "(write ./\(text) for a folder of that name)"
+            )
         }
         self = .remote(userHost: userHost, path: String(text[text.index(after: colon)...]))
     }
@@ -61,7 +68,8 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
         let nameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
         if parts.count == 2 {
             let user = parts[0]
-            guard !user.isEmpty, !user.hasPrefix("-"), user.allSatisfy({ nameCharacters.contains($0) || $0 == "_" }) else { return false }
+            guard !user.isEmpty, !user.hasPrefix("-"), user.allSatisfy({ nameCharacters.contains($0) || $0 == "_" })
+            else { return false }
         }
         if host.hasPrefix("["), host.hasSuffix("]"), host.count > 2 {
             return host.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
@@ -74,20 +82,24 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
     /// PREFIX: segments of `[A-Za-z0-9._~=+,@-]`, none empty, `.` or `..`:
     /// a key is signed exactly as it is sent (S3 does not normalize paths), so
     /// only names that read the same everywhere are taken.
-    private static func objectStorage(parsing text: String, refuse: (String) -> PublishError) throws(PublishError) -> Self {
+    private static func objectStorage(
+        parsing text: String, refuse: (String) -> PublishError
+    ) throws(PublishError) -> Self {
         var rest = text.dropFirst("s3://".count)
         while rest.hasSuffix("/") { rest = rest.dropLast() }
         let bucket = rest.prefix { $0 != "/" }
         let prefix = rest.dropFirst(bucket.count + 1)
         let bucketCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789.-_")
         guard (3...63).contains(bucket.count), bucket.allSatisfy(bucketCharacters.contains),
-              bucket.first!.isLetter || bucket.first!.isNumber, bucket.last!.isLetter || bucket.last!.isNumber else {
+            bucket.first!.isLetter || bucket.first!.isNumber, bucket.last!.isLetter || bucket.last!.isNumber
+        else {
             throw refuse("the bucket name must be 3 to 63 lower-case letters, digits, dots and hyphens")
         }
         let keyCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~=+,@-")
         for segment in prefix.split(separator: "/", omittingEmptySubsequences: false) where !prefix.isEmpty {
             guard !segment.isEmpty, segment != ".", segment != "..", segment.allSatisfy(keyCharacters.contains) else {
-                throw refuse("the prefix's parts must be non-empty, not . or .., and of letters, digits and . _ ~ = + , @ -")
+                throw refuse(
+                    "the prefix's parts must be non-empty, not . or .., and of letters, digits and . _ ~ = + , @ -")
             }
         }
         return .objectStorage(bucket: String(bucket), prefix: String(prefix))
@@ -107,7 +119,8 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
     package func makeTransport(environment: [String: String]) throws(PublishError) -> any PublishTransport {
         switch self {
         case .directory(let path): DirectoryTransport(root: path)
-        case .remote(let userHost, let path): try RsyncTransport(userHost: userHost, path: path, environment: environment)
+        case .remote(let userHost, let path):
+            try RsyncTransport(userHost: userHost, path: path, environment: environment)
         case .objectStorage(let bucket, let prefix):
             try ObjectStorageTransport(bucket: bucket, prefix: prefix, environment: environment)
         }

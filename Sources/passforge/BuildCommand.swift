@@ -44,7 +44,7 @@ struct BuildCommand: AsyncParsableCommand {
     var push = false
 
     @Option(help: ArgumentHelp(
-        "Start from the build state published at DEST (a folder or [user@]host:/path), so a fresh clone signs only what changed.",
+        "Start from the build state published at DEST (a folder, [user@]host:/path or s3://BUCKET/PREFIX), so a fresh clone signs only what changed.",
         valueName: "DEST"))
     var stateFrom: String?
 

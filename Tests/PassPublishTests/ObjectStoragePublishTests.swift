@@ -2,10 +2,11 @@ import AtomicFiles
 import Foundation
 import ObjectStorage
 import PassBuild
-import WalletTree
-@testable import PassPublish
-import Testing
 import TestSupport
+import Testing
+import WalletTree
+
+@testable import PassPublish
 
 /// A prefix of the test bucket on scripts/with-seaweedfs.sh's store, and what the tests check there.
 final class BucketTree: Sendable {
@@ -46,12 +47,15 @@ final class BucketTree: Sendable {
     }
 
     /// Every name of the pass is an object with the local bytes, its media type and `Cache-Control: no-cache`.
-    func expectSame(as output: String, record: BuildState.ItemRecord, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectSame(
+        as output: String, record: BuildState.ItemRecord, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let local = AtomicFileSystem.readFile("\(output)/\(record.path)")
         for path in PassFiles(record).allPaths {
             let object = try self.object(path)
-            #expect(object.map { digest($0.body) } == local.map(digest), "\(path) differs from the local file",
-                    sourceLocation: sourceLocation)
+            #expect(
+                object.map { digest($0.body) } == local.map(digest), "\(path) differs from the local file",
+                sourceLocation: sourceLocation)
             #expect(object?.contentType == "application/vnd.apple.pkpass", "\(path)", sourceLocation: sourceLocation)
             #expect(object?.cacheControl == "no-cache", "\(path)", sourceLocation: sourceLocation)
         }
@@ -65,7 +69,8 @@ final class BucketTree: Sendable {
             let etags = [record.etag, newer?.passes[record.key]?.etag].compactMap { $0 }
             for path in PassFiles(record).allPaths {
                 let body = try #require(try object(path)?.body, "\(path) is missing", sourceLocation: sourceLocation)
-                #expect(etags.contains(BuildState.etag(of: body)), "\(path) is not whole", sourceLocation: sourceLocation)
+                #expect(
+                    etags.contains(BuildState.etag(of: body)), "\(path) is not whole", sourceLocation: sourceLocation)
             }
         }
     }
@@ -90,12 +95,15 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         for record in try built.state().passes.values { try bucket.expectSame(as: built.output, record: record) }
         for bundle in try built.bundles().bundles.values {
             let object = try #require(try bucket.object(bundle.downloadPath))
-            #expect(digest(object.body) == AtomicFileSystem.readFile("\(built.output)/\(bundle.downloadPath)").map(digest))
+            #expect(
+                digest(object.body) == AtomicFileSystem.readFile("\(built.output)/\(bundle.downloadPath)").map(digest))
             #expect(object.contentType == "application/vnd.apple.pkpasses" && object.cacheControl == "no-cache")
         }
         for name in TreeLayout.publishedStateFiles {
-            #expect(try bucket.object(name).map { digest($0.body) } == AtomicFileSystem.readFile("\(built.output)/\(name)").map(digest),
-                    "\(name)")
+            #expect(
+                try bucket.object(name).map { digest($0.body) }
+                    == AtomicFileSystem.readFile("\(built.output)/\(name)").map(digest),
+                "\(name)")
         }
         #expect(try bucket.object(TreeLayout.statePath)?.contentType == "application/json")
         #expect(try bucket.object(ObjectStorageLock.path) == nil, "the lock is released")
@@ -108,23 +116,29 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         let bucket = try BucketTree("change")
         defer { bucket.close() }
         let built = try BuiltProject(passCount: 3)
-        _ = try Publisher(outputDirectory: built.output, destination: .objectStorage(bucket: bucket.store.bucket, prefix: bucket.prefix),
-                          environment: bucket.environment).publish()
+        _ = try Publisher(
+            outputDirectory: built.output,
+            destination: .objectStorage(bucket: bucket.store.bucket, prefix: bucket.prefix),
+            environment: bucket.environment
+        ).publish()
         // A sentinel in an unchanged pass's object: a publish that sent it again would overwrite it.
         let unchanged = try built.record("C-0001")
         try bucket.put(unchanged.path, Array("sentinel".utf8))
 
         try built.build(count: 3, points: { $0 == 0 ? 500 : $0 })
         let changed = try built.record("C-0000")
-        let publisher = try Publisher(outputDirectory: built.output, destination: .objectStorage(bucket: bucket.store.bucket, prefix: bucket.prefix),
-                                      environment: bucket.environment)
+        let publisher = try Publisher(
+            outputDirectory: built.output,
+            destination: .objectStorage(bucket: bucket.store.bucket, prefix: bucket.prefix),
+            environment: bucket.environment)
         let plan = try publisher.publish(dryRun: true)
         #expect(plan.plannedUploads == PassFiles(changed).allPaths)
         let summary = try publisher.publish()
         #expect(summary.passesSent == 1 && summary.filesSent == PassFiles(changed).allPaths.count && summary.stateSent)
         try bucket.expectSame(as: built.output, record: changed)
         #expect(try bucket.object(unchanged.path)?.body == Array("sentinel".utf8), "an unchanged pass was sent again")
-        #expect(try bucket.object(TreeLayout.statePath).map { digest($0.body) }
+        #expect(
+            try bucket.object(TreeLayout.statePath).map { digest($0.body) }
                 == AtomicFileSystem.readFile(BuildState.path(in: built.output)).map(digest))
     }
 
@@ -139,7 +153,8 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
 
         try killPublish(built, to: bucket.destination, at: "removing", environment: bucket.store.environment)
         // Killed between the state and the deletions: the new state is there, the removed pass's objects too.
-        #expect(try bucket.object(TreeLayout.statePath).map { digest($0.body) }
+        #expect(
+            try bucket.object(TreeLayout.statePath).map { digest($0.body) }
                 == AtomicFileSystem.readFile(BuildState.path(in: built.output)).map(digest))
         for path in PassFiles(removed).allPaths { #expect(try bucket.object(path) != nil, "\(path)") }
 
@@ -161,9 +176,11 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
 
         var environment = built.environment.merging(bucket.store.environment) { $1 }
         environment["CI"] = "true"
-        let result = try built.project.passforge(["build", "--state-from", bucket.destination], environment: environment)
+        let result = try built.project.passforge(
+            ["build", "--state-from", bucket.destination], environment: environment)
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.stderr.contains("starting from the build published at \(bucket.destination)"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("starting from the build published at \(bucket.destination)"), "\(result.stderr)")
         #expect(try built.state().lastUpdateTag == publishedState.lastUpdateTag, "no pass was signed again")
 
         let empty = try BucketTree("empty")
@@ -180,15 +197,20 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         let copy = TemporaryDirectory("passforge-copy")
         try FileManager.default.copyItem(atPath: built.output, toPath: copy.file("output"))
         try killPublish(built, to: bucket.destination, at: "items-uploaded", environment: bucket.store.environment) {
-            let second = try built.project.passforge(["publish", "--output", copy.file("output"), bucket.destination],
-                                                     environment: built.environment.merging(bucket.store.environment) { $1 })
+            let second = try built.project.passforge(
+                ["publish", "--output", copy.file("output"), bucket.destination],
+                environment: built.environment.merging(bucket.store.environment) { $1 })
             #expect(second.status != 0, "\(second.output)")
-            #expect(second.stderr.contains("another passforge publish to \(bucket.destination) is running"), "\(second.stderr)")
+            #expect(
+                second.stderr.contains("another passforge publish to \(bucket.destination) is running"),
+                "\(second.stderr)")
         }
         // The first was killed with the lock held: its process is gone, so the next publish takes the lock over.
         let next = try built.publishCommand(bucket.destination, environment: bucket.store.environment)
         #expect(next.status == 0, "\(next.output)")
-        #expect(next.stderr.contains("taking over the publish lock") && next.stderr.contains("no longer running"), "\(next.stderr)")
+        #expect(
+            next.stderr.contains("taking over the publish lock") && next.stderr.contains("no longer running"),
+            "\(next.stderr)")
         try bucket.expectConsistent()
     }
 
@@ -221,10 +243,14 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret-0123456789"
         let refused = try built.publishCommand(bucket.destination, environment: wrong)
         #expect(refused.status != 0 && refused.stderr.contains("SignatureDoesNotMatch"), "\(refused.output)")
-        #expect(!refused.output.contains("not-the-secret-0123456789") && !refused.output.contains(bucket.store.secretAccessKey))
-        let none = try built.publishCommand(bucket.destination, environment: [
-            "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_PROFILE": "", "HOME": built.project.root,
-        ])
+        #expect(
+            !refused.output.contains("not-the-secret-0123456789")
+                && !refused.output.contains(bucket.store.secretAccessKey))
+        let none = try built.publishCommand(
+            bucket.destination,
+            environment: [
+                "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_PROFILE": "", "HOME": built.project.root,
+            ])
         #expect(none.status != 0 && none.stderr.contains("no credentials"), "\(none.output)")
     }
 }
@@ -237,17 +263,26 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         defer { bucket.close() }
         for name in ["plain", "a+b c~d", "ü/ß", "x=;,@"] {
             let key = bucket.key(name)
-            let stored = try await client.put(key, body: Array(name.utf8), contentType: "application/vnd.apple.pkpass",
-                                              cacheControl: "no-cache")
-            guard case .stored(let etag?) = stored else { Issue.record("\(name): \(stored)"); continue }
+            let stored = try await client.put(
+                key, body: Array(name.utf8), contentType: "application/vnd.apple.pkpass",
+                cacheControl: "no-cache")
+            guard case .stored(let etag?) = stored else {
+                Issue.record("\(name): \(stored)")
+                continue
+            }
             let object = try #require(try await client.get(key))
             #expect(object.body == Array(name.utf8) && object.etag == etag, "\(name)")
-            #expect(object.contentType == "application/vnd.apple.pkpass" && object.cacheControl == "no-cache", "\(name)")
+            #expect(
+                object.contentType == "application/vnd.apple.pkpass" && object.cacheControl == "no-cache", "\(name)")
             #expect(try await client.head(key)?.etag == etag)
         }
         let lock = bucket.key("lock")
-        #expect(try await client.put(lock, body: [1], contentType: "application/json", condition: .absent) != .conditionFailed)
-        #expect(try await client.put(lock, body: [2], contentType: "application/json", condition: .absent) == .conditionFailed)
+        #expect(
+            try await client.put(lock, body: [1], contentType: "application/json", condition: .absent)
+                != .conditionFailed)
+        #expect(
+            try await client.put(lock, body: [2], contentType: "application/json", condition: .absent)
+                == .conditionFailed)
         #expect(try await client.get(lock)?.body == [1])
         try await client.delete(lock)
         #expect(try await client.get(lock) == nil)
@@ -283,6 +318,8 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         let error = await #expect(throws: ObjectStorageError.self) { try await client.get("anything") }
         await client.shutdown()
         #expect(error?.code == "SignatureDoesNotMatch", "\(String(describing: error))")
-        #expect(error?.description.contains("wrong-secret") == false && error?.description.contains(store.secretAccessKey) == false)
+        #expect(
+            error?.description.contains("wrong-secret") == false
+                && error?.description.contains(store.secretAccessKey) == false)
     }
 }

@@ -20,8 +20,10 @@ public enum S3TestEnvironment {
 
         /// The `AWS_*` variables a `passforge publish` to this store takes.
         public var environment: [String: String] {
-            ["AWS_ENDPOINT_URL": endpoint, "AWS_REGION": region, "AWS_ACCESS_KEY_ID": accessKeyID,
-             "AWS_SECRET_ACCESS_KEY": secretAccessKey]
+            [
+                "AWS_ENDPOINT_URL": endpoint, "AWS_REGION": region, "AWS_ACCESS_KEY_ID": accessKeyID,
+                "AWS_SECRET_ACCESS_KEY": secretAccessKey,
+            ]
         }
 
         /// A prefix of its own for one test: tests share the bucket, never a prefix.
@@ -35,10 +37,11 @@ public enum S3TestEnvironment {
                 _ = announceSkipping
                 try Test.cancel("skipped: PASSFORGE_TEST_S3_ENDPOINT is not set (run under scripts/with-seaweedfs.sh)")
             }
-            throw NotConfigured(description: """
-                PASSFORGE_TEST_S3_ENDPOINT is not set and CI is: this S3 test cannot run. Run the tests through \
-                scripts/with-seaweedfs.sh (make test does).
-                """)
+            throw NotConfigured(
+                description: """
+                    PASSFORGE_TEST_S3_ENDPOINT is not set and CI is: this S3 test cannot run. Run the tests through \
+                    scripts/with-seaweedfs.sh (make test does).
+                    """)
         }
         func value(_ name: String) throws -> String {
             guard let value = environment[name], !value.isEmpty else {
@@ -46,17 +49,20 @@ public enum S3TestEnvironment {
             }
             return value
         }
-        return Store(endpoint: endpoint, region: environment["PASSFORGE_TEST_S3_REGION"] ?? "us-east-1",
-                     accessKeyID: try value("PASSFORGE_TEST_S3_ACCESS_KEY_ID"),
-                     secretAccessKey: try value("PASSFORGE_TEST_S3_SECRET_ACCESS_KEY"),
-                     bucket: try value("PASSFORGE_TEST_S3_BUCKET"))
+        return Store(
+            endpoint: endpoint, region: environment["PASSFORGE_TEST_S3_REGION"] ?? "us-east-1",
+            accessKeyID: try value("PASSFORGE_TEST_S3_ACCESS_KEY_ID"),
+            secretAccessKey: try value("PASSFORGE_TEST_S3_SECRET_ACCESS_KEY"),
+            bucket: try value("PASSFORGE_TEST_S3_BUCKET"))
     }
 
     /// Once per run, on standard error: Swift Testing does not print why a case was cancelled.
     private static let announceSkipping: Void = {
-        FileHandle.standardError.write(Data("""
-            note: PASSFORGE_TEST_S3_ENDPOINT is not set: the S3 publish tests are skipped (shown as cancelled); \
-            run scripts/with-seaweedfs.sh swift test --skip-build --filter ObjectStorage to run them.\n
-            """.utf8))
+        FileHandle.standardError.write(
+            Data(
+                """
+                note: PASSFORGE_TEST_S3_ENDPOINT is not set: the S3 publish tests are skipped (shown as cancelled); \
+                run scripts/with-seaweedfs.sh swift test --skip-build --filter ObjectStorage to run them.\n
+                """.utf8))
     }()
 }
