@@ -90,8 +90,9 @@ package final class OfferClaimService: Sendable {
     /// is a 64-character row, so a week of claims costs little.
     package static let defaultTokenRetention: Double = 7 * 24 * 3600
 
-    package init(offers: [OfferDefinition], store: any OfferClaimStore, deviceCheck: any DeviceCheckCalling, retryAfterSeconds: Int = 5,
-                 tokenRetention: Double = defaultTokenRetention, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    package init(offers: [OfferDefinition], store: any OfferClaimStore, deviceCheck: any DeviceCheckCalling,
+                 retryAfterSeconds: Int = 5, tokenRetention: Double = defaultTokenRetention,
+                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.offers = Dictionary(offers.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.store = store
         self.deviceCheck = deviceCheck
@@ -113,14 +114,16 @@ package final class OfferClaimService: Sendable {
     package func claim(offer name: String, _ request: ClaimRequest) async throws -> ClaimAnswer {
         guard let offer = offers[name] else { return .unknownOffer }
         guard let claimIdentifier = Self.canonicalClaimIdentifier(request.claimIdentifier) else {
-            return .badRequest("claimIdentifier must be a UUID the app makes for this claim (UUID().uuidString), kept for its retries")
+            return .badRequest(
+                "claimIdentifier must be a UUID the app makes for this claim (UUID().uuidString), kept for its retries")
         }
         for (field, token) in [("queryToken", request.queryToken), ("updateToken", request.updateToken)]
         where !DeviceCheckClient.isWellFormed(deviceToken: token) {
             return .badRequest("\(field) must be DCDevice.generateToken's data, base64-encoded without line breaks")
         }
         guard request.queryToken != request.updateToken else {
-            return .badRequest("queryToken and updateToken must be two tokens: call DCDevice.generateToken once for each (a token is single-use)")
+            return .badRequest("queryToken and updateToken must be two tokens: call DCDevice.generateToken once for each "
+                               + "(a token is single-use)")
         }
         let digests = [request.queryToken, request.updateToken].map(DeviceCheckClient.digest(ofDeviceToken:))
         guard try await store.spendDeviceTokens(digests, at: now()) else { return .tokenReused }
@@ -129,12 +132,14 @@ package final class OfferClaimService: Sendable {
         }
         let bits: DeviceBits
         do {
-            bits = try await ask { client throws(DeviceCheckError) in try await client.queryBits(deviceToken: request.queryToken) }
+            bits = try await query(request.queryToken)
         } catch {
             return answer(for: error, token: "queryToken")
         }
         guard !bits[offer.bit] else { return .alreadyClaimed }
-        switch try await store.assignPass(offer: offer.name, claimIdentifier: claimIdentifier, bit: offer.bit, claimedAt: now()) {
+        let assignment = try await store.assignPass(offer: offer.name, claimIdentifier: claimIdentifier, bit: offer.bit,
+                                                    claimedAt: now())
+        switch assignment {
         case .exhausted:
             return .exhausted
         case .existing(let claim):
@@ -144,10 +149,12 @@ package final class OfferClaimService: Sendable {
             var claimed = bits
             claimed[offer.bit] = true
             do {
-                try await ask { client throws(DeviceCheckError) in try await client.updateBits(claimed, deviceToken: request.updateToken) }
+                try await update(claimed, request.updateToken)
             } catch {
                 // Refused: Apple set nothing, and the pass must not stay with a device whose bit is clear.
-                if error.leftBitsUnchanged { try await store.releaseClaim(offer: offer.name, claimIdentifier: claimIdentifier) }
+                if error.leftBitsUnchanged {
+                    try await store.releaseClaim(offer: offer.name, claimIdentifier: claimIdentifier)
+                }
                 return answer(for: error, token: "updateToken")
             }
             try await store.completeBitUpdate(offer: offer.name, claimIdentifier: claimIdentifier)
@@ -160,10 +167,11 @@ package final class OfferClaimService: Sendable {
     /// Apple says the asking device's bit is set: a leaked identifier does not hand the pass to another
     /// device. An unconfirmed claim (its update's answer was lost) gets its bit set now, with this
     /// request's update token, unless Apple shows it set already.
-    private func retry(_ earlier: OfferClaim, offer: OfferDefinition, request: ClaimRequest) async throws -> ClaimAnswer {
+    private func retry(_ earlier: OfferClaim, offer: OfferDefinition,
+                       request: ClaimRequest) async throws -> ClaimAnswer {
         var bits: DeviceBits
         do {
-            bits = try await ask { client throws(DeviceCheckError) in try await client.queryBits(deviceToken: request.queryToken) }
+            bits = try await query(request.queryToken)
         } catch {
             return answer(for: error, token: "queryToken")
         }
@@ -171,7 +179,7 @@ package final class OfferClaimService: Sendable {
         if !bits[offer.bit] {
             bits[offer.bit] = true
             do {
-                try await ask { [bits] client throws(DeviceCheckError) in try await client.updateBits(bits, deviceToken: request.updateToken) }
+                try await update(bits, request.updateToken)
             } catch {
                 return answer(for: error, token: "updateToken")
             }
@@ -182,8 +190,18 @@ package final class OfferClaimService: Sendable {
         return .repeated(completed)
     }
 
+    private func query(_ token: String) async throws(DeviceCheckError) -> DeviceBits {
+        try await ask { client throws(DeviceCheckError) in try await client.queryBits(deviceToken: token) }
+    }
+
+    private func update(_ bits: DeviceBits, _ token: String) async throws(DeviceCheckError) {
+        try await ask { client throws(DeviceCheckError) in try await client.updateBits(bits, deviceToken: token) }
+    }
+
     /// One call to Apple, its outcome recorded in `status`.
-    private func ask<T>(_ call: (any DeviceCheckCalling) async throws(DeviceCheckError) -> T) async throws(DeviceCheckError) -> T {
+    private func ask<T>(
+        _ call: (any DeviceCheckCalling) async throws(DeviceCheckError) -> T
+    ) async throws(DeviceCheckError) -> T {
         do {
             let value = try await call(deviceCheck)
             status.recordAccepted()
@@ -215,7 +233,8 @@ package final class OfferClaimService: Sendable {
             return .misconfigured(newCause: status.recordMisconfiguration(error) ? error.description : nil)
         }
         switch error.kind {
-        case .badDeviceToken: return .badRequest("Apple refused the \(token) (Bad Device Token): send a fresh DCDevice token")
+        case .badDeviceToken:
+            return .badRequest("Apple refused the \(token) (Bad Device Token): send a fresh DCDevice token")
         // Apple busy or unavailable, or an answer outside Apple's table: nothing was handed out; the device may retry.
         default: return .unavailable(retryAfterSeconds: retryAfterSeconds)
         }

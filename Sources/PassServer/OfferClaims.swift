@@ -39,7 +39,8 @@ package struct OfferClaimEndpoint: Sendable {
     static let bodyLimit = 36 * 1024
 
     /// What the app sends, as the 400 for any other body says.
-    static let bodyShape = #"{"claimIdentifier": "<UUID>", "queryToken": "<DCDevice token>", "updateToken": "<another DCDevice token>"}"#
+    static let bodyShape =
+        #"{"claimIdentifier": "<UUID>", "queryToken": "<DCDevice token>", "updateToken": "<another DCDevice token>"}"#
 }
 
 /// Runs one claim at a time per key (a client address, an IPv6 client by its /64), the rest in order.
@@ -101,14 +102,17 @@ extension PassWebService {
             throw APIError.notFound
         }
         if let seconds = offers.limiter?.admit(client) {
-            throw APIError(.tooManyRequests, "too many claims from this network; try again later", headers: [.retryAfter: String(seconds)])
+            throw APIError(.tooManyRequests, "too many claims from this network; try again later",
+                           headers: [.retryAfter: String(seconds)])
         }
-        let buffer = try await collectBody(&request, limit: OfferClaimEndpoint.bodyLimit, route: "offerClaim", client: client)
+        let buffer = try await collectBody(&request, limit: OfferClaimEndpoint.bodyLimit, route: "offerClaim",
+                                           client: client)
         let body = try Self.claimRequest(from: buffer)
         guard let answer = try await offers.gate.serialized(RateLimiter.networkKey(of: client), {
             try await offers.service.claim(offer: offer, body)
         }) else {
-            throw APIError(.tooManyRequests, "other claims from this network are in progress; try again later", headers: [.retryAfter: "1"])
+            throw APIError(.tooManyRequests, "other claims from this network are in progress; try again later",
+                           headers: [.retryAfter: "1"])
         }
         metrics.recordClaim(offer: answer == .unknownOffer ? "unknown" : offer, outcome: answer.outcomeName)
         offers.recordStatus(in: metrics)
@@ -121,12 +125,15 @@ extension PassWebService {
         case .unknownOffer: throw APIError.notFound
         case .badRequest(let message): throw APIError.badRequest(message)
         case .tokenReused:
-            throw APIError.badRequest("a token of this request was sent before; DeviceCheck tokens are single-use: generate two new ones")
+            throw APIError.badRequest(
+                "a token of this request was sent before; DeviceCheck tokens are single-use: generate two new ones")
         case .unavailable(let seconds):
-            throw APIError(.serviceUnavailable, "DeviceCheck is unavailable; try again later", headers: [.retryAfter: String(seconds)])
+            throw APIError(.serviceUnavailable, "DeviceCheck is unavailable; try again later",
+                           headers: [.retryAfter: String(seconds)])
         case .misconfigured(let newCause):
             if let newCause {
-                logger.error("offers: Apple refused passforge's DeviceCheck key, so every claim fails until it is fixed: \(newCause)")
+                logger.error(
+                    "offers: Apple refused passforge's DeviceCheck key, so every claim fails until it is fixed: \(newCause)")
             }
             // Not the device's fault and not temporary: no Retry-After, so apps do not hammer a broken setup.
             throw APIError(.internalServerError, "the server's DeviceCheck setup is refused by Apple")
@@ -142,10 +149,12 @@ extension PassWebService {
         }
         let data = Data(buffer.readableBytesView)
         if let body = try? JSONDecoder().decode(Body.self, from: data) {
-            return ClaimRequest(claimIdentifier: body.claimIdentifier, queryToken: body.queryToken, updateToken: body.updateToken)
+            return ClaimRequest(claimIdentifier: body.claimIdentifier, queryToken: body.queryToken,
+                                updateToken: body.updateToken)
         }
         if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["deviceToken"] != nil {
-            throw APIError.badRequest("deviceToken is no longer accepted: DeviceCheck tokens are single-use, so send two fresh ones, "
+            throw APIError.badRequest("deviceToken is no longer accepted: DeviceCheck tokens are single-use, so send "
+                                      + "two fresh ones, "
                                       + "body \(OfferClaimEndpoint.bodyShape)")
         }
         throw APIError.badRequest("body must be \(OfferClaimEndpoint.bodyShape)")
@@ -170,7 +179,8 @@ extension OfferClaimEndpoint {
     /// `passforge_devicecheck_misconfigured` (1 while Apple refuses the key) and the refusals so far.
     func recordStatus(in metrics: ServerMetrics) {
         let factory = PrometheusMetricsFactory(registry: metrics.registry)
-        Gauge(label: "passforge_devicecheck_misconfigured", factory: factory).record(service.status.misconfiguration == nil ? 0 : 1)
+        let misconfigured = service.status.misconfiguration == nil ? 0 : 1
+        Gauge(label: "passforge_devicecheck_misconfigured", factory: factory).record(misconfigured)
         Gauge(label: "passforge_devicecheck_key_refusals", factory: factory).record(Double(service.status.refusals))
     }
 }

@@ -47,9 +47,11 @@ package struct SpentTokenPurger: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let purged = try await service.purgeSpentTokens()
-                if purged > 0 { logger.info("offers: forgot \(purged) spent DeviceCheck token digest\(purged == 1 ? "" : "s")") }
+                if purged > 0 {
+                    logger.info("offers: forgot \(purged) spent DeviceCheck token digest\(purged == 1 ? "" : "s")")
+                }
             } catch {
-                logger.error("offers: spent DeviceCheck token digests could not be purged (\(error)); retrying in an hour")
+                logger.error("offers: spent DeviceCheck token digests could not be purged (\(error)); retrying later")
             }
             try? await cancelWhenGracefulShutdown { [interval] in try await Task.sleep(for: interval) }
         }

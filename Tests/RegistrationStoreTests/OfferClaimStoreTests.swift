@@ -133,7 +133,10 @@ import Testing
             #expect(byClaim.updateValue(claim.serialNumber, forKey: claim.claimIdentifier) == nil, "one pass per claim identifier")
         }
         #expect(byClaim.count == 60 && Set(byClaim.values).count == 60, "60 passes to 60 different claims")
-        #expect(outcomes.filter { $0 == .exhausted }.count == 10)
+        // The other 20 requests: the second of a claim identifier sent twice gets `.existing`, unless the pool ran out
+        // before its first (both are `.exhausted` then, which the order of 80 concurrent tasks decides).
+        let existing = outcomes.filter { if case .existing = $0 { true } else { false } }.count
+        #expect(outcomes.filter { $0 == .exhausted }.count + existing == 20 && existing <= 10)
         for case .existing(let claim) in outcomes { #expect(byClaim[claim.claimIdentifier] == claim.serialNumber) }
     }
 }
