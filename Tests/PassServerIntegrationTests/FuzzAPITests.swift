@@ -23,7 +23,7 @@ import Testing
         // The offer claim call too, with the mock of Apple's DeviceCheck behind the server.
         try await DeviceCheckRig.with { rig in
             // The order calls too, on an order of the build.
-            let built = try BuiltProject(passCount: 2, orders: ["O-1001"])
+            let built = try await BuiltProject.make(passCount: 2, orders: ["O-1001"])
             let files = built.project.directory
             files.write("passforge.yml", (try String(contentsOfFile: files.file("passforge.yml"), encoding: .utf8)) + """
 
@@ -36,7 +36,7 @@ import Testing
             files.write("AuthKey.p8", rig.key.pemRepresentation)
             built.environment["PASSFORGE_DEVICECHECK_KEY"] = files.file("AuthKey.p8")
             built.environment["PASSFORGE_DEVICECHECK_CA_CERTIFICATE"] = TestPKI.shared.root
-            try built.build()
+            try await built.build()
             try backend.configure(built)
             let server = try ServerProcess(built, arguments: ["--registration-limit", "0"])
             let record = try built.record("C-0000")

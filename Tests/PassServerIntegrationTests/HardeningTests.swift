@@ -12,7 +12,7 @@ import Testing
     /// Bad chunk sizes and an unknown Transfer-Encoding, on /v1/log and on
     /// register: 400, the connection closed, logged as the client's fault.
     @Test func malformedChunkedBodiesAre400AndLoggedAsBadInput() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built)
         let token = try built.token("C-0000")
         let register = "/v1/devices/dev1/registrations/\(built.type)/C-0000"
@@ -27,7 +27,7 @@ import Testing
                 #expect(answer.closed, "\(path) \(encoding) \(chunk): the connection stays open")
             }
         }
-        #expect(try built.sql("SELECT COUNT(*) FROM devices") == "0")
+        #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "0")
         #expect(server.stop() == 0)
         let log = server.stderr.get()
         #expect(log.components(separatedBy: "client error: malformed body").count - 1 == 6, "\(log)")
@@ -38,14 +38,15 @@ import Testing
     /// One byte every half second, in the headers or in the body: the
     /// request deadline (here 2 s) ends it with a 408, whatever the idle timeout.
     @Test func aTricklingRequestIsCutOffAtTheRequestDeadline() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--request-timeout", "2"])
         for (head, trickle) in [("POST /v1/log HTTP/1.1\r\nHost: x\r\nX-Slow: ", "a"),
                                 ("POST /v1/log HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n{\"logs\":[\"", "b")] {
             let connection = try RawConnection(port: server.port)
             try connection.send(head)
             var closed = false
-            // Far more than the deadline: the connection must end well before the trickle does.
+            // Far more than the deadline: the connection must end well before the trickle does. The sleep is the
+            // trickle's pace, measuring the server's real request timeout.
             for _ in 0..<40 where !closed {
                 try await Task.sleep(for: .milliseconds(500))
                 closed = connection.isReadable() || (try? connection.send(trickle)) == nil
@@ -65,7 +66,7 @@ import Testing
 
     /// A client that stops half-way through a body: 400, logged as its fault.
     @Test func anAbandonedBodyIsTheClientsFault() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built)
         let connection = try RawConnection(port: server.port)
         try connection.send("POST /v1/log HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"logs\"")
@@ -83,7 +84,7 @@ import Testing
     /// budget in the server's log, and one line says the rest was left out;
     /// every message is still answered 200.
     @Test func deviceLogsAreBoundedInTheServersLog() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let message = String(repeating: "m", count: 1000)
@@ -104,7 +105,7 @@ import Testing
     /// One token is enough to register any number of made-up devices:
     /// registrations per client address are limited by default.
     @Test func registrationsPerClientAreLimited() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--registration-limit", "3"])
         let client = Client(base: server.base)
         let token = try built.token("C-0000")
@@ -118,14 +119,14 @@ import Testing
                                             headers: ["Authorization": "ApplePass \(token)", "X-Forwarded-For": "198.51.100.7"],
                                             body: Array(#"{"pushToken":"\#(Self.pushToken)"}"#.utf8))
         #expect(proxied.status == 201)
-        #expect(try built.sql("SELECT COUNT(*) FROM devices") == "4")
+        #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "4")
         #expect(server.stop() == 0)
     }
 
     /// A 413 says `Connection: close` and closes; HTTP/1.0 without keep-alive
     /// is answered in HTTP/1.0 and closed; with keep-alive it stays open.
     @Test func closingAnswersCloseTheConnection() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built)
 
         let tooLarge = try RawConnection(port: server.port)
@@ -161,7 +162,7 @@ import Testing
     /// behind it is for the client to send again, on a new connection, where
     /// it is answered. Requests without an upgrade keep their connection.
     @Test func anUpgradeRequestIsAnsweredAndItsConnectionClosed() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--request-timeout", "3600"])
         let unregister = "DELETE /v1/devices/dev1/registrations/\(built.type)/C-0000 HTTP/1.1\r\nHost: x\r\n"
         let health = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -199,7 +200,7 @@ import Testing
 
     /// U+202E and the other bidirectional controls never reach the log.
     @Test func bidiControlsFromDeviceLogsAreNeutralized() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let controls = ["\u{202E}", "\u{202D}", "\u{202A}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}", "\u{200F}", "\u{061C}"]

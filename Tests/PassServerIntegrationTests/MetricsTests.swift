@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func countersMatchAScriptedWorkloadExactly() async throws {
-        let built = try BuiltProject(passCount: 2)
+        let built = try await BuiltProject.make(passCount: 2)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type

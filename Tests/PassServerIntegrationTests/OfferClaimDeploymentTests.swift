@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test(arguments: [StaticHost.Server.nginx, .caddy]) func withoutPassforgeAClaimFailsAs502(server: StaticHost.Server) async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
         defer { host.stop() }
         let answer = try await Client(base: host.base).send(.POST, "/v1/offers/welcome/claims", headers: ["Content-Type": "application/json"],

@@ -63,7 +63,7 @@ import Testing
 
     /// Runs `body` against a running server; the server, its clients and the mock stop however `body` ends.
     func withServer(passes: Int, offers: Bool = true, claimsPerMinute: Int = 1000, _ body: (Running) async throws -> Void) async throws {
-        let project = try BuiltProject(passCount: passes)
+        let project = try await BuiltProject.make(passCount: passes)
         let store = try SQLiteRegistrationStore(path: project.databasePath)
         try await store.replaceOfferPools(with: (0..<passes).map {
             OfferPass(offer: "welcome", passTypeIdentifier: project.type, serialNumber: String(format: "C-%04d", $0))

@@ -13,7 +13,7 @@ import Testing
     @Test func anOrderChangePushesOnceOnTheOrderTypesTopicWithItsCertificate() async throws {
         let (mock, apns) = try await PushEndToEndTests.startMock()
         defer { Task { try? await mock.shutdown() } }
-        let built = try BuiltProject(passCount: 1, orders: ["O-1001", "O-1002", "O-1003"])
+        let built = try await BuiltProject.make(passCount: 1, orders: ["O-1001", "O-1002", "O-1003"])
         built.environment.merge(apns) { _, new in new }
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
@@ -28,7 +28,7 @@ import Testing
         #expect(try await client.register("devA", built.type, "C-0000", token: try built.token("C-0000"), pushToken: tokenA).status == 201)
         server.stop()
         // The first run knows no cursor: every holder is told once per topic.
-        let first = try built.project.passforge(["push"], environment: built.environment)
+        let first = try await built.project.passforge(["push"], environment: built.environment)
         #expect(first.status == 0, "\(first.output)")
         let baseline = mock.requests.count
 
@@ -36,7 +36,7 @@ import Testing
         mock.enqueue([.unregistered(timestamp: Date().addingTimeInterval(3600))], forToken: tokenC)
         built.project.writeOrder("O-1001", status: "completed", shipping: "delivered")
         built.project.writeOrder("O-1002", status: "open", shipping: "outForDelivery")
-        let run = try built.project.passforge(["build", "--push"], environment: built.environment)
+        let run = try await built.project.passforge(["build", "--push"], environment: built.environment)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.stdout.contains("pushed: sent 2, succeeded 1, removed tokens 1 (1 device), retried 0, failed 0"), "\(run.output)")
 
@@ -50,13 +50,13 @@ import Testing
             #expect(headers["apns-push-type"] == "background")
         }
         // The dead token's registration and index file are gone; the others stay.
-        #expect(try built.sql("SELECT COUNT(*) FROM devices WHERE library_identifier = 'devC'") == "0")
+        #expect(try await built.sql("SELECT COUNT(*) FROM devices WHERE library_identifier = 'devC'") == "0")
         #expect(built.fileBytes(TreeLayout.deviceIndexPath(device: "devC", type: orderType)) == nil)
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "4")
-        #expect(try built.sql("SELECT COUNT(*) FROM push_queue") == "0")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "4")
+        #expect(try await built.sql("SELECT COUNT(*) FROM push_queue") == "0")
 
         // Nothing changed since: the next run sends nothing.
-        let again = try built.project.passforge(["push"], environment: built.environment)
+        let again = try await built.project.passforge(["push"], environment: built.environment)
         #expect(again.status == 0, "\(again.output)")
         #expect(mock.requests.count == baseline + pushes.count)
     }

@@ -14,7 +14,7 @@ import Testing
     static let orderMediaType = "application/vnd.apple.finance.order"
 
     @Test func everyOrderCallAnswersAsAppleSpecifies() async throws {
-        let built = try BuiltProject(passCount: 1, orders: ["O-1001", "O-1002"])
+        let built = try await BuiltProject.make(passCount: 1, orders: ["O-1001", "O-1002"])
         let server = try ServerProcess(built)
         defer { server.stop() }
         let client = Client(base: server.base)
@@ -54,7 +54,7 @@ import Testing
         let lowerCaseGet = try await client.send(.GET, "/v1/orders/\(type)/O-1001", headers: ["Authorization": "appleorder \(token1)"])
         #expect(lowerCaseGet.status == 401 && lowerCaseGet.header("WWW-Authenticate") == "AppleOrder")
         #expect(try await client.pass(built.type, "C-0000", token: nil, headers: ["Authorization": "applepass \(passToken)"]).status == 401)
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "2")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "2")
 
         // The updatable list: Apple's OrderIdentifiers keys; ordersModifiedSince filters, passesUpdatedSince does not.
         let record1 = try built.orderRecord("O-1001"), record2 = try built.orderRecord("O-1002")
@@ -128,7 +128,7 @@ import Testing
 
         // The order changes: the list names it after the old lastModified, the device gets the new bytes, then 304.
         built.project.writeOrder("O-1001", status: "completed", shipping: "delivered")
-        try built.build()
+        try await built.build()
         let changed = try await eventually { try await client.orderIdentifiers(device, type, since: lastModified).status == 200 }
         #expect(changed)
         let newer = try await client.orderIdentifiers(device, type, since: lastModified)
@@ -145,14 +145,14 @@ import Testing
         #expect(try await client.unregisterOrder(device, type, "O-1002", token: token2).status == 200)
         #expect(try await client.unregisterOrder(device, type, "O-1002", token: token2).status == 200)
         #expect(try await client.orderIdentifiers(device, type).json?["orderIdentifiers"] as? [String] == ["O-1001"])
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "1")
 
         // Bad input: 400 and 405, never stored.
         #expect(try await client.send(.POST, "/v1/devices/\(device)/registrations/\(type)/O-1002",
                                       headers: ["Authorization": "AppleOrder \(token2)"], body: Array("{}".utf8)).status == 400)
         #expect(try await client.send(.GET, "/v1/orders/\(type)/..").status == 400)
         #expect(try await client.send(.DELETE, "/v1/orders/\(type)/O-1001", headers: ["Authorization": "AppleOrder \(token1)"]).status == 405)
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "1")
 
         // Log, health (passes and orders counted apart), the route metrics.
         #expect(try await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"],
@@ -167,12 +167,12 @@ import Testing
 
         // An order removed from the content: 401 for its GET, yet its holder can still unregister it, with its own scheme.
         try FileManager.default.removeItem(atPath: built.project.directory.file("content/orders/O-1001.yml"))
-        try built.build()
+        try await built.build()
         let gone = try await eventually { try await client.order(type, "O-1001", token: token1).status == 401 }
         #expect(gone)
         #expect(try await client.unregisterOrder(device, type, "O-1001", token: token1, scheme: "ApplePass").status == 401)
         #expect(try await client.unregisterOrder(device, type, "O-1001", token: token2).status == 401)
         #expect(try await client.unregisterOrder(device, type, "O-1001", token: token1).status == 200)
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "0")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "0")
     }
 }

@@ -22,14 +22,14 @@ import WalletTree
         let orderType = TestPKI.orderType
 
         // Run 1: the first deploy; the server takes it (a first push run with nobody registered).
-        let first = try d.repository.freshClone("ci-run-1")
-        let build = try first.passforge(["build", "--initial"], environment: d.ci)
+        let first = try await d.repository.freshClone("ci-run-1")
+        let build = try await first.passforge(["build", "--initial"], environment: d.ci)
         try #require(build.status == 0, "\(build.output)")
-        let publish = try first.passforge(["publish", d.destination], environment: d.ci)
+        let publish = try await first.passforge(["publish", d.destination], environment: d.ci)
         try #require(publish.status == 0, "\(publish.output)")
         let state1 = try d.publishedState()
         #expect(state1.passes.values.filter { $0.kind == .order }.count == 2)
-        let noticed = try await eventually(timeout: 60) { try d.sql("SELECT update_tag FROM push_cursor") == String(state1.lastUpdateTag) }
+        let noticed = try await eventually(timeout: 60) { try await d.sql("SELECT update_tag FROM push_cursor") == String(state1.lastUpdateTag) }
         try #require(noticed, "passforge serve did not take run 1: \(d.serve.output)")
 
         // A device registers for SO-1 through nginx and fetches it from nginx alone.
@@ -45,17 +45,18 @@ import WalletTree
 
         // Run 2: SO-1's status changes; CI signs only it and publishes.
         d.repository.editor.writeOrder("SO-1", status: "completed", shipping: "delivered")
-        try d.repository.commit("SO-1 delivered")
-        let (second, rebuild) = try d.ciBuildFromPublishedState("ci-run-2")
+        try await d.repository.commit("SO-1 delivered")
+        let (second, rebuild) = try await d.ciBuildFromPublishedState("ci-run-2")
         #expect(rebuild.stdout.contains("built 1, unchanged 2, removed 0"), "\(rebuild.output)")
-        let republish = try second.passforge(["publish", d.destination], environment: d.ci)
+        let republish = try await second.passforge(["publish", d.destination], environment: d.ci)
         try #require(republish.status == 0, "\(republish.output)")
         let state2 = try d.publishedState()
 
         // The server's push run for the build is over when its cursor is at the build and nothing is queued.
         let pushRunDone = try await eventually(timeout: 60) {
-            try d.sql("SELECT update_tag FROM push_cursor") == String(state2.lastUpdateTag) && d.sql("SELECT COUNT(*) FROM push_queue") == "0"
-                && !d.pushes(after: baseline).isEmpty
+            let cursor = try await d.sql("SELECT update_tag FROM push_cursor")
+            let queued = try await d.sql("SELECT COUNT(*) FROM push_queue")
+            return cursor == String(state2.lastUpdateTag) && queued == "0" && !d.pushes(after: baseline).isEmpty
         }
         try #require(pushRunDone, "no push for run 2: \(d.serve.output)")
         let pushes = d.pushes(after: baseline)

@@ -21,9 +21,23 @@ import Testing
         try psql(url, sql).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// `psql` for async tests: suspends until it ends, holding none of the test runner's threads.
+    static func psql(_ url: String, _ sql: String) async throws -> ProcessResult {
+        try await runProcessWithoutBlocking("psql", [url, "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c", sql])
+    }
+
+    static func value(_ url: String, _ sql: String) async throws -> String {
+        try await psql(url, sql).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `passforge migrate-store` in `folder`, through the async process harness.
+    static func migrateStore(_ arguments: [String], in folder: TemporaryDirectory) async throws -> ProcessResult {
+        try await runProcessWithoutBlocking(passforgeExecutable(), ["migrate-store"] + arguments, directory: folder.path)
+    }
+
     @Test func twoServersOnOneDatabaseKeepEveryIndexRight() async throws {
         let database = try Self.freshDatabase()
-        let built = try BuiltProject(passCount: 2)
+        let built = try await BuiltProject.make(passCount: 2)
         built.environment["PASSFORGE_DATABASE_URL"] = database
         // One client address registers 1,000 devices: no per-client limit here.
         let first = try ServerProcess(built, arguments: ["--registration-limit", "0"])
@@ -44,8 +58,8 @@ import Testing
         }
         #expect(statuses.count == 1500)
         #expect(statuses.allSatisfy { $0 == 201 })
-        #expect(try Self.value(database, "SELECT COUNT(*) FROM devices") == "1000")
-        #expect(try Self.value(database, "SELECT COUNT(*) FROM registrations") == "1500")
+        #expect(try await Self.value(database, "SELECT COUNT(*) FROM devices") == "1000")
+        #expect(try await Self.value(database, "SELECT COUNT(*) FROM registrations") == "1500")
         for (number, device) in devices.enumerated() {
             let expected = number % 2 == 1 ? ["C-0000", "C-0001"] : ["C-0000"]
             let bytes = built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type))
@@ -69,19 +83,19 @@ import Testing
                 }
             }
         }
-        let first = try runProcess(passforgeExecutable(), ["migrate-store", "--from", "sqlite:\(sqlite)", "--to", database], directory: folder.path)
+        let first = try await Self.migrateStore(["--from", "sqlite:\(sqlite)", "--to", database], in: folder)
         #expect(first.status == 0, "\(first.output)")
         #expect(first.stdout.contains("copied 50 devices and 99 registrations: 99 new, 0 already there, 0 push tokens updated"), "\(first.output)")
-        #expect(try Self.value(database, "SELECT COUNT(*) FROM devices") == "50")
-        #expect(try Self.value(database, "SELECT COUNT(*) FROM registrations") == "99")
-        #expect(try Self.value(database, "SELECT push_token FROM devices WHERE library_identifier = 'mdev7'") == String(format: "%064x", 7))
+        #expect(try await Self.value(database, "SELECT COUNT(*) FROM devices") == "50")
+        #expect(try await Self.value(database, "SELECT COUNT(*) FROM registrations") == "99")
+        #expect(try await Self.value(database, "SELECT push_token FROM devices WHERE library_identifier = 'mdev7'") == String(format: "%064x", 7))
         #expect(!first.output.contains(try Self.password(database)))
 
-        let again = try runProcess(passforgeExecutable(), ["migrate-store", "--from", sqlite, "--to", database], directory: folder.path)
+        let again = try await Self.migrateStore(["--from", sqlite, "--to", database], in: folder)
         #expect(again.stdout.contains("99 registrations: 0 new, 99 already there"), "\(again.output)")
-        #expect(try Self.value(database, "SELECT COUNT(*) FROM registrations") == "99")
+        #expect(try await Self.value(database, "SELECT COUNT(*) FROM registrations") == "99")
 
-        let wrong = try runProcess(passforgeExecutable(), ["migrate-store", "--from", sqlite, "--to", database.replacingOccurrences(of: try Self.password(database), with: "not-the-password")], directory: folder.path)
+        let wrong = try await Self.migrateStore(["--from", sqlite, "--to", database.replacingOccurrences(of: try Self.password(database), with: "not-the-password")], in: folder)
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("authentication failed"), "\(wrong.output)")
         #expect(!wrong.output.contains("not-the-password"))
@@ -95,7 +109,7 @@ import Testing
 
     @Test func aDroppedDatabaseConnectionAnswers503AndTheServerRecovers() async throws {
         let database = try Self.freshDatabase()
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         built.environment["PASSFORGE_DATABASE_URL"] = database
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
@@ -103,34 +117,32 @@ import Testing
         #expect(try await client.register("before", type, "C-0000", token: token, pushToken: pushToken).status == 201)
 
         // Another session holds the devices table, so the next registration waits inside the database…
-        let locker = Process()
-        locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        locker.arguments = ["psql", database, "-X", "-q", "-c", "BEGIN; LOCK TABLE devices IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60);"]
-        locker.standardOutput = FileHandle.nullDevice
-        locker.standardError = FileHandle.nullDevice
-        try locker.run()
-        defer { if locker.isRunning { locker.terminate() } }
+        // (Its pg_sleep bounds the session should the test end early: the lock goes with the session.)
+        let locker = Task {
+            try await runProcessWithoutBlocking("psql", [database, "-X", "-q", "-c",
+                                                         "BEGIN; LOCK TABLE devices IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60);"])
+        }
         #expect(try await eventually {
-            (try Self.value(database, "SELECT COUNT(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'devices' AND l.mode = 'AccessExclusiveLock' AND l.granted")) == "1"
+            (try await Self.value(database, "SELECT COUNT(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'devices' AND l.mode = 'AccessExclusiveLock' AND l.granted")) == "1"
         })
         let waiting = Task { try await client.register("during", type, "C-0000", token: token, pushToken: pushToken) }
         #expect(try await eventually {
-            (try Self.value(database, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")) == "1"
+            (try await Self.value(database, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")) == "1"
         })
         // …and its connection drops.
-        _ = try Self.psql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> 'psql'")
+        _ = try await Self.psql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> 'psql'")
         let answer = try await waiting.value
         #expect(answer.status == 503, "\(answer.status) \(answer.text)")
         #expect(answer.header("Retry-After") != nil)
         // The locking session ends (its server process would otherwise sleep on, holding the lock).
-        _ = try Self.psql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
-        locker.waitUntilExit()
+        _ = try await Self.psql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        _ = try await locker.value
 
         // The pool connects again: the device's retry lands.
         #expect(try await eventually(timeout: 20) {
             (try await client.register("during", type, "C-0000", token: token, pushToken: pushToken).status) == 201
         })
-        #expect(try Self.value(database, "SELECT COUNT(*) FROM devices") == "2")
+        #expect(try await Self.value(database, "SELECT COUNT(*) FROM devices") == "2")
         server.stop()
         #expect(!server.stderr.get().contains("Fatal error"))
     }

@@ -15,7 +15,7 @@ import Testing
     static let pushB = hexToken("b2")
 
     @Test(arguments: Backend.allCases) func aDeviceLifeCycle(backend: Backend) async throws {
-        let built = try BuiltProject(passCount: 3)
+        let built = try await BuiltProject.make(passCount: 3)
         try backend.configure(built)
         var server = try ServerProcess(built)
         var client = Client(base: server.base)
@@ -78,7 +78,7 @@ import Testing
 
         // An editor changes one pass; CI rebuilds; the server notices without a restart.
         built.project.writeList(count: 3, points: { $0 == 1 ? 500 : $0 })
-        try built.build()
+        try await built.build()
         let newRecord1 = try built.record("C-0001")
         #expect(newRecord1.updateTag > record1.updateTag)
         #expect(try built.record("C-0000").updateTag == record0.updateTag)
@@ -100,7 +100,7 @@ import Testing
 
         // A new push token on re-registering replaces the old one.
         #expect(try await client.register(device, type, "C-0000", token: token0, pushToken: Self.pushB).status == 200)
-        #expect(try built.sql("SELECT push_token FROM devices WHERE library_identifier = '\(device)'") == Self.pushB)
+        #expect(try await built.sql("SELECT push_token FROM devices WHERE library_identifier = '\(device)'") == Self.pushB)
 
         // Restarting loses nothing.
         #expect(server.stop() == 0)
@@ -114,7 +114,7 @@ import Testing
         #expect(try await client.serials(device, type).json?["serialNumbers"] as? [String] == ["C-0001"])
         #expect(try await client.unregister(device, type, "C-0001", token: token1).status == 200)
         #expect(try await client.serials(device, type).status == 204)
-        #expect(try built.sql("SELECT COUNT(*) FROM devices") == "0")
+        #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "0")
         #expect(!FileManager.default.fileExists(atPath: "\(built.output)/\(indexPath)"))
         
         // Log: 200, one line each in the server log, kept in the table.
@@ -123,7 +123,7 @@ import Testing
         #expect(log.status == 200)
         #expect(try await eventually { server.stderr.get().contains("device log: second") })
         #expect(server.stderr.get().contains("device log: Web service error for pass.x (C-0001): 401 forged line"))
-        #expect(try built.sql("SELECT COUNT(*) FROM device_logs") == "2")
+        #expect(try await built.sql("SELECT COUNT(*) FROM device_logs") == "2")
 
         #expect(server.stop() == 0)
         for token in [token0, token1] {
@@ -145,7 +145,7 @@ import Testing
     }
 
     @Test func everyBadRequestGetsAShortJSON4xx() async throws {
-        let built = try BuiltProject(passCount: 2)
+        let built = try await BuiltProject.make(passCount: 2)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
@@ -224,14 +224,14 @@ import Testing
             #expect(!answer.text.contains(token) && !answer.text.contains(otherToken), "\(request)")
         }
         // Nothing was stored, no index written.
-        #expect(try built.sql("SELECT COUNT(*) FROM devices") == "0")
+        #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "0")
         #expect(!FileManager.default.fileExists(atPath: "\(built.output)/v1/devices"))
         #expect(server.stop() == 0)
         #expect(!server.stderr.get().contains(token) && !server.stderr.get().contains(otherToken))
     }
 
     @Test func pathTraversalNeverReturnsAFile() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built)
         let type = built.type
         let token = try built.token("C-0000")
@@ -258,7 +258,7 @@ import Testing
     }
 
     @Test func aHundredConcurrentRegistrationsOfOnePassMakeOneRow() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
@@ -271,13 +271,13 @@ import Testing
         }
         #expect(statuses.filter { $0 == 201 }.count == 1)
         #expect(statuses.filter { $0 == 200 }.count == 99)
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
-        #expect(try built.sql("SELECT COUNT(*) FROM devices") == "1")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "1")
+        #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "1")
         #expect(server.stop() == 0)
     }
 
     @Test func everyAcknowledgedRegistrationSurvivesSIGKILL() async throws {
-        let built = try BuiltProject(passCount: 4)
+        let built = try await BuiltProject.make(passCount: 4)
         var server = try ServerProcess(built)
         var client = Client(base: server.base)
         let type = built.type
@@ -301,7 +301,7 @@ import Testing
         #expect(acknowledged.allSatisfy { $0.2 == 201 })
         server = try ServerProcess(built)
         client = Client(base: server.base)
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "200")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "200")
         for (device, serial, _) in acknowledged {
             let list = try await client.serials(device, type)
             #expect(list.json?["serialNumbers"] as? [String] == [serial], "\(device)")
@@ -313,7 +313,7 @@ import Testing
     }
 
     @Test func sigtermLetsRequestsInProgressFinish() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built)
         // AsyncHTTPClient retries a refused connection until the deadline: keep it short.
         let client = Client(base: server.base, timeout: .seconds(3))
@@ -339,20 +339,23 @@ import Testing
         let answered = results.filter { $0.1 != nil }
         #expect(!answered.isEmpty)
         #expect(answered.allSatisfy { $0.1 == 201 }, "\(answered.map { $0.1 ?? 0 })")
-        let stored = Set(try built.sql("SELECT library_identifier FROM devices").split(separator: "\n").map(String.init))
+        let stored = Set(try await built.sql("SELECT library_identifier FROM devices").split(separator: "\n").map(String.init))
         #expect(stored.isSuperset(of: answered.map(\.0)))
     }
 
     @Test func rebuildsWhileServingNeverServeAMixedOrHalfPass() async throws {
-        let built = try BuiltProject(passCount: 2)
+        let built = try await BuiltProject.make(passCount: 2)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
         let token = try built.token("C-0001")
-        let stop = LockedBox(false)
+        // The fetcher reads through the rebuilds until it is served the last one (the event it waits for), within a bound.
+        let lastETag = LockedBox<String?>(nil)
         let fetcher = Task { () throws -> [(etag: String, body: [UInt8])] in
             var seen: [(etag: String, body: [UInt8])] = []
-            while !stop.get() {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while seen.last == nil || seen.last?.etag != lastETag.get() {
+                guard ContinuousClock.now < deadline else { throw HarnessError("the last build was not served in 120 s") }
                 let answer = try await client.pass(type, "C-0001", token: token)
                 guard answer.status == 200, let etag = answer.header("ETag") else {
                     throw HarnessError("status \(answer.status) during a rebuild: \(answer.text)")
@@ -364,11 +367,10 @@ import Testing
         var etags: Set<String> = [try built.record("C-0001").etag]
         for round in 1...3 {
             built.project.writeList(count: 2, points: { $0 == 1 ? 1000 + round : $0 })
-            try built.build()
+            try await built.build()
             etags.insert(try built.record("C-0001").etag)
         }
-        try await Task.sleep(for: .milliseconds(400))
-        stop.set(true)
+        lastETag.set(try built.record("C-0001").etag)
         let seen = try await fetcher.value
         #expect(seen.count > 3)
         for (etag, body) in seen {
@@ -382,7 +384,7 @@ import Testing
     }
 
     @Test func basePathPrefixesEveryURL() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--base-path", "/passes/"])
         let client = Client(base: server.base)
         let token = try built.token("C-0000")
@@ -397,7 +399,7 @@ import Testing
     }
 
     @Test func downloadLinksNeedNoTokenAndSupportConditionalGET() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let record = try built.record("C-0000")
@@ -412,7 +414,7 @@ import Testing
     }
 
     @Test func aRemovedPassCanStillBeUnregistered() async throws {
-        let built = try BuiltProject(passCount: 2)
+        let built = try await BuiltProject.make(passCount: 2)
         let server = try ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
@@ -423,7 +425,7 @@ import Testing
 
         // The editor deletes C-0001 from the content; the build removes its file and index entry.
         built.project.writeList(count: 1)
-        try built.build()
+        try await built.build()
         #expect(try built.buildState().removedPasses["\(type)/C-0001"] != nil)
         #expect(try await eventually { try await client.pass(type, "C-0001", token: token1).status == 401 })
         #expect(built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type)).map { String(decoding: $0, as: UTF8.self) }?
@@ -432,17 +434,17 @@ import Testing
         #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: Self.pushA).status == 401)
         #expect(try await client.unregister(device, type, "C-0001", token: "wrong-token-wrong-token").status == 401)
         #expect(try await client.unregister(device, type, "C-0001", token: token1).status == 200)
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "1")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "1")
 
         // Built again, it is a pass like any other.
         built.project.writeList(count: 2)
-        try built.build()
+        try await built.build()
         #expect(try built.buildState().removedPasses.isEmpty)
         #expect(server.stop() == 0)
     }
 
     @Test func rateLimitAnswers429PerClient() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--rate-limit", "5"])
         let client = Client(base: server.base)
         var statuses: [Int] = []

@@ -19,7 +19,20 @@ final class BuiltProject: @unchecked Sendable {
     var databasePath: String { state.file("registrations.sqlite") }
 
     /// `orders`: order identifiers built too, from the `shop` order template (`ProjectFixture.addOrderTemplate`).
-    init(passCount: Int = 3, orders: [String] = []) throws {
+    /// For synchronous tests: the build holds the calling thread. Async tests call `make`.
+    convenience init(passCount: Int = 3, orders: [String] = []) throws {
+        self.init(unbuilt: passCount, orders: orders)
+        try build()
+    }
+
+    /// The project, built without holding any of the test runner's threads.
+    static func make(passCount: Int = 3, orders: [String] = []) async throws -> BuiltProject {
+        let built = BuiltProject(unbuilt: passCount, orders: orders)
+        try await built.build()
+        return built
+    }
+
+    private init(unbuilt passCount: Int, orders: [String]) {
         project = ProjectFixture(passCount: passCount)
         if !orders.isEmpty {
             project.addOrderTemplate()
@@ -29,7 +42,6 @@ final class BuiltProject: @unchecked Sendable {
         // The build refreshes the indices of the devices in the server's store.
         environment["PASSFORGE_DATABASE_URL"] = state.file("registrations.sqlite")
         self.environment = environment
-        try build()
     }
 
     var output: String { project.output }
@@ -37,6 +49,12 @@ final class BuiltProject: @unchecked Sendable {
 
     func build() throws {
         let result = try project.passforge(["build", "--quiet"], environment: environment)
+        guard result.status == 0 else { throw HarnessError("passforge build failed: \(result.output)") }
+    }
+
+    /// `build` for async tests: suspends until the build ends, holding none of the test runner's threads.
+    func build() async throws {
+        let result = try await project.passforge(["build", "--quiet"], environment: environment)
         guard result.status == 0 else { throw HarnessError("passforge build failed: \(result.output)") }
     }
 
@@ -77,6 +95,16 @@ final class BuiltProject: @unchecked Sendable {
             return try PostgresServeTests.value(url, query)
         }
         let result = try runProcess("sqlite3", [databasePath, query])
+        guard result.status == 0 else { throw HarnessError("sqlite3 failed: \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `sql` for async tests: suspends until the command ends, holding none of the test runner's threads.
+    func sql(_ query: String) async throws -> String {
+        if let url = environment["PASSFORGE_DATABASE_URL"], url.hasPrefix("postgres") {
+            return try await PostgresServeTests.value(url, query)
+        }
+        let result = try await runProcessWithoutBlocking("sqlite3", [databasePath, query])
         guard result.status == 0 else { throw HarnessError("sqlite3 failed: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }

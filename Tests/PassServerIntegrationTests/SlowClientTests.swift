@@ -50,7 +50,7 @@ import Testing
 
     @Test func halfSentRequestsUnderTheSystemdLimitLeaveHealthAnswering() async throws {
         try Self.raiseOwnOpenFileLimit()
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         // Soft and hard 1024: nothing to raise, so the cap is 1024 less 128 of headroom.
         let server = try ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
         let banner = server.stdout.get()
@@ -87,7 +87,7 @@ import Testing
     @Test func theSoftLimitIsRaisedToTheHardLimitAtStart() async throws {
         try Self.raiseOwnOpenFileLimit()
         let hard = Self.childHardLimit(4096)
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let server = try ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, hard))
         let cap = ConnectionLimit.defaultMaximum(openFileLimit: hard)
         let banner = server.stdout.get()
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func maxConnectionsMustLeaveRoomForTheStoreAndTheTree() async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let arguments = ["--nofile=1024:1024", passforgeExecutable(), "serve", "--port", "0",
                          "--max-connections", "1000"]
         let result = try await runProcessWithoutBlocking("/usr/bin/prlimit", arguments, directory: built.project.root,
@@ -118,7 +118,7 @@ import Testing
     /// own, do not block a registration.
     @Test func slowLogBodiesThroughCaddyDoNotBlockARegistration() async throws {
         try Self.raiseOwnOpenFileLimit()
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let passforge = try ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
         let host = try StaticHost(.caddy, root: built.output, upstreamPort: passforge.port)
         defer { host.stop() }
@@ -150,7 +150,7 @@ import Testing
 @Suite(.serialized) struct MultipleRangeTests {
     @Test(arguments: [StaticHost.Server.caddy, .nginx])
     func severalRangesAreAnsweredWhole(_ server: StaticHost.Server) async throws {
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
         defer { host.stop() }
         let record = try built.record("C-0000")
@@ -181,7 +181,7 @@ import Testing
 @Suite(.serialized) struct SchemeAgreementTests {
     @Test(arguments: [StaticHost.Server.caddy, .nginx])
     func serveAndTheStaticHostAgreeOnTheSchemeWord(_ server: StaticHost.Server) async throws {
-        let built = try BuiltProject(passCount: 1, orders: ["O-1001"])
+        let built = try await BuiltProject.make(passCount: 1, orders: ["O-1001"])
         let passforge = try ServerProcess(built)
         let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
         defer { host.stop() }

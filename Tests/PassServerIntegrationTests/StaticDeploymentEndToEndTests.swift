@@ -27,7 +27,7 @@ import Testing
         let tokens = try await firstDeployAndRegistration(deployment)
         try await aCommitChangingOnePassSignsSendsAndPushesOnlyIt(deployment, tokens: tokens)
         try await aCommitRemovingAPassTakesItOutOfTheIndex(deployment, tokens: tokens)
-        try aRunWithNoStateUnderCIChangesNothing(deployment)
+        try await aRunWithNoStateUnderCIChangesNothing(deployment)
         try await aKilledPublishLeavesThePreviousBuildAndTheNextCompletesIt(deployment, tokens: tokens)
         // The server at DEST read every published build whole, and is still up.
         #expect(deployment.serve.process.isRunning, "\(deployment.serve.output)")
@@ -41,16 +41,16 @@ import Testing
     /// Run 1 publishes every pass; the host takes the build by itself; a
     /// device registers for A and B through nginx. Returns the passes' tokens.
     private func firstDeployAndRegistration(_ d: StaticDeployment) async throws -> [String: String] {
-        let run = try d.repository.freshClone("ci-run-1")
+        let run = try await d.repository.freshClone("ci-run-1")
         #expect(!FileManager.default.fileExists(atPath: run.output), "a fresh clone has no output/")
         // A folder: --initial, as the first run. Over ssh: --state-from on an empty DEST, the reference workflow's first deploy.
         let arguments = d.transport == .directory ? ["build", "--initial"] : ["build", "--state-from", d.destination]
-        let build = try run.passforge(arguments, environment: d.ci)
+        let build = try await run.passforge(arguments, environment: d.ci)
         try #require(build.status == 0, "\(build.output)")
         #expect(build.stdout.contains("built 5, unchanged 0, removed 0"), "\(build.output)")
         if d.transport == .ssh { #expect(build.stderr.contains("has no build yet: a first deploy"), "\(build.output)") }
 
-        let publish = try run.passforge(["publish", d.destination], environment: d.ci)
+        let publish = try await run.passforge(["publish", d.destination], environment: d.ci)
         try #require(publish.status == 0, "\(publish.output)")
         #expect(publish.stdout.contains("published 5 passes (15 files"), "\(publish.output)")
         let state = try d.publishedState()
@@ -59,7 +59,7 @@ import Testing
 
         // The server at DEST noticed the build: index bookkeeping, and a first push run (nobody holds a pass yet).
         let noticed = try await eventually(timeout: 60) {
-            try d.sql("SELECT update_tag FROM push_cursor") == String(state.lastUpdateTag) && d.indexedTag == String(state.lastUpdateTag)
+            try await d.sql("SELECT update_tag FROM push_cursor") == String(state.lastUpdateTag) && d.indexedTag == String(state.lastUpdateTag)
         }
         try #require(noticed, "passforge serve did not take run 1: \(d.serve.output)")
         #expect(d.mock.requests.isEmpty)
@@ -86,8 +86,8 @@ import Testing
         let baseline = d.mock.requests.count
 
         d.repository.editor.writeList(count: 5, points: { $0 == 4 ? 1000 : $0 })
-        try d.repository.commit("More points for \(Self.passA)")
-        let (run, build) = try d.ciBuildFromPublishedState("ci-run-2")
+        try await d.repository.commit("More points for \(Self.passA)")
+        let (run, build) = try await d.ciBuildFromPublishedState("ci-run-2")
         #expect(build.stderr.contains("starting from the build published at"), "\(build.output)")
         #expect(build.stdout.contains("built 1, unchanged 4, removed 0"), "\(build.output)")
         // Only A was signed: its record alone changed, and it alone is in this clone's output.
@@ -100,7 +100,7 @@ import Testing
         let signed = (try? FileManager.default.contentsOfDirectory(atPath: "\(run.output)/v1/passes/\(d.type)")) ?? []
         #expect(signed == [Self.passA])
 
-        let publish = try run.passforge(["publish", d.destination], environment: d.ci)
+        let publish = try await run.passforge(["publish", d.destination], environment: d.ci)
         try #require(publish.status == 0, "\(publish.output)")
         #expect(publish.stdout.contains("published 1 pass (3 files"), "\(publish.output)")
         #expect(publish.stdout.contains("removed 0"), "\(publish.output)")
@@ -109,7 +109,9 @@ import Testing
         // Exactly one push for the device (it holds A and B of one pass type), within a few seconds.
         let pushed = try await eventually(timeout: 60) { !d.pushes(after: baseline).isEmpty }
         #expect(pushed, "no push within 15 s: \(d.serve.output)")
-        try await Task.sleep(for: .milliseconds(1000))  // the watcher looks every 250 ms: a second push would be here by now
+        // A second push is an absence, which has no event to await: this window, four of the watcher's
+        // 250 ms looks, is what the test measures.
+        try await Task.sleep(for: .milliseconds(1000))
         let pushes = d.pushes(after: baseline)
         #expect(pushes.count == 1)
         #expect(pushes.first?.token == Self.pushToken)
@@ -154,10 +156,10 @@ import Testing
         let baseline = d.mock.requests.count
 
         d.repository.editor.writeList(count: 4)
-        try d.repository.commit("\(Self.passA) is gone")
-        let (run, build) = try d.ciBuildFromPublishedState("ci-run-3")
+        try await d.repository.commit("\(Self.passA) is gone")
+        let (run, build) = try await d.ciBuildFromPublishedState("ci-run-3")
         #expect(build.stdout.contains("built 0, unchanged 4, removed 1"), "\(build.output)")
-        let publish = try run.passforge(["publish", d.destination], environment: d.ci)
+        let publish = try await run.passforge(["publish", d.destination], environment: d.ci)
         try #require(publish.status == 0, "\(publish.output)")
         #expect(publish.stdout.contains("published 0 passes (0 files, 0 bytes), removed 1"), "\(publish.output)")
 
@@ -173,6 +175,7 @@ import Testing
         #expect(try d.publishedState().removedPasses["\(d.type)/\(Self.passA)"] != nil)
 
         // At most one push for the device that held A (a removal gives it nothing to fetch), never more.
+        // An absence has no event to await: this window (six of the watcher's 250 ms looks) is what the test measures.
         try await Task.sleep(for: .milliseconds(1500))
         #expect(d.pushes(after: baseline).count <= 1, "pushes for a removed pass: \(d.pushes(after: baseline).count)")
         try await others.expectUnchanged(d)
@@ -180,16 +183,16 @@ import Testing
 
     // MARK: A CI run with no state
 
-    private func aRunWithNoStateUnderCIChangesNothing(_ d: StaticDeployment) throws {
+    private func aRunWithNoStateUnderCIChangesNothing(_ d: StaticDeployment) async throws {
         let before = PublishedFile.tree(d.destinationPath)
         let baseline = d.mock.requests.count
-        let run = try d.repository.freshClone("ci-run-no-state")
-        let refused = try run.passforge(["build"], environment: d.ci)
+        let run = try await d.repository.freshClone("ci-run-no-state")
+        let refused = try await run.passforge(["build"], environment: d.ci)
         #expect(refused.status == 1, "\(refused.output)")
         #expect(refused.stderr.contains("this would re-sign every pass with new update tags and push every device"), "\(refused.output)")
         #expect(!FileManager.default.fileExists(atPath: "\(run.output)/v1"), "nothing was signed")
         // A script that publishes anyway publishes nothing.
-        let publish = try run.passforge(["publish", d.destination], environment: d.ci)
+        let publish = try await run.passforge(["publish", d.destination], environment: d.ci)
         #expect(publish.status == 1, "\(publish.output)")
         #expect(PublishedFile.tree(d.destinationPath) == before, "DEST is byte for byte (and inode, mtime) as it was")
         #expect(d.mock.requests.count == baseline)
@@ -207,8 +210,8 @@ import Testing
         let baseline = d.mock.requests.count
 
         d.repository.editor.writeList(count: 4, points: { $0 == 1 ? 500 : $0 })
-        try d.repository.commit("More points for \(Self.passB)")
-        let (run, build) = try d.ciBuildFromPublishedState("ci-run-killed")
+        try await d.repository.commit("More points for \(Self.passB)")
+        let (run, build) = try await d.ciBuildFromPublishedState("ci-run-killed")
         #expect(build.stdout.contains("built 1, unchanged 3, removed 0"), "\(build.output)")
         let newB = try #require(run.localFile(d.passPath(Self.passB)))
         let recordB = try #require(try run.localState().passes["\(d.type)/\(Self.passB)"])
@@ -231,19 +234,22 @@ import Testing
         let servedB = try await d.client.pass(d.type, Self.passB, token: tokens[Self.passB]!)
         #expect(servedB.status == 200)
         #expect(servedB.body == oldB || servedB.body == newB)
-        try await Task.sleep(for: .milliseconds(1000))  // four looks of the watcher
+        // No push and no new index are absences, with no event to await: this window, four of the watcher's
+        // 250 ms looks, is what the test measures.
+        try await Task.sleep(for: .milliseconds(1000))
         #expect(d.pushes(after: baseline).isEmpty, "no push before the state is published")
         #expect(d.indexedTag == indexedBefore, "passforge serve still has the previous build")
         #expect(try await d.client.serials(Self.device, d.type).body == indexBefore.body)
 
         // The next publish completes it: state, B, one push.
-        let again = try run.passforge(["publish", d.destination], environment: d.ci)
+        let again = try await run.passforge(["publish", d.destination], environment: d.ci)
         try #require(again.status == 0, "\(again.output)")
         #expect(again.stdout.contains("published 1 pass ("), "\(again.output)")
         #expect(d.published(".passforge/state.json") == run.localStateBytes)
         #expect(d.published(d.passPath(Self.passB)) == newB)
         let pushed = try await eventually(timeout: 60) { !d.pushes(after: baseline).isEmpty }
         #expect(pushed, "no push within 15 s: \(d.serve.output)")
+        // Measured window: a second push is an absence, with no event to await (four of the watcher's looks).
         try await Task.sleep(for: .milliseconds(1000))
         #expect(d.pushes(after: baseline).map(\.token) == [Self.pushToken])
         let fetched = try await d.client.pass(d.type, Self.passB, token: tokens[Self.passB]!)

@@ -14,44 +14,44 @@ final class ContentRepository: Sendable {
     let editor: ProjectFixture
 
     /// `orders`: order identifiers of the `shop` order template, committed with the passes.
-    init(passCount: Int, orders: [String] = []) throws {
+    init(passCount: Int, orders: [String] = []) async throws {
         editor = ProjectFixture(passCount: passCount)
         if !orders.isEmpty {
             editor.addOrderTemplate()
             for order in orders { editor.writeOrder(order) }
         }
-        try Self.git(["init", "-q", "--bare", "-b", "main", origin.path], in: origin.path)
-        try Self.git(["init", "-q", "-b", "main"], in: editor.root)
+        try await Self.git(["init", "-q", "--bare", "-b", "main", origin.path], in: origin.path)
+        try await Self.git(["init", "-q", "-b", "main"], in: editor.root)
         editor.directory.write(".gitignore", "output/\nstate/\n")
-        try Self.git(["remote", "add", "origin", origin.path], in: editor.root)
-        try commit("A small project")
+        try await Self.git(["remote", "add", "origin", origin.path], in: editor.root)
+        try await commit("A small project")
     }
 
     /// Commits everything in the working copy and pushes it to the origin.
-    func commit(_ message: String) throws {
-        try Self.git(["add", "--all", "."], in: editor.root)
-        try Self.git(["commit", "-q", "-m", message], in: editor.root)
-        try Self.git(["push", "-q", "origin", "main"], in: editor.root)
+    func commit(_ message: String) async throws {
+        try await Self.git(["add", "--all", "."], in: editor.root)
+        try await Self.git(["commit", "-q", "-m", message], in: editor.root)
+        try await Self.git(["push", "-q", "origin", "main"], in: editor.root)
     }
 
     /// A fresh clone of the origin in a new temporary folder, as a CI runner starts.
-    func freshClone(_ label: String) throws -> Checkout {
+    func freshClone(_ label: String) async throws -> Checkout {
         let checkout = Checkout(label)
-        try Self.git(["clone", "-q", origin.path, checkout.root], in: checkout.folder.path)
+        try await Self.git(["clone", "-q", origin.path, checkout.root], in: checkout.folder.path)
         return checkout
     }
 
     /// git with a fixed identity and no user or system configuration, bounded in time.
     @discardableResult
-    static func git(_ arguments: [String], in directory: String) throws -> ProcessResult {
+    static func git(_ arguments: [String], in directory: String) async throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in ["GIT_AUTHOR_NAME": "Editor", "GIT_AUTHOR_EMAIL": "editor@example.com",
                              "GIT_COMMITTER_NAME": "Editor", "GIT_COMMITTER_EMAIL": "editor@example.com",
                              "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0"] {
             environment[key] = value
         }
-        let result = try runProcess("/usr/bin/timeout", ["--kill-after=5", "60", "git"] + arguments,
-                                    directory: directory, environment: environment)
+        let result = try await runProcessWithoutBlocking("/usr/bin/timeout", ["--kill-after=5", "60", "git"] + arguments,
+                                                         directory: directory, environment: environment)
         guard result.status == 0 else { throw HarnessError("git \(arguments.joined(separator: " ")) failed: \(result.output)") }
         return result
     }
@@ -66,11 +66,11 @@ final class Checkout: Sendable {
     init(_ label: String) { folder = TemporaryDirectory("passforge-\(label)") }
 
     /// Runs the real `passforge` here with `environment` over a clean one
-    /// (no CI, store or stall settings from the test runner), bounded in time.
-    @discardableResult
-    func passforge(_ arguments: [String], environment: [String: String], timeout: Int = 120) throws -> ProcessResult {
-        try runProcess("/usr/bin/timeout", ["--kill-after=5", String(timeout), passforgeExecutable()] + arguments,
-                       directory: root, environment: passforgeEnvironment(environment))
+    /// (no CI, store or stall settings from the test runner), bounded in time,
+    /// holding none of the test runner's threads.
+    func passforge(_ arguments: [String], environment: [String: String], timeout: Int = 120) async throws -> ProcessResult {
+        try await runProcessWithoutBlocking("/usr/bin/timeout", ["--kill-after=5", String(timeout), passforgeExecutable()] + arguments,
+                                            directory: root, environment: passforgeEnvironment(environment))
     }
 
     func localState() throws -> BuildState { try BuildState.load(from: output) }
@@ -226,7 +226,7 @@ final class StaticDeployment: @unchecked Sendable {
         self.transport = transport
         let (mock, apns) = try await PushEndToEndTests.startMock()
         self.mock = mock
-        repository = try ContentRepository(passCount: passCount, orders: orders)
+        repository = try await ContentRepository(passCount: passCount, orders: orders)
         try FileManager.default.createDirectory(atPath: hostFolder.file("www"), withIntermediateDirectories: true)
         let signing = TestPKI.shared.environment(TestPKI.shared.leaf())
         var ci = signing
@@ -242,7 +242,7 @@ final class StaticDeployment: @unchecked Sendable {
             ci["PASSFORGE_SSH_COMMAND"] = ssh.sshCommand
         }
         self.ci = ci
-        hostCheckout = try repository.freshClone("host-checkout")
+        hostCheckout = try await repository.freshClone("host-checkout")
         var host = signing.merging(apns) { _, new in new }
         host["PASSFORGE_DATABASE_URL"] = hostFolder.file("registrations.sqlite")
         host["LOG_LEVEL"] = "info"
@@ -260,8 +260,8 @@ final class StaticDeployment: @unchecked Sendable {
     }
 
     /// A value from the host's registration store, read by the sqlite3 command.
-    func sql(_ query: String) throws -> String {
-        let result = try runProcess("/usr/bin/timeout", ["30", "sqlite3", databasePath, query])
+    func sql(_ query: String) async throws -> String {
+        let result = try await runProcessWithoutBlocking("/usr/bin/timeout", ["30", "sqlite3", databasePath, query])
         guard result.status == 0 else { throw HarnessError("sqlite3 failed: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -272,9 +272,9 @@ final class StaticDeployment: @unchecked Sendable {
     func passPath(_ serial: String) -> String { "v1/passes/\(type)/\(serial)" }
 
     /// What a CI run does after a commit: a fresh clone, built with `--state-from` DEST (which must succeed).
-    func ciBuildFromPublishedState(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (checkout: Checkout, build: ProcessResult) {
-        let checkout = try repository.freshClone(label)
-        let build = try checkout.passforge(["build", "--state-from", destination], environment: ci)
+    func ciBuildFromPublishedState(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (checkout: Checkout, build: ProcessResult) {
+        let checkout = try await repository.freshClone(label)
+        let build = try await checkout.passforge(["build", "--state-from", destination], environment: ci)
         try #require(build.status == 0, "\(build.output)", sourceLocation: sourceLocation)
         return (checkout, build)
     }

@@ -20,7 +20,7 @@ struct StaticHostChecks {
 
     /// Scenario 1: no `passforge serve` at all (the upstream port is closed).
     static func withoutPassforge(_ server: StaticHost.Server) async throws {
-        let built = try BuiltProject(passCount: 2, orders: orders)
+        let built = try await BuiltProject.make(passCount: 2, orders: orders)
         let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
         defer { host.stop() }
         let checks = StaticHostChecks(built: built, host: host)
@@ -38,7 +38,7 @@ struct StaticHostChecks {
     /// Scenario 2: registrations, the log and /health reach a running
     /// `passforge serve`; once it is stopped, every GET still answers.
     static func withPassforgeStoppedHalfWay(_ server: StaticHost.Server) async throws {
-        let built = try BuiltProject(passCount: 2, orders: orders)
+        let built = try await BuiltProject.make(passCount: 2, orders: orders)
         let passforge = try ServerProcess(built)
         let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
         defer { host.stop() }
@@ -113,8 +113,8 @@ struct StaticHostChecks {
         try await checks.changesFailWithoutPassforge()
 
         host.stop()
-        #expect(try built.sql("SELECT COUNT(*) FROM device_logs") == "1")
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "2")
+        #expect(try await built.sql("SELECT COUNT(*) FROM device_logs") == "1")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "2")
     }
 
     /// Scenario 3 (issue 24): a tokenless DELETE asking to upgrade the
@@ -125,7 +125,7 @@ struct StaticHostChecks {
     /// 30 s after which passforge would end a connection it stopped reading
     /// (with a 408), so a stalled call fails the test instead of passing late.
     static func upgradeRequestsDoNotStallTheNextClient(_ server: StaticHost.Server) async throws {
-        let built = try BuiltProject(passCount: 2)
+        let built = try await BuiltProject.make(passCount: 2)
         let passforge = try ServerProcess(built)
         let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
         defer { host.stop() }
@@ -153,7 +153,7 @@ struct StaticHostChecks {
                 #expect(logged?.status == 200, "\(server) \(upgrade): the log call after an upgrade request was not answered")
             }
         }
-        #expect(try built.sql("SELECT COUNT(*) FROM registrations") == "2")
+        #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "2")
     }
 
     /// 200 with the item's bytes and its kind's MIME type for its token under its kind's scheme, HEAD
