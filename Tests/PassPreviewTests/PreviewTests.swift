@@ -17,6 +17,15 @@ func testPython() throws -> String {
     return String(path)
 }
 
+/// `testPython` for async tests: the venv's install, when it is due, holds none of the test runner's threads.
+func testPython() async throws -> String {
+    let result = try await runProcessWithoutBlocking("\(repositoryRoot)/scripts/test-venv.sh", [])
+    guard result.status == 0, let path = result.stdout.split(separator: "\n").last else {
+        throw PreviewTestError("scripts/test-venv.sh failed: \(result.output)")
+    }
+    return String(path)
+}
+
 struct PreviewTestError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
@@ -37,16 +46,24 @@ func passforge(_ arguments: [String], in directory: String) throws -> ProcessRes
     return try runProcess(passforgeExecutable(), arguments, directory: directory, environment: environment)
 }
 
+/// `passforge` for async tests: suspends until the run ends, holding none of the test runner's threads.
+func passforge(_ arguments: [String], in directory: String) async throws -> ProcessResult {
+    var environment = ProcessInfo.processInfo.environment
+    environment["CI"] = nil
+    return try await runProcessWithoutBlocking(passforgeExecutable(), arguments, directory: directory,
+                                               environment: environment)
+}
+
 @Suite("passforge preview in a real browser", .serialized)
 struct PreviewBrowserTests {
     @Test("every example pass: barcodes decode from a screenshot, labels and values are on the page, no console errors, languages switch")
     func examplePassesInChromium() async throws {
         let project = try exampleProject()
-        let preview = try passforge(["preview", "--out", "gallery"], in: project.path)
+        let preview = try await passforge(["preview", "--out", "gallery"], in: project.path)
         #expect(preview.status == 0, "\(preview.output)")
         let pages = try FileManager.default.contentsOfDirectory(atPath: project.file("gallery/pass.com.example.passforge"))
         #expect(pages.count >= 19, "\(pages)")
-        let check = try await runProcessWithoutBlocking(try testPython(), ["\(repositoryRoot)/scripts/check-preview-pages.py", project.file("gallery"),
+        let check = try await runProcessWithoutBlocking(try await testPython(), ["\(repositoryRoot)/scripts/check-preview-pages.py", project.file("gallery"),
                                                       "--screenshots", project.file("screenshots")])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("\"failures\": 0"), "\(check.output)")
@@ -99,19 +116,19 @@ struct PreviewBrowserTests {
         let page = "pass.com.example.passforge/BL-M-0001.html"
 
         for host in ["localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)", "LOCALHOST:\(port)", "localhost", "127.0.0.1"] {
-            #expect(try Curl.get(server.base + page, host: host).status == 200, "Host: \(host)")
+            #expect(try await Curl.get(server.base + page, host: host).status == 200, "Host: \(host)")
         }
         for host in ["attacker.example", "attacker.example:\(port)", "127.0.0.1.attacker.example:\(port)", "localhost:\(port + 1)",
                      "0.0.0.0:\(port)", "127.0.0.2:\(port)", "localhost.:\(port)"] {
             for path in ["", "index.html", page, "_passforge/events", "no-such-page.html"] {
-                let answer = try Curl.get(server.base + path, host: host)
+                let answer = try await Curl.get(server.base + path, host: host)
                 #expect(answer.status == 403, "Host: \(host) /\(path): \(answer.status)")
                 #expect(!answer.body.contains("BL-M-0001") && !answer.body.contains("<html"), "Host: \(host) /\(path)")
                 #expect(answer.header("X-Content-Type-Options") == "nosniff", "Host: \(host) /\(path)")
             }
         }
         for host in [nil, "localhost:\(port):1", "user@localhost:\(port)", "localhost:abc", "[::1", "local host"] as [String?] {
-            let answer = try Curl.get(server.base + page, host: host ?? "")
+            let answer = try await Curl.get(server.base + page, host: host ?? "")
             #expect(answer.status == 400, "Host: \(host ?? "none"): \(answer.status)")
         }
 
@@ -125,7 +142,7 @@ struct PreviewBrowserTests {
         let tokens = TokenSecret(secret, origin: "test")
         var masksSeen = 0
         for path in pages {
-            let answer = try Curl.get(server.base + path)
+            let answer = try await Curl.get(server.base + path)
             #expect(answer.status == 200, "\(path)")
             #expect(answer.header("X-Content-Type-Options") == "nosniff", "\(path)")
             #expect(answer.header("Cache-Control") == "no-store", "\(path)")
@@ -138,7 +155,7 @@ struct PreviewBrowserTests {
             }
         }
         #expect(masksSeen == pages.count - 1, "each pass page shows its own token masked")
-        let events = try Curl.get(server.base + "_passforge/events", maxTime: 2)
+        let events = try await Curl.get(server.base + "_passforge/events", maxTime: 2)
         #expect(events.status == 200 && events.header("X-Content-Type-Options") == "nosniff", "\(events.head)")
 
         // In Chromium: the hostile value is shown as text, the language switcher and live reload work.
@@ -155,7 +172,7 @@ struct PreviewBrowserTests {
         // bound is 10 s (still far from a manual reload), and the script prints the measured delay.
         var environment = ProcessInfo.processInfo.environment
         environment["WATCH_DEADLINE"] = machineIsOverloaded() ? "10" : "2"
-        return try await runProcessWithoutBlocking(try testPython(), ["\(repositoryRoot)/scripts/check-preview-watch.py", url, file, old, new, shown]
+        return try await runProcessWithoutBlocking(try await testPython(), ["\(repositoryRoot)/scripts/check-preview-watch.py", url, file, old, new, shown]
                               + (literal.map { ["--literal", $0] } ?? []), environment: environment)
     }
 
@@ -229,7 +246,17 @@ enum Curl {
     static func get(_ url: String, host: String? = nil, maxTime: Int = 10) throws -> Answer {
         var arguments = ["-sS", "-i", "--max-time", String(maxTime), "--path-as-is"]
         if let host { arguments += ["-H", "Host:" + (host.isEmpty ? "" : " " + host)] }
-        let result = try runProcess("/usr/bin/curl", arguments + [url])
+        return try answer(url, try runProcess("/usr/bin/curl", arguments + [url]))
+    }
+
+    /// `get` for async tests: suspends until curl ends, holding none of the test runner's threads.
+    static func get(_ url: String, host: String? = nil, maxTime: Int = 10) async throws -> Answer {
+        var arguments = ["-sS", "-i", "--max-time", String(maxTime), "--path-as-is"]
+        if let host { arguments += ["-H", "Host:" + (host.isEmpty ? "" : " " + host)] }
+        return try answer(url, try await runProcessWithoutBlocking("/usr/bin/curl", arguments + [url]))
+    }
+
+    private static func answer(_ url: String, _ result: ProcessResult) throws -> Answer {
         // 28: the time ran out, which ends an event stream on purpose.
         guard result.status == 0 || result.status == 28 else { throw PreviewTestError("curl \(url) failed: \(result.output)") }
         let parts = result.stdout.components(separatedBy: "\r\n\r\n")
