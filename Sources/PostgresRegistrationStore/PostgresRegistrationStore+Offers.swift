@@ -126,25 +126,22 @@ extension PostgresRegistrationStore {
 
     package func spendDeviceTokens(_ digests: [String], at time: Double) async throws -> Bool {
         let unique = Array(Set(digests))
-        do {
-            return try await transaction { connection in
-                // ON CONFLICT DO NOTHING counts what was new; any digest seen before (on any server) undoes them all.
-                let inserted = try await Self.first(connection.checkedQuery("""
-                    WITH new AS (
-                        INSERT INTO spent_device_tokens (digest, spent_at) SELECT d, \(time) FROM unnest(\(unique)::text[]) AS d
-                        ON CONFLICT (digest) DO NOTHING RETURNING 1)
-                    SELECT COUNT(*)::bigint FROM new
-                    """, logger: Self.logger), as: Int64.self) ?? 0
-                guard inserted == Int64(unique.count) else { throw SpentTokenSeen() }
-                return true
-            }
-        } catch is SpentTokenSeen {
-            return false
+        // One statement, so one round trip: nothing is recorded when any digest was recorded before. Two
+        // requests sharing a digest at the same instant both pass NOT EXISTS; the unique key then lets one
+        // record it and the other count fewer rows, so it is refused (its other, fresh digest may stay
+        // recorded: a token refused without reaching Apple, which the app replaces anyway).
+        let inserted = try await leased { connection in
+            try await Self.first(connection.checkedQuery("""
+                WITH new AS (
+                    INSERT INTO spent_device_tokens (digest, spent_at)
+                    SELECT d, \(time) FROM unnest(\(unique)::text[]) AS d
+                    WHERE NOT EXISTS (SELECT 1 FROM spent_device_tokens s WHERE s.digest = ANY(\(unique)::text[]))
+                    ON CONFLICT (digest) DO NOTHING RETURNING 1)
+                SELECT COUNT(*)::bigint FROM new
+                """, logger: Self.logger), as: Int64.self) ?? 0
         }
+        return inserted == Int64(unique.count)
     }
-
-    /// Rolls back the digests just recorded: one of them was spent before.
-    private struct SpentTokenSeen: Error {}
 
     package func purgeSpentDeviceTokens(spentBefore time: Double) async throws -> Int {
         try await leased { connection in

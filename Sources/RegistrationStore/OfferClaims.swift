@@ -113,8 +113,9 @@ package protocol OfferClaimStore: Sendable {
     /// Claims whose bit is not confirmed, oldest first.
     func unconfirmedClaims(limit: Int) async throws -> [UnconfirmedClaim]
 
-    /// Records the SHA-256 digests (hex) of device tokens about to be sent to Apple, all or none: false,
-    /// recording none, when any of them was recorded before (a replayed token).
+    /// Records the SHA-256 digests (hex) of device tokens about to be sent to Apple: false when any of them
+    /// was recorded before (a replayed token), and then none is recorded (but for a request racing another
+    /// with a shared digest, whose fresh digests may stay recorded: tokens that never reached Apple).
     func spendDeviceTokens(_ digests: [String], at time: Double) async throws -> Bool
 
     /// Forgets the digests recorded before `time` (Apple no longer honours those tokens); returns how many.
