@@ -122,16 +122,22 @@ enum LandingPages {
         }
         let made = try make(work, maker: maker, passes: passes, stagedPaths: stagedPaths, tree: tree, now: now, jobs: jobs,
                             folder: folder, previous: previous)
+        var notMade = 0
         for (key, result) in made {
             switch result {
             case .made(let record, let moves):
                 list.pages[key] = record
                 update.operations += moves
                 update.made += 1
-            case .unavailable(let path):
+            case .unavailable:
                 if let old = previous?.pages[key] { list.pages[key] = old }
-                update.notes.append("landing page of \(key) not made: \(path) is only at the published destination (--state-from)")
+                notMade += 1
             }
+        }
+        if notMade > 0 {
+            // One note, not one per item: a fresh clone building from a published state (--state-from) has only
+            // the items it signs; a build with the whole output tree makes the others' pages.
+            update.notes.append("\(notMade) landing page\(notMade == 1 ? "" : "s") not made: the item is only at the published destination (--state-from); a build with the whole output tree makes them")
         }
         let newPaths = Set(list.allFiles.map(\.path))
         for old in (previous?.allFiles ?? []) where !newPaths.contains(old.path) {
