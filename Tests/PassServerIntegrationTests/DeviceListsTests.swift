@@ -48,7 +48,8 @@ import WalletTree
 
     /// Two servers on one PostgreSQL with `--device-lists store` (the tree in a bucket): no index
     /// file is written, and a registration on either server is in the device's list on both at
-    /// once (the goal is within 1 s; the store answers as soon as the registration is acknowledged).
+    /// once: the other server's very next read lists it (no wait, no retry), so the 1 s goal holds by
+    /// construction. Not timed here: the elapsed time under a loaded test run measures the machine.
     @Test func twoServersAnswerTheListsFromTheStore() async throws {
         let database = try PostgresTestEnvironment.freshDatabase(prefix: "lists")
         let built = try await BuiltProject.make(passCount: 2)
@@ -60,12 +61,9 @@ import WalletTree
         for (number, serial) in ["C-0000", "C-0001"].enumerated() {
             let device = "storedevice\(number)"
             let (writer, reader) = (clients[number], clients[1 - number])
-            let started = ContinuousClock.now
             #expect(try await writer.register(device, type, serial, token: try built.token(serial), pushToken: hexToken("cd")).status == 201)
             let answer = try await reader.serials(device, type)
-            let elapsed = ContinuousClock.now - started
             #expect(answer.json?["serialNumbers"] as? [String] == [serial], "\(answer.status) \(answer.text)")
-            #expect(elapsed < .seconds(1), "registered on one server, listed by the other after \(elapsed)")
             #expect(try await writer.serials(device, type).json?["serialNumbers"] as? [String] == [serial])
         }
         #expect(!FileManager.default.fileExists(atPath: "\(built.output)/v1/devices"), "--device-lists store writes no index file")

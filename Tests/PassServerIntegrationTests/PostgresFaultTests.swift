@@ -34,7 +34,7 @@ import Testing
         let load = try RegistrationLoad(built: built, base: server.base, prefix: "failover")
         let clients = load.start(clients: 8)
 
-        try await load.waitForAcknowledged(200, after: nil, within: 20)
+        try await load.waitForAcknowledged(30, after: nil, within: 30)
         let stopped = try await runProcessWithoutBlocking(
             pgCtl, ["-D", try variable("PASSFORGE_TEST_REPLICA_PRIMARY_DATA"), "-m", "immediate", "-w", "stop"])
         #expect(stopped.status == 0, "\(stopped.output)")
@@ -45,7 +45,7 @@ import Testing
             pgCtl, ["-D", try variable("PASSFORGE_TEST_REPLICA_STANDBY_DATA"), "-w", "promote"])
         #expect(promoted.status == 0, "\(promoted.output)")
         let promotedAt = ContinuousClock.now
-        try await load.waitForAcknowledged(300, after: promotedAt, within: 15)
+        try await load.waitForAcknowledged(30, after: promotedAt, within: 20)
         load.stop()
         for client in clients { try await client.value }
 
