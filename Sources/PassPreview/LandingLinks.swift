@@ -94,21 +94,9 @@ package struct LandingLinks: Sendable {
             + "<a href=\"\(landing)\" style=\"color:#0066cc;\">this page</a> and scan its code with your iPhone.</td></tr></table>"
     }
 
-    /// The URLs are the build's (base URL, `download/`, a base64url capability): escaped all the same.
-    static func attribute(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "\"": escaped += "&quot;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    /// The URLs are the build's (base URL, `download/`, a base64url capability): escaped all the same,
+    /// with the preview's one HTML escape.
+    static func attribute(_ text: String) -> String { escape(text) }
 
     package func rendered(as format: Format) -> String {
         switch format {
