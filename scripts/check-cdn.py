@@ -488,7 +488,9 @@ def create_database(postgres):
 def start_serve(binary, root, database_url):
     port = free_port()
     env = dict(os.environ, PASSFORGE_DATABASE_URL=database_url, PASSFORGE_TOKEN_SECRET=SECRET)
-    process = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", str(port)], cwd=root, env=env,
+    # --device-lists store, as the README runs servers behind a bucket: no index files; the lists come from PostgreSQL.
+    process = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--device-lists", "store"],
+                               cwd=root, env=env,
                                stdout=subprocess.DEVNULL, stderr=open(f"{root}/serve-{port}.log", "w"),
                                start_new_session=True)
     deadline = time.monotonic() + 60
@@ -559,6 +561,7 @@ def e2e_checks(checks, root, cdn, serves, s3, binary):
                  "e2e: no 304 for the new pass")
     status = cdn.request("DELETE", f"/v1/devices/cdndevice1/registrations/{type_}/{record['serialNumber']}", auth)[0]
     checks.check(status == 200, f"e2e: unregistering through the CDN answered {status}")
+    checks.check(not os.path.exists(f"{root}/output/v1/devices"), "e2e: serve --device-lists store wrote index files")
 
 
 def e2e_phase(checks, scratch, s3, store_port, processes):

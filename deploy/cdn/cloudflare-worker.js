@@ -22,9 +22,9 @@
 //   Every refusal (no, malformed or wrong token, unknown pass, a name that
 //   does not fit) is passforge serve's own 401, byte for byte.
 // - GET /v1/devices/<device>/registrations/<type>: the device's index object
-//   if the bucket has one (it lists every pass (order) of the device; the
-//   device then makes conditional GETs), else passforge serve's answer from
-//   its database (204 for an unknown device).
+//   v1/devices/<type>/<device> if the bucket has one (it lists every pass
+//   (order) of the device; the device then makes conditional GETs), else
+//   passforge serve's answer from its database (204 for an unknown device).
 // - GET /download/…: the add-to-Wallet links.
 // - POST/DELETE registrations, POST /v1/log, POST /v1/offers/<offer>/claims
 //   and /health: passed to passforge serve, Authorization included.
@@ -72,7 +72,8 @@ export default {
     if (list) {
       if (!isRead) return notAllowed('GET, HEAD');
       // The bucket's index object, else passforge serve's answer from its database (204 for an unknown device).
-      const found = await objectResponse(request, env, `v1/devices/${list[1]}/registrations/${list[2]}`);
+      // The object's key is v1/devices/<type>/<device> (one object per device and type, as on disk), not the URL's.
+      const found = await objectResponse(request, env, `v1/devices/${list[2]}/${list[1]}`);
       return found ?? toServe(request, env, url);
     }
     if (DOWNLOAD.test(path)) {
