@@ -5,12 +5,15 @@ import PackageDescription
 //   PassContent → PassModel → HTMLFragments → CLibxml2 (libxml2's HTML parser, from memory)
 //   PassPackage → AtomicFiles → CSystemCalls; PassPackage → COpenSSL, CZlib, CLibzip
 //   WalletTree → AtomicFiles, PassModel, RegistrationStore (the protocols only)
-//   PassBuild → PassContent, PassPackage, Barcodes, WalletTree
+//   PassRender → PassContent, PassModel
+//   PassBuild → PassContent, PassPackage, PassRender, Barcodes, WalletTree
 //   Barcodes → CZint (libzint), PassModel; ProjectScaffold → CZlib
 //   RegistrationStore → ConcurrencySupport
 //   SQLiteRegistrationStore, PostgresRegistrationStore → RegistrationStore (only passforge links them)
 //   PassServer, PassPush, PassPublish → WalletTree (never PassBuild: no OpenSSL, libzint or Yams in the server)
-//   PassPreview, PassDiff → PassBuild (the unsigned render), WalletTree
+//   PassPreview, PassDiff → PassRender (the unsigned render's API, which PassBuild implements), WalletTree:
+//     never PassBuild or OpenSSL; only PassPreview (its barcodes) and PassBuild link libzint
+//   PassPush → its own APNsIdentityProvider (the command line adapts the build's identities): no OpenSSL
 //   PassServer → PassOffers → DeviceCheck, RegistrationStore
 //   PassServer, PassContent, PassDiff, passforge → TextEscaping
 //   PassPublish, PassDiff → ExternalProcess (every program passforge starts: git, tar, rsync, ssh)
@@ -109,11 +112,14 @@ let package = Package(
         // state (read-only for readers, written by the build), the journal and commit, the
         // device index files. Passes and orders alike, keyed by kind, type and identifier.
         .target(name: "WalletTree", dependencies: ["AtomicFiles", "ConcurrencySupport", "PassModel", "RegistrationStore", .product(name: "Crypto", package: "swift-crypto")]),
+        // The render API of preview and diff: an item as the build would package it, unsigned, and the landing
+        // pages' maker; the build implements it, the command line hands it in. No OpenSSL, libzint or build.
+        .target(name: "PassRender", dependencies: ["PassContent", "PassModel"]),
         // The build: scan, classify, evaluate, sign, check, commit into the tree.
         .target(
             name: "PassBuild",
             dependencies: [
-                "AtomicFiles", "Barcodes", "PassModel", "PassContent", "PassPackage", "WalletTree",
+                "AtomicFiles", "Barcodes", "ConcurrencySupport", "PassModel", "PassContent", "PassPackage", "PassRender", "WalletTree",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -165,7 +171,7 @@ let package = Package(
         .target(
             name: "PassPush",
             dependencies: [
-                "AtomicFiles", "PassModel", "WalletTree", "PassPackage", "RegistrationStore",
+                "AtomicFiles", "PassModel", "WalletTree", "RegistrationStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -181,13 +187,13 @@ let package = Package(
         .target(
             name: "PassPreview",
             dependencies: [
-                "AtomicFiles", "Barcodes", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage",
+                "AtomicFiles", "Barcodes", "PassRender", "WalletTree", "PassContent", "PassModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         // `passforge diff`: both sides of a git change rendered without signing, compared pass by pass.
-        .target(name: "PassDiff", dependencies: ["AtomicFiles", "ExternalProcess", "PassBuild", "WalletTree", "PassContent", "PassModel", "TextEscaping"]),
+        .target(name: "PassDiff", dependencies: ["AtomicFiles", "ExternalProcess", "PassRender", "WalletTree", "PassContent", "PassModel", "TextEscaping"]),
         // `passforge init`: a new project's files (PNG images deflated with zlib).
         .target(name: "ProjectScaffold", dependencies: ["AtomicFiles", "CZlib"]),
         // Apple's DeviceCheck service (two bits per device): the ES256 JWT and the three calls, over async-http-client.
@@ -222,7 +228,7 @@ let package = Package(
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
+                "AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "PassRender", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
                 "RegistrationStore", "TextEscaping", "SQLiteRegistrationStore", "PostgresRegistrationStore", "DeviceCheck", "PassOffers", "CSystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -278,17 +284,24 @@ let package = Package(
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
         .testTarget(name: "HTMLFragmentsTests", dependencies: ["HTMLFragments"]),
         .testTarget(name: "PassContentTests", dependencies: ["PassContent", "PassModel", "TestSupport"]),
-        .testTarget(name: "PassPackageTests", dependencies: ["AtomicFiles", "PassPackage", "TestSupport"]),
+        .testTarget(name: "PassPackageTests", dependencies: ["PassPackage", "TestSupport"]),
+        // The build and its packaging checked by the real tools: openssl verifies every signature, unzip reads every
+        // archive, cmark-gfm renders the markdown of attributed values.
+        .testTarget(
+            name: "PassBuildIntegrationTests",
+            dependencies: ["AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassPackage", "TextEscaping", "TestSupport"]
+        ),
         .testTarget(
             name: "PassBuildTests",
             dependencies: ["AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport"]
         ),
         .testTarget(
-            name: "PassforgeCLITests",
-            dependencies: ["passforge", "PassBuild", "PassModel", "WalletTree", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            name: "PassforgeCLIIntegrationTests",
+            // PassPreview and ConcurrencySupport: the killed-build tests build in process, with landing pages and checkpoints.
+            dependencies: ["passforge", "PassBuild", "PassPreview", "ConcurrencySupport", "PassModel", "WalletTree", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
-            name: "PassPublishTests",
+            name: "PassPublishIntegrationTests",
             dependencies: [
                 "PassPublish", "PassBuild", "WalletTree", "AtomicFiles", "TestSupport", "passforge", "ObjectStorage",
                 // FakeObjectStore: a store that answers 5xx, 429 or 501 on demand.
@@ -299,7 +312,7 @@ let package = Package(
         ),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
-            name: "RegistrationStoreTests",
+            name: "RegistrationStoreIntegrationTests",
             dependencies: [
                 "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore", "TestSupport",
                 // An administrator's connection: CREATE DATABASE per test.
@@ -309,7 +322,7 @@ let package = Package(
         ),
         .testTarget(name: "ConcurrencySupportTests", dependencies: ["ConcurrencySupport"]),
         .testTarget(name: "TextEscapingTests", dependencies: ["TextEscaping"]),
-        .testTarget(name: "ExternalProcessTests", dependencies: ["ExternalProcess"]),
+        .testTarget(name: "ExternalProcessIntegrationTests", dependencies: ["ExternalProcess"]),
         .testTarget(name: "AtomicFilesTests", dependencies: ["AtomicFiles", "TestSupport"]),
         .testTarget(
             name: "DeviceCheckTests",
@@ -321,7 +334,7 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "PassOffersTests",
+            name: "PassOffersIntegrationTests",
             dependencies: [
                 "PassOffers", "DeviceCheck", "MockDeviceCheck", "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -331,11 +344,15 @@ let package = Package(
         ),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "PassModel"]),
         // preview (in headless Chromium), --watch, init, diff and barcode validation, through the real passforge binary.
-        .testTarget(name: "PassPreviewTests", dependencies: ["PassPreview", "PassBuild", "WalletTree", "SQLiteRegistrationStore", "TestSupport", "passforge"]),
+        .testTarget(name: "PassPreviewIntegrationTests", dependencies: ["PassPreview", "PassBuild", "PassRender", "WalletTree", "SQLiteRegistrationStore", "TestSupport", "passforge"]),
         .testTarget(
             name: "PassPushTests",
             dependencies: [
                 "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "SQLiteRegistrationStore", "PassBuild", "PassModel", "PassPackage", "WalletTree", "passforge",
+                // serve --push in process: the web service's registrations beside a push run's dead-token cleanup.
+                "PassServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -205,15 +205,21 @@ import TestSupport
         }
     }
 
-    /// Apple's .p8 is what `openssl genpkey` writes for P-256: PKCS#8 PEM.
+    /// Apple's .p8 is what `openssl genpkey` writes for P-256: PKCS#8 PEM. This one was written once by
+    /// `openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256` (a throwaway test key): a unit test starts
+    /// no process.
+    static let openSSLMadeP8 = """
+        -----BEGIN PRIVATE KEY-----
+        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgr1OP7YJmMwTCpQVT
+        U2D4Ufg/aWJ6Rdny8TlKnaR17SihRANCAAQ8RHVLzQE2naHIkYpYBRsXMSfxwpBI
+        AtMXdKySmLGF3LssI5eKenHo40vN3mLpgYdZPLnpBAbh18CL13CHJMEs
+        -----END PRIVATE KEY-----
+
+        """
+
     @Test func anOpenSSLMadeP8KeyIsReadAndItsTokensVerify() throws {
         let folder = TemporaryDirectory("devicecheck-key")
-        let path = folder.file("AuthKey_KEY1234567.p8")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path]
-        try process.run()
-        process.waitUntilExit()
+        let path = folder.write("AuthKey_KEY1234567.p8", Self.openSSLMadeP8)
         let credentials = try DeviceCheckCredentials(teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPath: path)
         let token = try DeviceCheckAuthorization(credentials: credentials, now: { 1_800_000_000 }).token()
         let parts = token.split(separator: ".")
