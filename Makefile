@@ -39,11 +39,13 @@ run: build
 	.build/debug/passforge build --development-signing
 	.build/debug/passforge serve --host 127.0.0.1 --port 8080
 
+# First the style (swift format lint with .swift-format, about 5 s) and the architecture checks, then the tests.
 # The store, server and push tests run against SQLite and a throwaway PostgreSQL
 # server (initdb into a temporary folder; stopped and deleted however the tests end);
 # publish s3:// against a throwaway SeaweedFS (scripts/with-seaweedfs.sh, the same way);
 # the failover test against a throwaway primary and its synchronous standby (scripts/with-postgres-replicas.sh).
 test: deps
+	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Benchmarks Package.swift
 	scripts/check-architecture.py
 	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/with-postgres-replicas.sh scripts/run-tests.sh
 

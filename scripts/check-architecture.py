@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The architecture rules `make test` checks on the sources, before the Swift tests:
 
-1. The dependency closures of PassServer, PassPush and PassPublish hold neither PassBuild nor
-   libzint (Barcodes, CZint); those of PassServer and PassPublish hold no OpenSSL (COpenSSL).
+1. The dependency closures of PassServer, PassPush, PassPublish, PassPreview and PassDiff hold no
+   PassBuild; none of them holds OpenSSL (COpenSSL); only PassPreview (its barcodes) and the build (PassBuild,
+   Barcodes) of the library targets hold libzint (CZint). Preview and diff reach the build through PassRender's
+   API, push the build's certificates through its own APNsIdentityProvider; the command line joins them.
 2. Nothing in Sources/ changes the process's working directory (chdir, changeCurrentDirectoryPath).
 3. Each output-tree path is spelled in one place: the literals below appear only in
    Sources/WalletTree/TreeLayout.swift (comments, the command line's help examples and lines
@@ -13,6 +15,8 @@
 5. PassModel does no I/O: its dependency closure holds only HTMLFragments and CLibxml2, libxml2 is imported
    only in Sources/HTMLFragments/, and that wrapper reads from memory: no libxml2 file, descriptor or
    network entry point (htmlReadFile, xmlReadFd, ...), no Foundation.
+6. No function, initializer, subscript or computed property in Sources/ is over 80 lines, from its keyword to its
+   closing brace (scripts/function_lengths.py says how it counts; run it alone to list them all).
 
 Reads Package.swift through `swift package dump-package`; exits 1 naming each breach."""
 import json
@@ -48,13 +52,23 @@ def closure(name):
 
 forbidden = {
     "PassServer": {"PassBuild", "Barcodes", "CZint", "COpenSSL"},
-    "PassPush": {"PassBuild", "Barcodes", "CZint"},
+    "PassPush": {"PassBuild", "Barcodes", "CZint", "COpenSSL"},
     "PassPublish": {"PassBuild", "Barcodes", "CZint", "COpenSSL"},
+    "PassPreview": {"PassBuild", "COpenSSL"},
+    "PassDiff": {"PassBuild", "Barcodes", "CZint", "COpenSSL"},
 }
 for target, names in forbidden.items():
     for name in sorted(closure(target) & names):
         problems.append(f"Package.swift: {target} depends on {name} (through {sorted(closure(target))}); "
-                        f"it must reach the tree through WalletTree only")
+                        f"it must reach the tree through WalletTree, and the build through PassRender's API, only")
+# libzint: the barcodes of the preview and the build's encodability check, nothing else (the command line and the
+# tests link everything).
+zint_users = {"PassPreview", "PassBuild", "Barcodes", "passforge"}
+for target in package["targets"]:
+    name = target["name"]
+    if target["type"] in ("regular", "executable") and name not in zint_users and "CZint" in closure(name) \
+            and not target.get("path", "").startswith(("Tests", "Benchmarks")):
+        problems.append(f"Package.swift: {name} links libzint (CZint); only PassPreview and the build may")
 
 code_lines = []
 for path in sorted((ROOT / "Sources").rglob("*.swift")):
@@ -101,8 +115,17 @@ for path, number, line in code_lines:
         problems.append(f"{path}:{number}: HTMLFragments reads HTML from memory only (htmlReadMemory); no file, "
                         f"descriptor or network entry point of libxml2, no Foundation")
 
+# Long functions: a reader should see one step at a time; split them into named helpers.
+sys.path.insert(0, str(ROOT / "scripts"))
+from script_loading import load_script  # noqa: E402
+
+for path, number, name, length in load_script("function_lengths").long_functions([ROOT / "Sources"], 80):
+    problems.append(f"{path.relative_to(ROOT)}:{number}: {name} is {length} lines, over 80; "
+                    f"split it into named helpers")
+
 for problem in problems:
     print(problem, file=sys.stderr)
 if problems:
     sys.exit(1)
-print("architecture: closures, working directory, tree paths, file-system calls and libxml2 as they should be")
+print("architecture: closures, working directory, tree paths, file-system calls, libxml2 and function lengths "
+      "as they should be")
