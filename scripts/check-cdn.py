@@ -347,6 +347,11 @@ def run_case(client, doc, case, checks):
         checks.check(headers.get("www-authenticate") == ("ApplePass" if scheme == "pass" else "AppleOrder"),
                      f"{name}: WWW-Authenticate {headers.get('www-authenticate')!r}")
         checks.check(headers.get("cache-control") == "no-store", f"{name}: a 401 must not be stored")
+    for header, value in (doc["landingHeaders"].items() if expect.get("landing") else ()):
+        checks.check(headers.get(header.lower()) == value, f"{name}: a landing page's {header} is "
+                     f"{headers.get(header.lower())!r}")
+    if expect.get("vary"):
+        checks.check(headers.get("vary") == expect["vary"], f"{name}: Vary {headers.get('vary')!r}")
     if expect.get("empty"):
         checks.check(body == b"", f"{name}: a body where none is due")
     if expect.get("serve"):

@@ -25,7 +25,12 @@
 //   v1/devices/<type>/<device> if the bucket has one (it lists every pass
 //   (order) of the device; the device then makes conditional GETs), else
 //   passforge serve's answer from its database (204 for an unknown device).
-// - GET /download/…: the add-to-Wallet links.
+// - GET /download/…: the add-to-Wallet links; the landing pages beside them
+//   (download/<capability>.html: the page in the browser's first language,
+//   download/<capability>.<language>.html (fr-CA, then fr) when the build
+//   wrote one, else the default page; Vary: Accept-Language), their logos and
+//   the project's badges (.png, .svg), with the pages' own headers: no
+//   referrer, noindex, their Content-Security-Policy, nosniff.
 // - POST/DELETE registrations, POST /v1/log, POST /v1/offers/<offer>/claims
 //   and /health: passed to passforge serve, Authorization included.
 // - Everything else, .passforge/ (the build state) and by-token/ by their own
@@ -42,6 +47,19 @@ const REGISTRATION = new RegExp(`^/v1/devices/${DEVICE}/registrations/[^/]+/[^/]
 const CLAIM = /^\/v1\/offers\/[A-Za-z0-9][A-Za-z0-9._-]{0,63}\/claims$/;
 const DOWNLOAD = new RegExp(
   `^/download/([A-Za-z0-9_-]{1,100}\\.(pkpass|pkpasses|order)|${TYPE}/${ID}\\.(pkpass|order))$`);
+// A landing page, download/<capability>.html; one of its languages, its logo, a badge of the project.
+const PAGE = /^\/download\/([A-Za-z0-9_-]{1,100})\.html$/;
+const LANDING_FILE = /^\/download\/[A-Za-z0-9_-]{1,100}\.([A-Za-z0-9_-]{1,35}\.html|png|svg)$/;
+// The browser's first language (fr-CA), and its base (fr): letters, digits and hyphens only.
+const LANGUAGE = /^\s*(([A-Za-z]{1,8})(-[A-Za-z0-9]{1,8})*)/;
+// As the pages' own <meta> tags and nginx-passforge.conf: capability URLs must not leak (README, Landing pages).
+const LANDING_HEADERS = {
+  'referrer-policy': 'no-referrer',
+  'x-robots-tag': 'noindex, nofollow',
+  'content-security-policy':
+    "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+  'x-content-type-options': 'nosniff',
+};
 const SCHEMES = {
   passes: { token: /^ApplePass ([A-Za-z0-9_-]{16,100})$/, name: 'ApplePass' },
   orders: { token: /^AppleOrder ([A-Za-z0-9_-]{16,100})$/, name: 'AppleOrder' },
@@ -79,6 +97,9 @@ export default {
     if (DOWNLOAD.test(path)) {
       if (!isRead) return notAllowed('GET, HEAD');
       return (await objectResponse(request, env, path.substring(1))) ?? notFound();
+    }
+    if (PAGE.test(path) || LANDING_FILE.test(path)) {
+      return isRead ? landingResponse(request, env, path) : notAllowed('GET, HEAD');
     }
     return notFound();
   },
@@ -122,6 +143,28 @@ async function objectResponse(request, env, key) {
     return new Response(null, { status: 200, headers });
   }
   return new Response(object.body, { status: 200, headers });
+}
+
+// A landing page in the first of its languages the browser asks for, else the default page; or a logo or badge.
+async function landingResponse(request, env, path) {
+  const page = PAGE.exec(path);
+  const keys = page ? pageKeys(page[1], request.headers.get('accept-language')) : [path.substring(1)];
+  for (const key of keys) {
+    const response = await objectResponse(request, env, key);
+    if (response === null) continue;
+    for (const [name, value] of Object.entries(LANDING_HEADERS)) response.headers.set(name, value);
+    if (page) response.headers.set('vary', 'Accept-Language');
+    return response;
+  }
+  return notFound();
+}
+
+// download/<name>.fr-CA.html, download/<name>.fr.html, download/<name>.html: a page's language is at most 35
+// characters, and neither tag can hold a dot or a slash.
+function pageKeys(name, acceptLanguage) {
+  const match = LANGUAGE.exec(acceptLanguage ?? '');
+  const tags = match ? [...new Set([match[1], match[2]])].filter((tag) => tag.length <= 35) : [];
+  return [...tags.map((tag) => `download/${name}.${tag}.html`), `download/${name}.html`];
 }
 
 async function toServe(request, env, url) {

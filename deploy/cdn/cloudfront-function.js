@@ -29,7 +29,12 @@
 //   refused by the bucket (403: CloudFront may not list it), which the
 //   distribution's custom error response turns into the same 401 page.
 // - GET /download/<capability>.pkpass|.pkpasses|.order and
-//   /download/<type>/<serial>.pkpass|.order: that object.
+//   /download/<type>/<serial>.pkpass|.order: that object. The landing pages
+//   beside them the same: download/<capability>.html (the default page),
+//   download/<capability>.<language>.html, the logos and badges (.png, .svg);
+//   a function cannot ask the bucket which languages a page has, so the
+//   default page's links lead to the others, and the distribution's response
+//   headers policy adds the pages' headers (README, "Deploying at scale").
 // - Everything else: 404, without asking the bucket: .passforge/ (the build
 //   state), by-token/ by its own URL, folders, the bucket's listing, any other
 //   spelling (CloudFront hands the function the path as the viewer sent it,
@@ -44,8 +49,8 @@ var ORDER_TYPES = []; // EDIT: e.g. ['order.com.example.shop']
 var TYPE = '[A-Za-z0-9][A-Za-z0-9.-]{0,254}';
 var ID = '[A-Za-z0-9][A-Za-z0-9._~-]{0,127}';
 var ITEM = new RegExp('^/v1/(passes|orders)/(' + TYPE + ')/(' + ID + ')$');
-var DOWNLOAD = new RegExp(
-    '^/download/([A-Za-z0-9_-]{1,100}\\.(pkpass|pkpasses|order)|' + TYPE + '/' + ID + '\\.(pkpass|order))$');
+var DOWNLOAD = new RegExp('^/download/([A-Za-z0-9_-]{1,100}\\.(pkpass|pkpasses|order|html|png|svg)|'
+    + '[A-Za-z0-9_-]{1,100}\\.[A-Za-z0-9_-]{1,35}\\.html|' + TYPE + '/' + ID + '\\.(pkpass|order))$');
 var SCHEMES = {
     passes: {token: /^ApplePass ([A-Za-z0-9_-]{16,100})$/, name: 'ApplePass'},
     orders: {token: /^AppleOrder ([A-Za-z0-9_-]{16,100})$/, name: 'AppleOrder'}

@@ -14,6 +14,8 @@ import { Bucket, checkAnswer, doc, expectationFor, orderTypes, PREFIX, startServ
 const source = readFileSync(new URL('../cloudfront-function.js', import.meta.url), 'utf8');
 // The README's cache behaviors whose origin is passforge serve; the default behavior runs the function.
 const SERVE_BEHAVIORS = ['/v1/devices/*/registrations/*', '/v1/log', '/v1/offers/*/claims', '/health'];
+// The default behavior's response headers policy (README): the landing pages' headers, on what the bucket answers.
+const RESPONSE_HEADERS_POLICY = doc.landingHeaders;
 
 /** The function with its two EDIT values set, as a deployer sets them. */
 function load(prefix, types) {
@@ -70,7 +72,7 @@ describe('CloudFront Function', () => {
     }
     const headers = new Headers({
       'content-type': stored.contentType, 'cache-control': 'no-cache', etag: `"${stored.etag}"`,
-      'last-modified': stored.uploaded.toUTCString(),
+      'last-modified': stored.uploaded.toUTCString(), ...RESPONSE_HEADERS_POLICY,
     });
     return { status: 200, headers, body: method === 'HEAD' ? '' : stored.bytes.toString() };
   }

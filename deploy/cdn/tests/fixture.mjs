@@ -127,6 +127,12 @@ export function checkAnswer(c, expect, answer, { errorPage = false } = {}) {
       assert.equal(answer.headers.get('cache-control'), 'no-store', `${what}: a 401 must not be stored`);
     }
   }
+  if (expect.landing) {
+    for (const [name, value] of Object.entries(doc.landingHeaders)) {
+      assert.equal(answer.headers.get(name), value, `${what}: a landing page's ${name}`);
+    }
+  }
+  if (expect.vary) assert.equal(answer.headers.get('vary'), expect.vary, `${what}: Vary`);
   for (const [name] of answer.headers) assert.ok(!/^(x-amz-|seaweed-|x-accel-)/.test(name), `${what}: header ${name}`);
   if (expect.empty) assert.equal(answer.body, '', `${what}: a body where none is due`);
   if (expect.serve) {
