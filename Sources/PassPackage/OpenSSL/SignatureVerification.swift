@@ -90,6 +90,52 @@ enum SignatureVerification {
         OpenSSL.clearErrors()
         defer { OpenSSL.clearErrors() }
 
+        let cms: OpaquePointer
+        switch parseSignedData(signature) {
+        case .success(let parsed): cms = parsed
+        case .failure(let failure): return .failure(failure)
+        }
+        defer { CMS_ContentInfo_free(cms) }
+
+        let isDetached = CMS_is_detached(cms) == 1
+        let embedded = ownedCertificates(CMS_get1_certs(cms))
+        // Finds each SignerInfo's certificate among the embedded ones, by
+        // issuer and serial number or by subject key identifier.
+        _ = CMS_set1_signers_certs(cms, nil, 0)
+        OpenSSL.clearErrors()
+        let signer = firstSigner(of: cms)
+        OpenSSL.clearErrors()
+
+        let (verifiesManifest, verificationFailure) = verifyManifest(cms, content: content, isDetached: isDetached)
+        let issuerEmbedded = signer.certificate.map { signer in
+            embedded.contains { $0.issued(signer) && X509_cmp($0.pointer, signer.pointer) != 0 }
+        } ?? false
+
+        let date: Date
+        switch moment {
+        case .date(let given): date = given
+        case .signingTime: date = signer.signingTime ?? Date()
+        }
+        let (chainTrust, chainFailure) = judgeChain(of: signer.certificate, embedded: embedded,
+                                                    trustedRoots: trustedRoots, at: date)
+
+        return .success(SignatureInspection(
+            verifiesManifest: verifiesManifest,
+            verificationFailure: verificationFailure,
+            isDetached: isDetached,
+            signingTime: signer.signingTime,
+            digestAlgorithm: signer.digestAlgorithm,
+            signer: signer.certificate?.summary,
+            embeddedCertificates: embedded.map(\.summary),
+            embedsSignerIssuer: issuerEmbedded,
+            chainTrust: chainTrust,
+            chainFailure: chainFailure,
+            checkedAt: date
+        ))
+    }
+
+    /// The DER bytes as a CMS SignedData, owned by the caller (`CMS_ContentInfo_free`).
+    private static func parseSignedData(_ signature: [UInt8]) -> Result<OpaquePointer, SignatureReadFailure> {
         guard !signature.isEmpty else { return .failure(SignatureReadFailure(reason: "the file is empty")) }
         let parsed = signature.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
@@ -98,50 +144,56 @@ enum SignatureVerification {
         guard let cms = parsed else {
             return .failure(SignatureReadFailure(reason: "not a DER CMS/PKCS#7 structure: \(OpenSSL.drainErrors())"))
         }
-        defer { CMS_ContentInfo_free(cms) }
         guard OBJ_obj2nid(CMS_get0_type(cms)) == NID_pkcs7_signed else {
+            CMS_ContentInfo_free(cms)
             return .failure(SignatureReadFailure(reason: "the CMS structure is not SignedData"))
         }
+        return .success(cms)
+    }
 
-        let isDetached = CMS_is_detached(cms) == 1
-        let embedded = ownedCertificates(CMS_get1_certs(cms))
-        // Finds each SignerInfo's certificate among the embedded ones, by
-        // issuer and serial number or by subject key identifier.
-        _ = CMS_set1_signers_certs(cms, nil, 0)
-        OpenSSL.clearErrors()
-
-        var signerCertificate: X509Certificate?
+    /// What the first SignerInfo says: its certificate (when embedded), signing time and digest algorithm.
+    private struct SignerDetails {
+        var certificate: X509Certificate?
         var signingTime: Date?
         var digestAlgorithm: String?
-        if let infos = CMS_get0_SignerInfos(cms), OPENSSL_sk_num(infos) > 0, let raw = OPENSSL_sk_value(infos, 0) {
-            let info = OpaquePointer(raw)
-            var signer: OpaquePointer?
-            var digest: UnsafeMutablePointer<X509_ALGOR>?
-            CMS_SignerInfo_get0_algs(info, nil, &signer, &digest, nil)
-            if let signer {
-                X509_up_ref(signer)
-                signerCertificate = X509Certificate(taking: signer)
-            }
-            if let digest {
-                var object: OpaquePointer?
-                X509_ALGOR_get0(&object, nil, nil, digest)
-                if let object, let name = OBJ_nid2sn(OBJ_obj2nid(object)) {
-                    digestAlgorithm = String(cString: name)
-                }
-            }
-            let index = CMS_signed_get_attr_by_NID(info, NID_pkcs9_signingTime, -1)
-            if index >= 0, let attribute = CMS_signed_get_attr(info, index),
-               let value = X509_ATTRIBUTE_get0_type(attribute, 0) {
-                let type = value.pointee.type
-                if type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME {
-                    signingTime = OpenSSL.date(from: value.pointee.value.utctime)
-                }
+    }
+
+    private static func firstSigner(of cms: OpaquePointer) -> SignerDetails {
+        var details = SignerDetails()
+        guard let infos = CMS_get0_SignerInfos(cms), OPENSSL_sk_num(infos) > 0,
+              let raw = OPENSSL_sk_value(infos, 0) else { return details }
+        let info = OpaquePointer(raw)
+        var signer: OpaquePointer?
+        var digest: UnsafeMutablePointer<X509_ALGOR>?
+        CMS_SignerInfo_get0_algs(info, nil, &signer, &digest, nil)
+        if let signer {
+            X509_up_ref(signer)
+            details.certificate = X509Certificate(taking: signer)
+        }
+        if let digest {
+            var object: OpaquePointer?
+            X509_ALGOR_get0(&object, nil, nil, digest)
+            if let object, let name = OBJ_nid2sn(OBJ_obj2nid(object)) {
+                details.digestAlgorithm = String(cString: name)
             }
         }
-        OpenSSL.clearErrors()
+        let index = CMS_signed_get_attr_by_NID(info, NID_pkcs9_signingTime, -1)
+        if index >= 0, let attribute = CMS_signed_get_attr(info, index),
+           let value = X509_ATTRIBUTE_get0_type(attribute, 0) {
+            let type = value.pointee.type
+            if type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME {
+                details.signingTime = OpenSSL.date(from: value.pointee.value.utctime)
+            }
+        }
+        return details
+    }
 
+    /// Whether the signature and its digest verify over the manifest's bytes, and why not when they do not.
+    private static func verifyManifest(
+        _ cms: OpaquePointer, content: [UInt8], isDetached: Bool
+    ) -> (verifies: Bool, failure: String?) {
         // CMS_NO_SIGNER_CERT_VERIFY: check the signature and the digest of
-        // the content here; the chain is checked below against the caller's
+        // the content here; the chain is checked apart against the caller's
         // roots. CMS_BINARY: the manifest's bytes as they are, as signed.
         let verified: Bool? = OpenSSL.withReadOnlyBIO(content) { bio in
             CMS_verify(cms, nil, nil, isDetached ? bio : nil, nil, UInt32(CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY)) == 1
@@ -149,45 +201,25 @@ enum SignatureVerification {
         // An attached signature verifies over the content it carries: that
         // must be the manifest too (it is a defect anyway: not detached).
         let carriesManifest = isDetached || embeddedContent(of: cms) == content
-        let verifiesManifest = verified == true && carriesManifest
-        let verificationFailure = verifiesManifest ? nil
+        let verifies = verified == true && carriesManifest
+        let failure = verifies ? nil
             : carriesManifest ? OpenSSL.drainErrors() : "the signature carries other content than manifest.json"
+        return (verifies, failure)
+    }
 
-        let issuerEmbedded = signerCertificate.map { signer in
-            embedded.contains { $0.issued(signer) && X509_cmp($0.pointer, signer.pointer) != 0 }
-        } ?? false
-
-        let date: Date
-        switch moment {
-        case .date(let given): date = given
-        case .signingTime: date = signingTime ?? Date()
+    /// The signer's chain judged against `trustedRoots` at `date`; not checked without roots.
+    private static func judgeChain(
+        of signer: X509Certificate?, embedded: [X509Certificate], trustedRoots: [UInt8]?, at date: Date
+    ) -> (ChainTrust, ChainFailure?) {
+        guard let trustedRoots else { return (.notChecked, nil) }
+        let roots = X509Certificate.parseAll(trustedRoots)
+        if roots.isEmpty {
+            return (.untrusted(reason: "the trusted root file holds no certificate"), nil)
+        } else if let signer {
+            return verifyChain(signer, untrusted: embedded, roots: roots, at: date)
+        } else {
+            return (.untrusted(reason: "the signer certificate is not embedded"), nil)
         }
-        var chainTrust = ChainTrust.notChecked
-        var chainFailure: ChainFailure?
-        if let trustedRoots {
-            let roots = X509Certificate.parseAll(trustedRoots)
-            if roots.isEmpty {
-                chainTrust = .untrusted(reason: "the trusted root file holds no certificate")
-            } else if let signerCertificate {
-                (chainTrust, chainFailure) = verifyChain(signerCertificate, untrusted: embedded, roots: roots, at: date)
-            } else {
-                chainTrust = .untrusted(reason: "the signer certificate is not embedded")
-            }
-        }
-
-        return .success(SignatureInspection(
-            verifiesManifest: verifiesManifest,
-            verificationFailure: verificationFailure,
-            isDetached: isDetached,
-            signingTime: signingTime,
-            digestAlgorithm: digestAlgorithm,
-            signer: signerCertificate?.summary,
-            embeddedCertificates: embedded.map(\.summary),
-            embedsSignerIssuer: issuerEmbedded,
-            chainTrust: chainTrust,
-            chainFailure: chainFailure,
-            checkedAt: date
-        ))
     }
 
     /// The content an attached SignedData carries (nil when detached).

@@ -87,80 +87,93 @@ package final class SigningIdentity: ManifestSigning, @unchecked Sendable {
         passwordSource: String = SigningIdentity.defaultPasswordSource
     ) throws(SigningIdentityError) {
         OpenSSL.loadProviders()
-        let source = passwordSource
-
-        func parseKey(_ file: SigningFile) throws(SigningIdentityError) -> PrivateKey {
-            switch PrivateKey.parse(file.bytes, password: password) {
-            case .success(let key): return key
-            case .failure(.passwordRequired): throw .passwordRequired(path: file.path, passwordSource: source)
-            case .failure(.wrongPassword): throw .wrongPassword(path: file.path, passwordSource: source)
-            case .failure(.notAKey(let reason)): throw .notAPrivateKey(path: file.path, reason: reason)
-            }
-        }
-
-        let leaf: X509Certificate
-        var bundled: [X509Certificate] = []
-        var key: PrivateKey?
-        var keyPath = keyFile?.path ?? certificateFile.path
-
-        if certificateFile.bytes.looksLikePEM {
-            let certificates = X509Certificate.parseAll(certificateFile.bytes)
-            guard let first = certificates.first else { throw .notACertificate(path: certificateFile.path) }
-            leaf = first
-            bundled = Array(certificates.dropFirst())
-            if keyFile == nil && certificateFile.bytes.contains(ascii: "PRIVATE KEY-----") {
-                key = try parseKey(certificateFile)
-            }
-        } else if let der = X509Certificate.parseDER(certificateFile.bytes) {
-            leaf = der
-        } else {
-            switch PKCS12Bundle.parse(certificateFile.bytes, password: password) {
-            case .success(let bundle):
-                guard let certificate = bundle.certificate else {
-                    throw .notACertificate(path: certificateFile.path)
-                }
-                leaf = certificate
-                bundled = bundle.otherCertificates
-                key = bundle.key
-                if key != nil { keyPath = certificateFile.path }
-            case .failure(.notPKCS12):
-                throw .notACertificate(path: certificateFile.path)
-            case .failure(.passwordRequired):
-                throw .passwordRequired(path: certificateFile.path, passwordSource: source)
-            case .failure(.wrongPassword):
-                throw .wrongPassword(path: certificateFile.path, passwordSource: source)
-            case .failure(.undecryptable(let reason)):
-                throw .unsupportedPKCS12(path: certificateFile.path, reason: reason)
-            }
-        }
-
+        let contents = try Self.readCertificateFile(certificateFile, password: password,
+                                                    passwordSource: passwordSource, hasKeyFile: keyFile != nil)
+        let leaf = contents.leaf
+        var key = contents.key
+        // Where the key came from, for the message when it does not match.
+        let keyPath = key != nil ? certificateFile.path : keyFile?.path ?? certificateFile.path
         if key == nil, let keyFile {
-            key = try parseKey(keyFile)
+            key = try Self.parseKey(keyFile, password: password, passwordSource: passwordSource)
         }
         guard let key else { throw .missingPrivateKey(certificatePath: certificateFile.path) }
         guard leaf.matches(key) else {
             throw .keyDoesNotMatchCertificate(certificatePath: certificateFile.path, keyPath: keyPath)
         }
+        let intermediate = try Self.intermediate(of: leaf, wwdrFile: wwdrFile, bundled: contents.bundled,
+                                                 certificatePath: certificateFile.path)
+        try self.init(certificate: leaf, key: key, intermediate: intermediate)
+    }
 
-        let intermediate: X509Certificate
+    private static func parseKey(
+        _ file: SigningFile, password: String?, passwordSource: String
+    ) throws(SigningIdentityError) -> PrivateKey {
+        switch PrivateKey.parse(file.bytes, password: password) {
+        case .success(let key): return key
+        case .failure(.passwordRequired): throw .passwordRequired(path: file.path, passwordSource: passwordSource)
+        case .failure(.wrongPassword): throw .wrongPassword(path: file.path, passwordSource: passwordSource)
+        case .failure(.notAKey(let reason)): throw .notAPrivateKey(path: file.path, reason: reason)
+        }
+    }
+
+    /// What a certificate file holds: its first certificate, the others, and a key when the file has one.
+    private struct CertificateFileContents {
+        var leaf: X509Certificate
+        var bundled: [X509Certificate] = []
+        var key: PrivateKey?
+    }
+
+    /// Reads a PEM file (certificates, and the key too when no key file is given), a DER certificate or a .p12.
+    private static func readCertificateFile(
+        _ file: SigningFile, password: String?, passwordSource source: String, hasKeyFile: Bool
+    ) throws(SigningIdentityError) -> CertificateFileContents {
+        if file.bytes.looksLikePEM {
+            let certificates = X509Certificate.parseAll(file.bytes)
+            guard let first = certificates.first else { throw .notACertificate(path: file.path) }
+            var contents = CertificateFileContents(leaf: first, bundled: Array(certificates.dropFirst()))
+            if !hasKeyFile && file.bytes.contains(ascii: "PRIVATE KEY-----") {
+                contents.key = try parseKey(file, password: password, passwordSource: source)
+            }
+            return contents
+        }
+        if let der = X509Certificate.parseDER(file.bytes) {
+            return CertificateFileContents(leaf: der)
+        }
+        switch PKCS12Bundle.parse(file.bytes, password: password) {
+        case .success(let bundle):
+            guard let certificate = bundle.certificate else { throw .notACertificate(path: file.path) }
+            return CertificateFileContents(leaf: certificate, bundled: bundle.otherCertificates, key: bundle.key)
+        case .failure(.notPKCS12):
+            throw .notACertificate(path: file.path)
+        case .failure(.passwordRequired):
+            throw .passwordRequired(path: file.path, passwordSource: source)
+        case .failure(.wrongPassword):
+            throw .wrongPassword(path: file.path, passwordSource: source)
+        case .failure(.undecryptable(let reason)):
+            throw .unsupportedPKCS12(path: file.path, reason: reason)
+        }
+    }
+
+    /// The certificate that issued `leaf`: from the WWDR file when given, else among the certificate file's others.
+    private static func intermediate(
+        of leaf: X509Certificate, wwdrFile: SigningFile?, bundled: [X509Certificate], certificatePath: String
+    ) throws(SigningIdentityError) -> X509Certificate {
         if let wwdrFile {
             let candidates = X509Certificate.parseAll(wwdrFile.bytes)
             guard !candidates.isEmpty else { throw .wwdrNotACertificate(path: wwdrFile.path) }
             guard let issuer = candidates.first(where: { $0.issued(leaf) }) else {
                 throw .wwdrDidNotIssueCertificate(
                     wwdrPath: wwdrFile.path,
-                    certificatePath: certificateFile.path,
+                    certificatePath: certificatePath,
                     certificateIssuer: leaf.summary.issuer
                 )
             }
-            intermediate = issuer
-        } else if let issuer = bundled.first(where: { $0.issued(leaf) }) {
-            intermediate = issuer
-        } else {
-            throw .missingWWDRCertificate(certificatePath: certificateFile.path)
+            return issuer
         }
-
-        try self.init(certificate: leaf, key: key, intermediate: intermediate)
+        guard let issuer = bundled.first(where: { $0.issued(leaf) }) else {
+            throw .missingWWDRCertificate(certificatePath: certificatePath)
+        }
+        return issuer
     }
 
     /// An identity from already-checked parts (the development PKI).
