@@ -61,11 +61,14 @@ package struct ContentLoader: Sendable {
 
     /// The definitions of a parsed file; `firstEntry` is the index in the file of the first entry of `passes:`
     /// (or `orders:`) in `root`.
-    private static func definitions(of root: SourceNode, file: String, firstEntry: Int) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
+    private static func definitions(
+        of root: SourceNode, file: String, firstEntry: Int
+    ) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
         var problems: [ContentDiagnostic] = []
-        guard let members = root.members else {
+        guard root.members != nil else {
             return ([], [.error(at: root.location, rule: "content.shape",
-                                "a content file must be a map with `template:` and `serialNumber:` (`orderIdentifier:` for an order), or `passes:` (or `orders:`)")])
+                                "a content file must be a map with `template:` and `serialNumber:` (`orderIdentifier:` "
+                                + "for an order), or `passes:` (or `orders:`)")])
         }
         let directory = (file as NSString).deletingLastPathComponent
         if let passes = root.member("passes"), let orders = root.member("orders") {
@@ -74,67 +77,89 @@ package struct ContentLoader: Sendable {
                                 "a file lists `passes:` or `orders:`, not both; move the orders into a file of their own")])
         }
         if let listMember = root.member("passes") ?? root.member("orders") {
-            let kind: WalletItemKind = listMember.key == "passes" ? .pass : .order
-            let listKey = listMember.key
-            let passes = listMember.value
-            let fileKeys = kind == .pass ? ["template", "defaults", "passes", "bundle", "offer"] : ["template", "defaults", "orders"]
-            for member in members where !fileKeys.contains(member.key) {
-                problems.append(unknownKey(member, allowed: fileKeys, context: "a file with `\(listKey):`", kind: kind))
-            }
-            let bundle = kind == .pass ? root.member("bundle").flatMap { bundleDeclaration($0, passes: passes, problems: &problems) } : nil
-            var defaults = SourceNode(.object([]), at: root.location)
-            if let node = root["defaults"] {
-                if node.members == nil {
-                    problems.append(.error(at: node.location, keyPath: ["defaults"], rule: "content.type",
-                                           "defaults must be a map (data:, \(kind.overrideKey):, images:, download:)"))
-                } else {
-                    let allowed = entryKeys(for: kind).filter { $0 != kind.identifierKey }
-                    for member in node.members! where !allowed.contains(member.key) {
-                        if WalletItemKind.allCases.contains(where: { $0.identifierKey == member.key }) || !allEntryKeys.contains(member.key) {
-                            problems.append(unknownKey(member, allowed: allowed, context: "defaults", kind: kind))
-                        }
-                    }
-                    defaults = node
-                }
-            }
-            if let template = root.member("template") { defaults.set("template", to: template.value) }
-            // `offer:` beside `passes:` puts every pass of the file in that offer's pool.
-            if kind == .pass, let offer = root.member("offer") { defaults.set("offer", to: offer.value) }
-            let noun = kind.noun
-            guard let entries = passes.elements else {
-                problems.append(.error(at: passes.location, keyPath: [.key(listKey)], rule: "content.type",
-                                       "\(listKey) must be a list of \(noun)s (`- \(kind.identifierKey): …`)"))
-                return ([], problems)
-            }
-            if entries.isEmpty {
-                problems.append(.warning(at: passes.location, keyPath: [.key(listKey)], rule: "content.empty", "\(listKey) is empty; this file defines no \(noun)"))
-            }
-            var definitions: [PassDefinition] = []
-            for (offset, entry) in entries.enumerated() {
-                let index = firstEntry + offset
-                guard entry.members != nil else {
-                    problems.append(.error(at: entry.location, keyPath: JSONPath([.key(listKey), .index(index)]), rule: "content.type", "each entry of \(listKey) must be a map"))
-                    continue
-                }
-                if var definition = definition(from: defaults.merging(entry), entry: entry, listKind: kind, file: file, directory: directory,
-                                               keyPath: JSONPath([.key(listKey), .index(index)]), problems: &problems) {
-                    definition.bundle = bundle
-                    definitions.append(definition)
-                }
-            }
-            // A wrong key under `defaults:` is found in every entry: report it once.
-            var seen = Set<ContentDiagnostic>()
-            return (definitions, problems.filter { seen.insert($0).inserted })
+            return listDefinitions(listMember, in: root, file: file, directory: directory, firstEntry: firstEntry)
         }
         if let member = root.member("bundle") {
             problems.append(.error(at: member.keyLocation, keyPath: ["bundle"], rule: "content.bundle",
-                                   "`bundle:` groups the passes of a file with `passes:`; move this pass into such a file with the others of its bundle"))
+                                   "`bundle:` groups the passes of a file with `passes:`; move this pass into such a file "
+                                   + "with the others of its bundle"))
             return ([], problems)
         }
-        if let definition = definition(from: root, entry: root, listKind: nil, file: file, directory: directory, keyPath: .root, problems: &problems) {
+        if let definition = definition(from: root, entry: root, listKind: nil, file: file, directory: directory,
+                                       keyPath: .root, problems: &problems) {
             return ([definition], problems)
         }
         return ([], problems)
+    }
+
+    /// The definitions of a file with `passes:` (or `orders:`): each entry merged over the file's `defaults:`
+    /// (and its `template:`, and for passes its `offer:`).
+    private static func listDefinitions(
+        _ listMember: SourceNode.Member, in root: SourceNode, file: String, directory: String, firstEntry: Int
+    ) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
+        var problems: [ContentDiagnostic] = []
+        let kind: WalletItemKind = listMember.key == "passes" ? .pass : .order
+        let listKey = listMember.key
+        let passes = listMember.value
+        let fileKeys = kind == .pass
+            ? ["template", "defaults", "passes", "bundle", "offer"] : ["template", "defaults", "orders"]
+        for member in root.members ?? [] where !fileKeys.contains(member.key) {
+            problems.append(unknownKey(member, allowed: fileKeys, context: "a file with `\(listKey):`", kind: kind))
+        }
+        let bundle = kind == .pass
+            ? root.member("bundle").flatMap { bundleDeclaration($0, passes: passes, problems: &problems) } : nil
+        var defaults = fileDefaults(of: root, kind: kind, problems: &problems)
+        if let template = root.member("template") { defaults.set("template", to: template.value) }
+        // `offer:` beside `passes:` puts every pass of the file in that offer's pool.
+        if kind == .pass, let offer = root.member("offer") { defaults.set("offer", to: offer.value) }
+        let noun = kind.noun
+        guard let entries = passes.elements else {
+            problems.append(.error(at: passes.location, keyPath: [.key(listKey)], rule: "content.type",
+                                   "\(listKey) must be a list of \(noun)s (`- \(kind.identifierKey): …`)"))
+            return ([], problems)
+        }
+        if entries.isEmpty {
+            problems.append(.warning(at: passes.location, keyPath: [.key(listKey)], rule: "content.empty",
+                                     "\(listKey) is empty; this file defines no \(noun)"))
+        }
+        var definitions: [PassDefinition] = []
+        for (offset, entry) in entries.enumerated() {
+            let keyPath = JSONPath([.key(listKey), .index(firstEntry + offset)])
+            guard entry.members != nil else {
+                problems.append(.error(at: entry.location, keyPath: keyPath, rule: "content.type",
+                                       "each entry of \(listKey) must be a map"))
+                continue
+            }
+            if var definition = definition(from: defaults.merging(entry), entry: entry, listKind: kind, file: file,
+                                           directory: directory, keyPath: keyPath, problems: &problems) {
+                definition.bundle = bundle
+                definitions.append(definition)
+            }
+        }
+        // A wrong key under `defaults:` is found in every entry: report it once.
+        var seen = Set<ContentDiagnostic>()
+        return (definitions, problems.filter { seen.insert($0).inserted })
+    }
+
+    /// The `defaults:` map of a list file, its unknown keys reported; an empty map when absent or not a map.
+    private static func fileDefaults(
+        of root: SourceNode, kind: WalletItemKind, problems: inout [ContentDiagnostic]
+    ) -> SourceNode {
+        let empty = SourceNode(.object([]), at: root.location)
+        guard let node = root["defaults"] else { return empty }
+        guard let members = node.members else {
+            problems.append(.error(at: node.location, keyPath: ["defaults"], rule: "content.type",
+                                   "defaults must be a map (data:, \(kind.overrideKey):, images:, download:)"))
+            return empty
+        }
+        let allowed = entryKeys(for: kind).filter { $0 != kind.identifierKey }
+        for member in members where !allowed.contains(member.key) {
+            let isIdentifierKey = WalletItemKind.allCases.contains(where: { $0.identifierKey == member.key })
+            if isIdentifierKey || !allEntryKeys.contains(member.key) {
+                problems.append(unknownKey(member, allowed: allowed, context: "defaults", kind: kind))
+            }
+        }
+        return node
     }
 
     /// `bundle: NAME` beside `passes:`: a name like a serial, and at most 10 passes.
@@ -206,37 +231,35 @@ package struct ContentLoader: Sendable {
         return kind
     }
 
-    private static func definition(from merged: SourceNode, entry: SourceNode, listKind: WalletItemKind?, file: String, directory: String,
-                                   keyPath: JSONPath, problems: inout [ContentDiagnostic]) -> PassDefinition? {
+    private static func definition(from merged: SourceNode, entry: SourceNode, listKind: WalletItemKind?, file: String,
+                                   directory: String, keyPath: JSONPath,
+                                   problems: inout [ContentDiagnostic]) -> PassDefinition? {
         let before = problems.count
         let kind = kind(of: merged, entry: entry, listKind: listKind, keyPath: keyPath, problems: &problems)
         for member in entry.members ?? [] where !allEntryKeys.contains(member.key) {
-            problems.append(unknownKey(member, allowed: entryKeys(for: kind), context: "a \(kind.noun) definition", kind: kind))
+            problems.append(unknownKey(member, allowed: entryKeys(for: kind), context: "a \(kind.noun) definition",
+                                       kind: kind))
         }
-        func string(_ key: String, hint: String) -> (String, SourceLocation)? {
-            guard let node = merged[key] else {
-                problems.append(.error(at: entry.location, keyPath: keyPath.appending(key), rule: "content.required", "missing `\(key):`; \(hint)"))
-                return nil
-            }
-            guard let text = node.stringValue else {
-                problems.append(.error(at: node.location, keyPath: keyPath.appending(key), rule: "content.type",
-                                       "`\(key)` must be text, found \(node.jsonValue.typeName); quote it, e.g. \(key): \"\(node.jsonValue.serializedString())\""))
-                return nil
-            }
-            return (text, node.location)
+        func text(_ key: String, hint: String) -> (String, SourceLocation)? {
+            requiredText(key, hint: hint, in: merged, entry: entry, keyPath: keyPath, problems: &problems)
         }
-        let template = string("template", hint: "name a folder in templates/")
+        let template = text("template", hint: "name a folder in templates/")
         let identifierKey = kind.identifierKey
         let serial = kind == .pass
-            ? string("serialNumber", hint: "give the pass a unique serial, e.g. serialNumber: BA-2026-0001 (an order has `orderIdentifier:` instead)")
-            : string("orderIdentifier", hint: "give the order a unique identifier, e.g. orderIdentifier: SO-2026-0001")
+            ? text("serialNumber", hint: "give the pass a unique serial, e.g. serialNumber: BA-2026-0001 "
+                       + "(an order has `orderIdentifier:` instead)")
+            : text("orderIdentifier", hint: "give the order a unique identifier, e.g. orderIdentifier: SO-2026-0001")
         if let (value, location) = serial, !PassDefinition.isValidSerialNumber(value) {
+            let shown = value.count > 40 ? String(value.prefix(40)) + "…" : value
             problems.append(.error(at: location, keyPath: keyPath.appending(identifierKey), rule: "content.serial",
-                                   "\(identifierKey) \"\(value.count > 40 ? String(value.prefix(40)) + "…" : value)\" (\(value.utf8.count) characters) is not allowed: it must match \(PassDefinition.serialPattern) — start with a letter or digit, then letters, digits, . _ ~ -, at most 128 in all — because it becomes a file name and a URL path"))
+                                   "\(identifierKey) \"\(shown)\" (\(value.utf8.count) characters) is not allowed: it must "
+                                   + "match \(PassDefinition.serialPattern) — start with a letter or digit, then letters, "
+                                   + "digits, . _ ~ -, at most 128 in all — because it becomes a file name and a URL path"))
         }
         let data = merged["data"] ?? SourceNode(.object([]), at: entry.location)
         if data.members == nil {
-            problems.append(.error(at: data.location, keyPath: keyPath.appending("data"), rule: "content.type", "`data:` must be a map of placeholder values"))
+            problems.append(.error(at: data.location, keyPath: keyPath.appending("data"), rule: "content.type",
+                                   "`data:` must be a map of placeholder values"))
         }
         let overrideKey = kind.overrideKey
         let passOverride = merged[overrideKey]
@@ -244,48 +267,14 @@ package struct ContentLoader: Sendable {
             problems.append(.error(at: passOverride.location, keyPath: keyPath.appending(overrideKey), rule: "content.type",
                                    "`\(overrideKey):` must be a map of \(kind.rootFile) keys"))
         }
-        var images: [(name: String, path: String, location: SourceLocation)] = []
-        if let node = merged["images"] {
-            if let members = node.members {
-                for member in members {
-                    guard let path = member.value.stringValue else {
-                        problems.append(.error(at: member.value.location, keyPath: keyPath + ["images", .key(member.key)], rule: "content.type", "an image path must be text"))
-                        continue
-                    }
-                    let name = member.key
-                    // An order's images may be JPEG too (Apple, "Creating the source for an order").
-                    let lowered = name.lowercased()
-                    let isImageName = lowered.hasSuffix(".png") || (kind == .order && (lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg")))
-                    let isSafeName = !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
-                        && isImageName && name.split(separator: "/").count <= 2
-                    guard isSafeName else {
-                        problems.append(.error(at: member.keyLocation, keyPath: keyPath + ["images", .key(member.key)], rule: "content.image-name",
-                                               kind == .pass ? "image name `\(name)` must be a PNG file name such as thumbnail.png or de.lproj/logo.png"
-                                                   : "image name `\(name)` must be a PNG or JPEG file name such as product.png or de.lproj/logo.png"))
-                        continue
-                    }
-                    // An absolute path ties the project to one machine, and may name any file on it.
-                    guard !path.hasPrefix("/"), !path.hasPrefix("~") else {
-                        problems.append(.error(at: member.value.location, keyPath: keyPath + ["images", .key(member.key)], rule: "content.image-path",
-                                               "image path `\(path.count > 80 ? String(path.prefix(80)) + "…" : path)` is absolute; give it relative to this file (\(file)), inside the content or templates folder, e.g. \(name): photos/\(name)"))
-                        continue
-                    }
-                    images.append((name, (directory as NSString).appendingPathComponent(path), member.value.location))
-                }
-            } else {
-                problems.append(.error(at: node.location, keyPath: keyPath.appending("images"), rule: "content.type", "`images:` must map an image name to a file, e.g. thumbnail.png: photos/jane.png"))
-            }
-        }
+        let images = merged["images"].map {
+            imagePaths($0, kind: kind, file: file, directory: directory, keyPath: keyPath, problems: &problems)
+        } ?? []
         var download: DownloadPolicy?
         if let node = merged["download"] { download = parseDownload(node, problems: &problems) }
         var offer: OfferMembership?
         if kind == .pass, let node = merged["offer"] {
-            if let name = node.stringValue, OfferMembership.isValidName(name) {
-                offer = OfferMembership(name: name, location: node.location)
-            } else {
-                problems.append(.error(at: node.location, keyPath: keyPath.appending("offer"), rule: "content.offer",
-                                       "offer must name an offer of passforge.yml's `offers:` (\(OfferMembership.namePattern)), e.g. offer: welcome-coupon"))
-            }
+            offer = offerMembership(node, keyPath: keyPath, problems: &problems)
         }
         guard problems[before...].allSatisfy({ !$0.isError }), let template, let serial else { return nil }
         var canonical = merged
@@ -293,6 +282,86 @@ package struct ContentLoader: Sendable {
         return PassDefinition(
             serialNumber: serial.0, serialLocation: serial.1, templateName: template.0, templateLocation: template.1,
             data: data, passOverride: passOverride, images: images, download: download, offer: offer, file: file,
-            location: entry.location, canonicalBytes: Array(template.0.utf8) + [0] + canonical.jsonValue.serialized(), kind: kind)
+            location: entry.location, canonicalBytes: Array(template.0.utf8) + [0] + canonical.jsonValue.serialized(),
+            kind: kind)
+    }
+
+    /// The text of a required key of an entry (merged over the defaults), or nil with the problem reported.
+    private static func requiredText(
+        _ key: String, hint: String, in merged: SourceNode, entry: SourceNode, keyPath: JSONPath,
+        problems: inout [ContentDiagnostic]
+    ) -> (String, SourceLocation)? {
+        guard let node = merged[key] else {
+            problems.append(.error(at: entry.location, keyPath: keyPath.appending(key), rule: "content.required",
+                                   "missing `\(key):`; \(hint)"))
+            return nil
+        }
+        guard let text = node.stringValue else {
+            problems.append(.error(at: node.location, keyPath: keyPath.appending(key), rule: "content.type",
+                                   "`\(key)` must be text, found \(node.jsonValue.typeName); quote it, e.g. \(key): "
+                                   + "\"\(node.jsonValue.serializedString())\""))
+            return nil
+        }
+        return (text, node.location)
+    }
+
+    /// `images:`: each image name (a PNG, or for an order a JPEG too) with its file, relative to the content file.
+    private static func imagePaths(
+        _ node: SourceNode, kind: WalletItemKind, file: String, directory: String, keyPath: JSONPath,
+        problems: inout [ContentDiagnostic]
+    ) -> [(name: String, path: String, location: SourceLocation)] {
+        guard let members = node.members else {
+            problems.append(.error(at: node.location, keyPath: keyPath.appending("images"), rule: "content.type",
+                                   "`images:` must map an image name to a file, e.g. thumbnail.png: photos/jane.png"))
+            return []
+        }
+        var images: [(name: String, path: String, location: SourceLocation)] = []
+        for member in members {
+            let memberPath = keyPath + ["images", .key(member.key)]
+            guard let path = member.value.stringValue else {
+                problems.append(.error(at: member.value.location, keyPath: memberPath, rule: "content.type",
+                                       "an image path must be text"))
+                continue
+            }
+            let name = member.key
+            // An order's images may be JPEG too (Apple, "Creating the source for an order").
+            let lowered = name.lowercased()
+            let isImageName = lowered.hasSuffix(".png")
+                || (kind == .order && (lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg")))
+            let isSafeName = !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
+                && isImageName && name.split(separator: "/").count <= 2
+            guard isSafeName else {
+                problems.append(.error(at: member.keyLocation, keyPath: memberPath, rule: "content.image-name",
+                                       kind == .pass
+                                           ? "image name `\(name)` must be a PNG file name such as thumbnail.png or "
+                                               + "de.lproj/logo.png"
+                                           : "image name `\(name)` must be a PNG or JPEG file name such as product.png "
+                                               + "or de.lproj/logo.png"))
+                continue
+            }
+            // An absolute path ties the project to one machine, and may name any file on it.
+            guard !path.hasPrefix("/"), !path.hasPrefix("~") else {
+                let shown = path.count > 80 ? String(path.prefix(80)) + "…" : path
+                problems.append(.error(at: member.value.location, keyPath: memberPath, rule: "content.image-path",
+                                       "image path `\(shown)` is absolute; give it relative to this file (\(file)), "
+                                       + "inside the content or templates folder, e.g. \(name): photos/\(name)"))
+                continue
+            }
+            images.append((name, (directory as NSString).appendingPathComponent(path), member.value.location))
+        }
+        return images
+    }
+
+    /// `offer: NAME`: the pass is in the pool of that offer of passforge.yml.
+    private static func offerMembership(
+        _ node: SourceNode, keyPath: JSONPath, problems: inout [ContentDiagnostic]
+    ) -> OfferMembership? {
+        if let name = node.stringValue, OfferMembership.isValidName(name) {
+            return OfferMembership(name: name, location: node.location)
+        }
+        problems.append(.error(at: node.location, keyPath: keyPath.appending("offer"), rule: "content.offer",
+                               "offer must name an offer of passforge.yml's `offers:` (\(OfferMembership.namePattern)), "
+                               + "e.g. offer: welcome-coupon"))
+        return nil
     }
 }

@@ -63,23 +63,7 @@ extension ProjectConfiguration {
                 }
                 settings.baseURL = text.hasSuffix("/") ? text : text + "/"
             case "badges", "orderBadges":
-                guard let entries = inner.value.members else {
-                    problems.append(.error(at: inner.value.location, keyPath: keyPath, rule: "config.type",
-                                           "landingPages.\(inner.key) must map a language (en, fr, pt-BR) to a badge file (.svg or .png)"))
-                    continue
-                }
-                var table: [String: String] = [:]
-                for entry in entries {
-                    let file = entry.value.stringValue ?? ""
-                    let isLanguage = (1...35).contains(entry.key.utf8.count)
-                        && entry.key.utf8.allSatisfy { IdentifierPatterns.isBase64URL($0) && $0 != UInt8(ascii: "_") }
-                    guard isLanguage, file.hasSuffix(".svg") || file.hasSuffix(".png") else {
-                        problems.append(.error(at: entry.keyLocation, keyPath: keyPath.appending(entry.key), rule: "config.landing-pages",
-                                               "landingPages.\(inner.key).\(entry.key) must map a language code (letters, digits, -) to an .svg or .png file of Apple's badge artwork"))
-                        continue
-                    }
-                    table[entry.key] = resolve(file)
-                }
+                guard let table = parseBadges(inner, at: keyPath, resolve: resolve, problems: &problems) else { continue }
                 if inner.key == "badges" { settings.badges = table } else { settings.orderBadges = table }
             case "template":
                 guard let text = inner.value.stringValue else {
@@ -99,5 +83,33 @@ extension ProjectConfiguration {
             }
         }
         return settings
+    }
+
+    /// `badges:` (`orderBadges:`): a language code to a badge file (.svg or .png), resolved; nil when not a map.
+    private static func parseBadges(
+        _ inner: SourceNode.Member, at keyPath: JSONPath, resolve: (String) -> String,
+        problems: inout [ContentDiagnostic]
+    ) -> [String: String]? {
+        guard let entries = inner.value.members else {
+            problems.append(.error(at: inner.value.location, keyPath: keyPath, rule: "config.type",
+                                   "landingPages.\(inner.key) must map a language (en, fr, pt-BR) to a badge file "
+                                   + "(.svg or .png)"))
+            return nil
+        }
+        var table: [String: String] = [:]
+        for entry in entries {
+            let file = entry.value.stringValue ?? ""
+            let isLanguage = (1...35).contains(entry.key.utf8.count)
+                && entry.key.utf8.allSatisfy { IdentifierPatterns.isBase64URL($0) && $0 != UInt8(ascii: "_") }
+            guard isLanguage, file.hasSuffix(".svg") || file.hasSuffix(".png") else {
+                problems.append(.error(at: entry.keyLocation, keyPath: keyPath.appending(entry.key),
+                                       rule: "config.landing-pages",
+                                       "landingPages.\(inner.key).\(entry.key) must map a language code (letters, digits, "
+                                       + "-) to an .svg or .png file of Apple's badge artwork"))
+                continue
+            }
+            table[entry.key] = resolve(file)
+        }
+        return table
     }
 }

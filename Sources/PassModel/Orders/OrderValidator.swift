@@ -89,11 +89,6 @@ struct OrderValidationRun {
         switch schema {
         case .text:
             _ = expect(value, .string, at: path)
-        case .textOfLength(let minimum):
-            guard let text = string(value, at: path) else { return }
-            if text.count < minimum {
-                error(path, "order.\(path.lastKey).length", "\(path) has \(text.count) characters; Apple requires at least \(minimum). Use a longer, random value")
-            }
         case .number(let range):
             guard expect(value, .number, at: path), let number = value.numberValue, let range else { return }
             if !range.contains(number) {
@@ -104,49 +99,10 @@ struct OrderValidationRun {
             }
         case .boolean:
             _ = expect(value, .boolean, at: path)
-        case .url:
+        case .textOfLength, .url, .dateTime, .duration, .choice, .countryCode, .currencyCode, .decimalAmount, .image,
+             .file:
             guard let text = string(value, at: path) else { return }
-            checkURL(text, at: path)
-        case .dateTime:
-            guard let text = string(value, at: path) else { return }
-            if !OrderValueFormats.isRFC3339DateTime(text) {
-                error(path, "order.date", "\(path) is \(quoted(text)), which is not an RFC 3339 date-time; write it with seconds and a time zone, e.g. 2026-11-25T09:30:00Z or 2026-11-25T10:30:00+01:00")
-            }
-        case .duration:
-            guard let text = string(value, at: path) else { return }
-            if !OrderValueFormats.isISO8601Duration(text) {
-                error(path, "order.duration", "\(path) is \(quoted(text)), which is not an ISO 8601 duration; write it like PT2H (two hours) or P1DT12H")
-            }
-        case .choice(let allowed):
-            guard let text = string(value, at: path), !allowed.contains(text) else { return }
-            var message = "\(path) is \(quoted(text)), but Apple allows only " + allowed.map { "\"\($0)\"" }.joined(separator: ", ")
-            if let nearest = Spelling.nearest(to: text, in: allowed) { message += ". Did you mean \"\(nearest)\"?" }
-            error(path, path.lastKey == "fulfillmentType" ? "order.fulfillmentType" : "order.enum", message)
-        case .countryCode:
-            guard let text = string(value, at: path) else { return }
-            if !OrderValueFormats.isCountryCode(text) {
-                error(path, "order.countryCode", "\(path) is \(quoted(text)); write the ISO 3166-1 two-letter code in capitals, e.g. \"US\" or \"DE\"")
-            }
-        case .currencyCode:
-            guard let text = string(value, at: path) else { return }
-            if !OrderValueFormats.currencySet.contains(text) {
-                var message = "\(path) is \(quoted(text)), which is not an ISO 4217 currency code; write the three capitals, e.g. \"USD\" or \"EUR\""
-                if let nearest = Spelling.nearest(to: text.uppercased(), in: OrderValueFormats.currencyCodes) { message += ". Did you mean \"\(nearest)\"?" }
-                error(path, "order.currency", message)
-            }
-        case .decimalAmount:
-            guard let text = string(value, at: path) else { return }
-            if !OrderValueFormats.isDecimalAmount(text) {
-                error(path, "order.amount", "\(path) is \(quoted(text)); Apple wants the amount as a decimal number in a string, e.g. \"42.50\" (a dot, no currency sign, no thousands separator)")
-            }
-        case .image:
-            guard let text = string(value, at: path) else { return }
-            checkImage(named: text, at: path)
-        case .file:
-            guard let text = string(value, at: path), let files = options.files else { return }
-            if files[text] == nil {
-                error(path, "order.file", "\(path) names \(quoted(text)), but the order has no such file; add it beside order.json or fix the name")
-            }
+            checkText(text, as: schema, at: path)
         case .object(let schema):
             guard expect(value, .object, at: path), let object = value.objectValue else { return }
             check(object, as: schema, at: path)
@@ -155,14 +111,85 @@ struct OrderValidationRun {
             for (index, item) in items.enumerated() { check(item, as: element, at: path.appending(index), in: parent) }
         case .fulfillment:
             guard expect(value, .object, at: path), let object = value.objectValue else { return }
-            switch object["fulfillmentType"]?.stringValue {
-            case "shipping": check(object, as: OrderSchema.shippingFulfillment, at: path)
-            case "pickup": check(object, as: OrderSchema.pickupFulfillment, at: path)
-            case let other:
-                let found = other.map { "is \(quoted($0))" } ?? "is missing"
-                error(path.appending("fulfillmentType"), "order.fulfillmentType",
-                      "\(path.appending("fulfillmentType")) \(found); a fulfillment is \"shipping\" (ShippingFulfillment) or \"pickup\" (PickupFulfillment)")
+            checkFulfillment(object, at: path)
+        }
+    }
+
+    /// The rules of a value that is text of a format: a length, a URL, a date-time, a code, an amount, a file.
+    mutating func checkText(_ text: String, as schema: OrderValueSchema, at path: JSONPath) {
+        switch schema {
+        case .textOfLength(let minimum):
+            if text.count < minimum {
+                error(path, "order.\(path.lastKey).length",
+                      "\(path) has \(text.count) characters; Apple requires at least \(minimum). Use a longer, random value")
             }
+        case .url:
+            checkURL(text, at: path)
+        case .dateTime:
+            if !OrderValueFormats.isRFC3339DateTime(text) {
+                error(path, "order.date",
+                      "\(path) is \(quoted(text)), which is not an RFC 3339 date-time; write it with seconds and a time "
+                      + "zone, e.g. 2026-11-25T09:30:00Z or 2026-11-25T10:30:00+01:00")
+            }
+        case .duration:
+            if !OrderValueFormats.isISO8601Duration(text) {
+                error(path, "order.duration",
+                      "\(path) is \(quoted(text)), which is not an ISO 8601 duration; write it like PT2H (two hours) "
+                      + "or P1DT12H")
+            }
+        case .choice(let allowed):
+            guard !allowed.contains(text) else { return }
+            var message = "\(path) is \(quoted(text)), but Apple allows only "
+                + allowed.map { "\"\($0)\"" }.joined(separator: ", ")
+            if let nearest = Spelling.nearest(to: text, in: allowed) { message += ". Did you mean \"\(nearest)\"?" }
+            error(path, path.lastKey == "fulfillmentType" ? "order.fulfillmentType" : "order.enum", message)
+        case .countryCode:
+            if !OrderValueFormats.isCountryCode(text) {
+                error(path, "order.countryCode",
+                      "\(path) is \(quoted(text)); write the ISO 3166-1 two-letter code in capitals, e.g. \"US\" or \"DE\"")
+            }
+        case .currencyCode:
+            checkCurrencyCode(text, at: path)
+        case .decimalAmount:
+            if !OrderValueFormats.isDecimalAmount(text) {
+                error(path, "order.amount",
+                      "\(path) is \(quoted(text)); Apple wants the amount as a decimal number in a string, e.g. "
+                      + "\"42.50\" (a dot, no currency sign, no thousands separator)")
+            }
+        case .image:
+            checkImage(named: text, at: path)
+        case .file:
+            guard let files = options.files else { return }
+            if files[text] == nil {
+                error(path, "order.file",
+                      "\(path) names \(quoted(text)), but the order has no such file; add it beside order.json or fix "
+                      + "the name")
+            }
+        case .text, .number, .boolean, .object, .array, .fulfillment:
+            break
+        }
+    }
+
+    mutating func checkCurrencyCode(_ text: String, at path: JSONPath) {
+        guard !OrderValueFormats.currencySet.contains(text) else { return }
+        var message = "\(path) is \(quoted(text)), which is not an ISO 4217 currency code; write the three capitals, "
+            + "e.g. \"USD\" or \"EUR\""
+        if let nearest = Spelling.nearest(to: text.uppercased(), in: OrderValueFormats.currencyCodes) {
+            message += ". Did you mean \"\(nearest)\"?"
+        }
+        error(path, "order.currency", message)
+    }
+
+    /// A fulfillment is checked as the kind its `fulfillmentType` names.
+    mutating func checkFulfillment(_ object: JSONObject, at path: JSONPath) {
+        switch object["fulfillmentType"]?.stringValue {
+        case "shipping": check(object, as: OrderSchema.shippingFulfillment, at: path)
+        case "pickup": check(object, as: OrderSchema.pickupFulfillment, at: path)
+        case let other:
+            let found = other.map { "is \(quoted($0))" } ?? "is missing"
+            error(path.appending("fulfillmentType"), "order.fulfillmentType",
+                  "\(path.appending("fulfillmentType")) \(found); a fulfillment is \"shipping\" (ShippingFulfillment) "
+                  + "or \"pickup\" (PickupFulfillment)")
         }
     }
 
