@@ -129,11 +129,16 @@ package final class DeviceCheckClient: DeviceCheckCalling {
         struct Answer: Decodable {
             var bit0: Bool
             var bit1: Bool
-            var last_update_time: String?
+            var lastUpdateTime: String?
+
+            enum CodingKeys: String, CodingKey {
+                case bit0, bit1
+                case lastUpdateTime = "last_update_time"
+            }
         }
         // JSONDecoder takes a Bool from JSON true or false only (never 0, 1 or "true").
         guard text.hasPrefix("{"), let answer = try? JSONDecoder().decode(Answer.self, from: Data(text.utf8)) else { return nil }
-        return DeviceBits(bit0: answer.bit0, bit1: answer.bit1, lastUpdateTime: answer.last_update_time)
+        return DeviceBits(bit0: answer.bit0, bit1: answer.bit1, lastUpdateTime: answer.lastUpdateTime)
     }
 
     static let notFoundAnswers: Set<String> = ["bit state not found", "failed to find bit state"]
