@@ -14,8 +14,17 @@ package final class FileLock: Sendable {
     }
 
     private let descriptor: Int32
+    private let afterRelease: (@Sendable () -> Void)?
 
-    private init(descriptor: Int32) { self.descriptor = descriptor }
+    private init(descriptor: Int32, afterRelease: (@Sendable () -> Void)? = nil) {
+        self.descriptor = descriptor
+        self.afterRelease = afterRelease
+    }
+
+    /// This lock, with `action` run once it is released (a holder's in-process gate opened).
+    package func onRelease(_ action: @escaping @Sendable () -> Void) -> FileLock {
+        FileLock(descriptor: descriptor, afterRelease: action)
+    }
 
     /// Takes the lock on `path`, creating the file (and its folder) when
     /// missing. Nil when another open file holds it and `blocking` is false.
@@ -42,5 +51,6 @@ package final class FileLock: Sendable {
     package func release() {
         flock(descriptor, LOCK_UN)
         close(descriptor)
+        afterRelease?()
     }
 }

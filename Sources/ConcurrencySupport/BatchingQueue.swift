@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Runs items submitted concurrently in batches, one batch at a time: items
@@ -32,15 +31,12 @@ package final class BatchingQueue<Item: Sendable>: Sendable {
     }
 
     /// For a `handler` that blocks (a commit that waits for fsync): it runs
-    /// on a serial dispatch queue named `label`, never holding one of the few
-    /// threads of Swift's cooperative pool, which serve every request.
-    package convenience init(maximumBatch: Int, label: String, blockingHandler: @escaping @Sendable ([Item]) throws -> Void) {
-        let queue = DispatchQueue(label: label)
-        self.init(maximumBatch: maximumBatch) { batch in
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                queue.async { continuation.resume(with: Result { try blockingHandler(batch) }) }
-            }
-        }
+    /// on a thread of `pool`, never holding one of the few threads of Swift's
+    /// cooperative pool, which serve every request; still one batch at a time.
+    package convenience init(
+        maximumBatch: Int, pool: BlockingPool, blockingHandler: @escaping @Sendable ([Item]) throws -> Void
+    ) {
+        self.init(maximumBatch: maximumBatch) { batch in try await pool.run { try blockingHandler(batch) } }
     }
 
     /// Queues `item`; returns when the batch holding it was handled.

@@ -1,4 +1,5 @@
 import AtomicFiles
+import ConcurrencySupport
 import Foundation
 package import Logging
 package import WalletTree
@@ -268,7 +269,7 @@ actor OutcomeRecorder {
                 removedDevices += Set(changes.map(\.index.device)).count
                 if !changes.isEmpty {
                     let indexFiles = self.indexFiles, state = self.state
-                    try await BlockingIO.run { try indexFiles.applyAll(changes.map { ($0, state) }) }
+                    try await indexFiles.pool.run { try indexFiles.applyAll(changes.map { ($0, state) }) }
                 }
                 completed.append(push)
                 try await flush()

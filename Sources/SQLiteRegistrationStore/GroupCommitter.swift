@@ -9,7 +9,7 @@ import Synchronization
 /// `synchronous = FULL`, reached the disk).
 ///
 /// With one fsync per commit, a burst of N registrations costs about one
-/// fsync instead of N. Commits run on a dispatch queue, never on the
+/// fsync instead of N. Commits run on the blocking pool, never on the
 /// cooperative thread pool: a commit blocks on fsync.
 final class GroupCommitter: Sendable {
     /// Large enough to share fsyncs, small enough to keep the writer lock short.
@@ -17,9 +17,9 @@ final class GroupCommitter: Sendable {
 
     private let queue: BatchingQueue<any SavepointWrite>
 
-    init(pool: DatabasePool) {
-        queue = BatchingQueue(maximumBatch: Self.maximumBatch, label: "passforge.registrations.group-commit") { batch in
-            try pool.write { db in
+    init(database: DatabasePool, blockingPool: BlockingPool) {
+        queue = BatchingQueue(maximumBatch: Self.maximumBatch, pool: blockingPool) { batch in
+            try database.write { db in
                 for write in batch { write.apply(db) }
             }
         }

@@ -1,4 +1,5 @@
 import AtomicFiles
+package import ConcurrencySupport
 import Foundation
 import GRDB
 package import RegistrationStore
@@ -16,8 +17,12 @@ package final class SQLiteRegistrationStore: RegistrationDatabase {
     let committer: GroupCommitter
     private let logLimit: Int
 
-    /// Opens (creating when needed, with its folder) and migrates the file.
-    package init(path: String, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) throws {
+    /// Opens (creating when needed, with its folder) and migrates the file. Commits, which wait for
+    /// fsync, run on `blockingPool` (the command's); one at a time, so one thread of it is enough.
+    package init(
+        path: String, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit,
+        blockingPool: BlockingPool = BlockingPool(threadCount: 1)
+    ) throws {
         self.path = path
         self.logLimit = max(1, logLimit)
         let folder = (path as NSString).deletingLastPathComponent
@@ -41,7 +46,7 @@ package final class SQLiteRegistrationStore: RegistrationDatabase {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         try Self.migrator.migrate(pool)
-        committer = GroupCommitter(pool: pool)
+        committer = GroupCommitter(database: pool, blockingPool: blockingPool)
     }
 
     static var migrator: DatabaseMigrator {

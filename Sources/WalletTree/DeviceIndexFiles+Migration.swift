@@ -1,4 +1,5 @@
 import AtomicFiles
+import ConcurrencySupport
 import Foundation
 
 extension DeviceIndexFiles {
@@ -14,7 +15,7 @@ extension DeviceIndexFiles {
     package func migrateLegacyLayout() async throws -> Int {
         let locks = try await lockAllShardsAcrossProcesses()
         defer { for lock in locks { lock.release() } }
-        return try await BlockingIO.run { [self] in try migrateLegacyLayoutLocked() }
+        return try await pool.run { [self] in try migrateLegacyLayoutLocked() }
     }
 
     /// `migrateLegacyLayout` for a caller holding every shard lock. Safe to

@@ -1,4 +1,5 @@
 package import AtomicFiles
+package import ConcurrencySupport
 import Foundation
 package import PassModel
 package import RegistrationStore
@@ -26,8 +27,15 @@ package final class DeviceIndexFiles: Sendable {
     /// The last revision written of each index, by relative path.
     private let written = Mutex<[String: Int64]>([:])
 
-    package init(outputDirectory: String) {
+    /// The threads of the blocking file work: the process's one `BlockingPool`, from the command.
+    package let pool: BlockingPool
+    /// This process's holders of each shard lock, so that a second one waits for the first without polling.
+    private let shardGate = ShardGate(count: Int(DeviceIndexFiles.shardCount))
+
+    // The pool's default is a stopgap until every construction passes the command's pool.
+    package init(outputDirectory: String, pool: BlockingPool = BlockingPool(threadCount: 4)) {
         self.outputDirectory = outputDirectory
+        self.pool = pool
     }
 
     /// `v1/devices/<typeIdentifier>/<device>`: one index per device and pass or order type.
@@ -63,16 +71,18 @@ package final class DeviceIndexFiles: Sendable {
         try await lockShards(Set(devices.map(Self.shard(of:))).sorted())
     }
 
+    /// Each shard: first this process's gate (a queue of waiting tasks, no thread held), then the
+    /// file lock, waited for on the pool while another process (a build's refresh) holds it.
     private func lockShards(_ shards: [UInt32]) async throws -> [FileLock] {
         var locks: [FileLock] = []
         do {
             for shard in shards {
-                while true {
-                    if let lock = try FileLock.acquire(shardLockPath(shard), blocking: false) {
-                        locks.append(lock)
-                        break
-                    }
-                    try await Task.sleep(for: .milliseconds(1))
+                await shardGate.enter(Int(shard))
+                do {
+                    locks.append(try await fileLock(shard))
+                } catch {
+                    shardGate.leave(Int(shard))
+                    throw error
                 }
             }
         } catch {
@@ -80,6 +90,19 @@ package final class DeviceIndexFiles: Sendable {
             throw error
         }
         return locks
+    }
+
+    /// The shard's file lock, for a caller through its gate; its release opens the gate.
+    private func fileLock(_ shard: UInt32) async throws -> FileLock {
+        let (path, gate) = (shardLockPath(shard), shardGate)
+        let lock: FileLock
+        if let free = try FileLock.acquire(path, blocking: false) {
+            lock = free
+        } else {
+            // A blocking acquire returns a lock or throws.
+            lock = try await pool.run { try FileLock.acquire(path, blocking: true)! }
+        }
+        return lock.onRelease { gate.leave(Int(shard)) }
     }
 
     package static let shardCount: UInt32 = 64
@@ -145,11 +168,11 @@ package final class DeviceIndexFiles: Sendable {
         let locks = try await lockAllShardsAcrossProcesses()
         defer { for lock in locks { lock.release() } }
         // A tree of the layout before the per-type folders is migrated by its first refresh (or serve's start).
-        try await BlockingIO.run { [self] in _ = try migrateLegacyLayoutLocked() }
+        try await pool.run { [self] in _ = try migrateLegacyLayoutLocked() }
         var count = 0
         for (type, serials) in serialsByType.sorted(by: { $0.key < $1.key }) {
             let indices = try await store.indices(holding: type, serialNumbers: serials)
-            try await BlockingIO.run { [self] in try commit(indices.map { pending($0, snapshot: snapshot) }, shardLocksHeld: true) }
+            try await pool.run { [self] in try commit(indices.map { pending($0, snapshot: snapshot) }, shardLocksHeld: true) }
             count += indices.count
         }
         return count
@@ -188,7 +211,7 @@ package final class DeviceIndexFiles: Sendable {
         }
         try AtomicFileSystem.syncFiles(staged.compactMap(\.temporary))
         while let (item, temporary) = staged.popLast() {
-            // Blocks this thread while a build refreshes: callers run on their own threads (BlockingIO, a serial writer queue).
+            // Blocks this thread while a build refreshes: callers run on the blocking pool's threads.
             let shardLock = shardLocksHeld ? nil : try FileLock.acquire(shardLockPath(Self.shard(of: item.device)), blocking: true)
             defer { shardLock?.release() }
             try lock(for: item.device).withLock {

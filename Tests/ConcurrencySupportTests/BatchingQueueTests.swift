@@ -35,7 +35,7 @@ import Testing
         let recorder = Recorder()
         let queue: BatchingQueue<Int>
         if blocking {
-            queue = BatchingQueue(maximumBatch: 10, label: "test.batching") { batch in
+            queue = BatchingQueue(maximumBatch: 10, pool: BlockingPool(threadCount: 2)) { batch in
                 recorder.record(batch)
                 usleep(2_000)
             }
@@ -70,7 +70,7 @@ import Testing
         }
         let queue: BatchingQueue<Int>
         if blocking {
-            queue = BatchingQueue(maximumBatch: 10, label: "test.batching", blockingHandler: handler)
+            queue = BatchingQueue(maximumBatch: 10, pool: BlockingPool(threadCount: 2), blockingHandler: handler)
         } else {
             queue = BatchingQueue(maximumBatch: 10) { batch in try handler(batch) }
         }
