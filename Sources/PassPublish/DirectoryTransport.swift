@@ -21,7 +21,7 @@ struct DirectoryTransport: PublishTransport {
         guard let kind = AtomicFileSystem.entryKind(root, followingLinks: true) else { return .missingFolder }
         guard kind == .directory else { throw PublishError("\(root) is a file, not a folder; publish to a folder") }
         var folders = RealFolders(root: root)
-        guard try folders.exists(".passforge", creating: false),
+        guard try folders.exists(TreeLayout.stateFolder, creating: false),
               let state = try readStateFile(TreeLayout.statePath, limit: BuildState.maximumPublishedSize) else { return .noState }
         let bundles = try readStateFile(BundleList.path, limit: BuildState.maximumPublishedListSize)
         let csv = try readStateFile(TreeLayout.downloadsListPath, limit: BuildState.maximumPublishedListSize)
@@ -45,7 +45,7 @@ struct DirectoryTransport: PublishTransport {
 
     /// `download/*.pkpasses`, relative to the root.
     private func bundleFiles(_ folders: inout RealFolders) throws -> [String] {
-        guard try folders.exists("download", creating: false) else { return [] }
+        guard try folders.exists(TreeLayout.downloadFolder, creating: false) else { return [] }
         let names = AtomicFileSystem.directoryEntries("\(root)/\(TreeLayout.downloadFolder)")?.map(\.name) ?? []
         return names.filter { $0.hasSuffix(".pkpasses") && !$0.hasPrefix(".") }.sorted().map { "\(TreeLayout.downloadFolder)/\($0)" }
     }
@@ -56,8 +56,8 @@ struct DirectoryTransport: PublishTransport {
 
     func lockDestination() throws -> (any DestinationLock)? {
         var folders = RealFolders(root: root)
-        _ = try folders.exists(".passforge", creating: true)
-        let path = "\(root)/.passforge/publish.lock"
+        _ = try folders.exists(TreeLayout.stateFolder, creating: true)
+        let path = "\(root)/\(TreeLayout.publishLockPath)"
         do {
             guard let lock = try FileLock.acquire(path, blocking: false) else {
                 throw PublishError("another passforge publish to \(root) is running (\(path) is locked); wait for it to finish")

@@ -7,12 +7,12 @@ import WalletTree
 struct LocalOutput: Sendable {
     var directory: String
 
-    var stateDirectory: String { "\(directory)/.passforge" }
+    var stateDirectory: String { "\(directory)/\(TreeLayout.stateFolder)" }
 
     /// Takes the build lock (the one `passforge build` holds) and finishes a
     /// build that was interrupted, so that the tree matches its state.
     func lock(purpose: String) throws -> FileLock {
-        let path = "\(stateDirectory)/build.lock"
+        let path = "\(directory)/\(TreeLayout.buildLockPath)"
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(path, blocking: false)

@@ -33,8 +33,8 @@ struct OffersCommand: AsyncParsableCommand {
     var format: Format = .text
 
     func run() async throws {
-        guard let (store, description) = try await StoreOpening.open(onlyIfPresent: true) else {
-            Console.error("no registration store yet (\(StoreLocation.environmentVariable) or state/registrations.sqlite): no claims")
+        guard let (store, description) = try await StoreOpening.open(project: project.project, onlyIfPresent: true) else {
+            Console.error("no registration store yet (\(StoreLocation.environmentVariable) or \(StoreOpening.defaultSQLitePath(of: project.project))): no claims")
             throw ExitCode.failure
         }
         var pools = Dictionary(uniqueKeysWithValues: try await store.offerStatistics().map { ($0.offer, $0) })

@@ -29,25 +29,26 @@ struct ProjectOptions: ParsableArguments {
 }
 
 extension ProjectOptions {
-    /// The folder of --config, else the working directory.
-    var root: ProjectRoot { ProjectRoot.locate(configurationFile: givenConfig) }
-
-    /// The configuration file: --config, else passforge.yml in the root when present, else none.
-    var config: String? {
-        if let givenConfig { return givenConfig }
-        let path = root.spelling(of: nil, default: "passforge.yml")
-        return AtomicFileSystem.exists(path) ? path : nil
+    /// The project these options name: its root (the folder of --config, else the working directory), its
+    /// configuration file and folders. Every default path of every command resolves from it.
+    var project: Project {
+        Project(configurationFile: givenConfig, content: givenContent, templates: givenTemplates, output: givenOutput)
     }
 
-    var content: String { root.spelling(of: givenContent, default: "content") }
-    var templates: String { root.spelling(of: givenTemplates, default: "templates") }
-    var output: String { root.spelling(of: givenOutput, default: "output") }
+    /// The folder of --config, else the working directory.
+    var root: ProjectRoot { project.root }
+
+    /// The configuration file: --config, else passforge.yml in the root when present, else none.
+    var config: String? { project.configurationFile }
+
+    var content: String { project.contentDirectory }
+    var templates: String { project.templatesDirectory }
+    var output: String { project.outputDirectory }
 
     /// The configuration: --config, else passforge.yml in the root when present, else none.
     func loadConfiguration() throws -> ProjectConfiguration {
-        guard let path = config else { return ProjectConfiguration() }
         do {
-            return try ProjectConfiguration.load(file: path)
+            return try project.loadConfiguration()
         } catch {
             Console.report(error.diagnostics)
             throw ExitCode.failure
@@ -59,11 +60,12 @@ extension ProjectOptions {
     /// instead, at the same paths below it; the configuration and `.passforge/`
     /// stay the project's own.
     func settings(developmentSigning: Bool, allowHTTP: Bool, jobs: Int?, snapshot: String? = nil) throws -> BuildSettings {
-        let root = root
+        let project = project, root = project.root
         func placed(_ spelled: String) -> String { snapshot.map { root.placing(spelled, under: $0) } ?? spelled }
         var settings = BuildSettings(
-            contentDirectory: placed(content), templatesDirectory: placed(templates), outputDirectory: output,
-            configuration: try loadConfiguration(), projectStateDirectory: root.spelling(of: nil, default: ".passforge"),
+            contentDirectory: placed(project.contentDirectory), templatesDirectory: placed(project.templatesDirectory),
+            outputDirectory: project.outputDirectory, configuration: try loadConfiguration(),
+            projectStateDirectory: project.stateDirectory,
             allowsDevelopmentSigning: developmentSigning, allowsHTTPWebService: allowHTTP)
         if let jobs { settings.jobs = max(1, jobs) }
         return settings

@@ -1,24 +1,34 @@
 import AtomicFiles
 import ArgumentParser
 import Foundation
+import PassContent
 import PostgresRegistrationStore
 import RegistrationStore
 import SQLiteRegistrationStore
 
 /// The registration store named by PASSFORGE_DATABASE_URL (default
-/// `state/registrations.sqlite`), shared by `serve` and `build`.
+/// `state/registrations.sqlite` in the project's root), shared by `serve` and `build`.
 enum StoreOpening {
-    /// Opens the store. With `onlyIfPresent`, a SQLite file that does not exist
+    /// Opens the store of `project`. With `onlyIfPresent`, a SQLite file that does not exist
     /// yet is not created (a build on a machine without a server has no devices).
-    static func open(onlyIfPresent: Bool = false) async throws -> (store: any RegistrationDatabase, description: String)? {
-        try await open(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable], onlyIfPresent: onlyIfPresent)
+    static func open(project: Project, onlyIfPresent: Bool = false) async throws
+        -> (store: any RegistrationDatabase, description: String)? {
+        try await open(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable],
+                       defaultSQLitePath: defaultSQLitePath(of: project), onlyIfPresent: onlyIfPresent)
     }
 
-    /// Opens the store a PASSFORGE_DATABASE_URL-style value names.
-    static func open(_ value: String?, onlyIfPresent: Bool = false) async throws -> (store: any RegistrationDatabase, description: String)? {
+    /// `state/registrations.sqlite` below the project's root (not the working directory): `--config` run
+    /// from another folder finds the project's store.
+    static func defaultSQLitePath(of project: Project) -> String { project.path(StoreLocation.defaultSQLitePath) }
+
+    /// Opens the store a PASSFORGE_DATABASE_URL-style value names; a path in it is relative to the working
+    /// directory, as a path typed in a shell is. No value: `defaultSQLitePath`.
+    static func open(_ value: String?, defaultSQLitePath: String = StoreLocation.defaultSQLitePath, onlyIfPresent: Bool = false)
+        async throws -> (store: any RegistrationDatabase, description: String)? {
         let location: StoreLocation
         do {
-            location = try StoreLocation(value)
+            let given = value?.trimmingWhitespace() ?? ""
+            location = given.isEmpty ? .sqlite(path: defaultSQLitePath) : try StoreLocation(given)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure

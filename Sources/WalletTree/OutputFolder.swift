@@ -1,0 +1,30 @@
+/// The output tree of one process: its folder, every path in it (`TreeLayout`'s relative paths, placed
+/// under the folder here and nowhere else), and the one writer of its device index files.
+///
+/// Make one per process and pass it to everything that reads or writes the tree (`passforge serve --push`
+/// hands the same one to the web service, the index refresh and the push runs). The index writer skips a
+/// change older than the last it wrote of the same index (`RegistrationChange.revision`); two writers of one
+/// folder would each keep their own record, and the older change of one could overwrite the newer file of
+/// the other (a push run's dead-token cleanup against a registration). So `DeviceIndexFiles` is made here
+/// only.
+package final class OutputFolder: Sendable {
+    /// The folder, as the command line spells it (`ProjectRoot`).
+    package let directory: String
+    /// The one writer of `v1/devices/…` in this process.
+    package let indexFiles: DeviceIndexFiles
+
+    package init(directory: String) {
+        self.directory = directory
+        indexFiles = DeviceIndexFiles(outputDirectory: directory)
+    }
+
+    /// `relative` (a path of `TreeLayout`) in this folder.
+    package func path(_ relative: some StringProtocol) -> String { "\(directory)/\(relative)" }
+
+    /// `.passforge/`: the build's own files.
+    package var stateFolder: String { path(TreeLayout.stateFolder) }
+    /// `.passforge/state.json`: what the last build made.
+    package var statePath: String { path(TreeLayout.statePath) }
+    /// `.passforge/downloads.csv`: every add-to-Wallet link, for mailings.
+    package var downloadsListPath: String { path(TreeLayout.downloadsListPath) }
+}
