@@ -379,7 +379,7 @@ let package = Package(
             name: "PassServerIntegrationTests",
             dependencies: [
                 "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "PassModel", "WalletTree", "TestSupport", "passforge", "MockAPNs",
-                "PassOffers", "MockDeviceCheck",
+                "PassOffers", "MockDeviceCheck", "PassPublish",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,16 +1,20 @@
+import ConcurrencySupport
 import Dispatch
 import Synchronization
 
 /// Runs async work (the S3 client's) from publish's synchronous transport
 /// methods and waits for it, without holding Swift's cooperative threads:
-/// the work runs on Dispatch's threads through a task executor preference,
-/// so a caller that itself sits on the cooperative pool (an async command,
-/// a test) cannot starve the work it waits for, however few cores there are.
-enum BlockingBridge {
-    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+/// the work runs on the threads of the command's `BlockingPool` through a
+/// task executor preference, so a caller that itself sits on the cooperative
+/// pool (an async command, a test) cannot starve the work it waits for,
+/// however few cores there are. The caller must not be a thread of that pool.
+struct BlockingBridge: Sendable {
+    let pool: BlockingPool
+
+    func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let box = ResultBox<T>()
         let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: DispatchTaskExecutor.shared) {
+        Task(executorPreference: pool) {
             do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
             done.signal()
         }
@@ -21,16 +25,14 @@ enum BlockingBridge {
     /// `run`, while the waiting thread tells `progress` the count the work
     /// reaches through `advance`, at most ten times a second and at the end:
     /// `progress` is called on the caller's thread only, never by the work.
-    static func run<T: Sendable>(
+    func run<T: Sendable>(
         progress: (Int) -> Void,
         _ body: @escaping @Sendable (_ advance: @escaping @Sendable (Int) -> Void) async throws -> T
-    )
-        throws -> T
-    {
+    ) throws -> T {
         let box = ResultBox<T>()
         let count = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: DispatchTaskExecutor.shared) {
+        Task(executorPreference: pool) {
             do {
                 box.result = .success(try await body { value in count.store(value, ordering: .relaxed) })
             } catch {
@@ -51,21 +53,9 @@ enum BlockingBridge {
         return try box.result!.get()
     }
 
-    /// Starts work in the background on the same executor (the lock's refresh).
-    static func detached(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        Task(executorPreference: DispatchTaskExecutor.shared) { await body() }
-    }
-}
-
-/// A task executor on Dispatch's global concurrent queue.
-final class DispatchTaskExecutor: TaskExecutor {
-    static let shared = DispatchTaskExecutor()
-    private let queue = DispatchQueue(label: "passforge.publish", attributes: .concurrent)
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
+    /// Starts work in the background on the same threads (the lock's refresh).
+    func detached(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task(executorPreference: pool) { await body() }
     }
 }
 

@@ -29,13 +29,14 @@ final class ObjectStorageLock: DestinationLock, @unchecked Sendable {
 
     let client: S3Client
     let key: String
+    let bridge: BlockingBridge
     private let refresher: Task<Void, Never>
     private let released = NSLock()
     private var isReleased = false
 
-    private init(client: S3Client, key: String, holder: Holder, etag: String?, conditional: Bool) {
-        (self.client, self.key) = (client, key)
-        refresher = BlockingBridge.detached {
+    private init(client: S3Client, key: String, bridge: BlockingBridge, holder: Holder, etag: String?, conditional: Bool) {
+        (self.client, self.key, self.bridge) = (client, key, bridge)
+        refresher = bridge.detached {
             var (holder, etag) = (holder, etag)
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: Self.refreshInterval * 1_000_000_000)
@@ -59,7 +60,7 @@ final class ObjectStorageLock: DestinationLock, @unchecked Sendable {
         isReleased = true
         refresher.cancel()
         let (client, key) = (client, key)
-        _ = try? BlockingBridge.run { try await client.delete(key) }
+        _ = try? bridge.run { try await client.delete(key) }
     }
 
     /// What the lock object says: who holds it, since when, last refreshed when.
@@ -101,13 +102,16 @@ final class ObjectStorageLock: DestinationLock, @unchecked Sendable {
 
 extension ObjectStorageLock {
     /// Takes the lock, or throws naming who holds it.
-    static func acquire(client: S3Client, key: String, destination: String) throws -> ObjectStorageLock {
+    static func acquire(
+        client: S3Client, key: String, destination: String, bridge: BlockingBridge
+    ) throws -> ObjectStorageLock {
         let holder = Holder.current()
-        let outcome = try BlockingBridge.run { try await take(client: client, key: key, holder: holder) }
+        let outcome = try bridge.run { try await take(client: client, key: key, holder: holder) }
         switch outcome {
         case .taken(let etag, let conditional, let notice):
             if let notice { FileHandle.standardError.write(Data("\(notice)\n".utf8)) }
-            return ObjectStorageLock(client: client, key: key, holder: holder, etag: etag, conditional: conditional)
+            return ObjectStorageLock(
+                client: client, key: key, bridge: bridge, holder: holder, etag: etag, conditional: conditional)
         case .held(let other):
             let since = Date(timeIntervalSince1970: other?.started ?? 0)
             let who =

@@ -1,4 +1,5 @@
 import AtomicFiles
+import ConcurrencySupport
 import Foundation
 import ObjectStorage
 import WalletTree
@@ -33,7 +34,7 @@ extension ObjectStorageTransport {
         var landed = 0
         for (index, wave) in Self.waves(files).enumerated() where !wave.isEmpty {
             landed = try store(wave, from: localRoot, landedBefore: landed, progress: progress)
-            if index == 0 { stall(at: "items-uploaded") }
+            if index == 0 { checkpoints.reached(PublishCheckpoint.itemsUploaded) }
         }
     }
 
@@ -42,7 +43,7 @@ extension ObjectStorageTransport {
         progress: (Int) -> Void
     ) throws -> Int {
         let (client, prefix, concurrency) = (client, prefix, concurrency)
-        return try BlockingBridge.run(progress: progress) { advance in
+        return try bridge.run(progress: progress) { advance in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var (next, landed) = (0, landedBefore)
                 func startNext() {
@@ -70,13 +71,5 @@ extension ObjectStorageTransport {
         _ = try await client.put(
             key, body: bytes, contentType: contentType(of: put.name, itemPath: put.source),
             cacheControl: cacheControl)
-    }
-
-    /// Lets a test stop the publish between the waves and kill it there
-    /// (PASSFORGE_TEST_STALL=items-uploaded). Unset in real use.
-    func stall(at point: String) {
-        guard environment["PASSFORGE_TEST_STALL"] == point else { return }
-        FileHandle.standardError.write(Data("stalled at \(point)\n".utf8))
-        while true { sleep(60) }
     }
 }

@@ -1,4 +1,5 @@
 import AtomicFiles
+import ConcurrencySupport
 import Foundation
 import ObjectStorage
 import PassModel
@@ -29,12 +30,17 @@ struct ObjectStorageTransport: PublishTransport {
     let prefix: String
     let concurrency: Int
     let environment: [String: String]
+    let bridge: BlockingBridge
+    let checkpoints: any Checkpoints
     private let connection: Connection
 
     /// The client, made when first needed and again after `close()` (a publisher may publish twice).
     var client: S3Client { connection.client() }
 
-    init(bucket: String, prefix: String, environment: [String: String]) throws(PublishError) {
+    init(
+        bucket: String, prefix: String, environment: [String: String], pool: BlockingPool,
+        checkpoints: any Checkpoints = NoCheckpoints()
+    ) throws(PublishError) {
         let configuration: S3Configuration
         do {
             configuration = try S3Configuration(environment: environment)
@@ -43,7 +49,8 @@ struct ObjectStorageTransport: PublishTransport {
         }
         let concurrency = environment["PASSFORGE_S3_CONCURRENCY"].flatMap(Int.init).map { min(max($0, 1), 256) } ?? 32
         (self.bucket, self.prefix, self.concurrency, self.environment) = (bucket, prefix, concurrency, environment)
-        connection = Connection {
+        (bridge, self.checkpoints) = (BlockingBridge(pool: pool), checkpoints)
+        connection = Connection(bridge: bridge) {
             S3Client(configuration: configuration, bucket: bucket, maximumConnections: concurrency)
         }
     }
@@ -51,9 +58,10 @@ struct ObjectStorageTransport: PublishTransport {
     /// The open client, if any; its connections are closed by `close()`.
     private final class Connection: Sendable {
         private let make: @Sendable () -> S3Client
+        private let bridge: BlockingBridge
         private let current = Mutex<S3Client?>(nil)
 
-        init(make: @escaping @Sendable () -> S3Client) { self.make = make }
+        init(bridge: BlockingBridge, make: @escaping @Sendable () -> S3Client) { (self.bridge, self.make) = (bridge, make) }
 
         func client() -> S3Client {
             current.withLock { client in
@@ -71,7 +79,7 @@ struct ObjectStorageTransport: PublishTransport {
                     return client
                 })
             else { return }
-            _ = try? BlockingBridge.run { await client.shutdown() }
+            _ = try? bridge.run { await client.shutdown() }
         }
     }
 
@@ -86,7 +94,7 @@ struct ObjectStorageTransport: PublishTransport {
 
     func fetchState() throws -> DestinationState {
         let (client, key) = (client, key)
-        let files = try BlockingBridge.run { () async throws -> [[UInt8]?] in
+        let files = try bridge.run { () async throws -> [[UInt8]?] in
             let state = try await Self.read(client, key(TreeLayout.statePath), limit: BuildState.maximumPublishedSize)
             guard state != nil else { return [nil] }
             var result = [state]
@@ -118,7 +126,7 @@ struct ObjectStorageTransport: PublishTransport {
     func createDestination() throws {}
 
     func lockDestination() throws -> (any DestinationLock)? {
-        try ObjectStorageLock.acquire(client: client, key: key(ObjectStorageLock.path), destination: destination)
+        try ObjectStorageLock.acquire(client: client, key: key(ObjectStorageLock.path), destination: destination, bridge: bridge)
     }
 
     func uploadState(_ names: [String], from localRoot: String) throws {
@@ -130,7 +138,7 @@ struct ObjectStorageTransport: PublishTransport {
             return (name, bytes)
         }
         // One after the other, in the order given: state.json, the one a server watches, last.
-        try BlockingBridge.run {
+        try bridge.run {
             for (name, bytes) in files {
                 _ = try await client.put(
                     key(name), body: bytes, contentType: Self.contentType(of: name),
@@ -142,7 +150,7 @@ struct ObjectStorageTransport: PublishTransport {
     func noteRemovals(_ paths: [String]) throws {
         let (client, key) = (client, key)
         let bytes = Array(try JSONEncoder().encode(paths))
-        try BlockingBridge.run {
+        try bridge.run {
             _ = try await client.put(
                 key(Self.removalsNotePath), body: bytes, contentType: "application/json",
                 cacheControl: "no-store")
@@ -152,7 +160,7 @@ struct ObjectStorageTransport: PublishTransport {
     /// DeleteObjects, 1,000 keys a request, in order; then the note of removals.
     func remove(_ paths: [String], emptyFolders folders: [String]) throws {
         let (client, key) = (client, key)
-        try BlockingBridge.run {
+        try bridge.run {
             try await client.deleteObjects(paths.map(key))
             try await client.delete(key(Self.removalsNotePath))
         }

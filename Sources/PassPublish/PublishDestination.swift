@@ -1,3 +1,4 @@
+package import ConcurrencySupport
 import WalletTree
 
 /// Where `passforge publish` copies the tree, and where `build --state-from`
@@ -115,14 +116,17 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
 
     /// The transport that reaches this destination. `environment` supplies
     /// `PASSFORGE_SSH_COMMAND` and `PATH` for the remote form, and the `AWS_*`
-    /// credentials and endpoint for object storage.
-    package func makeTransport(environment: [String: String]) throws(PublishError) -> any PublishTransport {
+    /// credentials and endpoint for object storage. The object storage client's work runs on `pool`.
+    package func makeTransport(
+        environment: [String: String], pool: BlockingPool, checkpoints: any Checkpoints = NoCheckpoints()
+    ) throws(PublishError) -> any PublishTransport {
         switch self {
         case .directory(let path): DirectoryTransport(root: path)
         case .remote(let userHost, let path):
             try RsyncTransport(userHost: userHost, path: path, environment: environment)
         case .objectStorage(let bucket, let prefix):
-            try ObjectStorageTransport(bucket: bucket, prefix: prefix, environment: environment)
+            try ObjectStorageTransport(
+                bucket: bucket, prefix: prefix, environment: environment, pool: pool, checkpoints: checkpoints)
         }
     }
 }

@@ -1,4 +1,5 @@
 import AtomicFiles
+package import ConcurrencySupport
 import Foundation
 import WalletTree
 
@@ -18,21 +19,27 @@ package struct Publisher: Sendable {
     package var outputDirectory: String
     package var destination: PublishDestination
     let transport: any PublishTransport
-    let environment: [String: String]
+    let checkpoints: any Checkpoints
 
-    package init(outputDirectory: String, destination: PublishDestination,
-                environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        self.init(outputDirectory: outputDirectory, destination: destination,
-                  transport: try destination.makeTransport(environment: environment), environment: environment)
+    /// `pool` runs the object storage client's work (the command's one `BlockingPool`); `checkpoints` are
+    /// told each `PublishCheckpoint` as the publish passes it (tests look at the destination there).
+    package init(
+        outputDirectory: String, destination: PublishDestination,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        pool: BlockingPool = BlockingPool(threadCount: 4), checkpoints: any Checkpoints = NoCheckpoints()
+    ) throws {
+        let transport = try destination.makeTransport(environment: environment, pool: pool, checkpoints: checkpoints)
+        self.init(outputDirectory: outputDirectory, destination: destination, transport: transport,
+                  checkpoints: checkpoints)
     }
 
     /// A publish through a given transport (tests use one that fails half-way).
     package init(outputDirectory: String, destination: PublishDestination, transport: any PublishTransport,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+                checkpoints: any Checkpoints = NoCheckpoints()) {
         self.outputDirectory = outputDirectory
         self.destination = destination
         self.transport = transport
-        self.environment = environment
+        self.checkpoints = checkpoints
     }
 
     /// Publishes, or with `dryRun` only plans: the summary then says what
@@ -103,7 +110,7 @@ package struct Publisher: Sendable {
 
         let total = plan.fileCount
         try transport.upload(plan.uploads, from: outputDirectory) { done in progress(.uploading(done: done, total: total)) }
-        stall(at: "uploaded")
+        checkpoints.reached(PublishCheckpoint.uploaded)
 
         if !removals.isEmpty { try transport.noteRemovals(removals) }
         if sendsState {
@@ -113,7 +120,7 @@ package struct Publisher: Sendable {
             try transport.uploadState(names, from: outputDirectory)
             summary.stateSent = true
         }
-        stall(at: "removing")
+        checkpoints.reached(PublishCheckpoint.removing)
 
         if !removals.isEmpty {
             progress(.removing(files: removals.count))
@@ -136,11 +143,15 @@ package struct Publisher: Sendable {
         }
     }
 
-    /// Lets a test stop the publish at a named point and kill it there
-    /// (PASSFORGE_TEST_STALL=uploaded|removing). Unset in real use.
-    private func stall(at point: String) {
-        guard environment["PASSFORGE_TEST_STALL"] == point else { return }
-        FileHandle.standardError.write(Data("stalled at \(point)\n".utf8))
-        while true { sleep(60) }
-    }
+}
+
+/// The points of a publish its `Checkpoints` are told of: what a publish killed there leaves at the
+/// destination is what the kill tests check, and what the next publish must complete.
+package enum PublishCheckpoint {
+    /// Object storage only: the item files and token names landed, the download links and bundles not yet.
+    package static let itemsUploaded = "items-uploaded"
+    /// Every file landed; the lists and state.json not yet.
+    package static let uploaded = "uploaded"
+    /// The state is sent; the files of removed passes and bundles are still there.
+    package static let removing = "removing"
 }

@@ -1,4 +1,5 @@
 import AtomicFiles
+package import ConcurrencySupport
 import Foundation
 import WalletTree
 
@@ -28,9 +29,11 @@ extension PublishDestination {
     ///
     /// A DEST folder that does not exist is an error rather than a first
     /// deploy: a mistyped path must not re-sign every pass.
-    package func fetchState(into outputDirectory: String,
-                           environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StateFetchOutcome {
-        let transport = try makeTransport(environment: environment)
+    package func fetchState(
+        into outputDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        pool: BlockingPool = BlockingPool(threadCount: 4)
+    ) throws -> StateFetchOutcome {
+        let transport = try makeTransport(environment: environment, pool: pool)
         defer { transport.close() }
         let output = LocalOutput(directory: outputDirectory)
         let lock = try output.lock(purpose: "build --state-from")

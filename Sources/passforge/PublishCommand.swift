@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConcurrencySupport
 import Foundation
 import PassPublish
 
@@ -43,7 +44,7 @@ struct PublishCommand: ParsableCommand {
         let (quiet, dryRun) = (self.quiet, self.dryRun)
         let summary = try Console.runReportingErrors {
             do {
-                let publisher = try Publisher(outputDirectory: output, destination: destination)
+                let publisher = try Publisher(outputDirectory: output, destination: destination, pool: BlockingPool())
                 if !quiet { Console.error("publishing \(output) to \(destination)…") }
                 return try publisher.publish(dryRun: dryRun) { event in if !quiet { Self.report(event) } }
             } catch {

@@ -1,3 +1,4 @@
+import ConcurrencySupport
 import Foundation
 import Hummingbird
 import Logging
@@ -47,10 +48,13 @@ final class FakeObjectStore: Sendable {
             onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
             logger: Logger(label: "fake-store", factory: { _ in SwiftLogNoOpLogHandler() }))
         // Off the cooperative threads: the tests block them while a publish's transport waits for this store.
-        task = Task(executorPreference: DispatchTaskExecutor.shared) { try await app.runService(gracefulShutdownSignals: []) }
+        task = Task(executorPreference: Self.threads) { try await app.runService(gracefulShutdownSignals: []) }
         var iterator = ports.makeAsyncIterator()
         port = await iterator.next() ?? 0
     }
+
+    /// Threads of the store's own, apart from the publish's pool and the cooperative ones.
+    private static let threads = BlockingPool(threadCount: 2)
 
     func shutdown() async {
         task?.cancel()

@@ -1,3 +1,4 @@
+import ConcurrencySupport
 import Foundation
 import Synchronization
 import ObjectStorage
@@ -7,6 +8,9 @@ import Testing
 
 /// Retries and the lock's fallback, against `FakeObjectStore` (a store that fails on demand).
 @Suite struct ObjectStorageFailureTests {
+    /// The threads the lock's synchronous calls wait on (the command's pool in real use).
+    static let bridge = BlockingBridge(pool: BlockingPool(threadCount: 2))
+
     /// A fake store and a client of it, both shut down however `body` ends (a client must be).
     static func withStore(conditionalWrites: Bool = true, attempts: Int = 5,
                           _ body: (FakeObjectStore, S3Client) async throws -> Void) async throws {
@@ -64,10 +68,10 @@ import Testing
 
     @Test func theLockKeepsASecondPublishOutAndIsTakenOverFromADeadProcess() async throws {
         try await Self.withStore { store, client in
-            let lock = try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p")
+            let lock = try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             #expect(store.state.withLock { $0.objects[Self.lockPath] } != nil)
             let refused = #expect(throws: PublishError.self) {
-                try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p")
+                try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             }
             #expect(refused?.description.contains("another passforge publish to s3://b/p is running") == true)
             lock.release()
@@ -77,7 +81,7 @@ import Testing
             var dead = ObjectStorageLock.Holder.current()
             dead.pid = Int32.max - 7
             store.state.withLock { $0.objects[Self.lockPath] = dead.bytes }
-            let taken = try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p")
+            let taken = try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             let holder = store.state.withLock { $0.objects[Self.lockPath] }
             #expect(holder != nil && holder != dead.bytes)
             taken.release()
@@ -88,11 +92,11 @@ import Testing
     /// which still keeps a second publish out.
     @Test func withoutConditionalWritesTheLockIsCheckedThenPut() async throws {
         try await Self.withStore(conditionalWrites: false) { store, client in
-            let lock = try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p")
+            let lock = try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             #expect(store.state.withLock { $0.objects[Self.lockPath] } != nil)
             #expect(store.state.withLock { $0.requests.contains("PUT \(Self.lockPath)") })
             #expect(throws: PublishError.self) {
-                try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p")
+                try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             }
             lock.release()
             #expect(store.state.withLock { $0.objects[Self.lockPath] } == nil)

@@ -1,4 +1,5 @@
 import AtomicFiles
+import ConcurrencySupport
 import Foundation
 import ObjectStorage
 import PassBuild
@@ -13,6 +14,7 @@ final class BucketTree: Sendable {
     let store: S3TestEnvironment.Store
     let prefix: String
     let client: S3Client
+    let bridge = BlockingBridge(pool: BlockingPool(threadCount: 2))
 
     init(_ name: String) throws {
         store = try S3TestEnvironment.store()
@@ -28,17 +30,22 @@ final class BucketTree: Sendable {
 
     func close() {
         let client = client
-        _ = try? BlockingBridge.run { await client.shutdown() }
+        _ = try? bridge.run { await client.shutdown() }
     }
 
     func object(_ path: String) throws -> S3Client.Object? {
         let (client, key) = (client, key(path))
-        return try BlockingBridge.run { try await client.get(key) }
+        return try bridge.run { try await client.get(key) }
     }
 
     func put(_ path: String, _ bytes: [UInt8]) throws {
         let (client, key) = (client, key(path))
-        _ = try BlockingBridge.run { try await client.put(key, body: bytes, contentType: "application/octet-stream") }
+        _ = try bridge.run { try await client.put(key, body: bytes, contentType: "application/octet-stream") }
+    }
+
+    func delete(_ path: String) throws {
+        let (client, key) = (client, key(path))
+        try bridge.run { try await client.delete(key) }
     }
 
     func state() throws -> BuildState {
@@ -151,7 +158,7 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         let removed = try built.record("C-0002")
         try built.build(count: 2)
 
-        try killPublish(built, to: bucket.destination, at: "removing", environment: bucket.store.environment)
+        try killPublish(built, to: bucket.destination, at: "removing", environment: bucket.store.environment, bucket: bucket)
         // Killed between the state and the deletions: the new state is there, the removed pass's objects too.
         #expect(
             try bucket.object(TreeLayout.statePath).map { digest($0.body) }
@@ -196,7 +203,9 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         // The second publish comes from another machine's copy of the build (the first holds this output's build lock).
         let copy = TemporaryDirectory("passforge-copy")
         try FileManager.default.copyItem(atPath: built.output, toPath: copy.file("output"))
-        try killPublish(built, to: bucket.destination, at: "items-uploaded", environment: bucket.store.environment) {
+        try killPublish(
+            built, to: bucket.destination, at: "items-uploaded", environment: bucket.store.environment, bucket: bucket
+        ) {
             let second = try built.project.passforge(
                 ["publish", "--output", copy.file("output"), bucket.destination],
                 environment: built.environment.merging(bucket.store.environment) { $1 })
@@ -225,7 +234,7 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         let after = try built.state()
 
         for point in ["items-uploaded", "uploaded"] {
-            try killPublish(built, to: bucket.destination, at: point, environment: bucket.store.environment)
+            try killPublish(built, to: bucket.destination, at: point, environment: bucket.store.environment, bucket: bucket)
             #expect(try bucket.state().lastUpdateTag == before.lastUpdateTag, "the state goes last")
             try bucket.expectConsistent(newer: after)
         }

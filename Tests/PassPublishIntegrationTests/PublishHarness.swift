@@ -1,4 +1,6 @@
 import AtomicFiles
+import ConcurrencySupport
+import ObjectStorage
 import Foundation
 import PassBuild
 import WalletTree
@@ -160,36 +162,128 @@ struct FailingTransport: PublishTransport {
     func remove(_ paths: [String], emptyFolders folders: [String]) throws { try inner.remove(paths, emptyFolders: folders) }
 }
 
-/// `passforge publish` started as a process and killed with SIGKILL once it
-/// stops at `point` (PASSFORGE_TEST_STALL).
-/// `whileStalled` runs while it is stopped there (a second publish, say).
+/// A publish that stops at `point` as if killed there: run in this process with a checkpoint (`Checkpoints`,
+/// the publish's own seam) that copies the destination when the publish reaches `point`. `whileStalled` runs
+/// there, while the publish holds its locks (a second publish, say). The publish then goes on to its end,
+/// and the copy is put back in its place: the destination is left exactly as a publish killed at `point`
+/// leaves it. For a bucket, the copy is of every object a publish of either build may write; its lock
+/// object is left naming a process that has exited, as a killed publish's is.
 func killPublish(_ built: BuiltProject, to destination: String, at point: String, environment extra: [String: String] = [:],
-                 whileStalled: () throws -> Void = {}) throws {
-    let log = built.project.directory.file("publish-\(point).log")
-    _ = FileManager.default.createFile(atPath: log, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: passforgeExecutable())
-    process.arguments = ["publish", destination]
-    process.currentDirectoryURL = URL(fileURLWithPath: built.project.root)
-    var environment = ProcessInfo.processInfo.environment.merging(built.environment) { $1 }.merging(extra) { $1 }
-    environment["PASSFORGE_TEST_STALL"] = point
-    process.environment = environment
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle(forWritingAtPath: log)
-    try process.run()
-    let deadline = Date().addingTimeInterval(60)
-    while !String(decoding: AtomicFileSystem.readFile(log) ?? [], as: UTF8.self).contains("stalled at \(point)") {
-        guard process.isRunning, Date() < deadline else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            throw HarnessFailure("publish did not reach \(point): \(String(decoding: AtomicFileSystem.readFile(log) ?? [], as: UTF8.self))")
+                 bucket: BucketTree? = nil, whileStalled: @escaping () throws -> Void = {}) throws {
+    let target = try PublishDestination(parsing: destination)
+    let snapshot = DestinationSnapshot(target, bucket: bucket, built: built)
+    let checkpoint = StopAt(point) {
+        try snapshot.take()
+        try whileStalled()
+    }
+    let environment = ProcessInfo.processInfo.environment.merging(built.environment) { $1 }.merging(extra) { $1 }
+    _ = try Publisher(outputDirectory: built.output, destination: target, environment: environment,
+                      checkpoints: checkpoint).publish()
+    try checkpoint.result()
+    try snapshot.restore()
+}
+
+/// Runs `action` when the publish reaches `point`, and keeps its error for the test.
+final class StopAt: Checkpoints, @unchecked Sendable {
+    let point: String
+    private let action: () throws -> Void
+    private let lock = NSLock()
+    private var outcome: Result<Void, any Error>?
+
+    init(_ point: String, action: @escaping () throws -> Void) {
+        (self.point, self.action) = (point, action)
+    }
+
+    func reached(_ point: String) {
+        guard point == self.point else { return }
+        let outcome = Result { try action() }
+        lock.withLock { self.outcome = outcome }
+    }
+
+    func result() throws {
+        guard let outcome = lock.withLock({ self.outcome }) else {
+            throw HarnessFailure("the publish did not reach \(point)")
         }
-        Thread.sleep(forTimeInterval: 0.05)
+        try outcome.get()
     }
-    defer {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+}
+
+/// What is at a destination at one moment, and putting it back.
+final class DestinationSnapshot: @unchecked Sendable {
+    let destination: PublishDestination
+    let bucket: BucketTree?
+    let built: BuiltProject
+    private let copy = TemporaryDirectory("passforge-snapshot")
+    private var objects: [String: [UInt8]?] = [:]
+
+    init(_ destination: PublishDestination, bucket: BucketTree?, built: BuiltProject) {
+        (self.destination, self.bucket, self.built) = (destination, bucket, built)
     }
-    try whileStalled()
+
+    /// A folder (here or over ssh to this machine), by `cp -a` (links, times and modes kept); a bucket, by object.
+    func take() throws {
+        if let bucket {
+            for path in try objectPaths(bucket) { objects[path] = try bucket.object(path)?.body }
+            return
+        }
+        try copyFolder(folder, to: copy.file("tree"))
+    }
+
+    func restore() throws {
+        if let bucket {
+            for (path, bytes) in objects {
+                if var bytes {
+                    if path == ObjectStorageLock.path { bytes = try Self.heldByAnExitedProcess(bytes) }
+                    try bucket.put(path, bytes)
+                } else {
+                    try bucket.delete(path)
+                }
+            }
+            return
+        }
+        try FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.moveItem(atPath: copy.file("tree"), toPath: folder)
+    }
+
+    private var folder: String {
+        switch destination {
+        case .directory(let path), .remote(_, let path): path
+        case .objectStorage: ""
+        }
+    }
+
+    /// Every object a publish of the bucket's build or of the local one writes or deletes.
+    private func objectPaths(_ bucket: BucketTree) throws -> Set<String> {
+        var paths: Set<String> = [
+            TreeLayout.statePath, TreeLayout.downloadsListPath, TreeLayout.bundleListPath,
+            ObjectStorageTransport.removalsNotePath, ObjectStorageLock.path,
+        ]
+        let states = [try bucket.object(TreeLayout.statePath)?.body, AtomicFileSystem.readFile(BuildState.path(in: built.output))]
+        for bytes in states.compactMap({ $0 }) {
+            let state = try BuildState.decode(bytes, of: built.output)
+            for record in state.passes.values { paths.formUnion(PassFiles(record).allPaths) }
+            for removed in state.removedPasses.values { paths.formUnion(PassFiles.paths(of: removed)) }
+        }
+        return paths
+    }
+
+    /// The lock object as a publish killed with SIGKILL leaves it: its process is gone.
+    private static func heldByAnExitedProcess(_ bytes: [UInt8]) throws -> [UInt8] {
+        var holder = try JSONDecoder().decode(ObjectStorageLock.Holder.self, from: Data(bytes))
+        let exited = Process()
+        exited.executableURL = URL(fileURLWithPath: "/bin/true")
+        try exited.run()
+        exited.waitUntilExit()
+        holder.pid = exited.processIdentifier
+        return holder.bytes
+    }
+
+    private func copyFolder(_ source: String, to target: String) throws {
+        let cp = Process()
+        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+        cp.arguments = ["-a", source, target]
+        try cp.run()
+        cp.waitUntilExit()
+        guard cp.terminationStatus == 0 else { throw HarnessFailure("cp -a \(source) \(target) failed") }
+    }
 }
