@@ -67,12 +67,15 @@ let elapsed = clock.now - start
 let cpu = processCPUSeconds() - cpuStart
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 
-print("pushes:              \(pushes) (succeeded \(summary.succeeded), retries \(summary.retries), pending \(summary.leftPending))")
+print("pushes:              \(pushes) (succeeded \(summary.succeeded), retries "
+    + "\(summary.retries), pending \(summary.leftPending))")
 print("time:                \(String(format: "%.3f", seconds)) s")
 print("rate:                \(Int(Double(summary.succeeded) / seconds)) pushes/s")
-print("CPU:                 \(String(format: "%.3f", cpu)) s (client + server), \(Int(cpu / Double(max(1, summary.sent)) * 1e6)) µs per push")
+print("CPU:                 \(String(format: "%.3f", cpu)) s (client + server), "
+    + "\(Int(cpu / Double(max(1, summary.sent)) * 1e6)) µs per push")
 print("in flight (client):  \(inFlight); server max streams \(serverStreams)")
-print("TCP connections:     \(mock.connectionsAccepted) accepted by the mock, \(client.connectionsEstablished) established by the client")
+print("TCP connections:     \(mock.connectionsAccepted) accepted by the mock, "
+    + "\(client.connectionsEstablished) established by the client")
 print("max streams at once: \(mock.maxStreamsInFlight)")
 if let stop = summary.stopReason { print("stopped:             \(stop.message)") }
 

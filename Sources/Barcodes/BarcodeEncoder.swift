@@ -70,14 +70,17 @@ package enum BarcodeEncoder {
             return bytes(of: message, encoding: messageEncoding).map { Prepared(bytes: $0, symbology: symbology) }
         case .code128:
             if let (character, position) = firstCharacter(of: message, where: { $0.value > 0xFF }) {
-                return .failure(.init(reason: "Code 128 encodes only ISO 8859-1 (Latin-1) characters, and \(describe(character)) at position \(position) is not one; use a QR, PDF417 or Aztec barcode with messageEncoding utf-8 for this text"))
+                return .failure(.init(reason: "Code 128 encodes only ISO 8859-1 (Latin-1) characters, and "
+                    + "\(describe(character)) at position \(position) is not one; use a QR, PDF417 "
+                    + "or Aztec barcode with messageEncoding utf-8 for this text"))
             }
             return .success(Prepared(bytes: message.unicodeScalars.map { UInt8($0.value) }, symbology: ZintSymbol.code128))
         case .code39:
             let allowed = Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ -.$/+%".unicodeScalars)
             if let (character, position) = firstCharacter(of: message, where: { !allowed.contains($0) }) {
                 let hint = character.properties.isLowercase ? "; write the message in capitals" : ""
-                return .failure(.init(reason: "Code 39 encodes only digits, capital letters A–Z, space and - . $ / + %, and \(describe(character)) at position \(position) is not one\(hint)"))
+                return .failure(.init(reason: "Code 39 encodes only digits, capital letters A–Z, space and - . $ / + %, and "
+                    + "\(describe(character)) at position \(position) is not one\(hint)"))
             }
             return .success(Prepared(bytes: Array(message.utf8), symbology: ZintSymbol.code39))
         case .codabar:
@@ -88,10 +91,12 @@ package enum BarcodeEncoder {
             if text.count >= 2, guards.contains(text[0]), guards.contains(text[text.count - 1]) {
                 text = Array(text.dropFirst().dropLast())
             } else if let first = text.first, guards.contains(first) || guards.contains(text.last!) {
-                return .failure(.init(reason: "a Codabar message either starts and ends with a guard letter (A, B, C or D), or has none; \(describe(first)) … \(describe(text.last!)) has only one"))
+                return .failure(.init(reason: "a Codabar message either starts and ends with a guard letter (A, B, C or D), or "
+                    + "has none; \(describe(first)) … \(describe(text.last!)) has only one"))
             }
             if let index = text.firstIndex(where: { !body.contains($0) }) {
-                return .failure(.init(reason: "Codabar encodes only digits and - $ : / . + between its guard letters, and \(describe(text[index])) is not one"))
+                return .failure(.init(reason: "Codabar encodes only digits and - $ : / . + between its guard "
+                    + "letters, and \(describe(text[index])) is not one"))
             }
             let framed = message.unicodeScalars.first.map { guards.contains($0) } == true && message.count >= 2 ? message.uppercased() : "A\(message)A"
             return .success(Prepared(bytes: Array(framed.utf8), symbology: ZintSymbol.codabar))
@@ -101,19 +106,23 @@ package enum BarcodeEncoder {
             }
             let digits = message.unicodeScalars.map { Int($0.value) - 48 }
             guard digits.count == 12 || digits.count == 13 else {
-                return .failure(.init(reason: "EAN-13 encodes exactly 12 digits plus a check digit; the message has \(digits.count) digits"))
+                return .failure(.init(reason: "EAN-13 encodes exactly 12 digits plus a check digit; the "
+                    + "message has \(digits.count) digits"))
             }
             let check = ean13CheckDigit(Array(digits.prefix(12)))
             if digits.count == 13, digits[12] != check {
-                return .failure(.init(reason: "the EAN-13 check digit is wrong: for \(message.prefix(12)) it is \(check), not \(digits[12])"))
+                return .failure(.init(reason: "the EAN-13 check digit is wrong: for "
+                    + "\(message.prefix(12)) it is \(check), not \(digits[12])"))
             }
             return .success(Prepared(bytes: Array(message.utf8), symbology: digits.count == 13 ? ZintSymbol.ean13WithCheckDigit : ZintSymbol.ean13))
         case .i2of5:
             if let (character, position) = firstCharacter(of: message, where: { !("0"..."9").contains($0) }) {
-                return .failure(.init(reason: "Interleaved 2 of 5 encodes only digits, and \(describe(character)) at position \(position) is not one"))
+                return .failure(.init(reason: "Interleaved 2 of 5 encodes only digits, and "
+                    + "\(describe(character)) at position \(position) is not one"))
             }
             if message.unicodeScalars.count % 2 == 1 {
-                return .failure(.init(reason: "Interleaved 2 of 5 encodes digits in pairs, and the message has an odd number (\(message.unicodeScalars.count)); add a leading 0"))
+                return .failure(.init(reason: "Interleaved 2 of 5 encodes digits in pairs, and the message has an odd "
+                    + "number (\(message.unicodeScalars.count)); add a leading 0"))
             }
             return .success(Prepared(bytes: Array(message.utf8), symbology: ZintSymbol.interleaved2of5))
         }
@@ -124,12 +133,14 @@ package enum BarcodeEncoder {
         switch encoding.lowercased() {
         case "iso-8859-1", "iso_8859-1", "latin1", "iso-latin-1", "l1", "cp819", "ibm819":
             if let (character, position) = firstCharacter(of: message, where: { $0.value > 0xFF }) {
-                return .failure(.init(reason: "\(describe(character)) at position \(position) is not in ISO 8859-1 (Latin-1), the messageEncoding; set \"messageEncoding\": \"utf-8\""))
+                return .failure(.init(reason: "\(describe(character)) at position \(position) is not in ISO 8859-1 (Latin-1), "
+                    + "the messageEncoding; set \"messageEncoding\": \"utf-8\""))
             }
             return .success(message.unicodeScalars.map { UInt8($0.value) })
         case "us-ascii", "ascii":
             if let (character, position) = firstCharacter(of: message, where: { $0.value > 0x7F }) {
-                return .failure(.init(reason: "\(describe(character)) at position \(position) is not ASCII, the messageEncoding; set \"messageEncoding\": \"utf-8\""))
+                return .failure(.init(reason: "\(describe(character)) at position \(position) is not ASCII, the "
+                    + "messageEncoding; set \"messageEncoding\": \"utf-8\""))
             }
             return .success(Array(message.utf8))
         default:
@@ -156,7 +167,8 @@ package enum BarcodeEncoder {
 
     static func explain(_ reason: String, format: BarcodeFormat, byteCount: Int) -> String {
         if reason.lowercased().contains("too long") {
-            return "the message is too long for a \(format.displayName) barcode (\(byteCount) bytes; libzint: \(reason)); shorten it or put the data on the back of the pass"
+            return "the message is too long for a \(format.displayName) barcode (\(byteCount) bytes; "
+                + "libzint: \(reason)); shorten it or put the data on the back of the pass"
         }
         return "libzint cannot encode the message as \(format.displayName): \(reason)"
     }

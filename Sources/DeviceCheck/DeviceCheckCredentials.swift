@@ -21,7 +21,8 @@ package struct DeviceCheckCredentials: Sendable {
             }
         }
         guard let key = try? P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM) else {
-            throw DeviceCheckError(.configuration, "the DeviceCheck key is not a PEM P-256 private key (Apple's AuthKey_\(keyIdentifier).p8: \"BEGIN PRIVATE KEY\")")
+            throw DeviceCheckError(.configuration, "the DeviceCheck key is not a PEM P-256 private key (Apple's "
+                + "AuthKey_\(keyIdentifier).p8: \"BEGIN PRIVATE KEY\")")
         }
         self.teamIdentifier = teamIdentifier
         self.keyIdentifier = keyIdentifier
@@ -33,7 +34,8 @@ package struct DeviceCheckCredentials: Sendable {
         // Apple's .p8 is a few hundred bytes; anything near 64 KiB is not one, and is not read whole.
         guard let bytes = try? AtomicFileSystem.readFile(privateKeyPath, limit: 64 * 1024 - 1),
               let pem = String(validating: bytes, as: UTF8.self) else {
-            throw DeviceCheckError(.configuration, "cannot read the DeviceCheck key \(privateKeyPath); set deviceCheck.privateKey or PASSFORGE_DEVICECHECK_KEY to Apple's AuthKey_\(keyIdentifier).p8")
+            throw DeviceCheckError(.configuration, "cannot read the DeviceCheck key \(privateKeyPath); set deviceCheck.privateKey or "
+                + "PASSFORGE_DEVICECHECK_KEY to Apple's AuthKey_\(keyIdentifier).p8")
         }
         SecretFile.warnIfExposed(privateKeyPath, holding: "the DeviceCheck key")
         try self.init(teamIdentifier: teamIdentifier, keyIdentifier: keyIdentifier, privateKeyPEM: pem)

@@ -34,7 +34,8 @@ package struct DeviceCheckEndpoint: Sendable, Equatable, CustomStringConvertible
         case "https": break
         case "http" where Self.isLoopback(host): break
         case "http":
-            throw DeviceCheckError(.configuration, "deviceCheck.baseURL \(text.debugDescription) is http on a non-loopback host; use https (http is accepted on 127.0.0.1, ::1 and localhost only)")
+            throw DeviceCheckError(.configuration, "deviceCheck.baseURL \(text.debugDescription) is http on a non-loopback host; use "
+                + "https (http is accepted on 127.0.0.1, ::1 and localhost only)")
         default:
             throw DeviceCheckError(.configuration, "deviceCheck.baseURL \(text.debugDescription) must start with https://")
         }

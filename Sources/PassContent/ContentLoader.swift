@@ -166,13 +166,16 @@ package struct ContentLoader: Sendable {
     private static func bundleDeclaration(_ member: SourceNode.Member, passes: SourceNode, problems: inout [ContentDiagnostic]) -> BundleDeclaration? {
         guard let name = member.value.stringValue, PassDefinition.isValidSerialNumber(name) else {
             problems.append(.error(at: member.value.location, keyPath: ["bundle"], rule: "content.bundle",
-                                   "bundle must be a name matching \(PassDefinition.serialPattern), e.g. bundle: smith-family-2026; it is unique in the project and derives the bundle's download link"))
+                                   "bundle must be a name matching \(PassDefinition.serialPattern), e.g. bundle: "
+                                       + "smith-family-2026; it is unique in the project and derives the bundle's download link"))
             return nil
         }
         if let entries = passes.elements, entries.count > BundleDeclaration.maximumPassCount {
             let extra = entries[BundleDeclaration.maximumPassCount]
             problems.append(.error(at: member.keyLocation, keyPath: ["bundle"], rule: "content.bundle-size",
-                                   "bundle \(name) has \(entries.count) passes; Apple allows at most \(BundleDeclaration.maximumPassCount) in one .pkpasses download, so split the file into bundles of 10 or fewer",
+                                   "bundle \(name) has \(entries.count) passes; Apple allows at most "
+                                       + "\(BundleDeclaration.maximumPassCount) in one .pkpasses download, so split the file into "
+                                       + "bundles of 10 or fewer",
                                    notes: [(extra.location, "pass \(BundleDeclaration.maximumPassCount + 1) is here")]))
             return nil
         }
@@ -188,7 +191,8 @@ package struct ContentLoader: Sendable {
 
     private static func unknownKey(_ member: SourceNode.Member, allowed: [String], context: String, kind: WalletItemKind = .pass) -> ContentDiagnostic {
         .error(at: member.keyLocation, keyPath: [.key(member.key)], rule: "content.unknown-key",
-               "unknown key `\(member.key)` in \(context); allowed: \(allowed.joined(separator: ", ")). \(kind == .pass ? "Pass.json keys go under `pass:`" : "Order.json keys go under `order:`")")
+               "unknown key `\(member.key)` in \(context); allowed: \(allowed.joined(separator: ", ")). "
+                   + "\(kind == .pass ? "Pass.json keys go under `pass:`" : "Order.json keys go under `order:`")")
     }
 
     /// Whether an entry defines a pass or an order, by its keys: `orderIdentifier:` or `order:` make it an
@@ -222,7 +226,8 @@ package struct ContentLoader: Sendable {
             let fix = instead.isEmpty
                 ? "an offer hands out passes, so remove `offer:` from the order"
                 : kind == .pass
-                    ? "a pass uses `\(instead):`; to define an order, use `orderIdentifier:` and `order:` throughout (a list of orders is `orders:`) with an order template"
+                    ? "a pass uses `\(instead):`; to define an order, use `orderIdentifier:` and `order:` "
+                        + "throughout (a list of orders is `orders:`) with an order template"
                     : "an order uses `\(instead):` where a pass uses `\(key):`; rename the key"
             let path = entry.member(key) != nil ? keyPath.appending(key) : JSONPath(["defaults", .key(key)])
             problems.append(.error(at: member.keyLocation, keyPath: path, rule: "content.kind-key",

@@ -26,13 +26,16 @@ enum DesignerTemplate {
             else { return Handling(skip: true) }
             return Handling(skip: true, problems: [.warning(
                 at: SourceLocation(file: path), rule: "template.designer-compatibility",
-                "Pass Designer asks for a compatibility variant for earlier iOS (automaticallyGenerateCompatiblePass); passforge builds one pass from this template, so check it on the oldest iOS you support")])
+                "Pass Designer asks for a compatibility variant for earlier iOS "
+                    + "(automaticallyGenerateCompatiblePass); passforge builds one pass from this "
+                    + "template, so check it on the oldest iOS you support")])
         }
         if entry.lowercased().hasSuffix(".pdf") {
             let png = String(entry.dropLast(4)) + ".png"
             return Handling(skip: true, problems: [.error(
                 at: SourceLocation(file: path), rule: "template.designer-pdf",
-                "\(entry) is a PDF image; passforge packages PNG images only, so export it from Pass Designer as \(png) (same name, PNG) and remove the PDF")])
+                "\(entry) is a PDF image; passforge packages PNG images only, so export it from "
+                    + "Pass Designer as \(png) (same name, PNG) and remove the PDF")])
         }
         return Handling(skip: false)
     }

@@ -58,7 +58,8 @@ extension ProjectConfiguration {
                 guard let text = inner.value.stringValue, let url = URL(string: text), ["https", "http"].contains(url.scheme ?? ""),
                       url.host != nil, url.query == nil, url.fragment == nil else {
                     problems.append(.error(at: inner.value.location, keyPath: keyPath, rule: "config.landing-pages",
-                                           "landingPages.baseURL must be the absolute https:// URL the output folder is served at, e.g. https://passes.example.com/"))
+                                           "landingPages.baseURL must be the absolute https:// URL the output "
+                                               + "folder is served at, e.g. https://passes.example.com/"))
                     continue
                 }
                 settings.baseURL = text.hasSuffix("/") ? text : text + "/"
@@ -79,7 +80,8 @@ extension ProjectConfiguration {
                 settings.enabled = flag
             default:
                 problems.append(.error(at: inner.keyLocation, keyPath: keyPath, rule: "config.unknown-key",
-                                       "unknown setting `landingPages.\(inner.key)`; landingPages knows \(landingPageKeys.joined(separator: ", "))"))
+                                       "unknown setting `landingPages.\(inner.key)`; landingPages knows "
+                                           + "\(landingPageKeys.joined(separator: ", "))"))
             }
         }
         return settings

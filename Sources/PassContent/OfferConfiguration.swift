@@ -38,7 +38,8 @@ extension ProjectConfiguration {
         let before = problems.count
         for inner in members where !deviceCheckKeys.contains(inner.key) {
             problems.append(.error(at: inner.keyLocation, keyPath: path.appending(inner.key), rule: "config.unknown-key",
-                                   "unknown setting `deviceCheck.\(inner.key)`; deviceCheck knows \(deviceCheckKeys.joined(separator: ", "))"))
+                                   "unknown setting `deviceCheck.\(inner.key)`; deviceCheck knows "
+                                       + "\(deviceCheckKeys.joined(separator: ", "))"))
         }
         func text(_ key: String, required: Bool) -> String? {
             guard let node = member.value[key] else {
@@ -86,7 +87,8 @@ extension ProjectConfiguration {
             let path: JSONPath = ["offers", .key(entry.key)]
             guard OfferMembership.isValidName(entry.key) else {
                 problems.append(.error(at: entry.keyLocation, keyPath: path, rule: "config.offer",
-                                       "offer name `\(entry.key)` must match \(OfferMembership.namePattern): it is part of the claim URL"))
+                                       "offer name `\(entry.key)` must match "
+                                           + "\(OfferMembership.namePattern): it is part of the claim URL"))
                 continue
             }
             for inner in entry.value.members ?? [] where inner.key != "bit" {
@@ -95,12 +97,14 @@ extension ProjectConfiguration {
             }
             guard let bitNode = entry.value["bit"] else {
                 problems.append(.error(at: entry.keyLocation, keyPath: path.appending("bit"), rule: "config.offer-bit",
-                                       "offer \(entry.key) needs `bit: 0` or `bit: 1`: which of Apple's two DeviceCheck bits marks a device that claimed it"))
+                                       "offer \(entry.key) needs `bit: 0` or `bit: 1`: which of Apple's two "
+                                           + "DeviceCheck bits marks a device that claimed it"))
                 continue
             }
             guard case .int(let bit) = bitNode.jsonValue, bit == 0 || bit == 1 else {
                 problems.append(.error(at: bitNode.location, keyPath: path.appending("bit"), rule: "config.offer-bit",
-                                       "offer \(entry.key) has bit \(bitNode.jsonValue.serializedString()); Apple keeps two bits per device, so write 0 or 1"))
+                                       "offer \(entry.key) has bit \(bitNode.jsonValue.serializedString()); "
+                                           + "Apple keeps two bits per device, so write 0 or 1"))
                 continue
             }
             offers.append(OfferSettings(name: entry.key, bit: bit, location: entry.keyLocation))

@@ -131,10 +131,14 @@ package struct PassRenderer: Sendable {
     /// An entry whose keys say pass (order) naming an order (pass) template: an error at its identifier's line.
     private func kindMismatch(_ definition: PassDefinition, template: Template) -> ContentDiagnostic {
         let fix = template.kind == .order
-            ? "an order is named with `orderIdentifier:` (not `serialNumber:`) and overridden with `order:` (not `pass:`); a list of orders is `orders:`. Rename the keys, or name a pass template"
-            : "a pass is named with `serialNumber:` (not `orderIdentifier:`) and overridden with `pass:` (not `order:`); a list of passes is `passes:`. Rename the keys, or name an order template"
+            ? "an order is named with `orderIdentifier:` (not `serialNumber:`) and overridden with `order:` "
+                + "(not `pass:`); a list of orders is `orders:`. Rename the keys, or name a pass template"
+            : "a pass is named with `serialNumber:` (not `orderIdentifier:`) and overridden with `pass:` (not "
+                + "`order:`); a list of passes is `passes:`. Rename the keys, or name an order template"
         return .error(at: definition.serialLocation, keyPath: [.key(definition.kind.identifierKey)], rule: "content.template-kind",
-                      "template `\(template.name)` is \(template.kind == .order ? "an order" : "a pass") template (it holds \(template.kind.rootFile)), but this entry defines \(definition.kind == .order ? "an order" : "a pass"); \(fix)",
+                      "template `\(template.name)` is \(template.kind == .order ? "an order" : "a pass") "
+                          + "template (it holds \(template.kind.rootFile)), but this entry defines "
+                          + "\(definition.kind == .order ? "an order" : "a pass"); \(fix)",
                       notes: [(SourceLocation(file: template.passJSONPath), "the template's \(template.kind.rootFile)")])
     }
 }

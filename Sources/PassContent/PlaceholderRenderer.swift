@@ -59,7 +59,8 @@ package struct PlaceholderRenderer {
                     default:
                         problems.append(.error(
                             at: value.location, rule: "placeholder.type",
-                            "\(placeholder.text) stands inside text, so its value must be text, a number or a boolean, not \(value.jsonValue.typeName)",
+                            "\(placeholder.text) stands inside text, so its value must be text, a "
+                                + "number or a boolean, not \(value.jsonValue.typeName)",
                             notes: [(placeholder.location, "used here")]))
                     }
                 }
@@ -80,7 +81,8 @@ package struct PlaceholderRenderer {
         default:
             problems.append(.error(
                 at: node.location, rule: "placeholder.type",
-                "the value used in \(location.file) must be text, a number or a boolean, not \(node.jsonValue.typeName)",
+                "the value used in \(location.file) must be text, a number or a "
+                    + "boolean, not \(node.jsonValue.typeName)",
                 notes: [(location, "used here")]))
             return ""
         }
@@ -102,7 +104,8 @@ package struct PlaceholderRenderer {
         let key = placeholder.path.joined(separator: ".")
         problems.append(.error(
             at: definitionLocation, keyPath: JSONPath(["data"] + placeholder.path.map { .key($0) }), rule: "placeholder.missing",
-            "\(noun) \(serialNumber): placeholder \(placeholder.text) has no value; add `\(key)` under `data:` (or under `defaults: data:`)",
+            "\(noun) \(serialNumber): placeholder \(placeholder.text) has no value; add "
+                + "`\(key)` under `data:` (or under `defaults: data:`)",
             notes: [(placeholder.location, "\(placeholder.text) is used here")]))
         return nil
     }

@@ -91,7 +91,8 @@ package struct PlaceholderTemplate: Sendable {
                 paths.append(inner)
             } else {
                 problems.append(.error(at: here, rule: "placeholder.syntax",
-                                       "\(raw) is not a valid placeholder; write {{ name }} or {{ path.to.value }} with letters, digits, _ and -"))
+                                       "\(raw) is not a valid placeholder; write {{ name }} or {{ "
+                                           + "path.to.value }} with letters, digits, _ and -"))
             }
             offset += raw.count
             rest = rest[close.upperBound...]

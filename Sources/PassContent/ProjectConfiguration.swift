@@ -59,7 +59,8 @@ package struct ProjectConfiguration: Sendable {
         case .success(let bytes): data = bytes
         case .failure(.outside):
             throw ContentErrors([.error(at: SourceLocation(file: file), rule: "config.outside-project",
-                                        "the configuration file is a symbolic link to a file outside its folder; passforge reads it only from the project, so replace the link with a copy of the file")])
+                                        "the configuration file is a symbolic link to a file outside its folder; passforge reads "
+                                            + "it only from the project, so replace the link with a copy of the file")])
         case .failure(.unreadable), .failure(.unsafeName):
             throw ContentErrors([.error(at: SourceLocation(file: file), rule: "config.unreadable",
                                         "cannot read the configuration file; check the path given to --config")])
@@ -138,7 +139,8 @@ package struct ProjectConfiguration: Sendable {
         let lowered = member.key.lowercased()
         if ["password", "secret", "token", "passphrase"].contains(where: lowered.contains) {
             return .error(at: member.keyLocation, keyPath: path, rule: "config.secret",
-                          "secrets never go in passforge.yml (it is committed to git); remove `\(member.key)` and set PASSFORGE_SIGNING_PASSWORD or PASSFORGE_TOKEN_SECRET in the environment")
+                          "secrets never go in passforge.yml (it is committed to git); remove `\(member.key)` and set "
+                              + "PASSFORGE_SIGNING_PASSWORD or PASSFORGE_TOKEN_SECRET in the environment")
         }
         let known = defaultKeys + ["orderTypeIdentifier", "signing", "deviceCheck", "offers", "landingPages"]
         return .error(at: member.keyLocation, keyPath: path, rule: "config.unknown-key",

@@ -66,7 +66,8 @@ package struct TemplateLoader: Sendable {
         case .failure(.outside): return .failure(ContentErrors([outsideError(passPath, what: "\(kind.rootFile) of template \(name)")]))
         case .failure(.unreadable), .failure(.unsafeName):
             return .failure(ContentErrors([.error(at: SourceLocation(file: passPath), rule: "template.pass-json",
-                                                  "template \(name) has no pass.json; add one with the pass style and fields (or order.json for an order template)")]))
+                                                  "template \(name) has no pass.json; add one with the pass style and "
+                                                      + "fields (or order.json for an order template)")]))
         }
         var problems: [ContentDiagnostic] = []
         var root: SourceNode
@@ -110,7 +111,9 @@ package struct TemplateLoader: Sendable {
         if AtomicFileSystem.exists(passPath) {
             return .failure(ContentErrors([.error(
                 at: SourceLocation(file: folder), rule: "template.kind",
-                "template \(name) holds both pass.json and order.json; a template makes either passes (pass.json) or orders (order.json), so move order.json into a template folder of its own, e.g. templates/\(name)-order/")]))
+                "template \(name) holds both pass.json and order.json; a template makes either "
+                    + "passes (pass.json) or orders (order.json), so move order.json into a template "
+                    + "folder of its own, e.g. templates/\(name)-order/")]))
         }
         return .success(.order)
     }
@@ -146,7 +149,8 @@ package struct TemplateLoader: Sendable {
                     let filePath = (path as NSString).appendingPathComponent(file)
                     guard file == kind.stringsFile || isImage(file) else {
                         problems.append(.warning(at: SourceLocation(file: filePath), rule: "template.ignored-file",
-                                                 "\(entry)/\(file) is ignored; an .lproj folder holds \(kind.stringsFile) and \(imageFormats)"))
+                                                 "\(entry)/\(file) is ignored; an .lproj folder holds "
+                                                     + "\(kind.stringsFile) and \(imageFormats)"))
                         continue
                     }
                     let bytes: [UInt8]
@@ -176,7 +180,9 @@ package struct TemplateLoader: Sendable {
                 }
             } else {
                 problems.append(.warning(at: SourceLocation(file: path), rule: "template.ignored-file",
-                                         "\(entry) is ignored; a template holds \(kind.rootFile), \(imageFormats)\(kind == .order ? ", PDF receipts and return labels" : "") and <lang>.lproj folders"))
+                                         "\(entry) is ignored; a template holds \(kind.rootFile), "
+                                             + "\(imageFormats)\(kind == .order ? ", PDF receipts and return labels" : "") and "
+                                             + "<lang>.lproj folders"))
             }
         }
         return files
@@ -188,7 +194,8 @@ extension TemplateLoader {
     /// neither the pass nor this message carries any of them.
     func outsideError(_ path: String, what: String) -> ContentDiagnostic {
         .error(at: SourceLocation(file: path), rule: "template.outside-project",
-               "\(what) is a symbolic link to a file outside \(boundary.folderList); a signed pass holds only files of the project, so replace the link with a copy of the file")
+               "\(what) is a symbolic link to a file outside \(boundary.folderList); a signed pass holds "
+                   + "only files of the project, so replace the link with a copy of the file")
     }
 }
 

@@ -26,7 +26,8 @@ package struct LocalizedStrings: Sendable {
         do { entries = try PassStrings.entries(bytes) } catch {
             return .failure(ContentErrors([.error(
                 at: SourceLocation(file: path, line: error.line, column: error.column), rule: "strings.syntax",
-                "\(language).lproj/\(fileName): \(error.message). Each line is \"key\" = \"value\"; with /* comments */")]))
+                "\(language).lproj/\(fileName): \(error.message). Each line is "
+                    + "\"key\" = \"value\"; with /* comments */")]))
         }
         var strings = LocalizedStrings(language: language, stringsFileName: fileName, path: path, entries: entries,
                                        keys: Set(entries.map(\.key)))
@@ -87,7 +88,10 @@ enum TemplateLocalization {
                 for language in sortedLanguages where !byLanguage[language]!.contains(text) {
                     problems.append(.warning(
                         at: node.location, keyPath: path, rule: "strings.missing",
-                        "\"\(text)\" is a localization key (translated in \(having.map { "\($0).lproj" }.joined(separator: ", "))) but language \(language) lacks it, so Wallet shows \"\(text)\" as it is in \(language); add \"\(text)\" = \"…\"; to \(language).lproj/\(kind.stringsFile)"))
+                        "\"\(text)\" is a localization key (translated in "
+                            + "\(having.map { "\($0).lproj" }.joined(separator: ", "))) but language "
+                            + "\(language) lacks it, so Wallet shows \"\(text)\" as it is in \(language); "
+                            + "add \"\(text)\" = \"…\"; to \(language).lproj/\(kind.stringsFile)"))
                 }
             case .scalar: return
             case .array(let elements):
@@ -110,7 +114,8 @@ enum TemplateLocalization {
             guard !missing.isEmpty else { return nil }
             let shown = missing.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (missing.count > 5 ? " and \(missing.count - 5) more" : "")
             return .warning(at: SourceLocation(file: strings.path), rule: "strings.uneven",
-                            "\(strings.fileName) lacks \(shown), which another language's order.strings has; Apple asks that every order.strings have the same keys, so add them")
+                            "\(strings.fileName) lacks \(shown), which another language's order.strings has; Apple "
+                                + "asks that every order.strings have the same keys, so add them")
         }
     }
 }

@@ -187,7 +187,8 @@ package enum YAMLSourceParser {
             // Control characters (a NUL byte, say) are not allowed in YAML.
             let character = value >= 0 ? " (character U+\(String(value, radix: 16, uppercase: true)))" : ""
             return .error(at: position(ofByte: offset ?? 0, in: bytes, file: file), rule: "yaml.encoding",
-                          "cannot read the file here: \(problem)\(character); remove the character or write it as an escape in a double-quoted string")
+                          "cannot read the file here: \(problem)\(character); remove the character "
+                              + "or write it as an escape in a double-quoted string")
         default:
             return .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.syntax", "invalid YAML: \(error)")
         }

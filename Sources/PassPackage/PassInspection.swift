@@ -37,7 +37,8 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
         case let .unreadableArchive(reason):
             return "not a readable pass archive: \(reason)"
         case let .misplacedFile(name):
-            return "\(name): Wallet reads files only at the root of the archive or in a <language>.lproj folder; zip the pass's files, not its folder"
+            return "\(name): Wallet reads files only at the root of the archive or in a "
+                + "<language>.lproj folder; zip the pass's files, not its folder"
         case let .missingFile(name):
             return "\(name) is missing"
         case let .unreadableManifest(reason):
@@ -64,16 +65,19 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
         case let .missingIntermediate(embedded, signerIssuer, shortName):
             let present = embedded.isEmpty ? "no intermediate certificate" : embedded.joined(separator: " and ")
             return "the signer's certificate was issued by \(signerIssuer), but the signature embeds \(present); "
-                + "Wallet needs the issuing intermediate in the signature: re-sign the pass with \(shortName) as the intermediate"
+                + "Wallet needs the issuing intermediate in the signature: re-sign "
+                    + "the pass with \(shortName) as the intermediate"
                 + (shortName.hasPrefix("Apple WWDR") ? " (from https://www.apple.com/certificateauthority/)" : "")
         case let .certificateNotValid(notBefore, notAfter, checkedAt):
             return "the signing certificate is valid from \(Self.format(notBefore)) to \(Self.format(notAfter)), "
-                + "not at \(Self.format(checkedAt)), the time checked; renew it (or check an old pass with --valid-at signing)"
+                + "not at \(Self.format(checkedAt)), the time checked; renew it (or "
+                    + "check an old pass with --valid-at signing)"
         case let .untrustedChain(reason):
             return "the signing certificate does not chain to the trusted root: \(reason)"
         case let .identifierMismatch(key, pass, certificate):
             let file = key == "orderTypeIdentifier" ? "order.json" : "pass.json"
-            return "\(file) \(key) is \"\(pass)\" but the signing certificate is for \"\(certificate ?? "(none)")\"; the device will reject it"
+            return "\(file) \(key) is \"\(pass)\" but the signing certificate is for "
+                + "\"\(certificate ?? "(none)")\"; the device will reject it"
         }
     }
 
@@ -176,7 +180,8 @@ package struct PassInspection: Sendable {
         } catch {
             var reason = error.description
             if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-                reason = "it is UTF-16 (it starts with a byte-order mark); JSON passes are UTF-8 (RFC 8259 §8.1): save it as UTF-8"
+                reason = "it is UTF-16 (it starts with a byte-order mark); JSON passes "
+                    + "are UTF-8 (RFC 8259 §8.1): save it as UTF-8"
             } else if bytes.count >= 2, bytes[0] == 0 || bytes[1] == 0 {
                 reason = "it is UTF-16 or UTF-32; JSON passes are UTF-8 (RFC 8259 §8.1): save it as UTF-8"
             }

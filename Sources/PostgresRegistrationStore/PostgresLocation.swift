@@ -95,7 +95,8 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         let text = url.trimmingWhitespace()
         func invalid(_ reason: String) -> PostgresStoreError {
             PostgresStoreError(kind: .invalidURL,
-                               description: "\(StoreLocation.environmentVariable) is not a valid PostgreSQL URL (\(StoreLocation.redacted(text))): \(reason)")
+                               description: "\(StoreLocation.environmentVariable) is not a valid PostgreSQL URL "
+                                   + "(\(StoreLocation.redacted(text))): \(reason)")
         }
         guard let schemeEnd = text.range(of: "://"),
               ["postgres", "postgresql"].contains(text[..<schemeEnd.lowerBound].lowercased()) else {

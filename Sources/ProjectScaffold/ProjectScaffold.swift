@@ -17,7 +17,10 @@ package enum ProjectScaffold {
         let files = try self.files()
         let existing = files.map(\.path).filter { AtomicFileSystem.exists((directory as NSString).appendingPathComponent($0)) }
         guard existing.isEmpty else {
-            throw ScaffoldError(message: "\(directory) already has \(existing.prefix(3).joined(separator: ", "))\(existing.count > 3 ? " and \(existing.count - 3) more" : ""); passforge init never overwrites files. Run it in an empty folder, or pass a new one: passforge init my-passes")
+            throw ScaffoldError(message: "\(directory) already has "
+                + "\(existing.prefix(3).joined(separator: ", "))\(existing.count > 3 ? " and \(existing.count - 3) more" : ""); "
+                + "passforge init never overwrites files. Run it in an empty folder, or pass a new one: "
+                + "passforge init my-passes")
         }
         for file in files {
             let path = (directory as NSString).appendingPathComponent(file.path)

@@ -29,7 +29,8 @@ package enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             self = try Self.sqlite(String(value.dropFirst("sqlite:".count)), original: value)
         } else if let colon = value.firstIndex(of: ":"), value[..<colon].allSatisfy({ $0.isLetter }), value[..<colon].count > 1,
                   value[value.index(after: colon)...].hasPrefix("//") {
-            throw InvalidLocation(description: "\(Self.environmentVariable) has an unknown scheme \(value[..<colon]):// — use sqlite:PATH, a file path, or postgres://…")
+            throw InvalidLocation(description: "\(Self.environmentVariable) has an unknown scheme \(value[..<colon]):// "
+                + "— use sqlite:PATH, a file path, or postgres://…")
         } else {
             self = try Self.sqlite(value, original: value)
         }

@@ -66,7 +66,8 @@ extension OrderValidationRun {
         if scheme != "https", !developmentHTTP {
             let hint = key.acceptsDevelopmentHTTP ? " (pass --allow-http-web-service for a development service)" : ""
             error(path, "order.url.https", "\(path) is a \(quoted(scheme + ":")) URL (\(quoted(text))), but every URL of an order must be "
-                + "https: Wallet opens it for the customer, and a javascript:, data: or plain http: link is unsafe; "
+                + "https: Wallet opens it for the customer, and a javascript:, "
+                    + "data: or plain http: link is unsafe; "
                 + "write it like https://shop.example.com/orders/42\(hint)")
             return
         }

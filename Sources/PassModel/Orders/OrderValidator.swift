@@ -31,7 +31,8 @@ package struct OrderValidator: Sendable {
     package func validate(_ order: JSONValue, options: Options = .init()) -> [Diagnostic] {
         guard case .object(let root) = order else {
             return [.error(at: .root, rule: "json.root",
-                           "order.json must be a JSON object ({ … }), but it is \(order.typeName); put the order's keys in one object")]
+                           "order.json must be a JSON object ({ … }), but it is "
+                               + "\(order.typeName); put the order's keys in one object")]
         }
         var run = OrderValidationRun(options: options)
         run.check(root, as: OrderSchema.order, at: .root)
@@ -68,14 +69,16 @@ struct OrderValidationRun {
             guard let value = object[key.name], value != .null else {
                 if key.isRequired {
                     error(path.appending(key.name), "order.key.required",
-                          "\(place(schema, path)) has no \(key.name), which Apple's order format requires; add \"\(key.name)\": \(example(key.value))")
+                          "\(place(schema, path)) has no \(key.name), which Apple's order format "
+                              + "requires; add \"\(key.name)\": \(example(key.value))")
                 }
                 continue
             }
             check(value, as: key.value, at: path.appending(key.name), in: schema)
         }
         for key in object.keys where !schema.knownKeys.contains(key) {
-            var message = "unknown key \"\(key)\" in \(place(schema, path)) is not part of Apple's order format; it is passed through as is"
+            var message = "unknown key \"\(key)\" in \(place(schema, path)) is not part of "
+                + "Apple's order format; it is passed through as is"
             if let nearest = Spelling.nearest(to: key, in: schema.knownKeys) {
                 message += ". Did you mean \"\(nearest)\"? Rename it if so"
             } else {
@@ -121,7 +124,8 @@ struct OrderValidationRun {
         case .textOfLength(let minimum):
             if text.count < minimum {
                 error(path, "order.\(path.lastKey).length",
-                      "\(path) has \(text.count) characters; Apple requires at least \(minimum). Use a longer, random value")
+                      "\(path) has \(text.count) characters; Apple requires at least "
+                          + "\(minimum). Use a longer, random value")
             }
         case .url:
             checkURL(text, at: path)
@@ -146,7 +150,8 @@ struct OrderValidationRun {
         case .countryCode:
             if !OrderValueFormats.isCountryCode(text) {
                 error(path, "order.countryCode",
-                      "\(path) is \(quoted(text)); write the ISO 3166-1 two-letter code in capitals, e.g. \"US\" or \"DE\"")
+                      "\(path) is \(quoted(text)); write the ISO 3166-1 two-letter "
+                          + "code in capitals, e.g. \"US\" or \"DE\"")
             }
         case .currencyCode:
             checkCurrencyCode(text, at: path)
@@ -200,12 +205,14 @@ struct OrderValidationRun {
            let createdDate = try? W3CDate(parsing: created), let updatedDate = try? W3CDate(parsing: updated),
            OrderValueFormats.isRFC3339DateTime(created), OrderValueFormats.isRFC3339DateTime(updated),
            updatedDate.secondsSince1970 < createdDate.secondsSince1970 {
-            error(["updatedAt"], "order.updatedAt", "updatedAt (\(updated)) is before createdAt (\(created)); Apple requires updatedAt to equal createdAt at first and only increase")
+            error(["updatedAt"], "order.updatedAt", "updatedAt (\(updated)) is before createdAt (\(created)); Apple requires "
+                + "updatedAt to equal createdAt at first and only increase")
         }
         // Apple: authenticationToken is required when the order has a web service.
         if root["webServiceURL"] != nil, root["authenticationToken"] == nil {
             error(["authenticationToken"], "order.authenticationToken",
-                  "the order has a webServiceURL but no authenticationToken; add one of at least 16 characters (passforge derives it when the build sets it)")
+                  "the order has a webServiceURL but no authenticationToken; add one of at least 16 "
+                      + "characters (passforge derives it when the build sets it)")
         }
         if let total = root["payment"]?["total"]?.objectValue, let currency = total["currency"]?.stringValue {
             checkPrecision(of: total, at: ["payment", "total"], currency: currency)
@@ -221,8 +228,11 @@ struct OrderValidationRun {
               OrderValueFormats.isRFC3339DateTime(created), let date = try? W3CDate(parsing: created),
               date.secondsSince1970 > checkedAt else { return }
         error(["createdAt"], "order.createdAt.future",
-              "createdAt (\(created)) is later than \(OrderValueFormats.rfc3339(secondsSince1970: checkedAt)), when the order is "
-              + "built or checked; Apple's updatedAt equals createdAt at first and then only increases, so an order cannot be "
+              "createdAt (\(created)) is later than "
+                  + "\(OrderValueFormats.rfc3339(secondsSince1970: checkedAt)), when the "
+                  + "order is "
+              + "built or checked; Apple's updatedAt equals createdAt at first and "
+                  + "then only increases, so an order cannot be "
               + "created in the future. Set createdAt to when the customer placed the order")
     }
 
@@ -231,7 +241,8 @@ struct OrderValidationRun {
         let allowed = OrderValueFormats.minorUnits(of: currency)
         if OrderValueFormats.fractionDigits(text) > allowed {
             warning(path.appending("amount"), "order.amount.precision",
-                    "\(path.appending("amount")) is \"\(text)\", with more decimals than \(currency) has (\(allowed)); Wallet shows amounts as given, so round it")
+                    "\(path.appending("amount")) is \"\(text)\", with more decimals than \(currency) "
+                        + "has (\(allowed)); Wallet shows amounts as given, so round it")
         }
     }
 
@@ -252,7 +263,8 @@ struct OrderValidationRun {
             return baseStem == stem && ["png", "jpg", "jpeg"].contains(base[base.index(after: dot)...].lowercased())
         }.sorted()
         guard !matches.isEmpty else {
-            error(path, "order.image", "\(path) names the image \(quoted(name)), but the order has no \(stem).png or \(stem).jpg (or @2x/@3x); add it beside order.json")
+            error(path, "order.image", "\(path) names the image \(quoted(name)), but the order has no \(stem).png "
+                + "or \(stem).jpg (or @2x/@3x); add it beside order.json")
             return
         }
         for file in matches {
@@ -262,7 +274,8 @@ struct OrderValidationRun {
                 continue
             }
             if size.width != size.height || size.width < 300 {
-                warning(path, "order.image.size", "\(file) is \(size.width) × \(size.height) pixels; Apple asks for a square image of 300 × 300 pixels on an opaque background")
+                warning(path, "order.image.size", "\(file) is \(size.width) × \(size.height) pixels; Apple asks for a square "
+                    + "image of 300 × 300 pixels on an opaque background")
             }
         }
     }

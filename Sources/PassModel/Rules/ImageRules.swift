@@ -80,56 +80,9 @@ package enum ImageRules {
         var diagnostics: [Diagnostic] = []
         var names: [PassImageName] = []
         for path in images.keys.sorted() {
-            let keyPath = JSONPath([.key(path)])
-            guard let name = PassImageName(path: path) else {
-                diagnostics.append(.error(
-                    at: keyPath, rule: "image.name",
-                    "\(path) is not a pass image name; images are NAME.png, NAME@2x.png or NAME@3x.png (lower-case .png), at the top level or in LANG.lproj/, so rename it"
-                ))
-                continue
-            }
-            names.append(name)
-            let allowed = style.allowedImages.map(\.rawValue).joined(separator: ", ")
-            guard let kind = name.kind else {
-                diagnostics.append(.error(
-                    at: keyPath, rule: "image.notAllowed",
-                    "\(path) is not an image Wallet uses; \(style.pluralName) show \(allowed), so rename or remove it"
-                ))
-                continue
-            }
-            guard let sizeRule = style.expectedSize(of: kind) else {
-                diagnostics.append(.error(
-                    at: keyPath, rule: "image.notAllowed",
-                    "\(path): \(style.pluralName) do not show a \(kind.rawValue) image, only \(allowed); remove it or change the pass style"
-                ))
-                continue
-            }
-            if let size = fileSizes[path], size > ImageLimits.maximumFileSize {
-                diagnostics.append(.error(
-                    at: keyPath, rule: "image.fileSize",
-                    "\(path) is \(ImageLimits.megabytes(size)), more than the \(ImageLimits.megabytes(ImageLimits.maximumFileSize)) an image of a pass may have; save it at the size Wallet shows (\(sizeRule.pixelDescription(scale: name.scale)) pixels) with PNG compression"
-                ))
-                continue
-            }
-            switch images[path]! {
-            case .failure(let problem):
-                diagnostics.append(.error(
-                    at: keyPath, rule: "image.notPNG",
-                    "\(path) is not a PNG: \(problem); save it as PNG (Wallet reads PNG only)"
-                ))
-            case .success(let info) where max(info.width, info.height) > ImageLimits.maximumPixelSide:
-                // An error, not the size warning: a few KB of PNG can declare 50000×50000 pixels, 10 GB to decode on a phone.
-                diagnostics.append(.error(
-                    at: keyPath, rule: "image.dimensions",
-                    "\(path) is \(info.size) pixels, more than the \(ImageLimits.maximumPixelSide) pixels a side an image of a pass may have; a \(kind.rawValue) on \(style.pluralName) is \(sizeRule.pixelDescription(scale: name.scale)) pixels at @\(name.scale)x, so resize it"
-                ))
-            case .success(let info):
-                guard !sizeRule.accepts(info.size, scale: name.scale) else { break }
-                let scaleText = name.scale == 1 ? "" : " at @\(name.scale)x"
-                diagnostics.append(.warning(
-                    at: keyPath, rule: "image.size",
-                    "\(path) is \(info.size) pixels, but a \(kind.rawValue) on \(style.pluralName)\(scaleText) should be \(sizeRule.pixelDescription(scale: name.scale)) pixels (\(sizeRule) × \(name.scale)); resize it so it is not scaled or cropped"
-                ))
+            if let name = checkImage(at: path, image: images[path]!, fileSize: fileSizes[path], style: style,
+                                     diagnostics: &diagnostics) {
+                names.append(name)
             }
         }
         diagnostics += checkIcon(names)
@@ -140,6 +93,77 @@ package enum ImageRules {
             diagnostics += checkPosterImages(names, style: style, scheme: active)
         }
         return diagnostics
+    }
+
+    /// The rules of one image: its name, whether the style shows it, its file size, and its PNG's pixels.
+    /// Returns the image's name when it is a pass image name, for the rules across images.
+    private static func checkImage(
+        at path: String, image: Result<PNGImageInfo, PNGImageInfo.ParseError>, fileSize: Int?, style: PassStyle,
+        diagnostics: inout [Diagnostic]
+    ) -> PassImageName? {
+        let keyPath = JSONPath([.key(path)])
+        guard let name = PassImageName(path: path) else {
+            diagnostics.append(.error(
+                at: keyPath, rule: "image.name",
+                "\(path) is not a pass image name; images are NAME.png, NAME@2x.png or NAME@3x.png "
+                    + "(lower-case .png), at the top level or in LANG.lproj/, so rename it"
+            ))
+            return nil
+        }
+        let allowed = style.allowedImages.map(\.rawValue).joined(separator: ", ")
+        guard let kind = name.kind else {
+            diagnostics.append(.error(
+                at: keyPath, rule: "image.notAllowed",
+                "\(path) is not an image Wallet uses; \(style.pluralName) "
+                    + "show \(allowed), so rename or remove it"
+            ))
+            return name
+        }
+        guard let sizeRule = style.expectedSize(of: kind) else {
+            diagnostics.append(.error(
+                at: keyPath, rule: "image.notAllowed",
+                "\(path): \(style.pluralName) do not show a \(kind.rawValue) image, "
+                    + "only \(allowed); remove it or change the pass style"
+            ))
+            return name
+        }
+        if let size = fileSize, size > ImageLimits.maximumFileSize {
+            diagnostics.append(.error(
+                at: keyPath, rule: "image.fileSize",
+                "\(path) is \(ImageLimits.megabytes(size)), more than the "
+                    + "\(ImageLimits.megabytes(ImageLimits.maximumFileSize)) an image of a pass may have; "
+                    + "save it at the size Wallet shows (\(sizeRule.pixelDescription(scale: name.scale)) "
+                    + "pixels) with PNG compression"
+            ))
+            return name
+        }
+        switch image {
+        case .failure(let problem):
+            diagnostics.append(.error(
+                at: keyPath, rule: "image.notPNG",
+                "\(path) is not a PNG: \(problem); save it as PNG (Wallet reads PNG only)"
+            ))
+        case .success(let info) where max(info.width, info.height) > ImageLimits.maximumPixelSide:
+            // An error, not the size warning: a few KB of PNG can declare 50000×50000 pixels, 10 GB to decode on a phone.
+            diagnostics.append(.error(
+                at: keyPath, rule: "image.dimensions",
+                "\(path) is \(info.size) pixels, more than the \(ImageLimits.maximumPixelSide) pixels "
+                    + "a side an image of a pass may have; a \(kind.rawValue) on \(style.pluralName) is "
+                    + "\(sizeRule.pixelDescription(scale: name.scale)) pixels at @\(name.scale)x, so "
+                    + "resize it"
+            ))
+        case .success(let info):
+            guard !sizeRule.accepts(info.size, scale: name.scale) else { break }
+            let scaleText = name.scale == 1 ? "" : " at @\(name.scale)x"
+            diagnostics.append(.warning(
+                at: keyPath, rule: "image.size",
+                "\(path) is \(info.size) pixels, but a \(kind.rawValue) on "
+                    + "\(style.pluralName)\(scaleText) should be "
+                    + "\(sizeRule.pixelDescription(scale: name.scale)) pixels (\(sizeRule) × \(name.scale)); "
+                    + "resize it so it is not scaled or cropped"
+            ))
+        }
+        return name
     }
 
     /// Devices pick the icon for their screen: one without `icon@2x.png`
@@ -153,7 +177,8 @@ package enum ImageRules {
             for scale in [2, 3] where !icons.contains(where: { $0.localization == folder && $0.scale == scale }) {
                 diagnostics.append(.warning(
                     at: [.key("\(prefix)icon@\(scale)x.png")], rule: "image.iconScale",
-                    "\(prefix)icon@\(scale)x.png is missing; devices with a @\(scale)x screen scale the small icon up and show it blurred, so add it (\(38 * scale)×\(38 * scale) pixels)"
+                    "\(prefix)icon@\(scale)x.png is missing; devices with a @\(scale)x screen scale the "
+                        + "small icon up and show it blurred, so add it (\(38 * scale)×\(38 * scale) pixels)"
                 ))
             }
         }
@@ -169,13 +194,18 @@ package enum ImageRules {
             guard !names.contains(where: { $0.kind == .artwork || $0.kind == .background }) else { return [] }
             return [.error(
                 at: [.key("artwork.png")], rule: "image.posterArtwork",
-                "a poster event ticket (an eventTicket whose preferredStyleSchemes lists posterEventTicket) needs artwork.png (358×448 points) or background.png (345×505 points), the poster Wallet shows; add artwork.png with @2x and @3x, or remove posterEventTicket from preferredStyleSchemes"
+                "a poster event ticket (an eventTicket whose preferredStyleSchemes lists "
+                    + "posterEventTicket) needs artwork.png (358×448 points) or background.png (345×505 "
+                    + "points), the poster Wallet shows; add artwork.png with @2x and @3x, or remove "
+                    + "posterEventTicket from preferredStyleSchemes"
             )]
         }
         return names.filter { $0.kind?.isPosterOnly == true }.map { name in
             .warning(
                 at: [.key(name.path)], rule: "image.posterOnly",
-                "\(name.path) shows only on poster event tickets, and this event ticket does not prefer posterEventTicket; add \"preferredStyleSchemes\": [\"posterEventTicket\", \"eventTicket\"] to pass.json, or remove the image"
+                "\(name.path) shows only on poster event tickets, and this event ticket does not "
+                    + "prefer posterEventTicket; add \"preferredStyleSchemes\": [\"posterEventTicket\", "
+                    + "\"eventTicket\"] to pass.json, or remove the image"
             )
         }
     }
@@ -189,9 +219,11 @@ package enum ImageRules {
         let localizations = Set(names.compactMap(\.localization))
         let localizedIcons = Set(icons.compactMap(\.localization))
         if !localizations.isEmpty, localizedIcons == localizations { return [] }
-        var message = "icon.png is missing; every pass needs a 38×38 (or 29×29) point icon.png, which Wallet shows in notifications, so add it"
+        var message = "icon.png is missing; every pass needs a 38×38 (or 29×29) point "
+            + "icon.png, which Wallet shows in notifications, so add it"
         if names.contains(where: { $0.kind == .icon }) {
-            message += " (icon@2x.png and icon@3x.png do not replace icon.png; a localized icon must exist in every .lproj folder)"
+            message += " (icon@2x.png and icon@3x.png do not replace icon.png; a "
+                + "localized icon must exist in every .lproj folder)"
         }
         return [.error(at: [.key("icon.png")], rule: "image.iconMissing", message)]
     }
@@ -203,7 +235,8 @@ package enum ImageRules {
         guard let other = names.first(where: { $0.kind == .background || $0.kind == .thumbnail }) else { return [] }
         return [.error(
             at: [.key(other.path)], rule: "image.stripCombination",
-            "an event ticket with a strip image (\(strip.path)) must not have a background or thumbnail image (\(other.path)); keep either the strip or the background and thumbnail"
+            "an event ticket with a strip image (\(strip.path)) must not have a background or thumbnail "
+                + "image (\(other.path)); keep either the strip or the background and thumbnail"
         )]
     }
 
@@ -214,7 +247,8 @@ package enum ImageRules {
         return names.filter { $0.localization != nil && topLevel.contains($0.baseName) }.map { name in
             .error(
                 at: [.key(name.path)], rule: "image.localizedDuplicate",
-                "\(name.path) is localized, but there is also a top-level \(name.baseName) image; an image must not be both top-level and inside an .lproj, so remove one of them"
+                "\(name.path) is localized, but there is also a top-level \(name.baseName) image; an image "
+                    + "must not be both top-level and inside an .lproj, so remove one of them"
             )
         }
     }

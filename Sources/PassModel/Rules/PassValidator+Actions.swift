@@ -19,7 +19,8 @@ extension ValidationRun {
             _ = string("url", of: object, at: path)
             if let identifier = object["identifier"]?.stringValue {
                 if let first = identifiers[identifier] {
-                    error(path.appending("identifier"), "featuredAction.identifier.unique", "featured action identifier \"\(identifier)\" is already used at \(first); identifiers must be unique, so rename one")
+                    error(path.appending("identifier"), "featuredAction.identifier.unique", "featured action identifier \"\(identifier)\" is already used at "
+                        + "\(first); identifiers must be unique, so rename one")
                 } else {
                     identifiers[identifier] = path
                 }
@@ -39,11 +40,13 @@ extension ValidationRun {
             requireKey("name", of: object, at: path, rule: "upcoming.name", what: what, hint: "the event's name, which Wallet shows")
             requireKey("type", of: object, at: path, rule: "upcoming.type", what: what, hint: "\"event\"")
             if let type = object["type"]?.stringValue, type != "event" {
-                warning(path.appending("type"), "upcoming.type.value", "upcoming pass entry type \"\(type)\" is not supported; Wallet shows only entries of type \"event\", so write \"event\"")
+                warning(path.appending("type"), "upcoming.type.value", "upcoming pass entry type \"\(type)\" is not supported; Wallet shows "
+                    + "only entries of type \"event\", so write \"event\"")
             }
             if let identifier = object["identifier"]?.stringValue {
                 if let first = identifiers[identifier] {
-                    error(path.appending("identifier"), "upcoming.identifier.unique", "upcoming pass entry identifier \"\(identifier)\" is already used at \(first); identifiers must be unique, so rename one")
+                    error(path.appending("identifier"), "upcoming.identifier.unique", "upcoming pass entry identifier \"\(identifier)\" is already used at "
+                        + "\(first); identifiers must be unique, so rename one")
                 } else {
                     identifiers[identifier] = path
                 }
@@ -106,12 +109,14 @@ extension ValidationRun {
                 requireKey("url", of: object, at: entryPath, rule: "upcoming.image.url", what: what, hint: "the https:// address of the image")
                 requireKey("sha256", of: object, at: entryPath, rule: "upcoming.image.sha256", what: what, hint: "the SHA-256 of the image file (`sha256sum FILE`)")
                 if let url = object["url"]?.stringValue, !url.lowercased().hasPrefix("https://") {
-                    error(entryPath.appending("url"), "upcoming.image.url", "image URL \"\(url)\" is not https; Wallet downloads these images over https only, so serve it from an https:// address")
+                    error(entryPath.appending("url"), "upcoming.image.url", "image URL \"\(url)\" is not https; Wallet downloads these images over "
+                        + "https only, so serve it from an https:// address")
                 }
                 _ = number("scale", of: object, at: entryPath)
                 if object["size"] != nil, expect(object["size"]!, is: .integer, at: entryPath.appending("size")),
                    let size = object["size"]?.numberValue, size > 2_097_152 {
-                    error(entryPath.appending("size"), "upcoming.image.size", "the image is \(JSONValue.format(size)) bytes, but Wallet downloads at most 2 MB (2097152 bytes); make it smaller")
+                    error(entryPath.appending("size"), "upcoming.image.size", "the image is \(JSONValue.format(size)) bytes, but Wallet downloads "
+                        + "at most 2 MB (2097152 bytes); make it smaller")
                 }
             }
         }

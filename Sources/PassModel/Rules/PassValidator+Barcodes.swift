@@ -44,7 +44,10 @@ extension ValidationRun {
               formats.allSatisfy({ $0.format?.isRecent ?? false }) else { return }
         warning(
             first.path, "barcode.recentFormatOnly",
-            "\(format.rawValue) is the pass's only barcode format, and older iOS versions do not draw Code 39, Codabar, EAN-13 or I2of5, so they show no barcode; add a PKBarcodeFormatQR, PKBarcodeFormatPDF417, PKBarcodeFormatAztec or PKBarcodeFormatCode128 barcode after it in barcodes (Wallet shows the first one the device can draw)"
+            "\(format.rawValue) is the pass's only barcode format, and older iOS versions do not draw "
+                + "Code 39, Codabar, EAN-13 or I2of5, so they show no barcode; add a PKBarcodeFormatQR, "
+                + "PKBarcodeFormatPDF417, PKBarcodeFormatAztec or PKBarcodeFormatCode128 barcode after it in "
+                + "barcodes (Wallet shows the first one the device can draw)"
         )
     }
 
@@ -67,9 +70,11 @@ extension ValidationRun {
             }
         }
         if format == .code128 {
-            var message = "Apple Watch does not show PKBarcodeFormatCode128 barcodes; if the pass must scan from a watch, use PKBarcodeFormatQR, PKBarcodeFormatPDF417 or PKBarcodeFormatAztec"
+            var message = "Apple Watch does not show PKBarcodeFormatCode128 barcodes; if the pass must scan from a "
+                + "watch, use PKBarcodeFormatQR, PKBarcodeFormatPDF417 or PKBarcodeFormatAztec"
             if isLegacy {
-                message += ". Old devices, which read only the legacy barcode key, cannot show Code128 at all; put a QR, PDF417 or Aztec code in barcode and keep Code128 in barcodes"
+                message += ". Old devices, which read only the legacy barcode key, cannot show Code128 at all; put a "
+                    + "QR, PDF417 or Aztec code in barcode and keep Code128 in barcodes"
             }
             warning(formatPath, "barcode.code128", message)
         }
@@ -81,7 +86,8 @@ extension ValidationRun {
         if barcode["messageEncoding"] == nil {
             error(
                 path.appending("messageEncoding"), "barcode.messageEncoding",
-                "\(subject) has no messageEncoding; add \"messageEncoding\": \"iso-8859-1\" (or \"utf-8\" for text outside Latin-1)"
+                "\(subject) has no messageEncoding; add \"messageEncoding\": "
+                    + "\"iso-8859-1\" (or \"utf-8\" for text outside Latin-1)"
             )
         } else {
             _ = string("messageEncoding", of: barcode, at: path)

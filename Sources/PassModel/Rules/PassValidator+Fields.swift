@@ -9,7 +9,9 @@ extension ValidationRun {
         if present.isEmpty {
             error(
                 .root, "style.missing",
-                "the pass has no style key; add exactly one of \(PassStyle.allCases.map(\.key).joined(separator: ", ")), holding the pass's fields"
+                "the pass has no style key; add exactly one of "
+                    + "\(PassStyle.allCases.map(\.key).joined(separator: ", ")), holding the "
+                    + "pass's fields"
             )
         }
         if present.count > 1 {
@@ -57,7 +59,8 @@ extension ValidationRun {
                 // Wallet ignores it there (Apple documents where it applies): guidance.
                 guidance(
                     path, "transitType.forbidden",
-                    "transitType is only for boarding passes, but the pass's style is \(style.key); remove it, or make the pass a boardingPass"
+                    "transitType is only for boarding passes, but the pass's style is "
+                        + "\(style.key); remove it, or make the pass a boardingPass"
                 )
             }
             return
@@ -65,7 +68,8 @@ extension ValidationRun {
         guard structure["transitType"] != nil else {
             error(
                 path, "transitType.required",
-                "a boarding pass needs a transitType; add one of \(TransitType.allowedValues), e.g. \"transitType\": \"PKTransitTypeAir\" for flights"
+                "a boarding pass needs a transitType; add one of \(TransitType.allowedValues), "
+                    + "e.g. \"transitType\": \"PKTransitTypeAir\" for flights"
             )
             return
         }
@@ -73,7 +77,8 @@ extension ValidationRun {
         guard TransitType(rawValue: text) == nil else { return }
         error(
             path, "transitType.value",
-            "transitType \"\(text)\" is not one of \(TransitType.allowedValues); use \(Self.transitSuggestion(for: text).rawValue)\(Self.transitPurpose(Self.transitSuggestion(for: text)))"
+            "transitType \"\(text)\" is not one of \(TransitType.allowedValues); use "
+                + "\(Self.transitSuggestion(for: text).rawValue)\(Self.transitPurpose(Self.transitSuggestion(for: text)))"
         )
     }
 
@@ -129,13 +134,15 @@ extension ValidationRun {
         }
         guard let key = string("key", of: field, at: path) else { return }
         guard !key.isEmpty else {
-            error(keyPath, "field.key.missing", "the field at \(path) has an empty key; give it a name unique among all the pass's fields, e.g. \"gate\"")
+            error(keyPath, "field.key.missing", "the field at \(path) has an empty key; give it a name unique "
+                + "among all the pass's fields, e.g. \"gate\"")
             return
         }
         if let first = fieldKeys[key] {
             error(
                 keyPath, "field.key.unique",
-                "field key \"\(key)\" is already used at \(first); keys must be unique across all of the pass's field arrays, so rename one of them"
+                "field key \"\(key)\" is already used at \(first); keys must be unique across "
+                    + "all of the pass's field arrays, so rename one of them"
             )
         } else {
             fieldKeys[key] = path
@@ -146,7 +153,8 @@ extension ValidationRun {
     mutating func checkFieldValue(_ field: JSONObject, at path: JSONPath) -> JSONValue? {
         var valuePath: JSONPath { path.appending("value") }
         guard let value = field["value"] else {
-            error(valuePath, "field.value.missing", "the field at \(path) has no value; add \"value\": a string, a number, or a date such as \"2026-12-01T09:30Z\"")
+            error(valuePath, "field.value.missing", "the field at \(path) has no value; add \"value\": a string, a "
+                + "number, or a date such as \"2026-12-01T09:30Z\"")
             return nil
         }
         switch value {
@@ -155,7 +163,9 @@ extension ValidationRun {
         default:
             error(
                 valuePath, "field.value.type",
-                "the field value is \(value.typeName), but a value must be a string, a number or an ISO-8601 date string; write it as text\(value.isScalar ? " in quotes: \"\(value.serializedString())\"" : "")"
+                "the field value is \(value.typeName), but a value must be a string, a "
+                    + "number or an ISO-8601 date string; write it as "
+                    + "text\(value.isScalar ? " in quotes: \"\(value.serializedString())\"" : "")"
             )
             return nil
         }
@@ -178,7 +188,8 @@ extension ValidationRun {
         default:
             error(
                 attributedPath, "field.attributedValue",
-                "attributedValue is \(value.typeName), but it must be a string (which may contain <a href=\"…\"> links) or a number; write it as text"
+                "attributedValue is \(value.typeName), but it must be a string (which may "
+                    + "contain <a href=\"…\"> links) or a number; write it as text"
             )
         }
     }
@@ -195,17 +206,21 @@ extension ValidationRun {
             case .malformed(let reason): markup.append("markup that is not well formed (\(reason))")
             case .target(let href): targets.append("\"\(href.count > 60 ? String(href.prefix(57)) + "…" : href)\"")
             case .unreadable(let reason):
-                error(path, "field.attributedValue", "attributedValue\(place) cannot be read as HTML: \(reason); write text with <a href=\"…\">…</a> links only")
+                error(path, "field.attributedValue", "attributedValue\(place) cannot be read as HTML: \(reason); write "
+                    + "text with <a href=\"…\">…</a> links only")
             }
         }
         if !markup.isEmpty {
             error(path, "field.attributedValue",
-                  "attributedValue\(place) contains \(markup.joined(separator: ", ")), but Wallet supports only links written <a href=\"…\">…</a>; remove the other tags and attributes")
+                  "attributedValue\(place) contains \(markup.joined(separator: ", ")), but Wallet supports only "
+                      + "links written <a href=\"…\">…</a>; remove the other tags and attributes")
         }
         if !targets.isEmpty {
             error(path, "field.attributedValue.link",
-                  "attributedValue\(place) links to \(targets.joined(separator: ", ")), but a link's target must be an https, http, tel or mailto URL "
-                      + "(e.g. https://example.com/terms, tel:+15551234567, mailto:help@example.com); javascript:, data: and relative links are refused")
+                  "attributedValue\(place) links to \(targets.joined(separator: ", ")), but a "
+                      + "link's target must be an https, http, tel or mailto URL "
+                      + "(e.g. https://example.com/terms, tel:+15551234567, "
+                          + "mailto:help@example.com); javascript:, data: and relative links are refused")
         }
     }
 
@@ -238,7 +253,8 @@ extension ValidationRun {
             // that carried it were distributed and shown): guidance.
             guidance(
                 alignmentPath, "field.textAlignment.placement",
-                "textAlignment is not allowed on \(area.key); Wallet aligns them itself, so remove it (it is fine on header, secondary and auxiliary fields)"
+                "textAlignment is not allowed on \(area.key); Wallet aligns them itself, so remove "
+                    + "it (it is fine on header, secondary and auxiliary fields)"
             )
         }
     }
@@ -261,7 +277,8 @@ extension ValidationRun {
             for key in ["ignoresTimeZone", "isRelative"] where field[key] != nil {
                 warning(
                     path.appending(key), "field.dateOptions",
-                    "\(key) has no effect without dateStyle or timeStyle; add one (e.g. \"dateStyle\": \"PKDateStyleMedium\") or remove \(key)"
+                    "\(key) has no effect without dateStyle or timeStyle; add one (e.g. "
+                        + "\"dateStyle\": \"PKDateStyleMedium\") or remove \(key)"
                 )
             }
         }
@@ -270,7 +287,9 @@ extension ValidationRun {
         guard case .string(let text) = value else {
             error(
                 valuePath, "field.value.date",
-                "the field has a dateStyle or timeStyle, so its value must be an ISO-8601 date string such as \"2026-12-01T09:30Z\", but it is \(value.typeName); write the date as text, or remove the style"
+                "the field has a dateStyle or timeStyle, so its value must be an ISO-8601 date string such as "
+                    + "\"2026-12-01T09:30Z\", but it is \(value.typeName); write the date as text, or remove "
+                    + "the style"
             )
             return
         }
@@ -279,7 +298,8 @@ extension ValidationRun {
         } catch {
             self.error(
                 valuePath, "field.value.date",
-                "the field has a dateStyle or timeStyle, so its value must be a date, but \"\(text)\" \(error); \(Self.dateExample(for: text, error))"
+                "the field has a dateStyle or timeStyle, so its value must be a date, but "
+                    + "\"\(text)\" \(error); \(Self.dateExample(for: text, error))"
             )
         }
     }
@@ -295,7 +315,8 @@ extension ValidationRun {
         if field["numberStyle"] != nil, !isNumber {
             error(
                 path.appending("numberStyle"), "field.numberStyle.numeric",
-                "numberStyle needs a numeric value, but the value is a string; write the value as a number without quotes (e.g. 0.25), or remove numberStyle"
+                "numberStyle needs a numeric value, but the value is a string; write the value as "
+                    + "a number without quotes (e.g. 0.25), or remove numberStyle"
             )
         }
         if let code = string("currencyCode", of: field, at: path) {
@@ -303,20 +324,24 @@ extension ValidationRun {
             if !valid {
                 error(
                     path.appending("currencyCode"), "field.currencyCode",
-                    "currencyCode \"\(code)\" is not an ISO 4217 code, which is three upper-case letters; use e.g. \(code.count == 3 ? code.uppercased() : "EUR or USD")"
+                    "currencyCode \"\(code)\" is not an ISO 4217 code, which is three upper-case letters; "
+                        + "use e.g. \(code.count == 3 ? code.uppercased() : "EUR or USD")"
                 )
             }
         }
         if field["currencyCode"] != nil, !isNumber {
             error(
                 path.appending("currencyCode"), "field.currencyCode.numeric",
-                "currencyCode needs a numeric value, but the value is a string; write the amount as a number without quotes (e.g. 12.5), or remove currencyCode"
+                "currencyCode needs a numeric value, but the value is a string; write the amount as "
+                    + "a number without quotes (e.g. 12.5), or remove currencyCode"
             )
         }
         if field["currencyCode"] != nil, field["numberStyle"] != nil {
             warning(
                 path.appending("currencyCode"), "field.currencyCode.numberStyle",
-                "the field has both currencyCode and numberStyle, but Wallet formats a value either as money or as a number, not both; remove numberStyle to show an amount, or currencyCode to show a plain number"
+                "the field has both currencyCode and numberStyle, but Wallet formats a value "
+                    + "either as money or as a number, not both; remove numberStyle to show an "
+                    + "amount, or currencyCode to show a plain number"
             )
         }
     }
@@ -337,7 +362,8 @@ extension ValidationRun {
             // Wallet ignores it there (Apple documents where it applies): guidance.
             guidance(
                 detectorsPath, "field.dataDetectorTypes.placement",
-                "dataDetectorTypes applies to backFields and additionalInfoFields only, but this field is in \(area.key); move the field to backFields or remove dataDetectorTypes"
+                "dataDetectorTypes applies to backFields and additionalInfoFields only, but this field is in "
+                    + "\(area.key); move the field to backFields or remove dataDetectorTypes"
             )
         }
     }
@@ -348,13 +374,15 @@ extension ValidationRun {
         guard let row = field["row"] else { return }
         let rowPath = path.appending("row")
         if row != .int(0), row != .int(1), row != .double(0), row != .double(1) {
-            error(rowPath, "field.row", "row is \(row.serializedString()), but it must be 0 (first row) or 1 (second row); set it to one of them")
+            error(rowPath, "field.row", "row is \(row.serializedString()), but it must be 0 (first row) "
+                + "or 1 (second row); set it to one of them")
         }
         if !(style == .eventTicket && area == .auxiliary) {
             // Wallet ignores it there (Apple documents where it applies): guidance.
             guidance(
                 rowPath, "field.row.placement",
-                "row is allowed only in an eventTicket's auxiliaryFields, but this field is in \(style.key).\(area.key); remove row"
+                "row is allowed only in an eventTicket's auxiliaryFields, but this "
+                    + "field is in \(style.key).\(area.key); remove row"
             )
         }
     }
@@ -380,7 +408,8 @@ extension ValidationRun {
             guard let limit = limits[area], let count = counts[area], count > limit else { continue }
             warning(
                 [.key(style.key), .key(area.key)], "fields.limit",
-                "\(style.key).\(area.key) has \(count) fields, but \(styleName) show at most \(limit); the rest are not displayed, so move \(count - limit) to backFields or another area"
+                "\(style.key).\(area.key) has \(count) fields, but \(styleName) show at most \(limit); the "
+                    + "rest are not displayed, so move \(count - limit) to backFields or another area"
             )
         }
         // A square barcode takes the room of one row of fields on these styles.
@@ -389,7 +418,9 @@ extension ValidationRun {
             if together > 4 {
                 warning(
                     [.key(style.key)], "fields.squareBarcodeLimit",
-                    "\(style.key) has \(together) secondary and auxiliary fields, but \(styleName) with a square barcode (\(firstBarcode.rawValue)) show at most 4 of them together; move \(together - 4) to backFields, or use PKBarcodeFormatPDF417"
+                    "\(style.key) has \(together) secondary and auxiliary fields, but \(styleName) with a "
+                        + "square barcode (\(firstBarcode.rawValue)) show at most 4 of them together; move "
+                        + "\(together - 4) to backFields, or use PKBarcodeFormatPDF417"
                 )
             }
         }

@@ -38,7 +38,8 @@ extension ValidationRun {
         case .string(let text) where text.trimmingSpaces() == "1":
             error(path, "formatVersion", "formatVersion must be the number 1, not the string \"1\"; remove the quotes")
         default:
-            error(path, "formatVersion", "formatVersion is \(value.serializedString()), but the only format version is 1; set \"formatVersion\": 1")
+            error(path, "formatVersion", "formatVersion is \(value.serializedString()), but the only "
+                + "format version is 1; set \"formatVersion\": 1")
         }
     }
 
@@ -51,7 +52,9 @@ extension ValidationRun {
         guard let problem = Self.serialNumberProblem(serial) else { return }
         guidance(
             [.key("serialNumber")], "serialNumber.format",
-            "serialNumber \"\(serial)\" \(problem); a serial number matches [A-Za-z0-9][A-Za-z0-9._~-]{0,127}: it starts with a letter or digit, then has up to 127 letters, digits, '.', '_', '~' or '-', because it becomes part of URLs and file names"
+            "serialNumber \"\(serial)\" \(problem); a serial number matches "
+                + "[A-Za-z0-9][A-Za-z0-9._~-]{0,127}: it starts with a letter or digit, then has up to 127 "
+                + "letters, digits, '.', '_', '~' or '-', because it becomes part of URLs and file names"
         )
     }
 
@@ -90,12 +93,15 @@ extension ValidationRun {
         if let problem {
             error(
                 path, "passTypeIdentifier.format",
-                "passTypeIdentifier \"\(identifier)\" \(problem); it must be a reverse-DNS name of letters, digits, '-' and '.', like pass.com.example.tickets, exactly as in your Pass Type ID certificate"
+                "passTypeIdentifier \"\(identifier)\" \(problem); it must be a reverse-DNS name of letters, "
+                    + "digits, '-' and '.', like pass.com.example.tickets, exactly as in your Pass Type ID "
+                    + "certificate"
             )
         } else if !identifier.hasPrefix("pass.") {
             warning(
                 path, "passTypeIdentifier.prefix",
-                "passTypeIdentifier \"\(identifier)\" does not start with \"pass.\"; every Pass Type ID Apple issues does (pass.com.example.tickets), so check it against your certificate"
+                "passTypeIdentifier \"\(identifier)\" does not start with \"pass.\"; every Pass Type ID Apple "
+                    + "issues does (pass.com.example.tickets), so check it against your certificate"
             )
         }
     }
@@ -125,7 +131,8 @@ extension ValidationRun {
         if team.uppercased() != team, team.uppercased().unicodeScalars.count == 10 { hint = "write it in upper case: \(team.uppercased())" }
         error(
             [.key("teamIdentifier")], "teamIdentifier.format",
-            "teamIdentifier \"\(team)\" is not an Apple Team ID, which is 10 upper-case letters and digits like A1B2C3D4E5; \(hint)"
+            "teamIdentifier \"\(team)\" is not an Apple Team ID, which is 10 "
+                + "upper-case letters and digits like A1B2C3D4E5; \(hint)"
         )
     }
 }

@@ -14,7 +14,8 @@ extension ValidationRun {
         if let distance = number("maxDistance", of: root, at: .root), distance <= 0 {
             error(
                 [.key("maxDistance")], "maxDistance",
-                "maxDistance is \(JSONValue.format(distance)), but it must be greater than 0 (metres); use e.g. 100, or remove it to use Wallet's default"
+                "maxDistance is \(JSONValue.format(distance)), but it must be greater than 0 "
+                    + "(metres); use e.g. 100, or remove it to use Wallet's default"
             )
         }
     }
@@ -51,14 +52,17 @@ extension ValidationRun {
             let hasStart = object["startDate"] != nil
             let hasEnd = object["endDate"] != nil
             if !hasDate, !hasStart, !hasEnd {
-                error(path, "relevantDates.entry", "relevantDates entry \(index) has neither date nor startDate and endDate; add {\"date\": …} for a moment or {\"startDate\": …, \"endDate\": …} for an interval")
+                error(path, "relevantDates.entry", "relevantDates entry \(index) has neither date nor startDate and endDate; add {\"date\": "
+                    + "…} for a moment or {\"startDate\": …, \"endDate\": …} for an interval")
                 continue
             }
             if hasDate, hasStart || hasEnd {
-                error(path, "relevantDates.entry", "relevantDates entry \(index) has both date and an interval; use either {\"date\": …} or {\"startDate\": …, \"endDate\": …}")
+                error(path, "relevantDates.entry", "relevantDates entry \(index) has both date and an interval; use either "
+                    + "{\"date\": …} or {\"startDate\": …, \"endDate\": …}")
             } else if hasStart != hasEnd {
                 let (present, missing) = hasStart ? ("startDate", "endDate") : ("endDate", "startDate")
-                error(path.appending(missing), "relevantDates.entry", "relevantDates entry \(index) has \(present) but no \(missing); an interval needs both (at most 24 hours apart)")
+                error(path.appending(missing), "relevantDates.entry", "relevantDates entry \(index) has \(present) but no \(missing); an "
+                    + "interval needs both (at most 24 hours apart)")
             }
             var dates: [String: W3CDate] = [:]
             for key in ["date", "startDate", "endDate"] {
@@ -72,7 +76,8 @@ extension ValidationRun {
             } else if seconds > 24 * 3600 {
                 error(
                     path.appending("endDate"), "relevantDates.interval",
-                    "the interval from \(start) to \(end) is \(Self.hoursText(seconds)) long, but Wallet allows at most 24 hours; split it into several relevantDates entries"
+                    "the interval from \(start) to \(end) is \(Self.hoursText(seconds)) long, but Wallet "
+                        + "allows at most 24 hours; split it into several relevantDates entries"
                 )
             }
         }
@@ -106,13 +111,16 @@ extension ValidationRun {
     mutating func checkCoordinate(_ key: String, of location: JSONObject, at path: JSONPath, range: ClosedRange<Double>) {
         let rule = "location.\(key)"
         guard location[key] != nil else {
-            error(path.appending(key), rule, "the location at \(path) has no \(key); add it as a number of degrees (\(JSONValue.format(range.lowerBound)) to \(JSONValue.format(range.upperBound)))")
+            error(path.appending(key), rule, "the location at \(path) has no \(key); add it as a number of degrees "
+                + "(\(JSONValue.format(range.lowerBound)) to \(JSONValue.format(range.upperBound)))")
             return
         }
         guard let value = number(key, of: location, at: path), !range.contains(value) else { return }
         error(
             path.appending(key), rule,
-            "\(key) \(JSONValue.format(value)) is outside \(JSONValue.format(range.lowerBound))…\(JSONValue.format(range.upperBound)) degrees; check that latitude and longitude are not swapped"
+            "\(key) \(JSONValue.format(value)) is outside "
+                + "\(JSONValue.format(range.lowerBound))…\(JSONValue.format(range.upperBound)) degrees; check that "
+                + "latitude and longitude are not swapped"
         )
     }
 
@@ -128,14 +136,17 @@ extension ValidationRun {
             reportUnknownKeys(in: object, at: path, known: Beacon.CodingKeys.allCases.map(\.rawValue), place: "a beacon")
             let uuidPath = path.appending("proximityUUID")
             if object["proximityUUID"] == nil {
-                error(uuidPath, "beacon.proximityUUID", "the beacon at \(path) has no proximityUUID; add the beacon's UUID, e.g. \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\"")
+                error(uuidPath, "beacon.proximityUUID", "the beacon at \(path) has no proximityUUID; add the beacon's UUID, "
+                    + "e.g. \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\"")
             } else if let uuid = string("proximityUUID", of: object, at: path), !Self.isUUID(uuid) {
-                error(uuidPath, "beacon.proximityUUID", "proximityUUID \"\(uuid)\" is not a UUID; write 32 hex digits grouped 8-4-4-4-12, e.g. \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\"")
+                error(uuidPath, "beacon.proximityUUID", "proximityUUID \"\(uuid)\" is not a UUID; write 32 hex digits grouped "
+                    + "8-4-4-4-12, e.g. \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\"")
             }
             for key in ["major", "minor"] {
                 guard let value = number(key, of: object, at: path) else { continue }
                 if value != value.rounded() || !(0...65535).contains(value) {
-                    error(path.appending(key), "beacon.\(key)", "\(key) \(JSONValue.format(value)) is not a whole number from 0 to 65535, as iBeacon \(key) values are; fix it to the beacon's value")
+                    error(path.appending(key), "beacon.\(key)", "\(key) \(JSONValue.format(value)) is not a whole number from 0 to 65535, as "
+                        + "iBeacon \(key) values are; fix it to the beacon's value")
                 }
             }
             _ = string("relevantText", of: object, at: path)

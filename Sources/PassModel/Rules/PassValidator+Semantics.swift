@@ -14,7 +14,8 @@ extension ValidationRun {
             if let style, tag.scope.isExclusive, !tag.scope.includes(style) {
                 warning(
                     tagPath, "semantics.style",
-                    "Apple's documentation says to use semantic tag \(key) only on \(tag.scope.description), but the pass is \(Self.article(style)) \(style.key); remove it, or check the pass's style"
+                    "Apple's documentation says to use semantic tag \(key) only on \(tag.scope.description), "
+                        + "but the pass is \(Self.article(style)) \(style.key); remove it, or check the pass's style"
                 )
             }
         }

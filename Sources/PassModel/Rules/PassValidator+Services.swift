@@ -12,19 +12,22 @@ extension ValidationRun {
         if let token, token.count < 16 {
             error(
                 [.key("authenticationToken")], "authenticationToken.length",
-                "authenticationToken has \(token.count) characters, but Wallet requires at least 16; use a longer random token (passforge derives one when the key is left out)"
+                "authenticationToken has \(token.count) characters, but Wallet requires at least 16; use a "
+                    + "longer random token (passforge derives one when the key is left out)"
             )
         }
         if root["webServiceURL"] != nil, root["authenticationToken"] == nil {
             error(
                 [.key("authenticationToken")], "webService.pair",
-                "the pass has a webServiceURL but no authenticationToken; add an authenticationToken of at least 16 characters, or remove webServiceURL"
+                "the pass has a webServiceURL but no authenticationToken; add an "
+                    + "authenticationToken of at least 16 characters, or remove webServiceURL"
             )
         }
         if root["authenticationToken"] != nil, root["webServiceURL"] == nil {
             error(
                 [.key("webServiceURL")], "webService.pair",
-                "the pass has an authenticationToken but no webServiceURL; add the https:// URL of the pass web service, or remove authenticationToken"
+                "the pass has an authenticationToken but no webServiceURL; add the https:// URL "
+                    + "of the pass web service, or remove authenticationToken"
             )
         }
     }
@@ -41,21 +44,25 @@ extension ValidationRun {
             guard options.allowsHTTPWebService else {
                 error(
                     path, "webServiceURL.scheme",
-                    "webServiceURL \"\(url)\" uses plain http, which only development devices accept; use https://, or pass --allow-http-web-service for development"
+                    "webServiceURL \"\(url)\" uses plain http, which only development devices accept; "
+                        + "use https://, or pass --allow-http-web-service for development"
                 )
                 return
             }
             rest = url.dropFirst("http://".count)
         } else {
-            error(path, "webServiceURL.scheme", "webServiceURL \"\(url)\" is not an https:// URL; write the full URL of the web service, e.g. https://passes.example.com/")
+            error(path, "webServiceURL.scheme", "webServiceURL \"\(url)\" is not an https:// URL; write the full URL of "
+                + "the web service, e.g. https://passes.example.com/")
             return
         }
         let host = rest.prefix { $0 != "/" && $0 != ":" }
         if host.isEmpty {
-            error(path, "webServiceURL.format", "webServiceURL \"\(url)\" has no host name; write the full URL of the web service, e.g. https://passes.example.com/")
+            error(path, "webServiceURL.format", "webServiceURL \"\(url)\" has no host name; write the full URL of the "
+                + "web service, e.g. https://passes.example.com/")
         } else if url.contains(where: \.isWhitespace) || url.contains("?") || url.contains("#") {
             // Wallet appends /v1/devices/… to the URL, which a query or fragment would swallow.
-            error(path, "webServiceURL.format", "webServiceURL \"\(url)\" contains whitespace, '?' or '#'; Wallet appends /v1/… to it, so give a plain base URL such as https://passes.example.com/")
+            error(path, "webServiceURL.format", "webServiceURL \"\(url)\" contains whitespace, '?' or '#'; Wallet appends /v1/… to "
+                + "it, so give a plain base URL such as https://passes.example.com/")
         }
     }
 
@@ -81,7 +88,8 @@ extension ValidationRun {
         if root["associatedStoreIdentifiers"] == nil || identifiers?.isEmpty == true {
             error(
                 [.key("associatedStoreIdentifiers")], "appLaunchURL.storeIdentifiers",
-                "appLaunchURL needs associatedStoreIdentifiers, the App Store IDs of the app it opens; add e.g. \"associatedStoreIdentifiers\": [284882215], or remove appLaunchURL"
+                "appLaunchURL needs associatedStoreIdentifiers, the App Store IDs of the app it opens; add "
+                    + "e.g. \"associatedStoreIdentifiers\": [284882215], or remove appLaunchURL"
             )
         }
     }
@@ -94,7 +102,8 @@ extension ValidationRun {
             let path = base.appending(key).appending(index)
             guard expect(identifier, is: .number, at: path), let number = identifier.numberValue else { continue }
             if number != number.rounded() || number <= 0 {
-                error(path, "\(key).value", "\(JSONValue.format(number)) is not an App Store ID, which is a positive whole number like 284882215; copy it from the app's App Store URL")
+                error(path, "\(key).value", "\(JSONValue.format(number)) is not an App Store ID, which is a positive whole "
+                    + "number like 284882215; copy it from the app's App Store URL")
             }
         }
         return identifiers
@@ -107,7 +116,8 @@ extension ValidationRun {
             // Wallet ignores it there (Apple documents where it applies): guidance.
             guidance(
                 [.key("groupingIdentifier")], "groupingIdentifier.style",
-                "groupingIdentifier is allowed only on eventTicket and boardingPass passes, but the pass's style is \(style.key); remove it"
+                "groupingIdentifier is allowed only on eventTicket and boardingPass "
+                    + "passes, but the pass's style is \(style.key); remove it"
             )
         }
     }
@@ -138,7 +148,8 @@ extension ValidationRun {
         let fix = "write e.g. rgb(60, 65, 76)"
         error(
             path, "color",
-            "\(name) \"\(text)\" is not a colour Wallet reads; colours are rgb(r, g, b) with each component a whole number from 0 to 255, so \(fix)"
+            "\(name) \"\(text)\" is not a colour Wallet reads; colours are rgb(r, g, b) "
+                + "with each component a whole number from 0 to 255, so \(fix)"
         )
     }
 

@@ -19,11 +19,15 @@ extension ValidationRun {
                 if let style, known.style != style {
                     warning(
                         path, "preferredStyleSchemes.style",
-                        "\(name) applies to \(known.style.pluralName) only, but the pass is \(Self.article(style)) \(style.key), so Wallet ignores it; remove it, or make the pass \(Self.article(known.style)) \(known.style.key)"
+                        "\(name) applies to \(known.style.pluralName) only, but the pass is "
+                            + "\(Self.article(style)) \(style.key), so Wallet ignores it; remove it, or make "
+                            + "the pass \(Self.article(known.style)) \(known.style.key)"
                     )
                 }
             } else if PassStyle(rawValue: name) == nil {
-                var message = "preferredStyleSchemes value \"\(name)\" is not a scheme Wallet knows (\(PassStyleScheme.allCases.map(\.rawValue).joined(separator: ", ")), or a style name as the fallback)"
+                var message = "preferredStyleSchemes value \"\(name)\" is not a scheme Wallet knows "
+                    + "(\(PassStyleScheme.allCases.map(\.rawValue).joined(separator: ", ")), or a style name as "
+                    + "the fallback)"
                 if let nearest = Spelling.nearest(to: name, in: PassStyleScheme.knownValues) {
                     message += "; did you mean \"\(nearest)\"? Rename it if so"
                 } else {
@@ -45,7 +49,8 @@ extension ValidationRun {
         if Self.isMissing(semantics["seats"]) {
             warning(
                 [.key("semantics"), .key("seats")], "\(scheme.rawValue).seats",
-                "\(Self.schemeDescription(scheme)) should have seat details, which Wallet shows on the pass; add \"seats\": [{\"seatSection\": …, \"seatRow\": …, \"seatNumber\": …}] under semantics"
+                "\(Self.schemeDescription(scheme)) should have seat details, which Wallet shows on the pass; "
+                    + "add \"seats\": [{\"seatSection\": …, \"seatRow\": …, \"seatNumber\": …}] under semantics"
             )
         }
     }
@@ -74,7 +79,8 @@ extension ValidationRun {
     ) {
         guard Self.isMissing(semantics[key]) else { return }
         let verb = severity == .error ? "needs" : "should have"
-        let message = "\(Self.schemeDescription(scheme)) \(verb) semantics.\(key), \(what); add \"\(key)\": \(example) under semantics"
+        let message = "\(Self.schemeDescription(scheme)) \(verb) semantics.\(key), "
+            + "\(what); add \"\(key)\": \(example) under semantics"
             + (severity == .error ? ", or remove \(scheme.rawValue) from preferredStyleSchemes" : "")
         diagnostics.append(Diagnostic(severity, at: [.key("semantics"), .key(key)], rule: "\(scheme.rawValue).\(key)", message))
     }
@@ -84,12 +90,15 @@ extension ValidationRun {
         if root["nfc"] == nil || root["nfc"] == .null {
             error(
                 [.key("nfc")], "posterEventTicket.nfc",
-                "\(Self.schemeDescription(scheme)) needs nfc, the ticket's NFC payload; add \"nfc\": {\"message\": …, \"encryptionPublicKey\": …, \"requiresAuthentication\": true}, or remove posterEventTicket from preferredStyleSchemes"
+                "\(Self.schemeDescription(scheme)) needs nfc, the ticket's NFC payload; add \"nfc\": "
+                    + "{\"message\": …, \"encryptionPublicKey\": …, \"requiresAuthentication\": true}, or "
+                    + "remove posterEventTicket from preferredStyleSchemes"
             )
         } else if let nfc = root["nfc"]?.objectValue, nfc["requiresAuthentication"] == nil || nfc["requiresAuthentication"] == .null {
             error(
                 [.key("nfc"), .key("requiresAuthentication")], "posterEventTicket.nfc.requiresAuthentication",
-                "\(Self.schemeDescription(scheme)) needs nfc.requiresAuthentication; add \"requiresAuthentication\": true (the holder authenticates on every tap) or false to nfc"
+                "\(Self.schemeDescription(scheme)) needs nfc.requiresAuthentication; add "
+                    + "\"requiresAuthentication\": true (the holder authenticates on every tap) or false to nfc"
             )
         }
         requireSemantic("eventName", in: semantics, scheme: scheme, what: "the event's full name", example: "\"The Midnight Owls: Long Night Tour\"")
@@ -141,7 +150,9 @@ extension ValidationRun {
         if !hasName {
             error(
                 [.key("semantics"), .key("passengerName")], "semanticBoardingPass.passengerName",
-                "\(Self.schemeDescription(scheme)) needs semantics.passengerName with at least one part besides phoneticRepresentation; add \"passengerName\": {\"givenName\": …, \"familyName\": …} under semantics, or remove semanticBoardingPass from preferredStyleSchemes"
+                "\(Self.schemeDescription(scheme)) needs semantics.passengerName with at least one part "
+                    + "besides phoneticRepresentation; add \"passengerName\": {\"givenName\": …, \"familyName\": …} "
+                    + "under semantics, or remove semanticBoardingPass from preferredStyleSchemes"
             )
         }
     }
@@ -150,7 +161,8 @@ extension ValidationRun {
     mutating func checkPosterOnlyKeys(styles: [PassStyle]) {
         guard PassStyleScheme.active(in: .object(root)) != .posterEventTicket else { return }
         let fix = styles == [.eventTicket]
-            ? "add \"preferredStyleSchemes\": [\"posterEventTicket\", \"eventTicket\"] to make the pass a poster event ticket, or remove it"
+            ? "add \"preferredStyleSchemes\": [\"posterEventTicket\", \"eventTicket\"] "
+                + "to make the pass a poster event ticket, or remove it"
             : "remove it (it works on event tickets that prefer posterEventTicket)"
         for key in PassLinks.posterEventTicketOnlyKeys where root[key] != nil {
             warning([.key(key)], "key.posterEventTicketOnly", "\(key) works only on poster event tickets, so Wallet ignores it on this pass; \(fix)")

@@ -65,7 +65,8 @@ package struct PassValidator: Sendable {
         guard case .object(let root) = pass else {
             return [.error(
                 at: .root, rule: "json.root",
-                "pass.json must be a JSON object ({ … }), but it is \(pass.typeName); put the pass's keys in one object"
+                "pass.json must be a JSON object ({ … }), but it is "
+                    + "\(pass.typeName); put the pass's keys in one object"
             )]
         }
         var run = ValidationRun(options: options, root: root)
