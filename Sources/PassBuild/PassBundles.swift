@@ -97,7 +97,7 @@ enum PassBundles {
             let etags = members.map { passes[$0]?.etag ?? "" }
             let path = TreeLayout.bundleDownloadPath(capability: capability(name: declaration.name, secret: secret))
             if let old = previous[declaration.name], old.members == members, old.memberETags == etags, old.downloadPath == path,
-               !requiresLocalPassFiles || AtomicFileSystem.exists("\(tree.directory)/\(path)") {
+               !requiresLocalPassFiles || AtomicFileSystem.exists(tree.path(path)) {
                 var kept = old
                 kept.sourceFile = file
                 kept.sourceHash = content.hash
@@ -109,14 +109,14 @@ enum PassBundles {
             var unavailable: String?
             for key in members {
                 guard let record = passes[key] else { continue }
-                let source = stagedPaths[key].map { "\(tree.directory)/\($0)" } ?? "\(tree.directory)/\(record.path)"
+                let source = stagedPaths[key].map { tree.path($0) } ?? tree.path(record.path)
                 guard let bytes = AtomicFileSystem.readFile(source) else {
                     unavailable = record.path
                     break
                 }
-                var name = "\(record.serialNumber).pkpass"
+                var name = "\(record.identifier).pkpass"
                 if !names.insert(name).inserted {
-                    name = "\(record.passTypeIdentifier).\(record.serialNumber).pkpass"
+                    name = "\(record.typeIdentifier).\(record.identifier).pkpass"
                     names.insert(name)
                 }
                 entries.append(ZipEntry(name: name, bytes: bytes, isCompressed: false))
@@ -139,7 +139,7 @@ enum PassBundles {
             }
             try AtomicFileSystem.createDirectory(tree.stagingDirectory)
             let staged = "\(tree.stagingFolder)/bundle-\(declaration.name).pkpasses"
-            try AtomicFileSystem.createFile(bytes, at: "\(tree.directory)/\(staged)", modifiedAt: updateTag)
+            try AtomicFileSystem.createFile(bytes, at: tree.path(staged), modifiedAt: updateTag)
             update.moves.append(.init(kind: .move, path: path, source: staged))
             update.records[declaration.name] = Record(
                 name: declaration.name, sourceFile: file, sourceHash: content.hash, members: members, memberETags: etags,

@@ -39,7 +39,7 @@ final class PassFilePresence: Sendable {
 
     /// Whether the file of a pass or order (`record.path`) is there.
     func contains(_ record: BuildState.ItemRecord) -> Bool {
-        contains(kind: record.kind, type: record.passTypeIdentifier, identifier: record.serialNumber)
+        contains(kind: record.kind, type: record.typeIdentifier, identifier: record.identifier)
     }
 
     /// Whether `v1/passes/<type>/<identifier>` (`v1/orders/…` for an order) is there.

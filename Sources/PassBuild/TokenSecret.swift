@@ -27,7 +27,7 @@ package struct TokenSecret: Sendable {
 
     /// `base64url(HMAC-SHA256(secret, passTypeIdentifier + "/" + serialNumber))`.
     package func authenticationToken(passTypeIdentifier: String, serialNumber: String) -> String {
-        base64URL(mac("\(passTypeIdentifier)/\(serialNumber)"))
+        base64URL(mac(ItemKey.text(typeIdentifier: passTypeIdentifier, identifier: serialNumber)))
     }
 
     /// `base64url(HMAC-SHA256(secret, "download/" + type + "/" + serial))` cut to 22 characters.

@@ -21,9 +21,9 @@ package struct LandingLinks: Sendable {
             (self.template, self.offer, self.serials) = (template, offer, serials)
         }
 
-        func keeps(_ record: BuildState.ItemRecord) -> Bool {
-            (template == nil || record.templateName == template) && (offer == nil || record.offer == offer)
-                && (serials.isEmpty || serials.contains(record.serialNumber))
+        func keeps(_ item: PublishedItem) -> Bool {
+            (template == nil || item.templateName == template) && (offer == nil || item.offer == offer)
+                && (serials.isEmpty || serials.contains(item.identifier))
         }
     }
 
@@ -53,7 +53,7 @@ package struct LandingLinks: Sendable {
     /// - Parameters:
     ///   - baseURL: overrides the list's (`landingPages.baseURL`); must end in a slash.
     ///   - language: the badge's language in the snippet (its base language, then English, then any).
-    package init(state: BuildState, pages: LandingPageList?, baseURL: String?, filter: Filter, language: String = "en") {
+    package init(index: PublishedIndex, pages: LandingPageList?, baseURL: String?, filter: Filter, language: String = "en") {
         let base = baseURL ?? pages?.baseURL ?? ""
         let badges = pages?.badges ?? [:], orderBadges = pages?.orderBadges ?? [:]
         func badge(_ table: [String: LandingFileRecord]) -> String? {
@@ -62,18 +62,18 @@ package struct LandingLinks: Sendable {
         }
         let passBadge = badge(badges), orderBadge = badge(orderBadges)
         var rows: [Row] = []
-        rows.reserveCapacity(state.passes.count)
-        for key in state.passes.keys.sorted() {
-            let record = state.passes[key]!
+        rows.reserveCapacity(index.items.count)
+        for key in index.sortedKeys {
+            let record = index.items[key]!
             guard filter.keeps(record) else { continue }
-            let page = pages?.pages[key]
+            let page = pages?.pages[key.text]
             let pagePath = page?.pagePath ?? TreeLayout.capability(ofDownloadPath: record.downloadPath)
                 .map { TreeLayout.landingPagePath(capability: String($0)) } ?? ""
             let isOrder = record.kind == .order
             let landing = base + pagePath, download = base + record.downloadPath
             let unavailable = page?.unavailable ?? false
             let badgeURL = (isOrder ? orderBadge : passBadge).map { base + $0 }
-            rows.append(Row(kind: isOrder ? "order" : "pass", typeIdentifier: record.passTypeIdentifier, identifier: record.serialNumber,
+            rows.append(Row(kind: isOrder ? "order" : "pass", typeIdentifier: record.typeIdentifier, identifier: record.identifier,
                             template: record.templateName, offer: record.offer ?? "", landingURL: landing, downloadURL: download,
                             unavailable: unavailable,
                             snippet: unavailable ? "" : Self.snippet(landing: landing, download: download, badge: badgeURL, isOrder: isOrder)))
@@ -160,7 +160,7 @@ package struct LandingLinks: Sendable {
         var text = "<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<meta name=\"robots\" content=\"noindex\">\n<title>passforge links</title>\n"
         for row in rows {
             // Identifiers are [A-Za-z0-9._~-]: no "--" can end the comment early except in the identifier itself.
-            let name = "\(row.typeIdentifier)/\(row.identifier)".replacingOccurrences(of: "--", with: "- -")
+            let name = ItemKey.text(typeIdentifier: row.typeIdentifier, identifier: row.identifier).replacingOccurrences(of: "--", with: "- -")
             text += "<!-- \(name) -->\n" + (row.unavailable ? "<p>(expired or voided)</p>" : row.snippet) + "\n"
         }
         return text

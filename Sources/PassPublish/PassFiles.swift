@@ -9,14 +9,14 @@ struct PassFiles: Sendable, Equatable {
 
     var allPaths: [String] { [passPath] + linkPaths }
 
-    init(_ record: BuildState.ItemRecord) {
-        passPath = record.path
-        linkPaths = record.files.filter { $0 != record.path }
+    init(_ item: PublishedItem) {
+        passPath = item.path
+        linkPaths = item.files.filter { $0 != item.path }
     }
 
     /// The names a removed pass had; a state written before removed passes
     /// kept them knows only the pass file.
-    static func paths(of removed: BuildState.RemovedItemRecord) -> [String] {
-        removed.files.isEmpty ? [TreeLayout.itemPath(kind: removed.kind, type: removed.passTypeIdentifier, identifier: removed.serialNumber)] : removed.files
+    static func paths(of removed: RemovedItem) -> [String] {
+        removed.filesToDelete
     }
 }

@@ -27,12 +27,12 @@ struct PublishPlan: Sendable {
     /// with another path, ETag or size. Deleted: every bundle file the
     /// destination lists or holds (`bundleFiles`) that the local build does
     /// not list.
-    init(local: BuildState, destination: BuildState?, localBundles: BundleComparison = BundleComparison(),
+    init(local: PublishedIndex, destination: PublishedIndex?, localBundles: BundleComparison = BundleComparison(),
          destinationBundles: BundleComparison = BundleComparison(), bundleFiles: [String] = []) throws(PublishError) {
-        for key in local.passes.keys.sorted() {
-            let record = local.passes[key]!
+        for key in local.sortedKeys {
+            let record = local.items[key]!
             let files = PassFiles(record)
-            let previous = destination?.passes[key]
+            let previous = destination?.items[key]
             let previousFiles = previous.map(PassFiles.init)
             if let previous, let previousFiles, previous.etag == record.etag, previous.updateTag == record.updateTag, previousFiles == files {
                 continue
@@ -46,16 +46,16 @@ struct PublishPlan: Sendable {
         }
         sentPasses = uploads.count
         if let destination {
-            for key in destination.passes.keys.sorted() where local.passes[key] == nil {
-                removals += PassFiles(destination.passes[key]!).allPaths
+            for key in destination.sortedKeys where local.items[key] == nil {
+                removals += PassFiles(destination.items[key]!).allPaths
                 removedPasses += 1
             }
         }
         let since = destination?.lastUpdateTag ?? 0
-        for key in local.removedPasses.keys.sorted() where local.removedPasses[key]!.removedTag >= since {
-            removals += PassFiles.paths(of: local.removedPasses[key]!)
+        for key in local.removedItems.keys.sorted() where local.removedItems[key]!.removedTag >= since {
+            removals += PassFiles.paths(of: local.removedItems[key]!)
         }
-        let kept = Set(local.passes.values.flatMap { PassFiles($0).allPaths }).union(localBundles.downloadPaths)
+        let kept = Set(local.items.values.flatMap { PassFiles($0).allPaths }).union(localBundles.downloadPaths)
         if !removals.isEmpty {
             // Never delete a name the local build still uses.
             var seen = Set<String>()

@@ -48,32 +48,32 @@ package struct Publisher: Sendable {
         defer { transport.close() }
         let output = LocalOutput(directory: outputDirectory)
         guard AtomicFileSystem.exists(output.stateDirectory) else {
-            throw PublishError("\(outputDirectory) holds no build (no .passforge/); run passforge build first")
+            throw PublishError(.noBuild, "\(outputDirectory) holds no build (no .passforge/); run passforge build first")
         }
         if case .directory(let path) = destination,
            URL(fileURLWithPath: path).resolvingSymlinksInPath().path == URL(fileURLWithPath: outputDirectory).resolvingSymlinksInPath().path {
-            throw PublishError("\(path) is the output tree itself; publish to another folder")
+            throw PublishError(.destinationIsOutput, "\(path) is the output tree itself; publish to another folder")
         }
         let lock = try output.lock(purpose: "publish")
         defer { lock.release() }
         guard let localBytes = AtomicFileSystem.readFile(BuildState.path(in: outputDirectory)) else {
-            throw PublishError("\(outputDirectory) holds no build (no \(TreeLayout.statePath)); run passforge build first")
+            throw PublishError(.noBuild, "\(outputDirectory) holds no build (no \(TreeLayout.statePath)); run passforge build first")
         }
-        let local = try BuildState.decode(localBytes, of: outputDirectory)
+        let local = try PublishedIndex.decode(localBytes, of: outputDirectory)
         let localBundlesJSON = AtomicFileSystem.readFile("\(outputDirectory)/\(BundleList.path)")
         let localBundles = try BundleComparison(localOutput: outputDirectory, bytes: localBundlesJSON)
 
-        var published: (state: BuildState, files: PublishedBuild)?
+        var published: (state: PublishedIndex, files: PublishedBuild)?
         switch try transport.fetchState() {
         case .missingFolder:
             if !dryRun { try transport.createDestination() }
         case .noState:
             break
         case .published(let files):
-            published = (try output.decodePublished(files, from: destination).state, files)
+            published = (PublishedIndex(try output.decodePublished(files, from: destination).state), files)
         }
         if let published, published.state.lastUpdateTag > local.lastUpdateTag {
-            throw PublishError("\(destination) holds a newer build (update tag \(published.state.lastUpdateTag)) than \(outputDirectory) (\(local.lastUpdateTag)); build with --state-from \(destination) first, so that no pass goes back to an older version")
+            throw PublishError(.newerAtDestination, "\(destination) holds a newer build (update tag \(published.state.lastUpdateTag)) than \(outputDirectory) (\(local.lastUpdateTag)); build with --state-from \(destination) first, so that no pass goes back to an older version")
         }
         let destinationLock = dryRun ? nil : try transport.lockDestination()
         defer { destinationLock?.release() }
@@ -135,14 +135,13 @@ package struct Publisher: Sendable {
         for upload in plan.uploads {
             let path = "\(outputDirectory)/\(upload.path)"
             guard let bytes = AtomicFileSystem.readFile(path) else {
-                throw PublishError("\(path) is missing, but the build lists it as changed; run passforge build, then publish")
+                throw PublishError(.localTreeMismatch, "\(path) is missing, but the build lists it as changed; run passforge build, then publish")
             }
             guard BuildState.etag(of: bytes) == upload.etag else {
-                throw PublishError("\(path) does not match the build state (another ETag); run passforge build, then publish")
+                throw PublishError(.localTreeMismatch, "\(path) does not match the build state (another ETag); run passforge build, then publish")
             }
         }
     }
-
 }
 
 /// The points of a publish its `Checkpoints` are told of: what a publish killed there leaves at the

@@ -2,7 +2,6 @@ import Foundation
 package import Logging
 import PassModel
 package import WalletTree
-package import PassPackage
 
 /// A pool of APNs clients, one per topic (pass or order type), each with the
 /// Pass Type ID (or Order Type ID) certificate that signs that topic's items —
@@ -15,20 +14,20 @@ package import PassPackage
 /// say which credential, and the Order Type ID certificate is what peers use
 /// (vapor-community/wallet).
 package actor APNsClientPool: PushSenderProvider {
-    private let identities: any SigningIdentityProvider
+    private let identities: any APNsIdentityProvider
     private let configuration: APNsConfiguration
     private let logger: Logger
     private var clients: [String: APNsClient] = [:]
 
-    package init(identities: any SigningIdentityProvider, configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.apns")) {
+    package init(identities: any APNsIdentityProvider, configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.apns")) {
         self.identities = identities
         self.configuration = configuration
         self.logger = logger
     }
 
-    package func sender(topic: String, state: BuildState) async throws -> PushSender {
+    package func sender(topic: String, index: PublishedIndex) async throws -> PushSender {
         if let client = clients[topic] { return PushSender(client: client, logger: logger) }
-        let client = try APNsClient(identity: try identity(topic: topic, state: state), configuration: configuration)
+        let client = try APNsClient(identity: try identity(topic: topic, index: index), configuration: configuration)
         clients[topic] = client
         return PushSender(client: client, logger: logger)
     }
@@ -38,29 +37,28 @@ package actor APNsClientPool: PushSenderProvider {
         clients.removeAll()
     }
 
-    private func identity(topic: String, state: BuildState) throws -> APNsClientIdentity {
-        let built = state.passes.values.first { $0.passTypeIdentifier == topic }
+    private func identity(topic: String, index: PublishedIndex) throws -> APNsClientIdentity {
+        let built = index.items.values.first { $0.typeIdentifier == topic }
         // A topic whose items were all removed is still pushed (their holders learn they are gone).
-        let kind = built?.kind ?? state.removedPasses.values.first { $0.passTypeIdentifier == topic }?.kind ?? .pass
+        let kind = index.kind(ofType: topic) ?? .pass
         let certificateName = kind.certificateName
-        let resolved: (identity: SigningIdentity, isDevelopment: Bool)
+        let certificate: APNsCertificate
         do {
-            resolved = try identities.signingIdentity(typeIdentifier: topic, teamIdentifier: built?.teamIdentifier ?? "", kind: kind)
+            certificate = try identities.apnsCertificate(topic: topic, teamIdentifier: built?.teamIdentifier ?? "", kind: kind)
         } catch {
             throw PushRunError.unusableIdentity("cannot load the \(certificateName) for \(topic): \(error)")
         }
-        guard !resolved.isDevelopment else {
+        guard !certificate.isDevelopment else {
             throw PushRunError.unusableIdentity("no \(certificateName) is configured for \(topic) (the build used the development chain, which APNs refuses); set PASSFORGE_SIGNING_CERTIFICATE or `signing:` in passforge.yml")
         }
         // APNs takes the topic from the certificate's UID (the pass or order type identifier):
         // one for another type gets 403 for every push.
-        guard resolved.identity.certificate.userID == topic else {
-            throw PushRunError.unusableIdentity("the certificate configured for \(topic) is for \(resolved.identity.certificate.userID ?? "no \(kind.noun) type") (\(resolved.identity.certificate.subject)); APNs would refuse every push. Configure the \(certificateName) of \(topic)")
+        guard certificate.userID == topic else {
+            throw PushRunError.unusableIdentity("the certificate configured for \(topic) is for \(certificate.userID ?? "no \(kind.noun) type") (\(certificate.subject)); APNs would refuse every push. Configure the \(certificateName) of \(topic)")
         }
-        guard resolved.identity.certificate.isValid(at: Date()) else {
-            throw PushRunError.unusableIdentity("the \(certificateName) for \(topic) expired on \(resolved.identity.certificate.notAfter); renew it in the Apple Developer portal")
+        guard certificate.isValid(at: Date()) else {
+            throw PushRunError.unusableIdentity("the \(certificateName) for \(topic) expired on \(certificate.notAfter); renew it in the Apple Developer portal")
         }
-        return APNsClientIdentity(certificateChainPEM: resolved.identity.certificatePEM + resolved.identity.wwdrCertificatePEM,
-                                  privateKeyPEM: resolved.identity.exportPrivateKeyPEM(), kind: kind)
+        return APNsClientIdentity(certificateChainPEM: certificate.chainPEM, privateKeyPEM: certificate.privateKeyPEM, kind: kind)
     }
 }

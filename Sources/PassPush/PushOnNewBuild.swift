@@ -22,10 +22,10 @@ package struct PushOnNewBuild: NewBuildReaction {
         self.onReport = onReport
     }
 
-    package func react(to build: BuildState) async {
+    package func react(to build: PublishedIndex) async {
         while true {
             do {
-                let report = try await operation.run(state: build)
+                let report = try await operation.run(index: build)
                 onReport(report)
                 if report.pending > 0 || !report.failures.isEmpty {
                     logger.info("push: \(report.summaryLine)")

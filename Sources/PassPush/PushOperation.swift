@@ -1,6 +1,5 @@
 package import Logging
 package import WalletTree
-package import PassPackage
 package import RegistrationStore
 
 /// Push runs wired for production — the one factory behind `passforge push`,
@@ -12,28 +11,29 @@ package struct PushOperation: Sendable {
     package let pushRun: PushRun
     private let clients: APNsClientPool
 
-    package init(outputDirectory: String, identities: any SigningIdentityProvider, store: any PushQueue,
+    /// `output`: the process's one output tree (`OutputFolder`), shared with whatever else writes its index files.
+    package init(output: OutputFolder, identities: any APNsIdentityProvider, store: any PushQueue,
                  configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.push")) {
         clients = APNsClientPool(identities: identities, configuration: configuration, logger: logger)
-        pushRun = PushRun(store: store, outputDirectory: outputDirectory, senders: clients, logger: logger)
+        pushRun = PushRun(store: store, output: output, senders: clients, logger: logger)
     }
 
     /// Queues the changes since the last push (or the one pass of `options`)
     /// and sends them; the clients stay open for the next run.
     package func run(
-        _ options: PushRun.Options = PushRun.Options(), state: BuildState? = nil,
+        _ options: PushRun.Options = PushRun.Options(), index: PublishedIndex? = nil,
         progress: @escaping @Sendable (PushRun.Progress) -> Void = { _ in }
     ) async throws -> PushRun.Report {
-        try await pushRun.run(options, state: state, progress: progress)
+        try await pushRun.run(options, index: index, progress: progress)
     }
 
     /// One run, then the clients are closed, however the run ended.
     package func runOnce(
-        _ options: PushRun.Options = PushRun.Options(), state: BuildState? = nil,
+        _ options: PushRun.Options = PushRun.Options(), index: PublishedIndex? = nil,
         progress: @escaping @Sendable (PushRun.Progress) -> Void = { _ in }
     ) async throws -> PushRun.Report {
         do {
-            let report = try await run(options, state: state, progress: progress)
+            let report = try await run(options, index: index, progress: progress)
             await shutdown()
             return report
         } catch {

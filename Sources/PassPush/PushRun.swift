@@ -63,7 +63,9 @@ package struct PushRun: Sendable {
     }
 
     package let store: any PushQueue
-    package let outputDirectory: String
+    /// The process's output tree: the state is read from it, and a dead token's index files are removed
+    /// through its one index writer, which the web service of `serve --push` writes through too.
+    package let output: OutputFolder
     package let senders: any PushSenderProvider
     package let logger: Logger
     /// Deliveries recorded in the store at once; a killed run re-sends at most
@@ -71,19 +73,19 @@ package struct PushRun: Sendable {
     package var completionBatch = 64
     package var completionInterval: Duration = .milliseconds(50)
 
-    package init(store: any PushQueue, outputDirectory: String, senders: any PushSenderProvider,
+    package init(store: any PushQueue, output: OutputFolder, senders: any PushSenderProvider,
                 logger: Logger = Logger(label: "passforge.push")) {
         self.store = store
-        self.outputDirectory = outputDirectory
+        self.output = output
         self.senders = senders
         self.logger = logger
     }
 
-    /// `state`: the build's state when the caller has it (a build that just committed it, a server that
+    /// `index`: the build's index when the caller has it (a build that just committed it, a server that
     /// took a new build); read from the output folder when nil.
-    package func run(_ options: Options = Options(), state: BuildState? = nil,
+    package func run(_ options: Options = Options(), index: PublishedIndex? = nil,
                      progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> Report {
-        let state = try state ?? BuildState.load(from: outputDirectory)
+        let state = try index ?? PublishedIndex.load(from: output.directory)
         if options.dryRun { return try await plan(state: state, options: options) }
         return try await store.withPushLock {
             var report = Report()
@@ -95,7 +97,7 @@ package struct PushRun: Sendable {
             for topic in byTopic.keys.sorted() {
                 let pushes = byTopic[topic]!
                 do {
-                    let sender = try await senders.sender(topic: topic, state: state)
+                    let sender = try await senders.sender(topic: topic, index: state)
                     progress(.sending(topic: topic, pushes: pushes.count))
                     let (summary, removed) = try await send(pushes, topic: topic, with: sender, state: state, progress: progress)
                     report.summary.add(summary)
@@ -113,9 +115,11 @@ package struct PushRun: Sendable {
     // MARK: Steps
 
     /// Moves the changes since the cursor (or the one pass asked for) into the queue.
-    private func queue(state: BuildState, options: Options) async throws -> [PassReference] {
+    private func queue(state: PublishedIndex, options: Options) async throws -> [PassReference] {
         if let pass = options.pass {
-            guard state.passes[pass.key] != nil else { throw PushRunError.unknownPass(pass) }
+            guard state.item(type: pass.passTypeIdentifier, identifier: pass.serialNumber) != nil else {
+                throw PushRunError.unknownPass(pass)
+            }
             // By hand: queue this pass, leave the cursor where it is.
             try await store.queuePushes(for: [pass], advancingCursorTo: try await store.pushCursor() ?? .min)
             return [pass]
@@ -125,25 +129,27 @@ package struct PushRun: Sendable {
         return changed
     }
 
-    private func changedPasses(state: BuildState) async throws -> [PassReference] {
+    private func changedPasses(state: PublishedIndex) async throws -> [PassReference] {
         // No cursor: nothing was ever pushed from this store, so every pass counts as changed.
         let cursor = try await store.pushCursor() ?? .min
         // Removed passes count too: their holders learn from the serials list
         // that the pass is gone.
-        let changed = state.passes.values.filter { $0.updateTag > cursor }
-            .map { PassReference(passTypeIdentifier: $0.passTypeIdentifier, serialNumber: $0.serialNumber) }
-        let removed = state.removedPasses.values.filter { $0.removedTag > cursor }
-            .map { PassReference(passTypeIdentifier: $0.passTypeIdentifier, serialNumber: $0.serialNumber) }
+        let changed = state.items.values.filter { $0.updateTag > cursor }
+            .map { PassReference(passTypeIdentifier: $0.typeIdentifier, serialNumber: $0.identifier) }
+        let removed = state.removedItems.values.filter { $0.removedTag > cursor }
+            .map { PassReference(passTypeIdentifier: $0.key.typeIdentifier, serialNumber: $0.key.identifier) }
         return (changed + removed)
             .sorted { ($0.passTypeIdentifier, $0.serialNumber) < ($1.passTypeIdentifier, $1.serialNumber) }
     }
 
     /// `--dry-run`: what is pending plus what the changes would add, nothing written.
-    private func plan(state: BuildState, options: Options) async throws -> Report {
+    private func plan(state: PublishedIndex, options: Options) async throws -> Report {
         var report = Report()
         let changed: [PassReference]
         if let pass = options.pass {
-            guard state.passes[pass.key] != nil else { throw PushRunError.unknownPass(pass) }
+            guard state.item(type: pass.passTypeIdentifier, identifier: pass.serialNumber) != nil else {
+                throw PushRunError.unknownPass(pass)
+            }
             changed = [pass]
         } else {
             changed = try await changedPasses(state: state)
@@ -161,9 +167,9 @@ package struct PushRun: Sendable {
     }
 
     /// Sends one topic's pushes and records each outcome in the store.
-    private func send(_ pushes: [PendingPush], topic: String, with sender: PushSender, state: BuildState,
+    private func send(_ pushes: [PendingPush], topic: String, with sender: PushSender, state: PublishedIndex,
                       progress: @escaping @Sendable (Progress) -> Void) async throws -> (PushSummary, removedDevices: Int) {
-        let recorder = OutcomeRecorder(store: store, indexFiles: DeviceIndexFiles(outputDirectory: outputDirectory), state: state,
+        let recorder = OutcomeRecorder(store: store, indexFiles: output.indexFiles, state: state,
                                        pending: pushes, batch: completionBatch, logger: logger)
         let total = pushes.count
         // Deliveries reach the store within `completionInterval` even when no further answer arrives.
@@ -194,7 +200,7 @@ package struct PushRun: Sendable {
 package protocol PushSenderProvider: Sendable {
     /// Throws a message for people when the topic cannot be pushed (no
     /// certificate, a certificate for another pass type…); its pushes stay pending.
-    func sender(topic: String, state: BuildState) async throws -> PushSender
+    func sender(topic: String, index: PublishedIndex) async throws -> PushSender
     func shutdown() async
 }
 
@@ -214,10 +220,6 @@ package enum PushRunError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-extension PassReference {
-    var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
-}
-
 extension PushSummary {
     mutating func add(_ other: PushSummary) {
         sent += other.sent
@@ -234,7 +236,7 @@ extension PushSummary {
 actor OutcomeRecorder {
     let store: any PushQueue
     let indexFiles: DeviceIndexFiles
-    let state: BuildState
+    let state: PublishedIndex
     let batch: Int
     let logger: Logger
     private let pendingByToken: [String: PendingPush]
@@ -243,7 +245,7 @@ actor OutcomeRecorder {
     private(set) var removedDevices = 0
     private(set) var failure: (any Error)?
 
-    init(store: any PushQueue, indexFiles: DeviceIndexFiles, state: BuildState, pending: [PendingPush],
+    init(store: any PushQueue, indexFiles: DeviceIndexFiles, state: PublishedIndex, pending: [PendingPush],
          batch: Int, logger: Logger) {
         self.store = store
         self.indexFiles = indexFiles
@@ -312,10 +314,10 @@ package struct ChangedItems: Sendable, Equatable, CustomStringConvertible {
         (self.passes, self.orders) = (passes, orders)
     }
 
-    /// Counts `items` by the kind the state gives each (a removed item's too).
-    init(_ items: [PassReference], in state: BuildState) {
+    /// Counts `items` by the kind the index gives each one's type (a removed item's too).
+    init(_ items: [PassReference], in index: PublishedIndex) {
         for item in items {
-            let kind = state.passes[item.key]?.kind ?? state.removedPasses[item.key]?.kind ?? .pass
+            let kind = index.kind(ofType: item.passTypeIdentifier) ?? .pass
             if kind == .order { orders += 1 } else { passes += 1 }
         }
     }

@@ -10,13 +10,14 @@ package struct IndexRefreshOnNewBuild: NewBuildReaction {
     private let store: any RegistrationStore
     private let logger: Logger
 
-    package init(outputDirectory: String, store: any RegistrationStore, logger: Logger) {
-        files = DeviceIndexFiles(outputDirectory: outputDirectory)
+    /// `output`: the process's one output tree, whose index writer the web service's registrations share.
+    package init(output: OutputFolder, store: any RegistrationStore, logger: Logger) {
+        files = output.indexFiles
         self.store = store
         self.logger = logger
     }
 
-    package func react(to build: BuildState) async {
+    package func react(to build: PublishedIndex) async {
         do {
             let count = try await files.refresh(publishedBuild: build, store: store)
             if count > 0 { logger.info("new build \(build.lastUpdateTag): refreshed \(count) device index file\(count == 1 ? "" : "s")") }

@@ -23,7 +23,7 @@ extension ServerMetrics {
     func recordInstalls(store: any RegistrationStore, tree: PublishedTree.Snapshot) async {
         guard let counting = store as? any InstallStatisticsStore, let onDevices = try? await counting.passesOnDevices(),
               let events = try? await counting.registrationEvents() else { return }
-        let report = InstallReport(records: tree.items.values.lazy.map(\.record), onDevices: onDevices, events: events)
+        let report = InstallReport(items: tree.items.values.lazy.map(\.record), onDevices: onDevices, events: events)
         for (group, counts) in report.groups {
             let labels = [("pass_type", group.passTypeIdentifier), ("template", group.template), ("offer", group.offer)]
             gauge("passforge_passes_issued", labels, Double(counts.issued))

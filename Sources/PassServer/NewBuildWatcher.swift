@@ -1,7 +1,6 @@
 import AtomicFiles
 package import Logging
 package import WalletTree
-import NIOPosix
 import ServiceLifecycle
 
 /// The serve side of a build: a service that notices each new build in the
@@ -13,7 +12,7 @@ import ServiceLifecycle
 /// On graceful shutdown it stops waiting, lets the reactions in progress
 /// finish (a cancelled store write would be abandoned), and shuts them down.
 ///
-/// The state is parsed once per build, by the tree (`PublishedTree.reloadIfChanged`, on NIO's thread
+/// The state is parsed once per build, by the tree (`PublishedTree.reloadIfChanged`, on the blocking
 /// pool), and the reactions get the very state the requests are answered from.
 package struct NewBuildWatcher: Service {
     private let tree: PublishedTree
@@ -29,10 +28,10 @@ package struct NewBuildWatcher: Service {
     package func run() async throws {
         var seen: FileStamp?
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            try? await NIOThreadPool.singleton.runIfActive { [tree] in tree.reloadIfChanged() }
-            let (stamp, state) = tree.installed
+            await tree.reloadOffTheCooperativePool()
+            let (stamp, index) = tree.installed
             if let stamp, stamp != seen {
-                for reaction in reactions { await reaction.react(to: state) }
+                for reaction in reactions { await reaction.react(to: index) }
                 seen = stamp
             }
             try? await cancelWhenGracefulShutdown { [interval] in try await Task.sleep(for: interval) }

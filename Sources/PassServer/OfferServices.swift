@@ -17,9 +17,9 @@ package struct OfferPoolsOnNewBuild: NewBuildReaction {
         self.logger = logger
     }
 
-    package func react(to build: BuildState) async {
-        let passes = build.passes.values.compactMap { record in
-            record.offer.map { OfferPass(offer: $0, passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber) }
+    package func react(to build: PublishedIndex) async {
+        let passes = build.items.values.compactMap { item in
+            item.offer.map { OfferPass(offer: $0, passTypeIdentifier: item.typeIdentifier, serialNumber: item.identifier) }
         }
         do {
             try await store.replaceOfferPools(with: passes)

@@ -220,7 +220,7 @@ package struct PassWebService: HTTPResponder {
     private func authorize(_ request: Request, type: String, serial: String, acceptingRemovedPasses: Bool = false) throws -> PublishedTree.Snapshot {
         let snapshot = tree.current()
         var expected = snapshot.item(type: type, identifier: serial).map { (kind: $0.record.kind, digest: $0.tokenDigest) }
-        if expected == nil, acceptingRemovedPasses { expected = snapshot.removedItems["\(type)/\(serial)"] }
+        if expected == nil, acceptingRemovedPasses { expected = snapshot.removedItem(type: type, identifier: serial) }
         // An unknown item is compared too (against nothing): its refusal costs what a wrong token's does.
         guard Self.isAuthorized(request, kind: expected?.kind ?? .pass, tokenDigest: expected?.digest), expected != nil else {
             let scheme = snapshot.typeKinds[type]

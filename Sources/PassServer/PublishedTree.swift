@@ -23,7 +23,7 @@ import Synchronization
 package final class PublishedTree: Sendable {
     /// A pass or an order (`record.kind`) as the server needs it.
     package struct Item: Sendable {
-        package let record: BuildState.ItemRecord
+        package let record: PublishedItem
         /// SHA-256 of the authentication token; nil when the pass has none.
         package let tokenDigest: [UInt8]?
         /// The update tag's time, in whole seconds (HTTP dates have no more).
@@ -31,7 +31,7 @@ package final class PublishedTree: Sendable {
         /// `lastModified` as an HTTP date, made once per build.
         package let lastModifiedHTTPDate: String
 
-        init(record: BuildState.ItemRecord) {
+        init(record: PublishedItem) {
             self.record = record
             tokenDigest = record.tokenHash.flatMap(PassAuthentication.digest(fromHex:))
             lastModified = record.updateTag >= 0 ? record.updateTag / 1000 : (record.updateTag - 999) / 1000
@@ -39,16 +39,16 @@ package final class PublishedTree: Sendable {
         }
     }
 
-    /// One loaded build state.
+    /// One loaded build state: its index, with what requests look up in it made once.
     package struct Snapshot: UpdateTags {
-        package var items: [String: Item] = [:]
+        package var items: [ItemKey: Item] = [:]
         /// `download/…` path → item key.
-        package var downloads: [String: String] = [:]
+        package var downloads: [String: ItemKey] = [:]
         package var builtAt: String = ""
         /// The update tag of the build (0 before the first).
         package var lastUpdateTag: Int64 = 0
         /// Kind and token digest of the items a build removed, by key: a device may still unregister them.
-        package var removedItems: [String: (kind: WalletItemKind, digest: [UInt8]?)] = [:]
+        package var removedItems: [ItemKey: (kind: WalletItemKind, digest: [UInt8]?)] = [:]
         /// The kind of each type identifier of the build (and of the items it removed): a type names
         /// passes or orders, never both, so a path's type tells its kind even when its item is unknown.
         package var typeKinds: [String: WalletItemKind] = [:]
@@ -58,18 +58,29 @@ package final class PublishedTree: Sendable {
 
         package init() {}
 
-        /// The lookups of one build state (for tools that hold a `BuildState` already).
-        package init(state: BuildState) {
-            self = PublishedTree.snapshot(of: state)
+        /// The lookups of one build's index (for tools that hold one already).
+        package init(index: PublishedIndex) {
+            self = PublishedTree.snapshot(of: index)
+        }
+
+        /// The key of `<type>/<identifier>`, when the build knows the type (a type names one kind).
+        package func key(type: some StringProtocol, identifier: some StringProtocol) -> ItemKey? {
+            typeKinds[String(type)].map { ItemKey(kind: $0, typeIdentifier: String(type), identifier: String(identifier)) }
         }
 
         package func item(type: some StringProtocol, identifier: some StringProtocol) -> Item? {
-            items["\(type)/\(identifier)"]
+            key(type: type, identifier: identifier).flatMap { items[$0] }
+        }
+
+        /// Kind and token digest of the removed item `<type>/<identifier>`.
+        package func removedItem(type: some StringProtocol, identifier: some StringProtocol)
+            -> (kind: WalletItemKind, digest: [UInt8]?)? {
+            key(type: type, identifier: identifier).flatMap { removedItems[$0] }
         }
 
         /// The update tag and kind of every built item of one type, by identifier.
         package func updateTag(type: String, serial: String) -> (tag: Int64, kind: WalletItemKind)? {
-            items["\(type)/\(serial)"].map { ($0.record.updateTag, $0.record.kind) }
+            item(type: type, identifier: serial).map { ($0.record.updateTag, $0.record.kind) }
         }
     }
 
@@ -85,10 +96,10 @@ package final class PublishedTree: Sendable {
     private let loaded = Mutex(Loaded())
     private let cache: RepresentationCache
 
-    /// The build state last installed, its snapshot, and the stamp of the file it came from.
+    /// The index last installed, its snapshot, and the stamp of the file it came from.
     private struct Loaded {
         var snapshot = Snapshot()
-        var state = BuildState()
+        var index = PublishedIndex()
         var stateStamp: FileStamp?
     }
 
@@ -103,9 +114,9 @@ package final class PublishedTree: Sendable {
         loaded.withLock { $0.snapshot }
     }
 
-    /// The build state last installed, with the stamp of its file (nil before any).
-    package var installed: (stamp: FileStamp?, state: BuildState) {
-        loaded.withLock { ($0.stateStamp, $0.state) }
+    /// The build's index last installed, with the stamp of its file (nil before any).
+    package var installed: (stamp: FileStamp?, index: PublishedIndex) {
+        loaded.withLock { ($0.stateStamp, $0.index) }
     }
 
     /// Stats `state.json` and, when it is not the file last installed, parses it and installs it.
@@ -123,11 +134,11 @@ package final class PublishedTree: Sendable {
         }
         guard stamp != installedStamp else { return }
         do {
-            let state = try BuildState.load(from: outputDirectory)
-            let snapshot = Self.snapshot(of: state)
-            loaded.withLock { $0 = Loaded(snapshot: snapshot, state: state, stateStamp: stamp) }
+            let index = try PublishedIndex.load(from: outputDirectory)
+            let snapshot = Self.snapshot(of: index)
+            loaded.withLock { $0 = Loaded(snapshot: snapshot, index: index, stateStamp: stamp) }
             logger.info("build state loaded", metadata: ["passes": "\(snapshot.passCount)",
-                                                         "orders": "\(snapshot.orderCount)", "builtAt": "\(state.builtAt)"])
+                                                         "orders": "\(snapshot.orderCount)", "builtAt": "\(index.builtAt)"])
         } catch {
             // Keep serving the previous build; the next check tries again.
             logger.error("cannot load the build state: \(error)")
@@ -155,20 +166,18 @@ package final class PublishedTree: Sendable {
 
     // MARK: Loading
 
-    static func snapshot(of state: BuildState) -> Snapshot {
+    static func snapshot(of index: PublishedIndex) -> Snapshot {
         var snapshot = Snapshot()
-        snapshot.builtAt = state.builtAt
-        snapshot.lastUpdateTag = state.lastUpdateTag
-        for (key, record) in state.removedPasses {
-            snapshot.removedItems[key] = (record.kind, PassAuthentication.digest(fromHex: record.tokenHash))
-            snapshot.typeKinds[record.passTypeIdentifier] = record.kind
+        snapshot.builtAt = index.builtAt
+        snapshot.lastUpdateTag = index.lastUpdateTag
+        for (key, removed) in index.removedItems {
+            snapshot.removedItems[key] = (key.kind, PassAuthentication.digest(fromHex: removed.tokenHash))
+            snapshot.typeKinds[key.typeIdentifier] = key.kind
         }
-        snapshot.items.reserveCapacity(state.passes.count)
-        for record in state.passes.values {
-            let key = "\(record.passTypeIdentifier)/\(record.serialNumber)"
+        snapshot.items.reserveCapacity(index.items.count)
+        for (key, record) in index.items {
             snapshot.items[key] = Item(record: record)
-            snapshot.typeKinds[record.passTypeIdentifier] = record.kind
-            if record.kind == .order { snapshot.orderCount += 1 }
+            snapshot.typeKinds[key.typeIdentifier] = key.kind
             if !record.downloadPath.isEmpty { snapshot.downloads[record.downloadPath] = key }
             if let publicPath = record.publicDownloadPath, !publicPath.isEmpty { snapshot.downloads[publicPath] = key }
         }
@@ -197,6 +206,7 @@ final class RepresentationCache: Sendable {
     func put(_ identity: FileStamp, _ representation: PublishedTree.Representation) {
         let size = representation.bytes.count
         guard size <= budget / 4 else { return }
+        snapshot.orderCount = index.orderCount
         entries.withLock { entries in
             guard entries.byIdentity[identity] == nil else { return }
             // Oldest first out: a file replaced by a build is never asked for again.

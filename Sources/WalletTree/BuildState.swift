@@ -2,42 +2,58 @@ import AtomicFiles
 import Foundation
 package import PassModel
 
-/// What the last build made, kept in `output/.passforge/state.json`.
+/// The build's cache: what the last build made and read, kept in `output/.passforge/state.json`.
 ///
-/// It is committed last, so it always describes files that are complete on
-/// disk. `passforge serve` reads tokens, ETags and update tags from it.
-package struct BuildState: Codable, Sendable, Equatable {
+/// It is committed last, so it always describes files that are complete on disk. Only the build (and what
+/// writes the state: a build, `--state-from`, a publish that copies it) holds one; every reader of the tree
+/// (`serve`, `push`, `publish`'s plan, `links`, `stats`) reads a `PublishedIndex` of the same file, without
+/// the fingerprints and content files here. Its keys are `ItemKey.text`; the file's keys are `StateField`'s.
+package struct BuildState: Sendable, Equatable {
     package static let currentVersion = 1
 
-    /// One pass as the last build made it.
+    /// One item (a pass or an order) as the last build made it.
     ///
     /// Its fields are kept in one object, shared by copies until one is changed: a dictionary of 100,000
     /// records then holds a reference each (a record's fields inline take 232 bytes, in a dictionary
     /// about twice that with its empty slots), a copy is one retain, and the hashes are kept as bytes
-    /// (see `PackedDigest`).
-    package struct ItemRecord: Codable, Sendable, Equatable {
+    /// (see `PackedDigest`). The object is private to this type: only the record's own setters change it,
+    /// and each copies it first unless the record holds the only reference (`unique`), so records on
+    /// different threads never change one object.
+    package struct ItemRecord: Sendable, Equatable {
         private var fields: Fields
 
-        package init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: String, size: Int,
+        package init(typeIdentifier: String, identifier: String, teamIdentifier: String, updateTag: Int64, etag: String, size: Int,
                      tokenHash: String? = nil, fingerprint: String, definitionHash: String, templateName: String, imagePaths: [String],
                      sourceFile: String, downloadPath: String, publicDownloadPath: String? = nil, tokenPath: String? = nil,
                      offer: String? = nil, kind: WalletItemKind = .pass) {
+            self.init(typeIdentifier: typeIdentifier, identifier: identifier, teamIdentifier: teamIdentifier, updateTag: updateTag,
+                      packedETag: PackedDigest(etag), size: size, tokenHash: tokenHash.map(PackedDigest.init),
+                      fingerprint: PackedDigest(fingerprint), definitionHash: PackedDigest(definitionHash), templateName: templateName,
+                      imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath, publicDownloadPath: publicDownloadPath,
+                      tokenPath: tokenPath, offer: offer, kind: kind)
+        }
+
+        /// A record from hashes already packed (the decoder's).
+        package init(typeIdentifier: String, identifier: String, teamIdentifier: String, updateTag: Int64, packedETag: PackedDigest,
+                     size: Int, tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest, templateName: String,
+                     imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?, tokenPath: String?,
+                     offer: String?, kind: WalletItemKind) {
             fields = Fields(
-                passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, teamIdentifier: teamIdentifier, updateTag: updateTag,
-                etag: PackedDigest(etag), size: size, tokenHash: tokenHash.map(PackedDigest.init), fingerprint: PackedDigest(fingerprint),
-                definitionHash: PackedDigest(definitionHash), templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile,
-                downloadPath: downloadPath, publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
+                typeIdentifier: typeIdentifier, identifier: identifier, teamIdentifier: teamIdentifier, updateTag: updateTag,
+                etag: packedETag, size: size, tokenHash: tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
+                templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath,
+                publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
         }
 
-        package init(fields: Fields) { self.fields = fields }
-
-        package var passTypeIdentifier: String {
-            get { fields.passTypeIdentifier }
-            set { unique().passTypeIdentifier = newValue }
+        /// A pass's `passTypeIdentifier` or an order's `orderTypeIdentifier`.
+        package var typeIdentifier: String {
+            get { fields.typeIdentifier }
+            set { unique().typeIdentifier = newValue }
         }
-        package var serialNumber: String {
-            get { fields.serialNumber }
-            set { unique().serialNumber = newValue }
+        /// A pass's `serialNumber` or an order's `orderIdentifier`.
+        package var identifier: String {
+            get { fields.identifier }
+            set { unique().identifier = newValue }
         }
         package var teamIdentifier: String {
             get { fields.teamIdentifier }
@@ -106,22 +122,23 @@ package struct BuildState: Codable, Sendable, Equatable {
             get { fields.offer }
             set { unique().offer = newValue }
         }
-        /// A pass or an order. `passTypeIdentifier` and `serialNumber` then hold an order's
-        /// `orderTypeIdentifier` and `orderIdentifier`: both kinds share one namespace of type
-        /// identifiers, as they share `by-token/` and `v1/devices/…/registrations/` (the build
-        /// refuses a type identifier used for both).
+        /// A pass or an order: both kinds share one namespace of type identifiers (see `ItemKey`).
         package var kind: WalletItemKind {
             get { fields.kind }
             set { unique().kind = newValue }
         }
 
         /// The hashes as they are kept, to compare without spelling them out.
+        package var packedETag: PackedDigest { fields.etag }
+        package var packedTokenHash: PackedDigest? { fields.tokenHash }
         package var packedFingerprint: PackedDigest { fields.fingerprint }
         package var packedDefinitionHash: PackedDigest { fields.definitionHash }
         package var hasTokenHash: Bool { fields.tokenHash != nil }
 
-        package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
-        package var path: String { TreeLayout.itemPath(kind: kind, type: passTypeIdentifier, identifier: serialNumber) }
+        package var itemKey: ItemKey { ItemKey(kind: kind, typeIdentifier: typeIdentifier, identifier: identifier) }
+        /// `<type>/<identifier>` (`ItemKey.text`): the record's key in `BuildState.passes`.
+        package var key: String { ItemKey.text(typeIdentifier: typeIdentifier, identifier: identifier) }
+        package var path: String { TreeLayout.itemPath(kind: kind, type: typeIdentifier, identifier: identifier) }
 
         /// Every name of the pass's bytes in the output tree.
         package var files: [String] {
@@ -140,10 +157,10 @@ package struct BuildState: Codable, Sendable, Equatable {
             if let tokenPath { body(tokenPath, 3) }
         }
 
-        /// The token-keyed name of a pass: what a static host serves for
+        /// The token-keyed name of an item: what a static host serves for
         /// `GET v1/passes/<type>/<serial>` with `Authorization: ApplePass <token>`.
-        package static func tokenPath(passTypeIdentifier: String, serialNumber: String, token: String) -> String {
-            TreeLayout.tokenPath(type: passTypeIdentifier, identifier: serialNumber, token: token)
+        package static func tokenPath(typeIdentifier: String, identifier: String, token: String) -> String {
+            TreeLayout.tokenPath(type: typeIdentifier, identifier: identifier, token: token)
         }
 
         package static func == (lhs: Self, rhs: Self) -> Bool {
@@ -156,105 +173,47 @@ package struct BuildState: Codable, Sendable, Equatable {
             return fields
         }
 
-        package enum CodingKeys: String, CodingKey {
-            case passTypeIdentifier, serialNumber, teamIdentifier, updateTag, etag, size, tokenHash, fingerprint, definitionHash,
-                 templateName, imagePaths, sourceFile, downloadPath, publicDownloadPath, tokenPath, offer, kind
-        }
+        /// The fields of a record. Private to the record, and changed only through a record that holds the
+        /// only reference (see `unique`): that is what makes the class safe to send.
+        private final class Fields: @unchecked Sendable {
+            var typeIdentifier: String
+            var identifier: String
+            var teamIdentifier: String
+            var updateTag: Int64
+            var etag: PackedDigest
+            var size: Int
+            var tokenHash: PackedDigest?
+            var fingerprint: PackedDigest
+            var definitionHash: PackedDigest
+            var templateName: String
+            var imagePaths: [String]
+            var sourceFile: String
+            var downloadPath: String
+            var publicDownloadPath: String?
+            var tokenPath: String?
+            var offer: String?
+            var kind: WalletItemKind
 
-        package init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(
-                passTypeIdentifier: try container.decode(String.self, forKey: .passTypeIdentifier),
-                serialNumber: try container.decode(String.self, forKey: .serialNumber),
-                teamIdentifier: try container.decode(String.self, forKey: .teamIdentifier),
-                updateTag: try container.decode(Int64.self, forKey: .updateTag), etag: try container.decode(String.self, forKey: .etag),
-                size: try container.decode(Int.self, forKey: .size), tokenHash: try container.decodeIfPresent(String.self, forKey: .tokenHash),
-                fingerprint: try container.decode(String.self, forKey: .fingerprint),
-                definitionHash: try container.decode(String.self, forKey: .definitionHash),
-                templateName: try container.decode(String.self, forKey: .templateName),
-                imagePaths: try container.decode([String].self, forKey: .imagePaths),
-                sourceFile: try container.decode(String.self, forKey: .sourceFile),
-                downloadPath: try container.decode(String.self, forKey: .downloadPath),
-                publicDownloadPath: try container.decodeIfPresent(String.self, forKey: .publicDownloadPath),
-                tokenPath: try container.decodeIfPresent(String.self, forKey: .tokenPath),
-                offer: try container.decodeIfPresent(String.self, forKey: .offer),
-                kind: try container.decodeIfPresent(WalletItemKind.self, forKey: .kind) ?? .pass)
-        }
-
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(passTypeIdentifier, forKey: .passTypeIdentifier)
-            try container.encode(serialNumber, forKey: .serialNumber)
-            try container.encode(teamIdentifier, forKey: .teamIdentifier)
-            try container.encode(updateTag, forKey: .updateTag)
-            try container.encode(etag, forKey: .etag)
-            try container.encode(size, forKey: .size)
-            try container.encodeIfPresent(tokenHash, forKey: .tokenHash)
-            try container.encode(fingerprint, forKey: .fingerprint)
-            try container.encode(definitionHash, forKey: .definitionHash)
-            try container.encode(templateName, forKey: .templateName)
-            try container.encode(imagePaths, forKey: .imagePaths)
-            try container.encode(sourceFile, forKey: .sourceFile)
-            try container.encode(downloadPath, forKey: .downloadPath)
-            try container.encodeIfPresent(publicDownloadPath, forKey: .publicDownloadPath)
-            try container.encodeIfPresent(tokenPath, forKey: .tokenPath)
-            try container.encodeIfPresent(offer, forKey: .offer)
-            if kind != .pass { try container.encode(kind, forKey: .kind) }
-        }
-
-        /// The fields of a record. Changed only through a record that holds the only reference
-        /// (see `unique`), so records on different threads never change one object.
-        package final class Fields: @unchecked Sendable {
-            package var passTypeIdentifier: String
-            package var serialNumber: String
-            package var teamIdentifier: String
-            package var updateTag: Int64
-            package var etag: PackedDigest
-            package var size: Int
-            package var tokenHash: PackedDigest?
-            package var fingerprint: PackedDigest
-            package var definitionHash: PackedDigest
-            package var templateName: String
-            package var imagePaths: [String]
-            package var sourceFile: String
-            package var downloadPath: String
-            package var publicDownloadPath: String?
-            package var tokenPath: String?
-            package var offer: String?
-            package var kind: WalletItemKind
-
-            package init(passTypeIdentifier: String, serialNumber: String, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
+            init(typeIdentifier: String, identifier: String, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
                  tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest, templateName: String,
                  imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?, tokenPath: String?,
                  offer: String?, kind: WalletItemKind) {
-                self.passTypeIdentifier = passTypeIdentifier
-                self.serialNumber = serialNumber
-                self.teamIdentifier = teamIdentifier
-                self.updateTag = updateTag
-                self.etag = etag
-                self.size = size
-                self.tokenHash = tokenHash
-                self.fingerprint = fingerprint
-                self.definitionHash = definitionHash
-                self.templateName = templateName
-                self.imagePaths = imagePaths
-                self.sourceFile = sourceFile
-                self.downloadPath = downloadPath
-                self.publicDownloadPath = publicDownloadPath
-                self.tokenPath = tokenPath
-                self.offer = offer
-                self.kind = kind
+                (self.typeIdentifier, self.identifier, self.teamIdentifier, self.updateTag) = (typeIdentifier, identifier, teamIdentifier, updateTag)
+                (self.etag, self.size, self.tokenHash, self.fingerprint) = (etag, size, tokenHash, fingerprint)
+                (self.definitionHash, self.templateName, self.imagePaths, self.sourceFile) = (definitionHash, templateName, imagePaths, sourceFile)
+                (self.downloadPath, self.publicDownloadPath, self.tokenPath) = (downloadPath, publicDownloadPath, tokenPath)
+                (self.offer, self.kind) = (offer, kind)
             }
 
-            package func copy() -> Fields {
-                Fields(passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber, teamIdentifier: teamIdentifier, updateTag: updateTag,
+            func copy() -> Fields {
+                Fields(typeIdentifier: typeIdentifier, identifier: identifier, teamIdentifier: teamIdentifier, updateTag: updateTag,
                        etag: etag, size: size, tokenHash: tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
                        templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath,
                        publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
             }
 
-            package func hasSameValues(as other: Fields) -> Bool {
-                passTypeIdentifier == other.passTypeIdentifier && serialNumber == other.serialNumber
+            func hasSameValues(as other: Fields) -> Bool {
+                typeIdentifier == other.typeIdentifier && identifier == other.identifier
                     && teamIdentifier == other.teamIdentifier && updateTag == other.updateTag && etag == other.etag && size == other.size
                     && tokenHash == other.tokenHash && fingerprint == other.fingerprint && definitionHash == other.definitionHash
                     && templateName == other.templateName && imagePaths == other.imagePaths && sourceFile == other.sourceFile
@@ -265,7 +224,7 @@ package struct BuildState: Codable, Sendable, Equatable {
     }
 
     /// A content file as the last build read it. Its fields are kept in one object, as a pass record's are.
-    package struct ContentFileRecord: Codable, Sendable, Equatable {
+    package struct ContentFileRecord: Sendable, Equatable {
         private var fields: Fields
 
         package init(hash: String, passes: [String], stamp: String? = nil, entries: String? = nil) {
@@ -315,35 +274,14 @@ package struct BuildState: Codable, Sendable, Equatable {
             return fields
         }
 
-        package enum CodingKeys: String, CodingKey {
-            case hash, passes, entries
-            // The stamp was called identity when the state format was fixed; the file keeps that name.
-            case stamp = "identity"
-        }
-
-        package init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(hash: try container.decode(String.self, forKey: .hash), passes: try container.decode([String].self, forKey: .passes),
-                      stamp: try container.decodeIfPresent(String.self, forKey: .stamp),
-                      entries: try container.decodeIfPresent(String.self, forKey: .entries))
-        }
-
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(hash, forKey: .hash)
-            try container.encode(passes, forKey: .passes)
-            try container.encodeIfPresent(stamp, forKey: .stamp)
-            try container.encodeIfPresent(entries, forKey: .entries)
-        }
-
         /// Changed only through a record that holds the only reference (see `unique`).
         private final class Fields: @unchecked Sendable {
-            package var hash: PackedDigest
-            package var passes: [String]
-            package var stamp: String?
-            package var entries: String?
+            var hash: PackedDigest
+            var passes: [String]
+            var stamp: String?
+            var entries: String?
 
-            package init(hash: PackedDigest, passes: [String], stamp: String?, entries: String?) {
+            init(hash: PackedDigest, passes: [String], stamp: String?, entries: String?) {
                 self.hash = hash
                 self.passes = passes
                 self.stamp = stamp
@@ -355,9 +293,11 @@ package struct BuildState: Codable, Sendable, Equatable {
     /// A pass that a build removed: kept so that a device still holding it
     /// can unregister (Apple's DELETE is authenticated with the pass's token)
     /// and its index stops listing it.
-    package struct RemovedItemRecord: Codable, Sendable, Equatable {
-        package var passTypeIdentifier: String
-        package var serialNumber: String
+    package struct RemovedItemRecord: Sendable, Equatable {
+        /// A pass's `passTypeIdentifier` or an order's `orderTypeIdentifier`.
+        package var typeIdentifier: String
+        /// A pass's `serialNumber` or an order's `orderIdentifier`.
+        package var identifier: String
         package var tokenHash: String
         /// The update tag of the build that removed it.
         package var removedTag: Int64
@@ -367,35 +307,15 @@ package struct BuildState: Codable, Sendable, Equatable {
         /// A pass or an order (absent in the file for a pass).
         package var kind: WalletItemKind = .pass
 
-        package init(passTypeIdentifier: String, serialNumber: String, tokenHash: String, removedTag: Int64, files: [String] = [],
+        package init(typeIdentifier: String, identifier: String, tokenHash: String, removedTag: Int64, files: [String] = [],
                      kind: WalletItemKind = .pass) {
-            (self.passTypeIdentifier, self.serialNumber, self.tokenHash, self.removedTag, self.files, self.kind) =
-                (passTypeIdentifier, serialNumber, tokenHash, removedTag, files, kind)
+            (self.typeIdentifier, self.identifier, self.tokenHash, self.removedTag, self.files, self.kind) =
+                (typeIdentifier, identifier, tokenHash, removedTag, files, kind)
         }
 
-        enum CodingKeys: String, CodingKey { case passTypeIdentifier, serialNumber, tokenHash, removedTag, files, kind }
-
-        package init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(passTypeIdentifier: try container.decode(String.self, forKey: .passTypeIdentifier),
-                      serialNumber: try container.decode(String.self, forKey: .serialNumber),
-                      tokenHash: try container.decode(String.self, forKey: .tokenHash),
-                      removedTag: try container.decode(Int64.self, forKey: .removedTag),
-                      files: try container.decodeIfPresent([String].self, forKey: .files) ?? [],
-                      kind: try container.decodeIfPresent(WalletItemKind.self, forKey: .kind) ?? .pass)
-        }
-
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(passTypeIdentifier, forKey: .passTypeIdentifier)
-            try container.encode(serialNumber, forKey: .serialNumber)
-            try container.encode(tokenHash, forKey: .tokenHash)
-            try container.encode(removedTag, forKey: .removedTag)
-            try container.encode(files, forKey: .files)
-            if kind != .pass { try container.encode(kind, forKey: .kind) }
-        }
-
-        package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
+        package var itemKey: ItemKey { ItemKey(kind: kind, typeIdentifier: typeIdentifier, identifier: identifier) }
+        /// `<type>/<identifier>` (`ItemKey.text`): the record's key in `BuildState.removedPasses`.
+        package var key: String { ItemKey.text(typeIdentifier: typeIdentifier, identifier: identifier) }
     }
 
     package var version: Int = BuildState.currentVersion
@@ -408,21 +328,6 @@ package struct BuildState: Codable, Sendable, Equatable {
     package var removedPasses: [String: RemovedItemRecord] = [:]
 
     package init() {}
-
-    package enum CodingKeys: String, CodingKey {
-        case version, lastUpdateTag, builtAt, passes, contentFiles, removedPasses
-    }
-
-    /// States written before passes were remembered after removal have no `removedPasses`.
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        version = try container.decode(Int.self, forKey: .version)
-        lastUpdateTag = try container.decode(Int64.self, forKey: .lastUpdateTag)
-        builtAt = try container.decode(String.self, forKey: .builtAt)
-        passes = try container.decode([String: ItemRecord].self, forKey: .passes)
-        contentFiles = try container.decode([String: ContentFileRecord].self, forKey: .contentFiles)
-        removedPasses = try container.decodeIfPresent([String: RemovedItemRecord].self, forKey: .removedPasses) ?? [:]
-    }
 
     /// The strong ETag of a file's bytes: the first
     /// 128 bits of its SHA-256, quoted. The build records it; the server sends it.
@@ -480,8 +385,9 @@ package struct BuildState: Codable, Sendable, Equatable {
         return (state, PreviousStateFile(path: path, stamp: file.stamp, recordRanges: ranges))
     }
 
+    /// The bytes of `state.json` (`BuildStateEncoding`, on one thread).
     package func encoded() throws -> [UInt8] {
-        json.serialized()
+        BuildStateEncoding.encode(self, jobs: 1)
     }
 }
 
@@ -511,54 +417,5 @@ package struct BuildError: Error, CustomStringConvertible, Sendable, Equatable {
     package init(_ kind: Kind, _ description: String) {
         self.kind = kind
         self.description = description
-    }
-}
-
-/// Hand-written mapping to PassModel's JSON tree, for encoding (records are
-/// encoded in batches while the state is written; `BuildStateDecoding` reads
-/// them back). The Codable conformance stays as the tests' oracle.
-extension BuildState {
-    package var json: JSONValue {
-        var passes = JSONObject()
-        for key in self.passes.keys.sorted() { passes[key] = self.passes[key]!.json }
-        var files = JSONObject()
-        for key in contentFiles.keys.sorted() {
-            let file = contentFiles[key]!
-            var object = JSONObject([("hash", .string(file.hash)), ("passes", .array(file.passes.map(JSONValue.string)))])
-            if let stamp = file.stamp { object["identity"] = .string(stamp) }
-            if let entries = file.entries { object["entries"] = .string(entries) }
-            files[key] = .object(object)
-        }
-        var removed = JSONObject()
-        for key in removedPasses.keys.sorted() {
-            let record = removedPasses[key]!
-            removed[key] = .object(JSONObject([
-                ("passTypeIdentifier", .string(record.passTypeIdentifier)), ("serialNumber", .string(record.serialNumber)),
-                ("tokenHash", .string(record.tokenHash)), ("removedTag", .int(Int(record.removedTag))),
-                ("files", .array(record.files.map(JSONValue.string))),
-            ] + (record.kind == .pass ? [] : [("kind", .string(record.kind.rawValue))])))
-        }
-        return .object(JSONObject([
-            ("version", .int(version)), ("lastUpdateTag", .int(Int(lastUpdateTag))), ("builtAt", .string(builtAt)),
-            ("passes", .object(passes)), ("contentFiles", .object(files)), ("removedPasses", .object(removed)),
-        ]))
-    }
-}
-
-extension BuildState.ItemRecord {
-    package var json: JSONValue {
-        var object = JSONObject([
-            ("passTypeIdentifier", .string(passTypeIdentifier)), ("serialNumber", .string(serialNumber)),
-            ("teamIdentifier", .string(teamIdentifier)), ("updateTag", .int(Int(updateTag))), ("etag", .string(etag)),
-            ("size", .int(size)), ("fingerprint", .string(fingerprint)), ("definitionHash", .string(definitionHash)),
-            ("templateName", .string(templateName)), ("imagePaths", .array(imagePaths.map(JSONValue.string))),
-            ("sourceFile", .string(sourceFile)), ("downloadPath", .string(downloadPath)),
-        ])
-        if let tokenHash { object["tokenHash"] = .string(tokenHash) }
-        if let publicDownloadPath { object["publicDownloadPath"] = .string(publicDownloadPath) }
-        if let tokenPath { object["tokenPath"] = .string(tokenPath) }
-        if let offer { object["offer"] = .string(offer) }
-        if kind != .pass { object["kind"] = .string(kind.rawValue) }
-        return .object(object)
     }
 }

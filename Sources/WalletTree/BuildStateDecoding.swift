@@ -17,6 +17,8 @@ import Synchronization
 package enum BuildStateDecoding {
     package struct Failure: Error, CustomStringConvertible {
         package var description: String
+        /// The state version the file has, when it is one this version does not read.
+        package var version: Int? = nil
     }
 
     /// The state, and where each pass record's bytes are in `bytes` (by key,
@@ -36,17 +38,19 @@ package enum BuildStateDecoding {
         var sawVersion = false
         do {
             var scanner = JSONScanner(buffer)
-            try scanner.object { scanner, key throws(Failure) in
-                switch key {
-                case "version":
+            var expected = 0
+            try scanner.objectWithRawKeys { scanner, key throws(Failure) in
+                guard let (field, index) = StateField.field(named: key, expected: expected) else { return try scanner.skipValue() }
+                expected = index + 1
+                switch field {
+                case .version:
                     state.version = try scanner.integer()
                     sawVersion = true
-                case "lastUpdateTag": state.lastUpdateTag = Int64(try scanner.integer())
-                case "builtAt": state.builtAt = try scanner.string()
-                case "passes": passMembers = try scanner.members()
-                case "contentFiles": fileMembers = try scanner.members()
-                case "removedPasses": removedMembers = try scanner.members()
-                default: try scanner.skipValue()
+                case .lastUpdateTag: state.lastUpdateTag = Int64(try scanner.integer())
+                case .builtAt: state.builtAt = try scanner.string()
+                case .passes: passMembers = try scanner.members()
+                case .contentFiles: fileMembers = try scanner.members()
+                case .removedPasses: removedMembers = try scanner.members()
                 }
             }
             try scanner.finish()
@@ -58,13 +62,15 @@ package enum BuildStateDecoding {
         // by its file's key finds the same string, not an equal one (no bytes compared).
         let files = try decodeMembers(fileMembers, in: bytes, jobs: jobs, passKeys: passMembers) { scanner, shared throws(Failure) in
             var hash: PackedDigest?, keys: [String]?, stamp: String?, entries: String?
-            try scanner.object { scanner, key throws(Failure) in
-                switch key {
-                case "hash": hash = try scanner.digest()
-                case "passes": keys = try scanner.passKeyArray(&shared)
-                case "identity": stamp = try scanner.optionalString()
-                case "entries": entries = try scanner.optionalString()
-                default: try scanner.skipValue()
+            var expected = 0
+            try scanner.objectWithRawKeys { scanner, key throws(Failure) in
+                guard let (field, index) = ContentFileField.field(named: key, expected: expected) else { return try scanner.skipValue() }
+                expected = index + 1
+                switch field {
+                case .hash: hash = try scanner.digest()
+                case .passes: keys = try scanner.passKeyArray(&shared)
+                case .stamp: stamp = try scanner.optionalString()
+                case .entries: entries = try scanner.optionalString()
                 }
             }
             guard let hash, let keys else { throw Failure(description: "a content file is incomplete") }
@@ -78,25 +84,12 @@ package enum BuildStateDecoding {
             for (member, file) in zip(fileMembers, files.joined()) { dictionary[member.key] = file }
             contentFiles.withLock { $0 = dictionary }
         }
-        do {
-            for member in removedMembers {
-                var scanner = JSONScanner(buffer, range: member.range)
-                var type: String?, serial: String?, tokenHash: String?, tag: Int?, files: [String] = [], kind = WalletItemKind.pass
-                try scanner.object { scanner, key throws(Failure) in
-                    switch key {
-                    case "kind": kind = try scanner.itemKind()
-                    case "passTypeIdentifier": type = try scanner.string()
-                    case "serialNumber": serial = try scanner.string()
-                    case "tokenHash": tokenHash = try scanner.string()
-                    case "removedTag": tag = try scanner.integer()
-                    case "files": files = try scanner.stringArray()
-                    default: try scanner.skipValue()
-                    }
-                }
-                guard let type, let serial, let tokenHash, let tag else { throw Failure(description: "removed pass \(member.key) is incomplete") }
-                state.removedPasses[member.key] = .init(passTypeIdentifier: type, serialNumber: serial, tokenHash: tokenHash,
-                                                        removedTag: Int64(tag), files: files, kind: kind)
-            }
+        for member in removedMembers {
+            var scanner = JSONScanner(buffer, range: member.range)
+            let record = try RemovedRecordFields(scanner: &scanner, member: member.key)
+            state.removedPasses[member.key] = .init(typeIdentifier: record.key.typeIdentifier, identifier: record.key.identifier,
+                                                    tokenHash: record.tokenHash, removedTag: record.removedTag, files: record.files,
+                                                    kind: record.key.kind)
         }
         var passes = try decodeMembers(passMembers, in: bytes, jobs: jobs, alongside: buildContentFiles) { scanner, last throws(Failure) in
             try BuildState.ItemRecord(scanner: &scanner, sharing: &last)
@@ -119,7 +112,7 @@ package enum BuildStateDecoding {
 
     /// Decodes each member's value on `jobs` threads: the values in order, in chunks.
     /// `alongside`, when given, runs on one of the threads too, first (and always, even when decoding fails).
-    private static func decodeMembers<Value: Sendable>(
+    static func decodeMembers<Value: Sendable>(
         _ members: [(key: String, range: Range<Int>)], in bytes: StateBytes, jobs: Int, passKeys: [(key: String, range: Range<Int>)] = [],
         alongside: (@Sendable () -> Void)? = nil,
         _ decode: @Sendable (inout JSONScanner, inout SharedStrings) throws(Failure) -> Value
@@ -211,59 +204,48 @@ package struct SharedStrings {
 }
 
 extension BuildState.ItemRecord {
-    /// A record's fields in the order `json` writes them.
-    private static let fieldOrder: [StaticString] = [
-        "passTypeIdentifier", "serialNumber", "teamIdentifier", "updateTag", "etag", "size", "fingerprint", "definitionHash",
-        "templateName", "imagePaths", "sourceFile", "downloadPath", "tokenHash", "publicDownloadPath", "tokenPath", "offer", "kind",
-    ]
-
     fileprivate init(scanner: inout JSONScanner, sharing shared: inout SharedStrings) throws(BuildStateDecoding.Failure) {
-        var type: String?, serial: String?, team: String?, updateTag: Int?, etag: PackedDigest?, size: Int?, tokenHash: PackedDigest?
-        var fingerprint: PackedDigest?, definitionHash: PackedDigest?, templateName: String?, imagePaths: [String] = [], sourceFile: String?
-        var downloadPath: String?, publicDownloadPath: String?, tokenPath: String?, offer: String?, kind = WalletItemKind.pass
+        var type: String?, identifier: String?, team: String?, updateTag: Int?, etag: PackedDigest?, size: Int?
+        var tokenHash: PackedDigest?, fingerprint: PackedDigest?, definitionHash: PackedDigest?, templateName: String?
+        var imagePaths: [String] = [], sourceFile: String?, downloadPath: String?, publicDownloadPath: String?
+        var tokenPath: String?, offer: String?, kind = WalletItemKind.pass
         // Keys are compared as bytes: a String for each of 15 keys of 100,000 records costs more than the values.
-        // Each is first compared with the one that follows the last in the order the build writes them.
         var expected = 0
         try scanner.objectWithRawKeys { scanner, key throws(BuildStateDecoding.Failure) in
-            func isKey(_ name: StaticString) -> Bool {
-                key.count == name.utf8CodeUnitCount && memcmp(key.baseAddress!, name.utf8Start, key.count) == 0
-            }
-            let field = expected < Self.fieldOrder.count && isKey(Self.fieldOrder[expected]) ? expected
-                : Self.fieldOrder.firstIndex(where: isKey) ?? -1
-            expected = field + 1
+            guard let (field, index) = ItemRecordField.field(named: key, expected: expected) else { return try scanner.skipValue() }
+            expected = index + 1
             switch field {
-            case 0: type = try shared.string(0, &scanner)
-            case 1: serial = try scanner.string()
-            case 2: team = try shared.string(1, &scanner)
-            case 3: updateTag = try scanner.integer()
-            case 4: etag = try scanner.digest()
-            case 5: size = try scanner.integer()
-            case 6: fingerprint = try scanner.digest()
-            case 7: definitionHash = try scanner.digest()
-            case 8: templateName = try shared.string(2, &scanner)
-            case 9: imagePaths = try scanner.stringArray()
-            case 10: sourceFile = try shared.string(3, &scanner)
-            case 11: downloadPath = try scanner.string()
-            case 12: tokenHash = try scanner.optionalDigest()
-            case 13: publicDownloadPath = try scanner.optionalString()
-            case 14: tokenPath = try scanner.optionalString()
-            case 15: offer = try scanner.optionalString()
-            case 16: kind = try scanner.itemKind()
-            default: try scanner.skipValue()
+            case .typeIdentifier: type = try shared.string(0, &scanner)
+            case .identifier: identifier = try scanner.string()
+            case .teamIdentifier: team = try shared.string(1, &scanner)
+            case .updateTag: updateTag = try scanner.integer()
+            case .etag: etag = try scanner.digest()
+            case .size: size = try scanner.integer()
+            case .fingerprint: fingerprint = try scanner.digest()
+            case .definitionHash: definitionHash = try scanner.digest()
+            case .templateName: templateName = try shared.string(2, &scanner)
+            case .imagePaths: imagePaths = try scanner.stringArray()
+            case .sourceFile: sourceFile = try shared.string(3, &scanner)
+            case .downloadPath: downloadPath = try scanner.string()
+            case .tokenHash: tokenHash = try scanner.optionalDigest()
+            case .publicDownloadPath: publicDownloadPath = try scanner.optionalString()
+            case .tokenPath: tokenPath = try scanner.optionalString()
+            case .offer: offer = try scanner.optionalString()
+            case .kind: kind = try scanner.itemKind()
             }
         }
-        func required<T>(_ value: T?, _ name: String) throws(BuildStateDecoding.Failure) -> T {
-            guard let value else { throw BuildStateDecoding.Failure(description: "a pass has no \(name)") }
+        func required<T>(_ value: T?, _ field: ItemRecordField) throws(BuildStateDecoding.Failure) -> T {
+            guard let value else { throw BuildStateDecoding.Failure(description: "a pass has no \(field.key)") }
             return value
         }
-        self.init(fields: Fields(
-            passTypeIdentifier: try required(type, "passTypeIdentifier"), serialNumber: try required(serial, "serialNumber"),
-            teamIdentifier: try required(team, "teamIdentifier"), updateTag: Int64(try required(updateTag, "updateTag")),
-            etag: try required(etag, "etag"), size: try required(size, "size"), tokenHash: tokenHash,
-            fingerprint: try required(fingerprint, "fingerprint"), definitionHash: try required(definitionHash, "definitionHash"),
-            templateName: try required(templateName, "templateName"), imagePaths: imagePaths,
-            sourceFile: try required(sourceFile, "sourceFile"), downloadPath: try required(downloadPath, "downloadPath"),
-            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind))
+        self.init(
+            typeIdentifier: try required(type, .typeIdentifier), identifier: try required(identifier, .identifier),
+            teamIdentifier: try required(team, .teamIdentifier), updateTag: Int64(try required(updateTag, .updateTag)),
+            packedETag: try required(etag, .etag), size: try required(size, .size), tokenHash: tokenHash,
+            fingerprint: try required(fingerprint, .fingerprint), definitionHash: try required(definitionHash, .definitionHash),
+            templateName: try required(templateName, .templateName), imagePaths: imagePaths,
+            sourceFile: try required(sourceFile, .sourceFile), downloadPath: try required(downloadPath, .downloadPath),
+            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
     }
 }
 

@@ -83,13 +83,15 @@ package enum BuildStateEncoding {
         out.reserveCapacity(chunkSize + 64 * 1024)
         // A window of the previous file: records are read in file order, so one read serves many.
         var window: [UInt8] = [], windowStart = 0
-        out += #"{"version":"#.utf8
+        out.append(UInt8(ascii: "{"))
+        StateField.version.appendKey(to: &out, first: true)
         out += String(state.version).utf8
-        out += #","lastUpdateTag":"#.utf8
+        StateField.lastUpdateTag.appendKey(to: &out)
         out += String(state.lastUpdateTag).utf8
-        out += #","builtAt":"#.utf8
-        out += JSONValue.string(state.builtAt).serialized()
-        out += #","passes":{"#.utf8
+        StateField.builtAt.appendKey(to: &out)
+        appendString(state.builtAt, to: &out)
+        StateField.passes.appendKey(to: &out)
+        out.append(UInt8(ascii: "{"))
         // Records not copied are encoded here, a batch at a time on every core, just before they
         // are written: a full build of 100,000 passes would otherwise hold some 70 MB of them at once.
         for batch in stride(from: 0, to: keys.count, by: encodingBatch).map({ $0..<min(keys.count, $0 + encodingBatch) }) {
@@ -119,38 +121,29 @@ package enum BuildStateEncoding {
                 }
             }
         }
-        out += #"},"contentFiles":{"#.utf8
+        out.append(UInt8(ascii: "}"))
+        StateField.contentFiles.appendKey(to: &out)
+        out.append(UInt8(ascii: "{"))
         for (index, path) in (contentFileKeys ?? state.contentFiles.keys.sorted()).enumerated() {
-            let file = state.contentFiles[path]!
             if index > 0 { out.append(UInt8(ascii: ",")) }
             appendString(path, to: &out)
-            out += #":{"hash":"#.utf8
-            appendString(file.hash, to: &out)
-            out += #","passes":["#.utf8
-            for (position, key) in file.passes.enumerated() {
-                if position > 0 { out.append(UInt8(ascii: ",")) }
-                appendString(key, to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-            if let stamp = file.stamp {
-                out += #","identity":"#.utf8
-                appendString(stamp, to: &out)
-            }
-            if let entries = file.entries {
-                out += #","entries":"#.utf8
-                appendString(entries, to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
+            out.append(UInt8(ascii: ":"))
+            state.contentFiles[path]!.appendJSON(to: &out)
             if out.count >= chunkSize {
                 try emit(out)
                 out.removeAll(keepingCapacity: true)
             }
         }
-        out += #"},"removedPasses":"#.utf8
-        var rest = BuildState()
-        rest.removedPasses = state.removedPasses
-        out += (rest.json["removedPasses"] ?? .object(JSONObject())).serialized()
         out.append(UInt8(ascii: "}"))
+        StateField.removedPasses.appendKey(to: &out)
+        out.append(UInt8(ascii: "{"))
+        for (index, key) in state.removedPasses.keys.sorted().enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            state.removedPasses[key]!.appendJSON(to: &out)
+        }
+        out += "}}".utf8
         try emit(out)
     }
 
@@ -210,51 +203,92 @@ package enum BuildStateEncoding {
         }
         if !plain { out += JSONValue.string(text).serialized() }
     }
+
+    /// A JSON array of strings.
+    package static func appendStrings(_ texts: [String], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (index, text) in texts.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(text, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
 }
 
 extension BuildState.ItemRecord {
-    /// `json.serialized()`, written straight to bytes: a full build encodes every record while the
-    /// tree waits for its new state, and a tree of a dozen keys per record takes several times longer.
+    /// The record's JSON object, written straight to bytes with the keys of `ItemRecordField`, in its order: a
+    /// full build encodes every record while the tree waits for its new state.
     package func encodedJSON() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(640)
-        func key(_ name: StaticString, first: Bool = false) {
-            if !first { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            out += #"":"#.utf8
-        }
-        func string(_ name: StaticString, _ value: String, first: Bool = false) {
-            key(name, first: first)
+        func string(_ field: ItemRecordField, _ value: String) {
+            field.appendKey(to: &out, first: field == .typeIdentifier)
             JSONValue.writeString(value, into: &out)
         }
         out.append(UInt8(ascii: "{"))
-        string("passTypeIdentifier", passTypeIdentifier, first: true)
-        string("serialNumber", serialNumber)
-        string("teamIdentifier", teamIdentifier)
-        key("updateTag")
+        string(.typeIdentifier, typeIdentifier)
+        string(.identifier, identifier)
+        string(.teamIdentifier, teamIdentifier)
+        ItemRecordField.updateTag.appendKey(to: &out)
         out += String(updateTag).utf8
-        string("etag", etag)
-        key("size")
+        string(.etag, etag)
+        ItemRecordField.size.appendKey(to: &out)
         out += String(size).utf8
-        string("fingerprint", fingerprint)
-        string("definitionHash", definitionHash)
-        string("templateName", templateName)
-        key("imagePaths")
-        out.append(UInt8(ascii: "["))
-        for (index, path) in imagePaths.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONValue.writeString(path, into: &out)
-        }
-        out.append(UInt8(ascii: "]"))
-        string("sourceFile", sourceFile)
-        string("downloadPath", downloadPath)
-        if let tokenHash { string("tokenHash", tokenHash) }
-        if let publicDownloadPath { string("publicDownloadPath", publicDownloadPath) }
-        if let tokenPath { string("tokenPath", tokenPath) }
-        if let offer { string("offer", offer) }
-        if kind != .pass { string("kind", kind.rawValue) }
+        string(.fingerprint, fingerprint)
+        string(.definitionHash, definitionHash)
+        string(.templateName, templateName)
+        ItemRecordField.imagePaths.appendKey(to: &out)
+        BuildStateEncoding.appendStrings(imagePaths, to: &out)
+        string(.sourceFile, sourceFile)
+        string(.downloadPath, downloadPath)
+        if let tokenHash { string(.tokenHash, tokenHash) }
+        if let publicDownloadPath { string(.publicDownloadPath, publicDownloadPath) }
+        if let tokenPath { string(.tokenPath, tokenPath) }
+        if let offer { string(.offer, offer) }
+        if kind != .pass { string(.kind, kind.rawValue) }
         out.append(UInt8(ascii: "}"))
         return out
+    }
+}
+
+extension BuildState.ContentFileRecord {
+    /// The record's JSON object, with the keys of `ContentFileField`.
+    func appendJSON(to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        ContentFileField.hash.appendKey(to: &out, first: true)
+        BuildStateEncoding.appendString(hash, to: &out)
+        ContentFileField.passes.appendKey(to: &out)
+        BuildStateEncoding.appendStrings(passes, to: &out)
+        if let stamp {
+            ContentFileField.stamp.appendKey(to: &out)
+            BuildStateEncoding.appendString(stamp, to: &out)
+        }
+        if let entries {
+            ContentFileField.entries.appendKey(to: &out)
+            BuildStateEncoding.appendString(entries, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
+extension BuildState.RemovedItemRecord {
+    /// The record's JSON object, with the keys of `RemovedRecordField` (`kind` only for an order).
+    func appendJSON(to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        RemovedRecordField.typeIdentifier.appendKey(to: &out, first: true)
+        BuildStateEncoding.appendString(typeIdentifier, to: &out)
+        RemovedRecordField.identifier.appendKey(to: &out)
+        BuildStateEncoding.appendString(identifier, to: &out)
+        RemovedRecordField.tokenHash.appendKey(to: &out)
+        BuildStateEncoding.appendString(tokenHash, to: &out)
+        RemovedRecordField.removedTag.appendKey(to: &out)
+        out += String(removedTag).utf8
+        RemovedRecordField.files.appendKey(to: &out)
+        BuildStateEncoding.appendStrings(files, to: &out)
+        if kind != .pass {
+            RemovedRecordField.kind.appendKey(to: &out)
+            BuildStateEncoding.appendString(kind.rawValue, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
     }
 }

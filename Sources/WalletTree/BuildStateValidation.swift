@@ -97,7 +97,7 @@ extension BuildState {
         }
         if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
         for (key, record) in removedPasses {
-            try Self.checkKey(key, type: record.passTypeIdentifier, serial: record.serialNumber, of: "removed pass")
+            try Self.checkKey(key, type: record.typeIdentifier, serial: record.identifier, of: "removed pass")
             try checkTag(record.removedTag, "removedTag of removed pass \(key)")
             try Self.checkText(record.tokenHash, "tokenHash of removed pass \(key)")
             for file in record.files where !TreeLayout.isBuildOwned(file) {
@@ -113,7 +113,7 @@ extension BuildState {
     }
 
     private static func check(_ record: ItemRecord, key: String, greatestTag: Int64) throws(BuildError) {
-        let type = record.passTypeIdentifier, serial = record.serialNumber
+        let type = record.typeIdentifier, serial = record.identifier
         try checkKey(key, type: type, serial: serial, of: "pass")
         guard record.updateTag >= 0, record.updateTag <= greatestTag else {
             throw BuildError(.refused, "pass \(key) has updateTag \(record.updateTag), not an update tag of this build's time (0 to \(greatestTag), milliseconds since 1970)")

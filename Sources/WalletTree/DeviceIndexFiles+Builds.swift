@@ -16,7 +16,7 @@ extension DeviceIndexFiles {
     package func refresh(changed: [String], committed state: BuildState, store: any RegistrationStore) async throws -> Int {
         guard !changed.isEmpty else { return 0 }
         let count = try await refresh(passes: changed, store: store, snapshot: state)
-        try recordIndexed(state)
+        try recordIndexed(lastUpdateTag: state.lastUpdateTag)
         return count
     }
 
@@ -26,16 +26,16 @@ extension DeviceIndexFiles {
     /// The first time (no record yet) it only takes note of the build: the
     /// index files were written by the registrations themselves.
     @discardableResult
-    package func refresh(publishedBuild state: BuildState, store: any RegistrationStore) async throws -> Int {
+    package func refresh(publishedBuild index: PublishedIndex, store: any RegistrationStore) async throws -> Int {
         guard let indexed = indexedTag() else {
-            try recordIndexed(state)
+            try recordIndexed(lastUpdateTag: index.lastUpdateTag)
             return 0
         }
-        guard state.lastUpdateTag > indexed else { return 0 }
-        let changed = state.passes.values.filter { $0.updateTag > indexed }.map(\.key)
-            + state.removedPasses.values.filter { $0.removedTag > indexed }.map(\.key)
-        let count = changed.isEmpty ? 0 : try await refresh(passes: changed, store: store, snapshot: state)
-        try recordIndexed(state)
+        guard index.lastUpdateTag > indexed else { return 0 }
+        let changed = index.items.values.filter { $0.updateTag > indexed }.map(\.key.text)
+            + index.removedItems.values.filter { $0.removedTag > indexed }.map(\.key.text)
+        let count = changed.isEmpty ? 0 : try await refresh(passes: changed, store: store, snapshot: index)
+        try recordIndexed(lastUpdateTag: index.lastUpdateTag)
         return count
     }
 
@@ -43,7 +43,8 @@ extension DeviceIndexFiles {
         AtomicFileSystem.readFile(indexedTagPath).flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
     }
 
-    package func recordIndexed(_ state: BuildState) throws {
-        try AtomicFileSystem.write(Array(String(state.lastUpdateTag).utf8), to: indexedTagPath)
+    /// Notes that the index files show every change up to `lastUpdateTag`, a build's.
+    package func recordIndexed(lastUpdateTag: Int64) throws {
+        try AtomicFileSystem.write(Array(String(lastUpdateTag).utf8), to: indexedTagPath)
     }
 }

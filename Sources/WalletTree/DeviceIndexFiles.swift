@@ -20,6 +20,10 @@ import Synchronization
 /// carries the store's revision, and one older than the last written is
 /// skipped. The methods block on the disk: call them off the cooperative
 /// thread pool.
+///
+/// One per output folder and process, made by `OutputFolder` only: the record
+/// of revisions written is this object's, so a second writer of the same
+/// files would not see it.
 package final class DeviceIndexFiles: Sendable {
     package let outputDirectory: String
     /// Writes of one device never overlap; these guard file operations, not a value.
@@ -32,8 +36,8 @@ package final class DeviceIndexFiles: Sendable {
     /// This process's holders of each shard lock, so that a second one waits for the first without polling.
     private let shardGate = ShardGate(count: Int(DeviceIndexFiles.shardCount))
 
-    // The pool's default is a stopgap until every construction passes the command's pool.
-    package init(outputDirectory: String, pool: BlockingPool = BlockingPool(threadCount: 4)) {
+    // The pool's default is a stopgap until `OutputFolder` is handed the command's pool.
+    init(outputDirectory: String, pool: BlockingPool = BlockingPool(threadCount: 4)) {
         self.outputDirectory = outputDirectory
         self.pool = pool
     }
@@ -160,8 +164,8 @@ package final class DeviceIndexFiles: Sendable {
     package func refresh(passes: some Sequence<String>, store: any RegistrationStore, snapshot: some UpdateTags) async throws -> Int {
         var serialsByType: [String: [String]] = [:]
         for key in passes {
-            guard let slash = key.firstIndex(of: "/") else { continue }
-            serialsByType[String(key[..<slash]), default: []].append(String(key[key.index(after: slash)...]))
+            guard let (type, identifier) = ItemKey.split(key) else { continue }
+            serialsByType[String(type), default: []].append(String(identifier))
         }
         // A server writing an index meanwhile could put back an older list:
         // read and write while no process writes any index.
@@ -285,6 +289,6 @@ package protocol UpdateTags: Sendable {
 
 extension BuildState: UpdateTags {
     package func updateTag(type: String, serial: String) -> (tag: Int64, kind: WalletItemKind)? {
-        passes["\(type)/\(serial)"].map { ($0.updateTag, $0.kind) }
+        passes[ItemKey.text(typeIdentifier: type, identifier: serial)].map { ($0.updateTag, $0.kind) }
     }
 }

@@ -12,9 +12,9 @@ extension BuildState {
             rows.reserveCapacity(chunk * 96)
             for key in keys[start..<min(keys.count, start + chunk)] {
                 let record = passes[key]!
-                rows += record.passTypeIdentifier
+                rows += record.typeIdentifier
                 rows += ","
-                rows += record.serialNumber
+                rows += record.identifier
                 rows += ","
                 rows += record.downloadPath
                 rows += "\n"

@@ -33,29 +33,30 @@ package struct InstallReport: Sendable, Equatable {
 
     package var groups: [Group: Counts]
 
-    /// Passes (not orders) of `state`, grouped; the store's counts of passes the build no longer lists are left out.
-    package init(state: BuildState, onDevices: [PassDeviceCount], events: [RegistrationDayCount]) {
-        self.init(records: state.passes.values, onDevices: onDevices, events: events)
+    /// Passes (not orders) of `index`, grouped; the store's counts of passes the build no longer lists are left out.
+    package init(index: PublishedIndex, onDevices: [PassDeviceCount], events: [RegistrationDayCount]) {
+        self.init(items: index.items.values, onDevices: onDevices, events: events)
     }
 
-    package init(records: some Sequence<BuildState.ItemRecord>, onDevices: [PassDeviceCount], events: [RegistrationDayCount]) {
+    package init(items: some Sequence<PublishedItem>, onDevices: [PassDeviceCount], events: [RegistrationDayCount]) {
         var groups: [Group: Counts] = [:]
+        // By `ItemKey.text`: the store's counts name a type and a serial, not a kind.
         var groupOfKey: [String: Group] = [:]
-        for record in records where record.kind == .pass {
-            let key = record.key
-            let group = Group(passTypeIdentifier: record.passTypeIdentifier, template: record.templateName, offer: record.offer ?? "")
+        for item in items where item.kind == .pass {
+            let key = item.key.text
+            let group = Group(passTypeIdentifier: item.typeIdentifier, template: item.templateName, offer: item.offer ?? "")
             groupOfKey[key] = group
             groups[group, default: Counts()].issued += 1
         }
         var everAdded = Set<String>()
         for pass in onDevices where pass.devices > 0 {
-            let key = "\(pass.passTypeIdentifier)/\(pass.serialNumber)"
+            let key = ItemKey.text(typeIdentifier: pass.passTypeIdentifier, identifier: pass.serialNumber)
             guard let group = groupOfKey[key] else { continue }
             groups[group]!.onDevices += 1
             everAdded.insert(key)
         }
         for event in events {
-            let key = "\(event.passTypeIdentifier)/\(event.serialNumber)"
+            let key = ItemKey.text(typeIdentifier: event.passTypeIdentifier, identifier: event.serialNumber)
             guard let group = groupOfKey[key] else { continue }
             let day = groups[group]!.days[event.day] ?? (0, 0)
             groups[group]!.days[event.day] = (day.added + event.added, day.removed + event.removed)

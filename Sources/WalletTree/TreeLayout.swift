@@ -33,7 +33,7 @@ package enum TreeLayout {
     /// `.passforge/` of its own too, for the development chain and the token secret: both hold
     /// what passforge keeps for itself, one per folder it works in.)
     package static let stateFolder = ".passforge"
-    /// The build state: what the last build made (`BuildState`).
+    /// The build state: what the last build made (`BuildState`, the build's cache; readers read `PublishedIndex`).
     package static let statePath = "\(stateFolder)/state.json"
     /// passTypeIdentifier,serialNumber,download path of every pass and order, for mailings.
     package static let downloadsListPath = "\(stateFolder)/downloads.csv"
@@ -51,6 +51,10 @@ package enum TreeLayout {
     package static func stagedPath(of path: String) -> String { "\(stagedTreeFolder)/\(path)" }
     /// The last update tag whose changes the device index files show (`DeviceIndexFiles`).
     package static let indexedTagPath = "\(stateFolder)/indexed-tag"
+    /// The lock a build holds on its output folder (a publish and `--state-from` take it too).
+    package static let buildLockPath = "\(stateFolder)/build.lock"
+    /// The lock a publish holds on its destination folder.
+    package static let publishLockPath = "\(stateFolder)/publish.lock"
     /// Cross-process locks of the device index shards.
     package static let indexLocksFolder = "\(stateFolder)/index-locks"
     /// The files a publish carries besides the items: the lists, then the state, which goes last.

@@ -79,7 +79,7 @@ struct BuildCommand: AsyncParsableCommand {
         for (offer, size) in report.offerPoolSizes.sorted(by: { $0.key < $1.key }) {
             Console.print("offer \(offer): \(size) pass\(size == 1 ? "" : "es") in the pool")
         }
-        if push { try await PushCommand.push(project: project, state: report.committedState, quiet: quiet) }
+        if push { try await PushCommand.push(project: project, output: output, index: PublishedIndex(report.committedState), quiet: quiet) }
         PassBuilder.releaseInBackground(report)
     }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import PassBuild
+import PassContent
+import PassRender
 import WalletTree
 import PassDiff
 import RegistrationStore
@@ -56,7 +58,7 @@ struct DiffCommand: AsyncParsableCommand {
             let headSnapshot: GitSnapshot? = if let head { try await GitSnapshot(revision: head, projectRoot: root.path) } else { nil }
             func rendering(of directory: String?) throws -> UnsignedRendering {
                 let settings = try project.settings(developmentSigning: true, allowHTTP: allowHTTPWebService, jobs: nil, snapshot: directory)
-                return PassDiff.render(projectDirectory: directory ?? root.path, settings: settings)
+                return PassDiff.render(projectDirectory: directory ?? root.path, renderer: PassBuilder(settings: settings))
             }
             diff = PassDiff(base: try rendering(of: baseSnapshot.projectDirectory), head: try rendering(of: headSnapshot?.projectDirectory))
         } catch let failure as GitSnapshot.Failure {
@@ -76,11 +78,11 @@ struct DiffCommand: AsyncParsableCommand {
 
     /// Devices registered for each pass, when the registration store can be opened; nil otherwise.
     func deviceCounts(for keys: [String]) async -> [String: Int]? {
-        guard let opened = try? await StoreOpening.open(onlyIfPresent: true) else { return nil }
+        guard let opened = try? await StoreOpening.open(project: project.project, onlyIfPresent: true) else { return nil }
         var counts: [String: Int] = [:]
         for key in keys {
-            guard let slash = key.firstIndex(of: "/") else { continue }
-            let type = String(key[..<slash]), serial = String(key[key.index(after: slash)...])
+            guard let (typeIdentifier, identifier) = ItemKey.split(key) else { continue }
+            let type = String(typeIdentifier), serial = String(identifier)
             guard let indices = try? await opened.store.indices(holding: type, serialNumbers: [serial]) else { return nil }
             counts[key] = indices.count
         }

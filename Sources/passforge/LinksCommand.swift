@@ -43,8 +43,8 @@ struct LinksCommand: ParsableCommand {
 
     func run() throws {
         let output = project.output
-        let state = try Console.runReportingErrors { try BuildState.load(from: output) }
-        guard !state.passes.isEmpty else {
+        let index = try Console.runReportingErrors { try PublishedIndex.load(from: output) }
+        guard !index.items.isEmpty else {
             Console.error("error: \(output)/ has no build yet; run `passforge build` first")
             throw ExitCode.failure
         }
@@ -54,7 +54,7 @@ struct LinksCommand: ParsableCommand {
         }
         let pages = LandingLinks.pageList(in: output)
         if pages == nil { Console.error("warning: \(output)/ has no landing pages (landingPages.enabled is false, or built before them): the URLs are where a build puts them") }
-        let links = LandingLinks(state: state, pages: pages, baseURL: baseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" },
+        let links = LandingLinks(index: index, pages: pages, baseURL: baseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" },
                                  filter: .init(template: template, offer: offer, serials: Set(serials)), language: language)
         if links.rows.isEmpty {
             Console.error("no item matches")

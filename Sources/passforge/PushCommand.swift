@@ -35,8 +35,9 @@ struct PushCommand: AsyncParsableCommand {
 
     /// One push run from the command line (`push`, `build --push`): the store,
     /// the run, its progress and its report.
-    /// `state`: the build state a build just committed (`build --push`); read from the output folder when nil.
-    static func push(project: ProjectOptions, options: PushRun.Options = PushRun.Options(), state: BuildState? = nil,
+    /// `index`: the index of the build a build just committed (`build --push`); read from the output folder when nil.
+    /// `output`: the process's one output tree (`build --push` hands over the build's).
+    static func push(project: ProjectOptions, output: OutputFolder, options: PushRun.Options = PushRun.Options(), index: PublishedIndex? = nil,
                      quiet: Bool = false) async throws {
         guard let (store, storeDescription) = try await StoreOpening.open(onlyIfPresent: true) else {
             Console.print("no registration store yet (\(StoreLocation.defaultSQLitePath) does not exist): no device to push to")
@@ -45,8 +46,8 @@ struct PushCommand: AsyncParsableCommand {
         let settings = try project.settings(developmentSigning: false, allowHTTP: false, jobs: nil)
         let report: PushRun.Report
         do {
-            let operation = PushOperation(outputDirectory: settings.outputDirectory, identities: SigningIdentities(settings: settings), store: store, configuration: try APNsConfiguration.fromEnvironment())
-            report = try await operation.runOnce(options, state: state) { event in
+            let operation = PushOperation(output: output, identities: SigningIdentities(settings: settings), store: store, configuration: try APNsConfiguration.fromEnvironment())
+            report = try await operation.runOnce(options, index: index) { event in
                 if !quiet { Console.progress(event, store: storeDescription) }
             }
         } catch {

@@ -232,10 +232,10 @@ struct ServeCommand: AsyncParsableCommand {
             "try:",
             "  curl \(base)/health",
         ]
-        if let state = try? BuildState.load(from: output), let pass = state.passes.values.min(by: { $0.key < $1.key }) {
+        if let index = try? PublishedIndex.load(from: output), let pass = index.items.values.min(by: { $0.key < $1.key }) {
             lines.append("  curl -H 'Authorization: \(pass.kind.authorizationScheme) <token>' \(base)/\(pass.path)")
-            lines.append("  curl \(base)/v1/devices/<deviceLibraryIdentifier>/registrations/\(pass.passTypeIdentifier)")
-            lines.append("  open \(base)/\(pass.downloadPath)   (add-to-Wallet link, no token; all links in \(output)/.passforge/downloads.csv)")
+            lines.append("  curl \(base)/v1/devices/<deviceLibraryIdentifier>/registrations/\(pass.typeIdentifier)")
+            lines.append("  open \(base)/\(pass.downloadPath)   (add-to-Wallet link, no token; all links in \(output)/\(TreeLayout.downloadsListPath))")
         } else {
             lines.append("  (no passes yet: run `passforge build`)")
         }

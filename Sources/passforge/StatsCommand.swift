@@ -29,9 +29,9 @@ struct StatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let output = project.output
-        let state = try Console.runReportingErrors { try BuildState.load(from: output) }
+        let index = try Console.runReportingErrors { try PublishedIndex.load(from: output) }
         var onDevices: [PassDeviceCount] = [], events: [RegistrationDayCount] = []
-        if let (store, _) = try await StoreOpening.open(onlyIfPresent: true) {
+        if let (store, _) = try await StoreOpening.open(project: project.project, onlyIfPresent: true) {
             guard let counting = store as? any InstallStatisticsStore else {
                 Console.error("error: this registration store keeps no install counts")
                 throw ExitCode.failure
@@ -39,9 +39,10 @@ struct StatsCommand: AsyncParsableCommand {
             onDevices = try await counting.passesOnDevices()
             events = try await counting.registrationEvents()
         } else if !json {
-            Console.error("no registration store yet (\(StoreLocation.environmentVariable) or state/registrations.sqlite): no pass has reached a device")
+            Console.error("no registration store yet (\(StoreLocation.environmentVariable) or \(StoreOpening.defaultSQLitePath(of: project.project))): "
+                          + "no pass has reached a device")
         }
-        let report = InstallReport(state: state, onDevices: onDevices, events: events)
+        let report = InstallReport(index: index, onDevices: onDevices, events: events)
         if json {
             FileHandle.standardOutput.write(Data(report.json.utf8))
             return

@@ -11,28 +11,32 @@ import WalletTree
 /// certificate — the state tells a topic's kind.
 @Suite struct OrderTopicIdentityTests {
     /// Resolves every type identifier to one fixed certificate, as passforge.yml `signing:` would.
-    struct FixedIdentities: SigningIdentityProvider {
+    struct FixedIdentities: APNsIdentityProvider {
         let leaf: TestPKI.Leaf
-        func signingIdentity(typeIdentifier: String, teamIdentifier: String, kind: WalletItemKind) throws -> (identity: SigningIdentity, isDevelopment: Bool) {
-            (try SigningIdentity(certificatePath: leaf.certificate, keyPath: leaf.key, wwdrCertificatePath: TestPKI.shared.wwdr), false)
+        func apnsCertificate(topic: String, teamIdentifier: String, kind: WalletItemKind) throws -> APNsCertificate {
+            let identity = try SigningIdentity(certificatePath: leaf.certificate, keyPath: leaf.key, wwdrCertificatePath: TestPKI.shared.wwdr)
+            return APNsCertificate(
+                userID: identity.certificate.userID, subject: identity.certificate.subject, notBefore: identity.certificate.notBefore,
+                notAfter: identity.certificate.notAfter, chainPEM: identity.certificatePEM + identity.wwdrCertificatePEM,
+                privateKeyPEM: identity.exportPrivateKeyPEM(), isDevelopment: false)
         }
     }
 
-    static func state(kind: WalletItemKind, type: String) -> BuildState {
+    static func state(kind: WalletItemKind, type: String) -> PublishedIndex {
         var state = BuildState()
         let record = BuildState.ItemRecord(
-            passTypeIdentifier: type, serialNumber: "O-1", teamIdentifier: TestPKI.team, updateTag: 1, etag: "\"00\"", size: 1,
+            typeIdentifier: type, identifier: "O-1", teamIdentifier: TestPKI.team, updateTag: 1, etag: "\"00\"", size: 1,
             fingerprint: "0", definitionHash: "0", templateName: "shop", imagePaths: [], sourceFile: "content/o.yml",
             downloadPath: "download/x.\(kind.fileExtension)", kind: kind)
         state.passes[record.key] = record
-        return state
+        return PublishedIndex(state)
     }
 
     @Test func anOrderTopicWithAnotherTypesCertificateIsRefusedNamingTheOrderTypeIDCertificate() async throws {
         let pool = APNsClientPool(identities: FixedIdentities(leaf: TestPKI.shared.leaf()), configuration: APNsConfiguration())
         defer { Task { await pool.shutdown() } }
         do {
-            _ = try await pool.sender(topic: TestPKI.orderType, state: Self.state(kind: .order, type: TestPKI.orderType))
+            _ = try await pool.sender(topic: TestPKI.orderType, index: Self.state(kind: .order, type: TestPKI.orderType))
             Issue.record("a Pass Type ID certificate was accepted for an order type")
         } catch {
             let message = "\(error)"
@@ -42,7 +46,7 @@ import WalletTree
         }
         // The same certificate for a pass type of another name: the pass's wording.
         do {
-            _ = try await pool.sender(topic: "pass.com.example.other", state: Self.state(kind: .pass, type: "pass.com.example.other"))
+            _ = try await pool.sender(topic: "pass.com.example.other", index: Self.state(kind: .pass, type: "pass.com.example.other"))
             Issue.record("a certificate for another pass type was accepted")
         } catch {
             #expect("\(error)".contains("Configure the Pass Type ID certificate of pass.com.example.other"), "\(error)")
@@ -53,7 +57,7 @@ import WalletTree
         let pool = APNsClientPool(identities: FixedIdentities(leaf: TestPKI.shared.leaf(passType: TestPKI.orderType)),
                                   configuration: APNsConfiguration())
         defer { Task { await pool.shutdown() } }
-        _ = try await pool.sender(topic: TestPKI.orderType, state: Self.state(kind: .order, type: TestPKI.orderType))
+        _ = try await pool.sender(topic: TestPKI.orderType, index: Self.state(kind: .order, type: TestPKI.orderType))
     }
 
     @Test func apnsRefusalsNameTheOrderTypeIDCertificateForAnOrderClient() {
