@@ -21,7 +21,7 @@ struct BundleComparison: Sendable, Equatable {
     init(localOutput directory: String, bytes: [UInt8]?) throws(PublishError) {
         guard let bytes else { return }
         guard let list = BundleComparison(decoding: bytes, greatestTag: BuildState.greatestLocalTag) else {
-            throw PublishError("\(directory)/\(BundleList.path) is damaged (not a bundle list); run passforge build, then publish")
+            throw PublishError(.localTreeMismatch, "\(directory)/\(BundleList.path) is damaged (not a bundle list); run passforge build, then publish")
         }
         self = list
     }

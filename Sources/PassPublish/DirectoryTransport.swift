@@ -19,7 +19,7 @@ struct DirectoryTransport: PublishTransport {
     func fetchState() throws -> DestinationState {
         // DEST may be a link to the folder the site is served from.
         guard let kind = AtomicFileSystem.entryKind(root, followingLinks: true) else { return .missingFolder }
-        guard kind == .directory else { throw PublishError("\(root) is a file, not a folder; publish to a folder") }
+        guard kind == .directory else { throw PublishError(.unsafePath, "\(root) is a file, not a folder; publish to a folder") }
         var folders = RealFolders(root: root)
         guard try folders.exists(TreeLayout.stateFolder, creating: false),
               let state = try readStateFile(TreeLayout.statePath, limit: BuildState.maximumPublishedSize) else { return .noState }
@@ -34,12 +34,12 @@ struct DirectoryTransport: PublishTransport {
         let path = "\(root)/\(name)"
         guard let kind = AtomicFileSystem.entryKind(path) else { return nil }
         guard kind == .regularFile, let file = RegularFile(openingForReading: path, followingLinks: false) else {
-            throw PublishError("\(path) is \(kind == .symbolicLink ? "a symbolic link" : "not a regular file"); passforge reads the published state only from regular files inside \(root): replace it with the file, or publish again")
+            throw PublishError(.unsafePath, "\(path) is \(kind == .symbolicLink ? "a symbolic link" : "not a regular file"); passforge reads the published state only from regular files inside \(root): replace it with the file, or publish again")
         }
         guard file.stamp.size <= limit else {
-            throw PublishError("\(path) is \(file.stamp.size >> 20) MB, more than the \(limit >> 20) MB a published build's \((name as NSString).lastPathComponent) may be; it is refused")
+            throw PublishError(.tooLarge, "\(path) is \(file.stamp.size >> 20) MB, more than the \(limit >> 20) MB a published build's \((name as NSString).lastPathComponent) may be; it is refused")
         }
-        guard let bytes = file.readAll() else { throw PublishError("cannot read \(path)") }
+        guard let bytes = file.readAll() else { throw PublishError(.fileSystem, "cannot read \(path)") }
         return bytes
     }
 
@@ -60,11 +60,11 @@ struct DirectoryTransport: PublishTransport {
         let path = "\(root)/\(TreeLayout.publishLockPath)"
         do {
             guard let lock = try FileLock.acquire(path, blocking: false) else {
-                throw PublishError("another passforge publish to \(root) is running (\(path) is locked); wait for it to finish")
+                throw PublishError(.locked, "another passforge publish to \(root) is running (\(path) is locked); wait for it to finish")
             }
             return lock
         } catch let failure as FileLock.Failure {
-            throw PublishError(failure.description)
+            throw PublishError(.fileSystem, failure.description, underlying: failure)
         }
     }
 
@@ -77,7 +77,7 @@ struct DirectoryTransport: PublishTransport {
         for upload in files {
             let source = "\(localRoot)/\(upload.path)"
             guard let file = RegularFile(openingForReading: source), let bytes = file.readAll() else {
-                throw PublishError("cannot read \(source); run passforge build first")
+                throw PublishError(.localTreeMismatch, "cannot read \(source); run passforge build first")
             }
             let stamp = file.stamp
             _ = try folders.exists(Self.folder(of: upload.path), creating: true)
@@ -107,7 +107,7 @@ struct DirectoryTransport: PublishTransport {
         for name in names {
             let source = "\(localRoot)/\(name)"
             guard let bytes = AtomicFileSystem.readFile(source) else {
-                throw PublishError("cannot read \(source); run passforge build first")
+                throw PublishError(.localTreeMismatch, "cannot read \(source); run passforge build first")
             }
             _ = try folders.exists(Self.folder(of: name), creating: true)
             try AtomicFileSystem.write(bytes, to: "\(root)/\(name)")
@@ -142,7 +142,7 @@ private func setModificationTime(of path: String, seconds: Int, nanoseconds: Int
     let time = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
     let times = [time, time]
     guard utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) == 0 else {
-        throw PublishError("cannot set the modification time of \(path): \(String(cString: strerror(errno)))")
+        throw PublishError(.fileSystem, "cannot set the modification time of \(path): \(String(cString: strerror(errno)))")
     }
 }
 
@@ -173,7 +173,7 @@ struct RealFolders {
             var kind = AtomicFileSystem.entryKind(path)
             if kind == nil, creating {
                 if mkdir(path, 0o755) != 0, errno != EEXIST {
-                    throw PublishError("cannot create folder \(path): \(String(cString: strerror(errno)))")
+                    throw PublishError(.fileSystem, "cannot create folder \(path): \(String(cString: strerror(errno)))")
                 }
                 kind = AtomicFileSystem.entryKind(path)
             }
@@ -181,9 +181,9 @@ struct RealFolders {
             case .directory?: checked.insert(current)
             case nil: return false
             case .symbolicLink?:
-                throw PublishError("\(path) is a symbolic link; passforge does not write, delete or read through links inside \(root) (they could point anywhere): replace it with a real folder")
+                throw PublishError(.unsafePath, "\(path) is a symbolic link; passforge does not write, delete or read through links inside \(root) (they could point anywhere): replace it with a real folder")
             default:
-                throw PublishError("\(path) is not a folder; move it away, then publish again")
+                throw PublishError(.unsafePath, "\(path) is not a folder; move it away, then publish again")
             }
         }
         return true

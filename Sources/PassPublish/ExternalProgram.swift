@@ -28,9 +28,9 @@ struct ExternalProgram: Sendable {
         do {
             outcome = try process.runBlocking()
         } catch where error.kind == .outputLimitExceeded {
-            throw PublishError("\(process.name) sent more than \(outputLimit >> 20) MB, more than a published build's state may be; stopped")
+            throw PublishError(.tooLarge, "\(process.name) sent more than \(outputLimit >> 20) MB, more than a published build's state may be; stopped")
         } catch {
-            throw PublishError(error.description)
+            throw PublishError(.programMissing, error.description, underlying: error)
         }
         // A signal reads as the shell spells it (128 + signal), which RemoteFailure reports as a status.
         let status: Int32 = switch outcome.termination {

@@ -17,10 +17,10 @@ struct LocalOutput: Sendable {
         do {
             lock = try FileLock.acquire(path, blocking: false)
         } catch {
-            throw PublishError(error.description)
+            throw PublishError(.fileSystem, error.description, underlying: error)
         }
         guard let lock else {
-            throw PublishError("a passforge build is running on \(directory) (\(path) is locked); \(purpose) when it has finished")
+            throw PublishError(.locked, "a passforge build is running on \(directory) (\(path) is locked); \(purpose) when it has finished")
         }
         do {
             _ = try OutputTree(directory: directory).rollForward()
@@ -37,7 +37,7 @@ struct LocalOutput: Sendable {
         do {
             return try BuildState.decodePublished(files.state, bundlesJSON: files.bundlesJSON)
         } catch {
-            throw PublishError("the build state at \(destination) is refused, and nothing was taken from it: \(error). Check who can write there; to start over, remove its .passforge/ and build with --initial")
+            throw PublishError(.invalidPublishedState, "the build state at \(destination) is refused, and nothing was taken from it: \(error). Check who can write there; to start over, remove its .passforge/ and build with --initial")
         }
     }
 }

@@ -117,6 +117,7 @@ extension ObjectStorageLock {
             let who =
                 other.map { "process \($0.pid) on \($0.host), since \(since)" } ?? "a writer passforge cannot read"
             throw PublishError(
+                .locked,
                 "another passforge publish to \(destination) is running (\(client.describe(key)): \(who)); "
                     + "wait for it to finish. If none is running, delete that object, or wait "
                     + "\(Int(staleAfter)) s for it to go stale")

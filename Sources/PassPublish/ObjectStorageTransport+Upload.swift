@@ -65,7 +65,7 @@ extension ObjectStorageTransport {
     private static func store(_ put: Put, client: S3Client, prefix: String, localRoot: String) async throws {
         let path = "\(localRoot)/\(put.source)"
         guard let bytes = AtomicFileSystem.readFile(path) else {
-            throw PublishError("cannot read \(path); run passforge build first")
+            throw PublishError(.localTreeMismatch, "cannot read \(path); run passforge build first")
         }
         let key = prefix.isEmpty ? put.name : "\(prefix)/\(put.name)"
         _ = try await client.put(

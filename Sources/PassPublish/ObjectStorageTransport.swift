@@ -45,7 +45,7 @@ struct ObjectStorageTransport: PublishTransport {
         do {
             configuration = try S3Configuration(environment: environment)
         } catch {
-            throw PublishError("s3://\(bucket): \(error.description)")
+            throw PublishError(.invalidDestination, "s3://\(bucket): \(error.description)")
         }
         let concurrency = environment["PASSFORGE_S3_CONCURRENCY"].flatMap(Int.init).map { min(max($0, 1), 256) } ?? 32
         (self.bucket, self.prefix, self.concurrency, self.environment) = (bucket, prefix, concurrency, environment)
@@ -116,6 +116,7 @@ struct ObjectStorageTransport: PublishTransport {
         guard let object = try await client.get(key, limit: limit + 1) else { return nil }
         guard object.body.count <= limit else {
             throw PublishError(
+                .tooLarge,
                 "\(client.describe(key)) is more than the \(limit >> 20) MB a published build's "
                     + "\((key as NSString).lastPathComponent) may be; it is refused")
         }
@@ -133,7 +134,7 @@ struct ObjectStorageTransport: PublishTransport {
         let (client, key) = (client, key)
         let files = try names.map { name -> (String, [UInt8]) in
             guard let bytes = AtomicFileSystem.readFile("\(localRoot)/\(name)") else {
-                throw PublishError("cannot read \(localRoot)/\(name); run passforge build first")
+                throw PublishError(.localTreeMismatch, "cannot read \(localRoot)/\(name); run passforge build first")
             }
             return (name, bytes)
         }

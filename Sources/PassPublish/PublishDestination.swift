@@ -30,6 +30,7 @@ package enum PublishDestination: Sendable, Equatable, CustomStringConvertible {
     package init(parsing text: String) throws(PublishError) {
         func refuse(_ why: String) -> PublishError {
             PublishError(
+                .invalidDestination,
                 "\(BuildState.quoted(text)) is not a destination passforge accepts: \(why). "
                     + "DEST is \(Self.acceptedForms)"
             )

@@ -22,10 +22,10 @@ struct RsyncTransport: PublishTransport {
         let command = try SSHCommandLine(parsing: text)
         sshCommand = command.rsyncArgument
         guard let ssh = ExternalProgram(named: command.program, environment: environment) else {
-            throw PublishError("\(command.program) is not installed here, and \(destination) needs it; install the OpenSSH client (apt-get install openssh-client), or set PASSFORGE_SSH_COMMAND")
+            throw PublishError(.programMissing, "\(command.program) is not installed here, and \(destination) needs it; install the OpenSSH client (apt-get install openssh-client), or set PASSFORGE_SSH_COMMAND")
         }
         guard let rsync = ExternalProgram(named: "rsync", environment: environment) else {
-            throw PublishError("rsync is not installed here, and \(destination) needs it; install it (apt-get install rsync), on the host too")
+            throw PublishError(.programMissing, "rsync is not installed here, and \(destination) needs it; install it (apt-get install rsync), on the host too")
         }
         self.rsync = rsync
         shell = RemoteShell(ssh: ssh, sshOptions: command.options, userHost: userHost, root: root, environment: environment)
@@ -40,7 +40,7 @@ struct RsyncTransport: PublishTransport {
         if root.hasPrefix("~/") { root.removeFirst(2) }
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+,=@%-")
         guard root.allSatisfy(allowed.contains), !root.hasPrefix("-") else {
-            throw PublishError("\(destination): the remote folder may hold only letters, digits and . _ / + , = @ % - (and not start with -); rename it, or link it under a plain name")
+            throw PublishError(.invalidDestination, "\(destination): the remote folder may hold only letters, digits and . _ / + , = @ % - (and not start with -); rename it, or link it under a plain name")
         }
         return root
     }
@@ -52,25 +52,25 @@ struct RsyncTransport: PublishTransport {
         let outcome = try shell.run(RemoteShell.fetchStateScript, action: "read the build state at \(destination)", outputLimit: limit)
         let bytes = outcome.output
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
-            throw PublishError("cannot read the build state at \(destination): the host gave no answer")
+            throw PublishError(.remoteFailed, "cannot read the build state at \(destination): the host gave no answer")
         }
         switch String(decoding: bytes[..<newline], as: UTF8.self) {
         case let answer where answer.hasPrefix("symlink "):
-            throw PublishError("\(destination)/\(BuildState.quoted(String(answer.dropFirst(8)))) is a symbolic link; passforge reads the published state only from regular files inside the destination: replace it with the file, or publish again")
+            throw PublishError(.unsafePath, "\(destination)/\(BuildState.quoted(String(answer.dropFirst(8)))) is a symbolic link; passforge reads the published state only from regular files inside the destination: replace it with the file, or publish again")
         case "missing-folder": return .missingFolder
         case "no-state": return .noState
         case "state":
             // state.json NUL downloads.csv [NUL bundles.json NUL (file NUL)…]
             let parts = bytes[(newline + 1)...].split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
             guard parts.count >= 2 else {
-                throw PublishError("cannot read the build state at \(destination): the answer was cut short; try again")
+                throw PublishError(.remoteFailed, "cannot read the build state at \(destination): the answer was cut short; try again")
             }
             let bundles = parts.count >= 3 ? parts[2] : nil
             let files = parts.dropFirst(3).filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }
             return .published(PublishedBuild(state: parts[0], downloadsCSV: parts[1].isEmpty ? nil : parts[1],
                                              bundlesJSON: bundles, bundleFiles: files))
         case let other:
-            throw PublishError("cannot read the build state at \(destination): unexpected answer \(other.prefix(80).debugDescription); does the login shell print text?")
+            throw PublishError(.invalidPublishedState, "cannot read the build state at \(destination): unexpected answer \(other.prefix(80).debugDescription); does the login shell print text?")
         }
     }
 

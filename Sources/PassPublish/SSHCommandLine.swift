@@ -18,7 +18,7 @@ struct SSHCommandLine: Sendable, Equatable {
         var word = "", inWord = false
         var characters = text.makeIterator()
         func refuse(_ why: String) -> PublishError {
-            PublishError("PASSFORGE_SSH_COMMAND cannot be read as a command (\(why)): write it as a shell would read a simple command, e.g. ssh -p 2222 -i \"/path/with spaces/key\"; quote any of $ ` ; | & < > ( ) * ? [ ] { } ~ #")
+            PublishError(.invalidDestination, "PASSFORGE_SSH_COMMAND cannot be read as a command (\(why)): write it as a shell would read a simple command, e.g. ssh -p 2222 -i \"/path/with spaces/key\"; quote any of $ ` ; | & < > ( ) * ? [ ] { } ~ #")
         }
         while let character = characters.next() {
             switch character {

@@ -40,7 +40,7 @@ extension PublishDestination {
         defer { lock.release() }
         switch try transport.fetchState() {
         case .missingFolder:
-            throw PublishError("\(self) does not exist; for a first deploy create it (mkdir -p), or build with --initial")
+            throw PublishError(.destinationMissing, "\(self) does not exist; for a first deploy create it (mkdir -p), or build with --initial")
         case .noState:
             return .destinationHasNoState
         case .published(let files):

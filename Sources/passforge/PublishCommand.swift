@@ -48,7 +48,9 @@ struct PublishCommand: ParsableCommand {
                 if !quiet { Console.error("publishing \(output) to \(destination)…") }
                 return try publisher.publish(dryRun: dryRun) { event in if !quiet { Self.report(event) } }
             } catch {
-                throw PublishError("publish to \(destination) failed: \(error)")
+                throw PublishError(
+                    (error as? PublishError)?.code ?? .failed, "publish to \(destination) failed: \(error)",
+                    underlying: error)
             }
         }
         for path in summary.plannedUploads { Console.print("would send \(path)") }
