@@ -4,6 +4,7 @@ import AtomicFiles
 import Foundation
 import PassContent
 import PassModel
+import PassRender
 import PassPackage
 import Synchronization
 
@@ -123,10 +124,11 @@ struct BuildPlanner {
     let settings: BuildSettings
     let state: BuildState
     let evaluator: PassEvaluator
-    /// Validate only: parse every file, sign nothing.
-    let validateOnly: Bool
-    /// Signs and stages passes as they are planned; nil to plan only.
-    let packager: ParallelPackager?
+    /// What becomes of each evaluated item: signed (the build), kept as a render (preview, diff), only
+    /// checked (validate), or kept as a job (a plan made to be looked at).
+    let consumer: any ItemConsumer
+    /// Whether the plan reads the previous state's records of content files (not when it only validates or renders).
+    private var usesPreviousState: Bool { consumer.product == .job }
 
     private var collector = DiagnosticCollector()
     private var plan = BuildPlan()
@@ -140,18 +142,17 @@ struct BuildPlanner {
 
     /// The content files the plan listed, in order.
     private(set) var listedFiles: [String] = []
-    /// What the planner collected of each sound item, when made with `collectsRenders` (even when the plan failed).
+    /// What the planner collected of each sound item, when its consumer keeps renders (even when the plan failed).
     var collectedRenders: [UnsignedPass] { plan.unsigned }
 
-    init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities, validateOnly: Bool,
-         packager: ParallelPackager? = nil, collectsRenders: Bool = false) {
+    init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
+         consumer: any ItemConsumer) {
         self.settings = settings
         self.state = state
-        self.validateOnly = validateOnly
-        self.packager = validateOnly ? nil : packager
+        self.consumer = consumer
         self.evaluator = PassEvaluator(settings: settings, state: state, secret: secret, identities: identities,
                                        templates: TemplateCache(loader: settings.templateLoader),
-                                       validateOnly: validateOnly, updateTag: self.packager?.updateTag, collectsRenders: collectsRenders)
+                                       product: consumer.product, updateTag: consumer.signingTag)
     }
 
     /// A content file as read: its hash, and its bytes while they may still need parsing.
@@ -264,7 +265,7 @@ struct BuildPlanner {
     }
 
     /// Reads a file skipped by its stamp, now that it has to be parsed, and decides how to cut it.
-    private static func prepare(_ file: ReadFile, validateOnly: Bool, boundary: ProjectBoundary, jobs: Int) -> ParseFile {
+    private static func prepare(_ file: ReadFile, keepsEntries: Bool, boundary: ProjectBoundary, jobs: Int) -> ParseFile {
         let bytes: [UInt8]
         switch file.bytes.map({ .success($0) }) ?? boundary.readListedFile(file.path) {
         case .success(let read): bytes = read
@@ -279,7 +280,7 @@ struct BuildPlanner {
             prepared.layout = list.entries.indices.map { file.reusedEntries[$0] }
             prepared.entries = list.signature
         } else if isYAML(file.path), let list = file.list ?? PassListEntries(bytes) {
-            if !validateOnly { prepared.entries = list.signature }
+            if keepsEntries { prepared.entries = list.signature }
             let runs = Self.runs(of: list.entries.count, jobs: jobs)
             if runs.count > 1 {
                 prepared.list = list
@@ -315,30 +316,76 @@ struct BuildPlanner {
         return (definitions, parsed)
     }
 
-    mutating func makePlan(progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
-        let paths: [String]
-        do { paths = try Self.contentFiles(in: settings.contentDirectory, jobs: settings.jobs) } catch {
+    /// The phases of a plan, each timed (`BuildTimings`): scan, classify, evaluate and sign (one pipeline, whose
+    /// consumer signs, collects or only validates), check. A plan that fails has staged, but not committed.
+    mutating func makePlan(timings: BuildTimings = BuildTimings(isEnabled: false),
+                           progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
+        let paths = try timings.phase("scan") { () throws(BuildFailure) in try scan() }
+        progress(.planning(files: paths.count))
+        let work = timings.phase("classify") { classify(paths) }
+        let parts = PartTimes(isEnabled: timings.isEnabled)
+        let results = evaluateAndConsume(work, parts: parts, progress: progress)
+        timings.mark("evaluate and sign", parts: parts.parts)
+        return try timings.phase("check") { try check(work, results) }
+    }
+
+    /// Scan: the content files, in order.
+    private mutating func scan() throws(BuildFailure) -> [String] {
+        do { listedFiles = try Self.contentFiles(in: settings.contentDirectory, jobs: settings.jobs) } catch {
             throw BuildFailure(diagnostics: error.diagnostics)
         }
-        listedFiles = paths
-        progress(.planning(files: paths.count))
-        let jobs = settings.jobs
-        let (state, validateOnly, evaluator) = (self.state, self.validateOnly, self.evaluator)
-        let boundary = settings.projectBoundary
+        return listedFiles
+    }
 
-        // Read and hash every file, except those whose stamp says they are as the last build hashed them.
-        // The passes of such a file, when it has a few, are checked at once (whether all are unchanged);
-        // those of the others are checked below, all at once.
-        let now = settings.clock()
-        let checkedWhenRead = 64
-        @Sendable func read(_ path: String, memo: inout PassEvaluator.UnchangedCheckMemo) -> (file: ReadFile, allUnchanged: Bool?) {
+    /// The files to parse, cut into units of work, with their bytes until a unit takes them.
+    private struct Work: Sendable {
+        var files: [ParseFile]
+        var sources: ResultSlots<[UInt8]>
+        var units: [ParseUnit]
+    }
+
+    /// Classify: read and hash every file, except those whose stamp says they are as the last build hashed them;
+    /// find the files (and entries of lists) whose passes all keep their fingerprints, which are not parsed; cut
+    /// the others into units of work.
+    private mutating func classify(_ paths: [String]) -> Work {
+        let reader = FileReader(state: state, evaluator: evaluator, boundary: settings.projectBoundary, now: settings.clock(),
+                                usesPreviousState: usesPreviousState)
+        let read = ParallelLoop.map(paths, jobs: settings.jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }) { path, memo in
+            reader.read(path, memo: &memo)
+        }
+        // Whether each pass of an unchanged file (or entry) would come out the same (all of them at once, so that one
+        // file of 100,000 passes is checked on every core too).
+        let candidates = read.flatMap { file, allUnchanged in
+            allUnchanged != nil ? [] : file.previous?.passes ?? file.reusedEntries.sorted { $0.key < $1.key }.map(\.value)
+        }
+        let (state, evaluator) = (self.state, self.evaluator)
+        let unchanged = ParallelLoop.map(candidates, jobs: settings.jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }) {
+            key, memo in state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false
+        }
+        return prepare(sortOut(read, unchanged: unchanged))
+    }
+
+    /// Classify's reading of one content file, on any worker.
+    private struct FileReader: Sendable {
+        let state: BuildState
+        let evaluator: PassEvaluator
+        let boundary: ProjectBoundary
+        /// The clock's reading the stamps are compared with (`FileStamp.isSettled`).
+        let now: Int64
+        let usesPreviousState: Bool
+
+        /// Files whose stamp is as the last build's, with at most this many passes, are checked for changes as they are read.
+        static let checkedWhenRead = 64
+
+        /// Reads and hashes one content file, or finds it unchanged by its stamp (and, for a few passes, whether all of them are).
+        func read(_ path: String, memo: inout PassEvaluator.UnchangedCheckMemo) -> (file: ReadFile, allUnchanged: Bool?) {
             guard !ProjectBoundary.hasUnsafeName(path) else {
                 var file = ReadFile(path: path)
                 file.refusal = .unsafeName
                 return (file, nil)
             }
             let stamp = FileStamp(path: path).flatMap { $0.isSettled(now: now) ? $0 : nil }
-            let known = validateOnly ? nil : state.contentFiles.index(forKey: path)
+            let known = usesPreviousState ? state.contentFiles.index(forKey: path) : nil
             let previous = known.map { state.contentFiles.values[$0] }
             // The state's string for the path: looked up again later, it is found without comparing its bytes.
             var file = ReadFile(path: known.map { state.contentFiles.keys[$0] } ?? path)
@@ -346,7 +393,7 @@ struct BuildPlanner {
                 // Its hash is the previous one: set below, if the file is parsed after all.
                 file.previous = previous
                 file.stamp = kept  // one string for both
-                guard previous.passes.count <= checkedWhenRead else { return (file, nil) }
+                guard previous.passes.count <= Self.checkedWhenRead else { return (file, nil) }
                 return (file, previous.passes.allSatisfy { key in state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false })
             }
             file.stamp = stamp?.description
@@ -363,26 +410,22 @@ struct BuildPlanner {
                 if previous.packedHash == PackedDigest(file.hash) {
                     file.previous = previous
                 } else if let signature = previous.entries {
-                    Self.matchEntries(of: &file, bytes: bytes, previous: previous, signature: signature)
+                    BuildPlanner.matchEntries(of: &file, bytes: bytes, previous: previous, signature: signature)
                 }
             }
             return (file, nil)
         }
-        let read = ParallelLoop.map(paths, jobs: jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }, read)
-        // Whether each pass of an unchanged file (or entry) would come out the same (all of them at once, so that one
-        // file of 100,000 passes is checked on every core too).
-        let candidates = read.flatMap { file, allUnchanged in
-            allUnchanged != nil ? [] : file.previous?.passes ?? file.reusedEntries.sorted { $0.key < $1.key }.map(\.value)
-        }
-        let unchanged = ParallelLoop.map(candidates, jobs: jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }) { key, memo in
-            state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false
-        }
+    }
+
+    /// Sorts the read files out: unreadable ones are reported, unchanged ones reused, the others (with the
+    /// entries of a list that did not change set aside) are to parse.
+    private mutating func sortOut(_ read: [(file: ReadFile, allUnchanged: Bool?)], unchanged: [Bool]) -> [ReadFile] {
         var parse: [ReadFile] = []
         var candidate = 0
         for (readFile, allUnchanged) in read {
             var file = readFile
             if let refusal = file.refusal {
-                collector.add(Self.unreadable(file.path, refusal, boundary: boundary))
+                collector.add(Self.unreadable(file.path, refusal, boundary: settings.projectBoundary))
                 continue
             }
             if let previous = file.previous {
@@ -396,48 +439,69 @@ struct BuildPlanner {
                     continue
                 }
                 if file.hash.isEmpty { file.hash = previous.hash }
-            } else if let list = file.list, !file.reusedEntries.isEmpty {
-                let indices = file.reusedEntries.keys.sorted()
-                let verdicts = unchanged[candidate..<candidate + indices.count]
-                candidate += indices.count
-                for (index, verdict) in zip(indices, verdicts) where !verdict { file.reusedEntries[index] = nil }
-                if file.reusedEntries.values.contains(where: { defined.index(forKey: $0) != nil }) { file.reusedEntries = [:] }
-                for key in file.reusedEntries.values {
-                    defined[key] = SourceLocation(file: file.path)
-                    definedBefore += 1  // a reused entry's pass is one of the previous state's
-                    plan.unchanged.append(key)
-                }
-                if file.reusedEntries.count == list.entries.count {
-                    let keys = list.entries.indices.map { file.reusedEntries[$0]! }
-                    plan.contentFiles[file.path] = .init(hash: file.hash, passes: keys, stamp: file.stamp, entries: list.signature)
-                    continue
-                }
+            } else if !file.reusedEntries.isEmpty {
+                let count = file.reusedEntries.count
+                let whole = reuseEntries(of: &file, verdicts: unchanged[candidate..<candidate + count])
+                candidate += count
+                if whole { continue }
             }
             file.previous = nil
             parse.append(file)
         }
-        // Each file is parsed by the worker that evaluates its passes, and a large list of passes in runs of
-        // `runLength` entries or fewer (`runs(of:jobs:)`), so that only the definitions being evaluated are in memory (100,000 parsed
-        // entries are a few hundred MB) and a large list is parsed on every core.
-        var prepared = ParallelLoop.map(parse, jobs: jobs) { file in Self.prepare(file, validateOnly: validateOnly, boundary: boundary, jobs: jobs) }
-        parse = []
+        return parse
+    }
+
+    /// Keeps the entries of a changed list whose passes keep their fingerprints; true when that is every entry
+    /// (the file is then not parsed at all).
+    private mutating func reuseEntries(of file: inout ReadFile, verdicts: ArraySlice<Bool>) -> Bool {
+        guard let list = file.list else { return false }
+        let indices = file.reusedEntries.keys.sorted()
+        for (index, verdict) in zip(indices, verdicts) where !verdict { file.reusedEntries[index] = nil }
+        if file.reusedEntries.values.contains(where: { defined.index(forKey: $0) != nil }) { file.reusedEntries = [:] }
+        for key in file.reusedEntries.values {
+            defined[key] = SourceLocation(file: file.path)
+            definedBefore += 1  // a reused entry's pass is one of the previous state's
+            plan.unchanged.append(key)
+        }
+        guard file.reusedEntries.count == list.entries.count else { return false }
+        let keys = list.entries.indices.map { file.reusedEntries[$0]! }
+        plan.contentFiles[file.path] = .init(hash: file.hash, passes: keys, stamp: file.stamp, entries: list.signature)
+        return true
+    }
+
+    /// Each file is parsed by the worker that evaluates its passes, and a large list of passes in runs of
+    /// `runLength` entries or fewer (`runs(of:jobs:)`), so that only the definitions being evaluated are in memory
+    /// (100,000 parsed entries are a few hundred MB) and a large list is parsed on every core.
+    private func prepare(_ parse: consuming [ReadFile]) -> Work {
+        let (jobs, boundary, keepsEntries) = (settings.jobs, settings.projectBoundary, usesPreviousState)
+        var prepared = ParallelLoop.map(parse, jobs: jobs) { file in
+            Self.prepare(file, keepsEntries: keepsEntries, boundary: boundary, jobs: jobs)
+        }
         // The bytes are taken from here by the unit that parses them, and let go of.
         let sources = ResultSlots<[UInt8]>(values: prepared.map { $0.bytes ?? [] })
         for index in prepared.indices { prepared[index].bytes = nil }
-        let files = prepared
-        prepared = []
-        let units = files.indices.flatMap { index in
-            files[index].runs.map { $0.map { ParseUnit(file: index, run: $0) } } ?? [ParseUnit(file: index, run: nil)]
+        let units = prepared.indices.flatMap { index in
+            prepared[index].runs.map { $0.map { ParseUnit(file: index, run: $0) } } ?? [ParseUnit(file: index, run: nil)]
         }
-        let results = ResultSlots<ParsedUnit>(count: units.count)
-        let packager = self.packager
-        let reporter = ProgressThrottle(total: files.reduce(0) { $0 + $1.expectedPasses }, report: progress)
+        return Work(files: prepared, sources: sources, units: units)
+    }
+
+    /// Evaluate and sign: one pipeline on every core. Each worker parses a unit, evaluates its definitions one
+    /// by one and hands each sound item to its consumer's worker at once (the build's signs and stages it), so
+    /// that a parsed definition lives only until its item is consumed.
+    private func evaluateAndConsume(_ work: Work, parts: PartTimes,
+                                    progress: @escaping @Sendable (BuildProgress) -> Void) -> ResultSlots<ParsedUnit> {
+        let results = ResultSlots<ParsedUnit>(count: work.units.count)
+        let (state, evaluator, consumer) = (self.state, self.evaluator, self.consumer)
+        let reporter = ProgressThrottle(total: work.files.reduce(0) { $0 + $1.expectedPasses }, report: progress)
         let failed = Atomic<Bool>(false)
-        ParallelLoop.run(count: units.count, jobs: jobs) { worker, next in
-            var stager = packager?.worker(worker)
+        ParallelLoop.run(count: work.units.count, jobs: settings.jobs) { worker, next in
+            var itemWorker = consumer.worker(worker)
+            let workerStart = parts.isEnabled ? BuildTimings.threadCPU() : 0
+            var consuming = 0.0
             while let index = next() {
-                let unit = units[index]
-                var (definitions, parsed) = Self.parse(unit, of: files[unit.file], sources: sources)
+                let unit = work.units[index]
+                var (definitions, parsed) = Self.parse(unit, of: work.files[unit.file], sources: work.sources)
                 if parsed.problems.contains(where: \.isError) { failed.store(true, ordering: .relaxed) }
                 parsed.evaluations.reserveCapacity(definitions.count)
                 // Each definition is let go of once evaluated.
@@ -445,14 +509,14 @@ struct BuildPlanner {
                 while let definition = definitions.popLast() {
                     var evaluation = evaluator.evaluate(definition)
                     if evaluation.diagnostics.contains(where: \.isError) { failed.store(true, ordering: .relaxed) }
-                    if let job = evaluation.job, stager != nil, !failed.load(ordering: .relaxed) {
-                        // A changed token is refused later, with the passes in order; sign nothing more then.
+                    if let job = evaluation.job, !failed.load(ordering: .relaxed) {
+                        // A changed token is refused later, with the passes in order; consume nothing more then.
                         if let old = state.passes[job.record.key]?.tokenHash, let new = job.record.tokenHash, old != new {
                             failed.store(true, ordering: .relaxed)
                         } else {
-                            evaluation.signed = Result { try stager!.package(job) }
-                            evaluation.job = nil
-                            reporter.step()
+                            let before = parts.isEnabled ? BuildTimings.threadCPU() : 0
+                            if itemWorker.consume(&evaluation) { reporter.step() }
+                            if parts.isEnabled { consuming += BuildTimings.threadCPU() - before }
                         }
                     }
                     if case .success? = evaluation.signed { parsed.signedCount += 1 }
@@ -460,59 +524,29 @@ struct BuildPlanner {
                 }
                 results[index] = parsed
             }
+            if parts.isEnabled {
+                parts.add("parse and evaluate", BuildTimings.threadCPU() - workerStart - consuming)
+                parts.add(consumer.partName, consuming)
+            }
         }
         reporter.finish()
+        return results
+    }
 
-        // Problems of a file parsed in runs are those of the whole file, as one parse of it finds them
-        // (a problem before `passes:` would be found in every run); such a file's passes are evaluated
-        // again from the whole file when its runs did not give the same definitions (a syntax error).
-        var firstUnit = 0
-        var evaluatedAgain: [Int: [PlannedPass]] = [:]
-        // Signed passes wait for the commit: no room to spare.
-        plan.signed.reserveCapacity((0..<units.count).reduce(0) { $0 + results[$1]!.signedCount })
-        for (index, file) in files.enumerated() {
-            let count = file.runs?.count ?? 1
-            let problems = (firstUnit..<firstUnit + count).flatMap { results[$0]!.problems }
-            if count > 1, !problems.isEmpty, let bytes = sources[index] {
-                let whole = ContentLoader.definitions(in: file.path, bytes: bytes)
-                collector.add(whole.problems)
-                if whole.definitions.count != (firstUnit..<firstUnit + count).reduce(0, { $0 + results[$1]!.evaluations.count }) {
-                    evaluatedAgain[index] = whole.definitions.map { PlannedPass(evaluator.evaluate($0)) }
-                }
-            } else {
-                collector.add(problems)
-            }
-            firstUnit += count
-        }
+    /// Check: the checks that span items, in content order (duplicate identifiers, one kind per type identifier,
+    /// token and serial changes), the content files' records and the removed items.
+    private mutating func check(_ work: Work, _ results: ResultSlots<ParsedUnit>) throws -> BuildPlan {
+        let evaluatedAgain = collectProblems(work, results)
         collector.add(evaluator.templates.diagnostics)
+        // Signed passes wait for the commit: no room to spare.
+        plan.signed.reserveCapacity((0..<work.units.count).reduce(0) { $0 + results[$1]!.signedCount })
         var packagingFailure: (any Error)?
-        firstUnit = 0
-        for (fileIndex, file) in files.enumerated() {
+        var firstUnit = 0
+        for (fileIndex, file) in work.files.enumerated() {
             let fileUnits = (firstUnit..<firstUnit + (file.runs?.count ?? 1)).map { results.take($0)! }
             firstUnit += fileUnits.count
-            let evaluations = evaluatedAgain.removeValue(forKey: fileIndex) ?? fileUnits.flatMap(\.evaluations)
-            var keys: [String] = []
-            // Reused entries in their places, when the parsed ones are as many as the entries left to parse.
-            var layout = file.layout.map { $0[...] } ?? []
-            if layout.filter({ $0 == nil }).count != evaluations.count { layout = [] }
-            func takeReused() {
-                while let first = layout.first, let key = first {
-                    keys.append(key)
-                    layout.removeFirst()
-                }
-            }
-            for evaluation in evaluations {
-                takeReused()
-                if !layout.isEmpty { layout.removeFirst() }
-                guard let key = accept(evaluation) else { continue }
-                keys.append(key)
-                switch evaluation.outcome {
-                case .signed(.success(let pass))?: plan.signed.append(pass)
-                case .signed(.failure(let error))?: packagingFailure = packagingFailure ?? error
-                case .job?, nil: break
-                }
-            }
-            takeReused()
+            let evaluations = evaluatedAgain[fileIndex] ?? fileUnits.flatMap(\.evaluations)
+            let keys = accept(evaluations, of: file, packagingFailure: &packagingFailure)
             if file.layout == nil, evaluations.count == 1, let only = fileUnits.lazy.compactMap(\.firstSerial).first {
                 checkSerialChange(file: file.path, keys: keys, serial: only)
             }
@@ -532,6 +566,56 @@ struct BuildPlanner {
         if let packagingFailure { throw packagingFailure }
         plan.warnings = collector.report
         return plan
+    }
+
+    /// Problems of a file parsed in runs are those of the whole file, as one parse of it finds them
+    /// (a problem before `passes:` would be found in every run); such a file's passes are evaluated
+    /// again from the whole file when its runs did not give the same definitions (a syntax error).
+    private mutating func collectProblems(_ work: Work, _ results: ResultSlots<ParsedUnit>) -> [Int: [PlannedPass]] {
+        var firstUnit = 0
+        var evaluatedAgain: [Int: [PlannedPass]] = [:]
+        for (index, file) in work.files.enumerated() {
+            let count = file.runs?.count ?? 1
+            let problems = (firstUnit..<firstUnit + count).flatMap { results[$0]!.problems }
+            if count > 1, !problems.isEmpty, let bytes = work.sources[index] {
+                let whole = ContentLoader.definitions(in: file.path, bytes: bytes)
+                collector.add(whole.problems)
+                if whole.definitions.count != (firstUnit..<firstUnit + count).reduce(0, { $0 + results[$1]!.evaluations.count }) {
+                    evaluatedAgain[index] = whole.definitions.map { PlannedPass(evaluator.evaluate($0)) }
+                }
+            } else {
+                collector.add(problems)
+            }
+            firstUnit += count
+        }
+        return evaluatedAgain
+    }
+
+    /// Accepts a file's evaluations in order; returns the keys of its passes, the reused entries' in their places.
+    private mutating func accept(_ evaluations: [PlannedPass], of file: ParseFile, packagingFailure: inout (any Error)?) -> [String] {
+        var keys: [String] = []
+        // Reused entries in their places, when the parsed ones are as many as the entries left to parse.
+        var layout = file.layout.map { $0[...] } ?? []
+        if layout.filter({ $0 == nil }).count != evaluations.count { layout = [] }
+        func takeReused() {
+            while let first = layout.first, let key = first {
+                keys.append(key)
+                layout.removeFirst()
+            }
+        }
+        for evaluation in evaluations {
+            takeReused()
+            if !layout.isEmpty { layout.removeFirst() }
+            guard let key = accept(evaluation) else { continue }
+            keys.append(key)
+            switch evaluation.outcome {
+            case .signed(.success(let pass))?: plan.signed.append(pass)
+            case .signed(.failure(let error))?: packagingFailure = packagingFailure ?? error
+            case .job?, nil: break
+            }
+        }
+        takeReused()
+        return keys
     }
 
     // MARK: - Files
@@ -662,11 +746,11 @@ struct BuildPlanner {
     private mutating func checkSerialChange(file: String, keys: [String], serial: (number: String, location: SourceLocation)) {
         guard let previous = state.contentFiles[file], previous.passes.count == 1, keys.count == 1,
               let oldKey = previous.passes.first, oldKey != keys[0], let old = state.passes[oldKey],
-              defined[oldKey] == nil, keys[0].hasPrefix(old.passTypeIdentifier + "/")
+              defined[oldKey] == nil, keys[0].hasPrefix(old.typeIdentifier + "/")
         else { return }
         collector.add(.error(
             at: serial.location, keyPath: ["serialNumber"], rule: "content.serial-changed",
-            "serialNumber changed from \(old.serialNumber) to \(serial.number). Wallet identifies a pass by its serial, so a device holding \(old.serialNumber) would never get this change. To retire \(old.serialNumber) and issue a new pass, delete this file and add the new pass in a new file; to keep updating the existing pass, put back serialNumber: \(old.serialNumber)"))
+            "serialNumber changed from \(old.identifier) to \(serial.number). Wallet identifies a pass by its serial, so a device holding \(old.identifier) would never get this change. To retire \(old.identifier) and issue a new pass, delete this file and add the new pass in a new file; to keep updating the existing pass, put back serialNumber: \(old.identifier)"))
     }
 
     // MARK: - Passes
@@ -677,12 +761,12 @@ struct BuildPlanner {
         guard let key = evaluation.key else { return nil }
         if let first = defined[key] {
             collector.add(.error(at: evaluation.serialLocation, keyPath: ["serialNumber"], rule: "content.duplicate-serial",
-                                 "serialNumber \(key.split(separator: "/").last ?? "") is already used by another pass of \(key.split(separator: "/").first ?? ""); serials must be unique per passTypeIdentifier",
+                                 "serialNumber \(ItemKey.split(key)?.identifier ?? "") is already used by another pass of \(ItemKey.split(key)?.typeIdentifier ?? ""); serials must be unique per passTypeIdentifier",
                                  notes: [(first, "first defined here")]))
             return nil
         }
         defined[key] = evaluation.serialLocation
-        let type = key[..<(key.firstIndex(of: "/") ?? key.endIndex)]
+        let type = ItemKey.split(key)?.typeIdentifier ?? key[...]
         if let first = kindsByType[type] {
             guard first.kind == evaluation.kind else {
                 collector.add(.error(at: evaluation.serialLocation, rule: "content.type-kind",

@@ -1,7 +1,9 @@
+package import ConcurrencySupport
 package import WalletTree
 import AtomicFiles
 import Foundation
 package import PassContent
+package import PassRender
 
 /// Everything a build needs to know, gathered by the command line from
 /// flags, the environment and passforge.yml (in that order of precedence).
@@ -30,6 +32,11 @@ package struct BuildSettings: Sendable {
     /// Makes the landing page beside every download link (`LandingPages`); nil for none. The command line sets
     /// the preview's renderer here: the build cannot depend on the preview, which depends on it.
     package var landingPages: (any LandingPageMaking)?
+    /// Called at each step of the commit ("staged", "journaled", "applying", "applied"): tests copy the tree
+    /// there, which is what a build killed at that point leaves (`Checkpoints`). None in real use.
+    package var checkpoints: any Checkpoints = NoCheckpoints()
+    /// `--timings`: the build keeps the wall and CPU time of each phase (`BuildReport.phases`).
+    package var recordsTimings = false
 
     package init(
         contentDirectory: String = "content", templatesDirectory: String = "templates", outputDirectory: String = "output",
@@ -83,6 +90,8 @@ package struct BuildReport: Sendable {
     /// The state the build committed (or found, when nothing changed): handed to the index refresh
     /// and to push, so that neither reads `state.json` again.
     package var committedState = BuildState()
+    /// Each phase's times, when the settings asked for them (`recordsTimings`).
+    package var phases: [BuildPhaseTime] = []
 
     package var summary: String {
         let time = seconds < 10 ? String(format: "%.2f s", seconds) : String(format: "%.1f s", seconds)

@@ -3,48 +3,10 @@ import ConcurrencySupport
 package import Foundation
 import WalletTree
 package import PassModel
+package import PassRender
+import PassContent
+import PassPackage
 import Synchronization
-
-/// One item (a pass, an order, or a `.pkpasses` bundle) whose landing page is to be made.
-package struct LandingItem: Sendable {
-    /// `type/identifier`, or `bundle/NAME`.
-    package var key: String
-    package var kind: WalletItemKind
-    package var isBundle: Bool
-    /// `download/<capability>.pkpass|.order|.pkpasses`: what the badge links.
-    package var downloadPath: String
-    package var capability: String
-    /// The signed package (one, or each member of a bundle, in order).
-    package var packages: [[UInt8]]
-}
-
-/// What a `LandingPageMaking` makes of one item.
-package struct LandingPageOutput: Sendable {
-    /// Path in the tree → bytes: the default page first (`download/<capability>.html`), then one page per
-    /// language when the item has several, then its logo.
-    package var files: [(path: String, bytes: [UInt8])]
-    /// When the item expires, when it has an expiration date and its pages still offer it.
-    package var expiresAt: Date?
-    /// Expired or voided: the pages say so and show no badge.
-    package var unavailable: Bool
-
-    package init(files: [(path: String, bytes: [UInt8])], expiresAt: Date?, unavailable: Bool) {
-        (self.files, self.expiresAt, self.unavailable) = (files, expiresAt, unavailable)
-    }
-}
-
-/// Makes the landing pages (the preview's renderer, given by the command line: the build cannot import it).
-package protocol LandingPageMaking: Sendable {
-    /// Hash of everything every page shows besides its item: template, badge files, base URL, the renderer's version.
-    var configurationHash: String { get }
-    /// The absolute URL of the output folder, ending in a slash ("" when unknown).
-    var baseURL: String { get }
-    /// The project's badge files, by language, as placed in the tree (`TreeLayout.badgePath`).
-    var badges: [String: (path: String, bytes: [UInt8])] { get }
-    var orderBadges: [String: (path: String, bytes: [UInt8])] { get }
-    /// The pages of one item, as they are at `now`.
-    func pages(for item: LandingItem, now: Date) throws -> LandingPageOutput
-}
 
 /// The landing page beside every download link, made by the build like its bundles: staged, moved into place
 /// by the journal, recorded in `.passforge/landing-pages.txt`. An item's pages are made again only when its
@@ -59,7 +21,7 @@ enum LandingPages {
 
     /// The list of the last build; nil when there is none (or a damaged one: every page is then made again).
     static func load(from output: String) -> LandingPageList? {
-        AtomicFileSystem.readFile("\(output)/\(LandingPageList.path)").flatMap(LandingPageList.init(decoding:))
+        AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output)).flatMap(LandingPageList.init(decoding:))
     }
 
     /// Whether a build that changed no item still has pages to write: the configuration changed, a page
@@ -103,7 +65,7 @@ enum LandingPages {
             return update
         }
         let folder = "\(TreeLayout.stagingFolder)/landing"
-        try AtomicFileSystem.createDirectory("\(tree.directory)/\(folder)")
+        try AtomicFileSystem.createDirectory(tree.path(folder))
         var list = LandingPageList(configuration: maker.configurationHash, baseURL: maker.baseURL)
         let sameConfiguration = previous?.configuration == maker.configurationHash
         list.badges = try stageBadges(maker.badges, prefix: "badge", previous: previous?.badges ?? [:], folder: folder,
@@ -177,6 +139,15 @@ enum LandingPages {
         return results.withLock { $0 }.sorted { $0.0 < $1.0 }
     }
 
+    /// A signed package's files, read back from its zip for the landing page's renderer.
+    private static func packageFiles(_ bytes: [UInt8]) throws -> [PackageFile] {
+        do {
+            return try ZipArchive.read(bytes).map { PackageFile(name: $0.name, bytes: $0.bytes, source: $0.name) }
+        } catch {
+            throw BuildError(.refused, "a signed package cannot be read back for its landing page: \(error)")
+        }
+    }
+
     private static func makeOne(_ entry: (etag: String, item: LandingItem, sources: [String]), index: Int, maker: any LandingPageMaking,
                                 passes: [String: BuildState.ItemRecord], stagedPaths: [String: String], tree: OutputTree,
                                 now: Date, folder: String, previous: LandingPageRecord?) throws -> Made {
@@ -184,8 +155,8 @@ enum LandingPages {
         for key in entry.sources {
             guard let record = passes[key] else { continue }
             let relative = stagedPaths[key] ?? record.path
-            guard let bytes = AtomicFileSystem.readFile("\(tree.directory)/\(relative)") else { return .unavailable(record.path) }
-            item.packages.append(bytes)
+            guard let bytes = AtomicFileSystem.readFile(tree.path(relative)) else { return .unavailable(record.path) }
+            item.packages.append(try packageFiles(bytes))
         }
         let output = try maker.pages(for: item, now: now)
         var files: [LandingFileRecord] = []
@@ -200,7 +171,7 @@ enum LandingPages {
             // Bytes that did not change stay as they are, with their modification time.
             if oldFiles[file.path] == record.etag { continue }
             let staged = "\(folder)/\(index)-\(number)"
-            try AtomicFileSystem.writeFile(file.bytes, to: "\(tree.directory)/\(staged)", sync: false)
+            try AtomicFileSystem.writeFile(file.bytes, to: tree.path(staged), sync: false)
             moves.append(.init(kind: .move, path: file.path, source: staged))
         }
         let expiresAt = output.unavailable ? nil : output.expiresAt.map { Int64($0.timeIntervalSince1970 * 1000) }
@@ -218,7 +189,7 @@ enum LandingPages {
             records[language] = record
             if previous[language] == record { continue }
             let staged = "\(folder)/\(prefix)-\(language)"
-            try AtomicFileSystem.writeFile(badge.bytes, to: "\(tree.directory)/\(staged)", sync: false)
+            try AtomicFileSystem.writeFile(badge.bytes, to: tree.path(staged), sync: false)
             update.operations.append(.init(kind: .move, path: badge.path, source: staged))
         }
         return records

@@ -112,7 +112,7 @@ struct ParallelPackager: Sendable {
         static let openTreeFolders = 32
 
         private func openOwnFolder() throws(AtomicFileSystem.Failure) -> OpenFolder {
-            let path = "\(packager.tree.directory)/\(OutputTree.stagingFolder)/\(number)"
+            let path = packager.tree.path("\(TreeLayout.stagingFolder)/\(number)")
             try AtomicFileSystem.createDirectory(path)
             return try OpenFolder(path)
         }
@@ -123,7 +123,7 @@ struct ParallelPackager: Sendable {
             // Four folders a type (item, token name, two download links) stay open; a project of many types
             // starts again rather than hold a descriptor for each on every worker.
             if treeFolders.count >= Self.openTreeFolders { treeFolders.removeAll(keepingCapacity: true) }
-            let staged = "\(packager.tree.directory)/\(TreeLayout.stagedPath(of: String(folder)))"
+            let staged = packager.tree.path(TreeLayout.stagedPath(of: String(folder)))
             try AtomicFileSystem.createDirectory(staged)
             let open = try OpenFolder(staged)
             treeFolders[folder] = open
@@ -131,7 +131,6 @@ struct ParallelPackager: Sendable {
         }
     }
 
-    func worker(_ number: Int) -> Worker { Worker(packager: self, number: number) }
 }
 
 /// Fixed slots written by exactly one worker each, read after all finish.

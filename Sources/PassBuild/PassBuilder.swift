@@ -1,3 +1,4 @@
+import ConcurrencySupport
 import WalletTree
 import AtomicFiles
 import Foundation
@@ -20,7 +21,7 @@ package struct PassBuilder: Sendable {
         try Self.checkLoaded(state, output: settings.outputDirectory, jobs: settings.jobs)
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         var planner = BuildPlanner(settings: settings, state: state, secret: secret,
-                                   identities: SigningIdentities(settings: settings), validateOnly: true)
+                                   identities: SigningIdentities(settings: settings), consumer: Validator())
         let plan = try planner.makePlan(progress: { _ in })
         try PassBundles.checkUniqueNames(plan.bundles)
         return plan.warnings
@@ -29,187 +30,227 @@ package struct PassBuilder: Sendable {
     /// Builds incrementally: only passes and orders whose inputs changed are signed again.
     /// On any content error nothing is written and every error is thrown at once.
     ///
-    /// The phases: finish an interrupted build and load the previous state; the update tag
-    /// (`updateTag(after:now:)`); scan, classify, evaluate, check and sign (`scanEvaluateAndSign`);
-    /// whether anything changed; commit (`commit`).
+    /// The phases, each timed (`--timings`), as DESIGN.md names them: load (finish an interrupted build, read
+    /// the previous state); scan, classify, evaluate and sign, check (`BuildPlanner.makePlan`, whose consumer
+    /// signs: `ParallelPackager`); then, when anything changed, commit: new state, bundles, landing pages,
+    /// staged state and journal, and the tree's own steps (`OutputTree.commit`).
     package func build(progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }) throws -> BuildReport {
         let started = Date()
-        let timings = BuildTimings(environment: settings.environment)
-        defer { timings.report() }
+        let timings = BuildTimings(isEnabled: settings.recordsTimings || settings.environment["PASSFORGE_BUILD_TIMES"] != nil)
         var report = BuildReport()
-        try AtomicFileSystem.createDirectory(tree.stateDirectory)
-        let lockPath = "\(tree.stateDirectory)/build.lock"
-        guard let lock = try FileLock.acquire(lockPath, blocking: false) else {
-            throw BuildError(.busy, "another passforge build is running on this output folder (\(lockPath) is locked); wait for it to finish")
-        }
+        let lock = try lockAndRollForward(&report, progress: progress)
         defer { lock.release() }
-        report.rolledForward = try tree.rollForward()
-        if report.rolledForward { progress(.note("finished the previous build, which was interrupted")) }
-
         var (state, previousFile) = try BuildState.loadWithRecordRanges(from: settings.outputDirectory, jobs: settings.jobs)
         try Self.checkLoaded(state, output: settings.outputDirectory, jobs: settings.jobs)
-        timings.mark("load state")
         let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         let identities = SigningIdentities(settings: settings)
-
         let tag = try Self.updateTag(after: state.lastUpdateTag, now: Int64(started.timeIntervalSince1970 * 1000))
+        timings.mark("load")
 
-        var plan = try scanEvaluateAndSign(state: state, secret: secret, identities: identities, tag: tag, started: started, progress: progress)
-        timings.mark("plan, sign and stage")
+        var plan = try scanEvaluateAndSign(state: state, secret: secret, identities: identities, tag: tag, started: started,
+                                           timings: timings, progress: progress)
         report.warnings = plan.warnings
         report.usedDevelopmentSigning = identities.usedDevelopmentSigning
         report.unchanged = plan.unchanged.count
         report.removed = plan.removed.map(\.key)
-
         // Passes built before token-keyed names existed get theirs now, without signing again.
         let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, of: state.passes, secret: secret)
         // Landing pages of unchanged items: a new configuration, or an item that expired since (`LandingPages`).
         let landingWork = LandingPages.needsWork(maker: settings.landingPages, output: settings.outputDirectory,
                                                  itemCount: state.passes.count, now: started)
         // Only what content files define counts: their stamps alone (newly settled files) do not make a build write.
-        guard !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles) || !legacyTokenLinks.isEmpty
-                || landingWork else {
+        if !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles) || !legacyTokenLinks.isEmpty
+            || landingWork {
+            let context = CommitContext(legacyTokenLinks: legacyTokenLinks, secret: secret, tag: tag, started: started,
+                                        timings: timings, progress: progress)
+            try commit(&plan, over: &state, previousFile: &previousFile, context: context, report: &report)
+        } else {
             report.offerPoolSizes = offerPoolSizes(of: state)
             report.committedState = state
             Self.releaseInBackground((state, plan))
             (state, plan) = (BuildState(), BuildPlan())
-            report.seconds = Date().timeIntervalSince(started)
-            return report
         }
-        try commit(&plan, over: &state, previousFile: &previousFile, legacyTokenLinks: legacyTokenLinks, secret: secret, tag: tag,
-                   started: started, timings: timings, report: &report, progress: progress)
+        report.phases = timings.phases
         report.seconds = Date().timeIntervalSince(started)
+        if settings.environment["PASSFORGE_BUILD_TIMES"] != nil { timings.reportOnStandardError() }
         return report
     }
 
+    /// Takes the output folder's build lock and finishes a build that was interrupted after its journal.
+    private func lockAndRollForward(_ report: inout BuildReport, progress: @Sendable (BuildProgress) -> Void) throws -> FileLock {
+        try AtomicFileSystem.createDirectory(tree.stateDirectory)
+        let lockPath = "\(tree.stateDirectory)/build.lock"
+        guard let lock = try FileLock.acquire(lockPath, blocking: false) else {
+            throw BuildError(.busy, "another passforge build is running on this output folder (\(lockPath) is locked); wait for it to finish")
+        }
+        do {
+            report.rolledForward = try tree.rollForward()
+        } catch {
+            lock.release()
+            throw error
+        }
+        if report.rolledForward { progress(.note("finished the previous build, which was interrupted")) }
+        return lock
+    }
+
     /// Scan the content files, classify them (unchanged by stamp or hash, or to parse), evaluate each
-    /// pass and order (render, Apple's rules, the certificate), check across items (duplicate
-    /// identifiers, token and serial changes, one kind per type identifier), and sign: one pipeline on
-    /// every core (`BuildPlanner`), whose consumer of evaluated items is the signer (`ParallelPackager`),
-    /// each item staged as soon as it is signed. A plan that fails leaves only staged files, removed here.
+    /// pass and order (render, Apple's rules, the certificate) and sign it, check across items (duplicate
+    /// identifiers, token and serial changes, one kind per type identifier): one pipeline on every core
+    /// (`BuildPlanner`), whose consumer of evaluated items is the signer (`ParallelPackager`), each item staged
+    /// as soon as it is signed. A plan that fails leaves only staged files, removed here.
     private func scanEvaluateAndSign(state: BuildState, secret: TokenSecret, identities: SigningIdentities, tag: Int64, started: Date,
-                                     progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
+                                     timings: BuildTimings, progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
         // Fewer heap trims between passes (see ProcessTuning).
         ProcessTuning.reduceHeapTrimming()
         let packager = ParallelPackager(tree: tree, signingTime: started, updateTag: tag)
         let flusher = StagedFileFlusher(stagingDirectory: tree.stagingDirectory)
         defer { flusher.stop() }
         do {
-            var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, validateOnly: false,
-                                       packager: packager)
-            return try planner.makePlan(progress: progress)
+            var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, consumer: packager)
+            return try planner.makePlan(timings: timings, progress: progress)
         } catch {
             AtomicFileSystem.removeTree(tree.stagingDirectory)
             throw error
         }
     }
 
-    /// Commit: the new state (the previous one's records, changed in place), the bundles, downloads.csv
-    /// and the journal, staged; then the tree (`OutputTree.commit`: flush, journal, moves, the state last).
-    private func commit(_ plan: inout BuildPlan, over state: inout BuildState, previousFile: inout PreviousStateFile?,
-                        legacyTokenLinks: [BuildState.ItemRecord], secret: TokenSecret, tag: Int64, started: Date,
-                        timings: BuildTimings, report: inout BuildReport,
-                        progress: @escaping @Sendable (BuildProgress) -> Void) throws {
-        report.updateTag = plan.signed.isEmpty ? nil : tag
-        let orders = plan.signed.reduce(0) { $0 + ($1.record.kind == .order ? 1 : 0) }
-        progress(.writing(passes: plan.signed.count - orders, orders: orders))
+    /// What the commit needs besides the plan and the states.
+    private struct CommitContext {
+        var legacyTokenLinks: [BuildState.ItemRecord]
+        var secret: TokenSecret
+        var tag: Int64
+        var started: Date
+        var timings: BuildTimings
+        var progress: @Sendable (BuildProgress) -> Void
+    }
 
-        // The new state starts from the old one's passes, changed in place: at 100,000 passes a copy is tens of MB.
-        var newState = BuildState()
-        newState.lastUpdateTag = plan.signed.isEmpty && plan.removed.isEmpty ? state.lastUpdateTag : tag
-        newState.builtAt = iso8601(started)
-        // The content files in order: those reused are in the order of the last build's, which is theirs.
-        let contentFileOrder = (ordered: plan.reusedFiles.map(\.path), added: Array(plan.contentFiles.keys))
+    /// The new state and what the journal does besides moving the signed items' staged files into place.
+    private struct NewState {
+        var state = BuildState()
+        /// Records carried over as they are keep their bytes from the old state file; these changed.
+        var rewritten = Set<String>()
+        var operations: [OutputTree.Operation] = []
+        /// The signed items, by key, with their staged files.
+        var staged: [(key: String, stagedPath: String)] = []
+        /// The content files in order: those reused are in the order of the last build's, which is theirs.
+        var contentFileOrder: (ordered: [String], added: [String]) = ([], [])
+    }
+
+    /// Commit: the new state (the previous one's records, changed in place), the bundles, the landing pages,
+    /// downloads.csv and the journal, staged; then the tree (`OutputTree.commit`: flush, journal, moves, the state last).
+    private func commit(_ plan: inout BuildPlan, over state: inout BuildState, previousFile: inout PreviousStateFile?,
+                        context: CommitContext, report: inout BuildReport) throws {
+        report.updateTag = plan.signed.isEmpty ? nil : context.tag
+        let orders = plan.signed.reduce(0) { $0 + ($1.record.kind == .order ? 1 : 0) }
+        context.progress(.writing(passes: plan.signed.count - orders, orders: orders))
+        var new = makeNewState(&plan, over: &state, keepsRewritten: previousFile != nil, context: context, report: &report)
+        context.timings.mark("new state")
+        let bundles = try bundleUpdate(plan, new: new, context: context)
+        new.operations += bundles.moves + bundles.removals
+        context.timings.mark("bundles")
+        new.operations += try landingPageOperations(passes: new.state.passes, bundles: bundles.records, staged: new.staged,
+                                                    started: context.started, progress: context.progress)
+        context.timings.mark("landing pages")
+        let journal = try stageStateAndJournal(&new, removed: plan.removed, previousFile: &previousFile, csvRows: bundles.csvRows)
+        context.timings.mark("staged state")
+        try tree.commit(journal, jobs: settings.jobs) { point in
+            context.timings.mark(point)
+            settings.checkpoints.reached(point)
+        }
+        report.offerPoolSizes = offerPoolSizes(of: new.state)
+        report.committedState = new.state
+        Self.releaseInBackground((new.state, plan))
+        (new.state, plan) = (BuildState(), BuildPlan())
+    }
+
+    /// The new state starts from the old one's items, changed in place: at 100,000 items a copy is tens of MB.
+    /// The signed items' records move into it; the journal needs only their keys and staged files.
+    private func makeNewState(_ plan: inout BuildPlan, over state: inout BuildState, keepsRewritten: Bool,
+                              context: CommitContext, report: inout BuildReport) -> NewState {
+        var new = NewState()
+        new.state.lastUpdateTag = plan.signed.isEmpty && plan.removed.isEmpty ? state.lastUpdateTag : context.tag
+        new.state.builtAt = iso8601(context.started)
+        new.contentFileOrder = (plan.reusedFiles.map(\.path), Array(plan.contentFiles.keys))
         let previousContentFiles = state.contentFiles
         state.contentFiles = [:]
         plan.completeContentFiles(from: previousContentFiles)
-        newState.contentFiles = plan.contentFiles
-        newState.removedPasses = state.removedPasses
-        newState.passes = state.passes
+        new.state.contentFiles = plan.contentFiles
+        new.state.removedPasses = state.removedPasses
+        new.state.passes = state.passes
         state.passes = [:]
-        // Records carried over as they are keep their bytes from the old state file; these changed.
-        var rewritten = Set<String>()
-        // The journal's operations but the links and moves of the signed passes, which are made after the state is
-        // written (at 100,000 passes they are tens of MB).
-        var operations: [OutputTree.Operation] = []
-        for record in plan.removed { newState.passes[record.key] = nil }
-        for record in legacyTokenLinks {
-            newState.passes[record.key] = record
-            rewritten.insert(record.key)
-            operations.append(.init(kind: .link, path: record.tokenPath!, source: record.path))
+        for record in plan.removed { new.state.passes[record.key] = nil }
+        for record in context.legacyTokenLinks {
+            new.state.passes[record.key] = record
+            new.rewritten.insert(record.key)
+            new.operations.append(.init(kind: .link, path: record.tokenPath!, source: record.path))
         }
-        // The signed passes' records move into the new state; the journal needs only their keys and staged files.
-        var staged: [(key: String, stagedPath: String)] = []
-        staged.reserveCapacity(plan.signed.count)
-        newState.passes.reserveCapacity(max(newState.passes.count, plan.signed.count))
+        new.staged.reserveCapacity(plan.signed.count)
+        new.state.passes.reserveCapacity(max(new.state.passes.count, plan.signed.count))
         report.built.reserveCapacity(plan.signed.count)
         // Each signed pass is let go of once its record is in the new state.
         plan.signed.reverse()
         while let pass = plan.signed.popLast() {
             let key = pass.record.key  // one string for the state, the report and the journal
-            if let old = newState.passes.updateValue(pass.record, forKey: key) {
-                for name in Set(old.files).subtracting(pass.record.files).sorted() { operations.append(.init(kind: .remove, path: name)) }
+            if let old = new.state.passes.updateValue(pass.record, forKey: key) {
+                for name in Set(old.files).subtracting(pass.record.files).sorted() { new.operations.append(.init(kind: .remove, path: name)) }
             }
-            if previousFile != nil { rewritten.insert(key) }
-            if !newState.removedPasses.isEmpty { newState.removedPasses[key] = nil }
+            if keepsRewritten { new.rewritten.insert(key) }
+            if !new.state.removedPasses.isEmpty { new.state.removedPasses[key] = nil }
             report.built.append(key)
-            staged.append((key, pass.stagedPath))
+            new.staged.append((key, pass.stagedPath))
         }
         for record in plan.removed {
             if let tokenHash = record.tokenHash {
-                newState.removedPasses[record.key] = .init(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber,
-                                                           tokenHash: tokenHash, removedTag: tag, files: record.files, kind: record.kind)
+                new.state.removedPasses[record.key] = .init(typeIdentifier: record.typeIdentifier, identifier: record.identifier,
+                                                            tokenHash: tokenHash, removedTag: context.tag, files: record.files, kind: record.kind)
             }
-            for name in record.files { operations.append(.init(kind: .remove, path: name)) }
+            for name in record.files { new.operations.append(.init(kind: .remove, path: name)) }
         }
-        // `.pkpasses` bundles of the new passes: made from the staged and kept files, moved into place with them.
-        let bundles: PassBundles.Update
+        return new
+    }
+
+    /// `.pkpasses` bundles of the new passes: made from the staged and kept files, moved into place with them.
+    private func bundleUpdate(_ plan: BuildPlan, new: NewState, context: CommitContext) throws -> PassBundles.Update {
         do {
             let previousBundles = try PassBundles.loadChecked(from: settings.outputDirectory)
             let stagedPaths = plan.bundles.isEmpty && previousBundles.isEmpty
-                ? [:] : Dictionary(staged.map { ($0.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first })
-            bundles = try PassBundles.update(
-                declarations: plan.bundles, contentFiles: plan.contentFiles, passes: newState.passes, stagedPaths: stagedPaths,
-                previous: previousBundles, secret: secret, tree: tree,
-                requiresLocalPassFiles: settings.requiresLocalPassFiles, updateTag: tag, signingTime: started)
+                ? [:] : Dictionary(new.staged.map { ($0.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first })
+            let bundles = try PassBundles.update(
+                declarations: plan.bundles, contentFiles: plan.contentFiles, passes: new.state.passes, stagedPaths: stagedPaths,
+                previous: previousBundles, secret: context.secret, tree: tree,
+                requiresLocalPassFiles: settings.requiresLocalPassFiles, updateTag: context.tag, signingTime: context.started)
+            for note in bundles.notes { context.progress(.note(note)) }
+            return bundles
         } catch {
             AtomicFileSystem.removeTree(tree.stagingDirectory)
             throw error
         }
-        operations += bundles.moves + bundles.removals
-        for note in bundles.notes { progress(.note(note)) }
-        operations += try landingPageOperations(passes: newState.passes, bundles: bundles.records, staged: staged, started: started,
-                                                progress: progress)
+    }
+
+    /// The new state and downloads.csv, staged, and the journal that commits them: the staged items' files move
+    /// into place first, then the rest. Each staged file already has the update tag as its modification time, so
+    /// every name of it does.
+    private func stageStateAndJournal(_ new: inout NewState, removed: [BuildState.ItemRecord], previousFile: inout PreviousStateFile?,
+                                      csvRows: String) throws -> OutputTree.Journal {
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
         let stagedState = "\(tree.stagingFolder)/\(TreeLayout.fileName(of: TreeLayout.statePath))"
-        // The new passes are the previous ones (their records' keys, in the file) but the removed, and the signed;
+        // The new items are the previous ones (their records' keys, in the file) but the removed, and the signed;
         // the content files, the reused ones (all kept) and the parsed.
-        let keys = BuildStateEncoding.sortedKeys(of: newState.passes, ordered: previousFile?.recordRanges.map(\.key) ?? [],
-                                                 removed: Set(plan.removed.map(\.key)), added: staged.map(\.key))
-        let contentFileKeys = BuildStateEncoding.sortedKeys(of: newState.contentFiles, ordered: contentFileOrder.ordered, removed: [],
-                                                            added: contentFileOrder.added)
-        try BuildStateEncoding.write(newState, keys: keys, contentFileKeys: contentFileKeys,
-                                     rewritten: rewritten, previous: previousFile, to: "\(tree.directory)/\(stagedState)", jobs: settings.jobs)
+        let keys = BuildStateEncoding.sortedKeys(of: new.state.passes, ordered: previousFile?.recordRanges.map(\.key) ?? [],
+                                                 removed: Set(removed.map(\.key)), added: new.staged.map(\.key))
+        let contentFileKeys = BuildStateEncoding.sortedKeys(of: new.state.contentFiles, ordered: new.contentFileOrder.ordered, removed: [],
+                                                            added: new.contentFileOrder.added)
+        try BuildStateEncoding.write(new.state, keys: keys, contentFileKeys: contentFileKeys, rewritten: new.rewritten,
+                                     previous: previousFile, to: tree.path(stagedState), jobs: settings.jobs)
         // What only the state file needed goes before the journal is made (at 100,000 passes, tens of MB).
-        (previousFile, rewritten) = (nil, [])
-        // The staged files move into place, then the rest. Each staged file already has the update tag as its
-        // modification time, so every name of it does.
-        var signedOperations = Self.moves(ofStaged: staged.map(\.key), records: newState.passes, into: tree)
-        staged = []
-        signedOperations += operations
-        operations = []
-        let stagedDownloadsList = try tree.stage(Array(newState.downloadsCSV(keys: keys, jobs: settings.jobs, appending: bundles.csvRows).utf8),
-                                                 name: String(TreeLayout.fileName(of: TreeLayout.downloadsListPath)))
-        let journal = OutputTree.Journal(operations: signedOperations, stagedState: stagedState, stagedDownloadsList: stagedDownloadsList)
-        timings.mark("new state")
-        try tree.commit(journal, jobs: settings.jobs) { point in
-            timings.mark(point)
-            testStall(point)
-        }
-        report.offerPoolSizes = offerPoolSizes(of: newState)
-        report.committedState = newState
-        Self.releaseInBackground((newState, plan))
-        (newState, plan) = (BuildState(), BuildPlan())
+        (previousFile, new.rewritten) = (nil, [])
+        var operations = Self.moves(ofStaged: new.staged.map(\.key), records: new.state.passes, into: tree)
+        new.staged = []
+        operations += new.operations
+        new.operations = []
+        let csv = new.state.downloadsCSV(keys: keys, jobs: settings.jobs, appending: csvRows)
+        let stagedDownloadsList = try tree.stage(Array(csv.utf8), name: String(TreeLayout.fileName(of: TreeLayout.downloadsListPath)))
+        return OutputTree.Journal(operations: operations, stagedState: stagedState, stagedDownloadsList: stagedDownloadsList)
     }
 
     /// The landing pages' operations (`LandingPages`): made from the staged and kept files, moved into place with them.
@@ -249,7 +290,7 @@ package struct PassBuilder: Sendable {
                 lastFolders[slot] = folder
             }
         }
-        let newFolders = Set(folders.filter { TreeLayout.isBuildOwnedFolder(String($0)) && !AtomicFileSystem.exists("\(tree.directory)/\($0)") })
+        let newFolders = Set(folders.filter { TreeLayout.isBuildOwnedFolder(String($0)) && !AtomicFileSystem.exists(tree.path($0)) })
         var operations = newFolders.sorted().map { folder in
             OutputTree.Operation(kind: .moveFolder, path: String(folder), source: TreeLayout.stagedPath(of: String(folder)))
         }
@@ -325,20 +366,12 @@ package struct PassBuilder: Sendable {
         return unchanged.compactMap { key in
             guard withoutName.contains(key) else { return nil }
             guard let record = passes[key], record.tokenPath == nil, let tokenHash = record.tokenHash else { return nil }
-            let token = secret.authenticationToken(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber)
+            let token = secret.authenticationToken(passTypeIdentifier: record.typeIdentifier, serialNumber: record.identifier)
             guard sha256Hex(Array(token.utf8)) == tokenHash else { return nil }
             var linked = record
-            linked.tokenPath = BuildState.ItemRecord.tokenPath(passTypeIdentifier: record.passTypeIdentifier, serialNumber: record.serialNumber, token: token)
+            linked.tokenPath = BuildState.ItemRecord.tokenPath(typeIdentifier: record.typeIdentifier, identifier: record.identifier, token: token)
             return linked
         }
-    }
-
-    /// Lets a test stop the build at a named point and kill it there
-    /// (PASSFORGE_TEST_STALL=staged|applying). Unset in real use.
-    private func testStall(_ point: String) {
-        guard settings.environment["PASSFORGE_TEST_STALL"] == point else { return }
-        FileHandle.standardError.write(Data("stalled at \(point)\n".utf8))
-        while true { sleep(60) }
     }
 }
 

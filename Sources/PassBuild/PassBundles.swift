@@ -43,7 +43,7 @@ enum PassBundles {
 
     /// `load`, throwing when a record fails `check`: its paths would be deleted.
     static func loadChecked(from output: String) throws -> [String: Record] {
-        guard let bytes = AtomicFileSystem.readFile("\(output)/\(stateFile)") else { return [:] }
+        guard let bytes = AtomicFileSystem.readFile(TreeLayout.path(stateFile, in: output)) else { return [:] }
         do {
             return try BundleList.records(decoding: bytes, greatestTag: BuildState.greatestLocalTag) ?? [:]
         } catch {

@@ -4,6 +4,7 @@ import Barcodes
 import Foundation
 import PassContent
 import PassModel
+import PassRender
 import PassPackage
 
 /// Renders and validates one pass definition; safe to call from many threads.
@@ -35,12 +36,20 @@ struct PassEvaluator: Sendable {
     let secret: TokenSecret
     let identities: SigningIdentities
     let templates: TemplateCache
-    let validateOnly: Bool
+    /// What the consumer of the pipeline (`ItemConsumer`) takes of each sound item.
+    enum Product: Sendable {
+        /// A packaging job for each item that changed (`Evaluation.job`); unchanged items found as such.
+        case job
+        /// Each item as it would be signed (`Evaluation.unsigned`), checked but never found unchanged.
+        case render
+        /// Only the diagnostics.
+        case diagnostics
+    }
+    let product: Product
+    /// Validate or render only: every item is evaluated in full, none is found unchanged, none gets a job.
+    var validateOnly: Bool { product != .job }
     /// The update tag of the build that signs: an order's `updatedAt` is its time. Nil when nothing is signed.
     let updateTag: Int64?
-    /// Whether each sound item's render is kept (`Evaluation.unsigned`): the collecting consumer of
-    /// `renderWithoutSigning`, where a build's consumer signs.
-    let collectsRenders: Bool
     let validator = PassValidator()
     let renderer: PassRenderer
     let contextFingerprint: String
@@ -52,15 +61,14 @@ struct PassEvaluator: Sendable {
     let passFiles: PassFilePresence
 
     init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
-         templates: TemplateCache, validateOnly: Bool, updateTag: Int64? = nil, collectsRenders: Bool = false) {
+         templates: TemplateCache, product: Product, updateTag: Int64? = nil) {
         self.updateTag = updateTag
-        self.collectsRenders = collectsRenders
+        self.product = product
         self.settings = settings
         self.state = state
         self.secret = secret
         self.identities = identities
         self.templates = templates
-        self.validateOnly = validateOnly
         renderer = PassRenderer(configuration: settings.configuration, boundary: settings.projectBoundary)
         var hasher = FingerprintHasher()
         hasher.add("renderer", Self.rendererVersion)
@@ -77,7 +85,7 @@ struct PassEvaluator: Sendable {
         // Each type is of one kind (the build refuses one identifier for passes and orders).
         var types: [String: WalletItemKind] = [:], lastType: String? = nil
         for record in state.passes.values {
-            let type = record.passTypeIdentifier
+            let type = record.typeIdentifier
             if type != lastType {
                 types[type] = record.kind
                 lastType = type
@@ -89,11 +97,11 @@ struct PassEvaluator: Sendable {
         } else {
             previousTypes = []
             var bySerial: [String: [String]] = [:]
-            for (key, record) in state.passes { bySerial[record.serialNumber, default: []].append(key) }
+            for (key, record) in state.passes { bySerial[record.identifier, default: []].append(key) }
             previousKeysBySerial = bySerial
         }
         passFiles = PassFilePresence(directory: settings.outputDirectory,
-                                     types: settings.requiresLocalPassFiles && !validateOnly ? types : [:])
+                                     types: settings.requiresLocalPassFiles && product == .job ? types : [:])
     }
 
     /// True when a pass built before would come out the same: same entry,
@@ -114,13 +122,13 @@ struct PassEvaluator: Sendable {
     /// `isUnchanged`, with the lookups of the last record's template and identity kept in `memo`.
     func isUnchanged(_ record: BuildState.ItemRecord, definitionHash: String? = nil, memo: inout UnchangedCheckMemo) -> Bool {
         // Strings shared by the decoded records: compared without their bytes.
-        if memo.fingerprints == nil || memo.templateName != record.templateName || memo.passTypeIdentifier != record.passTypeIdentifier
+        if memo.fingerprints == nil || memo.templateName != record.templateName || memo.passTypeIdentifier != record.typeIdentifier
             || memo.teamIdentifier != record.teamIdentifier {
             guard case .success(let template) = templates.template(named: record.templateName),
-                  case .success(let identity) = identities.identity(passTypeIdentifier: record.passTypeIdentifier,
+                  case .success(let identity) = identities.identity(passTypeIdentifier: record.typeIdentifier,
                                                                     teamIdentifier: record.teamIdentifier, kind: record.kind)
             else { return false }
-            memo = UnchangedCheckMemo(templateName: record.templateName, passTypeIdentifier: record.passTypeIdentifier,
+            memo = UnchangedCheckMemo(templateName: record.templateName, passTypeIdentifier: record.typeIdentifier,
                                       teamIdentifier: record.teamIdentifier, fingerprints: (template.fingerprint, identity.fingerprint))
         }
         guard let fingerprints = memo.fingerprints, let images = imagesHash(record.imagePaths) else { return false }
@@ -136,42 +144,24 @@ struct PassEvaluator: Sendable {
         !settings.requiresLocalPassFiles || passFiles.contains(record)
     }
 
+    /// Evaluates one definition: render it with its template, apply Apple's rules and the certificate's, and
+    /// find whether it changed; for a changed item the consumer asked a job of, its packaging job.
     func evaluate(_ definition: PassDefinition) -> Evaluation {
         var evaluation = Evaluation(serialLocation: definition.serialLocation, tokenLocation: definition.location)
-        if let offer = definition.offer, !settings.configuration.offers.contains(where: { $0.name == offer.name }) {
-            let defined = settings.configuration.offers.map(\.name)
-            evaluation.diagnostics.append(.error(
-                at: offer.location, keyPath: ["offer"], rule: "content.offer",
-                "unknown offer `\(offer.name)`; passforge.yml's offers: defines \(defined.isEmpty ? "none" : defined.joined(separator: ", ")). Add `\(offer.name): { bit: 0 }` under offers:, or fix the name"))
+        if let problem = unknownOffer(definition) {
+            evaluation.diagnostics.append(problem)
             return evaluation
         }
         let definitionHash = sha256Hex(definition.canonicalBytes)
         // Fast path: the entry is byte-for-byte what built an existing pass.
-        let previousKeys = previousTypes.isEmpty ? previousKeysBySerial[definition.serialNumber] ?? []
-            : previousTypes.map { "\($0)/\(definition.serialNumber)" }
-        if !validateOnly, let previous = previousKeys.lazy.compactMap({ state.passes[$0] }).first(where: {
-            $0.definitionHash == definitionHash && $0.templateName == definition.templateName && $0.sourceFile == definition.file
-        }), isUnchanged(previous, definitionHash: definitionHash) {
+        if let previous = unchangedByDefinition(definition, hash: definitionHash) {
             evaluation.key = previous.key
             evaluation.kind = previous.kind
             evaluation.tokenHash = previous.tokenHash
             evaluation.unchanged = previous
             return evaluation
         }
-
-        let template: Template
-        let templateFingerprint: String
-        switch templates.template(named: definition.templateName) {
-        case .success(let loaded): (template, templateFingerprint) = loaded
-        case .failure(let errors):
-            if errors.diagnostics.first?.rule == "template.missing" {
-                let available = TemplateLoader(directory: settings.templatesDirectory).templateNames()
-                evaluation.diagnostics.append(.error(
-                    at: definition.templateLocation, keyPath: ["template"], rule: "content.template",
-                    "unknown template `\(definition.templateName)`; it must be a folder in \(settings.templatesDirectory)/ (available: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"))
-            }
-            return evaluation
-        }
+        guard let (template, templateFingerprint) = template(of: definition, into: &evaluation) else { return evaluation }
         var rendered: RenderedPass
         switch renderer.render(definition, template: template) {
         case .success(let pass): rendered = pass
@@ -182,42 +172,116 @@ struct PassEvaluator: Sendable {
         let kind = rendered.kind
         evaluation.kind = kind
         let type = rendered.typeIdentifier ?? ""
-
-        // The token is derived from the token secret unless the pass sets one.
-        var token: String?
-        if let webService = rendered.source["webServiceURL"] {
-            evaluation.tokenLocation = webService.location
-            if let custom = rendered.source["authenticationToken"]?.stringValue {
-                evaluation.tokenLocation = rendered.source.location(at: ["authenticationToken"])
-                evaluation.tokenHash = sha256Hex(Array(custom.utf8))
-                token = custom
-                if custom.count >= 16, !StaticHostToken.isValid(custom) {
-                    evaluation.diagnostics.append(.error(
-                        at: evaluation.tokenLocation, keyPath: ["authenticationToken"], rule: "token.static-host",
-                        "authenticationToken must be \(StaticHostToken.description) so that a static host can find the pass by its token (the file name contains it); leave the key out to get a derived token, or choose one that fits"))
-                }
-            } else if !type.isEmpty {
-                let derived = secret.authenticationToken(passTypeIdentifier: type, serialNumber: definition.serialNumber)
-                rendered.source.set("authenticationToken", to: .scalar(.string(derived), at: webService.location))
-                evaluation.tokenHash = sha256Hex(Array(derived.utf8))
-                token = derived
-            }
-        }
-        // A pass's JSON is made here, for its rules; an order's once it is signed, with its updatedAt (below).
+        let token = authenticationToken(of: &rendered, type: type, definition: definition, into: &evaluation)
+        // A pass's JSON is made here, for its rules; an order's once it is signed, with its updatedAt (`job`).
         let passJSONValue: JSONValue? = kind == .pass ? .some(rendered.source.jsonValue) : .none
-        if let json = passJSONValue {
-            evaluation.diagnostics += passDiagnostics(rendered, json: json, definition: definition, template: template)
+        evaluation.diagnostics += rules(of: rendered, json: passJSONValue, definition: definition, template: template)
+        guard !evaluation.diagnostics.contains(where: \.isError), !type.isEmpty,
+              let (identity, team) = identity(of: rendered, type: type, into: &evaluation) else { return evaluation }
+
+        let key = ItemKey.text(typeIdentifier: type, identifier: definition.serialNumber)
+        evaluation.key = key
+        if product == .render {
+            evaluation.unsigned = UnsignedPass(passTypeIdentifier: type, serialNumber: definition.serialNumber, templateName: definition.templateName,
+                                               sourceFile: definition.file, passJSON: passJSONValue ?? rendered.source.jsonValue,
+                                               files: rendered.files, warnings: [], kind: kind)
+        }
+        let fingerprint = fingerprint(definitionHash: definitionHash, templateFingerprint: templateFingerprint,
+                                      identity: identity.fingerprint, imagesHash: imagesHash(definition.images.map(\.path)) ?? "")
+        let previous = state.passes[key]
+        if let previous, previous.fingerprint == fingerprint, hasPassFile(previous) {
+            evaluation.unchanged = previous
+            return evaluation
+        }
+        guard !validateOnly else { return evaluation }
+        let item = SoundItem(rendered: rendered, definition: definition, template: template, type: type, team: team, token: token,
+                             identity: identity, fingerprint: fingerprint, definitionHash: definitionHash, passJSON: passJSONValue)
+        switch job(for: item, previous: previous, tokenHash: evaluation.tokenHash) {
+        case .success(let job): evaluation.job = job
+        case .failure(let tooLarge):
+            evaluation.diagnostics += tooLarge.problems
+            evaluation.key = nil
+        }
+        return evaluation
+    }
+
+    /// An offer passforge.yml does not define.
+    private func unknownOffer(_ definition: PassDefinition) -> ContentDiagnostic? {
+        guard let offer = definition.offer, !settings.configuration.offers.contains(where: { $0.name == offer.name }) else { return nil }
+        let defined = settings.configuration.offers.map(\.name)
+        return .error(
+            at: offer.location, keyPath: ["offer"], rule: "content.offer",
+            "unknown offer `\(offer.name)`; passforge.yml's offers: defines \(defined.isEmpty ? "none" : defined.joined(separator: ", ")). Add `\(offer.name): { bit: 0 }` under offers:, or fix the name")
+    }
+
+    /// The previous item an entry that is byte for byte the same built, when nothing else it is made of changed.
+    private func unchangedByDefinition(_ definition: PassDefinition, hash: String) -> BuildState.ItemRecord? {
+        guard !validateOnly else { return nil }
+        let previousKeys = previousTypes.isEmpty ? previousKeysBySerial[definition.serialNumber] ?? []
+            : previousTypes.map { "\($0)/\(definition.serialNumber)" }
+        guard let previous = previousKeys.lazy.compactMap({ state.passes[$0] }).first(where: {
+            $0.definitionHash == hash && $0.templateName == definition.templateName && $0.sourceFile == definition.file
+        }), isUnchanged(previous, definitionHash: hash) else { return nil }
+        return previous
+    }
+
+    /// The definition's template and its fingerprint; nil, with the problem noted, when it cannot be loaded.
+    private func template(of definition: PassDefinition, into evaluation: inout Evaluation) -> (Template, String)? {
+        switch templates.template(named: definition.templateName) {
+        case .success(let loaded): return loaded
+        case .failure(let errors):
+            if errors.diagnostics.first?.rule == "template.missing" {
+                let available = TemplateLoader(directory: settings.templatesDirectory).templateNames()
+                evaluation.diagnostics.append(.error(
+                    at: definition.templateLocation, keyPath: ["template"], rule: "content.template",
+                    "unknown template `\(definition.templateName)`; it must be a folder in \(settings.templatesDirectory)/ (available: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"))
+            }
+            return nil
+        }
+    }
+
+    /// The item's authenticationToken: derived from the token secret unless the item sets one (which must suit a
+    /// static host). Sets it in the render, and the token's hash and location in `evaluation`.
+    private func authenticationToken(of rendered: inout RenderedPass, type: String, definition: PassDefinition,
+                                     into evaluation: inout Evaluation) -> String? {
+        guard let webService = rendered.source["webServiceURL"] else { return nil }
+        evaluation.tokenLocation = webService.location
+        if let custom = rendered.source["authenticationToken"]?.stringValue {
+            evaluation.tokenLocation = rendered.source.location(at: ["authenticationToken"])
+            evaluation.tokenHash = sha256Hex(Array(custom.utf8))
+            if custom.count >= 16, !StaticHostToken.isValid(custom) {
+                evaluation.diagnostics.append(.error(
+                    at: evaluation.tokenLocation, keyPath: ["authenticationToken"], rule: "token.static-host",
+                    "authenticationToken must be \(StaticHostToken.description) so that a static host can find the pass by its token (the file name contains it); leave the key out to get a derived token, or choose one that fits"))
+            }
+            return custom
+        }
+        guard !type.isEmpty else { return nil }
+        let derived = secret.authenticationToken(passTypeIdentifier: type, serialNumber: definition.serialNumber)
+        rendered.source.set("authenticationToken", to: .scalar(.string(derived), at: webService.location))
+        evaluation.tokenHash = sha256Hex(Array(derived.utf8))
+        return derived
+    }
+
+    /// Apple's rules on a pass's JSON (or an order's), and the package's size before its JSON is written out.
+    private func rules(of rendered: RenderedPass, json: JSONValue?, definition: PassDefinition, template: Template) -> [ContentDiagnostic] {
+        var problems: [ContentDiagnostic]
+        if let json {
+            problems = passDiagnostics(rendered, json: json, definition: definition, template: template)
         } else {
             // Apple's order rules, each at the template or content line that wrote the value.
             // A createdAt after this build's tag (or, for validate, now) is refused: see checkCreatedAtIsPast.
             let checkedAt = updateTag.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? Date()
-            evaluation.diagnostics += rendered.orderDiagnostics(allowsHTTPWebService: settings.allowsHTTPWebService, checkedAt: checkedAt)
+            problems = rendered.orderDiagnostics(allowsHTTPWebService: settings.allowsHTTPWebService, checkedAt: checkedAt)
         }
-        let filesSize = rendered.files.reduce(0) { $0 + $1.bytes.count }
-        evaluation.diagnostics += packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: 0)
-        guard !evaluation.diagnostics.contains(where: \.isError), !type.isEmpty else { return evaluation }
+        return problems + packageSizeProblems(rendered, filesSize: rendered.files.reduce(0) { $0 + $1.bytes.count }, passJSONSize: 0)
+    }
 
+    /// The identity that signs the item, with its team, and the certificate's checks; nil when it cannot sign it.
+    private func identity(of rendered: RenderedPass, type: String,
+                          into evaluation: inout Evaluation) -> (SigningIdentities.Resolved, String)? {
         // order.json has no teamIdentifier: an order's team is passforge.yml's, when it names one.
+        let kind = rendered.kind
         let team = (kind == .pass ? rendered.source["teamIdentifier"] : settings.configuration.passDefaults["teamIdentifier"])?.stringValue ?? ""
         let identity: SigningIdentities.Resolved
         switch identities.identity(passTypeIdentifier: type, teamIdentifier: team, kind: kind) {
@@ -225,29 +289,33 @@ struct PassEvaluator: Sendable {
         case .failure(let error):
             let typeKey = kind.typeIdentifierKey
             evaluation.diagnostics.append(.error(at: rendered.source.location(at: [.key(typeKey)]), keyPath: [.key(typeKey)], rule: "signing.identity", error.description))
-            return evaluation
+            return nil
         }
         let certificateProblems = CertificateCheck.diagnostics(identity, type: type, team: team, rendered: rendered)
         evaluation.diagnostics += certificateProblems
-        guard !certificateProblems.contains(where: \.isError) else { return evaluation }
+        return certificateProblems.contains(where: \.isError) ? nil : (identity, team)
+    }
 
-        let key = "\(type)/\(definition.serialNumber)"
-        evaluation.key = key
-        if collectsRenders {
-            evaluation.unsigned = UnsignedPass(passTypeIdentifier: type, serialNumber: definition.serialNumber, templateName: definition.templateName,
-                                               sourceFile: definition.file, passJSON: passJSONValue ?? rendered.source.jsonValue,
-                                               files: rendered.files, warnings: [], kind: kind)
-        }
-        let imagePaths = definition.images.map(\.path)
-        let fingerprint = fingerprint(definitionHash: definitionHash, templateFingerprint: templateFingerprint,
-                                      identity: identity.fingerprint, imagesHash: imagesHash(imagePaths) ?? "")
-        let previous = state.passes[key]
-        if let previous, previous.fingerprint == fingerprint, hasPassFile(previous) {
-            evaluation.unchanged = previous
-            return evaluation
-        }
-        guard !validateOnly else { return evaluation }
-        let templateFiles = templates.preparedFiles(of: template)
+    /// What `job(for:)` needs of a sound item.
+    private struct SoundItem {
+        var rendered: RenderedPass
+        var definition: PassDefinition
+        var template: Template
+        var type: String, team: String, token: String?
+        var identity: SigningIdentities.Resolved
+        var fingerprint: String, definitionHash: String
+        /// A pass's JSON; nil for an order, whose JSON is made here with its updatedAt.
+        var passJSON: JSONValue?
+    }
+
+    private struct TooLarge: Error {
+        var problems: [ContentDiagnostic]
+    }
+
+    /// The packaging job of a changed item: its record, its JSON written out, its files prepared.
+    private func job(for item: SoundItem, previous: BuildState.ItemRecord?, tokenHash: String?) -> Result<PackagingJob, TooLarge> {
+        let (rendered, definition, type, kind) = (item.rendered, item.definition, item.type, item.rendered.kind)
+        let templateFiles = templates.preparedFiles(of: item.template)
         var prepared: [PreparedPassFile] = []
         var own: [PackageFile] = []
         for file in rendered.files {
@@ -259,15 +327,15 @@ struct PassEvaluator: Sendable {
         }
         let capability = secret.downloadCapability(passTypeIdentifier: type, serialNumber: definition.serialNumber)
         let record = BuildState.ItemRecord(
-            passTypeIdentifier: type, serialNumber: definition.serialNumber, teamIdentifier: team,
+            typeIdentifier: type, identifier: definition.serialNumber, teamIdentifier: item.team,
             updateTag: previous?.updateTag ?? 0, etag: previous?.etag ?? "", size: previous?.size ?? 0,
-            tokenHash: evaluation.tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
-            templateName: template.name, imagePaths: imagePaths, sourceFile: definition.file,
+            tokenHash: tokenHash, fingerprint: item.fingerprint, definitionHash: item.definitionHash,
+            templateName: item.template.name, imagePaths: definition.images.map(\.path), sourceFile: definition.file,
             downloadPath: TreeLayout.capabilityDownloadPath(capability: capability, kind: kind),
             publicDownloadPath: rendered.download == .public ? TreeLayout.publicDownloadPath(kind: kind, type: type, identifier: definition.serialNumber) : nil,
-            tokenPath: token.map { BuildState.ItemRecord.tokenPath(passTypeIdentifier: type, serialNumber: definition.serialNumber, token: $0) },
+            tokenPath: item.token.map { BuildState.ItemRecord.tokenPath(typeIdentifier: type, identifier: definition.serialNumber, token: $0) },
             offer: definition.offer?.name, kind: kind)
-        let json = passJSONValue ?? {
+        let json = item.passJSON ?? {
             // A new order's updatedAt equals its createdAt (Apple's Order page); a changed order's is the time of
             // the tag of the build that signs it, later than createdAt (refused when in the future) and than
             // every earlier tag, so it strictly increases.
@@ -276,15 +344,10 @@ struct PassEvaluator: Sendable {
             return rendered.withUpdatedAt(millisecondsSince1970: tag).source.jsonValue
         }()
         let passJSON = json.serialized(pretty: true)
+        let filesSize = rendered.files.reduce(0) { $0 + $1.bytes.count }
         let tooLarge = packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: passJSON.count)
-        guard tooLarge.isEmpty else {
-            evaluation.diagnostics += tooLarge
-            evaluation.key = nil
-            return evaluation
-        }
-        evaluation.job = PackagingJob(record: record, passJSON: passJSON, templateFiles: prepared,
-                                      ownFiles: own, identity: identity)
-        return evaluation
+        guard tooLarge.isEmpty else { return .failure(TooLarge(problems: tooLarge)) }
+        return .success(PackagingJob(record: record, passJSON: passJSON, templateFiles: prepared, ownFiles: own, identity: item.identity))
     }
 
     /// Apple's pass rules on `json`, each at the template or content line that wrote the value.

@@ -51,11 +51,11 @@ final class PassFilePresence: Sendable {
 
     /// Whether `path` (relative to the output folder) names an entry there.
     func contains(_ path: String) -> Bool {
-        guard let slash = path.lastIndex(of: "/") else { return AtomicFileSystem.exists("\(directory)/\(path)") }
+        guard let slash = path.lastIndex(of: "/") else { return AtomicFileSystem.exists(TreeLayout.path(path, in: directory)) }
         let folder = String(path[..<slash]), name = path[path.index(after: slash)...]
         return folders.withLock { folders in
             if folders.index(forKey: folder) == nil {
-                let names: Set<String>? = AtomicFileSystem.directoryEntries("\(directory)/\(folder)").map { Set($0.map(\.name)) }
+                let names: Set<String>? = AtomicFileSystem.directoryEntries(TreeLayout.path(folder, in: directory)).map { Set($0.map(\.name)) }
                 folders[folder] = .some(names)
             }
             return folders[folder]??.contains(String(name)) ?? false

@@ -8,7 +8,7 @@ import Synchronization
 /// Finds the identity that signs each pass type: passforge.yml `signing:`
 /// first, then the PASSFORGE_SIGNING_* environment, then (outside CI, or
 /// with --development-signing) the development chain.
-package final class SigningIdentities: SigningIdentityProvider {
+package final class SigningIdentities: Sendable {
     package struct Resolved: Sendable {
         package var identity: SigningIdentity
         package var isDevelopment: Bool
@@ -51,6 +51,7 @@ package final class SigningIdentities: SigningIdentityProvider {
         }
     }
 
+    /// The identity of `typeIdentifier` by team `teamIdentifier` (push's APNs client identity, through the command line).
     package func signingIdentity(typeIdentifier: String, teamIdentifier: String, kind: WalletItemKind) throws -> (identity: SigningIdentity, isDevelopment: Bool) {
         let resolved = try identity(passTypeIdentifier: typeIdentifier, teamIdentifier: teamIdentifier, kind: kind).get()
         return (resolved.identity, resolved.isDevelopment)

@@ -1,7 +1,7 @@
 import AtomicFiles
 import ExternalProcess
 import Foundation
-package import PassBuild
+package import PassRender
 import PassContent
 import WalletTree
 
@@ -67,12 +67,12 @@ package final class GitSnapshot: Sendable {
 
 extension PassDiff {
     /// Renders the project whose root is `directory` as the build would,
-    /// without signing. `settings` names the project's folders below
-    /// `directory`; the rendering's file names are then given relative to it,
+    /// without signing: `renderer` is the build's pipeline over that project's folders (the command line makes
+    /// it). The rendering's file names are then given relative to `directory`,
     /// so that both sides of a diff read the same (content/…). The working
     /// directory of passforge is not changed.
-    package static func render(projectDirectory directory: String, settings: BuildSettings) -> UnsignedRendering {
-        var rendering = PassBuilder(settings: settings).renderWithoutSigning()
+    package static func render(projectDirectory directory: String, renderer: any UnsignedRenderer) -> UnsignedRendering {
+        var rendering = renderer.renderWithoutSigning()
         let root = ProjectRoot(path: directory)
         rendering.contentFiles = rendering.contentFiles.map { root.relativeSpelling(of: $0) }
         rendering.diagnostics = rendering.diagnostics.map { $0.relative(to: root) }

@@ -1,5 +1,5 @@
 import Foundation
-package import PassBuild
+package import PassRender
 import WalletTree
 package import PassContent
 package import PassModel

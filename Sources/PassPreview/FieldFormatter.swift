@@ -1,5 +1,6 @@
 package import Foundation
 package import PassModel
+import Synchronization
 
 /// Field values as Wallet shows them: dates with dateStyle/timeStyle
 /// (ignoresTimeZone, isRelative), numbers with numberStyle or currencyCode,
@@ -43,21 +44,21 @@ package struct FieldFormatter: Sendable {
     }
 
     func format(_ number: Double, isInteger: Bool, field: JSONValue) -> String {
-        let formatter = NumberFormatter()
-        formatter.locale = locale
-        if let currency = field["currencyCode"]?.stringValue {
-            formatter.numberStyle = .currency
-            formatter.currencyCode = currency
+        let style: NumberFormatter.Style
+        let currency = field["currencyCode"]?.stringValue
+        if currency != nil {
+            style = .currency
         } else {
             switch field["numberStyle"]?.stringValue {
-            case "PKNumberStyleDecimal": formatter.numberStyle = .decimal
-            case "PKNumberStylePercent": formatter.numberStyle = .percent
-            case "PKNumberStyleScientific": formatter.numberStyle = .scientific
-            case "PKNumberStyleSpellOut": formatter.numberStyle = .spellOut
+            case "PKNumberStyleDecimal": style = .decimal
+            case "PKNumberStylePercent": style = .percent
+            case "PKNumberStyleScientific": style = .scientific
+            case "PKNumberStyleSpellOut": style = .spellOut
             default:
                 return isInteger && abs(number) < 1e15 ? String(Int(number)) : String(number)
             }
         }
+        let formatter = NumberFormatters.shared.formatter(locale: locale, style: style, currency: currency)
         return formatter.string(from: NSNumber(value: number)) ?? String(number)
     }
 
@@ -113,5 +114,33 @@ package enum PreviewLanguages {
         }
         if tables.isEmpty { return [(defaultName, [:])] }
         return tables.sorted { ($0.0.hasPrefix("en") ? 0 : 1, $0.0) < ($1.0.hasPrefix("en") ? 0 : 1, $1.0) }
+    }
+}
+
+/// Number formatters made once per locale, style and currency: making one (ICU's) costs more than a landing
+/// page's other work, and a build makes thousands of pages with the same few. Formatting with one from several
+/// threads is safe (swift-corelibs-foundation's NumberFormatter holds its ICU formatter under a lock).
+final class NumberFormatters: Sendable {
+    static let shared = NumberFormatters()
+
+    private struct Key: Hashable {
+        var locale: String
+        var style: UInt
+        var currency: String?
+    }
+
+    private let formatters = Mutex<[Key: NumberFormatter]>([:])
+
+    func formatter(locale: Locale, style: NumberFormatter.Style, currency: String?) -> NumberFormatter {
+        let key = Key(locale: locale.identifier, style: style.rawValue, currency: currency)
+        return formatters.withLock { formatters in
+            if let made = formatters[key] { return made }
+            let formatter = NumberFormatter()
+            formatter.locale = locale
+            formatter.numberStyle = style
+            if let currency { formatter.currencyCode = currency }
+            formatters[key] = formatter
+            return formatter
+        }
     }
 }

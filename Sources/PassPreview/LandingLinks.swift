@@ -47,7 +47,7 @@ package struct LandingLinks: Sendable {
 
     /// `.passforge/landing-pages.txt` of the output folder, or nil.
     package static func pageList(in output: String) -> LandingPageList? {
-        AtomicFileSystem.readFile("\(output)/\(LandingPageList.path)").flatMap(LandingPageList.init(decoding:))
+        AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output)).flatMap(LandingPageList.init(decoding:))
     }
 
     /// - Parameters:

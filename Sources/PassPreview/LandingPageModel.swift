@@ -1,7 +1,7 @@
 import Barcodes
 import Foundation
 import Mustache
-import PassBuild
+import PassRender
 import PassModel
 import WalletTree
 

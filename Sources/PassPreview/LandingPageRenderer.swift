@@ -2,10 +2,9 @@ import AtomicFiles
 import Crypto
 package import Foundation
 import Mustache
-package import PassBuild
+package import PassRender
 package import PassContent
 import PassModel
-import PassPackage
 import WalletTree
 
 /// The landing page beside every download link (`passforge build`): the item as Wallet shows it (the
@@ -119,16 +118,11 @@ struct LandingContent: Sendable {
     var item: UnsignedPass
     var languages: [(language: String, strings: [String: String])]
 
-    init(package bytes: [UInt8], kind: WalletItemKind) throws {
-        let entries: [ZipEntry]
-        do { entries = try ZipArchive.read(bytes) } catch {
-            throw BuildError(.refused, "a signed package cannot be read back for its landing page: \(error)")
-        }
+    init(package entries: [PackageFile], kind: WalletItemKind) throws {
         guard let root = entries.first(where: { $0.name == kind.rootFile }), case .object(var object) = try JSONValue(parsing: root.bytes)
         else { throw BuildError(.refused, "a signed package has no \(kind.rootFile) to show on its landing page") }
         for key in ["barcode", "barcodes", "authenticationToken"] { object[key] = nil }
         let files = entries.filter { ![kind.rootFile, "manifest.json", "signature"].contains($0.name) }
-            .map { PackageFile(name: $0.name, bytes: $0.bytes, source: $0.name) }
         let json = JSONValue.object(object)
         item = UnsignedPass(passTypeIdentifier: json[kind == .pass ? "passTypeIdentifier" : "orderTypeIdentifier"]?.stringValue ?? "",
                             serialNumber: json[kind == .pass ? "serialNumber" : "orderIdentifier"]?.stringValue ?? "",

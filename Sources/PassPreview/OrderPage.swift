@@ -1,6 +1,6 @@
 import Barcodes
 package import Foundation
-package import PassBuild
+package import PassRender
 package import PassContent
 import PassModel
 

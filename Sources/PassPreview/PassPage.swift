@@ -1,6 +1,6 @@
 import Barcodes
 package import Foundation
-package import PassBuild
+package import PassRender
 import WalletTree
 package import PassContent
 import PassModel

@@ -1,5 +1,5 @@
 import Foundation
-import PassBuild
+import PassRender
 import PassContent
 import PassModel
 

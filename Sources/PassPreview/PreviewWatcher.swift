@@ -1,7 +1,7 @@
 import AtomicFiles
 import Foundation
 import Hummingbird
-package import PassBuild
+package import PassRender
 import WalletTree
 package import PassContent
 import Synchronization
@@ -10,7 +10,8 @@ import Synchronization
 /// content file, template, image or passforge.yml changes, and tells open
 /// pages to reload (server-sent events), as `hugo server` does.
 package struct PreviewWatcher: Sendable {
-    package var builder: PassBuilder
+    /// The build's pipeline without signing (`PassBuilder`, handed in by the command line).
+    package var renderer: any UnsignedRenderer
     package var gallery: PreviewGallery
     /// Files and folders whose changes rebuild the gallery.
     package var watchedPaths: [String]
@@ -19,8 +20,8 @@ package struct PreviewWatcher: Sendable {
     /// How often modification times are compared.
     package var pollInterval: Duration = .milliseconds(100)
 
-    package init(builder: PassBuilder, gallery: PreviewGallery, watchedPaths: [String], host: String = "127.0.0.1", port: Int = 8080) {
-        self.builder = builder
+    package init(renderer: any UnsignedRenderer, gallery: PreviewGallery, watchedPaths: [String], host: String = "127.0.0.1", port: Int = 8080) {
+        self.renderer = renderer
         var gallery = gallery
         gallery.liveReload = true
         self.gallery = gallery
@@ -40,7 +41,7 @@ package struct PreviewWatcher: Sendable {
     /// content has errors, passes keep their last good rendering, and every
     /// page shows the errors.
     func rebuild(lastGood: inout [String: UnsignedPass], order: inout [String]) throws -> Rebuild {
-        let rendering = builder.renderWithoutSigning()
+        let rendering = renderer.renderWithoutSigning()
         let errors = rendering.errors
         if errors.isEmpty {
             lastGood = Dictionary(rendering.passes.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

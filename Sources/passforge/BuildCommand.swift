@@ -22,6 +22,9 @@ struct BuildCommand: AsyncParsableCommand {
           passforge build --push
           passforge build --state-from deploy@passes.example.com:/srv/passforge/output
           CI=true passforge build --initial --development-signing
+          passforge build --timings
+
+        --timings prints, to standard error, each phase of the build as it is named in the code (load, scan, classify, evaluate and sign, check, new state, bundles, landing pages, staged state, and the commit's steps staged, journaled, applying, applied) with its wall and CPU seconds and the resident memory after it; for evaluate and sign, the CPU seconds its workers spent parsing and evaluating and signing.
 
         """
     )
@@ -51,6 +54,9 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(help: "Allow a build with no previous state under CI=true (the first deploy): every pass is signed with a new update tag.")
     var initial = false
 
+    @Flag(help: "Print the wall and CPU time of each build phase to standard error.")
+    var timings = false
+
     func run() async throws {
         var settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
         var stateFetch: StateFetchOutcome?
@@ -68,13 +74,17 @@ struct BuildCommand: AsyncParsableCommand {
         }
         let quiet = self.quiet
         settings.landingPages = try Self.landingPageRenderer(settings, quiet: quiet)
+        settings.recordsTimings = timings
         let report = try Console.runReportingErrors {
             try PassBuilder(settings: settings).build { event in if !quiet { Console.progress(event) } }
         }
+        if timings { Console.error(([BuildPhaseTime.header] + report.phases.map(\.line)).joined(separator: "\n")) }
         if !quiet { Console.report(report.warnings) }
         for key in report.removed { Console.print("removed \(key)") }
         if report.usedDevelopmentSigning { Console.warnDevelopmentSigning() }
-        try await refreshDeviceIndices(report)
+        // The process's one output tree: the index refresh and `--push` share its index writer.
+        let output = OutputFolder(directory: project.output)
+        try await refreshDeviceIndices(report, output: output)
         Console.print(report.summary)
         for (offer, size) in report.offerPoolSizes.sorted(by: { $0.key < $1.key }) {
             Console.print("offer \(offer): \(size) pass\(size == 1 ? "" : "es") in the pool")
@@ -107,10 +117,10 @@ struct BuildCommand: AsyncParsableCommand {
 
     /// A build rewrites the indices of the devices holding the passes it
     /// changed or removed — when there is a registration store to read.
-    private func refreshDeviceIndices(_ report: BuildReport) async throws {
-        guard !(report.built + report.removed).isEmpty, let (store, _) = try await StoreOpening.open(onlyIfPresent: true) else { return }
+    private func refreshDeviceIndices(_ report: BuildReport, output: OutputFolder) async throws {
+        guard !(report.built + report.removed).isEmpty, let (store, _) = try await StoreOpening.open(project: project.project, onlyIfPresent: true) else { return }
         do {
-            let count = try await DeviceIndexFiles(outputDirectory: project.output).refresh(changed: report.built + report.removed, committed: report.committedState, store: store)
+            let count = try await output.indexFiles.refresh(changed: report.built + report.removed, committed: report.committedState, store: store)
             if count > 0 && !quiet { Console.error("refreshed \(count) device index file\(count == 1 ? "" : "s")") }
         } catch {
             Console.error("warning: the passes are built, but the device indices could not be refreshed (\(error)); they are refreshed on the next registration or build")

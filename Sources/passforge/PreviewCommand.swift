@@ -3,6 +3,8 @@ import PassModel
 import ArgumentParser
 import Foundation
 import PassBuild
+import PassContent
+import PassRender
 import WalletTree
 import PassPreview
 
@@ -34,8 +36,8 @@ struct PreviewCommand: AsyncParsableCommand {
     @Flag(help: "Accept an http:// webServiceURL, as `build --allow-http-web-service` does.")
     var allowHTTPWebService = false
 
-    @Option(help: ArgumentHelp("Folder of the gallery.", valueName: "dir"))
-    var out = "preview"
+    @Option(name: .customLong("out"), help: ArgumentHelp("Folder of the gallery (default: preview, in the project's root).", valueName: "dir"))
+    var givenOut: String?
 
     @Flag(help: "Serve the gallery, rebuild it on every change, and reload open pages.")
     var watch = false
@@ -48,6 +50,7 @@ struct PreviewCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try project.settings(developmentSigning: true, allowHTTP: allowHTTPWebService, jobs: nil)
+        let out = project.project.path(given: givenOut, default: "preview")
         let builder = PassBuilder(settings: settings)
         guard watch else {
             let rendering = builder.renderWithoutSigning()
@@ -64,8 +67,8 @@ struct PreviewCommand: AsyncParsableCommand {
             return
         }
         var watched = [project.content, project.templates]
-        if let config = project.config ?? (AtomicFileSystem.exists("passforge.yml") ? "passforge.yml" : nil) { watched.append(config) }
-        let watcher = PreviewWatcher(builder: builder, gallery: PreviewGallery(directory: out), watchedPaths: watched, host: host, port: port)
+        if let config = project.config { watched.append(config) }
+        let watcher = PreviewWatcher(renderer: builder, gallery: PreviewGallery(directory: out), watchedPaths: watched, host: host, port: port)
         try await watcher.run(onServerRunning: { port in
             Console.print("serving the preview on http://\(host):\(port)/ (Ctrl-C to stop)")
         }, onRebuild: { rebuild in

@@ -27,7 +27,7 @@ import TestSupport
     /// Plans the next build, as `passforge build` would, with `secret` as the token secret.
     func plan(secret: String = Self.secret) throws -> BuildPlan {
         var planner = BuildPlanner(settings: settings, state: try builtState(), secret: TokenSecret(secret, origin: "test"),
-                                   identities: SigningIdentities(settings: settings), validateOnly: false)
+                                   identities: SigningIdentities(settings: settings), consumer: PlanOnly())
         return try planner.makePlan(progress: { _ in })
     }
 

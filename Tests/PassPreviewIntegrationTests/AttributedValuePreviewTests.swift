@@ -1,5 +1,6 @@
 import Foundation
 import PassBuild
+import PassRender
 import PassModel
 import PassPreview
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import PassBuild
+import PassRender
 import PassContent
 import PassModel
 import PassPreview

@@ -1,5 +1,6 @@
 import Foundation
 import PassBuild
+import PassContent
 import Testing
 import TestSupport
 
