@@ -221,7 +221,9 @@ package struct ContentLoader: Sendable {
             case (.pass, .pass?): why = "this entry is in `passes:`, so it is a pass"
             case (.pass, _): why = "this entry names a pass with `serialNumber:`"
             case (.order, .order?): why = "this entry is in `orders:`, so it is an order"
-            case (.order, _): why = "this entry is an order (it has `\(merged["orderIdentifier"] != nil ? "orderIdentifier" : "order"):`)"
+            case (.order, _):
+                let orderKey = merged["orderIdentifier"] != nil ? "orderIdentifier" : "order"
+                why = "this entry is an order (it has `\(orderKey):`)"
             }
             let fix = instead.isEmpty
                 ? "an offer hands out passes, so remove `offer:` from the order"

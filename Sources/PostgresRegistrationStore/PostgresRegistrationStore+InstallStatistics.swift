@@ -18,7 +18,8 @@ extension PostgresRegistrationStore: InstallStatisticsStore {
             do {
                 _ = try await connection.checkedQuery(insert, logger: Self.logger)
             } catch {
-                // The table is made on first use (two servers may race to make it: IF NOT EXISTS, then the insert again).
+                // The table is made on first use (two servers may race to make it: IF NOT EXISTS, then the insert
+                // again).
                 try? await Self.createRegistrationDays(connection)
                 _ = try await connection.checkedQuery(insert, logger: Self.logger)
             }

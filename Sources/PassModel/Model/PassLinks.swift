@@ -53,7 +53,8 @@ package struct UpcomingPassEntry: Sendable, Hashable, Codable {
     /// Always `event`, the only type Wallet supports.
     package var type: String
     package var isActive: Bool?
-    /// `date`, `timeZone`, `ignoreTimeComponents`, `isAllDay`, `isUnannounced`, `isUndetermined`; without it the entry shows "TBD".
+    /// `date`, `timeZone`, `ignoreTimeComponents`, `isAllDay`, `isUnannounced`, `isUndetermined`; without it the
+    /// entry shows "TBD".
     package var dateInformation: JSONValue?
     /// The event guide links, keyed like the pass's (``PassLinks/eventGuideKeys``).
     package var urls: [String: String]?

@@ -2,7 +2,8 @@ extension Sequence where Element == UInt8 {
     /// Lowercase hexadecimal, two digits per byte: how passforge writes every
     /// digest (manifest.json's SHA-1s, fingerprints, ETags).
     package var hexString: String {
-        // Written straight into the string's storage: no array of digits per call (a build makes hundreds of thousands).
+        // Written straight into the string's storage: no array of digits per call (a build makes hundreds of
+        // thousands).
         let bytes = Array(self)
         return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
             for (index, byte) in bytes.enumerated() {

@@ -3,8 +3,8 @@
 /// a time zone (`Z` or an offset).
 ///
 /// In Apple's pass format, `relevantDate`, `expirationDate`, `relevantDates`
-/// and date field values must be dates "with at least hours and minutes". The W3C profile also requires a time zone designator once a
-/// time is given; without one the moment would depend on the device's zone.
+/// and date field values must be dates "with at least hours and minutes". The W3C profile also requires a
+/// time zone designator once a time is given; without one the moment would depend on the device's zone.
 package struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The text as written; encoding writes it back unchanged.
     package let text: String

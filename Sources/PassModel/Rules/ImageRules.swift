@@ -144,7 +144,8 @@ package enum ImageRules {
                 "\(path) is not a PNG: \(problem); save it as PNG (Wallet reads PNG only)"
             ))
         case .success(let info) where max(info.width, info.height) > ImageLimits.maximumPixelSide:
-            // An error, not the size warning: a few KB of PNG can declare 50000×50000 pixels, 10 GB to decode on a phone.
+            // An error, not the size warning: a few KB of PNG can declare 50000×50000 pixels, 10 GB to decode on
+            // a phone.
             diagnostics.append(.error(
                 at: keyPath, rule: "image.dimensions",
                 "\(path) is \(info.size) pixels, more than the \(ImageLimits.maximumPixelSide) pixels "
