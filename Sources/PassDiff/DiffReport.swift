@@ -78,10 +78,12 @@ package struct DiffReport: Sendable {
         for serial in diff.serialChanges {
             out.append(bullet(md, serial.kind == .pass
                 ? "\(code(md, serial.file)): the serial changed from \(code(md, serial.before)) to "
-                    + "\(code(md, serial.after)); Wallet identifies a pass by its serial, so holders of the old serial "
+                    + "\(code(md, serial.after)); Wallet identifies a pass by its "
+                        + "serial, so holders of the old serial "
                     + "would never get this change. Issue a new pass in a new file instead"
                 : "\(code(md, serial.file)): the orderIdentifier changed from \(code(md, serial.before)) to "
-                    + "\(code(md, serial.after)); Wallet identifies an order by its orderIdentifier, so devices holding "
+                    + "\(code(md, serial.after)); Wallet identifies an order by its "
+                        + "orderIdentifier, so devices holding "
                     + "the old one would never get this change. Put a new order in a new file instead"))
         }
         for pass in diff.changed where pass.tokenChanged {

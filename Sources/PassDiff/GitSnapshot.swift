@@ -21,7 +21,8 @@ package final class GitSnapshot: Sendable {
     package init(revision: String, projectRoot directory: String) async throws {
         let prefix = try await Self.git(["rev-parse", "--show-prefix"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
         let commit = try await Self.git(["rev-parse", "--verify", "--quiet", "\(revision)^{commit}"], in: directory,
-                                        failure: "\(revision) is not a commit of this repository; give a branch, tag or commit, e.g. origin/main or HEAD~1")
+                                        failure: "\(revision) is not a commit of this repository; give a branch, "
+                                            + "tag or commit, e.g. origin/main or HEAD~1")
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let root = NSTemporaryDirectory() + "passforge-diff-\(commit.prefix(12))-\(UUID().uuidString.prefix(8))"
         try AtomicFileSystem.createDirectory(root)
@@ -33,7 +34,8 @@ package final class GitSnapshot: Sendable {
                                    failure: "cannot unpack \(revision) with git archive")
             let unpack = try await ExternalProcess("tar", ["-x", "-f", archive, "-C", root], installHint: "apt-get install tar").run()
             guard unpack.succeeded else {
-                throw Failure(description: "cannot unpack \(revision): tar \(unpack.termination): \(unpack.errorText.trimmingCharacters(in: .whitespacesAndNewlines))")
+                throw Failure(description: "cannot unpack \(revision): tar \(unpack.termination): "
+                    + "\(unpack.errorText.trimmingCharacters(in: .whitespacesAndNewlines))")
             }
         } catch {
             AtomicFileSystem.removeTree(root)
@@ -59,7 +61,8 @@ package final class GitSnapshot: Sendable {
         guard outcome.succeeded else {
             let message = outcome.errorText.trimmingCharacters(in: .whitespacesAndNewlines)
             throw Failure(description: failure.map { message.isEmpty ? $0 : "\($0): \(message)" }
-                ?? "git \(arguments.first ?? "") \(outcome.termination): \(message); run passforge diff inside a git repository")
+                ?? "git \(arguments.first ?? "") \(outcome.termination): \(message); "
+                    + "run passforge diff inside a git repository")
         }
         return outcome.outputText
     }

@@ -86,12 +86,18 @@ package struct LandingLinks: Sendable {
         let label = isOrder ? "Track with Apple Wallet" : "Add to Apple Wallet"
         let (landing, download) = (attribute(landing), attribute(download))
         let button = badge.map {
-            "<img src=\"\(attribute($0))\" alt=\"\(label)\" height=\"48\" style=\"display:block;border:0;outline:none;height:48px;width:auto;\">"
-        } ?? "<span style=\"display:inline-block;padding:12px 18px;border-radius:10px;background:#000000;color:#ffffff;font:600 15px Arial,sans-serif;\">\(label)</span>"
-        return "<table role=\"presentation\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"border-collapse:collapse;\">"
-            + "<tr><td style=\"padding:8px 0;\"><a href=\"\(download)\" style=\"text-decoration:none;\">\(button)</a></td></tr>"
+            "<img src=\"\(attribute($0))\" alt=\"\(label)\" height=\"48\" "
+                + "style=\"display:block;border:0;outline:none;height:48px;width:auto;\">"
+        } ?? "<span style=\"display:inline-block;padding:12px "
+            + "18px;border-radius:10px;background:#000000;color:#ffffff;font:600 15px "
+            + "Arial,sans-serif;\">\(label)</span>"
+        return "<table role=\"presentation\" cellpadding=\"0\" cellspacing=\"0\" "
+            + "border=\"0\" style=\"border-collapse:collapse;\">"
+            + "<tr><td style=\"padding:8px 0;\"><a href=\"\(download)\" "
+                + "style=\"text-decoration:none;\">\(button)</a></td></tr>"
             + "<tr><td style=\"padding:4px 0;font:14px/1.4 Arial,sans-serif;color:#444444;\">On a computer? Open "
-            + "<a href=\"\(landing)\" style=\"color:#0066cc;\">this page</a> and scan its code with your iPhone.</td></tr></table>"
+            + "<a href=\"\(landing)\" style=\"color:#0066cc;\">this page</a> and "
+                + "scan its code with your iPhone.</td></tr></table>"
     }
 
     /// The URLs are the build's (base URL, `download/`, a base64url capability): escaped all the same,
@@ -128,10 +134,12 @@ package struct LandingLinks: Sendable {
     func json() -> String {
         var text = "[\n"
         for (index, row) in rows.enumerated() {
-            text += "  {\"kind\": \(Self.jsonString(row.kind)), \"typeIdentifier\": \(Self.jsonString(row.typeIdentifier)), "
+            text += "  {\"kind\": \(Self.jsonString(row.kind)), \"typeIdentifier\": "
+                + "\(Self.jsonString(row.typeIdentifier)), "
             text += "\"identifier\": \(Self.jsonString(row.identifier)), \"template\": \(Self.jsonString(row.template)), "
             text += "\"offer\": \(row.offer.isEmpty ? "null" : Self.jsonString(row.offer)), "
-            text += "\"landingURL\": \(Self.jsonString(row.landingURL)), \"downloadURL\": \(Self.jsonString(row.downloadURL)), "
+            text += "\"landingURL\": \(Self.jsonString(row.landingURL)), "
+                + "\"downloadURL\": \(Self.jsonString(row.downloadURL)), "
             text += "\"unavailable\": \(row.unavailable), \"snippet\": \(Self.jsonString(row.snippet))}"
             text += index == rows.count - 1 ? "\n" : ",\n"
         }
@@ -157,7 +165,8 @@ package struct LandingLinks: Sendable {
 
     /// Each item's snippet after a comment naming it: to paste into a mail template, or open to look at.
     func html() -> String {
-        var text = "<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<meta name=\"robots\" content=\"noindex\">\n<title>passforge links</title>\n"
+        var text = "<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<meta name=\"robots\" "
+            + "content=\"noindex\">\n<title>passforge links</title>\n"
         for row in rows {
             // Identifiers are [A-Za-z0-9._~-]: no "--" can end the comment early except in the identifier itself.
             let name = ItemKey.text(typeIdentifier: row.typeIdentifier, identifier: row.identifier).replacingOccurrences(of: "--", with: "- -")

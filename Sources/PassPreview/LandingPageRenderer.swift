@@ -60,10 +60,13 @@ package struct LandingPageRenderer: LandingPageMaking {
         if !problems.isEmpty { throw ContentErrors(problems) }
         var warnings: [String] = []
         if badges.isEmpty {
-            warnings.append("landing pages show a plain text link: passforge.yml names no badge files (landingPages.badges: {en: badges/add-to-apple-wallet-en.svg}; Apple's artwork, which passforge does not ship)")
+            warnings.append("landing pages show a plain text link: passforge.yml names no badge files "
+                + "(landingPages.badges: {en: badges/add-to-apple-wallet-en.svg}; Apple's artwork, which "
+                + "passforge does not ship)")
         }
         if baseURL.isEmpty {
-            warnings.append("landing pages have no QR code and no Open Graph URL: set landingPages.baseURL (or webServiceURL) to the URL the output folder is served at")
+            warnings.append("landing pages have no QR code and no Open Graph URL: set landingPages.baseURL "
+                + "(or webServiceURL) to the URL the output folder is served at")
         }
         self.warnings = warnings
         var hasher = SHA256()

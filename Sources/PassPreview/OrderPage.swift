@@ -39,7 +39,9 @@ package struct OrderPage: Sendable {
     package func html() -> String {
         let languages = languages
         var header = "<a href=\"../index.html\">← gallery</a> <h1>\(escape(title))</h1>"
-        header += "<span class=\"meta\">order · template <b>\(escape(order.templateName))</b> · \(escape(order.passTypeIdentifier)) · \(escape(order.serialNumber)) · <code>\(escape(order.sourceFile))</code></span>"
+        header += "<span class=\"meta\">order · template <b>\(escape(order.templateName))</b> · "
+            + "\(escape(order.passTypeIdentifier)) · \(escape(order.serialNumber)) · "
+            + "<code>\(escape(order.sourceFile))</code></span>"
         return PreviewHTML.itemPage(title: "\(title) · \(json["merchant"]?["displayName"]?.stringValue ?? order.templateName)", header: header,
                                     languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
                                     section: details, trailer: notes(),
@@ -61,7 +63,9 @@ package struct OrderPage: Sendable {
         }
         html += "<span class=\"merchant-name\">\(text(merchant?["displayName"], f))</span></div>"
         let headline = OrderStatusWords.headline(orderStatus: status, firstFulfillmentStatus: fulfillments.first?["status"]?.stringValue)
-        html += "<div class=\"order-status\" data-status=\"\(escape(status ?? ""))\"><div class=\"status-word\">\(escape(headline))</div>"
+        html += "<div class=\"order-status\" "
+            + "data-status=\"\(escape(status ?? ""))\"><div "
+            + "class=\"status-word\">\(escape(headline))</div>"
         if let description = json["statusDescription"]?.stringValue { html += "<div class=\"status-description\">\(escape(f.localized(description)))</div>" }
         html += "</div>"
         html += "<dl class=\"order-facts\">"
@@ -118,13 +122,16 @@ package struct OrderPage: Sendable {
     func fulfillment(_ fulfillment: JSONValue, index: Int, _ f: FieldFormatter) -> String {
         let type = fulfillment["fulfillmentType"]?.stringValue ?? ""
         let status = fulfillment["status"]?.stringValue ?? ""
-        var html = "<section class=\"fulfillment \(type == "pickup" ? "pickup" : "shipping")\" data-status=\"\(escape(status))\">"
+        var html = "<section class=\"fulfillment "
+            + "\(type == "pickup" ? "pickup" : "shipping")\" "
+            + "data-status=\"\(escape(status))\">"
         if type == "pickup" {
             html += "<h2>Pickup · \(text(fulfillment["displayName"], f))</h2>"
         } else {
             // HIG: without a carrier, Wallet shows its default "Track Shipment".
             let carrier = fulfillment["carrier"]?.stringValue.map { escape(f.localized($0)) } ?? "Track Shipment"
-            html += "<h2>\(fulfillment["shippingType"]?.stringValue == "delivery" ? "Delivery" : "Shipment") · \(carrier)</h2>"
+            html += "<h2>\(fulfillment["shippingType"]?.stringValue == "delivery" ? "Delivery" : "Shipment") "
+                + "· \(carrier)</h2>"
         }
         html += "<div class=\"status-word\">\(escape(OrderStatusWords.fulfillment[status] ?? status))</div>"
         if let description = fulfillment["statusDescription"]?.stringValue {
@@ -138,7 +145,8 @@ package struct OrderPage: Sendable {
             if let picked = fulfillment["pickedUpAt"]?.stringValue { html += fact("Picked up", escape(f.dateTime(picked) ?? picked)) }
             if let address = fulfillment["address"] { html += fact("Address", self.address(address, f)) }
             if let location = fulfillment["location"], let latitude = location["latitude"]?.numberValue, let longitude = location["longitude"]?.numberValue {
-                html += fact("Map", "<a href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)\">\(latitude), \(longitude)</a>")
+                html += fact("Map", "<a href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)\">\(latitude), "
+                    + "\(longitude)</a>")
             }
         } else {
             if let number = fulfillment["trackingNumber"]?.stringValue { html += fact("Tracking number", escape(number)) }
@@ -235,7 +243,9 @@ package struct OrderPage: Sendable {
     /// Identifiers, the time stamps the build sets, and the warnings.
     func notes() -> String {
         var html = "<section class=\"details\"><h2>Identifiers</h2><ul>"
-        html += "<li><b>orderTypeIdentifier</b>: \(escape(order.passTypeIdentifier))</li><li><b>orderIdentifier</b>: \(escape(order.serialNumber))</li>"
+        html += "<li><b>orderTypeIdentifier</b>: "
+            + "\(escape(order.passTypeIdentifier))</li><li><b>orderIdentifier</b>: "
+            + "\(escape(order.serialNumber))</li>"
         if json["updatedAt"] == nil { html += "<li><b>updatedAt</b>: set by <code>passforge build</code> when the order changes</li>" }
         html += "</ul><h2>Warnings</h2>"
         if order.warnings.isEmpty {

@@ -43,7 +43,8 @@ package struct PassPage: Sendable {
     package func html() -> String {
         let languages = PreviewLanguages.tables(of: pass.files.map { ($0.name, $0.bytes) })
         var header = "<a href=\"../index.html\">← all passes</a> <h1>\(escape(pass.serialNumber))</h1>"
-        header += "<span class=\"meta\">template <b>\(escape(pass.templateName))</b> · \(escape(layoutName)) · \(escape(pass.passTypeIdentifier)) · <code>\(escape(pass.sourceFile))</code></span>"
+        header += "<span class=\"meta\">template <b>\(escape(pass.templateName))</b> · \(escape(layoutName)) · "
+            + "\(escape(pass.passTypeIdentifier)) · <code>\(escape(pass.sourceFile))</code></span>"
         return PreviewHTML.itemPage(title: "\(pass.serialNumber) · \(json["description"]?.stringValue ?? pass.templateName)", header: header,
                                     languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
                                     section: { front($0) + back($0) }, trailer: details(),
@@ -59,7 +60,8 @@ package struct PassPage: Sendable {
         let foreground = color("foregroundColor") ?? "rgb(0, 0, 0)"
         let label = color("labelColor") ?? foreground
         let layout = layoutName
-        var html = "<div class=\"pass front \(escape(layout))\" style=\"--bg: \(background); --fg: \(foreground); --label: \(label)\">"
+        var html = "<div class=\"pass front \(escape(layout))\" style=\"--bg: "
+            + "\(background); --fg: \(foreground); --label: \(label)\">"
         if let image = image("background", language: f.language), layout == "eventTicket" || layout == "posterEventTicket" || layout == "posterGeneric" {
             html += "<img class=\"background-image\" alt=\"\" src=\"\(image)\">"
         }
@@ -83,7 +85,8 @@ package struct PassPage: Sendable {
             html += "<div class=\"row primary boarding\">"
             let primary = fieldList(styleObject, .primary)
             if let first = primary.first { html += field(first, f, area: "primary") }
-            html += "<span class=\"transit\" title=\"\(escape(styleObject["transitType"]?.stringValue ?? ""))\">\(transitSymbol(styleObject["transitType"]?.stringValue))</span>"
+            html += "<span class=\"transit\" "
+                + "title=\"\(escape(styleObject["transitType"]?.stringValue ?? ""))\">\(transitSymbol(styleObject["transitType"]?.stringValue))</span>"
             for other in primary.dropFirst() { html += field(other, f, area: "primary", alignRight: true) }
             html += "</div>"
             html += "<div class=\"row\">\(fields(styleObject, .auxiliary, f))</div>"
@@ -93,7 +96,8 @@ package struct PassPage: Sendable {
             html += "<div class=\"strip\"\(strip.map { " style=\"background-image: url('\($0)')\"" } ?? "")>\(fields(styleObject, .primary, f, area: "primary"))</div>"
             html += "<div class=\"row\">\(fields(styleObject, .secondary, f))\(fields(styleObject, .auxiliary, f))</div>"
         default:
-            html += "<div class=\"row primary-with-thumbnail\"><div class=\"column\">\(fields(styleObject, .primary, f, area: "primary"))</div>"
+            html += "<div class=\"row primary-with-thumbnail\"><div "
+                + "class=\"column\">\(fields(styleObject, .primary, f, area: "primary"))</div>"
             if let thumbnail { html += "<img class=\"thumbnail\" alt=\"thumbnail\" src=\"\(thumbnail)\">" }
             html += "</div>"
             html += "<div class=\"row\">\(fields(styleObject, .secondary, f))</div>"
@@ -119,14 +123,17 @@ package struct PassPage: Sendable {
 
     /// A scannable barcode (drawn by libzint as SVG) with its alt text; a pass's and a pickup order's.
     static func barcode(_ message: String, format: BarcodeFormat, messageEncoding: String, altText: String?) -> String {
-        var html = "<div class=\"barcode \(format.isLinear ? "linear" : "matrix")\" data-format=\"\(escape(format.rawValue))\">"
+        var html = "<div class=\"barcode \(format.isLinear ? "linear" : "matrix")\" "
+            + "data-format=\"\(escape(format.rawValue))\">"
         switch BarcodeEncoder.image(message, format: format, messageEncoding: messageEncoding) {
         case .success(let image):
             // About 3–4 screen pixels per module, so that a photo or a screenshot scans; wide symbols shrink to fit, to 2.
             let scale = max(2, min(format.isLinear ? 3.0 : 4.0, 320 / image.width))
-            html += "<div class=\"barcode-image\" style=\"width: \(Int(image.width * scale))px; height: \(Int(image.height * scale))px\">\(image.svg)</div>"
+            html += "<div class=\"barcode-image\" style=\"width: \(Int(image.width * scale))px; "
+                + "height: \(Int(image.height * scale))px\">\(image.svg)</div>"
         case .failure(let error):
-            html += "<p class=\"barcode-error\">cannot draw this \(escape(format.displayName)) barcode: \(escape(error.reason))</p>"
+            html += "<p class=\"barcode-error\">cannot draw this "
+                + "\(escape(format.displayName)) barcode: \(escape(error.reason))</p>"
         }
         if let altText { html += "<div class=\"alt-text\">\(escape(altText))</div>" }
         html += "</div>"
@@ -141,7 +148,8 @@ package struct PassPage: Sendable {
         for entry in fieldList(styleObject, .back) + fieldList(styleObject, .additionalInfo) {
             // Apple: attributedValue "overrides the text specified by the value key"; its links are the only markup.
             let shown = entry["attributedValue"]?.stringValue.map { attributed(f.localized($0)) } ?? linked(f.value(of: entry), entry)
-            html += "<div class=\"back-field\" data-key=\"\(escape(entry["key"]?.stringValue ?? ""))\"><dt>\(escape(f.localized(entry["label"]?.stringValue ?? "")))</dt><dd>\(shown)</dd></div>"
+            html += "<div class=\"back-field\" "
+                + "data-key=\"\(escape(entry["key"]?.stringValue ?? ""))\"><dt>\(escape(f.localized(entry["label"]?.stringValue ?? "")))</dt><dd>\(shown)</dd></div>"
         }
         html += "</dl></div>"
         return html
@@ -190,7 +198,9 @@ package struct PassPage: Sendable {
             let latitude = location["latitude"]?.numberValue.map { String($0) } ?? "?"
             let longitude = location["longitude"]?.numberValue.map { String($0) } ?? "?"
             let text = location["relevantText"]?.stringValue.map { " — “\(escape($0))”" } ?? ""
-            html += "<li><b>locations[\(index)]</b>: <a href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)\">\(latitude), \(longitude)</a>\(text)</li>"
+            html += "<li><b>locations[\(index)]</b>: <a "
+                + "href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)\">\(latitude), "
+                + "\(longitude)</a>\(text)</li>"
             any = true
         }
         for (index, beacon) in (json["beacons"]?.arrayValue ?? []).enumerated() {
@@ -200,7 +210,9 @@ package struct PassPage: Sendable {
         if !any { html += "<li>none: the pass is not shown on the lock screen by time or place</li>" }
         html += "</ul>"
         for (index, barcode) in ((json["barcodes"]?.arrayValue ?? []) + [json["barcode"]].compactMap { $0 }).enumerated() {
-            html += "<p class=\"barcode-message\">barcode \(index + 1): \(escape(barcode["format"]?.stringValue ?? "")), message <code>\(escape(barcode["message"]?.stringValue ?? ""))</code></p>"
+            html += "<p class=\"barcode-message\">barcode \(index + 1): "
+                + "\(escape(barcode["format"]?.stringValue ?? "")), message "
+                + "<code>\(escape(barcode["message"]?.stringValue ?? ""))</code></p>"
         }
         html += "<h2>Warnings</h2>"
         if pass.warnings.isEmpty {
@@ -233,7 +245,9 @@ package struct PassPage: Sendable {
         default: alignment = alignRight ? "right" : "natural"
         }
         let label = entry["label"]?.stringValue.map { "<div class=\"label\">\(escape(f.localized($0)))</div>" } ?? ""
-        return "<div class=\"field \(area) align-\(alignment)\" data-key=\"\(escape(entry["key"]?.stringValue ?? ""))\">\(label)<div class=\"value\">\(escape(f.value(of: entry)))</div></div>"
+        return "<div class=\"field \(area) align-\(alignment)\" "
+            + "data-key=\"\(escape(entry["key"]?.stringValue ?? ""))\">\(label)<div "
+            + "class=\"value\">\(escape(f.value(of: entry)))</div></div>"
     }
 
     func color(_ key: String) -> String? {

@@ -63,7 +63,8 @@ package struct PreviewGallery: Sendable {
         let orders = passes.count { $0.kind == .order }
         let passCount = passes.count - orders
         let counts = "\(passCount) pass\(passCount == 1 ? "" : "es")" + (orders == 0 ? "" : ", \(orders) order\(orders == 1 ? "" : "s")")
-        var body = "<header class=\"top\"><h1>passforge preview</h1><span class=\"meta\">\(counts) · front, back, every language · unsigned</span></header>"
+        var body = "<header class=\"top\"><h1>passforge preview</h1><span class=\"meta\">\(counts) "
+            + "· front, back, every language · unsigned</span></header>"
         body += PreviewHTML.errorPanel(errors)
         body += "<main class=\"gallery\">"
         let byTemplate = Dictionary(grouping: passes, by: \.templateName)
@@ -86,14 +87,16 @@ package struct PreviewGallery: Sendable {
         let formatter = FieldFormatter(language: PreviewLanguages.tables(of: pass.files.map { ($0.name, $0.bytes) })[0].language)
         let background = page.color("backgroundColor") ?? "rgb(245, 245, 247)"
         let foreground = page.color("foregroundColor") ?? "rgb(0, 0, 0)"
-        var html = "<a class=\"card\" href=\"\(escape(PassPage.path(of: pass)))\" style=\"background: \(background); color: \(foreground)\">"
+        var html = "<a class=\"card\" href=\"\(escape(PassPage.path(of: pass)))\" "
+            + "style=\"background: \(background); color: \(foreground)\">"
         if let logo = page.image("logo", language: formatter.language) ?? page.image("icon", language: formatter.language) {
             html += "<img alt=\"\" src=\"\(logo)\"> "
         }
         html += escape(json["logoText"]?.stringValue ?? json["organizationName"]?.stringValue ?? "")
         let primary = page.style.flatMap { json[$0.key]?[FieldArea.primary.key]?.arrayValue?.first }
         if let primary { html += "<div class=\"primary-value\">\(escape(formatter.value(of: primary)))</div>" }
-        html += "<div class=\"serial\">\(escape(pass.serialNumber)) · \(escape(page.layoutName))\(pass.warnings.isEmpty ? "" : " · \(pass.warnings.count) warning\(pass.warnings.count == 1 ? "" : "s")")</div></a>"
+        html += "<div class=\"serial\">\(escape(pass.serialNumber)) · "
+            + "\(escape(page.layoutName))\(pass.warnings.isEmpty ? "" : " · \(pass.warnings.count) warning\(pass.warnings.count == 1 ? "" : "s")")</div></a>"
         return html
     }
 
@@ -112,7 +115,8 @@ package struct PreviewGallery: Sendable {
         html += "<div class=\"primary-value\">\(escape(status))</div>"
         if let total = formatter.money(json["payment"]?["total"]) { html += "<div class=\"order-total\">\(escape(total))</div>" }
         let warnings = order.warnings.count
-        html += "<div class=\"serial\">\(escape(page.title)) · order\(warnings == 0 ? "" : " · \(warnings) warning\(warnings == 1 ? "" : "s")")</div></a>"
+        html += "<div class=\"serial\">\(escape(page.title)) · "
+            + "order\(warnings == 0 ? "" : " · \(warnings) warning\(warnings == 1 ? "" : "s")")</div></a>"
         return html
     }
 }

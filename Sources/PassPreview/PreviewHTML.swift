@@ -58,7 +58,8 @@ enum PreviewHTML {
         if languages.count > 1 {
             body += " <label>Language <select id=\"language\">"
             for (index, table) in languages.enumerated() {
-                body += "<option value=\"\(escape(table.language))\"\(index == 0 ? " selected" : "")>\(escape(table.language))</option>"
+                body += "<option "
+                    + "value=\"\(escape(table.language))\"\(index == 0 ? " selected" : "")>\(escape(table.language))</option>"
             }
             body += "</select></label>"
         }
@@ -71,7 +72,8 @@ enum PreviewHTML {
         }
         body += trailer
         for (id, json) in data {
-            body += "<script type=\"application/json\" id=\"\(id)\">\(escapeScript(String(decoding: json.serialized(pretty: id.hasSuffix("-json")), as: UTF8.self)))</script>"
+            body += "<script type=\"application/json\" "
+                + "id=\"\(id)\">\(escapeScript(String(decoding: json.serialized(pretty: id.hasSuffix("-json")), as: UTF8.self)))</script>"
         }
         let page = document(title: title, body: body, liveReload: liveReload, script: languageScript)
         return hiddenToken.map { page.replacingOccurrences(of: $0, with: UnsignedPass.mask(token: $0)) } ?? page
@@ -91,7 +93,9 @@ enum PreviewHTML {
 
     static func errorPanel(_ errors: [ContentDiagnostic]) -> String {
         guard !errors.isEmpty else { return "" }
-        var html = "<section id=\"errors\" class=\"errors\"><h2>The build would fail: \(errors.filter(\.isError).count) error\(errors.filter(\.isError).count == 1 ? "" : "s")</h2><pre>"
+        var html = "<section id=\"errors\" class=\"errors\"><h2>The build would fail: "
+            + "\(errors.filter(\.isError).count) "
+            + "error\(errors.filter(\.isError).count == 1 ? "" : "s")</h2><pre>"
         html += errors.map { escape($0.description) }.joined(separator: "\n")
         html += "</pre><p>This page shows the last version that built.</p></section>"
         return html

@@ -124,7 +124,8 @@ struct PreviewRequestGuard<Context: RequestContext>: RouterMiddleware {
             response = Self.refusal(.badRequest, "a request to the preview needs one Host header: host or host:port\n")
         case .foreign:
             let names = rule.names.sorted().joined(separator: ", ")
-            response = Self.refusal(.forbidden, "the preview answers only requests for \(names) (port \(boundPort.port)); open it by one of these names\n")
+            response = Self.refusal(.forbidden, "the preview answers only requests for \(names) (port "
+                + "\(boundPort.port)); open it by one of these names\n")
         case .allowed where !PreviewPathRule.isAcceptable(request.uri.path):
             response = Self.refusal(.badRequest, "a path to the preview holds no control character (NUL included), "
                                     + "stray '%' or bytes that are not UTF-8\n")
