@@ -274,6 +274,13 @@ let package = Package(
         .executableTarget(
             name: "push-benchmark", dependencies: ["PassPush", "MockAPNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             path: "Benchmarks/PushBenchmark"),
+        // scripts/bench-scale.py: the APNs mock as a process, for `passforge push` and `build --push` to push into.
+        .executableTarget(
+            name: "mock-apns", dependencies: [
+                "MockAPNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/MockAPNsProcess"),
         // `make bench`: DeviceCheck offer claims per second against MockDeviceCheck, on SQLite and PostgreSQL.
         .executableTarget(
             name: "claim-benchmark",
