@@ -122,9 +122,8 @@ package struct OrderPage: Sendable {
     func fulfillment(_ fulfillment: JSONValue, index: Int, _ f: FieldFormatter) -> String {
         let type = fulfillment["fulfillmentType"]?.stringValue ?? ""
         let status = fulfillment["status"]?.stringValue ?? ""
-        var html = "<section class=\"fulfillment "
-            + "\(type == "pickup" ? "pickup" : "shipping")\" "
-            + "data-status=\"\(escape(status))\">"
+        let kind = type == "pickup" ? "pickup" : "shipping"
+        var html = "<section class=\"fulfillment \(kind)\" data-status=\"\(escape(status))\">"
         if type == "pickup" {
             html += "<h2>Pickup · \(text(fulfillment["displayName"], f))</h2>"
         } else {
@@ -138,48 +137,70 @@ package struct OrderPage: Sendable {
             html += "<div class=\"status-description\">\(escape(f.localized(description)))</div>"
         }
         html += "<dl>"
-        if type == "pickup" {
-            if let start = fulfillment["pickupAt"]?.stringValue {
-                html += fact("Pickup window", escape(f.window(from: start, duration: fulfillment["pickupWindowDuration"]?.stringValue) ?? start))
-            }
-            if let picked = fulfillment["pickedUpAt"]?.stringValue { html += fact("Picked up", escape(f.dateTime(picked) ?? picked)) }
-            if let address = fulfillment["address"] { html += fact("Address", self.address(address, f)) }
-            if let location = fulfillment["location"], let latitude = location["latitude"]?.numberValue, let longitude = location["longitude"]?.numberValue {
-                html += fact("Map", "<a href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)\">\(latitude), "
-                    + "\(longitude)</a>")
-            }
-        } else {
-            if let number = fulfillment["trackingNumber"]?.stringValue { html += fact("Tracking number", escape(number)) }
-            if let url = fulfillment["trackingURL"]?.stringValue { html += fact("Track", link(url, url)) }
-            if let estimate = fulfillment["estimatedDeliveryAt"]?.stringValue {
-                let window = fulfillment["estimatedDeliveryWindowDuration"]?.stringValue
-                let shown = window == nil ? f.day(estimate) : f.window(from: estimate, duration: window)
-                html += fact("Estimated delivery", escape(shown ?? estimate))
-            }
-            if let shipped = fulfillment["shippedAt"]?.stringValue { html += fact("Shipped", escape(f.dateTime(shipped) ?? shipped)) }
-            if let delivered = fulfillment["deliveredAt"]?.stringValue { html += fact("Delivered", escape(f.dateTime(delivered) ?? delivered)) }
-            if let recipient = fulfillment["recipient"] {
-                var lines = [name(recipient)].compactMap { $0 }.map(escape)
-                if let address = recipient["address"] { lines.append(self.address(address, f)) }
-                if !lines.isEmpty { html += fact("Recipient", lines.joined(separator: "<br>")) }
-            }
-        }
+        html += type == "pickup" ? pickupFacts(fulfillment, f) : shippingFacts(fulfillment, f)
         if let notes = fulfillment["notes"]?.stringValue { html += fact("Notes", escape(f.localized(notes)).replacingOccurrences(of: "\n", with: "<br>")) }
         html += "</dl>"
-        if type == "pickup", let barcode = fulfillment["barcode"], let message = barcode["message"]?.stringValue {
-            let name = barcode["format"]?.stringValue ?? ""
-            if let format = Self.barcodeFormats[name] {
-                html += PassPage.barcode(message, format: format, messageEncoding: barcode["messageEncoding"]?.stringValue ?? "iso-8859-1",
-                                         altText: barcode["altText"]?.stringValue.map(f.localized))
-            } else {
-                html += "<p class=\"barcode-error\">cannot draw a barcode of format \(escape(name))</p>"
-            }
-        }
+        if type == "pickup", let barcode = fulfillment["barcode"] { html += pickupBarcode(barcode, f) }
         if let items = fulfillment["lineItems"]?.arrayValue, !items.isEmpty {
             html += "<h3>In this \(type == "pickup" ? "pickup" : "shipment")</h3>\(lineItems(items, f))"
         }
         html += "</section>"
         return html
+    }
+
+    /// A pickup's facts: its window, when it was picked up, its address and place on a map.
+    func pickupFacts(_ fulfillment: JSONValue, _ f: FieldFormatter) -> String {
+        var html = ""
+        if let start = fulfillment["pickupAt"]?.stringValue {
+            let window = f.window(from: start, duration: fulfillment["pickupWindowDuration"]?.stringValue)
+            html += fact("Pickup window", escape(window ?? start))
+        }
+        if let picked = fulfillment["pickedUpAt"]?.stringValue {
+            html += fact("Picked up", escape(f.dateTime(picked) ?? picked))
+        }
+        if let address = fulfillment["address"] { html += fact("Address", self.address(address, f)) }
+        if let location = fulfillment["location"], let latitude = location["latitude"]?.numberValue,
+           let longitude = location["longitude"]?.numberValue {
+            let map = "https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)"
+            html += fact("Map", "<a href=\"\(map)\">\(latitude), \(longitude)</a>")
+        }
+        return html
+    }
+
+    /// A shipment's facts: tracking, the estimated delivery, when it shipped and arrived, its recipient.
+    func shippingFacts(_ fulfillment: JSONValue, _ f: FieldFormatter) -> String {
+        var html = ""
+        if let number = fulfillment["trackingNumber"]?.stringValue { html += fact("Tracking number", escape(number)) }
+        if let url = fulfillment["trackingURL"]?.stringValue { html += fact("Track", link(url, url)) }
+        if let estimate = fulfillment["estimatedDeliveryAt"]?.stringValue {
+            let window = fulfillment["estimatedDeliveryWindowDuration"]?.stringValue
+            let shown = window == nil ? f.day(estimate) : f.window(from: estimate, duration: window)
+            html += fact("Estimated delivery", escape(shown ?? estimate))
+        }
+        if let shipped = fulfillment["shippedAt"]?.stringValue {
+            html += fact("Shipped", escape(f.dateTime(shipped) ?? shipped))
+        }
+        if let delivered = fulfillment["deliveredAt"]?.stringValue {
+            html += fact("Delivered", escape(f.dateTime(delivered) ?? delivered))
+        }
+        if let recipient = fulfillment["recipient"] {
+            var lines = [name(recipient)].compactMap { $0 }.map(escape)
+            if let address = recipient["address"] { lines.append(self.address(address, f)) }
+            if !lines.isEmpty { html += fact("Recipient", lines.joined(separator: "<br>")) }
+        }
+        return html
+    }
+
+    /// A pickup's barcode, drawn; a note when its format is not one of Apple's.
+    func pickupBarcode(_ barcode: JSONValue, _ f: FieldFormatter) -> String {
+        guard let message = barcode["message"]?.stringValue else { return "" }
+        let name = barcode["format"]?.stringValue ?? ""
+        guard let format = Self.barcodeFormats[name] else {
+            return "<p class=\"barcode-error\">cannot draw a barcode of format \(escape(name))</p>"
+        }
+        return PassPage.barcode(message, format: format,
+                                messageEncoding: barcode["messageEncoding"]?.stringValue ?? "iso-8859-1",
+                                altText: barcode["altText"]?.stringValue.map(f.localized))
     }
 
     /// Apple's order Barcode.format values and the symbologies that draw them.
