@@ -9,10 +9,6 @@ import Darwin
 /// one lock of every cross-process guard: one build per tree, one push run
 /// per store, one index writer per device shard.
 package final class FileLock: Sendable {
-    package struct Failure: Error, CustomStringConvertible, Sendable {
-        package var description: String
-    }
-
     private let descriptor: Int32
     private let afterRelease: (@Sendable () -> Void)?
 
@@ -30,20 +26,20 @@ package final class FileLock: Sendable {
     /// missing. Nil when another open file holds it and `blocking` is false.
     /// A symbolic link at `path` is refused (O_NOFOLLOW): a lock file never is one, and
     /// creating through it would make a file wherever it points.
-    package static func acquire(_ path: String, blocking: Bool) throws(Failure) -> FileLock? {
+    package static func acquire(_ path: String, blocking: Bool) throws(AtomicFileSystem.Failure) -> FileLock? {
         var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         if descriptor < 0, errno == ENOENT {
             let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-            do { try AtomicFileSystem.createDirectory(folder) } catch { throw Failure(description: "cannot create \(folder): \(error)") }
+            try AtomicFileSystem.createDirectory(folder)
             descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         }
-        guard descriptor >= 0 else { throw Failure(description: "cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw AtomicFileSystem.Failure(path: path, operation: "open the lock file", code: errno) }
         while flock(descriptor, blocking ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
             let failure = errno
             if failure == EINTR { continue }
             close(descriptor)
             if failure == EWOULDBLOCK { return nil }
-            throw Failure(description: "cannot lock \(path): \(String(cString: strerror(failure)))")
+            throw AtomicFileSystem.Failure(path: path, operation: "lock", code: failure)
         }
         return FileLock(descriptor: descriptor)
     }

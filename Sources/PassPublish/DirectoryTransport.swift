@@ -63,7 +63,7 @@ struct DirectoryTransport: PublishTransport {
                 throw PublishError(.locked, "another passforge publish to \(root) is running (\(path) is locked); wait for it to finish")
             }
             return lock
-        } catch let failure as FileLock.Failure {
+        } catch let failure as AtomicFileSystem.Failure {
             throw PublishError(.fileSystem, failure.description, underlying: failure)
         }
     }

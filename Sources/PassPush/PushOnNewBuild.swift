@@ -33,7 +33,7 @@ package struct PushOnNewBuild: NewBuildReaction {
                 for failure in report.failures { logger.error("push: \(failure)") }
                 if let stop = report.summary.stopReason { logger.error("push: \(stop.message)") }
                 return
-            } catch is PushLockBusy {
+            } catch let error as RegistrationStoreError where error.code == .pushLockBusy {
                 // `passforge push` (or another server) holds the push lock and may have
                 // queued before this build: look again shortly, until the lock is free.
                 guard !Task.isShuttingDownGracefully, !Task.isCancelled else { return }

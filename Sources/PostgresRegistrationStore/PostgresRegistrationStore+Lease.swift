@@ -138,7 +138,7 @@ extension PostgresRegistrationStore {
             return PostgresStoreError(kind: .shutDown,
                                       description: "the PostgreSQL registration store (\(self.location)) was shut down")
         }
-        if lease.leasedAt == nil, !(error is PushLockBusy) {
+        if lease.leasedAt == nil, !RegistrationStoreError.isPushLockBusy(error) {
             // The pool refused to lease (it gave up reconnecting, or was closed).
             if let failure = await reachability.check(connector) { return failure }
             slot.renew(replacing: generation)

@@ -68,7 +68,7 @@ extension PostgresRegistrationStore {
             return try await client.withConnection { connection in
                 let acquired = try await Self.first(connection.checkedQuery(
                     "SELECT pg_try_advisory_lock(\(LockKey.push))", logger: Self.logger), as: Bool.self) ?? false
-                guard acquired else { throw PushLockBusy() }
+                guard acquired else { throw RegistrationStoreError.pushLockBusy }
                 let result: Result<T, any Error>
                 do { result = .success(try await body()) } catch { result = .failure(error) }
                 do {

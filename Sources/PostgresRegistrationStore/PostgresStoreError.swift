@@ -60,7 +60,7 @@ package struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConve
     // MARK: Translating postgres-nio's errors
 
     /// Turns any error of postgres-nio, NIO or NIOSSL into a `PostgresStoreError`;
-    /// nil for other errors (the caller's own, `PushLockBusy`, cancellation), which pass unchanged.
+    /// nil for other errors (the caller's own, `RegistrationStoreError.pushLockBusy`, cancellation), which pass unchanged.
     static func translate(_ error: any Error, at location: PostgresLocation) -> PostgresStoreError? {
         switch error {
         case let error as PostgresStoreError:

@@ -29,7 +29,7 @@ package protocol PushQueue: Sendable {
 
     /// Runs `body` holding the store-wide push lock, so that two push runs
     /// (on one machine or many) never send the same change twice. Throws
-    /// `PushLockBusy` when another run holds it.
+    /// `RegistrationStoreError.pushLockBusy` when another run holds it.
     func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T
 
     /// Deletes the devices using `pushToken`, with all their registrations

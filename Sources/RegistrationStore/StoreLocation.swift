@@ -10,12 +10,8 @@ package enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     package static let defaultSQLitePath = "state/registrations.sqlite"
     package static let environmentVariable = "PASSFORGE_DATABASE_URL"
 
-    package struct InvalidLocation: Error, CustomStringConvertible, Sendable {
-        package var description: String
-    }
-
     /// Parses a PASSFORGE_DATABASE_URL value; nil or empty gives the default file.
-    package init(_ value: String?) throws(InvalidLocation) {
+    package init(_ value: String?) throws(RegistrationStoreError) {
         guard let value = value?.trimmingWhitespace(), !value.isEmpty else {
             self = .sqlite(path: Self.defaultSQLitePath)
             return
@@ -29,16 +25,16 @@ package enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             self = try Self.sqlite(String(value.dropFirst("sqlite:".count)), original: value)
         } else if let colon = value.firstIndex(of: ":"), value[..<colon].allSatisfy({ $0.isLetter }), value[..<colon].count > 1,
                   value[value.index(after: colon)...].hasPrefix("//") {
-            throw InvalidLocation(description: "\(Self.environmentVariable) has an unknown scheme \(value[..<colon]):// "
+            throw RegistrationStoreError(.invalidLocation, "\(Self.environmentVariable) has an unknown scheme \(value[..<colon]):// "
                 + "— use sqlite:PATH, a file path, or postgres://…")
         } else {
             self = try Self.sqlite(value, original: value)
         }
     }
 
-    private static func sqlite(_ path: String, original: String) throws(InvalidLocation) -> StoreLocation {
+    private static func sqlite(_ path: String, original: String) throws(RegistrationStoreError) -> StoreLocation {
         guard !path.isEmpty else {
-            throw InvalidLocation(description: "\(environmentVariable)=\(original) names no file; write sqlite:PATH, e.g. sqlite:state/registrations.sqlite")
+            throw RegistrationStoreError(.invalidLocation, "\(environmentVariable)=\(original) names no file; write sqlite:PATH, e.g. sqlite:state/registrations.sqlite")
         }
         return .sqlite(path: path)
     }

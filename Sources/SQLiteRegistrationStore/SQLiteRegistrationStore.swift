@@ -236,7 +236,9 @@ package final class SQLiteRegistrationStore: RegistrationDatabase {
     }
 
     package func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        guard let lock = try FileLock.acquire(path + ".push-lock", blocking: false) else { throw PushLockBusy() }
+        guard let lock = try FileLock.acquire(path + ".push-lock", blocking: false) else {
+            throw RegistrationStoreError.pushLockBusy
+        }
         defer { lock.release() }
         return try await body()
     }

@@ -209,7 +209,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             Issue.record("a second push run got the lock while the first held it")
             return
         }
-        #expect(error is PushLockBusy)
+        #expect((error as? RegistrationStoreError)?.code == .pushLockBusy)
         // Released: the next run gets it.
         #expect(try await second.withPushLock { 2 } == 2)
     }
@@ -294,8 +294,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try StoreLocation("sqlite:///var/lib/r.sqlite") == .sqlite(path: "/var/lib/r.sqlite"))
         #expect(try StoreLocation("/tmp/x.sqlite") == .sqlite(path: "/tmp/x.sqlite"))
         #expect(try StoreLocation("postgres://u:secret@db/passforge") == .postgres(url: "postgres://u:secret@db/passforge"))
-        #expect(throws: StoreLocation.InvalidLocation.self) { try StoreLocation("sqlite:") }
-        #expect(throws: StoreLocation.InvalidLocation.self) { try StoreLocation("mysql://db/x") }
+        #expect(throws: RegistrationStoreError.self) { try StoreLocation("sqlite:") }
+        #expect(throws: RegistrationStoreError.self) { try StoreLocation("mysql://db/x") }
     }
 
     @Test func neverPrintsAPassword() throws {
