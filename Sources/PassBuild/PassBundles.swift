@@ -104,23 +104,7 @@ enum PassBundles {
                 update.records[declaration.name] = kept
                 continue
             }
-            var entries: [ZipEntry] = []
-            var names = Set<String>()
-            var unavailable: String?
-            for key in members {
-                guard let record = passes[key] else { continue }
-                let source = stagedPaths[key].map { tree.path($0) } ?? tree.path(record.path)
-                guard let bytes = AtomicFileSystem.readFile(source) else {
-                    unavailable = record.path
-                    break
-                }
-                var name = "\(record.identifier).pkpass"
-                if !names.insert(name).inserted {
-                    name = "\(record.typeIdentifier).\(record.identifier).pkpass"
-                    names.insert(name)
-                }
-                entries.append(ZipEntry(name: name, bytes: bytes, isCompressed: false))
-            }
+            let (entries, unavailable) = memberEntries(members, passes: passes, stagedPaths: stagedPaths, tree: tree)
             if let unavailable {
                 // A build from a published state (--state-from) has only the passes it signs: the bundle keeps
                 // its previous version, if any, until a build with the whole tree makes it again.
@@ -160,5 +144,25 @@ enum PassBundles {
             update.csvRows += "bundle,\(name),\(update.records[name]!.downloadPath)\n"
         }
         return update
+    }
+
+    /// The bundle's entries: each member's package, named by its serial (by type and serial when two share one);
+    /// or the path of the first member whose file is not in the tree.
+    private static func memberEntries(_ members: [String], passes: [String: BuildState.ItemRecord], stagedPaths: [String: String],
+                                      tree: OutputTree) -> (entries: [ZipEntry], unavailable: String?) {
+        var entries: [ZipEntry] = []
+        var names = Set<String>()
+        for key in members {
+            guard let record = passes[key] else { continue }
+            let source = stagedPaths[key].map { tree.path($0) } ?? tree.path(record.path)
+            guard let bytes = AtomicFileSystem.readFile(source) else { return (entries, record.path) }
+            var name = "\(record.identifier).pkpass"
+            if !names.insert(name).inserted {
+                name = "\(record.typeIdentifier).\(record.identifier).pkpass"
+                names.insert(name)
+            }
+            entries.append(ZipEntry(name: name, bytes: bytes, isCompressed: false))
+        }
+        return (entries, nil)
     }
 }
