@@ -38,7 +38,7 @@ import TestSupport
 }
 
 extension OpenFolderTests {
-    /// tmpfs is told from a disk file system as `stat -f` tells them.
+    /// tmpfs is told from a disk file system as the kernel's mount table tells them.
     @Test func aFolderKnowsWhetherItIsOnTmpfs() throws {
         for base in [NSTemporaryDirectory(), "/dev/shm", "/"] where AtomicFileSystem.isDirectory(base) {
             let type = try #require(fileSystemType(of: base))

@@ -115,6 +115,8 @@ public final class MockDeviceCheckServer: Sendable {
                 let body = try await request.body.collect(upTo: 1 << 20)
                 let answer = Self.answer(path: path, authorization: request.headers[.authorization],
                                          body: Data(body.readableBytesView), verifier: verifier, store: store, now: now)
+                // A slow Apple, in real time on purpose: the delay and the trickle below are what the deadline
+                // tests measure (the client's real request timeout), not a wait for an event.
                 if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
                 var headers = HTTPFields()
                 headers[.contentType] = answer.contentType

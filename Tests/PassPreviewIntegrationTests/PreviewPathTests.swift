@@ -23,16 +23,16 @@ struct PreviewPathTests {
     }
 
     @Test("--watch: /index.html%00.png and other control characters get 400, never a page")
-    func watchServerRefusesControlCharacters() throws {
+    func watchServerRefusesControlCharacters() async throws {
         let project = try exampleProject()
-        let server = try WatchServer(project: project)
+        let server = try await WatchServer(project: project)
         defer { server.stop() }
-        let index = try Curl.get(server.base + "index.html")
+        let index = try await Curl.get(server.base + "index.html")
         #expect(index.status == 200)
         let hostile = ["index.html%00.png", "index.html%00", "index.html%00.html", "%00", "index.html%0a",
                        "index.html%C2%85", "pass.com.example.passforge/BL-M-0001.html%00.css", "index.html%"]
         for path in hostile {
-            let answer = try Curl.get(server.base + path)
+            let answer = try await Curl.get(server.base + path)
             #expect(answer.status == 400, "/\(path): \(answer.status)")
             #expect(!answer.body.contains("<html"), "/\(path) shows a page")
             #expect(answer.header("X-Content-Type-Options") == "nosniff", "/\(path)")

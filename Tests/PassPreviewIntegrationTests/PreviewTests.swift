@@ -74,7 +74,7 @@ struct PreviewBrowserTests {
     @Test("--watch: an edited content file shows on the open page within 2 s, a broken one shows its error at file:line")
     func watchReloadsAndShowsErrors() async throws {
         let project = try exampleProject()
-        let server = try WatchServer(project: project)
+        let server = try await WatchServer(project: project)
         defer { server.stop() }
         let check = try await Self.checkWatch(server.base + "pass.com.example.passforge/BP-K7QX2M-PF117-1201-1.html",
                                         project.file("content/flights/pf117-2026-12-01-appleseed.yml"), "gate: B32", "gate: C77", "C77")
@@ -86,7 +86,7 @@ struct PreviewBrowserTests {
     @Test("--watch with orders: an edited order shows on its open page, a broken order file shows its error at file:line")
     func watchReloadsOrders() async throws {
         let project = try exampleProject()
-        let server = try WatchServer(project: project)
+        let server = try await WatchServer(project: project)
         defer { server.stop() }
         let check = try await Self.checkWatch(server.base + "order.com.example.passforge/SO-2026-1042.html",
                                         project.file("content/orders/so-2026-1042-shipping.yml"), "carrier: PostNord", "carrier: Bring Parcels", "Bring Parcels")
@@ -110,7 +110,7 @@ struct PreviewBrowserTests {
         let hostile = "Ann <!--<script> Fischer"
         try content.replacingOccurrences(of: "name: Ann Fischer", with: "name: \"\(hostile)\"").write(toFile: members, atomically: true, encoding: .utf8)
         let secret = "preview-test-token-secret-0123456789"
-        let server = try WatchServer(project: project, environment: ["PASSFORGE_TOKEN_SECRET": secret])
+        let server = try await WatchServer(project: project, environment: ["PASSFORGE_TOKEN_SECRET": secret])
         defer { server.stop() }
         let port = server.port
         let page = "pass.com.example.passforge/BL-M-0001.html"
@@ -185,48 +185,34 @@ struct PreviewBrowserTests {
 }
 
 /// `passforge preview --watch --port 0 --out gallery` running in a project.
-// `@unchecked`: Foundation's `Process` is not Sendable; one test owns it.
-final class WatchServer: @unchecked Sendable {
-    let process = Process()
+final class WatchServer: Sendable {
+    let process: BackgroundProcess
     /// `http://127.0.0.1:PORT/`, as the command prints it.
     let base: String
     let port: Int
 
-    init(project: TemporaryDirectory, environment extra: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: passforgeExecutable())
-        process.arguments = ["preview", "--watch", "--port", "0", "--out", "gallery"]
-        process.currentDirectoryURL = URL(fileURLWithPath: project.path)
+    /// Started when its URL is printed: an awaited line of its output, no thread held.
+    init(project: TemporaryDirectory, environment extra: [String: String] = [:]) async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["CI"] = nil
         environment.merge(extra) { _, new in new }
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try BackgroundProcess(passforgeExecutable(), ["preview", "--watch", "--port", "0", "--out", "gallery"],
+                                        directory: project.path, environment: environment)
         // "serving the preview on http://127.0.0.1:PORT/"
-        var url: String?
-        var buffer = ""
-        while url == nil {
-            let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else { break }
-            buffer += String(decoding: data, as: UTF8.self)
-            if let range = buffer.range(of: #"http://127\.0\.0\.1:\d+/"#, options: .regularExpression) { url = String(buffer[range]) }
+        let url = try await process.value("its URL") { stdout, _ in
+            stdout.range(of: #"http://127\.0\.0\.1:\d+/"#, options: .regularExpression).map { String(stdout[$0]) }
         }
-        guard let url, let port = Int(url.dropFirst("http://127.0.0.1:".count).dropLast()) else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            throw PreviewTestError("no URL in \(buffer)")
+        guard let port = Int(url.dropFirst("http://127.0.0.1:".count).dropLast()) else {
+            await process.kill()
+            throw PreviewTestError("no URL in \(process.stdout)")
         }
         base = url
         self.port = port
     }
 
+    /// SIGTERM without waiting (a `defer` cannot await); SIGKILL follows when it is released.
     func stop() {
-        process.terminate()
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.signal(SIGTERM)
     }
 }
 

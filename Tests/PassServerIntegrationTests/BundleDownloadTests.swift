@@ -9,8 +9,8 @@ import TestSupport
 /// `passforge serve` and by the shipped nginx and Caddy configurations.
 @Suite struct BundleDownloadTests {
     /// A built project with `content/family.yml` declaring `bundle: family`; returns its download path.
-    static func projectWithBundle() throws -> (BuiltProject, String) {
-        let built = try BuiltProject(passCount: 1)
+    static func projectWithBundle() async throws -> (BuiltProject, String) {
+        let built = try await BuiltProject.make(passCount: 1)
         built.project.directory.write("content/family.yml", """
         template: card
         bundle: family
@@ -20,7 +20,7 @@ import TestSupport
           - serialNumber: F-2
             data: { name: Bo, points: 2 }
         """)
-        try built.build()
+        try await built.build()
         let csv = String(decoding: built.fileBytes(".passforge/downloads.csv") ?? [], as: UTF8.self)
         guard let row = csv.split(separator: "\n").first(where: { $0.hasPrefix("bundle,family,") }) else {
             throw HarnessError("downloads.csv lists no bundle: \(csv)")
@@ -44,16 +44,16 @@ import TestSupport
     }
 
     static func servedByStaticHost(_ server: StaticHost.Server) async throws {
-        let (built, path) = try projectWithBundle()
-        let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
-        defer { host.stop() }
+        let (built, path) = try await projectWithBundle()
+        let host = try await StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
+        defer { host.terminate() }
         try await bundleIsServed(Client(base: host.base), built: built, path: path)
     }
 
     @Test func passforgeServeServesABundleWithItsType() async throws {
-        let (built, path) = try Self.projectWithBundle()
-        let server = try ServerProcess(built)
-        defer { server.stop() }
+        let (built, path) = try await Self.projectWithBundle()
+        let server = try await ServerProcess(built)
+        defer { server.terminate() }
         try await Self.bundleIsServed(Client(base: server.base), built: built, path: path)
     }
 }

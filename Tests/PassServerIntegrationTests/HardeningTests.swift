@@ -13,8 +13,8 @@ import Testing
     /// register: 400, the connection closed, logged as the client's fault.
     @Test func malformedChunkedBodiesAre400AndLoggedAsBadInput() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built)
-        let token = try built.token("C-0000")
+        let server = try await ServerProcess(built)
+        let token = try await built.token("C-0000")
         let register = "/v1/devices/dev1/registrations/\(built.type)/C-0000"
         for path in ["/v1/log", register] {
             for (encoding, chunk) in [("chunked", "zz"), ("chunked", "-1"), ("xchunked", "zz")] {
@@ -28,7 +28,7 @@ import Testing
             }
         }
         #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "0")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         let log = server.stderr.get()
         #expect(log.components(separatedBy: "client error: malformed body").count - 1 == 6, "\(log)")
         #expect(!log.contains(" error passforge"), "a client's bad body is not a server error: \(log)")
@@ -39,7 +39,7 @@ import Testing
     /// request deadline (here 2 s) ends it with a 408, whatever the idle timeout.
     @Test func aTricklingRequestIsCutOffAtTheRequestDeadline() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built, arguments: ["--request-timeout", "2"])
+        let server = try await ServerProcess(built, arguments: ["--request-timeout", "2"])
         for (head, trickle) in [("POST /v1/log HTTP/1.1\r\nHost: x\r\nX-Slow: ", "a"),
                                 ("POST /v1/log HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n{\"logs\":[\"", "b")] {
             let connection = try RawConnection(port: server.port)
@@ -58,7 +58,7 @@ import Testing
             #expect(answer.closed)
             #expect(answer.status == 408, "\(answer.text)")
         }
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         let log = server.stderr.get()
         #expect(log.contains("client error: request body not received in time"), "\(log)")
         #expect(!log.contains(" error passforge"), "\(log)")
@@ -67,13 +67,13 @@ import Testing
     /// A client that stops half-way through a body: 400, logged as its fault.
     @Test func anAbandonedBodyIsTheClientsFault() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let connection = try RawConnection(port: server.port)
         try connection.send("POST /v1/log HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"logs\"")
         connection.shutdownWrite()
         let answer = try connection.readUntilClosed(within: 10)
         #expect(answer.status == 400, "\(answer.text)")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         let log = server.stderr.get()
         #expect(log.contains("client error: client closed the connection before the end of the body"), "\(log)")
         #expect(log.contains("POST /v1/log 400"))
@@ -85,7 +85,7 @@ import Testing
     /// every message is still answered 200.
     @Test func deviceLogsAreBoundedInTheServersLog() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let message = String(repeating: "m", count: 1000)
         let body = Array(#"{"logs":[\#(Array(repeating: "\"\(message)\"", count: 50).joined(separator: ","))]}"#.utf8)
@@ -93,7 +93,7 @@ import Testing
             let answer = try await client.send(.POST, "/v1/log", headers: ["X-Forwarded-For": "192.0.2.\(i % 20)"], body: body)
             #expect(answer.status == 200)
         }
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         let log = server.stderr.get()
         let deviceLines = log.split(separator: "\n").filter { $0.contains("device log: mmm") }
         let logged = deviceLines.reduce(0) { $0 + $1.utf8.count }
@@ -106,9 +106,9 @@ import Testing
     /// registrations per client address are limited by default.
     @Test func registrationsPerClientAreLimited() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built, arguments: ["--registration-limit", "3"])
+        let server = try await ServerProcess(built, arguments: ["--registration-limit", "3"])
         let client = Client(base: server.base)
-        let token = try built.token("C-0000")
+        let token = try await built.token("C-0000")
         var statuses: [Int] = []
         for device in 0..<5 {
             statuses.append(try await client.register("dev\(device)", built.type, "C-0000", token: token, pushToken: Self.pushToken).status)
@@ -120,14 +120,14 @@ import Testing
                                             body: Array(#"{"pushToken":"\#(Self.pushToken)"}"#.utf8))
         #expect(proxied.status == 201)
         #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "4")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     /// A 413 says `Connection: close` and closes; HTTP/1.0 without keep-alive
     /// is answered in HTTP/1.0 and closed; with keep-alive it stays open.
     @Test func closingAnswersCloseTheConnection() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
 
         let tooLarge = try RawConnection(port: server.port)
         try tooLarge.send("POST /v1/log HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
@@ -151,7 +151,7 @@ import Testing
         let second = try keptAlive.readUntilClosed(within: 10)
         #expect(second.text.hasPrefix("HTTP/1.0 200"))
         #expect(second.closed)
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     /// issue 24: NIO's HTTP/1 decoder reads nothing more on a connection
@@ -163,7 +163,7 @@ import Testing
     /// it is answered. Requests without an upgrade keep their connection.
     @Test func anUpgradeRequestIsAnsweredAndItsConnectionClosed() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built, arguments: ["--request-timeout", "3600"])
+        let server = try await ServerProcess(built, arguments: ["--request-timeout", "3600"])
         let unregister = "DELETE /v1/devices/dev1/registrations/\(built.type)/C-0000 HTTP/1.1\r\nHost: x\r\n"
         let health = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
         let upgrades: [(request: String, status: Int)] = [
@@ -195,19 +195,19 @@ import Testing
         let second = try keptAlive.readResponse(within: 10)
         #expect(second.status == 200)
         #expect(!second.closed && !second.text.lowercased().contains("connection: close"))
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     /// U+202E and the other bidirectional controls never reach the log.
     @Test func bidiControlsFromDeviceLogsAreNeutralized() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let controls = ["\u{202E}", "\u{202D}", "\u{202A}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}", "\u{200F}", "\u{061C}"]
         let message = "payment \(controls.joined())txt.exe ok"
         let body = try JSONSerialization.data(withJSONObject: ["logs": [message]])
         #expect(try await client.send(.POST, "/v1/log", body: Array(body)).status == 200)
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         let log = server.stderr.get()
         let line = try #require(log.split(separator: "\n").first { $0.contains("device log: payment") })
         for control in controls { #expect(!line.unicodeScalars.contains(control.unicodeScalars.first!), "\(control.unicodeScalars.first!.value)") }

@@ -8,13 +8,13 @@ import TestSupport
 @Suite struct InstallStatsTests {
     @Test func statsMatchRegistrationsMadeThroughTheService() async throws {
         let built = try await BuiltProject.make(passCount: 4)
-        let server = try ServerProcess(built)
-        defer { _ = server.stop() }
+        let server = try await ServerProcess(built)
+        defer { server.terminate() }
         let client = Client(base: server.base)
         let type = built.type
         let (deviceA, deviceB) = ("aaaa1111bbbb2222", "cccc3333dddd4444")
         let pushA = ServeEndToEndTests.pushA, pushB = String(repeating: "b2", count: 32)
-        let token0 = try built.token("C-0000"), token1 = try built.token("C-0001"), token2 = try built.token("C-0002")
+        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001"), token2 = try await built.token("C-0002")
         // C-0000 on two devices, C-0001 added then removed, C-0002 on one; C-0003 never added.
         #expect(try await client.register(deviceA, type, "C-0000", token: token0, pushToken: pushA).status == 201)
         #expect(try await client.register(deviceB, type, "C-0000", token: token0, pushToken: pushB).status == 201)

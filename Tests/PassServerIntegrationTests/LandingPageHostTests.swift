@@ -50,15 +50,15 @@ import WalletTree
     @Test(arguments: [StaticHost.Server.nginx, .caddy])
     func staticHostsServeLandingPagesWithTheirHeaders(server: StaticHost.Server) async throws {
         let (built, capability) = try await Self.builtWithFrenchPage()
-        let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
-        defer { host.stop() }
+        let host = try await StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
+        defer { host.terminate() }
         try await Self.checks(base: host.base, capability: capability, built: built, host: "\(server)")
     }
 
     @Test func passforgeServeServesLandingPagesWithTheSameHeaders() async throws {
         let (built, capability) = try await Self.builtWithFrenchPage()
-        let server = try ServerProcess(built)
-        defer { _ = server.stop() }
+        let server = try await ServerProcess(built)
+        defer { server.terminate() }
         try await Self.checks(base: server.base, capability: capability, built: built, host: "passforge serve")
     }
 }

@@ -30,10 +30,10 @@ import Testing
 
     @Test func countersMatchAScriptedWorkloadExactly() async throws {
         let built = try await BuiltProject.make(passCount: 2)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
-        let token0 = try built.token("C-0000"), token1 = try built.token("C-0001")
+        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001")
         let push = hexToken("d4")
 
         #expect(try await client.send(.GET, "/health").status == 200)
@@ -79,6 +79,6 @@ import Testing
         #expect(value("passforge_push_oldest_pending_age_seconds") == 0)
         #expect(value("passforge_passes") == 2)
         #expect(value("passforge_build_update_tag") == Double(try built.buildState().lastUpdateTag))
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 }

@@ -10,10 +10,10 @@ import Testing
 @Suite(.serialized) struct OfferClaimDeploymentTests {
     @Test(arguments: [StaticHost.Server.nginx, .caddy]) func claimsGoThroughTheHostToPassforge(server: StaticHost.Server) async throws {
         try await DeviceCheckRig.with { rig in
-            let built = try OfferServeEndToEndTests().project(rig: rig)
-            let passforge = try ServerProcess(built)
-            let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
-            defer { host.stop() }
+            let built = try await OfferServeEndToEndTests().project(rig: rig)
+            let passforge = try await ServerProcess(built)
+            let host = try await StaticHost(server, root: built.output, upstreamPort: passforge.port)
+            defer { host.terminate() }
             let client = Client(base: host.base)
             let id = UUID().uuidString
             let created = try await OfferServeEndToEndTests.claim(client, device: "via-\(server)", id: id)
@@ -36,8 +36,8 @@ import Testing
 
     @Test(arguments: [StaticHost.Server.nginx, .caddy]) func withoutPassforgeAClaimFailsAs502(server: StaticHost.Server) async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
-        defer { host.stop() }
+        let host = try await StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
+        defer { host.terminate() }
         let answer = try await Client(base: host.base).send(.POST, "/v1/offers/welcome/claims", headers: ["Content-Type": "application/json"],
                                                             body: Array("{}".utf8))
         #expect(answer.status == 502, "\(server): \(answer.status)")

@@ -11,8 +11,8 @@ import Testing
 /// HTTPS mock of Apple: passforge.yml's offers and deviceCheck, `offer:` in content, a claim
 /// whose pass downloads and verifies, and a server killed between the assignment and the bit update.
 @Suite struct OfferServeEndToEndTests {
-    func project(rig: DeviceCheckRig) throws -> BuiltProject {
-        let built = try BuiltProject(passCount: 1)
+    func project(rig: DeviceCheckRig) async throws -> BuiltProject {
+        let built = try await BuiltProject.make(passCount: 1)
         let files = built.project.directory
         try FileManager.default.removeItem(atPath: files.file("content/cards.yml"))
         files.write("passforge.yml", """
@@ -38,7 +38,7 @@ import Testing
         files.write("keys/AuthKey.p8", rig.key.pemRepresentation)
         built.environment["PASSFORGE_DEVICECHECK_KEY"] = files.file("keys/AuthKey.p8")
         built.environment["PASSFORGE_DEVICECHECK_CA_CERTIFICATE"] = TestPKI.shared.root
-        let result = try built.project.passforge(["build"], environment: built.environment)
+        let result = try await built.project.passforge(["build"], environment: built.environment)
         #expect(result.status == 0 && result.output.contains("offer welcome: 3 passes in the pool"), "\(result.output)")
         return built
     }
@@ -50,8 +50,8 @@ import Testing
 
     @Test func aClaimedPassDownloadsAndVerifiesAndAKilledClaimCompletesAfterARestart() async throws {
         try await DeviceCheckRig.with { rig in
-            let built = try project(rig: rig)
-            var server = try ServerProcess(built)
+            let built = try await project(rig: rig)
+            var server = try await ServerProcess(built)
             var client = Client(base: server.base)
 
             let created = try await Self.claim(client, device: "phone-1", id: "11111111-1111-4111-8111-111111111111")
@@ -62,7 +62,7 @@ import Testing
             #expect(download.status == 200 && download.header("Content-Type") == "application/vnd.apple.pkpass")
             let file = built.project.directory.file("claimed.pkpass")
             _ = FileManager.default.createFile(atPath: file, contents: Data(download.body))
-            let verified = try PassVerifier.verify(file, root: TestPKI.shared.root)
+            let verified = try await PassVerifier.verifyWithoutBlocking(file, root: TestPKI.shared.root)
             #expect(verified.passJSON["serialNumber"] as? String == created.json?["serialNumber"] as? String)
             #expect(rig.server.bits(of: "phone-1")! == (true, false))
 
@@ -71,7 +71,7 @@ import Testing
             let id = "22222222-2222-4222-8222-222222222222"
             let pending = Task { [client] in try? await Self.claim(client, device: "phone-2", id: id) }
             #expect(try await eventually { rig.server.requests.contains { $0.path == "/v1/update_two_bits" && $0.device == "phone-2" } })
-            server.kill()
+            await server.kill()
             _ = await pending.value
             #expect(rig.server.bits(of: "phone-2") == nil, "killed before Apple set the bit")
 
@@ -79,7 +79,7 @@ import Testing
             // until the app retries (a token is never sent twice, so passforge has none to retry with).
             let listed = try await built.project.passforge(["offers"], environment: built.environment)
             #expect(listed.output.contains("not set yet") && listed.output.contains(id.uppercased()), "\(listed.output)")
-            server = try ServerProcess(built)
+            server = try await ServerProcess(built)
             client = Client(base: server.base)
             let retried = try await Self.claim(client, device: "phone-2", id: id)
             #expect(retried.status == 200, "the same claim identifier gets its pass: \(retried.text)")
@@ -94,13 +94,13 @@ import Testing
             let json = try await built.project.passforge(["offers", "--format", "json"], environment: built.environment)
             #expect(json.output.contains(#""claimed" : 2"#) && json.output.contains(#""left" : 1"#), "\(json.output)")
             #expect(json.output.contains(#""unconfirmedClaims" : ["#), "\(json.output)")
-            #expect(server.stop() == 0, "a graceful stop: \(server.stderr.get())")
+            #expect(await server.stop() == 0, "a graceful stop: \(server.stderr.get())")
         }
     }
 
     @Test func theOperatorQueriesAndSetsADevicesBitsByHand() async throws {
         try await DeviceCheckRig.with { rig in
-            let built = try project(rig: rig)
+            let built = try await project(rig: rig)
             let tokenFile = built.project.directory.file("token.txt")
             func token(_ count: Int = 1) {
                 let tokens = (0..<count).map { _ in MockDeviceCheckServer.deviceToken(for: "desk") }.joined(separator: "\n")

@@ -15,7 +15,7 @@ import Testing
         defer { Task { try? await mock.shutdown() } }
         let built = try await BuiltProject.make(passCount: 1, orders: ["O-1001", "O-1002", "O-1003"])
         built.environment.merge(apns) { _, new in new }
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let orderType = built.orderType
         let tokenA = PushEndToEndTests.token("a1"), tokenB = PushEndToEndTests.token("b2"), tokenC = PushEndToEndTests.token("c3")
@@ -23,10 +23,10 @@ import Testing
         // change; devC O-1002, and its token is dead.
         for (device, order, pushToken) in [("devA", "O-1001", tokenA), ("devA", "O-1002", tokenA), ("devB", "O-1003", tokenB),
                                            ("devC", "O-1002", tokenC)] {
-            #expect(try await client.registerOrder(device, orderType, order, token: try built.orderToken(order), pushToken: pushToken).status == 201)
+            #expect(try await client.registerOrder(device, orderType, order, token: try await built.orderToken(order), pushToken: pushToken).status == 201)
         }
-        #expect(try await client.register("devA", built.type, "C-0000", token: try built.token("C-0000"), pushToken: tokenA).status == 201)
-        server.stop()
+        #expect(try await client.register("devA", built.type, "C-0000", token: try await built.token("C-0000"), pushToken: tokenA).status == 201)
+        await server.stop()
         // The first run knows no cursor: every holder is told once per topic.
         let first = try await built.project.passforge(["push"], environment: built.environment)
         #expect(first.status == 0, "\(first.output)")

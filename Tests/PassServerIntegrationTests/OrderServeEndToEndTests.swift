@@ -15,13 +15,13 @@ import Testing
 
     @Test func everyOrderCallAnswersAsAppleSpecifies() async throws {
         let built = try await BuiltProject.make(passCount: 1, orders: ["O-1001", "O-1002"])
-        let server = try ServerProcess(built)
-        defer { server.stop() }
+        let server = try await ServerProcess(built)
+        defer { server.terminate() }
         let client = Client(base: server.base)
         let type = built.orderType
         let device = "0a1b2c3d4e5f60718293a4b5c6d7e8f9"
-        let token1 = try built.orderToken("O-1001"), token2 = try built.orderToken("O-1002")
-        let passToken = try built.token("C-0000")
+        let token1 = try await built.orderToken("O-1001"), token2 = try await built.orderToken("O-1002")
+        let passToken = try await built.token("C-0000")
 
         // Register: 201 new, 200 already registered.
         #expect(try await client.registerOrder(device, type, "O-1001", token: token1, pushToken: ServeEndToEndTests.pushA).status == 201)

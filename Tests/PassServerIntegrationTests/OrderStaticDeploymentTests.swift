@@ -33,7 +33,7 @@ import WalletTree
         try #require(noticed, "passforge serve did not take run 1: \(d.serve.output)")
 
         // A device registers for SO-1 through nginx and fetches it from nginx alone.
-        let token = try d.orderToken("SO-1")
+        let token = try await d.orderToken("SO-1")
         let registered = try await d.client.registerOrder(Self.device, orderType, "SO-1", token: token, pushToken: Self.pushToken)
         #expect(registered.status == 201, "\(registered.text)")
         let index = try await d.client.orderIdentifiers(Self.device, orderType)
@@ -76,7 +76,7 @@ import WalletTree
         #expect(fetched.status == 200)
         #expect(fetched.body == d.published("v1/orders/\(orderType)/SO-1"))
         #expect(fetched.body != old.body)
-        let verified = try PassVerifier.verify("\(d.destinationPath)/v1/orders/\(orderType)/SO-1", root: TestPKI.shared.root)
+        let verified = try await PassVerifier.verifyWithoutBlocking("\(d.destinationPath)/v1/orders/\(orderType)/SO-1", root: TestPKI.shared.root)
         #expect(verified.passJSON["status"] as? String == "completed")
         let etag = try #require(fetched.header("ETag"))
         let lastModified = try #require(fetched.header("Last-Modified"))

@@ -28,10 +28,10 @@ import Testing
         let url = try variable("PASSFORGE_TEST_REPLICA_URL")
         let standbyURL = try variable("PASSFORGE_TEST_REPLICA_STANDBY_URL")
         let pgCtl = try variable("PASSFORGE_TEST_REPLICA_PG_CTL")
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         built.environment["PASSFORGE_DATABASE_URL"] = url
-        let server = try ServerProcess(built, arguments: ["--registration-limit", "0"])
-        let load = try RegistrationLoad(built: built, base: server.base, prefix: "failover")
+        let server = try await ServerProcess(built, arguments: ["--registration-limit", "0"])
+        let load = try await RegistrationLoad(built: built, base: server.base, prefix: "failover")
         let clients = load.start(clients: 8)
 
         try await load.waitForAcknowledged(30, after: nil, within: 30)
@@ -68,7 +68,7 @@ import Testing
         let unavailable = outcomes.count { $0.status == 503 }
         print("failover: \(acknowledged.count) acknowledged, \(unavailable) answered 503; "
               + "primary stopped → promoted \(switchTime), promoted → first 201 \(String(describing: recovery))")
-        _ = server.stop()
+        await server.stop()
         #expect(!server.stderr.get().contains("Fatal error"))
     }
 
@@ -77,10 +77,10 @@ import Testing
     func aThirtySecondPartitionAnswers503WithinTheDeadlineAndHeals() async throws {
         let database = try PostgresTestEnvironment.freshDatabase(prefix: "partition")
         let port = try Self.port(of: database)
-        let built = try BuiltProject(passCount: 1)
+        let built = try await BuiltProject.make(passCount: 1)
         built.environment["PASSFORGE_DATABASE_URL"] = database
-        let server = try ServerProcess(built, arguments: ["--registration-limit", "0"])
-        let load = try RegistrationLoad(built: built, base: server.base, prefix: "partition",
+        let server = try await ServerProcess(built, arguments: ["--registration-limit", "0"])
+        let load = try await RegistrationLoad(built: built, base: server.base, prefix: "partition",
                                         requestTimeout: .seconds(60))
         let clients = load.start(clients: 8)
         let partition = NFTablesPartition(port: port)
@@ -103,7 +103,7 @@ import Testing
         }
         try? await partition.heal()
         load.stop()
-        _ = server.stop()
+        await server.stop()
         try outcome.get()
     }
 
@@ -168,10 +168,10 @@ final class RegistrationLoad: Sendable {
     private let recorded = Mutex<[Outcome]>([])
     private let stopped = Mutex(false)
 
-    init(built: BuiltProject, base: String, prefix: String, requestTimeout: TimeAmount = .seconds(30)) throws {
+    init(built: BuiltProject, base: String, prefix: String, requestTimeout: TimeAmount = .seconds(30)) async throws {
         self.base = base
         self.type = built.type
-        self.token = try built.token("C-0000")
+        self.token = try await built.token("C-0000")
         self.prefix = prefix
         self.requestTimeout = requestTimeout
     }

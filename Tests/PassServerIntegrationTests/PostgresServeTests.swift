@@ -40,11 +40,11 @@ import Testing
         let built = try await BuiltProject.make(passCount: 2)
         built.environment["PASSFORGE_DATABASE_URL"] = database
         // One client address registers 1,000 devices: no per-client limit here.
-        let first = try ServerProcess(built, arguments: ["--registration-limit", "0"])
-        let second = try ServerProcess(built, arguments: ["--registration-limit", "0"])
+        let first = try await ServerProcess(built, arguments: ["--registration-limit", "0"])
+        let second = try await ServerProcess(built, arguments: ["--registration-limit", "0"])
         let clients = [Client(base: first.base), Client(base: second.base)]
         let type = built.type
-        let tokens = ["C-0000": try built.token("C-0000"), "C-0001": try built.token("C-0001")]
+        let tokens = ["C-0000": try await built.token("C-0000"), "C-0001": try await built.token("C-0001")]
 
         // 1,000 devices; every odd one registers its two passes through different servers at once.
         let devices = (0..<1000).map { String(format: "pgdevice%04d", $0) }
@@ -66,8 +66,8 @@ import Testing
             let listed = bytes.flatMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }?["serialNumbers"] as? [String]
             #expect(listed == expected, "\(device)")
         }
-        first.stop()
-        second.stop()
+        await first.stop()
+        await second.stop()
     }
 
     @Test func migrateStoreCopiesSQLiteIntoPostgreSQLIdempotently() async throws {
@@ -111,9 +111,9 @@ import Testing
         let database = try Self.freshDatabase()
         let built = try await BuiltProject.make(passCount: 1)
         built.environment["PASSFORGE_DATABASE_URL"] = database
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
-        let type = built.type, token = try built.token("C-0000"), pushToken = String(repeating: "8e", count: 32)
+        let type = built.type, token = try await built.token("C-0000"), pushToken = String(repeating: "8e", count: 32)
         #expect(try await client.register("before", type, "C-0000", token: token, pushToken: pushToken).status == 201)
 
         // Another session holds the devices table, so the next registration waits inside the database…
@@ -143,7 +143,7 @@ import Testing
             (try await client.register("during", type, "C-0000", token: token, pushToken: pushToken).status) == 201
         })
         #expect(try await Self.value(database, "SELECT COUNT(*) FROM devices") == "2")
-        server.stop()
+        await server.stop()
         #expect(!server.stderr.get().contains("Fatal error"))
     }
 }

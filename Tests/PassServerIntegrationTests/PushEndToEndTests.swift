@@ -32,14 +32,14 @@ import Testing
         let built = try await BuiltProject.make(passCount: 4)
         built.environment.merge(apns) { _, new in new }
         try backend.configure(built)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
         let tokenA = Self.token("a1"), tokenB = Self.token("b2"), tokenC = Self.token("c3"), tokenD = Self.token("d4")
         // devA holds two passes that will change, devB one, devC one (its token dies), devD one that will not change.
         for (device, serial, pushToken) in [("devA", "C-0000", tokenA), ("devA", "C-0001", tokenA), ("devB", "C-0001", tokenB),
                                             ("devC", "C-0002", tokenC), ("devD", "C-0003", tokenD)] {
-            #expect(try await client.register(device, type, serial, token: try built.token(serial), pushToken: pushToken).status == 201)
+            #expect(try await client.register(device, type, serial, token: try await built.token(serial), pushToken: pushToken).status == 201)
         }
         // The first push run knows no cursor: every holder of a pass is told once.
         let first = try await built.project.passforge(["push"], environment: built.environment)
@@ -104,7 +104,7 @@ import Testing
         let unknown = try await built.project.passforge(["push", "--type", type, "--serial", "NOPE-1"], environment: built.environment)
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("there is no pass or order \(type)/NOPE-1 in the last build"), "\(unknown.output)")
-        server.stop()
+        await server.stop()
     }
 
     @Test(arguments: Backend.allCases) func aKilledRunIsFinishedByTheNextWithoutPushingTwice(backend: Backend) async throws {
@@ -113,14 +113,14 @@ import Testing
         let built = try await BuiltProject.make(passCount: 1)
         built.environment.merge(apns) { _, new in new }
         try backend.configure(built)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let tokens = (0..<30).map { String(format: "%064x", 0xabc000 + $0) }
-        let passToken = try built.token("C-0000")
+        let passToken = try await built.token("C-0000")
         for (number, pushToken) in tokens.enumerated() {
             #expect(try await client.register("dev\(number)", built.type, "C-0000", token: passToken, pushToken: pushToken).status == 201)
         }
-        server.stop()
+        await server.stop()
         #expect(try await built.project.passforge(["push"], environment: built.environment).status == 0)
         let baseline = mock.requests.count
 
@@ -150,10 +150,10 @@ import Testing
         defer { Task { try? await mock.shutdown() } }
         let built = try await BuiltProject.make(passCount: 1)
         built.environment.merge(apns) { _, new in new }
-        let server = try ServerProcess(built)
-        #expect(try await Client(base: server.base).register("dev1", built.type, "C-0000", token: try built.token("C-0000"),
+        let server = try await ServerProcess(built)
+        #expect(try await Client(base: server.base).register("dev1", built.type, "C-0000", token: try await built.token("C-0000"),
                                                                pushToken: Self.token("e5")).status == 201)
-        server.stop()
+        await server.stop()
 
         var unreadable = built.environment
         unreadable["PASSFORGE_SIGNING_CERTIFICATE"] = built.project.root + "/missing.pem"
@@ -191,9 +191,9 @@ import Testing
         defer { Task { try? await mock.shutdown() } }
         let built = try await BuiltProject.make(passCount: 2)
         built.environment.merge(apns) { _, new in new }
-        let server = try ServerProcess(built, arguments: ["--push"])
+        let server = try await ServerProcess(built, arguments: ["--push"])
         let client = Client(base: server.base)
-        #expect(try await client.register("devS", built.type, "C-0001", token: try built.token("C-0001"), pushToken: Self.token("f6")).status == 201)
+        #expect(try await client.register("devS", built.type, "C-0001", token: try await built.token("C-0001"), pushToken: Self.token("f6")).status == 201)
         // The server's first look pushed the build it started with; wait for it.
         let firstLook = try await eventually {
             let cursor = try await built.sql("SELECT COUNT(*) FROM push_cursor")
@@ -212,7 +212,7 @@ import Testing
         #expect(try await eventually(timeout: 15) { Self.requests(mock, after: baseline).contains { $0.token == Self.token("f6") } })
         #expect(try await eventually(timeout: 15) { try await pushes("accepted") == acceptedBefore + 1 })
         #expect(try await pushes("unregistered") == 0)
-        server.stop()
+        await server.stop()
     }
 }
 

@@ -17,11 +17,11 @@ import Testing
     @Test(arguments: Backend.allCases) func aDeviceLifeCycle(backend: Backend) async throws {
         let built = try await BuiltProject.make(passCount: 3)
         try backend.configure(built)
-        var server = try ServerProcess(built)
+        var server = try await ServerProcess(built)
         var client = Client(base: server.base)
         let type = built.type
         let device = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
-        let token0 = try built.token("C-0000"), token1 = try built.token("C-0001")
+        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001")
 
         #expect(try await client.send(.GET, "/health").status == 200)
 
@@ -103,8 +103,8 @@ import Testing
         #expect(try await built.sql("SELECT push_token FROM devices WHERE library_identifier = '\(device)'") == Self.pushB)
 
         // Restarting loses nothing.
-        #expect(server.stop() == 0)
-        server = try ServerProcess(built)
+        #expect(await server.stop() == 0)
+        server = try await ServerProcess(built)
         client = Client(base: server.base)
         #expect(try await client.serials(device, type).json?["serialNumbers"] as? [String] == ["C-0000", "C-0001"])
 
@@ -125,7 +125,7 @@ import Testing
         #expect(server.stderr.get().contains("device log: Web service error for pass.x (C-0001): 401 forged line"))
         #expect(try await built.sql("SELECT COUNT(*) FROM device_logs") == "2")
 
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         for token in [token0, token1] {
             #expect(!server.stderr.get().contains(token))
             #expect(!server.stdout.get().contains(token))
@@ -146,11 +146,11 @@ import Testing
 
     @Test func everyBadRequestGetsAShortJSON4xx() async throws {
         let built = try await BuiltProject.make(passCount: 2)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
-        let token = try built.token("C-0000")
-        let otherToken = try built.token("C-0001")
+        let token = try await built.token("C-0000")
+        let otherToken = try await built.token("C-0001")
         let registration = "/v1/devices/dev1/registrations/\(type)/C-0000"
         let auth = ["Authorization": "ApplePass \(token)"]
         var answers: [(String, Client.Answer)] = []
@@ -226,15 +226,15 @@ import Testing
         // Nothing was stored, no index written.
         #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "0")
         #expect(!FileManager.default.fileExists(atPath: "\(built.output)/v1/devices"))
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         #expect(!server.stderr.get().contains(token) && !server.stderr.get().contains(otherToken))
     }
 
     @Test func pathTraversalNeverReturnsAFile() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let type = built.type
-        let token = try built.token("C-0000")
+        let token = try await built.token("C-0000")
         let attempts = [
             "/v1/passes/../.passforge/state.json", "/v1/passes/\(type)/../../.passforge/state.json",
             "/v1/passes/\(type)/..%2F..%2F.passforge%2Fstate.json", "/v1/passes/%2E%2E/%2E%2E%2F.passforge%2Fstate.json",
@@ -254,15 +254,15 @@ import Testing
                 #expect(!response.contains(secret), "\(path) leaked \(secret)")
             }
         }
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     @Test func aHundredConcurrentRegistrationsOfOnePassMakeOneRow() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
-        let token = try built.token("C-0000")
+        let token = try await built.token("C-0000")
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 {
                 group.addTask { try await client.register("dev1", type, "C-0000", token: token, pushToken: Self.pushA).status }
@@ -273,17 +273,17 @@ import Testing
         #expect(statuses.filter { $0 == 200 }.count == 99)
         #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "1")
         #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "1")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     @Test func everyAcknowledgedRegistrationSurvivesSIGKILL() async throws {
         let built = try await BuiltProject.make(passCount: 4)
-        var server = try ServerProcess(built)
+        var server = try await ServerProcess(built)
         var client = Client(base: server.base)
         let type = built.type
         let serials = ["C-0000", "C-0001", "C-0002", "C-0003"]
         var tokens: [String: String] = [:]
-        for serial in serials { tokens[serial] = try built.token(serial) }
+        for serial in serials { tokens[serial] = try await built.token(serial) }
         let tokensCopy = tokens
         let clientCopy = client
         let acknowledged = try await withThrowingTaskGroup(of: (String, String, Int).self) { group in
@@ -297,9 +297,9 @@ import Testing
             return try await group.reduce(into: []) { $0.append($1) }
         }
         // Killed the instant the last 201 arrived: nothing gets flushed later.
-        server.kill()
+        await server.kill()
         #expect(acknowledged.allSatisfy { $0.2 == 201 })
-        server = try ServerProcess(built)
+        server = try await ServerProcess(built)
         client = Client(base: server.base)
         #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "200")
         for (device, serial, _) in acknowledged {
@@ -309,16 +309,16 @@ import Testing
             let index = built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type)).map { String(decoding: $0, as: UTF8.self) }
             #expect(index?.contains("\"\(serial)\"") == true, "\(device)")
         }
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     @Test func sigtermLetsRequestsInProgressFinish() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         // AsyncHTTPClient retries a refused connection until the deadline: keep it short.
         let client = Client(base: server.base, timeout: .seconds(3))
         let type = built.type
-        let token = try built.token("C-0000")
+        let token = try await built.token("C-0000")
         let firstAnswer = AsyncStream<Void>.makeStream()
         let results = try await withThrowingTaskGroup(of: (String, Int?).self) { group in
             for index in 0..<150 {
@@ -335,7 +335,7 @@ import Testing
             return try await group.reduce(into: []) { $0.append($1) }
         }
         firstAnswer.continuation.finish()
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         let answered = results.filter { $0.1 != nil }
         #expect(!answered.isEmpty)
         #expect(answered.allSatisfy { $0.1 == 201 }, "\(answered.map { $0.1 ?? 0 })")
@@ -345,10 +345,10 @@ import Testing
 
     @Test func rebuildsWhileServingNeverServeAMixedOrHalfPass() async throws {
         let built = try await BuiltProject.make(passCount: 2)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
-        let token = try built.token("C-0001")
+        let token = try await built.token("C-0001")
         // The fetcher reads through the rebuilds until it is served the last one (the event it waits for), within a bound.
         let lastETag = LockedBox<String?>(nil)
         let fetcher = Task { () throws -> [(etag: String, body: [UInt8])] in
@@ -380,14 +380,14 @@ import Testing
             #expect(etags.contains(etag))
         }
         #expect(seen.last?.etag == (try built.record("C-0001").etag))
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     @Test func basePathPrefixesEveryURL() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built, arguments: ["--base-path", "/passes/"])
+        let server = try await ServerProcess(built, arguments: ["--base-path", "/passes/"])
         let client = Client(base: server.base)
-        let token = try built.token("C-0000")
+        let token = try await built.token("C-0000")
         #expect(server.stdout.get().contains("listening on http://127.0.0.1:\(server.port)/passes/"))
         #expect(try await client.send(.GET, "/passes/health").status == 200)
         #expect(try await client.send(.GET, "/health").status == 404)
@@ -395,12 +395,12 @@ import Testing
         #expect(try await client.send(.GET, "/v1/passes/\(built.type)/C-0000", headers: ["Authorization": "ApplePass \(token)"]).status == 404)
         #expect(try await client.send(.POST, "/passes/v1/devices/d1/registrations/\(built.type)/C-0000",
                                       headers: ["Authorization": "ApplePass \(token)"], body: Array(#"{"pushToken":"\#(Self.pushA)"}"#.utf8)).status == 201)
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     @Test func downloadLinksNeedNoTokenAndSupportConditionalGET() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let record = try built.record("C-0000")
         let answer = try await client.send(.GET, "/" + record.downloadPath)
@@ -410,17 +410,17 @@ import Testing
         #expect(answer.header("Content-Type") == "application/vnd.apple.pkpass")
         #expect(try await client.send(.GET, "/" + record.downloadPath, headers: ["If-None-Match": record.etag]).status == 304)
         #expect(try await client.send(.GET, "/" + record.downloadPath, headers: ["If-Modified-Since": answer.header("Last-Modified")!]).status == 304)
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     @Test func aRemovedPassCanStillBeUnregistered() async throws {
         let built = try await BuiltProject.make(passCount: 2)
-        let server = try ServerProcess(built)
+        let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
         let device = "aa00bb11cc22dd33"
-        let token1 = try built.token("C-0001")
-        #expect(try await client.register(device, type, "C-0000", token: try built.token("C-0000"), pushToken: Self.pushA).status == 201)
+        let token1 = try await built.token("C-0001")
+        #expect(try await client.register(device, type, "C-0000", token: try await built.token("C-0000"), pushToken: Self.pushA).status == 201)
         #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: Self.pushA).status == 201)
 
         // The editor deletes C-0001 from the content; the build removes its file and index entry.
@@ -440,12 +440,12 @@ import Testing
         built.project.writeList(count: 2)
         try await built.build()
         #expect(try built.buildState().removedPasses.isEmpty)
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     @Test func rateLimitAnswers429PerClient() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built, arguments: ["--rate-limit", "5"])
+        let server = try await ServerProcess(built, arguments: ["--rate-limit", "5"])
         let client = Client(base: server.base)
         var statuses: [Int] = []
         for _ in 0..<20 { statuses.append(try await client.send(.GET, "/health").status) }
@@ -456,7 +456,7 @@ import Testing
             #expect(limited.header("Retry-After") == "1")
             #expect(limited.json?["error"] is String)
         }
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 }
 

@@ -70,8 +70,8 @@ final class BuiltProject: @unchecked Sendable {
     }
 
     /// The pass's authenticationToken, read from pass.json inside the signed file.
-    func token(_ serial: String) throws -> String {
-        try authenticationToken(ofItemAt: "\(output)/v1/passes/\(type)/\(serial)", "pass \(serial)")
+    func token(_ serial: String) async throws -> String {
+        try await authenticationToken(ofItemAt: "\(output)/v1/passes/\(type)/\(serial)", "pass \(serial)")
     }
 
     var orderType: String { TestPKI.orderType }
@@ -84,8 +84,8 @@ final class BuiltProject: @unchecked Sendable {
     }
 
     /// The order's authenticationToken, read from order.json inside the signed file.
-    func orderToken(_ identifier: String) throws -> String {
-        try authenticationToken(ofItemAt: "\(output)/v1/orders/\(orderType)/\(identifier)", "order \(identifier)")
+    func orderToken(_ identifier: String) async throws -> String {
+        try await authenticationToken(ofItemAt: "\(output)/v1/orders/\(orderType)/\(identifier)", "order \(identifier)")
     }
 
     /// Rows of the registration database, read by the sqlite3 command (or
@@ -110,78 +110,61 @@ final class BuiltProject: @unchecked Sendable {
     }
 }
 
-/// `passforge serve` as a real process on a free loopback port.
-// `@unchecked`: Foundation's `Process` is not Sendable; one test owns it, `port` is set in `init`.
-final class ServerProcess: @unchecked Sendable {
-    let process = Process()
-    let stdout = LockedBox("")
-    let stderr = LockedBox("")
-    private(set) var port = 0
+/// `passforge serve` as a real process on a free loopback port. Starting and stopping it are awaited events
+/// (its "listening on" line, its exit): no test runner's thread waits on it.
+final class ServerProcess: Sendable {
+    /// What it wrote so far, on one of its outputs.
+    struct Output: Sendable {
+        let read: @Sendable () -> String
+        func get() -> String { read() }
+    }
+
+    let process: BackgroundProcess
+    let port: Int
+    var stdout: Output { Output { [process] in process.stdout } }
+    var stderr: Output { Output { [process] in process.stderr } }
     var base: String { "http://127.0.0.1:\(port)" }
 
     /// `openFiles`: the soft and hard open-file limits to start it with (through prlimit(1)), as systemd's 1024.
-    init(_ built: BuiltProject, arguments: [String] = [], openFiles: (soft: Int, hard: Int)? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: passforgeExecutable())
-        process.arguments = ["serve", "--port", "0"] + arguments
+    init(_ built: BuiltProject, arguments: [String] = [], openFiles: (soft: Int, hard: Int)? = nil) async throws {
+        var executable = passforgeExecutable()
+        var allArguments = ["serve", "--port", "0"] + arguments
         if let openFiles {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            process.arguments = ["--nofile=\(openFiles.soft):\(openFiles.hard)", passforgeExecutable()] + (process.arguments ?? [])
+            allArguments = ["--nofile=\(openFiles.soft):\(openFiles.hard)", executable] + allArguments
+            executable = "/usr/bin/prlimit"
         }
-        process.currentDirectoryURL = URL(fileURLWithPath: built.project.root)
         var environment = ProcessInfo.processInfo.environment
         environment["CI"] = nil
         for (key, value) in built.environment { environment[key] = value }
         environment["LOG_LEVEL"] = "info"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let stdout = self.stdout, stderr = self.stderr
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { stdout.set(stdout.get() + String(decoding: data, as: UTF8.self)) }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { stderr.set(stderr.get() + String(decoding: data, as: UTF8.self)) }
-        }
-        try process.run()
-        port = try waitForPort()
+        process = try BackgroundProcess(executable, allArguments, directory: built.project.root, environment: environment)
+        port = try await process.value("its port") { stdout, _ in Self.port(in: stdout) }
     }
 
-    private func waitForPort() throws -> Int {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let text = stdout.get()
-            if let range = text.range(of: "listening on http://127.0.0.1:") {
-                let digits = text[range.upperBound...].prefix { $0.isNumber }
-                if let port = Int(digits), text[range.upperBound...].dropFirst(digits.count).first == "/" || text[range.upperBound...].dropFirst(digits.count).first == "\n" {
-                    return port
-                }
-            }
-            guard process.isRunning else { throw HarnessError("passforge serve exited: \(stderr.get())") }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        throw HarnessError("passforge serve did not start: \(stdout.get()) \(stderr.get())")
+    /// The port of the banner "listening on http://127.0.0.1:PORT/…", once the line is whole.
+    private static func port(in text: String) -> Int? {
+        guard let range = text.range(of: "listening on http://127.0.0.1:") else { return nil }
+        let rest = text[range.upperBound...]
+        let digits = rest.prefix { $0.isNumber }
+        guard let next = rest.dropFirst(digits.count).first, next == "/" || next == "\n" else { return nil }
+        return Int(digits)
     }
 
     /// SIGTERM, then waits: the graceful way.
     @discardableResult
-    func stop() -> Int32 {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return process.terminationStatus
+    func stop() async -> Int32 {
+        process.signal(SIGTERM)
+        return await process.exit(timeout: .seconds(3600)) ?? SIGTERM
+    }
+
+    /// SIGTERM without waiting, for a `defer` (which cannot await): the end of a test that checks no more.
+    func terminate() {
+        process.signal(SIGTERM)
     }
 
     /// SIGKILL: no chance to flush anything.
-    func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    deinit {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    func kill() async {
+        await process.kill()
     }
 }
 
@@ -255,8 +238,8 @@ enum RawHTTP {
 
 /// The authenticationToken of the signed pass or order at `path`, read from its pass.json or order.json
 /// once its signature is verified; `item` names it in the error.
-func authenticationToken(ofItemAt path: String, _ item: String) throws -> String {
-    let verified = try PassVerifier.verify(path, root: TestPKI.shared.root)
+func authenticationToken(ofItemAt path: String, _ item: String) async throws -> String {
+    let verified = try await PassVerifier.verifyWithoutBlocking(path, root: TestPKI.shared.root)
     guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("\(item) has no token") }
     return token
 }

@@ -52,7 +52,7 @@ import Testing
         try Self.raiseOwnOpenFileLimit()
         let built = try await BuiltProject.make(passCount: 1)
         // Soft and hard 1024: nothing to raise, so the cap is 1024 less 128 of headroom.
-        let server = try ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
+        let server = try await ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
         let banner = server.stdout.get()
         #expect(banner.contains("connections: at most 896 at once (open-file limit 1024;"), "\(banner)")
         var slow = try Self.halfSentRequests(port: server.port)
@@ -65,7 +65,7 @@ import Testing
         }
         #expect(closedEnough, "\(slow.filter { $0.isReadable() }.count) slow clients closed")
         let registered = try await Client(base: server.base)
-            .register("dev1", built.type, "C-0000", token: try built.token("C-0000"), pushToken: hexToken("c3"))
+            .register("dev1", built.type, "C-0000", token: try await built.token("C-0000"), pushToken: hexToken("c3"))
         #expect(registered.status == 201)
         // The operator's view: the cap, the open connections and what the cap closed.
         let metrics = try await Client(base: server.base).send(.GET, "/metrics").text
@@ -76,7 +76,7 @@ import Testing
         #expect(closedAtCap >= Double(Self.slowClients + 1 - 896), "\(metrics)")
         #expect(metrics.contains("passforge_connections_open "))
         slow.removeAll()
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         let log = server.stderr.get()
         let warning = "connection cap of 896 reached (--max-connections 896; open-file limit 1024)"
         let warnings = log.components(separatedBy: warning).count - 1
@@ -88,7 +88,7 @@ import Testing
         try Self.raiseOwnOpenFileLimit()
         let hard = Self.childHardLimit(4096)
         let built = try await BuiltProject.make(passCount: 1)
-        let server = try ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, hard))
+        let server = try await ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, hard))
         let cap = ConnectionLimit.defaultMaximum(openFileLimit: hard)
         let banner = server.stdout.get()
         #expect(banner.contains("connections: at most \(cap) at once (open-file limit raised from 1024 to \(hard);"),
@@ -97,7 +97,7 @@ import Testing
         let answer = try Self.health(port: server.port, within: 3)
         #expect(answer.status == 200, "\(answer.text)")
         slow.removeAll()
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         #expect(!server.stderr.get().contains("connection cap"), "1,100 connections are far below \(cap)")
     }
 
@@ -119,9 +119,9 @@ import Testing
     @Test func slowLogBodiesThroughCaddyDoNotBlockARegistration() async throws {
         try Self.raiseOwnOpenFileLimit()
         let built = try await BuiltProject.make(passCount: 1)
-        let passforge = try ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
-        let host = try StaticHost(.caddy, root: built.output, upstreamPort: passforge.port)
-        defer { host.stop() }
+        let passforge = try await ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
+        let host = try await StaticHost(.caddy, root: built.output, upstreamPort: passforge.port)
+        defer { host.terminate() }
         // In the body: Caddy holds a request whose headers have not all come by itself; a body it streams to passforge.
         var slow = try Self.halfSentRequests(port: host.port, allInTheBody: true)
         // Caddy dials passforge for each as it comes: wait until they fill passforge's cap (a scrape on its own port).
@@ -134,13 +134,13 @@ import Testing
         #expect(capReached, "the slow bodies never filled passforge's 896 connections")
         var client = Client(base: host.base)
         client.timeout = .seconds(10)
-        let registered = try await client.register("dev1", built.type, "C-0000", token: try built.token("C-0000"),
+        let registered = try await client.register("dev1", built.type, "C-0000", token: try await built.token("C-0000"),
                                                    pushToken: hexToken("c3"))
         #expect(registered.status == 201, "\(registered.text)")
         #expect(try await client.send(.GET, "/health").status == 200)
         slow.removeAll()
-        host.stop()
-        #expect(passforge.stop() == 0)
+        await host.stop()
+        #expect(await passforge.stop() == 0)
         #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "1")
     }
 }
@@ -151,12 +151,12 @@ import Testing
     @Test(arguments: [StaticHost.Server.caddy, .nginx])
     func severalRangesAreAnsweredWhole(_ server: StaticHost.Server) async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
-        defer { host.stop() }
+        let host = try await StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
+        defer { host.terminate() }
         let record = try built.record("C-0000")
         let whole = try #require(built.fileBytes(record.path))
         let requests: [(path: String, headers: [String: String])] = [
-            ("/" + record.path, ["Authorization": "ApplePass \(try built.token("C-0000"))"]),
+            ("/" + record.path, ["Authorization": "ApplePass \(try await built.token("C-0000"))"]),
             ("/" + record.downloadPath, [:]),
         ]
         for (path, headers) in requests {
@@ -182,10 +182,10 @@ import Testing
     @Test(arguments: [StaticHost.Server.caddy, .nginx])
     func serveAndTheStaticHostAgreeOnTheSchemeWord(_ server: StaticHost.Server) async throws {
         let built = try await BuiltProject.make(passCount: 1, orders: ["O-1001"])
-        let passforge = try ServerProcess(built)
-        let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
-        defer { host.stop() }
-        let passToken = try built.token("C-0000"), orderToken = try built.orderToken("O-1001")
+        let passforge = try await ServerProcess(built)
+        let host = try await StaticHost(server, root: built.output, upstreamPort: passforge.port)
+        defer { host.terminate() }
+        let passToken = try await built.token("C-0000"), orderToken = try await built.orderToken("O-1001")
         let passPath = "/v1/passes/\(built.type)/C-0000", orderPath = "/v1/orders/\(built.orderType)/O-1001"
         var cases: [(path: String, authorization: String, status: Int)] = [
             (passPath, "ApplePass \(passToken)", 200), (orderPath, "AppleOrder \(orderToken)", 200),

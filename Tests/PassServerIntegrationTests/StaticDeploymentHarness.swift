@@ -88,72 +88,40 @@ func passforgeEnvironment(_ extra: [String: String]) -> [String: String] {
 }
 
 /// A real `passforge` process left running (the host's `serve`, a publish
-/// to be killed), with its output captured.
-// `@unchecked`: Foundation's `Process` is not Sendable; one test owns it.
-final class BackgroundPassforge: @unchecked Sendable {
-    let process = Process()
-    let stdout = LockedBox("")
-    let stderr = LockedBox("")
-    var output: String { stdout.get() + stderr.get() }
+/// to be killed), with its output captured; its waits are awaited events (BackgroundProcess).
+final class BackgroundPassforge: Sendable {
+    let process: BackgroundProcess
+    var output: String { process.output }
 
     init(_ arguments: [String], directory: String, environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: passforgeExecutable())
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = passforgeEnvironment(environment)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = Self.pipe(into: stdout)
-        process.standardError = Self.pipe(into: stderr)
-        try process.run()
-    }
-
-    private static func pipe(into box: LockedBox<String>) -> Pipe {
-        let pipe = Pipe()
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { box.set(box.get() + String(decoding: data, as: UTF8.self)) }
-        }
-        return pipe
+        process = try BackgroundProcess(passforgeExecutable(), arguments, directory: directory,
+                                        environment: passforgeEnvironment(environment))
     }
 
     /// Waits until the output contains `text`; false if the process ended or the time ran out first.
-    func waitFor(_ text: String, timeout: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if output.contains(text) { return true }
-            guard process.isRunning else { return output.contains(text) }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return false
+    func waitFor(_ text: String, timeout: Double = 30) async -> Bool {
+        await process.contains(text, timeout: .seconds(timeout))
     }
 
     /// The port `passforge serve --port 0` printed in its banner.
-    func servePort(timeout: Double = 30) throws -> Int {
+    func servePort(timeout: Double = 30) async throws -> Int {
         let marker = "listening on http://127.0.0.1:"
-        guard waitFor(marker, timeout: timeout), let range = stdout.get().range(of: marker) else {
-            throw HarnessError("passforge serve did not start: \(output)")
+        return try await process.value("its port", timeout: .seconds(timeout)) { stdout, _ in
+            guard let range = stdout.range(of: marker) else { return nil }
+            let rest = stdout[range.upperBound...]
+            let digits = rest.prefix { $0.isNumber }
+            return rest.dropFirst(digits.count).isEmpty ? nil : Int(digits)
         }
-        let digits = stdout.get()[range.upperBound...].prefix { $0.isNumber }
-        guard let port = Int(digits) else { throw HarnessError("no port in \(stdout.get())") }
-        return port
     }
 
     /// SIGKILL: no chance to finish anything.
-    func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+    func kill() async { await process.kill() }
 
     /// SIGTERM, then SIGKILL after 10 s.
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        kill()
-    }
+    func stop() async { await process.stop(grace: .seconds(10)) }
 
-    deinit { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
+    /// SIGTERM without waiting, for a `defer`.
+    func terminate() { process.signal(SIGTERM) }
 }
 
 /// One file of a published tree: bytes, inode and modification time, to
@@ -236,7 +204,7 @@ final class StaticDeployment: @unchecked Sendable {
             ssh = nil
             destination = hostFolder.file("www")
         case .ssh:
-            let ssh = try SSHServer()
+            let ssh = try await SSHServer.start()
             self.ssh = ssh
             destination = "\(ssh.userHost):\(hostFolder.file("www"))"
             ci["PASSFORGE_SSH_COMMAND"] = ssh.sshCommand
@@ -248,13 +216,14 @@ final class StaticDeployment: @unchecked Sendable {
         host["LOG_LEVEL"] = "info"
         serve = try BackgroundPassforge(["serve", "--port", "0", "--output", hostFolder.file("www"), "--push"],
                                         directory: hostCheckout.root, environment: host)
-        nginx = try StaticHost(.nginx, root: hostFolder.file("www"), upstreamPort: try serve.servePort())
+        nginx = try await StaticHost(.nginx, root: hostFolder.file("www"), upstreamPort: try await serve.servePort())
     }
 
+    /// Stops every part without waiting for them to end (a `defer` cannot await).
     func stop() {
-        nginx.stop()
-        serve.stop()
-        ssh?.stop()
+        nginx.terminate()
+        serve.terminate()
+        ssh?.terminate()
         let mock = self.mock
         Task { try? await mock.shutdown() }
     }
@@ -288,13 +257,13 @@ final class StaticDeployment: @unchecked Sendable {
     }
 
     /// The pass's authenticationToken, read from pass.json inside the published, signed file.
-    func token(_ serial: String) throws -> String {
-        try authenticationToken(ofItemAt: "\(destinationPath)/\(passPath(serial))", "pass \(serial)")
+    func token(_ serial: String) async throws -> String {
+        try await authenticationToken(ofItemAt: "\(destinationPath)/\(passPath(serial))", "pass \(serial)")
     }
 
     /// The order's authenticationToken, read from order.json inside the published, signed file.
-    func orderToken(_ identifier: String) throws -> String {
-        try authenticationToken(ofItemAt: "\(destinationPath)/v1/orders/\(TestPKI.orderType)/\(identifier)", "order \(identifier)")
+    func orderToken(_ identifier: String) async throws -> String {
+        try await authenticationToken(ofItemAt: "\(destinationPath)/v1/orders/\(TestPKI.orderType)/\(identifier)", "order \(identifier)")
     }
 
     /// `.passforge/indexed-tag` at DEST: the last build whose changes the server's index files show.

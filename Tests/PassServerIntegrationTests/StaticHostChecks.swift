@@ -21,8 +21,8 @@ struct StaticHostChecks {
     /// Scenario 1: no `passforge serve` at all (the upstream port is closed).
     static func withoutPassforge(_ server: StaticHost.Server) async throws {
         let built = try await BuiltProject.make(passCount: 2, orders: orders)
-        let host = try StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
-        defer { host.stop() }
+        let host = try await StaticHost(server, root: built.output, upstreamPort: freeLoopbackPort())
+        defer { host.terminate() }
         let checks = StaticHostChecks(built: built, host: host)
         try await checks.itemsAreServedByToken(.pass)
         try await checks.everyRefusalIsTheSame401()
@@ -39,14 +39,14 @@ struct StaticHostChecks {
     /// `passforge serve`; once it is stopped, every GET still answers.
     static func withPassforgeStoppedHalfWay(_ server: StaticHost.Server) async throws {
         let built = try await BuiltProject.make(passCount: 2, orders: orders)
-        let passforge = try ServerProcess(built)
-        let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
-        defer { host.stop() }
+        let passforge = try await ServerProcess(built)
+        let host = try await StaticHost(server, root: built.output, upstreamPort: passforge.port)
+        defer { host.terminate() }
         let checks = StaticHostChecks(built: built, host: host)
         let client = checks.client
         let type = built.type
         let device = "1a2b3c4d5e6f7a8b9c0d"
-        let token0 = try built.token("C-0000"), token1 = try built.token("C-0001")
+        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001")
         let record0 = try built.record("C-0000")
 
         // Register and unregister go through to passforge; the list is the index file it wrote.
@@ -71,7 +71,7 @@ struct StaticHostChecks {
 
         // The same for an order: registered through the host, listed by the index file, served as passforge serves it.
         let orderType = built.orderType
-        let orderToken = try built.orderToken("O-1001")
+        let orderToken = try await built.orderToken("O-1001")
         #expect(try await client.orderIdentifiers(device, orderType).status == 204)
         #expect(try await client.registerOrder(device, orderType, "O-1001", token: orderToken, pushToken: ServeEndToEndTests.pushA).status == 201)
         #expect(try await client.registerOrder(device, orderType, "O-1001", token: orderToken, pushToken: ServeEndToEndTests.pushA,
@@ -98,7 +98,7 @@ struct StaticHostChecks {
         #expect(try await client.send(.GET, "/health").status == 200)
 
         // passforge stops: every GET still answers, from the tree alone.
-        passforge.stop()
+        await passforge.stop()
         try await checks.itemsAreServedByToken(.pass)
         try await checks.everyRefusalIsTheSame401()
         try await checks.ordersAreServedByToken()
@@ -112,7 +112,7 @@ struct StaticHostChecks {
         try await checks.nothingElseIsServed()
         try await checks.changesFailWithoutPassforge()
 
-        host.stop()
+        await host.stop()
         #expect(try await built.sql("SELECT COUNT(*) FROM device_logs") == "1")
         #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "2")
     }
@@ -126,9 +126,9 @@ struct StaticHostChecks {
     /// (with a 408), so a stalled call fails the test instead of passing late.
     static func upgradeRequestsDoNotStallTheNextClient(_ server: StaticHost.Server) async throws {
         let built = try await BuiltProject.make(passCount: 2)
-        let passforge = try ServerProcess(built)
-        let host = try StaticHost(server, root: built.output, upstreamPort: passforge.port)
-        defer { host.stop() }
+        let passforge = try await ServerProcess(built)
+        let host = try await StaticHost(server, root: built.output, upstreamPort: passforge.port)
+        defer { host.terminate() }
         var client = Client(base: host.base)
         client.timeout = .seconds(10)
         let type = built.type
@@ -142,7 +142,7 @@ struct StaticHostChecks {
                 #expect(refused.status == 401, "\(server) \(upgrade): \(refused.text)")
                 let registered: Client.Answer
                 do {
-                    registered = try await client.register(device, type, serial, token: try built.token(serial), pushToken: ServeEndToEndTests.pushA)
+                    registered = try await client.register(device, type, serial, token: try await built.token(serial), pushToken: ServeEndToEndTests.pushA)
                 } catch {
                     Issue.record("\(server): the registration after an `Upgrade: \(upgrade)` request was not answered: \(error)")
                     continue
@@ -160,7 +160,7 @@ struct StaticHostChecks {
     /// alike, and 304 by ETag and by If-Modified-Since: passes, then (`kind` order) orders, one code path.
     func itemsAreServedByToken(_ kind: WalletItemKind) async throws {
         for identifier in kind == .pass ? ["C-0000", "C-0001"] : Self.orders {
-            let token = kind == .pass ? try built.token(identifier) : try built.orderToken(identifier)
+            let token = kind == .pass ? try await built.token(identifier) : try await built.orderToken(identifier)
             let record = kind == .pass ? try built.record(identifier) : try built.orderRecord(identifier)
             func get(_ method: HTTPMethod = .GET, _ headers: [String: String] = [:]) async throws -> Client.Answer {
                 try await client.send(method, "/" + record.path, headers: headers.merging(["Authorization": "\(kind.authorizationScheme) \(token)"]) { a, _ in a })
@@ -191,7 +191,7 @@ struct StaticHostChecks {
 
     /// No, malformed, wrong or another pass's token, or an unknown pass: one and the same 401, no bytes.
     func everyRefusalIsTheSame401() async throws {
-        let token0 = try built.token("C-0000"), token1 = try built.token("C-0001")
+        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001")
         let reference = try await client.pass(type, "C-0000", token: nil)
         #expect(reference.status == 401)
         let refusals: [(serial: String, authorization: String?)] = [
@@ -251,8 +251,8 @@ struct StaticHostChecks {
     /// pass gets the pass's 401.
     func everyOrderRefusalIsTheSame401() async throws {
         let orderType = built.orderType
-        let token1 = try built.orderToken("O-1001"), token2 = try built.orderToken("O-1002")
-        let passToken = try built.token("C-0000")
+        let token1 = try await built.orderToken("O-1001"), token2 = try await built.orderToken("O-1002")
+        let passToken = try await built.token("C-0000")
         let reference = try await client.order(orderType, "O-1001", token: nil)
         #expect(reference.status == 401)
         #expect(reference.header("WWW-Authenticate") == "AppleOrder")
@@ -326,7 +326,7 @@ struct StaticHostChecks {
     /// The build state, by-token/ by its own URL, dotfiles, metrics and
     /// folders are never served, however the path is spelled.
     func nothingElseIsServed() async throws {
-        let token0 = try built.token("C-0000")
+        let token0 = try await built.token("C-0000")
         let record0 = try built.record("C-0000")
         let tokenPath = try #require(record0.tokenPath)
         built.project.directory.write("output/download/.hidden.pkpass", bytes: Array("PK-hidden".utf8))
@@ -365,7 +365,7 @@ struct StaticHostChecks {
 
     /// Methods a route does not take: 405.
     func otherMethodsAreRefused() async throws {
-        let token0 = try built.token("C-0000")
+        let token0 = try await built.token("C-0000")
         let device = "1a2b3c4d5e6f7a8b9c0d"
         let refused: [(HTTPMethod, String)] = [
             (.DELETE, "/v1/passes/\(type)/C-0000"), (.PUT, "/v1/passes/\(type)/C-0000"), (.POST, "/v1/passes/\(type)/C-0000"),
@@ -382,7 +382,7 @@ struct StaticHostChecks {
 
     /// Only what changes state needs passforge: without it, 502.
     func changesFailWithoutPassforge() async throws {
-        let token0 = try built.token("C-0000")
+        let token0 = try await built.token("C-0000")
         let device = "9f8e7d6c5b4a"
         #expect(try await client.register(device, type, "C-0000", token: token0, pushToken: ServeEndToEndTests.pushA).status == 502)
         #expect(try await client.unregister(device, type, "C-0000", token: token0).status == 502)

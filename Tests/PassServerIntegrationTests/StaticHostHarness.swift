@@ -6,72 +6,81 @@ import TestSupport
 /// or `deploy/Caddyfile` — on a free loopback port, in front of a built tree
 /// and a `passforge serve` upstream (which may be stopped, or never started).
 /// Every file the server writes stays in a temporary folder.
-// `@unchecked`: Foundation's `Process` is not Sendable; one test owns it.
-final class StaticHost: @unchecked Sendable {
+/// Its start is an awaited event: the line each server writes once it listens (nginx's "start worker
+/// processes", Caddy's "serving initial configuration").
+final class StaticHost: Sendable {
     enum Server: String, CustomStringConvertible {
         case nginx, caddy
         var description: String { rawValue }
     }
 
+    /// How the server is started.
+    private struct Launch {
+        var executable: String
+        var arguments: [String]
+        var environment: [String: String]? = nil
+        var directory: String? = nil
+    }
+
     let server: Server
     let folder: TemporaryDirectory
-    let process = Process()
+    let process: BackgroundProcess
     let port: Int
     var base: String { "http://127.0.0.1:\(port)" }
 
-    init(_ server: Server, root: String, upstreamPort: Int) throws {
+    /// `deviceLists`: the configs' setting for the devices' lists, `files` or `store`, as `serve --device-lists`.
+    init(_ server: Server, root: String, upstreamPort: Int, deviceLists: String = "files") async throws {
         self.server = server
-        folder = TemporaryDirectory("passforge-\(server)")
-        port = try freeLoopbackPort()
-        switch server {
-        case .nginx: try configureNginx(root: root, upstreamPort: upstreamPort)
-        case .caddy: try configureCaddy(root: root, upstreamPort: upstreamPort)
+        let folder = TemporaryDirectory("passforge-\(server)")
+        self.folder = folder
+        let port = try freeLoopbackPort()
+        self.port = port
+        let launch = switch server {
+        case .nginx: try Self.configureNginx(folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
+        case .caddy: try Self.configureCaddy(folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
         }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: folder.write("stderr.log", "")) ?? FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !canConnect(port: port) {
-            guard process.isRunning, Date() < deadline else {
-                stop()
-                throw HarnessError("\(server) did not start: \(log)")
-            }
-            Thread.sleep(forTimeInterval: 0.02)
+        process = try BackgroundProcess(launch.executable, launch.arguments, directory: launch.directory,
+                                        environment: launch.environment)
+        let ready = server == .nginx ? "start worker processes" : "serving initial configuration"
+        guard await process.contains(ready, timeout: .seconds(10)) else {
+            await process.kill()
+            throw HarnessError("\(server) did not start: \(log)")
         }
     }
 
     /// What the server wrote to stderr (and nginx to its error log).
     var log: String {
-        ["stderr.log", "error.log"].compactMap { folder.read($0) }.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+        ([process.stderr] + [folder.read("error.log")].compactMap { $0 }.map { String(decoding: $0, as: UTF8.self) })
+            .joined(separator: "\n")
     }
 
-    /// SIGTERM, then SIGKILL if it is still running after 5 s.
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+    /// SIGTERM, then SIGKILL if it is still running after 5 s; returns once it has ended.
+    func stop() async {
+        await process.stop(grace: .seconds(5))
     }
 
-    deinit { stop() }
+    /// SIGTERM without waiting, for a `defer` (which cannot await).
+    func terminate() { process.signal(SIGTERM) }
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The shipped server block, with the three values marked EDIT replaced,
     /// included from a minimal nginx.conf.
-    private func configureNginx(root: String, upstreamPort: Int) throws {
+    private static func configureNginx(
+        _ folder: TemporaryDirectory, port: Int, root: String, upstreamPort: Int, deviceLists: String
+    ) throws -> Launch {
         let executable = try Self.executable("nginx", in: ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"])
         let template = (try? String(contentsOf: Self.repository.appendingPathComponent("deploy/nginx-passforge.conf"), encoding: .utf8)) ?? ""
-        guard template.contains("/srv/passforge/output"), template.contains("127.0.0.1:8080"), template.contains("listen 8443;") else {
+        let listsLine = "set $passforge_device_lists files;"
+        guard template.contains("/srv/passforge/output"), template.contains("127.0.0.1:8080"), template.contains("listen 8443;"),
+              template.contains(listsLine) else {
             throw HarnessError("deploy/nginx-passforge.conf no longer has the values this test replaces")
         }
         let server = template
             .replacingOccurrences(of: "/srv/passforge/output", with: root)
             .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(upstreamPort)")
             .replacingOccurrences(of: "listen 8443;", with: "listen 127.0.0.1:\(port);")
+            .replacingOccurrences(of: listsLine, with: "set $passforge_device_lists \(deviceLists);")
         let d = folder.path
         folder.write("passforge.conf", server)
         folder.write("nginx.conf", """
@@ -80,6 +89,7 @@ final class StaticHost: @unchecked Sendable {
             daemon off;
             pid \(d)/nginx.pid;
             error_log \(d)/error.log warn;
+            error_log stderr notice;
             events { worker_connections 256; }
             http {
                 access_log off;
@@ -91,18 +101,19 @@ final class StaticHost: @unchecked Sendable {
                 include \(d)/passforge.conf;
             }
             """)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-p", d, "-c", "\(d)/nginx.conf"]
+        return Launch(executable: executable, arguments: ["-p", d, "-c", "\(d)/nginx.conf"])
     }
 
     /// The shipped Caddyfile itself, as the README runs it; the values marked
     /// EDIT come from the environment variables it reads. No admin endpoint,
     /// plain HTTP, and Caddy's data and config folders in the temporary one.
-    private func configureCaddy(root: String, upstreamPort: Int) throws {
+    private static func configureCaddy(
+        _ folder: TemporaryDirectory, port: Int, root: String, upstreamPort: Int, deviceLists: String
+    ) throws -> Launch {
         let executable = try Self.executable("caddy", in: ["/usr/bin/caddy", "/usr/local/bin/caddy"])
         let caddyfile = Self.repository.appendingPathComponent("deploy/Caddyfile").path
         let template = (try? String(contentsOfFile: caddyfile, encoding: .utf8)) ?? ""
-        let variables = ["PASSFORGE_SITE", "PASSFORGE_ROOT", "PASSFORGE_UPSTREAM", "PASSFORGE_CADDY_ADMIN"]
+        let variables = ["PASSFORGE_SITE", "PASSFORGE_ROOT", "PASSFORGE_UPSTREAM", "PASSFORGE_CADDY_ADMIN", "PASSFORGE_DEVICE_LISTS"]
         guard variables.allSatisfy({ template.contains("{$\($0):") }) else {
             throw HarnessError("deploy/Caddyfile no longer reads \(variables.joined(separator: ", ")), which this test sets")
         }
@@ -112,10 +123,9 @@ final class StaticHost: @unchecked Sendable {
         environment["PASSFORGE_ROOT"] = root
         environment["PASSFORGE_UPSTREAM"] = "127.0.0.1:\(upstreamPort)"
         environment["PASSFORGE_CADDY_ADMIN"] = "off"
-        process.environment = environment
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["run", "--config", caddyfile, "--adapter", "caddyfile"]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+        environment["PASSFORGE_DEVICE_LISTS"] = deviceLists
+        return Launch(executable: executable, arguments: ["run", "--config", caddyfile, "--adapter", "caddyfile"],
+                      environment: environment, directory: folder.path)
     }
 
     private static func executable(_ name: String, in candidates: [String]) throws -> String {

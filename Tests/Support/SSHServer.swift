@@ -21,7 +21,7 @@ public final class SSHServer: @unchecked Sendable {
     public var clientKey: String { folder.file("client_key") }
     /// `user@127.0.0.1`, for `user@host:/path` destinations.
     public let userHost: String
-    private let process = Process()
+    private let process: BackgroundProcess
 
     /// The ssh command (for PASSFORGE_SSH_COMMAND) that reaches this server
     /// without asking anything.
@@ -29,8 +29,31 @@ public final class SSHServer: @unchecked Sendable {
         "ssh -p \(port) -i \(clientKey) -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR"
     }
 
-    /// Starts the server; `lifetime` seconds is the most it runs.
-    public init(lifetime: Int = 900) throws {
+    /// Starts the server and blocks the calling thread (a synchronous test's) until it listens; `lifetime` seconds
+    /// is the most it runs. Async tests call `start`.
+    public convenience init(lifetime: Int = 900) throws {
+        try self.init(starting: lifetime)
+        try ready(process.blockingWait(for: Self.listening, timeout: .seconds(10)))
+    }
+
+    /// Starts the server and suspends until it listens, holding no thread.
+    public static func start(lifetime: Int = 900) async throws -> SSHServer {
+        let server = try SSHServer(starting: lifetime)
+        try server.ready(await server.process.contains(Self.listening, timeout: .seconds(10)))
+        return server
+    }
+
+    /// What sshd logs (at INFO, on stderr with `-e`) once its socket listens.
+    private static let listening = "Server listening on"
+
+    private func ready(_ listens: Bool) throws {
+        guard listens else {
+            stop()
+            throw Failure(description: "sshd did not start: \(process.output)")
+        }
+    }
+
+    private init(starting lifetime: Int) throws {
         let sshd = "/usr/sbin/sshd"
         guard FileManager.default.isExecutableFile(atPath: sshd) else {
             throw Failure(description: "sshd is not installed; `make deps` installs it (apt-get install openssh-server rsync)")
@@ -61,22 +84,10 @@ public final class SSHServer: @unchecked Sendable {
             StrictModes no
             UsePAM no
             PrintMotd no
-            LogLevel ERROR
+            LogLevel INFO
             """)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["--kill-after=5", String(lifetime), sshd, "-D", "-f", "\(d)/sshd_config", "-E", "\(d)/sshd.log"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !Loopback.canConnect(port: port) {
-            guard process.isRunning, Date() < deadline else {
-                stop()
-                throw Failure(description: "sshd did not start: \(String(decoding: folder.read("sshd.log") ?? [], as: UTF8.self))")
-            }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        process = try BackgroundProcess(
+            "/usr/bin/timeout", ["--kill-after=5", String(lifetime), sshd, "-D", "-e", "-f", "\(d)/sshd_config"])
     }
 
     /// Runs a command on the server as the test user (to look at or change the published tree).
@@ -89,17 +100,23 @@ public final class SSHServer: @unchecked Sendable {
     /// signal mask that blocks SIGTERM from the test thread that started it,
     /// so terminating it would not reach sshd.
     public func stop() {
-        guard process.isRunning else { return }
-        let pidText = String(decoding: folder.read("sshd.pid") ?? [], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if let pid = Int32(pidText), pid > 1 { kill(pid, SIGTERM) }
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            if let pid = Int32(pidText), pid > 1 { kill(pid, SIGKILL) }
-            kill(process.processIdentifier, SIGKILL)
+        terminate()
+        if process.blockingWaitForExit(timeout: .seconds(5)) == nil {
+            if let pid = pid { kill(pid, SIGKILL) }
+            process.signal(SIGKILL)
+            process.blockingWaitForExit(timeout: .seconds(60))
         }
-        process.waitUntilExit()
     }
 
-    deinit { stop() }
+    /// SIGTERM to sshd without waiting for it to end (for async tests, which must not block).
+    public func terminate() {
+        if process.isRunning, let pid { kill(pid, SIGTERM) }
+    }
+
+    private var pid: Int32? {
+        let text = String(decoding: folder.read("sshd.pid") ?? [], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return Int32(text).flatMap { $0 > 1 ? $0 : nil }
+    }
+
+    deinit { terminate() }
 }

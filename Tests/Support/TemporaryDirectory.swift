@@ -35,8 +35,22 @@ public final class TemporaryDirectory: Sendable {
     }
 }
 
-/// The type of the file system holding `path` as `stat -f` names it ("tmpfs", "ext2/ext3", …), or nil.
+/// The type of the file system holding `path` as the kernel's mount table names it ("tmpfs", "ext4", "overlay", …),
+/// or nil: the last mount in /proc/self/mounts whose mount point holds `path` (a later mount hides an earlier one).
+/// Read in process, without `stat -f`: unit tests start no program.
 public func fileSystemType(of path: String) -> String? {
-    guard let result = try? runProcess("/usr/bin/stat", ["-f", "-c", "%T", path]), result.status == 0 else { return nil }
-    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard let resolved = realpath(path, nil) else { return nil }
+    let real = String(cString: resolved)
+    free(resolved)
+    guard let table = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
+    var found: (point: String, type: String)?
+    for line in table.split(separator: "\n") {
+        let fields = line.split(separator: " ")
+        guard fields.count > 2 else { continue }
+        // Spaces and other characters in a mount point are written as octal escapes (\040).
+        let point = String(fields[1]).replacingOccurrences(of: "\\040", with: " ")
+        let holds = point == "/" || real == point || real.hasPrefix(point + "/")
+        if holds, point.count >= (found?.point.count ?? 0) { found = (point, String(fields[2])) }
+    }
+    return found?.type
 }
