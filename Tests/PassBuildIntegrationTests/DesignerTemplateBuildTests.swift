@@ -40,7 +40,7 @@ import TestSupport
             #expect(verified.passJSON["organizationName"] as? String == "passforge tests")
             #expect(verified.passJSON["passTypeIdentifier"] as? String == TestPKI.passType)
             let fields = (verified.passJSON["eventTicket"] as? [String: Any])?["secondaryFields"] as? [[String: Any]]
-            #expect(fields?.first?["value"] as? String == (record.serialNumber == "JAZZ-1" ? "A12" : "A13"))
+            #expect(fields?.first?["value"] as? String == (record.identifier == "JAZZ-1" ? "A12" : "A13"))
             #expect(fields?.first?["_id"] == nil)
             #expect(verified.files.keys.sorted() == ["de.lproj/pass.strings", "en.lproj/pass.strings", "icon.png", "icon@2x.png",
                                                      "logo.png", "manifest.json", "pass.json", "signature"])

@@ -103,14 +103,14 @@ import PassModel
         let project = ProjectFixture(passCount: 5)
         _ = try PassBuilder(settings: try settings(project)).build()
         var state = try BuildState.load(from: project.output)
-        state.removedPasses["pass.t/gone"] = .init(passTypeIdentifier: "pass.t", serialNumber: "gone", tokenHash: "h", removedTag: 7,
+        state.removedPasses["pass.t/gone"] = .init(typeIdentifier: "pass.t", identifier: "gone", tokenHash: "h", removedTag: 7,
                                                   files: ["download/x.pkpass"])
         #expect(BuildStateEncoding.encode(state, jobs: 3) == (try state.encoded()))
         // Enough records for several batches encoded on every core, in key order.
         let some = state.passes.values.first!
         for number in 0..<(BuildStateEncoding.encodingBatch * 2 + 7) {
             var record = some
-            record.serialNumber = "S-\(number)"
+            record.identifier = "S-\(number)"
             record.size = number
             state.passes[record.key] = record
         }

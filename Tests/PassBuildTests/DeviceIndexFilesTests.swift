@@ -80,7 +80,7 @@ import Testing
             #""pass.a.b/\#(serial)":{"passTypeIdentifier":"pass.a.b","serialNumber":"\#(serial)","teamIdentifier":"T","updateTag":\#(tag),"etag":"\"x\"","size":1,"fingerprint":"","definitionHash":"","templateName":"t","imagePaths":[],"sourceFile":"","downloadPath":""}"#
         }
         let json = #"{"version":1,"lastUpdateTag":20,"builtAt":"","contentFiles":{},"passes":{\#(record("S-1", 10)),\#(record("S-2", 20))}}"#
-        let state = try JSONDecoder().decode(BuildState.self, from: Data(json.utf8))
+        let state = try BuildStateDecoding.decode(Array(json.utf8), jobs: 1).state
         let snapshot = state
         let newer = RegistrationChange(outcome: .created, index: DeviceIndex(device: "d", passTypeIdentifier: "pass.a.b", serialNumbers: ["S-1", "S-2"]), revision: 8)
         let older = RegistrationChange(outcome: .created, index: DeviceIndex(device: "d", passTypeIdentifier: "pass.a.b", serialNumbers: ["S-1"]), revision: 7)

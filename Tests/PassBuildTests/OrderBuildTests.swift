@@ -52,9 +52,11 @@ import TestSupport
         #expect(json["authenticationToken"]?.stringValue.map { order.tokenPath!.hasSuffix(".\($0)") } == true)
         let csv = String(decoding: try #require(AtomicFileSystem.readFile("\(project.output)/.passforge/downloads.csv")), as: UTF8.self)
         #expect(csv.contains("\(TestPKI.orderType),SO-1,\(order.downloadPath)"))
-        // Read back through both decoders: the fast one and Codable.
+        // Read back by the build's decoder and by the readers': the order keyed as an order.
         let bytes = try #require(AtomicFileSystem.readFile(BuildState.path(in: project.output)))
-        #expect(try JSONDecoder().decode(BuildState.self, from: Data(bytes)) == state)
+        #expect(try BuildStateDecoding.decode(bytes, jobs: 1).state == state)
+        let index = try PublishedIndex.decode(bytes, of: project.output)
+        #expect(index.items[ItemKey(kind: .order, typeIdentifier: TestPKI.orderType, identifier: "SO-1")]?.path == order.path)
     }
 
     @Test func aNewOrderIsUpdatedWhenCreatedAndOnlyAChangedOrderGetsANewUpdatedAt() throws {

@@ -36,7 +36,7 @@ import TestSupport
 
 @Suite struct OutputTreeTests {
     func record(_ serial: String) -> BuildState.ItemRecord {
-        .init(passTypeIdentifier: "pass.t", serialNumber: serial, teamIdentifier: "T", updateTag: 5, etag: "\"e\"", size: 1,
+        .init(typeIdentifier: "pass.t", identifier: serial, teamIdentifier: "T", updateTag: 5, etag: "\"e\"", size: 1,
               tokenHash: nil, fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "c.yml",
               downloadPath: "download/\(serial).pkpass", publicDownloadPath: nil)
     }

@@ -110,7 +110,7 @@ import TestSupport
     @Test func fieldNamesWithEscapesAndStringsWithEscapedQuotesAreRead() throws {
         var state = BuildState()
         state.passes["pass.t/a\"b\\"] = .init(
-            passTypeIdentifier: "pass.t", serialNumber: "a\"b\\", teamIdentifier: "T", updateTag: 3, etag: "\"e\"", size: 9,
+            typeIdentifier: "pass.t", identifier: "a\"b\\", teamIdentifier: "T", updateTag: 3, etag: "\"e\"", size: 9,
             tokenHash: nil, fingerprint: "f\\\"", definitionHash: "d", templateName: "t", imagePaths: ["x\\"], sourceFile: "s",
             downloadPath: "download/q.pkpass", publicDownloadPath: nil)
         let bytes = try state.encoded()
@@ -129,7 +129,7 @@ import TestSupport
         var state = BuildState()
         for serial in ["1", "2", "3"] {
             state.passes["pass.t/\(serial)"] = .init(
-                passTypeIdentifier: "pass.t", serialNumber: serial, teamIdentifier: "T", updateTag: 1, etag: "\"e\"", size: 1,
+                typeIdentifier: "pass.t", identifier: serial, teamIdentifier: "T", updateTag: 1, etag: "\"e\"", size: 1,
                 tokenHash: "h", fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s",
                 downloadPath: "download/\(serial).pkpass", publicDownloadPath: nil)
         }
@@ -138,7 +138,7 @@ import TestSupport
         var (loaded, file) = try BuildState.loadWithRecordRanges(from: folder.path, jobs: 1)
         loaded.passes["pass.t/2"]!.tokenPath = "by-token/pass.t/2.x"
         loaded.passes["pass.t/4"] = loaded.passes["pass.t/1"]!
-        loaded.passes["pass.t/4"]!.serialNumber = "4"
+        loaded.passes["pass.t/4"]!.identifier = "4"
         var out: [UInt8] = []
         try BuildStateEncoding.write(loaded, rewritten: ["pass.t/2"], previous: file, jobs: 2) { out += $0 }
         #expect(out == (try loaded.encoded()))

@@ -73,7 +73,7 @@ import TestSupport
         var records: [String: BuildState.ItemRecord] = [:]
         for serial in ["A", "B"] {
             let record = BuildState.ItemRecord(
-                passTypeIdentifier: "pass.x", serialNumber: serial, teamIdentifier: "T", updateTag: 1, etag: "e", size: 1, fingerprint: "f",
+                typeIdentifier: "pass.x", identifier: serial, teamIdentifier: "T", updateTag: 1, etag: "e", size: 1, fingerprint: "f",
                 definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s",
                 downloadPath: TreeLayout.capabilityDownloadPath(capability: "CAP\(serial)", kind: .pass),
                 publicDownloadPath: serial == "B" ? TreeLayout.publicDownloadPath(kind: .pass, type: "pass.x", identifier: serial) : nil,
@@ -157,7 +157,7 @@ import TestSupport
         var state = BuildState()
         state.lastUpdateTag = 1_700_000_000_000
         let record = BuildState.ItemRecord(
-            passTypeIdentifier: "pass.x", serialNumber: "A-1", teamIdentifier: "T", updateTag: 1_700_000_000_000, etag: "\"e\"", size: 1,
+            typeIdentifier: "pass.x", identifier: "A-1", teamIdentifier: "T", updateTag: 1_700_000_000_000, etag: "\"e\"", size: 1,
             fingerprint: "f", definitionHash: "d", templateName: "card", imagePaths: [], sourceFile: "content/a.yml",
             downloadPath: "download/Cap_-1.pkpass", publicDownloadPath: "download/pass.x/A-1.pkpass",
             tokenPath: "by-token/pass.x/A-1.\(String(repeating: "t", count: 32))")

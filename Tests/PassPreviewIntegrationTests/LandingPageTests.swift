@@ -36,7 +36,7 @@ struct LandingPageTests {
     /// The landing page of `serial` (its default page) and the download it offers.
     func page(_ project: ProjectFixture, _ serial: String, language: String? = nil) throws -> (html: String, download: String) {
         let state = try BuildState.load(from: project.output)
-        let record = try #require(state.passes.values.first { $0.serialNumber == serial })
+        let record = try #require(state.passes.values.first { $0.identifier == serial })
         let capability = String(try #require(TreeLayout.capability(ofDownloadPath: record.downloadPath)))
         let bytes = try #require(project.directory.read("output/\(TreeLayout.landingPagePath(capability: capability, language: language))"))
         return (String(decoding: bytes, as: UTF8.self), String(TreeLayout.fileName(of: record.downloadPath)))
@@ -49,7 +49,7 @@ struct LandingPageTests {
         let state = try BuildState.load(from: project.output)
         #expect(state.passes.count == 3)
         for record in state.passes.values {
-            let (html, download) = try page(project, record.serialNumber)
+            let (html, download) = try page(project, record.identifier)
             let capability = String(download.dropLast(".pkpass".count))
             #expect(html.contains("<a class=\"badge\" href=\"\(download)\""))
             #expect(html.contains("<img src=\"badge-en.svg\" alt=\"Add to Apple Wallet\""))
@@ -60,7 +60,7 @@ struct LandingPageTests {
             #expect(html.contains("<meta property=\"og:image\" content=\"https://passes.example.com/download/\(capability).png\">"))
             #expect(html.contains("<meta property=\"og:url\" content=\"https://passes.example.com/download/\(capability).html\">"))
             #expect(html.contains("class=\"handoff\"") && html.contains("<svg"))
-            #expect(html.contains(record.serialNumber.replacingOccurrences(of: "C-", with: "")) || html.contains("Member"))
+            #expect(html.contains(record.identifier.replacingOccurrences(of: "C-", with: "")) || html.contains("Member"))
             // Nothing is loaded from elsewhere, and no script runs.
             #expect(!html.contains("<script"))
             #expect(!html.contains("src=\"http") && !html.contains("url('http") && !html.contains("href=\"//"))

@@ -146,7 +146,7 @@ import TestSupport
         // DEST's state lists a "pass" whose download path points at an index file.
         var state = try dest.state()
         var bogus = try #require(state.passes.values.first)
-        bogus.serialNumber = "OTHER"
+        bogus.identifier = "OTHER"
         bogus.downloadPath = "../v1/devices/victim/registrations/\(TestPKI.passType)"
         state.passes[bogus.key] = bogus
         try AtomicFileSystem.write(try state.encoded(), to: BuildState.path(in: dest.root))

@@ -205,12 +205,12 @@ import TestSupport
         try built.build(count: 2)
         // The pass's folder is swapped for a link to a folder holding a file of the same name.
         let outside = TemporaryDirectory("passforge-outside")
-        outside.write(gone.serialNumber, "not the destination's")
+        outside.write(gone.identifier, "not the destination's")
         let passes = "\(dest)/v1/passes/\(TestPKI.passType)"
         try FileManager.default.removeItem(atPath: passes)
         try FileManager.default.createSymbolicLink(atPath: passes, withDestinationPath: outside.path)
         #expect(throws: PublishError.self) { try Publisher(outputDirectory: built.output, destination: .directory(dest)).publish() }
-        #expect(outside.read(gone.serialNumber) == Array("not the destination's".utf8))
+        #expect(outside.read(gone.identifier) == Array("not the destination's".utf8))
     }
 
     @Test func stateFromNeverReadsAStateFileThroughALink() throws {

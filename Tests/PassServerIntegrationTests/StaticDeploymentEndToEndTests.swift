@@ -66,7 +66,7 @@ import Testing
         #expect(d.mock.requests.isEmpty)
 
         var tokens: [String: String] = [:]
-        for serial in state.passes.values.map(\.serialNumber) { tokens[serial] = try await d.token(serial) }
+        for serial in state.passes.values.map(\.identifier) { tokens[serial] = try await d.token(serial) }
         for serial in [Self.passA, Self.passB] {
             let registered = try await d.client.register(Self.device, d.type, serial, token: tokens[serial]!, pushToken: Self.pushToken)
             #expect(registered.status == 201, "register \(serial) through nginx: \(registered.status) \(registered.text)")

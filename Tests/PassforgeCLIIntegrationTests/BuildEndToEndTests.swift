@@ -27,11 +27,11 @@ import TestSupport
         for record in state.passes.values {
             let path = "\(project.output)/\(record.path)"
             let verified = try PassVerifier.verify(path, root: pki.root)
-            #expect(verified.passJSON["serialNumber"] as? String == record.serialNumber)
+            #expect(verified.passJSON["serialNumber"] as? String == record.identifier)
             #expect(verified.passJSON["passTypeIdentifier"] as? String == TestPKI.passType)
             #expect(verified.files.keys.contains("icon.png"))
             // The token rule: base64url(HMAC-SHA256(secret, type + "/" + serial)).
-            let mac = HMAC<SHA256>.authenticationCode(for: Array("\(TestPKI.passType)/\(record.serialNumber)".utf8),
+            let mac = HMAC<SHA256>.authenticationCode(for: Array("\(TestPKI.passType)/\(record.identifier)".utf8),
                                                        using: SymmetricKey(data: Array("test-token-secret-0123456789".utf8)))
             let expected = Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-")
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
