@@ -86,16 +86,7 @@ package struct Publisher: Sendable {
         // A destination that lists bundles this build knows nothing of: its list goes after its bundles.
         if localBundlesJSON == nil, published?.files.bundlesJSON != nil { removals.append(BundleList.path) }
 
-        var summary = PublishSummary()
-        summary.lastUpdateTag = local.lastUpdateTag
-        summary.passesSent = plan.sentPasses
-        summary.filesSent = plan.passFileCount
-        summary.bytesSent = plan.passByteCount
-        summary.bundlesSent = plan.sentBundles
-        summary.bundleBytesSent = plan.bundleByteCount
-        summary.passesRemoved = plan.removedPasses
-        summary.bundlesRemoved = plan.removedBundles
-        summary.filesRemoved = removals.count
+        var summary = Self.summary(of: plan, lastUpdateTag: local.lastUpdateTag, removals: removals.count)
         let localCSV = AtomicFileSystem.readFile("\(outputDirectory)/\(TreeLayout.downloadsListPath)")
         let sendsBundleList = localBundlesJSON != nil && published?.files.bundlesJSON != localBundlesJSON
         let sendsState = published?.files.state != localBytes || published?.files.downloadsCSV != localCSV || sendsBundleList
@@ -126,6 +117,21 @@ package struct Publisher: Sendable {
             progress(.removing(files: removals.count))
             try transport.remove(removals, emptyFolders: plan.foldersToPrune)
         }
+        return summary
+    }
+
+    /// What `plan` sends and removes, before anything is sent.
+    private static func summary(of plan: PublishPlan, lastUpdateTag: Int64, removals: Int) -> PublishSummary {
+        var summary = PublishSummary()
+        summary.lastUpdateTag = lastUpdateTag
+        summary.passesSent = plan.sentPasses
+        summary.filesSent = plan.passFileCount
+        summary.bytesSent = plan.passByteCount
+        summary.bundlesSent = plan.sentBundles
+        summary.bundleBytesSent = plan.bundleByteCount
+        summary.passesRemoved = plan.removedPasses
+        summary.bundlesRemoved = plan.removedBundles
+        summary.filesRemoved = removals
         return summary
     }
 
