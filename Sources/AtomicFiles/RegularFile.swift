@@ -31,18 +31,24 @@ package struct RegularFile: ~Copyable {
         // Read straight into the array's storage: zero-filling first costs a build state of 90 MB a tenth of a second.
         var complete = true
         let bytes = [UInt8](unsafeUninitializedCapacity: Int(stamp.size)) { buffer, initialized in
-            var done = 0
-            while done < buffer.count {
-                let count = Glibc.read(descriptor, buffer.baseAddress! + done, buffer.count - done)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
-                done += count
-            }
-            complete = done == buffer.count
+            complete = readAll(into: UnsafeMutableRawBufferPointer(buffer))
             // Bytes past a short read are never looked at: the array is dropped.
-            initialized = complete ? done : 0
+            initialized = complete ? buffer.count : 0
         }
         return complete ? bytes : nil
+    }
+
+    /// Reads the file from the start into `destination`, `stamp.size` bytes long (a server's own
+    /// buffer type, filled without a copy); false when a read fails or the file ends early.
+    package func readAll(into destination: UnsafeMutableRawBufferPointer) -> Bool {
+        var done = 0
+        while done < destination.count {
+            let count = Glibc.read(descriptor, destination.baseAddress! + done, destination.count - done)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            done += count
+        }
+        return done == destination.count
     }
 }
 

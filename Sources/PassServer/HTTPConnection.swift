@@ -19,6 +19,13 @@ import NIOHTTP1
 /// - at most `ConnectionLimit.maximum` connections are open at once (see
 ///   `ConnectionLimit`): at the cap a new connection closes the oldest idle
 ///   or half-sent one, or, when every one is being answered, gets a 503.
+///
+/// Why a channel of its own, when routes, middleware and errors are Hummingbird's (`PassServer.router`):
+/// each rule above acts below the responder, where Hummingbird 2 offers no hook. Its `HTTP1Channel`
+/// has only an idle timeout (restarted by every byte), never sees a request it has not parsed (a 408 for
+/// headers that never end, a 503 for a connection over the cap), cannot close a connection once a
+/// response says `Connection: close` or after a request NIO's decoder stops parsing (`Upgrade`), and
+/// answers HTTP/1.0 as 1.1. Everything a request's route decides stays in the router.
 struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 

@@ -75,7 +75,7 @@ extension PassWebService {
                                             etag: representation.etag, lastModified: nil) {
             return Self.notModified(headers)
         }
-        headers[.contentLength] = String(representation.bytes.count)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: representation.bytes)))
+        headers[.contentLength] = String(representation.bytes.readableBytes)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: representation.bytes))
     }
 }

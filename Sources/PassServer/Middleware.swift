@@ -3,24 +3,6 @@ package import Hummingbird
 import Logging
 import Synchronization
 
-/// A responder that runs a middleware in front of another responder.
-package struct MiddlewareChain<Next: HTTPResponder>: HTTPResponder {
-    package typealias Context = Next.Context
-    let middleware: any RouterMiddleware<Context>
-    let next: Next
-
-    init(middleware: any RouterMiddleware<Context>, next: Next) {
-        self.middleware = middleware
-        self.next = next
-    }
-
-    package func respond(to request: Request, context: Context) async throws -> Response {
-        try await middleware.handle(request, context: context) { request, context in
-            try await next.respond(to: request, context: context)
-        }
-    }
-}
-
 /// One line per request: method, path (device identifier shortened), status,
 /// duration, client address. Never a header, so never a token.
 struct AccessLogMiddleware: RouterMiddleware {
@@ -44,12 +26,20 @@ struct AccessLogMiddleware: RouterMiddleware {
 struct MetricsMiddleware: RouterMiddleware {
     typealias Context = PassRequestContext
     let metrics: ServerMetrics
-    let basePath: String
+    /// Route names by the router's endpoint path (the base path and the template).
+    let routeNames: [String: String]
+
+    init(metrics: ServerMetrics, basePath: String) {
+        self.metrics = metrics
+        routeNames = Dictionary(Route.all.map { (RouterPath(basePath + $0.routerPath).description, $0.name) },
+                                uniquingKeysWith: { first, _ in first })
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await next(request, context)
-        let route = (try? Route.match(path: request.uri.path, basePath: basePath).get())?.name ?? "unmatched"
+        // Set by the router when it found the route, also for a 405 or a parameter's 400.
+        let route = context.endpointPath.flatMap { routeNames[$0] } ?? "unmatched"
         metrics.recordRequest(route: route, method: Self.methodLabel(request.method), status: Int(response.status.code),
                               duration: ContinuousClock.now - start)
         return response

@@ -13,7 +13,6 @@ package struct PassServerConfiguration: Sendable {
     package var port = 8080
     /// Prefix of every URL, the path of `webServiceURL` (`/passes`); empty for none.
     package var basePath = ""
-    package var outputDirectory = "output"
     /// Requests per second per client address; 0 turns the limit off.
     package var rateLimit = 0
     package var limits = PassWebService.Limits()
@@ -43,43 +42,59 @@ package struct PassServerConfiguration: Sendable {
 }
 
 package enum PassServer {
-    package typealias Responder = MiddlewareChain<MiddlewareChain<MiddlewareChain<PassWebService>>>
+    package typealias Responder = RouterResponder<PassRequestContext>
 
     /// The application, ready to run; `onServerRunning` gets the bound port.
+    /// `output` is the process's one output tree (its index writer is shared with `serve --push`).
     /// `services` run beside the server and shut down gracefully with it.
     package static func application(
         configuration: PassServerConfiguration,
+        output: OutputFolder,
         store: any RegistrationStore & DeviceLog,
         services: [any Service] = [],
         reactions: [any NewBuildReaction] = [],
         logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> Application<Responder> {
-        let tree = PublishedTree(outputDirectory: configuration.outputDirectory, logger: logger)
+        let tree = PublishedTree(output: output, logger: logger)
         tree.reloadIfChanged()
         // The one reader of state.json: it installs each new build in the tree and hands it to the reactions.
-        let services = services + [NewBuildWatcher(tree: tree, reactions: reactions, interval: configuration.stateCheckInterval)]
-        let metrics = configuration.metrics
-        let service = PassWebService(store: store, tree: tree, basePath: configuration.basePath, limits: configuration.limits,
-                                     registrationsPerMinute: configuration.registrationsPerMinute, metrics: metrics,
-                                     offers: configuration.offers, deviceLists: configuration.deviceLists, logger: logger)
-        let limited = MiddlewareChain(
-            middleware: RateLimitMiddleware(limiter: configuration.rateLimit > 0 ? RateLimiter(ratePerSecond: configuration.rateLimit) : nil),
-            next: service)
-        let measured = MiddlewareChain(middleware: MetricsMiddleware(metrics: metrics, basePath: service.basePath), next: limited)
-        let responder = MiddlewareChain(middleware: AccessLogMiddleware(logger: logger), next: measured)
+        let watcher = NewBuildWatcher(tree: tree, reactions: reactions, interval: configuration.stateCheckInterval)
+        let service = PassWebService(store: store, tree: tree, basePath: configuration.basePath,
+                                     limits: configuration.limits,
+                                     registrationsPerMinute: configuration.registrationsPerMinute,
+                                     metrics: configuration.metrics, offers: configuration.offers,
+                                     deviceLists: configuration.deviceLists, logger: logger)
         let connectionLimit = configuration.maximumConnections.map {
-            ConnectionLimit(maximum: $0, origin: configuration.connectionCapOrigin, metrics: metrics, logger: logger)
+            ConnectionLimit(maximum: $0, origin: configuration.connectionCapOrigin, metrics: configuration.metrics,
+                            logger: logger)
         }
         return Application(
-            responder: responder,
+            router: router(service: service, rateLimit: configuration.rateLimit, logger: logger),
             server: PassHTTP1Channel.builder(idleTimeout: configuration.idleTimeout,
                                              requestReadTimeout: configuration.requestReadTimeout,
                                              connectionLimit: connectionLimit),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "passforge"),
-            services: services,
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
+                                                    serverName: "passforge"),
+            services: services + [watcher],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
+    }
+
+    /// Every API's routes under the base path, behind the access log, the metrics, `--rate-limit` and
+    /// the fallback (414, 405, 404), in that order: each sees what the ones after it answer.
+    static func router(service: PassWebService, rateLimit: Int, logger: Logger) -> Router<PassRequestContext> {
+        let router = Router(context: PassRequestContext.self)
+        router.add(middleware: AccessLogMiddleware(logger: logger))
+        router.add(middleware: MetricsMiddleware(metrics: service.metrics, basePath: service.basePath))
+        let limiter = rateLimit > 0 ? RateLimiter(ratePerSecond: rateLimit) : nil
+        router.add(middleware: RateLimitMiddleware(limiter: limiter))
+        router.add(middleware: RouteFallbackMiddleware(basePath: service.basePath))
+        for routes in [service.webServiceRoutes(), service.downloadRoutes(), service.offerRoutes(),
+                       service.operationsRoutes()] {
+            router.addRoutes(routes, atPath: RouterPath(service.basePath))
+        }
+        return router
     }
 
     /// Runs `application` until SIGTERM or SIGINT, then stops accepting connections and lets

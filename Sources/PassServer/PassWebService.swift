@@ -16,10 +16,12 @@ package import RegistrationStore
 /// differs (folder, scheme, MIME type, query and index keys) is the item's
 /// `WalletItemKind`.
 ///
-/// Every request is matched against `Route` first (strict patterns, 404,
-/// 400, 405) and answered without throwing: a 4xx is a short JSON error,
-/// and a 5xx happens only when the disk or the database fails.
-package struct PassWebService: HTTPResponder {
+/// Its routes (`PassWebService+Routes.swift`) go on Hummingbird's router, one
+/// `RouteCollection` per API; every parameter is checked against its strict
+/// pattern (400, 404) before a handler sees it, and every answer is given
+/// without throwing: a 4xx is a short JSON error, and a 5xx happens only
+/// when the disk or the database fails.
+package struct PassWebService: Sendable {
     package typealias Context = PassRequestContext
 
     package struct Limits: Sendable {
@@ -60,7 +62,8 @@ package struct PassWebService: HTTPResponder {
                  deviceLists: DeviceListSource = .files, logger: Logger) {
         self.store = store
         self.tree = tree
-        let files = DeviceIndexFiles(outputDirectory: tree.outputDirectory)
+        // The process's one index writer (`OutputFolder`): `serve --push`'s dead-token cleanup writes through it too.
+        let files = tree.output.indexFiles
         self.indexWriter = DeviceIndexWriter(files: files)
         self.sharedIndexWriter = SharedDeviceIndexWriter(files: files, store: store)
         self.basePath = Route.normalizeBasePath(basePath)
@@ -71,59 +74,6 @@ package struct PassWebService: HTTPResponder {
         self.metrics = metrics
         self.offers = offers
         self.deviceLists = deviceLists
-    }
-
-    package func respond(to request: Request, context: Context) async throws -> Response {
-        let route: Route
-        switch Route.match(path: request.uri.path, basePath: basePath) {
-        case .success(let matched): route = matched
-        case .failure(let error): return error.response()
-        }
-        guard route.allowedMethods.contains(request.method) else {
-            return APIError.methodNotAllowed(route.allowedMethods).response()
-        }
-        var request = request
-        do {
-            let response: Response
-            switch route {
-            case .item(let kind, let type, let identifier):
-                response = try await itemResponse(request, kind: kind, type: type, identifier: identifier)
-            case .download(let path):
-                response = try await downloadResponse(request, path: path)
-            case .registration(let device, let type, let serial):
-                response = request.method == .post
-                    ? try await register(&request, client: context.clientAddress(of: request), device: device, type: type, serial: serial)
-                    : try await unregister(request, device: device, type: type, serial: serial)
-            case .serialNumbers(let device, let type):
-                response = try await serialNumbers(request, device: device, type: type)
-            case .log:
-                response = try await log(&request, client: context.clientAddress(of: request))
-            case .offerClaim(let offer):
-                response = try await claim(&request, client: context.clientAddress(of: request), offer: offer)
-            case .health:
-                response = health()
-            case .metrics:
-                offers?.recordStatus(in: metrics)
-                let body = await metrics.exposition(store: store, tree: tree.current())
-                response = Response(status: .ok,
-                                    headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
-            }
-            return request.method == .head ? Self.headResponse(response) : response
-        } catch let error as APIError {
-            return error.response()
-        } catch is NIOTooManyBytesError {
-            let limit = switch route {
-            case .log: limits.logBody
-            case .offerClaim: OfferClaimEndpoint.bodyLimit
-            default: limits.registrationBody
-            }
-            return APIError.contentTooLarge(limit: limit).response()
-        } catch {
-            // Not bad input: the disk or the database failed. The device retries later.
-            logger.error("\(request.method) \(route.name) failed: \(error)")
-            return APIError(.serviceUnavailable, "temporarily unavailable; try again later", headers: [.retryAfter: "30"]).response()
-        }
     }
 
     // MARK: Passes and orders
@@ -174,8 +124,9 @@ package struct PassWebService: HTTPResponder {
         }
         // Otherwise a build has replaced the file and the watcher has not installed its state yet:
         // the ETag (from these very bytes) is right, a date is not known.
-        headers[.contentLength] = String(representation.bytes.count)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: representation.bytes)))
+        headers[.contentLength] = String(representation.bytes.readableBytes)
+        // The cached buffer itself: the body shares its storage, no byte is copied.
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: representation.bytes))
     }
 
     // MARK: Registrations
@@ -319,6 +270,15 @@ package struct PassWebService: HTTPResponder {
         let deviceCheck = offers.map { #","deviceCheck":"\#($0.healthStatus)""# } ?? ""
         let body = ByteBuffer(string: #"{"status":"ok","passes":\#(snapshot.passCount),"orders":\#(snapshot.orderCount)\#(deviceCheck)}"# + "\n")
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: body))
+    }
+
+    /// Prometheus' text format: the request counters, the store's and the tree's gauges.
+    func metricsResponse() async -> Response {
+        offers?.recordStatus(in: metrics)
+        let body = await metrics.exposition(store: store, tree: tree.current())
+        return Response(status: .ok,
+                        headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     // MARK: Helpers

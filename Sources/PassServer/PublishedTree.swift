@@ -1,7 +1,8 @@
 package import AtomicFiles
 import Crypto
 import Foundation
-import NIOPosix
+package import NIOCore
+import ConcurrencySupport
 package import Logging
 package import PassModel
 package import WalletTree
@@ -12,10 +13,11 @@ import Synchronization
 ///
 /// A new build is picked up without a restart: `NewBuildWatcher` stats
 /// `state.json` every interval and, when its stamp changed, parses it once
-/// (on a thread of its own, never Swift's cooperative pool), installs the
+/// (on the process's `BlockingPool`, never Swift's cooperative pool), installs the
 /// new snapshot with one swap, and hands the same state to the reactions
 /// (index refresh, push). A request reads the installed snapshot and never
-/// waits behind a parse; a file's bytes are read on NIO's thread pool.
+/// waits behind a parse; a file's bytes are read on the blocking pool too,
+/// straight into the `ByteBuffer` the responses send.
 ///
 /// The build renames whole files into place and commits the state last, so
 /// whatever is read is a complete file; the ETag sent is computed from the
@@ -86,12 +88,15 @@ package final class PublishedTree: Sendable {
 
     /// The bytes of a file, with the validators computed from them.
     package struct Representation: Sendable {
-        package var bytes: [UInt8]
+        /// Read once into this buffer; every response (and the cache) shares its storage.
+        package var bytes: ByteBuffer
         /// `"` + first 128 bits of SHA-256, hex + `"`: the build's ETag formula.
         package var etag: String
     }
 
-    package let outputDirectory: String
+    /// The process's one output tree: its paths, and the index writer every registration goes through.
+    package let output: OutputFolder
+    package var outputDirectory: String { output.directory }
     private let logger: Logger
     private let loaded = Mutex(Loaded())
     private let cache: RepresentationCache
@@ -103,8 +108,8 @@ package final class PublishedTree: Sendable {
         var stateStamp: FileStamp?
     }
 
-    package init(outputDirectory: String, cacheBytes: Int = 64 << 20, logger: Logger) {
-        self.outputDirectory = outputDirectory
+    package init(output: OutputFolder, cacheBytes: Int = 64 << 20, logger: Logger) {
+        self.output = output
         self.logger = logger
         self.cache = RepresentationCache(budget: cacheBytes)
     }
@@ -145,24 +150,45 @@ package final class PublishedTree: Sendable {
         }
     }
 
-    /// Reads a file of the tree by its path relative to the output folder, on NIO's thread pool (as
+    /// Reads a file of the tree by its path relative to the output folder, on the blocking pool (as
     /// Hummingbird's file middleware does): the open, the stat and the read block on the disk.
     /// Nil when it is missing.
     package func representation(of relativePath: String) async throws -> Representation? {
-        try await NIOThreadPool.singleton.runIfActive { [self] in representationBlocking(of: relativePath) }
+        try await pool.run { [self] in representationBlocking(of: relativePath) }
     }
 
+    /// `reloadIfChanged` on the blocking pool: for the watcher, which must not hold a cooperative thread.
+    package func reloadOffTheCooperativePool() async {
+        try? await pool.run { [self] in reloadIfChanged() }
+    }
+
+    /// The process's one pool for blocking work, which its output tree carries (from the command).
+    private var pool: BlockingPool { output.indexFiles.pool }
+
     private func representationBlocking(of relativePath: String) -> Representation? {
-        guard let file = RegularFile(openingForReading: "\(outputDirectory)/\(relativePath)") else { return nil }
+        guard let file = RegularFile(openingForReading: output.path(relativePath)) else { return nil }
         if let cached = cache.get(file.stamp) { return cached }
-        guard let bytes = file.readAll() else { return nil }
+        var bytes = ByteBufferAllocator().buffer(capacity: Int(file.stamp.size))
+        let complete = bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: Int(file.stamp.size)) { free in
+            file.readAll(into: UnsafeMutableRawBufferPointer(rebasing: free.prefix(Int(file.stamp.size))))
+                ? Int(file.stamp.size) : 0
+        }
+        guard complete == Int(file.stamp.size) else { return nil }
         let representation = Representation(bytes: bytes, etag: Self.etag(of: bytes))
         cache.put(file.stamp, representation)
         return representation
     }
 
-    /// The build's strong ETag of a file's bytes.
-    package static func etag(of bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
+    /// The build's strong ETag of a file's bytes (`BuildState.etag`'s formula: the first 128 bits of
+    /// its SHA-256, quoted), hashed where the bytes are.
+    package static func etag(of bytes: ByteBuffer) -> String {
+        let digest = bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) }
+        let hex = digest.prefix(16).map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]], as: UTF8.self)
+        }
+        return "\"" + hex.joined() + "\""
+    }
 
     // MARK: Loading
 
@@ -181,6 +207,7 @@ package final class PublishedTree: Sendable {
             if !record.downloadPath.isEmpty { snapshot.downloads[record.downloadPath] = key }
             if let publicPath = record.publicDownloadPath, !publicPath.isEmpty { snapshot.downloads[publicPath] = key }
         }
+        snapshot.orderCount = index.orderCount
         return snapshot
     }
 }
@@ -204,15 +231,14 @@ final class RepresentationCache: Sendable {
     }
 
     func put(_ identity: FileStamp, _ representation: PublishedTree.Representation) {
-        let size = representation.bytes.count
+        let size = representation.bytes.readableBytes
         guard size <= budget / 4 else { return }
-        snapshot.orderCount = index.orderCount
         entries.withLock { entries in
             guard entries.byIdentity[identity] == nil else { return }
             // Oldest first out: a file replaced by a build is never asked for again.
             while entries.total + size > budget, !entries.order.isEmpty {
                 let oldest = entries.order.removeFirst()
-                entries.total -= entries.byIdentity.removeValue(forKey: oldest)?.bytes.count ?? 0
+                entries.total -= entries.byIdentity.removeValue(forKey: oldest)?.bytes.readableBytes ?? 0
             }
             entries.byIdentity[identity] = representation
             entries.order.append(identity)

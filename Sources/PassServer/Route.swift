@@ -2,165 +2,150 @@ package import Hummingbird
 package import PassModel
 import WalletTree
 
-/// The URL space of Apple's web service (webServiceURL + `/v1/…`) plus
-/// `/health` and the public `download/` tree, all under `--base-path`.
+/// One route of `passforge serve`: its path in OpenAPI's template form (openapi.yaml's keys, which is
+/// also Hummingbird's `{parameter}` syntax, so the router matches the very templates the API describes),
+/// the methods it answers, and the short name logs and metrics use (never a parameter).
 ///
-/// The raw request path is split on `/` and matched segment by segment;
-/// nothing is percent-decoded, and every parameter must match its strict
-/// pattern (`PathRules`) before a handler sees it.
-package enum Route: Sendable, Equatable {
+/// Every route is under `--base-path`. Hummingbird's router splits the raw path on `/` and skips empty
+/// segments (a webServiceURL ending in "/" makes devices ask for "//v1/…"); nothing is percent-decoded,
+/// and every parameter must match its strict pattern (`PathRules`) before a handler sees it.
+package struct Route: Sendable, Hashable {
+    package let name: String
+    package let template: String
+    package let allowedMethods: [HTTPRequest.Method]
+    /// The template as the router holds it: Hummingbird's trie keeps one parameter per position of a path
+    /// (two would clash, `Router.validate`), so the public download reads its first segment under the
+    /// capability download's name.
+    let routerPath: String
+
+    init(name: String, template: String, allowedMethods: [HTTPRequest.Method], routerPath: String? = nil) {
+        self.name = name
+        self.template = template
+        self.allowedMethods = allowedMethods
+        self.routerPath = routerPath ?? template
+    }
+
     /// Apple "Send an Updated Pass": GET /v1/passes/{passTypeIdentifier}/{serialNumber}, and
     /// "Retrieve the latest version of an order": GET /v1/orders/{orderTypeIdentifier}/{orderIdentifier}.
-    case item(kind: WalletItemKind, typeIdentifier: String, identifier: String)
-    /// Apple "Register" (POST) and "Unregister" (DELETE):
-    /// /v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}.
-    /// Orders use the same path with {deviceIdentifier}/…/{orderTypeIdentifier}/{orderIdentifier}:
-    /// pass and order type identifiers share one namespace, so the item the path names tells the kind.
-    case registration(device: String, passTypeIdentifier: String, serialNumber: String)
-    /// Apple "Get the List of Updatable Passes" (and of orders, the same path):
-    /// GET /v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}?passesUpdatedSince=tag
+    package static func item(_ kind: WalletItemKind) -> Route {
+        Route(name: kind.noun,
+              template: "/v1/\(kind.webServiceFolder)/{\(kind.typeIdentifierKey)}/{\(kind.identifierKey)}",
+              allowedMethods: [.get, .head])
+    }
+
+    /// Apple "Register" (POST) and "Unregister" (DELETE). Orders use the same path with
+    /// {deviceIdentifier}/…/{orderTypeIdentifier}/{orderIdentifier}: pass and order type identifiers share one
+    /// namespace, so the item the path names tells the kind.
+    package static let registration = Route(
+        name: "registration",
+        template: "/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}",
+        allowedMethods: [.post, .delete])
+    /// Apple "Get the List of Updatable Passes" (and of orders, the same path), `?passesUpdatedSince=tag`
     /// (`ordersModifiedSince` for an order type).
-    case serialNumbers(device: String, passTypeIdentifier: String)
-    /// Apple "Log a Message": POST /v1/log
-    case log
-    /// GET /health
-    case health
-    /// GET /metrics: Prometheus' text format (keep it off the public URL space).
-    case metrics
-    /// GET /download/…: the public download links, at the paths the build wrote.
-    case download(path: String)
-    /// DeviceCheck offers: POST /v1/offers/{offer}/claims hands a device one pass of the offer's pool.
-    case offerClaim(offer: String)
+    package static let serialNumbers = Route(
+        name: "serialNumbers", template: "/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}",
+        allowedMethods: [.get, .head])
+    /// Apple "Log a Message".
+    package static let log = Route(name: "log", template: "/v1/log", allowedMethods: [.post])
+    /// DeviceCheck offers: a claim hands a device one pass of the offer's pool.
+    package static let offerClaim = Route(name: "offerClaim", template: "/v1/offers/{offer}/claims",
+                                          allowedMethods: [.post])
+    /// The public download links (capability paths, landing pages, bundles), at the paths the build wrote.
+    package static let capabilityDownload = Route(name: "download", template: "/download/{capability}",
+                                                  allowedMethods: [.get, .head])
+    /// The deliberately public download links (`public: true`).
+    package static let publicDownload = Route(name: "download", template: "/download/{passTypeIdentifier}/{publicName}",
+                                              allowedMethods: [.get, .head],
+                                              routerPath: "/download/{capability}/{publicName}")
+    package static let health = Route(name: "health", template: "/health", allowedMethods: [.get, .head])
+    /// Prometheus' text format (keep it off the public URL space).
+    package static let metrics = Route(name: "metrics", template: "/metrics", allowedMethods: [.get, .head])
 
-    package var allowedMethods: [HTTPRequest.Method] {
-        switch self {
-        case .item, .serialNumbers, .health, .metrics, .download: return [.get, .head]
-        case .registration: return [.post, .delete]
-        case .log, .offerClaim: return [.post]
-        }
-    }
-
-    /// A short name for logs and metrics: never a parameter.
-    package var name: String {
-        switch self {
-        case .item(let kind, _, _): return kind.noun
-        case .registration: return "registration"
-        case .serialNumbers: return "serialNumbers"
-        case .log: return "log"
-        case .health: return "health"
-        case .metrics: return "metrics"
-        case .download: return "download"
-        case .offerClaim: return "offerClaim"
-        }
-    }
-
-    /// The path in OpenAPI's template form (openapi.yaml's keys), without the base path.
-    package var template: String {
-        switch self {
-        case .item(let kind, _, _): return "/v1/\(kind.webServiceFolder)/{\(kind.typeIdentifierKey)}/{\(kind.identifierKey)}"
-        case .registration: return "/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}/{serialNumber}"
-        case .serialNumbers: return "/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}"
-        case .log: return "/v1/log"
-        case .health: return "/health"
-        case .metrics: return "/metrics"
-        case .download(let path):
-            return path.split(separator: "/").count == 2 ? "/download/{capability}" : "/download/{passTypeIdentifier}/{publicName}"
-        case .offerClaim: return "/v1/offers/{offer}/claims"
-        }
-    }
-
-    /// One route of each kind the matcher answers, for checking the API description against the server.
-    package static let examples: [Route] = [
-        .item(kind: .pass, typeIdentifier: "pass.com.example", identifier: "S-1"),
-        .item(kind: .order, typeIdentifier: "order.com.example", identifier: "O-1"),
-        .registration(device: "d1", passTypeIdentifier: "pass.com.example", serialNumber: "S-1"),
-        .serialNumbers(device: "d1", passTypeIdentifier: "pass.com.example"),
-        .log, .health, .metrics,
-        .download(path: TreeLayout.capabilityDownloadPath(capability: "AAAAAAAAAAAAAAAAAAAAAA", kind: .pass)),
-        .download(path: TreeLayout.publicDownloadPath(kind: .pass, type: "pass.com.example", identifier: "S-1")),
-        .offerClaim(offer: "welcome-coupon"),
+    /// Every route the server answers.
+    package static let all: [Route] = WalletItemKind.allCases.map(item) + [
+        registration, serialNumbers, log, offerClaim, capabilityDownload, publicDownload, health, metrics,
     ]
 
     /// Longest path accepted; longer ones are answered 414.
     package static let maximumPathLength = 1024
 
-    /// The route of a raw request path (no query), or the error to answer.
-    /// - Parameter basePath: normalized prefix (`/passes`) or empty.
-    package static func match(path: some StringProtocol, basePath: String) -> Result<Route, APIError> {
-        guard path.utf8.count <= maximumPathLength else { return .failure(APIError(.uriTooLong, "path longer than \(maximumPathLength) bytes")) }
-        var rest = Substring(path)
-        if !basePath.isEmpty {
-            guard rest.hasPrefix(basePath) else { return .failure(.notFound) }
-            rest = rest.dropFirst(basePath.count)
-            guard rest.isEmpty || rest.first == "/" else { return .failure(.notFound) }
-        }
-        // Empty segments are skipped: a webServiceURL ending in "/" makes devices ask for "//v1/…".
-        let segments = rest.split(separator: "/", omittingEmptySubsequences: true)
-        switch segments.count {
-        case 1 where segments[0] == "health":
-            return .success(.health)
-        case 1 where segments[0] == "metrics":
-            return .success(.metrics)
-        case 2 where segments[0] == "v1" && segments[1] == "log":
-            return .success(.log)
-        case 4 where segments[0] == "v1" && segments[1] == "offers" && segments[3] == "claims":
-            guard PathRules.isOfferName(segments[2]) else { return .failure(.notFound) }
-            return .success(.offerClaim(offer: String(segments[2])))
-        case 4 where segments[0] == "v1" && itemKind(folder: segments[1]) != nil:
-            let kind = itemKind(folder: segments[1])!
-            return checked(type: segments[2], kind: kind).flatMap { type in
-                checked(serial: segments[3], kind: kind).map { .item(kind: kind, typeIdentifier: type, identifier: $0) }
-            }
-        case 5 where segments[0] == "v1" && segments[1] == "devices" && segments[3] == "registrations":
-            return checked(device: segments[2]).flatMap { device in
-                checked(type: segments[4]).map { .serialNumbers(device: device, passTypeIdentifier: $0) }
-            }
-        case 6 where segments[0] == "v1" && segments[1] == "devices" && segments[3] == "registrations":
-            return checked(device: segments[2]).flatMap { device in
-                checked(type: segments[4]).flatMap { type in
-                    checked(serial: segments[5]).map { .registration(device: device, passTypeIdentifier: type, serialNumber: $0) }
-                }
-            }
-        case 2...3 where segments[0] == "download":
-            guard segments.dropFirst().allSatisfy({ PathRules.isDownloadSegment($0) }),
-                  WalletItemKind.allCases.contains(where: { segments.last!.hasSuffix(".\($0.fileExtension)") })
-                    || (segments.count == 2 && segments[1].hasSuffix(".pkpasses"))
-                    || (segments.count == 2 && LandingPageResponse.isLandingFile(String(segments[1]))) else {
-                return .failure(.notFound)
-            }
-            return .success(.download(path: segments.joined(separator: "/")))
-        default:
-            return .failure(.notFound)
-        }
-    }
-
-    private static func checked(device: Substring) -> Result<String, APIError> {
-        PathRules.isDeviceLibraryIdentifier(device)
-            ? .success(String(device))
-            : .failure(.badRequest("invalid deviceLibraryIdentifier: 1 to 64 letters and digits"))
-    }
-
-    /// `passes` or `orders`: the kind whose web-service folder this is.
-    private static func itemKind(folder: Substring) -> WalletItemKind? {
-        WalletItemKind.allCases.first { $0.webServiceFolder == folder }
-    }
-
-    /// `kind` pass also on the paths passes and orders share (registrations): the pass's wording, as before orders.
-    private static func checked(type: Substring, kind: WalletItemKind = .pass) -> Result<String, APIError> {
-        PathRules.isPassTypeIdentifier(type)
-            ? .success(String(type))
-            : .failure(.badRequest("invalid \(kind.typeIdentifierKey): letters, digits, '.' and '-', at most 255"))
-    }
-
-    private static func checked(serial: Substring, kind: WalletItemKind = .pass) -> Result<String, APIError> {
-        PathRules.isSerialNumber(serial)
-            ? .success(String(serial))
-            : .failure(.badRequest("invalid \(kind.identifierKey): [A-Za-z0-9][A-Za-z0-9._~-]{0,127}"))
-    }
-
     /// `--base-path` as given (`passes`, `/passes/`, `/`) → `/passes` or empty.
     package static func normalizeBasePath(_ value: String?) -> String {
         let parts = (value ?? "").split(separator: "/", omittingEmptySubsequences: true)
         return parts.isEmpty ? "" : "/" + parts.joined(separator: "/")
+    }
+}
+
+/// The strict patterns of the path's parameters: a 400 that names the parameter, or a 404 where the
+/// path names nothing that could exist.
+enum RouteParameters {
+    static func device(_ context: some RequestContext) throws(APIError) -> String {
+        let value = raw(context, "deviceLibraryIdentifier")
+        guard PathRules.isDeviceLibraryIdentifier(value) else {
+            throw .badRequest("invalid deviceLibraryIdentifier: 1 to 64 letters and digits")
+        }
+        return String(value)
+    }
+
+    /// `kind` pass also on the paths passes and orders share (registrations): the pass's wording, as before orders.
+    static func type(_ context: some RequestContext, kind: WalletItemKind = .pass) throws(APIError) -> String {
+        let value = raw(context, kind.typeIdentifierKey)
+        guard PathRules.isPassTypeIdentifier(value) else {
+            throw .badRequest("invalid \(kind.typeIdentifierKey): letters, digits, '.' and '-', at most 255")
+        }
+        return String(value)
+    }
+
+    static func identifier(_ context: some RequestContext, kind: WalletItemKind = .pass) throws(APIError) -> String {
+        let value = raw(context, kind.identifierKey)
+        guard PathRules.isSerialNumber(value) else {
+            throw .badRequest("invalid \(kind.identifierKey): [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
+        }
+        return String(value)
+    }
+
+    static func offer(_ context: some RequestContext) throws(APIError) -> String {
+        let value = raw(context, "offer")
+        guard PathRules.isOfferName(value) else { throw .notFound }
+        return String(value)
+    }
+
+    /// `download/…` relative to the output folder: a file name the build could have written there.
+    static func downloadPath(_ context: some RequestContext, route: Route) throws(APIError) -> String {
+        let segments = route == .publicDownload
+            ? [raw(context, "capability"), raw(context, "publicName")] : [raw(context, "capability")]
+        let last = segments[segments.count - 1]
+        let isItem = WalletItemKind.allCases.contains { last.hasSuffix(".\($0.fileExtension)") }
+        let isBundleOrPage = segments.count == 1
+            && (last.hasSuffix(".pkpasses") || LandingPageResponse.isLandingFile(String(last)))
+        guard segments.allSatisfy({ PathRules.isDownloadSegment($0) }), isItem || isBundleOrPage else {
+            throw .notFound
+        }
+        return "download/" + segments.joined(separator: "/")
+    }
+
+    /// Checks `route`'s parameters without keeping them: how the method probe answers a path's 400 or 404
+    /// before its 405, as the handler would.
+    static func validate(_ context: some RequestContext, route: Route) throws(APIError) {
+        switch route.name {
+        case "pass", "order":
+            let kind: WalletItemKind = route.name == "pass" ? .pass : .order
+            _ = try type(context, kind: kind)
+            _ = try identifier(context, kind: kind)
+        case "registration":
+            _ = try device(context)
+            _ = try type(context)
+            _ = try identifier(context)
+        case "serialNumbers":
+            _ = try device(context)
+            _ = try type(context)
+        case "offerClaim": _ = try offer(context)
+        case "download": _ = try downloadPath(context, route: route)
+        default: break
+        }
+    }
+
+    private static func raw(_ context: some RequestContext, _ name: String) -> Substring {
+        context.parameters[Substring(name)] ?? ""
     }
 }

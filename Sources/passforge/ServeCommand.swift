@@ -101,20 +101,21 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
         let logger = Logger(label: "passforge.serve")
 
-        guard let (store, storeDescription) = try await StoreOpening.open() else { throw ExitCode.failure }
+        guard let (store, storeDescription) = try await StoreOpening.open(project: project.project) else { throw ExitCode.failure }
 
+        // The process's one output tree: the web service, the index refresh and `--push` share its index writer.
+        let output = OutputFolder(directory: project.output)
         var configuration = PassServerConfiguration()
         configuration.host = host
         configuration.port = port
-        configuration.outputDirectory = project.output
         configuration.rateLimit = rateLimit
         configuration.registrationsPerMinute = registrationLimit
         configuration.requestReadTimeout = .seconds(Int64(requestTimeout))
-        configuration.deviceLists = try await deviceListSource(output: project.output, logger: logger)
+        configuration.deviceLists = try await deviceListSource(output: output, logger: logger)
         let connections = try connectionCap()
         configuration.maximumConnections = connections.cap
         configuration.connectionCapOrigin = connections.origin
-        // passforge.yml is read once: the base path and the offers come from it.
+        // The base path and the offers come from passforge.yml (`--push` reads its signing settings too).
         let projectConfiguration = try? project.loadConfiguration()
         configuration.basePath = Route.normalizeBasePath(basePath ?? Self.webServicePath(projectConfiguration))
         do {
@@ -128,11 +129,10 @@ struct ServeCommand: AsyncParsableCommand {
         if !AtomicFileSystem.exists(BuildState.path(in: project.output)) {
             Console.error("warning: \(project.output) has no build yet; run `passforge build` (serving starts anyway and picks it up)")
         }
-        let output = project.output
         let host = self.host
         let basePath = configuration.basePath
         var reactions: [any NewBuildReaction] = configuration.deviceLists == .files
-            ? [IndexRefreshOnNewBuild(outputDirectory: output, store: store, logger: logger)] : []
+            ? [IndexRefreshOnNewBuild(output: output, store: store, logger: logger)] : []
         if push {
             let settings = try project.settings(developmentSigning: false, allowHTTP: false, jobs: nil)
             let apns: APNsConfiguration
@@ -142,7 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
                 Console.error("error: \(error)")
                 throw ExitCode.failure
             }
-            let operation = PushOperation(outputDirectory: settings.outputDirectory, identities: SigningIdentities(settings: settings), store: store, configuration: apns, logger: logger)
+            let operation = PushOperation(output: output, identities: SigningIdentities(settings: settings), store: store, configuration: apns, logger: logger)
             let metrics = configuration.metrics
             reactions.append(PushOnNewBuild(operation: operation, logger: logger) { report in
                 metrics.recordPushes(accepted: report.summary.succeeded, unregistered: report.summary.tokensInvalid,
@@ -156,9 +156,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             try await PassServer.run(PassServer.application(
-                configuration: configuration, store: store, services: services, reactions: reactions, logger: logger
+                configuration: configuration, output: output, store: store, services: services, reactions: reactions, logger: logger
             ) { boundPort in
-                Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output, store: storeDescription,
+                Console.print(Self.banner(host: host, port: boundPort, basePath: basePath, output: output.directory, store: storeDescription,
                                           connections: connections.line))
             })
             await configuration.offers?.service.shutdown()
@@ -171,14 +171,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// `--device-lists`, else PASSFORGE_DEVICE_LISTS, else files. With files, the indices of a tree
     /// written before the per-type folders move to `v1/devices/<type>/<device>` first (`migrateLegacyLayout`).
-    private func deviceListSource(output: String, logger: Logger) async throws -> DeviceListSource {
+    private func deviceListSource(output: OutputFolder, logger: Logger) async throws -> DeviceListSource {
         let source = try DeviceListSource.resolve(option: deviceLists, environment: ProcessInfo.processInfo.environment)
         guard source == .files else { return source }
         do {
-            let moved = try await DeviceIndexFiles(outputDirectory: output).migrateLegacyLayout()
+            let moved = try await output.indexFiles.migrateLegacyLayout()
             if moved > 0 { logger.info("moved \(moved) device index file\(moved == 1 ? "" : "s") to v1/devices/<type>/<device>") }
         } catch {
-            Console.error("error: cannot move the device index files of \(output) to v1/devices/<type>/<device> (\(error)); "
+            Console.error("error: cannot move the device index files of \(output.directory) to v1/devices/<type>/<device> (\(error)); "
                           + "give serve write access to v1/devices/ and .passforge/, then start it again")
             throw ExitCode.failure
         }

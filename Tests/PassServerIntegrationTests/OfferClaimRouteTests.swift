@@ -72,14 +72,14 @@ import Testing
         let clock = rig.clock
         var configuration = PassServerConfiguration()
         configuration.port = 0
-        configuration.outputDirectory = project.output
         configuration.offers = !offers ? nil : OfferClaimEndpoint(
             service: OfferClaimService(offers: [OfferDefinition(name: "welcome", bit: 0)], store: store, deviceCheck: rig.client,
                                        now: { Double(clock.now) }),
             downloadBaseURL: "https://passes.example.com", claimsPerMinute: claimsPerMinute)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let log = LogLines()
-        let app = PassServer.application(configuration: configuration, store: store, logger: log.logger,
+        let app = PassServer.application(configuration: configuration, output: OutputFolder(directory: project.output), store: store,
+                                         logger: log.logger,
                                          onServerRunning: { continuation.yield($0) })
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
         var iterator = ports.makeAsyncIterator()

@@ -43,9 +43,9 @@ import WalletTree
 
         func application() throws -> some ApplicationProtocol {
             var configuration = PassServerConfiguration()
-            configuration.outputDirectory = project.output
             let store = try SQLiteRegistrationStore(path: state.file("registrations.sqlite"))
-            return PassServer.application(configuration: configuration, store: store, logger: Logger(label: "test"))
+            return PassServer.application(configuration: configuration, output: OutputFolder(directory: project.output), store: store,
+                                          logger: Logger(label: "test"))
         }
     }
 
