@@ -12,6 +12,9 @@ import Glibc
 package protocol StateFieldTable: CaseIterable, Sendable where AllCases == [Self] {
     /// The key in the file.
     var name: StaticString { get }
+    /// `allCases`, made once: the decoders look keys up in it for every field of every record, and a
+    /// synthesized `allCases` makes a new array on each call.
+    static var fields: [Self] { get }
 }
 
 extension StateFieldTable {
@@ -25,7 +28,7 @@ extension StateFieldTable {
     /// may add keys). `expected`, the field after the last one found, is compared first: the encoder writes the
     /// fields in the table's order, and comparing bytes with one name costs less than looking among all of them.
     package static func field(named key: UnsafeBufferPointer<UInt8>, expected: Int) -> (field: Self, index: Int)? {
-        let fields = allCases
+        let fields = Self.fields
         if expected < fields.count, fields[expected].isNamed(key) { return (fields[expected], expected) }
         guard let index = fields.firstIndex(where: { $0.isNamed(key) }) else { return nil }
         return (fields[index], index)
@@ -47,6 +50,8 @@ extension StateFieldTable {
 package enum StateField: StateFieldTable {
     case version, lastUpdateTag, builtAt, passes, contentFiles, removedPasses
 
+    package static let fields = allCases
+
     package var name: StaticString {
         switch self {
         case .version: "version"
@@ -65,6 +70,8 @@ package enum StateField: StateFieldTable {
 package enum ItemRecordField: StateFieldTable {
     case typeIdentifier, identifier, teamIdentifier, updateTag, etag, size, fingerprint, definitionHash, templateName,
         imagePaths, sourceFile, downloadPath, tokenHash, publicDownloadPath, tokenPath, offer, kind
+
+    package static let fields = allCases
 
     package var name: StaticString {
         switch self {
@@ -102,6 +109,8 @@ package enum ItemRecordField: StateFieldTable {
 package enum RemovedRecordField: StateFieldTable {
     case typeIdentifier, identifier, tokenHash, removedTag, files, kind
 
+    package static let fields = allCases
+
     package var name: StaticString {
         switch self {
         case .typeIdentifier: "passTypeIdentifier"
@@ -118,6 +127,8 @@ package enum RemovedRecordField: StateFieldTable {
 /// A content file's record in `contentFiles` (the build's alone).
 package enum ContentFileField: StateFieldTable {
     case hash, passes, stamp, entries
+
+    package static let fields = allCases
 
     package var name: StaticString {
         switch self {
