@@ -31,7 +31,7 @@ struct DirectoryTransport: PublishTransport {
 
     /// A file of `.passforge/`: a regular file, not a link, of at most `limit` bytes (no more is read); nil when missing.
     private func readStateFile(_ name: String, limit: Int) throws -> [UInt8]? {
-        let path = "\(root)/\(name)"
+        let path = TreeLayout.path(name, in: root)
         guard let kind = AtomicFileSystem.entryKind(path) else { return nil }
         guard kind == .regularFile, let file = RegularFile(openingForReading: path, followingLinks: false) else {
             throw PublishError(.unsafePath, "\(path) is \(kind == .symbolicLink ? "a symbolic link" : "not a regular file"); passforge reads the published state only from regular files inside \(root): replace it with the file, or publish again")
@@ -46,7 +46,7 @@ struct DirectoryTransport: PublishTransport {
     /// `download/*.pkpasses`, relative to the root.
     private func bundleFiles(_ folders: inout RealFolders) throws -> [String] {
         guard try folders.exists(TreeLayout.downloadFolder, creating: false) else { return [] }
-        let names = AtomicFileSystem.directoryEntries("\(root)/\(TreeLayout.downloadFolder)")?.map(\.name) ?? []
+        let names = AtomicFileSystem.directoryEntries(TreeLayout.path(TreeLayout.downloadFolder, in: root))?.map(\.name) ?? []
         return names.filter { $0.hasSuffix(".pkpasses") && !$0.hasPrefix(".") }.sorted().map { "\(TreeLayout.downloadFolder)/\($0)" }
     }
 
@@ -57,7 +57,7 @@ struct DirectoryTransport: PublishTransport {
     func lockDestination() throws -> (any DestinationLock)? {
         var folders = RealFolders(root: root)
         _ = try folders.exists(TreeLayout.stateFolder, creating: true)
-        let path = "\(root)/\(TreeLayout.publishLockPath)"
+        let path = TreeLayout.path(TreeLayout.publishLockPath, in: root)
         do {
             guard let lock = try FileLock.acquire(path, blocking: false) else {
                 throw PublishError(.locked, "another passforge publish to \(root) is running (\(path) is locked); wait for it to finish")
@@ -81,7 +81,7 @@ struct DirectoryTransport: PublishTransport {
             }
             let stamp = file.stamp
             _ = try folders.exists(Self.folder(of: upload.path), creating: true)
-            let staged = Self.stagedPath(for: "\(root)/\(upload.path)")
+            let staged = Self.stagedPath(for: TreeLayout.path(upload.path, in: root))
             // A name left by a killed run, or planted: removed, and the file made anew (O_EXCL does not follow a link).
             try AtomicFileSystem.remove(staged)
             try AtomicFileSystem.writeFile(bytes, to: staged, sync: false, exclusive: true)
@@ -91,10 +91,10 @@ struct DirectoryTransport: PublishTransport {
         try AtomicFileSystem.syncFileSystem(containing: root)
         var landed = 0
         for upload in files {
-            let destination = "\(root)/\(upload.path)"
+            let destination = TreeLayout.path(upload.path, in: root)
             try AtomicFileSystem.rename(Self.stagedPath(for: destination), to: destination)
             for link in upload.links {
-                try AtomicFileSystem.hardLink(destination, as: "\(root)/\(link)", creatingFolder: false)
+                try AtomicFileSystem.hardLink(destination, as: TreeLayout.path(link, in: root), creatingFolder: false)
             }
             landed += upload.fileCount
             progress(landed)
@@ -110,7 +110,7 @@ struct DirectoryTransport: PublishTransport {
                 throw PublishError(.localTreeMismatch, "cannot read \(source); run passforge build first")
             }
             _ = try folders.exists(Self.folder(of: name), creating: true)
-            try AtomicFileSystem.write(bytes, to: "\(root)/\(name)")
+            try AtomicFileSystem.write(bytes, to: TreeLayout.path(name, in: root))
         }
     }
 
@@ -118,10 +118,10 @@ struct DirectoryTransport: PublishTransport {
     func remove(_ paths: [String], emptyFolders folders: [String]) throws {
         var real = RealFolders(root: root)
         for path in paths where try real.exists(Self.folder(of: path), creating: false) {
-            try AtomicFileSystem.remove("\(root)/\(path)")
+            try AtomicFileSystem.remove(TreeLayout.path(path, in: root))
         }
         for folder in folders where try real.exists(Self.folder(of: folder), creating: false) {
-            if AtomicFileSystem.entryKind("\(root)/\(folder)") == .directory { removeFolderIfEmpty("\(root)/\(folder)") }
+            if AtomicFileSystem.entryKind(TreeLayout.path(folder, in: root)) == .directory { removeFolderIfEmpty(TreeLayout.path(folder, in: root)) }
         }
     }
 
@@ -169,7 +169,7 @@ struct RealFolders {
         for part in folder.split(separator: "/") {
             current = current.isEmpty ? String(part) : "\(current)/\(part)"
             if checked.contains(current) { continue }
-            let path = "\(root)/\(current)"
+            let path = TreeLayout.path(current, in: root)
             var kind = AtomicFileSystem.entryKind(path)
             if kind == nil, creating {
                 if mkdir(path, 0o755) != 0, errno != EEXIST {

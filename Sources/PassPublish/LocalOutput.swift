@@ -7,12 +7,12 @@ import WalletTree
 struct LocalOutput: Sendable {
     var directory: String
 
-    var stateDirectory: String { "\(directory)/\(TreeLayout.stateFolder)" }
+    var stateDirectory: String { TreeLayout.path(TreeLayout.stateFolder, in: directory) }
 
     /// Takes the build lock (the one `passforge build` holds) and finishes a
     /// build that was interrupted, so that the tree matches its state.
     func lock(purpose: String) throws -> FileLock {
-        let path = "\(directory)/\(TreeLayout.buildLockPath)"
+        let path = TreeLayout.path(TreeLayout.buildLockPath, in: directory)
         let lock: FileLock?
         do {
             lock = try FileLock.acquire(path, blocking: false)

@@ -60,7 +60,7 @@ package struct Publisher: Sendable {
             throw PublishError(.noBuild, "\(outputDirectory) holds no build (no \(TreeLayout.statePath)); run passforge build first")
         }
         let local = try PublishedIndex.decode(localBytes, of: outputDirectory)
-        let localBundlesJSON = AtomicFileSystem.readFile("\(outputDirectory)/\(BundleList.path)")
+        let localBundlesJSON = AtomicFileSystem.readFile(TreeLayout.path(BundleList.path, in: outputDirectory))
         let localBundles = try BundleComparison(localOutput: outputDirectory, bytes: localBundlesJSON)
 
         var published: (state: PublishedIndex, files: PublishedBuild)?
@@ -87,7 +87,7 @@ package struct Publisher: Sendable {
         if localBundlesJSON == nil, published?.files.bundlesJSON != nil { removals.append(BundleList.path) }
 
         var summary = Self.summary(of: plan, lastUpdateTag: local.lastUpdateTag, removals: removals.count)
-        let localCSV = AtomicFileSystem.readFile("\(outputDirectory)/\(TreeLayout.downloadsListPath)")
+        let localCSV = AtomicFileSystem.readFile(TreeLayout.path(TreeLayout.downloadsListPath, in: outputDirectory))
         let sendsBundleList = localBundlesJSON != nil && published?.files.bundlesJSON != localBundlesJSON
         let sendsState = published?.files.state != localBytes || published?.files.downloadsCSV != localCSV || sendsBundleList
         progress(.planned(passes: plan.sentPasses, bundles: plan.sentBundles, files: plan.fileCount, removals: removals.count))
@@ -139,7 +139,7 @@ package struct Publisher: Sendable {
     /// bundle list describes: a tree that does not match its state is not published.
     private func verifyLocalFiles(of plan: PublishPlan) throws {
         for upload in plan.uploads {
-            let path = "\(outputDirectory)/\(upload.path)"
+            let path = TreeLayout.path(upload.path, in: outputDirectory)
             guard let bytes = AtomicFileSystem.readFile(path) else {
                 throw PublishError(.localTreeMismatch, "\(path) is missing, but the build lists it as changed; run passforge build, then publish")
             }

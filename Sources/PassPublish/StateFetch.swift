@@ -52,7 +52,7 @@ extension PublishDestination {
             }
             // The bundle list too: the build keeps a bundle whose members are unchanged (their files are only at DEST).
             for (name, bytes) in [(BundleList.path, published.bundlesJSON), (TreeLayout.downloadsListPath, published.downloadsCSV)] {
-                let path = "\(outputDirectory)/\(name)"
+                let path = TreeLayout.path(name, in: outputDirectory)
                 if let bytes { try AtomicFileSystem.write(bytes, to: path) } else { try AtomicFileSystem.remove(path) }
             }
             try AtomicFileSystem.write(files.state, to: localPath)

@@ -335,7 +335,7 @@ package struct BuildState: Sendable, Equatable {
         "\"" + String(sha256Hex(bytes).prefix(32)) + "\""
     }
 
-    package static func path(in output: String) -> String { "\(output)/\(TreeLayout.statePath)" }
+    package static func path(in output: String) -> String { TreeLayout.path(TreeLayout.statePath, in: output) }
 
     /// Loads the state of a previous build, or an empty state for a first build.
     package static func load(from output: String) throws -> BuildState {

@@ -5,7 +5,7 @@ extension DeviceIndexFiles {
     /// `.passforge/indexed-tag`: the last update tag whose changes the index
     /// files already show, so that a server that was stopped while builds
     /// were published catches up on exactly what it missed.
-    package var indexedTagPath: String { "\(outputDirectory)/\(TreeLayout.indexedTagPath)" }
+    package var indexedTagPath: String { TreeLayout.path(TreeLayout.indexedTagPath, in: outputDirectory) }
 
     /// After a build: rewrites the index files of the devices holding the
     /// items it changed or removed (`changed`, keys), from the store's

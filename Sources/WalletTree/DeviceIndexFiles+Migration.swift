@@ -25,7 +25,7 @@ extension DeviceIndexFiles {
     /// An entry of `v1/devices/` is a device of the old layout when it holds a
     /// `registrations` folder; a type's folder holds only files.
     func migrateLegacyLayoutLocked() throws -> Int {
-        let devices = "\(outputDirectory)/\(TreeLayout.devicesFolder)"
+        let devices = TreeLayout.path(TreeLayout.devicesFolder, in: outputDirectory)
         guard let entries = AtomicFileSystem.directoryEntries(devices) else { return 0 }
         var moved = 0
         var folders = Set<String>()
@@ -42,7 +42,7 @@ extension DeviceIndexFiles {
                     try AtomicFileSystem.remove(old)
                     continue
                 }
-                let new = "\(outputDirectory)/\(TreeLayout.deviceIndexPath(device: entry.name, type: file.name))"
+                let new = TreeLayout.path(TreeLayout.deviceIndexPath(device: entry.name, type: file.name), in: outputDirectory)
                 let folder = String(TreeLayout.parentFolder(of: new))
                 if folders.insert(folder).inserted { try createFolder(folder) }
                 if AtomicFileSystem.exists(new) {

@@ -202,7 +202,7 @@ package final class DeviceIndexFiles: Sendable {
         defer { for case (_, let temporary?) in staged { try? AtomicFileSystem.remove(temporary) } }
         var folders = Set<String>()
         for item in items {
-            let path = "\(outputDirectory)/\(item.relative)"
+            let path = TreeLayout.path(item.relative, in: outputDirectory)
             let folder = String(TreeLayout.parentFolder(of: path))
             if folders.insert(folder).inserted { try createFolder(folder) }
             guard let bytes = item.bytes else {
@@ -224,9 +224,9 @@ package final class DeviceIndexFiles: Sendable {
                     return
                 }
                 if let temporary {
-                    try AtomicFileSystem.rename(temporary, to: "\(outputDirectory)/\(item.relative)")
+                    try AtomicFileSystem.rename(temporary, to: TreeLayout.path(item.relative, in: outputDirectory))
                 } else {
-                    try AtomicFileSystem.remove("\(outputDirectory)/\(item.relative)")
+                    try AtomicFileSystem.remove(TreeLayout.path(item.relative, in: outputDirectory))
                 }
             }
         }

@@ -70,7 +70,7 @@ package struct LandingPageList: Sendable, Equatable {
 
     /// The header of the list in `output`, reading its first line only; nil when there is none.
     package static func header(in output: String) -> Header? {
-        guard let file = RegularFile(openingForReading: "\(output)/\(path)"), let bytes = file.read(at: 0, count: 4096),
+        guard let file = RegularFile(openingForReading: TreeLayout.path(path, in: output)), let bytes = file.read(at: 0, count: 4096),
               let end = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         let fields = bytes[..<end].split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard fields.count >= 3, fields[0] == magic else { return nil }

@@ -15,9 +15,12 @@ package struct OutputTree: Sendable {
 
     package init(directory: String) { self.directory = directory }
 
-    package var stateDirectory: String { "\(directory)/\(TreeLayout.stateFolder)" }
-    package var journalPath: String { "\(directory)/\(TreeLayout.journalPath)" }
-    package var stagingDirectory: String { "\(directory)/\(TreeLayout.stagingFolder)" }
+    /// `relative` (a path of `TreeLayout`, or of the journal) in the output folder: the one place the two are joined.
+    package func path(_ relative: some StringProtocol) -> String { "\(directory)/\(relative)" }
+
+    package var stateDirectory: String { path(TreeLayout.stateFolder) }
+    package var journalPath: String { path(TreeLayout.journalPath) }
+    package var stagingDirectory: String { path(TreeLayout.stagingFolder) }
     /// The staging folder, relative to the output folder.
     package static let stagingFolder = TreeLayout.stagingFolder
     package var stagingFolder: String { Self.stagingFolder }
@@ -64,7 +67,7 @@ package struct OutputTree: Sendable {
     /// Writes a staged file; staged files become visible only through `commit`.
     package func stage(_ bytes: [UInt8], name: String) throws(AtomicFileSystem.Failure) -> String {
         let relative = "\(TreeLayout.stagingFolder)/\(name)"
-        try AtomicFileSystem.writeFile(bytes, to: "\(directory)/\(relative)", sync: false)
+        try AtomicFileSystem.writeFile(bytes, to: path(relative), sync: false)
         return relative
     }
 
@@ -74,9 +77,9 @@ package struct OutputTree: Sendable {
     }
 
     /// Makes the build durable and visible. `checkpoint` is called after each
-    /// step ("staged", "journaled", "applying" half-way, "applied"): tests kill
-    /// the process at a known point there (PASSFORGE_TEST_STALL), and the
-    /// build times its phases.
+    /// step ("staged", "journaled", "applying" half-way, "applied"), on this thread while no other
+    /// writes: tests copy the tree there, which is what a kill at that point leaves (`Checkpoints`),
+    /// and the build times its phases.
     package func commit(_ journal: Journal, jobs: Int, checkpoint: (String) -> Void = { _ in }) throws {
         try syncStaged()
         checkpoint("staged")
@@ -131,10 +134,10 @@ package struct OutputTree: Sendable {
     /// Every entry of the staged folder `source` is a plain file whose path under `path` is the build's, or a
     /// folder that is the build's (`TreeLayout.isBuildOwnedFolder`) and holds only such entries; no link.
     private func checkStagedFolder(_ source: String, as path: String) throws {
-        guard let entries = AtomicFileSystem.directoryEntries("\(directory)/\(source)") else { return }  // moved already
+        guard let entries = AtomicFileSystem.directoryEntries(self.path(source)) else { return }  // moved already
         for entry in entries {
             let target = "\(path)/\(entry.name)", staged = "\(source)/\(entry.name)"
-            switch AtomicFileSystem.entryKind("\(directory)/\(staged)") {
+            switch AtomicFileSystem.entryKind(self.path(staged)) {
             case .regularFile? where TreeLayout.isBuildOwned(target): continue
             case .directory? where TreeLayout.isBuildOwnedFolder(target): try checkStagedFolder(staged, as: target)
             default:
@@ -164,39 +167,39 @@ package struct OutputTree: Sendable {
             runs += 1
             if kind == .remove {
                 for operation in operations[start..<end] {
-                    let path = "\(directory)/\(operation.path)"
+                    let path = self.path(operation.path)
                     folders.insert(String(TreeLayout.parentFolder(of: path)))
                     try AtomicFileSystem.remove(path)
                     removeEmptyParents(of: path)
                 }
             } else if kind == .moveFolder {
                 for operation in operations[start..<end] {
-                    let path = "\(directory)/\(operation.path)"
+                    let path = self.path(operation.path)
                     let parent = String(TreeLayout.parentFolder(of: path))
                     try AtomicFileSystem.createDirectory(parent)
                     folders.insert(parent)
-                    try AtomicFileSystem.renameIfPresent("\(directory)/\(operation.source!)", to: path)
+                    try AtomicFileSystem.renameIfPresent(self.path(operation.source!), to: path)
                 }
             } else {
                 let groups = Dictionary(grouping: operations[start..<end]) { TreeLayout.parentFolder(of: $0.path) }
                     .sorted { $0.key < $1.key }
-                folders.formUnion(groups.map { "\(directory)/\($0.key)" })
+                folders.formUnion(groups.map { path($0.key) })
                 try applyInParallel(groups.map(\.value), jobs: jobs)
             }
             start = end
         }
         if runs <= 1 { stall("applying") }
         if let inline = journal.inlineDownloadsList {
-            try AtomicFileSystem.write(Array(inline.utf8), to: "\(directory)/\(TreeLayout.downloadsListPath)")
+            try AtomicFileSystem.write(Array(inline.utf8), to: path(TreeLayout.downloadsListPath))
         }
         for folder in folders.sorted() where AtomicFileSystem.exists(folder) {
             try AtomicFileSystem.syncDirectory(folder)
         }
         // downloads.csv, then the state, last: what the state lists is in place before it is.
         if let staged = journal.stagedDownloadsList {
-            _ = try AtomicFileSystem.renameIfPresent("\(directory)/\(staged)", to: "\(directory)/\(TreeLayout.downloadsListPath)")
+            _ = try AtomicFileSystem.renameIfPresent(path(staged), to: path(TreeLayout.downloadsListPath))
         }
-        if try AtomicFileSystem.renameIfPresent("\(directory)/\(journal.stagedState)", to: BuildState.path(in: directory)) {
+        if try AtomicFileSystem.renameIfPresent(path(journal.stagedState), to: BuildState.path(in: directory)) {
             try AtomicFileSystem.syncDirectory(stateDirectory)
         }
         try AtomicFileSystem.remove(journalPath)
@@ -258,14 +261,14 @@ package struct OutputTree: Sendable {
     /// an earlier, interrupted run of the same journal.
     private func applyInParallel(_ groups: [[Operation]], jobs: Int) throws {
         let failure = Mutex<AtomicFileSystem.Failure?>(nil)
-        let directory = self.directory
+        let tree = self
         ParallelLoop.run(count: groups.count, jobs: jobs) { _, next in
             while let index = next() {
                 do throws(AtomicFileSystem.Failure) {
                     let group = groups[index]
-                    try AtomicFileSystem.createDirectory(String(TreeLayout.parentFolder(of: "\(directory)/\(group[0].path)")))
+                    try AtomicFileSystem.createDirectory(String(TreeLayout.parentFolder(of: tree.path(group[0].path))))
                     for operation in group {
-                        let source = "\(directory)/\(operation.source!)", path = "\(directory)/\(operation.path)"
+                        let source = tree.path(operation.source!), path = tree.path(operation.path)
                         if operation.kind == .move {
                             try AtomicFileSystem.renameIfPresent(source, to: path)
                         } else {
@@ -285,7 +288,7 @@ package struct OutputTree: Sendable {
     /// never a top folder of the tree.
     private func removeEmptyParents(of path: String) {
         var folder = String(TreeLayout.parentFolder(of: path))
-        let stop = TreeLayout.topFolders.map { "\(directory)/\($0)" } + [directory]
+        let stop = TreeLayout.topFolders.map { self.path($0) } + [directory]
         while !stop.contains(folder), let entries = AtomicFileSystem.directoryEntries(folder), entries.isEmpty {
             AtomicFileSystem.removeEmptyDirectory(folder)
             folder = String(TreeLayout.parentFolder(of: folder))

@@ -51,6 +51,10 @@ package enum TreeLayout {
     package static func stagedPath(of path: String) -> String { "\(stagedTreeFolder)/\(path)" }
     /// The last update tag whose changes the device index files show (`DeviceIndexFiles`).
     package static let indexedTagPath = "\(stateFolder)/indexed-tag"
+    /// `relative` (a path of this layout) in `folder`, an output tree or a copy of one (a publish's
+    /// destination): the one place a folder and a path of the tree are joined.
+    package static func path(_ relative: some StringProtocol, in folder: String) -> String { "\(folder)/\(relative)" }
+
     /// The lock a build holds on its output folder (a publish and `--state-from` take it too).
     package static let buildLockPath = "\(stateFolder)/build.lock"
     /// The lock a publish holds on its destination folder.

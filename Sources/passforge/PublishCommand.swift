@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConcurrencySupport
 import Foundation
+import PassContent
 import PassPublish
 
 struct PublishCommand: ParsableCommand {
@@ -30,8 +31,13 @@ struct PublishCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Destination: a folder, [user@]host:/path, or s3://BUCKET/PREFIX.", valueName: "dest"))
     var destination: String
 
-    @Option(help: ArgumentHelp("Output tree to publish.", valueName: "dir"))
-    var output: String = "output"
+    @Option(name: .customLong("config"),
+            help: ArgumentHelp("Project configuration; its folder is the project's root (default: the working directory).",
+                               valueName: "file"))
+    var givenConfig: String?
+
+    @Option(name: .customLong("output"), help: ArgumentHelp("Output tree to publish (default: output, in the project's root).", valueName: "dir"))
+    var givenOutput: String?
 
     @Flag(name: .shortAndLong, help: "Print only errors and the summary.")
     var quiet = false
@@ -42,6 +48,7 @@ struct PublishCommand: ParsableCommand {
     func run() throws {
         let destination = try Console.runReportingErrors { try PublishDestination(parsing: self.destination) }
         let (quiet, dryRun) = (self.quiet, self.dryRun)
+        let output = Project(configurationFile: givenConfig, output: givenOutput).outputDirectory
         let summary = try Console.runReportingErrors {
             do {
                 let publisher = try Publisher(outputDirectory: output, destination: destination, pool: BlockingPool())

@@ -30,7 +30,8 @@ struct PushCommand: AsyncParsableCommand {
     func validate() throws { try options.validate() }
 
     func run() async throws {
-        try await Self.push(project: project, options: PushRun.Options(dryRun: options.dryRun, pass: options.pass))
+        try await Self.push(project: project, output: OutputFolder(directory: project.output),
+                            options: PushRun.Options(dryRun: options.dryRun, pass: options.pass))
     }
 
     /// One push run from the command line (`push`, `build --push`): the store,
@@ -39,8 +40,8 @@ struct PushCommand: AsyncParsableCommand {
     /// `output`: the process's one output tree (`build --push` hands over the build's).
     static func push(project: ProjectOptions, output: OutputFolder, options: PushRun.Options = PushRun.Options(), index: PublishedIndex? = nil,
                      quiet: Bool = false) async throws {
-        guard let (store, storeDescription) = try await StoreOpening.open(onlyIfPresent: true) else {
-            Console.print("no registration store yet (\(StoreLocation.defaultSQLitePath) does not exist): no device to push to")
+        guard let (store, storeDescription) = try await StoreOpening.open(project: project.project, onlyIfPresent: true) else {
+            Console.print("no registration store yet (\(StoreOpening.defaultSQLitePath(of: project.project)) does not exist): no device to push to")
             return
         }
         let settings = try project.settings(developmentSigning: false, allowHTTP: false, jobs: nil)

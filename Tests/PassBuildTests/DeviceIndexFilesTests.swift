@@ -12,7 +12,7 @@ import Testing
     @Test func aRefreshAfterARebuildFollowsTheNewTags() async throws {
         let built = try IndexedProject(passCount: 3)
         let store = try SQLiteRegistrationStore(path: built.databasePath)
-        let files = DeviceIndexFiles(outputDirectory: built.output)
+        let files = OutputFolder(directory: built.output).indexFiles
         let type = built.type
         for (device, serials) in [("devA", ["C-0000", "C-0001"]), ("devB", ["C-0002"])] {
             for serial in serials {
@@ -56,7 +56,7 @@ import Testing
         _ = output.write(TreeLayout.deviceIndexPath(device: "d3", type: "pass.a.b"), "d3-a")
         try FileManager.default.createDirectory(atPath: output.file("v1/devices/d3/registrations"), withIntermediateDirectories: true)
 
-        let files = DeviceIndexFiles(outputDirectory: output.path)
+        let files = OutputFolder(directory: output.path).indexFiles
         #expect(try await files.migrateLegacyLayout() == 2)
         func text(_ device: String, _ type: String) -> String? {
             output.read(TreeLayout.deviceIndexPath(device: device, type: type)).map { String(decoding: $0, as: UTF8.self) }
@@ -74,7 +74,7 @@ import Testing
 
     @Test func anOlderRevisionNeverOverwritesANewerOne() async throws {
         let output = TemporaryDirectory("passforge-index")
-        let files = DeviceIndexFiles(outputDirectory: output.path)
+        let files = OutputFolder(directory: output.path).indexFiles
         // ItemRecord has no public initializer: a state as the build writes it.
         func record(_ serial: String, _ tag: Int) -> String {
             #""pass.a.b/\#(serial)":{"passTypeIdentifier":"pass.a.b","serialNumber":"\#(serial)","teamIdentifier":"T","updateTag":\#(tag),"etag":"\"x\"","size":1,"fingerprint":"","definitionHash":"","templateName":"t","imagePaths":[],"sourceFile":"","downloadPath":""}"#

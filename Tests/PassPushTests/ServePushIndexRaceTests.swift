@@ -22,6 +22,14 @@ import WalletTree
     static let secret = "serve-push-race-token-secret-0123456789"
 
     @Test func deadTokenCleanupNeverOverwritesANewerRegistration() async throws {
+        let contents = try await indexAfterRace(pushOutput: { $0 })
+        #expect(contents?.contains("C-0000") == true,
+                "the push's older change (the dead token's deletion) overwrote the newer registration's index: \(contents ?? "no file")")
+    }
+
+    /// The device's index file after the race: a registration, the push's dead-token deletion held at the gate, a
+    /// second registration, then the deletion let go. `pushOutput` gives the push run its tree from the server's.
+    func indexAfterRace(pushOutput: (OutputFolder) -> OutputFolder) async throws -> String? {
         let project = ProjectFixture(passCount: 1)
         let stateFolder = TemporaryDirectory("passforge-race-state")
         let settings = try BuildSettings(projectFolder: project.root,
@@ -32,15 +40,16 @@ import WalletTree
             .authenticationToken(passTypeIdentifier: TestPKI.passType, serialNumber: "C-0000")
         let store = try SQLiteRegistrationStore(path: stateFolder.file("registrations.sqlite"))
         let gate = DeletionGate()
+        // The process's one tree, as `serve --push` makes it: the server and the push run share it.
         let output = OutputFolder(directory: project.output)
 
         var configuration = PassServerConfiguration()
         configuration.registrationsPerMinute = 0
         let application = PassServer.application(configuration: configuration, output: output, store: store,
                                                  logger: Logger(label: "test"))
-        let run = PushRun(store: GatedPushQueue(store: store, gate: gate), output: OutputFolder(directory: project.output), senders: DeadTokenSenders())
+        let run = PushRun(store: GatedPushQueue(store: store, gate: gate), output: pushOutput(output), senders: DeadTokenSenders())
         let registration = "/v1/devices/device0001/registrations/\(TestPKI.passType)/C-0000"
-        let indexFile = "\(project.output)/\(TreeLayout.deviceIndexPath(device: "device0001", type: TestPKI.passType))"
+        let indexFile = output.path(TreeLayout.deviceIndexPath(device: "device0001", type: TestPKI.passType))
         let auth: HTTPFields = [.authorization: "ApplePass \(token)"]
         try await application.test(.router) { client in
             let first = ByteBuffer(string: #"{"pushToken":"0000000000000000000000000000dead"}"#)
@@ -59,9 +68,7 @@ import WalletTree
         }
         // The store holds the second registration; the file must say so too.
         #expect(try await store.serialNumbers(device: "device0001", passTypeIdentifier: TestPKI.passType) == ["C-0000"])
-        let contents = AtomicFileSystemProbe.contents(indexFile)
-        #expect(contents?.contains("C-0000") == true,
-                "the push's older change (the dead token's deletion) overwrote the newer registration's index: \(contents ?? "no file")")
+        return AtomicFileSystemProbe.contents(indexFile)
     }
 }
 

@@ -31,7 +31,9 @@ import TestSupport
         #expect(validate.status == 0, "\(validate.output)")
 
         // The project's registration store, where `serve --config` (from anywhere) keeps it.
-        let storePath = project.directory.file("state/registrations.sqlite")
+        // As passforge spells them: the temporary folder's path may hold a doubled slash.
+        let storePath = (project.directory.file("state/registrations.sqlite") as NSString).standardizingPath
+        let outputPath = (project.output as NSString).standardizingPath
         let store = try SQLiteRegistrationStore(path: storePath)
         _ = try await store.register(device: "device0001", pushToken: String(repeating: "ab", count: 32),
                                      passTypeIdentifier: TestPKI.passType, serialNumber: "C-0000")
@@ -54,6 +56,16 @@ import TestSupport
         let publish = try await passforge(["publish", "--config", config, destination.path])
         #expect(publish.status == 0, "\(publish.output)")
         #expect(FileManager.default.fileExists(atPath: destination.file(".passforge/state.json")), "\(publish.output)")
+
+        // serve's defaults: the project's output tree and store, whatever the working directory.
+        var serveEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        serveEnvironment[StoreLocation.environmentVariable] = nil
+        let serve = try BackgroundProcess(passforgeExecutable(), ["serve", "--config", config, "--port", "0"],
+                                          directory: elsewhere.path, environment: serveEnvironment)
+        let listening = await serve.contains("stop with Ctrl-C")
+        _ = await serve.stop()
+        #expect(listening && serve.stdout.contains("output tree: \(outputPath)")
+                    && serve.stdout.contains("registrations: SQLite file \(storePath)"), "\(serve.output)")
 
         // Nothing landed in the working directory: no output/, state/, preview/ or .passforge/ of its own.
         let stray = (try? FileManager.default.contentsOfDirectory(atPath: elsewhere.path)) ?? []
