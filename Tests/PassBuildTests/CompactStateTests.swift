@@ -255,7 +255,7 @@ import TestSupport
             settings: settings, state: state,
             secret: try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory),
             identities: SigningIdentities(settings: settings),
-            templates: TemplateCache(loader: TemplateLoader(directory: settings.templatesDirectory)), validateOnly: false)
+            templates: TemplateCache(loader: TemplateLoader(directory: settings.templatesDirectory)), product: .job)
         var records = state.passes.keys.sorted().map { state.passes[$0]! }
         #expect(records.count == 4)
         var changed = records[1]
