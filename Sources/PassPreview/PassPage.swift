@@ -127,7 +127,8 @@ package struct PassPage: Sendable {
             + "data-format=\"\(escape(format.rawValue))\">"
         switch BarcodeEncoder.image(message, format: format, messageEncoding: messageEncoding) {
         case .success(let image):
-            // About 3–4 screen pixels per module, so that a photo or a screenshot scans; wide symbols shrink to fit, to 2.
+            // About 3–4 screen pixels per module, so that a photo or a screenshot scans; wide symbols shrink to fit,
+            // to 2.
             let scale = max(2, min(format.isLinear ? 3.0 : 4.0, 320 / image.width))
             html += "<div class=\"barcode-image\" style=\"width: \(Int(image.width * scale))px; "
                 + "height: \(Int(image.height * scale))px\">\(image.svg)</div>"
@@ -254,7 +255,8 @@ package struct PassPage: Sendable {
         json[key]?.stringValue.flatMap(RGBColor.init(parsing:)).map { "rgb(\($0.red), \($0.green), \($0.blue))" }
     }
 
-    /// The image as a data URL: the language's own first, then the pass's; @2x preferred (a browser shows CSS pixels at 2x on most screens).
+    /// The image as a data URL: the language's own first, then the pass's; @2x preferred (a browser shows CSS pixels
+    /// at 2x on most screens).
     func image(_ base: String, language: String) -> String? {
         let names = ["\(base)@2x.png", "\(base).png", "\(base)@3x.png"]
         return PreviewHTML.imageDataURL(in: pass.files, candidates: names.map { "\(language).lproj/\($0)" } + names)

@@ -57,7 +57,8 @@ package struct PreviewWatcher: Sendable {
     }
 
     /// Serves until the process is stopped: SIGINT or SIGTERM end it at once (there is nothing to flush,
-    /// and open pages hold their event streams open, which a graceful shutdown would wait for). `onRebuild` reports each rebuild; `onServerRunning` the bound port.
+    /// and open pages hold their event streams open, which a graceful shutdown would wait for). `onRebuild` reports
+    /// each rebuild; `onServerRunning` the bound port.
     package func run(onServerRunning: @escaping @Sendable (Int) async -> Void, onRebuild: @escaping @Sendable (Rebuild) -> Void) async throws {
         let hub = ReloadHub()
         var lastGood: [String: UnsignedPass] = [:]
@@ -124,7 +125,8 @@ package struct PreviewWatcher: Sendable {
             // a file added or removed below it adds or removes a path.
             let files = kind == .directory ? (AtomicFileSystem.filesBelow(root, skippingHidden: false) ?? []).map { "\(root)/\($0)" } : [root]
             for file in files {
-                // Size, inode and nanosecond times: an editor's save (often a new file renamed over the old) changes one of them.
+                // Size, inode and nanosecond times: an editor's save (often a new file renamed over the old) changes
+                // one of them.
                 if let stamp = FileStamp(path: file) { stamps[file] = stamp.description }
             }
         }
