@@ -34,7 +34,10 @@ package enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 
     private static func sqlite(_ path: String, original: String) throws(RegistrationStoreError) -> StoreLocation {
         guard !path.isEmpty else {
-            throw RegistrationStoreError(.invalidLocation, "\(environmentVariable)=\(original) names no file; write sqlite:PATH, e.g. sqlite:state/registrations.sqlite")
+            throw RegistrationStoreError(
+                .invalidLocation,
+                "\(environmentVariable)=\(original) names no file; write sqlite:PATH, e.g. "
+                    + "sqlite:state/registrations.sqlite")
         }
         return .sqlite(path: path)
     }
