@@ -30,7 +30,7 @@ enum PNGImage {
                 compress2(target.baseAddress, &size, source.baseAddress, uLong(data.count), 9)
             }
         }
-        guard status == Z_OK else { throw ScaffoldError(message: "zlib could not compress an image (status \(status))") }
+        guard status == Z_OK else { throw ScaffoldError(.compression, "zlib could not compress an image (status \(status))") }
         return Array(out.prefix(Int(size)))
     }
 

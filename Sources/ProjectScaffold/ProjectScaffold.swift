@@ -1,9 +1,26 @@
-import AtomicFiles
+package import AtomicFiles
 import Foundation
 
+/// Why `passforge init` wrote nothing, or stopped: the message for the person, with a `code` to match on
+/// and the file-system failure underneath, when there was one.
 package struct ScaffoldError: Error, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable, Hashable {
+        /// A file of the new project is already there: nothing was written.
+        case fileExists
+        /// A folder or file could not be written.
+        case fileSystem
+        /// zlib could not compress an image.
+        case compression
+    }
+
+    package var code: Code
     package var message: String
+    package var underlying: AtomicFileSystem.Failure?
     package var description: String { message }
+
+    init(_ code: Code, _ message: String, underlying: AtomicFileSystem.Failure? = nil) {
+        (self.code, self.message, self.underlying) = (code, message, underlying)
+    }
 }
 
 /// `passforge init`: a new project that builds and previews at once —
@@ -17,7 +34,7 @@ package enum ProjectScaffold {
         let files = try self.files()
         let existing = files.map(\.path).filter { AtomicFileSystem.exists((directory as NSString).appendingPathComponent($0)) }
         guard existing.isEmpty else {
-            throw ScaffoldError(message: "\(directory) already has "
+            throw ScaffoldError(.fileExists, "\(directory) already has "
                 + "\(existing.prefix(3).joined(separator: ", "))\(existing.count > 3 ? " and \(existing.count - 3) more" : ""); "
                 + "passforge init never overwrites files. Run it in an empty folder, or pass a new one: "
                 + "passforge init my-passes")
@@ -29,7 +46,7 @@ package enum ProjectScaffold {
                 // O_EXCL: a file that appeared since the check above is not overwritten either.
                 try AtomicFileSystem.writeFile(file.bytes, to: path, sync: false, exclusive: true)
             } catch {
-                throw ScaffoldError(message: error.description)
+                throw ScaffoldError(.fileSystem, error.description, underlying: error)
             }
         }
         return files.map(\.path)
