@@ -79,7 +79,7 @@ package struct PassBuilder: Sendable {
     /// Takes the output folder's build lock and finishes a build that was interrupted after its journal.
     private func lockAndRollForward(_ report: inout BuildReport, progress: @Sendable (BuildProgress) -> Void) throws -> FileLock {
         try AtomicFileSystem.createDirectory(tree.stateDirectory)
-        let lockPath = "\(tree.stateDirectory)/build.lock"
+        let lockPath = tree.path(TreeLayout.buildLockPath)
         guard let lock = try FileLock.acquire(lockPath, blocking: false) else {
             throw BuildError(.busy, "another passforge build is running on this output folder (\(lockPath) is locked); wait for it to finish")
         }

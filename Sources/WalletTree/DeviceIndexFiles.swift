@@ -36,8 +36,8 @@ package final class DeviceIndexFiles: Sendable {
     /// This process's holders of each shard lock, so that a second one waits for the first without polling.
     private let shardGate = ShardGate(count: Int(DeviceIndexFiles.shardCount))
 
-    // The pool's default is a stopgap until `OutputFolder` is handed the command's pool.
-    init(outputDirectory: String, pool: BlockingPool = BlockingPool(threadCount: 4)) {
+    // Made by `OutputFolder` only, which passes the process's pool.
+    init(outputDirectory: String, pool: BlockingPool) {
         self.outputDirectory = outputDirectory
         self.pool = pool
     }
@@ -119,7 +119,7 @@ package final class DeviceIndexFiles: Sendable {
     }
 
     private func shardLockPath(_ shard: UInt32) -> String {
-        "\(outputDirectory)/\(TreeLayout.indexLocksFolder)/\(shard)"
+        TreeLayout.path("\(TreeLayout.indexLocksFolder)/\(shard)", in: outputDirectory)
     }
 
     /// Writes the indices many changes left, as durable as an atomic write of

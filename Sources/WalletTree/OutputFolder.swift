@@ -1,3 +1,5 @@
+package import ConcurrencySupport
+
 /// The output tree of one process: its folder, every path in it (`TreeLayout`'s relative paths, placed
 /// under the folder here and nowhere else), and the one writer of its device index files.
 ///
@@ -13,10 +15,15 @@ package final class OutputFolder: Sendable {
     /// The one writer of `v1/devices/…` in this process.
     package let indexFiles: DeviceIndexFiles
 
-    package init(directory: String) {
+    /// `pool`: the process's one `BlockingPool`, for the blocking file work of the tree (the index writer, the
+    /// server's reads); the default is a pool of the tree's own until every command passes its pool.
+    package init(directory: String, pool: BlockingPool = BlockingPool(threadCount: 4)) {
         self.directory = directory
-        indexFiles = DeviceIndexFiles(outputDirectory: directory)
+        indexFiles = DeviceIndexFiles(outputDirectory: directory, pool: pool)
     }
+
+    /// The threads of the tree's blocking file work.
+    package var pool: BlockingPool { indexFiles.pool }
 
     /// `relative` (a path of `TreeLayout`) in this folder.
     package func path(_ relative: some StringProtocol) -> String { "\(directory)/\(relative)" }
