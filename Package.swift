@@ -360,6 +360,7 @@ let package = Package(
                 "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "SQLiteRegistrationStore", "PassBuild", "PassModel", "PassPackage", "WalletTree", "passforge",
                 // serve --push in process: the web service's registrations beside a push run's dead-token cleanup.
                 "PassServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
