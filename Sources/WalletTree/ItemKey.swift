@@ -27,7 +27,8 @@ package struct ItemKey: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// the caller knows it (the record it keys, or the type's kind in the build).
     package init?(_ text: some StringProtocol, kind: WalletItemKind) {
         guard let slash = text.firstIndex(of: "/") else { return nil }
-        self.init(kind: kind, typeIdentifier: String(text[..<slash]), identifier: String(text[text.index(after: slash)...]))
+        self.init(
+            kind: kind, typeIdentifier: String(text[..<slash]), identifier: String(text[text.index(after: slash)...]))
     }
 
     /// `<type>/<identifier>`: the key as files and lists spell it.

@@ -29,8 +29,12 @@ package struct PublishedIndex: Sendable {
         self.init(lastUpdateTag: 0, builtAt: "", items: [:], removedItems: [:])
     }
 
-    package init(lastUpdateTag: Int64, builtAt: String, items: [ItemKey: PublishedItem], removedItems: [ItemKey: RemovedItem]) {
-        (self.lastUpdateTag, self.builtAt, self.items, self.removedItems) = (lastUpdateTag, builtAt, items, removedItems)
+    package init(
+        lastUpdateTag: Int64, builtAt: String, items: [ItemKey: PublishedItem], removedItems: [ItemKey: RemovedItem]
+    ) {
+        (self.lastUpdateTag, self.builtAt, self.items, self.removedItems) = (
+            lastUpdateTag, builtAt, items, removedItems
+        )
         var typeKinds: [String: WalletItemKind] = [:]
         var orderCount = 0
         for key in removedItems.keys { typeKinds[key.typeIdentifier] = key.kind }
@@ -48,8 +52,9 @@ package struct PublishedIndex: Sendable {
         for record in state.passes.values { items[record.itemKey] = PublishedItem(record) }
         var removed: [ItemKey: RemovedItem] = [:]
         for record in state.removedPasses.values {
-            removed[record.itemKey] = RemovedItem(key: record.itemKey, tokenHash: record.tokenHash, removedTag: record.removedTag,
-                                                  files: record.files)
+            removed[record.itemKey] = RemovedItem(
+                key: record.itemKey, tokenHash: record.tokenHash, removedTag: record.removedTag,
+                files: record.files)
         }
         self.init(lastUpdateTag: state.lastUpdateTag, builtAt: state.builtAt, items: items, removedItems: removed)
     }
@@ -104,20 +109,25 @@ package final class PublishedItem: Sendable, Equatable, CustomStringConvertible 
     /// The DeviceCheck offer whose pool the pass is in, if any.
     package let offer: String?
 
-    package init(key: ItemKey, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
-                 tokenHash: PackedDigest?, templateName: String, downloadPath: String, publicDownloadPath: String?,
-                 tokenPath: String?, offer: String?) {
-        (self.key, self.teamIdentifier, self.updateTag, self.packedETag, self.size) = (key, teamIdentifier, updateTag, etag, size)
+    package init(
+        key: ItemKey, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
+        tokenHash: PackedDigest?, templateName: String, downloadPath: String, publicDownloadPath: String?,
+        tokenPath: String?, offer: String?
+    ) {
+        (self.key, self.teamIdentifier, self.updateTag, self.packedETag, self.size) = (
+            key, teamIdentifier, updateTag, etag, size
+        )
         (self.packedTokenHash, self.templateName, self.downloadPath) = (tokenHash, templateName, downloadPath)
         (self.publicDownloadPath, self.tokenPath, self.offer) = (publicDownloadPath, tokenPath, offer)
     }
 
     /// The readers' part of a record of the build's cache.
     package convenience init(_ record: BuildState.ItemRecord) {
-        self.init(key: record.itemKey, teamIdentifier: record.teamIdentifier, updateTag: record.updateTag,
-                  etag: PackedDigest(record.etag), size: record.size, tokenHash: record.tokenHash.map(PackedDigest.init),
-                  templateName: record.templateName, downloadPath: record.downloadPath,
-                  publicDownloadPath: record.publicDownloadPath, tokenPath: record.tokenPath, offer: record.offer)
+        self.init(
+            key: record.itemKey, teamIdentifier: record.teamIdentifier, updateTag: record.updateTag,
+            etag: PackedDigest(record.etag), size: record.size, tokenHash: record.tokenHash.map(PackedDigest.init),
+            templateName: record.templateName, downloadPath: record.downloadPath,
+            publicDownloadPath: record.publicDownloadPath, tokenPath: record.tokenPath, offer: record.offer)
     }
 
     package var kind: WalletItemKind { key.kind }
@@ -140,9 +150,11 @@ package final class PublishedItem: Sendable, Equatable, CustomStringConvertible 
     package static func == (lhs: PublishedItem, rhs: PublishedItem) -> Bool {
         lhs === rhs
             || (lhs.key == rhs.key && lhs.teamIdentifier == rhs.teamIdentifier && lhs.updateTag == rhs.updateTag
-                && lhs.packedETag == rhs.packedETag && lhs.size == rhs.size && lhs.packedTokenHash == rhs.packedTokenHash
+                && lhs.packedETag == rhs.packedETag && lhs.size == rhs.size
+                && lhs.packedTokenHash == rhs.packedTokenHash
                 && lhs.templateName == rhs.templateName && lhs.downloadPath == rhs.downloadPath
-                && lhs.publicDownloadPath == rhs.publicDownloadPath && lhs.tokenPath == rhs.tokenPath && lhs.offer == rhs.offer)
+                && lhs.publicDownloadPath == rhs.publicDownloadPath && lhs.tokenPath == rhs.tokenPath
+                && lhs.offer == rhs.offer)
     }
 }
 
@@ -168,19 +180,25 @@ package struct RemovedItem: Sendable, Equatable {
 
 extension PublishedIndex {
     /// The index of the last build committed in `output`, or the empty index before the first build.
-    package static func load(from output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> PublishedIndex {
+    package static func load(from output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws
+        -> PublishedIndex
+    {
         let path = BuildState.path(in: output)
         guard let file = RegularFile(openingForReading: path) else {
             guard AtomicFileSystem.exists(path) else { return PublishedIndex() }
             throw BuildError(.unreadable, "cannot read \(path); check its permissions")
         }
-        guard let bytes = file.readAll() else { throw BuildError(.unreadable, "cannot read \(path) whole; check the disk") }
+        guard let bytes = file.readAll() else {
+            throw BuildError(.unreadable, "cannot read \(path) whole; check the disk")
+        }
         return try decode(bytes, of: output, jobs: jobs)
     }
 
     /// The index in the bytes of `output`'s state file, already read.
-    package static func decode(_ bytes: [UInt8], of output: String,
-                               jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> PublishedIndex {
+    package static func decode(
+        _ bytes: [UInt8], of output: String,
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws -> PublishedIndex {
         let path = BuildState.path(in: output)
         let index: PublishedIndex
         do {
@@ -188,8 +206,10 @@ extension PublishedIndex {
                 try PublishedIndexDecoding.decode(buffer: buffer, jobs: jobs)
             }
         } catch let failure as BuildStateDecoding.Failure where failure.version != nil {
-            throw BuildError(.unreadable, "\(path) was written by another passforge version (state version \(failure.version!)); "
-                + "build again with this version")
+            throw BuildError(
+                .unreadable,
+                "\(path) was written by another passforge version (state version \(failure.version!)); "
+                    + "build again with this version")
         } catch {
             throw BuildError(.unreadable, "\(path) is damaged (\(error)); build again to write it anew")
         }

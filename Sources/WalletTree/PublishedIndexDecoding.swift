@@ -8,13 +8,17 @@ enum PublishedIndexDecoding {
     typealias Failure = BuildStateDecoding.Failure
 
     static func decode(buffer: UnsafeBufferPointer<UInt8>, jobs: Int) throws(Failure) -> PublishedIndex {
-        var version: Int?, lastUpdateTag: Int64 = 0, builtAt = ""
+        var version: Int?
+        var lastUpdateTag: Int64 = 0
+        var builtAt = ""
         var itemMembers: [(key: String, range: Range<Int>)] = []
         var removedMembers: [(key: String, range: Range<Int>)] = []
         var scanner = JSONScanner(buffer)
         var expected = 0
         try scanner.objectWithRawKeys { scanner, key throws(Failure) in
-            guard let (field, index) = StateField.field(named: key, expected: expected) else { return try scanner.skipValue() }
+            guard let (field, index) = StateField.field(named: key, expected: expected) else {
+                return try scanner.skipValue()
+            }
             expected = index + 1
             switch field {
             case .version: version = try scanner.integer()
@@ -31,7 +35,8 @@ enum PublishedIndexDecoding {
             throw Failure(description: "state version \(version)", version: version)
         }
         let bytes = StateBytes(buffer: buffer)
-        let chunks = try BuildStateDecoding.decodeMembers(itemMembers, in: bytes, jobs: jobs) { scanner, shared throws(Failure) in
+        let chunks = try BuildStateDecoding.decodeMembers(itemMembers, in: bytes, jobs: jobs) {
+            scanner, shared throws(Failure) in
             try PublishedItem(scanner: &scanner, sharing: &shared)
         }
         var items: [ItemKey: PublishedItem] = [:]
@@ -50,13 +55,27 @@ enum PublishedIndexDecoding {
 }
 
 extension PublishedItem {
-    fileprivate convenience init(scanner: inout JSONScanner, sharing shared: inout SharedStrings) throws(BuildStateDecoding.Failure) {
-        var type: String?, identifier: String?, team: String?, updateTag: Int?, etag: PackedDigest?, size: Int?
-        var tokenHash: PackedDigest?, templateName: String?, downloadPath: String?, publicDownloadPath: String?
-        var tokenPath: String?, offer: String?, kind = WalletItemKind.pass
+    fileprivate convenience init(scanner: inout JSONScanner, sharing shared: inout SharedStrings)
+        throws(BuildStateDecoding.Failure)
+    {
+        var type: String?
+        var identifier: String?
+        var team: String?
+        var updateTag: Int?
+        var etag: PackedDigest?
+        var size: Int?
+        var tokenHash: PackedDigest?
+        var templateName: String?
+        var downloadPath: String?
+        var publicDownloadPath: String?
+        var tokenPath: String?
+        var offer: String?
+        var kind = WalletItemKind.pass
         var expected = 0
         try scanner.objectWithRawKeys { scanner, key throws(BuildStateDecoding.Failure) in
-            guard let (field, index) = ItemRecordField.field(named: key, expected: expected) else { return try scanner.skipValue() }
+            guard let (field, index) = ItemRecordField.field(named: key, expected: expected) else {
+                return try scanner.skipValue()
+            }
             expected = index + 1
             switch field {
             case .typeIdentifier: type = try shared.string(0, &scanner)
@@ -80,10 +99,13 @@ extension PublishedItem {
             return value
         }
         self.init(
-            key: ItemKey(kind: kind, typeIdentifier: try required(type, .typeIdentifier), identifier: try required(identifier, .identifier)),
+            key: ItemKey(
+                kind: kind, typeIdentifier: try required(type, .typeIdentifier),
+                identifier: try required(identifier, .identifier)),
             teamIdentifier: try required(team, .teamIdentifier), updateTag: Int64(try required(updateTag, .updateTag)),
             etag: try required(etag, .etag), size: try required(size, .size), tokenHash: tokenHash,
-            templateName: try required(templateName, .templateName), downloadPath: try required(downloadPath, .downloadPath),
+            templateName: try required(templateName, .templateName),
+            downloadPath: try required(downloadPath, .downloadPath),
             publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer)
     }
 }
@@ -104,10 +126,17 @@ struct RemovedRecordFields {
     var files: [String]
 
     init(scanner: inout JSONScanner, member: String) throws(BuildStateDecoding.Failure) {
-        var type: String?, identifier: String?, tokenHash: String?, tag: Int?, files: [String] = [], kind = WalletItemKind.pass
+        var type: String?
+        var identifier: String?
+        var tokenHash: String?
+        var tag: Int?
+        var files: [String] = []
+        var kind = WalletItemKind.pass
         var expected = 0
         try scanner.objectWithRawKeys { scanner, key throws(BuildStateDecoding.Failure) in
-            guard let (field, index) = RemovedRecordField.field(named: key, expected: expected) else { return try scanner.skipValue() }
+            guard let (field, index) = RemovedRecordField.field(named: key, expected: expected) else {
+                return try scanner.skipValue()
+            }
             expected = index + 1
             switch field {
             case .typeIdentifier: type = try scanner.string()
@@ -121,7 +150,9 @@ struct RemovedRecordFields {
         guard let type, let identifier, let tokenHash, let tag else {
             throw BuildStateDecoding.Failure(description: "removed item \(member) is incomplete")
         }
-        (key, self.tokenHash, removedTag, self.files) = (ItemKey(kind: kind, typeIdentifier: type, identifier: identifier), tokenHash,
-                                                         Int64(tag), files)
+        (key, self.tokenHash, removedTag, self.files) = (
+            ItemKey(kind: kind, typeIdentifier: type, identifier: identifier), tokenHash,
+            Int64(tag), files
+        )
     }
 }

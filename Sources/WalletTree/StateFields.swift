@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The keys of `state.json`: the one table that `BuildStateEncoding` writes and that `BuildStateDecoding` (the

@@ -38,8 +38,11 @@ extension BuildState: Codable {
 extension BuildState.ItemRecord: Codable {
     /// An order's type identifier and identifier are kept under the first version's names.
     enum CodingKeys: String, CodingKey {
-        case typeIdentifier = "passTypeIdentifier", identifier = "serialNumber", teamIdentifier, updateTag, etag, size, tokenHash,
-            fingerprint, definitionHash, templateName, imagePaths, sourceFile, downloadPath, publicDownloadPath, tokenPath, offer, kind
+        case typeIdentifier = "passTypeIdentifier"
+        case identifier = "serialNumber"
+        case teamIdentifier, updateTag, etag, size, tokenHash,
+            fingerprint, definitionHash, templateName, imagePaths, sourceFile, downloadPath, publicDownloadPath,
+            tokenPath, offer, kind
     }
 
     public init(from decoder: any Decoder) throws {
@@ -48,8 +51,10 @@ extension BuildState.ItemRecord: Codable {
             typeIdentifier: try container.decode(String.self, forKey: .typeIdentifier),
             identifier: try container.decode(String.self, forKey: .identifier),
             teamIdentifier: try container.decode(String.self, forKey: .teamIdentifier),
-            updateTag: try container.decode(Int64.self, forKey: .updateTag), etag: try container.decode(String.self, forKey: .etag),
-            size: try container.decode(Int.self, forKey: .size), tokenHash: try container.decodeIfPresent(String.self, forKey: .tokenHash),
+            updateTag: try container.decode(Int64.self, forKey: .updateTag),
+            etag: try container.decode(String.self, forKey: .etag),
+            size: try container.decode(Int.self, forKey: .size),
+            tokenHash: try container.decodeIfPresent(String.self, forKey: .tokenHash),
             fingerprint: try container.decode(String.self, forKey: .fingerprint),
             definitionHash: try container.decode(String.self, forKey: .definitionHash),
             templateName: try container.decode(String.self, forKey: .templateName),
@@ -92,9 +97,11 @@ extension BuildState.ContentFileRecord: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(hash: try container.decode(String.self, forKey: .hash), passes: try container.decode([String].self, forKey: .passes),
-                  stamp: try container.decodeIfPresent(String.self, forKey: .stamp),
-                  entries: try container.decodeIfPresent(String.self, forKey: .entries))
+        self.init(
+            hash: try container.decode(String.self, forKey: .hash),
+            passes: try container.decode([String].self, forKey: .passes),
+            stamp: try container.decodeIfPresent(String.self, forKey: .stamp),
+            entries: try container.decodeIfPresent(String.self, forKey: .entries))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -108,17 +115,20 @@ extension BuildState.ContentFileRecord: Codable {
 
 extension BuildState.RemovedItemRecord: Codable {
     enum CodingKeys: String, CodingKey {
-        case typeIdentifier = "passTypeIdentifier", identifier = "serialNumber", tokenHash, removedTag, files, kind
+        case typeIdentifier = "passTypeIdentifier"
+        case identifier = "serialNumber"
+        case tokenHash, removedTag, files, kind
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(typeIdentifier: try container.decode(String.self, forKey: .typeIdentifier),
-                  identifier: try container.decode(String.self, forKey: .identifier),
-                  tokenHash: try container.decode(String.self, forKey: .tokenHash),
-                  removedTag: try container.decode(Int64.self, forKey: .removedTag),
-                  files: try container.decodeIfPresent([String].self, forKey: .files) ?? [],
-                  kind: try container.decodeIfPresent(WalletItemKind.self, forKey: .kind) ?? .pass)
+        self.init(
+            typeIdentifier: try container.decode(String.self, forKey: .typeIdentifier),
+            identifier: try container.decode(String.self, forKey: .identifier),
+            tokenHash: try container.decode(String.self, forKey: .tokenHash),
+            removedTag: try container.decode(Int64.self, forKey: .removedTag),
+            files: try container.decodeIfPresent([String].self, forKey: .files) ?? [],
+            kind: try container.decodeIfPresent(WalletItemKind.self, forKey: .kind) ?? .pass)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,7 +1,7 @@
 import Foundation
 import PassModel
-import Testing
 import TestSupport
+import Testing
 import WalletTree
 
 /// The fast encoder and the two fast decoders of state.json against Foundation's Codable (the oracle), on
@@ -26,7 +26,8 @@ import WalletTree
         var random = SeededRandom(seed: seed &+ 1000)
         let state = random.state()
         let encoder = JSONEncoder()
-        // Pretty and escaped slashes (Foundation's default) on odd seeds: whitespace and escapes the build never writes.
+        // Pretty and escaped slashes (Foundation's default) on odd seeds: whitespace and escapes the build
+        // never writes.
         encoder.outputFormatting = seed % 2 == 0 ? [.sortedKeys, .withoutEscapingSlashes] : [.prettyPrinted]
         let bytes = Array(try encoder.encode(state))
         let decoded = try BuildStateDecoding.decode(bytes, jobs: 3).state
@@ -47,9 +48,11 @@ import WalletTree
     /// keys in another order, and a key this version does not know.
     @Test func aStateOfTheLastVersionLoads() throws {
         let text = #"""
-            {"version": 1, "builtAt": "2026-01-02T03:04:05Z", "lastUpdateTag": 1700000000000, "future": [1, {"a": null}],
+            {"version": 1, "builtAt": "2026-01-02T03:04:05Z", "lastUpdateTag": 1700000000000,
+             "future": [1, {"a": null}],
              "passes": {"pass.com.example.a/S-1": {"serialNumber": "S-1", "passTypeIdentifier": "pass.com.example.a",
-               "teamIdentifier": "ABCDE12345", "updateTag": 1700000000000, "etag": "\"00112233445566778899aabbccddeeff\"",
+               "teamIdentifier": "ABCDE12345", "updateTag": 1700000000000,
+               "etag": "\"00112233445566778899aabbccddeeff\"",
                "size": 1234, "fingerprint": "f", "definitionHash": "d", "templateName": "t", "imagePaths": [],
                "sourceFile": "content/a.yml", "downloadPath": "download/cap.pkpass", "tokenHash": "ab"}},
              "contentFiles": {"content/a.yml": {"hash": "h", "passes": ["pass.com.example.a/S-1"]}}}
@@ -68,15 +71,20 @@ import WalletTree
 
     @Test func anOrderIsKeyedAsAnOrder() throws {
         var state = BuildState()
-        state.passes["order.com.example/O-1"] = SeededRandom.record(type: "order.com.example", identifier: "O-1", kind: .order)
-        state.removedPasses["order.com.example/O-0"] = .init(typeIdentifier: "order.com.example", identifier: "O-0", tokenHash: "h",
-                                                             removedTag: 3, kind: .order)
+        state.passes["order.com.example/O-1"] = SeededRandom.record(
+            type: "order.com.example", identifier: "O-1", kind: .order)
+        state.removedPasses["order.com.example/O-0"] = .init(
+            typeIdentifier: "order.com.example", identifier: "O-0", tokenHash: "h",
+            removedTag: 3, kind: .order)
         let index = try PublishedIndex.decode(BuildStateEncoding.encode(state, jobs: 1), of: "/nowhere")
         let key = ItemKey(kind: .order, typeIdentifier: "order.com.example", identifier: "O-1")
         #expect(index.items[key]?.path == "v1/orders/order.com.example/O-1")
         #expect(index.items[ItemKey.pass("order.com.example", "O-1")] == nil)
         #expect(index.kind(ofType: "order.com.example") == .order)
-        #expect(index.removedItem(type: "order.com.example", identifier: "O-0")?.filesToDelete == ["v1/orders/order.com.example/O-0"])
+        #expect(
+            index.removedItem(type: "order.com.example", identifier: "O-0")?.filesToDelete == [
+                "v1/orders/order.com.example/O-0"
+            ])
         #expect(index.orderCount == 1 && index.passCount == 0)
     }
 
@@ -84,7 +92,10 @@ import WalletTree
         let bytes = Array(#"{"version": 2, "passes": {}}"#.utf8)
         #expect {
             try PublishedIndex.decode(bytes, of: "/srv/output")
-        } throws: { "\($0)".contains("/srv/output/.passforge/state.json was written by another passforge version (state version 2)") }
+        } throws: {
+            "\($0)".contains(
+                "/srv/output/.passforge/state.json was written by another passforge version (state version 2)")
+        }
         #expect(throws: BuildError.self) { try PublishedIndex.decode(Array("{\"version\": 1".utf8), of: "/srv/output") }
     }
 
@@ -95,7 +106,9 @@ import WalletTree
     }
 
     /// Field by field: a missing `==` term would let two different indices pass as equal.
-    private func expectEqual(_ index: PublishedIndex, _ expected: PublishedIndex, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectEqual(
+        _ index: PublishedIndex, _ expected: PublishedIndex, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(index.lastUpdateTag == expected.lastUpdateTag, sourceLocation: sourceLocation)
         #expect(index.builtAt == expected.builtAt, sourceLocation: sourceLocation)
         #expect(index.items == expected.items, sourceLocation: sourceLocation)
@@ -123,7 +136,9 @@ struct SeededRandom {
 
     /// A string that JSON must escape, or not.
     mutating func text() -> String {
-        let pieces = ["a", "Z9", "/", "\"", "\\", "\n", "\t", "\u{01}", "\u{7F}", "é", "日本", "😀", "\u{2028}", " ", "-._~", ""]
+        let pieces = [
+            "a", "Z9", "/", "\"", "\\", "\n", "\t", "\u{01}", "\u{7F}", "é", "日本", "😀", "\u{2028}", " ", "-._~", "",
+        ]
         return (0..<below(6)).map { _ in pieces[below(pieces.count)] }.joined()
     }
 
@@ -136,9 +151,10 @@ struct SeededRandom {
     }
 
     static func record(type: String, identifier: String, kind: WalletItemKind) -> BuildState.ItemRecord {
-        BuildState.ItemRecord(typeIdentifier: type, identifier: identifier, teamIdentifier: "T", updateTag: 1, etag: "\"e\"", size: 1,
-                              fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s",
-                              downloadPath: "download/c.\(kind.fileExtension)", kind: kind)
+        BuildState.ItemRecord(
+            typeIdentifier: type, identifier: identifier, teamIdentifier: "T", updateTag: 1, etag: "\"e\"", size: 1,
+            fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s",
+            downloadPath: "download/c.\(kind.fileExtension)", kind: kind)
     }
 
     mutating func state() -> BuildState {
@@ -150,10 +166,14 @@ struct SeededRandom {
             let type = types[below(types.count)]
             let identifier = "S\(number)" + (chance() ? text() : "")
             var record = BuildState.ItemRecord(
-                typeIdentifier: type, identifier: identifier, teamIdentifier: text(), updateTag: Int64(next() >> 1), etag: digest(),
-                size: below(1 << 30), tokenHash: optional { $0.digest() }, fingerprint: digest(), definitionHash: digest(),
-                templateName: text(), imagePaths: (0..<below(3)).map { _ in text() }, sourceFile: text(), downloadPath: text(),
-                publicDownloadPath: optional { $0.text() }, tokenPath: optional { $0.text() }, offer: optional { $0.text() },
+                typeIdentifier: type, identifier: identifier, teamIdentifier: text(), updateTag: Int64(next() >> 1),
+                etag: digest(),
+                size: below(1 << 30), tokenHash: optional { $0.digest() }, fingerprint: digest(),
+                definitionHash: digest(),
+                templateName: text(), imagePaths: (0..<below(3)).map { _ in text() }, sourceFile: text(),
+                downloadPath: text(),
+                publicDownloadPath: optional { $0.text() }, tokenPath: optional { $0.text() },
+                offer: optional { $0.text() },
                 kind: type.hasPrefix("order") ? .order : .pass)
             if chance() { record.updateTag = -record.updateTag }
             state.passes[record.key] = record
