@@ -1,23 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 import TextEscaping
 
 /// Renders GitHub Flavored Markdown with the real cmark-gfm (Debian package `cmark-gfm`), with the
 /// extensions GitHub enables.
 func renderGFM(_ markdown: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["cmark-gfm", "-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tagfilter"]
-    let input = Pipe(), output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    input.fileHandleForWriting.write(Data(markdown.utf8))
-    try input.fileHandleForWriting.close()
-    let html = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "cmark-gfm failed; install it (make deps)")
-    return String(decoding: html, as: UTF8.self)
+    let result = try runProcess("cmark-gfm", ["-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tagfilter"],
+                                input: Data(markdown.utf8))
+    #expect(result.status == 0, "cmark-gfm failed; install it (make deps): \(result.stderr)")
+    return result.stdout
 }
 
 /// What must not survive in rendered Markdown built from hostile values: links, images,

@@ -279,11 +279,7 @@ final class DestinationSnapshot: @unchecked Sendable {
     }
 
     private func copyFolder(_ source: String, to target: String) throws {
-        let cp = Process()
-        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
-        cp.arguments = ["-a", source, target]
-        try cp.run()
-        cp.waitUntilExit()
-        guard cp.terminationStatus == 0 else { throw HarnessFailure("cp -a \(source) \(target) failed") }
+        let cp = try runProcess("/bin/cp", ["-a", source, target])
+        guard cp.status == 0 else { throw HarnessFailure("cp -a \(source) \(target) failed: \(cp.stderr)") }
     }
 }
