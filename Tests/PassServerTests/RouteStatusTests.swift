@@ -23,8 +23,9 @@ import WalletTree
         configure(&configuration)
         let store = try SQLiteRegistrationStore(path: fixture.state.file("registrations-\(UUID().uuidString).sqlite"))
         let output = OutputFolder(directory: fixture.project.output)
-        return PassServer.application(configuration: configuration, output: output, store: store,
-                                      logger: Logger(label: "test"))
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning  // not a line per request
+        return PassServer.application(configuration: configuration, output: output, store: store, logger: logger)
     }
 
     /// A capability download the build wrote (`download/<capability>.pkpass`).
