@@ -27,7 +27,7 @@ final class PassFilePresence: Sendable {
         DispatchQueue.global().async { [self] in
             var itemFolders: [String: Set<String>] = [:]
             for (type, kind) in types {
-                guard let entries = AtomicFileSystem.directoryEntries("\(directory)/\(TreeLayout.itemFolder(kind))/\(type)") else { continue }
+                guard let entries = AtomicFileSystem.directoryEntries(TreeLayout.path("\(TreeLayout.itemFolder(kind))/\(type)", in: directory)) else { continue }
                 var names = Set<String>(minimumCapacity: entries.count)
                 for entry in entries { names.insert(entry.name) }
                 itemFolders[type] = names

@@ -57,6 +57,15 @@ import TestSupport
         #expect(publish.status == 0, "\(publish.output)")
         #expect(FileManager.default.fileExists(atPath: destination.file(".passforge/state.json")), "\(publish.output)")
 
+        // diff reads the project's git repository, not the working directory's (which has none).
+        for arguments in [["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base"]] {
+            let git = try await runProcessWithoutBlocking("git", arguments, directory: project.root)
+            #expect(git.status == 0, "git \(arguments): \(git.output)")
+        }
+        project.writeList(count: 3)
+        let diff = try await passforge(["diff", "--config", config, "HEAD"])
+        #expect(diff.status == 0 && diff.stdout.contains("C-0002"), "\(diff.output)")
+
         // serve's defaults: the project's output tree and store, whatever the working directory.
         var serveEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         serveEnvironment[StoreLocation.environmentVariable] = nil
