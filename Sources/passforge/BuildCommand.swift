@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConcurrencySupport
 import Foundation
 import PassBuild
 import PassContent
@@ -60,9 +61,11 @@ struct BuildCommand: AsyncParsableCommand {
     func run() async throws {
         var settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
         var stateFetch: StateFetchOutcome?
+        // The process's one pool for work that blocks: the state fetch, index files, SQLite commits.
+        let pool = BlockingPool()
         if let stateFrom {
             let destination = try Console.runReportingErrors { try PublishDestination(parsing: stateFrom) }
-            stateFetch = try Console.runReportingErrors { try destination.fetchState(into: project.output) }
+            stateFetch = try Console.runReportingErrors { try destination.fetchState(into: project.output, pool: pool) }
             if !quiet, let stateFetch { Console.error(Self.describe(stateFetch, from: destination)) }
             // The bytes of unchanged passes are at DEST, not in this (fresh) output folder.
             settings.requiresLocalPassFiles = false
@@ -83,7 +86,7 @@ struct BuildCommand: AsyncParsableCommand {
         for key in report.removed { Console.print("removed \(key)") }
         if report.usedDevelopmentSigning { Console.warnDevelopmentSigning() }
         // The process's one output tree: the index refresh and `--push` share its index writer.
-        let output = OutputFolder(directory: project.output)
+        let output = OutputFolder(directory: project.output, pool: pool)
         try await refreshDeviceIndices(report, output: output)
         Console.print(report.summary)
         for (offer, size) in report.offerPoolSizes.sorted(by: { $0.key < $1.key }) {
@@ -118,7 +121,10 @@ struct BuildCommand: AsyncParsableCommand {
     /// A build rewrites the indices of the devices holding the passes it
     /// changed or removed — when there is a registration store to read.
     private func refreshDeviceIndices(_ report: BuildReport, output: OutputFolder) async throws {
-        guard !(report.built + report.removed).isEmpty, let (store, _) = try await StoreOpening.open(project: project.project, onlyIfPresent: true) else { return }
+        guard !(report.built + report.removed).isEmpty,
+            let (store, _) = try await StoreOpening.open(
+                project: project.project, onlyIfPresent: true, pool: output.indexFiles.pool)
+        else { return }
         do {
             let count = try await output.indexFiles.refresh(changed: report.built + report.removed, committed: report.committedState, store: store)
             if count > 0 && !quiet { Console.error("refreshed \(count) device index file\(count == 1 ? "" : "s")") }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConcurrencySupport
 import Foundation
 import PassBuild
 import PassPush
@@ -30,7 +31,8 @@ struct PushCommand: AsyncParsableCommand {
     func validate() throws { try options.validate() }
 
     func run() async throws {
-        try await Self.push(project: project, output: OutputFolder(directory: project.output),
+        // The process's one pool for work that blocks (index files, SQLite commits): the output folder's.
+        try await Self.push(project: project, output: OutputFolder(directory: project.output, pool: BlockingPool()),
                             options: PushRun.Options(dryRun: options.dryRun, pass: options.pass))
     }
 
@@ -40,7 +42,10 @@ struct PushCommand: AsyncParsableCommand {
     /// `output`: the process's one output tree (`build --push` hands over the build's).
     static func push(project: ProjectOptions, output: OutputFolder, options: PushRun.Options = PushRun.Options(), index: PublishedIndex? = nil,
                      quiet: Bool = false) async throws {
-        guard let (store, storeDescription) = try await StoreOpening.open(project: project.project, onlyIfPresent: true) else {
+        guard
+            let (store, storeDescription) = try await StoreOpening.open(
+                project: project.project, onlyIfPresent: true, pool: output.indexFiles.pool)
+        else {
             Console.print("no registration store yet (\(StoreOpening.defaultSQLitePath(of: project.project)) does not exist): no device to push to")
             return
         }

@@ -1,5 +1,6 @@
 import AtomicFiles
 import ArgumentParser
+import ConcurrencySupport
 import Foundation
 import Logging
 import NIOCore
@@ -101,10 +102,14 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
         let logger = Logger(label: "passforge.serve")
 
-        guard let (store, storeDescription) = try await StoreOpening.open(project: project.project) else { throw ExitCode.failure }
+        // The process's one pool for work that blocks (index files, SQLite commits), passed to all of it.
+        let pool = BlockingPool()
+        guard let (store, storeDescription) = try await StoreOpening.open(project: project.project, pool: pool) else {
+            throw ExitCode.failure
+        }
 
         // The process's one output tree: the web service, the index refresh and `--push` share its index writer.
-        let output = OutputFolder(directory: project.output)
+        let output = OutputFolder(directory: project.output, pool: pool)
         var configuration = PassServerConfiguration()
         configuration.host = host
         configuration.port = port

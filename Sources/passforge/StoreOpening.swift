@@ -1,5 +1,6 @@
 import AtomicFiles
 import ArgumentParser
+import ConcurrencySupport
 import Foundation
 import PassContent
 import PostgresRegistrationStore
@@ -10,11 +11,12 @@ import SQLiteRegistrationStore
 /// `state/registrations.sqlite` in the project's root), shared by `serve` and `build`.
 enum StoreOpening {
     /// Opens the store of `project`. With `onlyIfPresent`, a SQLite file that does not exist
-    /// yet is not created (a build on a machine without a server has no devices).
-    static func open(project: Project, onlyIfPresent: Bool = false) async throws
-        -> (store: any RegistrationDatabase, description: String)? {
+    /// yet is not created (a build on a machine without a server has no devices). A SQLite store's
+    /// commits run on `pool`, the command's `BlockingPool`.
+    static func open(project: Project, onlyIfPresent: Bool = false, pool: BlockingPool = BlockingPool(threadCount: 1))
+        async throws -> (store: any RegistrationDatabase, description: String)? {
         try await open(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable],
-                       defaultSQLitePath: defaultSQLitePath(of: project), onlyIfPresent: onlyIfPresent)
+                       defaultSQLitePath: defaultSQLitePath(of: project), onlyIfPresent: onlyIfPresent, pool: pool)
     }
 
     /// `state/registrations.sqlite` below the project's root (not the working directory): `--config` run
@@ -23,8 +25,10 @@ enum StoreOpening {
 
     /// Opens the store a PASSFORGE_DATABASE_URL-style value names; a path in it is relative to the working
     /// directory, as a path typed in a shell is. No value: `defaultSQLitePath`.
-    static func open(_ value: String?, defaultSQLitePath: String = StoreLocation.defaultSQLitePath, onlyIfPresent: Bool = false)
-        async throws -> (store: any RegistrationDatabase, description: String)? {
+    static func open(
+        _ value: String?, defaultSQLitePath: String = StoreLocation.defaultSQLitePath, onlyIfPresent: Bool = false,
+        pool: BlockingPool = BlockingPool(threadCount: 1)
+    ) async throws -> (store: any RegistrationDatabase, description: String)? {
         let location: StoreLocation
         do {
             let given = value?.trimmingWhitespace() ?? ""
@@ -37,7 +41,7 @@ enum StoreOpening {
         case .sqlite(let path):
             if onlyIfPresent && !AtomicFileSystem.exists(path) { return nil }
             do {
-                return (try SQLiteRegistrationStore(path: path), location.description)
+                return (try SQLiteRegistrationStore(path: path, blockingPool: pool), location.description)
             } catch {
                 Console.error("error: cannot open the registration store \(path): \(error); check that its folder is writable")
                 throw ExitCode.failure
