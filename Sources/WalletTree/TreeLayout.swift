@@ -10,8 +10,8 @@ package import PassModel
 /// - `download/<capability>.pkpass|.order` and `download/<typeIdentifier>/<identifier>.pkpass|.order`
 /// - `download/<capability>.pkpasses` (a bundle of passes)
 ///
-/// Every path of the tree is spelled here (and the device indices' folder in
-/// `DeviceIndexFiles`), once.
+/// Every path of the tree is spelled here, once, relative to the output folder; `path(_:in:)` (and
+/// `OutputFolder`, `OutputTree` over it) is the one place such a path is joined to a folder.
 ///
 /// A pass type identifier is `[A-Za-z0-9][A-Za-z0-9.-]{0,254}`, a serial number
 /// `[A-Za-z0-9][A-Za-z0-9._~-]{0,127}`, a token `[A-Za-z0-9_-]{16,100}`, a
