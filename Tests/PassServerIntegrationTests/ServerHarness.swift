@@ -251,7 +251,9 @@ struct HarnessError: Error, CustomStringConvertible {
 
 func hexToken(_ byte: String) -> String { String(repeating: byte, count: 32) }
 
-/// Polls until `condition` holds (a new build is noticed within ~250 ms).
+/// Polls until `condition` holds (a new build is noticed within ~250 ms): for a state that another process changes
+/// and announces nowhere the test can await (a row, a file, a mock's requests, an HTTP answer). A line the program
+/// prints is an event instead: await it (`server.process.contains`).
 /// The condition is checked once more after the deadline: in the whole
 /// parallel suite a polling task can be held past its deadline in one sleep.
 func eventually(timeout: Double = 10, _ condition: () async throws -> Bool) async throws -> Bool {
