@@ -8,7 +8,9 @@ import Synchronization
 /// lets it go on: while it waits, the destination holds exactly what a publish killed there leaves.
 final class PausedPublish: Checkpoints, @unchecked Sendable {
     private let point: String
-    private let pool = BlockingPool(threadCount: 1)
+    /// The thread the publish blocks (it waits at its checkpoint); not the publish's own pool, which its
+    /// transport's async work needs meanwhile (`BlockingBridge`).
+    private let runner = BlockingPool(threadCount: 1)
     private let goOn = DispatchSemaphore(value: 0)
     private let arrival = Mutex<(arrived: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     private var task: Task<PublishSummary, any Error>!
@@ -17,11 +19,11 @@ final class PausedPublish: Checkpoints, @unchecked Sendable {
         self.point = point
         let publisher = try Publisher(
             outputDirectory: output, destination: PublishDestination(parsing: destination),
-            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, pool: pool,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, pool: BlockingPool(),
             checkpoints: self)
-        let pool = pool
-        // The publish blocks its thread (and at the checkpoint): on the pool's, never a cooperative one.
-        task = Task { try await pool.run { try publisher.publish() } }
+        let runner = runner
+        // The publish blocks its thread (and at the checkpoint): on the runner's, never a cooperative one.
+        task = Task { try await runner.run { try publisher.publish() } }
     }
 
     func reached(_ point: String) {
