@@ -80,7 +80,7 @@ final class Checkout: Sendable {
 /// behind a test's back, then `extra`.
 func passforgeEnvironment(_ extra: [String: String]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
-    for key in ["CI", "PASSFORGE_DATABASE_URL", "PASSFORGE_TEST_STALL", "PASSFORGE_SSH_COMMAND", "PASSFORGE_APNS_URL"] {
+    for key in ["CI", "PASSFORGE_DATABASE_URL", "PASSFORGE_SSH_COMMAND", "PASSFORGE_APNS_URL"] {
         environment[key] = nil
     }
     environment.merge(extra) { _, new in new }
