@@ -235,6 +235,30 @@ import WalletTree
         }
     }
 
+    /// `--device-lists store`: the same statuses, the list from the store, and no index file written.
+    @Test func deviceListsFromTheStoreWriteNoIndexFile() async throws {
+        let fixture = try ServiceStatusTests.Fixture()
+        let devices = fixture.project.output + "/v1/devices"
+        try? FileManager.default.removeItem(atPath: devices)
+        try await Self.application(fixture, configure: { $0.deviceLists = .store }).test(.router) { client in
+            let auth: HTTPFields = [.authorization: "ApplePass \(fixture.passToken)"]
+            let push = ByteBuffer(string: #"{"pushToken":"0123456789abcdef0123456789abcdef"}"#)
+            let registration = "/v1/devices/device0003/registrations/\(TestPKI.passType)/C-0000"
+            try await client.execute(uri: registration, method: .post, headers: auth, body: push) {
+                #expect($0.status == .created)
+            }
+            try await client.execute(uri: "/v1/devices/device0003/registrations/\(TestPKI.passType)", method: .get) {
+                #expect($0.status == .ok)
+                #expect(String(buffer: $0.body).contains(#""serialNumbers":["C-0000"]"#))
+            }
+            try await client.execute(uri: registration, method: .delete, headers: auth) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/v1/devices/device0003/registrations/\(TestPKI.passType)", method: .get) {
+                #expect($0.status == .noContent)
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: devices))
+    }
+
     @Test func offerClaimsAre404WithoutOffers() async throws {
         let fixture = try ServiceStatusTests.Fixture()
         try await Self.application(fixture).test(.router) { client in
