@@ -36,6 +36,29 @@ import WalletTree
         expectEqual(index, PublishedIndex(state))
     }
 
+    /// The bytes the build writes, spelled out: the format of the first version, which a tree published by
+    /// an earlier passforge has and which an earlier passforge reads (the keys of an order's record too).
+    @Test func theFormatIsTheFirstVersions() throws {
+        var state = BuildState()
+        state.lastUpdateTag = 7
+        state.builtAt = "2026-01-02T03:04:05Z"
+        var order = SeededRandom.record(type: "order.x", identifier: "O-1", kind: .order)
+        order.tokenHash = "ab"
+        state.passes[order.key] = order
+        state.contentFiles["content/o.yml"] = .init(hash: "h", passes: [order.key], stamp: "1:2", entries: nil)
+        state.removedPasses["pass.a/S-1"] = .init(
+            typeIdentifier: "pass.a", identifier: "S-1", tokenHash: "cd", removedTag: 5, files: ["v1/passes/pass.a/S-1"])
+        let expected =
+            #"{"version":1,"lastUpdateTag":7,"builtAt":"2026-01-02T03:04:05Z","passes":{"order.x/O-1":{"#
+            + #""passTypeIdentifier":"order.x","serialNumber":"O-1","teamIdentifier":"T","updateTag":1,"etag":"\"e\"","#
+            + #""size":1,"fingerprint":"f","definitionHash":"d","templateName":"t","imagePaths":[],"sourceFile":"s","#
+            + #""downloadPath":"download/c.order","tokenHash":"ab","kind":"order"}},"contentFiles":{"content/o.yml":"#
+            + #"{"hash":"h","passes":["order.x/O-1"],"identity":"1:2"}},"removedPasses":{"pass.a/S-1":"#
+            + #"{"passTypeIdentifier":"pass.a","serialNumber":"S-1","tokenHash":"cd","removedTag":5,"#
+            + #""files":["v1/passes/pass.a/S-1"]}}}"#
+        #expect(String(decoding: try state.encoded(), as: UTF8.self) == expected)
+    }
+
     @Test func anEmptyStateRoundTrips() throws {
         let bytes = BuildStateEncoding.encode(BuildState(), jobs: 2)
         #expect(try JSONDecoder().decode(BuildState.self, from: Data(bytes)) == BuildState())
