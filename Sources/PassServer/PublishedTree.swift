@@ -8,13 +8,13 @@ package import PassModel
 package import WalletTree
 import Synchronization
 
-/// The output tree as the last committed build left it: the build state,
+/// The output tree as the last committed build left it: its index (`PublishedIndex`),
 /// with lookups by pass and by download path, and the pass files' bytes.
 ///
 /// A new build is picked up without a restart: `NewBuildWatcher` stats
 /// `state.json` every interval and, when its stamp changed, parses it once
 /// (on the process's `BlockingPool`, never Swift's cooperative pool), installs the
-/// new snapshot with one swap, and hands the same state to the reactions
+/// new snapshot with one swap, and hands the same index to the reactions
 /// (index refresh, push). A request reads the installed snapshot and never
 /// waits behind a parse; a file's bytes are read on the blocking pool too,
 /// straight into the `ByteBuffer` the responses send.

@@ -47,7 +47,8 @@ import WalletTree
         state.passes[order.key] = order
         state.contentFiles["content/o.yml"] = .init(hash: "h", passes: [order.key], stamp: "1:2", entries: nil)
         state.removedPasses["pass.a/S-1"] = .init(
-            typeIdentifier: "pass.a", identifier: "S-1", tokenHash: "cd", removedTag: 5, files: ["v1/passes/pass.a/S-1"])
+            typeIdentifier: "pass.a", identifier: "S-1", tokenHash: "cd", removedTag: 5,
+            files: ["v1/passes/pass.a/S-1"])
         let expected =
             #"{"version":1,"lastUpdateTag":7,"builtAt":"2026-01-02T03:04:05Z","passes":{"order.x/O-1":{"#
             + #""passTypeIdentifier":"order.x","serialNumber":"O-1","teamIdentifier":"T","updateTag":1,"etag":"\"e\"","#
