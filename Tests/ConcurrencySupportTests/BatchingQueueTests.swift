@@ -15,7 +15,8 @@ import Testing
 
     /// A count that tasks await (`reached`) instead of sleeping: the events of a test, in order.
     final class Countdown: Sendable {
-        private let state = Mutex((count: 0, waiters: [(target: Int, continuation: CheckedContinuation<Void, Never>)]()))
+        private typealias Waiter = (target: Int, continuation: CheckedContinuation<Void, Never>)
+        private let state = Mutex((count: 0, waiters: [Waiter]()))
 
         func increment() {
             let ready = state.withLock { state in

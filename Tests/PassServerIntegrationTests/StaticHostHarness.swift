@@ -36,8 +36,10 @@ final class StaticHost: Sendable {
         let port = try freeLoopbackPort()
         self.port = port
         let launch = switch server {
-        case .nginx: try Self.configureNginx(folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
-        case .caddy: try Self.configureCaddy(folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
+        case .nginx:
+            try Self.configureNginx(folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
+        case .caddy:
+            try Self.configureCaddy(folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
         }
         process = try BackgroundProcess(launch.executable, launch.arguments, directory: launch.directory,
                                         environment: launch.environment)

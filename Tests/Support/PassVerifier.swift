@@ -55,7 +55,8 @@ public enum PassVerifier {
             let enumerator = FileManager.default.enumerator(atPath: work.path)
             while let relative = enumerator?.nextObject() as? String {
                 var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: work.file(relative), isDirectory: &isDirectory), !isDirectory.boolValue {
+                if FileManager.default.fileExists(atPath: work.file(relative), isDirectory: &isDirectory),
+                   !isDirectory.boolValue {
                     files[relative] = work.read(relative)
                 }
             }
@@ -73,7 +74,9 @@ public enum PassVerifier {
              "-content", work.file("manifest.json"), "-CAfile", root, "-purpose", "any", "-out", "/dev/null"]
         }
 
-        func verified(_ files: [String: [UInt8]], isOrder: Bool, digests: ProcessResult, signature: ProcessResult) throws -> Verified {
+        func verified(
+            _ files: [String: [UInt8]], isOrder: Bool, digests: ProcessResult, signature: ProcessResult
+        ) throws -> Verified {
             guard let manifestBytes = files["manifest.json"],
                   let manifest = try JSONSerialization.jsonObject(with: Data(manifestBytes)) as? [String: String] else {
                 throw Failure(description: "no readable manifest.json at the zip root")
@@ -81,7 +84,8 @@ public enum PassVerifier {
             // An order lists SHA-256 hashes (Apple, "Building a distributable order package").
             let expected = Set(files.keys).subtracting(["manifest.json", "signature"])
             guard Set(manifest.keys) == expected else {
-                throw Failure(description: "manifest lists \(manifest.keys.sorted()) but the zip holds \(expected.sorted())")
+                throw Failure(
+                    description: "manifest lists \(manifest.keys.sorted()) but the zip holds \(expected.sorted())")
             }
             // `openssl dgst -r` writes "HASH *PATH" per file.
             var actual: [String: String] = [:]
@@ -93,7 +97,9 @@ public enum PassVerifier {
             for (name, hash) in manifest where actual[name] != hash {
                 throw Failure(description: "\(isOrder ? "SHA-256" : "SHA-1") of \(name) does not match the manifest")
             }
-            guard signature.status == 0 else { throw Failure(description: "signature does not verify: \(signature.output)") }
+            guard signature.status == 0 else {
+                throw Failure(description: "signature does not verify: \(signature.output)")
+            }
             let rootFile = isOrder ? "order.json" : "pass.json"
             guard let passBytes = files[rootFile],
                   let pass = try JSONSerialization.jsonObject(with: Data(passBytes)) as? [String: Any] else {
