@@ -3,14 +3,27 @@
 /// the messages are made from the request's method, bucket and key and the
 /// store's answer, never from its headers.
 package struct ObjectStorageError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure, for a caller's decision (as `DeviceCheckError.Kind`).
+    package enum Kind: Sendable, Hashable {
+        /// The credentials, region or endpoint in the environment cannot be used.
+        case configuration
+        /// The store answered with an error (`status` and `code` say which).
+        case refused
+        /// No answer: the store could not be reached, after the retries.
+        case unreachable
+        /// The task was cancelled.
+        case cancelled
+    }
+
+    package var kind: Kind
     package var description: String
     /// The HTTP status, when the store answered.
     package var status: Int?
     /// The store's error code (`NoSuchBucket`, `AccessDenied`, …), when it sent one.
     package var code: String?
 
-    package init(_ description: String, status: Int? = nil, code: String? = nil) {
-        (self.description, self.status, self.code) = (description, status, code)
+    package init(_ kind: Kind, _ description: String, status: Int? = nil, code: String? = nil) {
+        (self.kind, self.description, self.status, self.code) = (kind, description, status, code)
     }
 
     /// What to do about the common refusals.

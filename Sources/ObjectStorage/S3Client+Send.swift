@@ -50,6 +50,7 @@ struct StoreAnswer: Sendable {
         let code = XMLText.element("Code", in: text)
         let message = XMLText.element("Message", in: text).map { ": \($0.prefix(300))" } ?? ""
         return ObjectStorageError(
+            .refused,
             "\(operation) \(object): the store answered \(status) \(code ?? "")\(message); "
                 + ObjectStorageError.advice(code: code, status: status), status: status, code: code)
     }
@@ -100,12 +101,13 @@ extension S3Client {
                     RetryPolicy.isRetryable(status: answer.status, code: answer.errorCode)
                 else { return answer }
             } catch is CancellationError {
-                throw ObjectStorageError("\(method.rawValue) \(object) was cancelled")
+                throw ObjectStorageError(.cancelled, "\(method.rawValue) \(object) was cancelled")
             } catch {
                 guard attempt < retryPolicy.attempts, !Task.isCancelled else {
                     let target =
                         configuration.endpoint?.description ?? "https://s3.\(configuration.region).amazonaws.com"
                     throw ObjectStorageError(
+                        .unreachable,
                         "\(method.rawValue) \(object): cannot reach the store at \(target) "
                             + "after \(attempt) attempt\(attempt == 1 ? "" : "s") (\(Self.describe(error))); "
                             + "check AWS_ENDPOINT_URL and the network")
@@ -114,7 +116,7 @@ extension S3Client {
             do {
                 try await Task.sleep(nanoseconds: UInt64(retryPolicy.delay(afterAttempt: attempt) * 1e9))
             } catch {
-                throw ObjectStorageError("\(method.rawValue) \(object) was cancelled")
+                throw ObjectStorageError(.cancelled, "\(method.rawValue) \(object) was cancelled")
             }
         }
     }

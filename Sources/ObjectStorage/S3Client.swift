@@ -145,6 +145,7 @@ package final class S3Client: Sendable {
                 let key = XMLText.element("Key", in: error) ?? "?"
                 let code = XMLText.element("Code", in: error) ?? "?"
                 throw ObjectStorageError(
+                    .refused,
                     "DeleteObjects \(describe(key)) failed: \(code) "
                         + (XMLText.element("Message", in: error) ?? ""), status: 200, code: code)
             }

@@ -52,6 +52,7 @@ package struct S3Configuration: Sendable, Equatable {
         region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1"
         guard region.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
             throw ObjectStorageError(
+                .configuration,
                 "AWS_REGION \(region.debugDescription) is not a region name (like us-east-1 or auto)")
         }
         if let text = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL") {
@@ -68,19 +69,19 @@ package struct S3Configuration: Sendable, Equatable {
         let missing =
             "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for "
             + "temporary ones), or AWS_PROFILE with a profile in ~/.aws/credentials"
-        guard let path else { throw ObjectStorageError(missing) }
+        guard let path else { throw ObjectStorageError(.configuration, missing) }
         guard let bytes = AtomicFileSystem.readFile(path) else {
             if value("AWS_PROFILE") != nil || value("AWS_SHARED_CREDENTIALS_FILE") != nil {
-                throw ObjectStorageError("cannot read \(path), where AWS_PROFILE \(profile) should be; \(missing)")
+                throw ObjectStorageError(.configuration, "cannot read \(path), where AWS_PROFILE \(profile) should be; \(missing)")
             }
-            throw ObjectStorageError(missing)
+            throw ObjectStorageError(.configuration, missing)
         }
         let sections = CredentialsFile.sections(String(decoding: bytes, as: UTF8.self))
         guard let section = sections[profile] else {
-            throw ObjectStorageError("\(path) has no [\(profile)] profile; \(missing)")
+            throw ObjectStorageError(.configuration, "\(path) has no [\(profile)] profile; \(missing)")
         }
         guard let key = section["aws_access_key_id"], let secret = section["aws_secret_access_key"] else {
-            throw ObjectStorageError("[\(profile)] in \(path) lacks aws_access_key_id or aws_secret_access_key")
+            throw ObjectStorageError(.configuration, "[\(profile)] in \(path) lacks aws_access_key_id or aws_secret_access_key")
         }
         return S3Credentials(accessKeyID: key, secretAccessKey: secret, sessionToken: section["aws_session_token"])
     }
@@ -121,6 +122,7 @@ package struct S3Endpoint: Sendable, Equatable, CustomStringConvertible {
 
     package init(parsing text: String) throws(ObjectStorageError) {
         let refusal = ObjectStorageError(
+            .configuration,
             "AWS_ENDPOINT_URL \(text.debugDescription) is not an endpoint URL "
                 + "(http://HOST[:PORT] or https://HOST[:PORT], like http://127.0.0.1:8333)")
         let schemeEnd: String.Index
