@@ -47,7 +47,7 @@ extension PublishDestination {
             let published = try output.decodePublished(files, from: self)
             let localPath = BuildState.path(in: outputDirectory)
             if AtomicFileSystem.exists(localPath) {
-                let local = try BuildState.load(from: outputDirectory)
+                let local = try PublishedIndex.load(from: outputDirectory)
                 if local.lastUpdateTag >= published.state.lastUpdateTag { return .keptLocal(lastUpdateTag: local.lastUpdateTag) }
             }
             // The bundle list too: the build keeps a bundle whose members are unchanged (their files are only at DEST).
