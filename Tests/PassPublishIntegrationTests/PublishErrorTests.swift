@@ -10,17 +10,21 @@ import TestSupport
     @Test func aDestinationOfNoAcceptedFormIsInvalid() {
         let error = #expect(throws: PublishError.self) { try PublishDestination(parsing: "ftp://host/x") }
         #expect(error?.code == .invalidDestination)
-        #expect(error?.description.contains("is not a destination passforge accepts") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains("is not a destination passforge accepts") == true,
+            "\(String(describing: error))")
         #expect(error?.file.hasSuffix("PublishDestination.swift") == true)
     }
 
     @Test func anOutputWithoutABuildSaysToBuildFirst() throws {
         let folder = TemporaryDirectory("passforge-nobuild")
         try AtomicFileSystem.createDirectory(folder.file("output"))
-        let publisher = try Publisher(outputDirectory: folder.file("output"), destination: .directory(folder.file("site")))
+        let publisher = try Publisher(
+            outputDirectory: folder.file("output"), destination: .directory(folder.file("site")))
         let error = #expect(throws: PublishError.self) { try publisher.publish() }
         #expect(error?.code == .noBuild)
-        #expect(error?.description == "\(folder.file("output")) holds no build (no .passforge/); run passforge build first")
+        #expect(
+            error?.description == "\(folder.file("output")) holds no build (no .passforge/); run passforge build first")
     }
 
     @Test func aFileSystemFailureKeepsItsCause() {

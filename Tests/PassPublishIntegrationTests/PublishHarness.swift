@@ -168,8 +168,10 @@ struct FailingTransport: PublishTransport {
 /// and the copy is put back in its place: the destination is left exactly as a publish killed at `point`
 /// leaves it. For a bucket, the copy is of every object a publish of either build may write; its lock
 /// object is left naming a process that has exited, as a killed publish's is.
-func killPublish(_ built: BuiltProject, to destination: String, at point: String, environment extra: [String: String] = [:],
-                 bucket: BucketTree? = nil, whileStalled: @escaping () throws -> Void = {}) throws {
+func killPublish(
+    _ built: BuiltProject, to destination: String, at point: String, environment extra: [String: String] = [:],
+    bucket: BucketTree? = nil, whileStalled: @escaping () throws -> Void = {}
+) throws {
     let target = try PublishDestination(parsing: destination)
     let snapshot = DestinationSnapshot(target, bucket: bucket, built: built)
     let checkpoint = StopAt(point) {
@@ -258,7 +260,9 @@ final class DestinationSnapshot: @unchecked Sendable {
             TreeLayout.statePath, TreeLayout.downloadsListPath, TreeLayout.bundleListPath,
             ObjectStorageTransport.removalsNotePath, ObjectStorageLock.path,
         ]
-        let states = [try bucket.object(TreeLayout.statePath)?.body, AtomicFileSystem.readFile(BuildState.path(in: built.output))]
+        let states = [
+            try bucket.object(TreeLayout.statePath)?.body, AtomicFileSystem.readFile(BuildState.path(in: built.output)),
+        ]
         for bytes in states.compactMap({ $0 }) {
             let state = try BuildState.decode(bytes, of: built.output)
             for record in state.passes.values { paths.formUnion(PassFiles(record).allPaths) }
