@@ -25,8 +25,12 @@ struct DirectoryTransport: PublishTransport {
               let state = try readStateFile(TreeLayout.statePath, limit: BuildState.maximumPublishedSize) else { return .noState }
         let bundles = try readStateFile(BundleList.path, limit: BuildState.maximumPublishedListSize)
         let csv = try readStateFile(TreeLayout.downloadsListPath, limit: BuildState.maximumPublishedListSize)
+        let landing = try readStateFile(LandingPageList.path, limit: BuildState.maximumPublishedListSize)
+        let downloads = bundles == nil && landing == nil ? [] : try downloadFiles(&folders)
         return .published(PublishedBuild(state: state, downloadsCSV: csv, bundlesJSON: bundles,
-                                         bundleFiles: bundles == nil ? [] : try bundleFiles(&folders)))
+                                         bundleFiles: bundles == nil ? [] : downloads.filter { $0.hasSuffix(".pkpasses") },
+                                         landingPages: landing,
+                                         landingFiles: landing == nil ? [] : downloads.filter(LandingComparison.isLandingFile)))
     }
 
     /// A file of `.passforge/`: a regular file, not a link, of at most `limit` bytes (no more is read); nil when missing.
@@ -43,11 +47,12 @@ struct DirectoryTransport: PublishTransport {
         return bytes
     }
 
-    /// `download/*.pkpasses`, relative to the root.
-    private func bundleFiles(_ folders: inout RealFolders) throws -> [String] {
+    /// `download/*.pkpasses` and the landing files (`download/*.html|.png|.svg`), relative to the root.
+    private func downloadFiles(_ folders: inout RealFolders) throws -> [String] {
         guard try folders.exists(TreeLayout.downloadFolder, creating: false) else { return [] }
         let names = AtomicFileSystem.directoryEntries(TreeLayout.path(TreeLayout.downloadFolder, in: root))?.map(\.name) ?? []
-        return names.filter { $0.hasSuffix(".pkpasses") && !$0.hasPrefix(".") }.sorted().map { "\(TreeLayout.downloadFolder)/\($0)" }
+        return names.filter { !$0.hasPrefix(".") && !$0.hasSuffix(".pkpass") && !$0.hasSuffix(".order") }.sorted()
+            .map { "\(TreeLayout.downloadFolder)/\($0)" }
     }
 
     func createDestination() throws {

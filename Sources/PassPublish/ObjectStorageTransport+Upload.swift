@@ -11,21 +11,28 @@ extension ObjectStorageTransport {
         var name: String
     }
 
-    /// The puts of a publish in two waves, the first wholly stored before the
-    /// second starts: item files and their token names (which a device
+    /// The puts of a publish in three waves, each wholly stored before the
+    /// next starts: item files and their token names (which a device
     /// fetches after a push), then the download links and bundles (which
-    /// people are sent to). Device indices (`v1/devices/`) are never among
-    /// them: the server that takes registrations owns those.
+    /// people are sent to), then the landing pages that link those downloads. Device indices (`v1/devices/`)
+    /// are never among them: the server that takes registrations owns those.
     static func waves(_ files: [FileUpload]) -> [[Put]] {
         var items: [Put] = []
         var downloads: [Put] = []
+        var landing: [Put] = []
         for upload in files {
             for name in [upload.path] + upload.links {
                 let put = Put(source: upload.path, name: name)
-                if name.hasPrefix("\(TreeLayout.downloadFolder)/") { downloads.append(put) } else { items.append(put) }
+                if LandingComparison.isLandingFile(name) {
+                    landing.append(put)
+                } else if name.hasPrefix("\(TreeLayout.downloadFolder)/") {
+                    downloads.append(put)
+                } else {
+                    items.append(put)
+                }
             }
         }
-        return [items, downloads]
+        return [items, downloads, landing]
     }
 
     /// Stores every name of every file, `concurrency` requests in flight.

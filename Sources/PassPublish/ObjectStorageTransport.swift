@@ -98,7 +98,8 @@ struct ObjectStorageTransport: PublishTransport {
             let state = try await Self.read(client, key(TreeLayout.statePath), limit: BuildState.maximumPublishedSize)
             guard state != nil else { return [nil] }
             var result = [state]
-            for name in [TreeLayout.downloadsListPath, TreeLayout.bundleListPath, Self.removalsNotePath] {
+            for name in [TreeLayout.downloadsListPath, TreeLayout.bundleListPath, Self.removalsNotePath,
+                         LandingPageList.path] {
                 result.append(try await Self.read(client, key(name), limit: BuildState.maximumPublishedListSize))
             }
             return result
@@ -108,7 +109,8 @@ struct ObjectStorageTransport: PublishTransport {
         return .published(
             PublishedBuild(
                 state: state, downloadsCSV: files[1], bundlesJSON: files[2],
-                bundleFiles: noted.filter { $0.hasSuffix(".pkpasses") && TreePath.isBuildOwned($0) }))
+                bundleFiles: noted.filter { $0.hasSuffix(".pkpasses") && TreePath.isBuildOwned($0) },
+                landingPages: files[4], landingFiles: noted.filter(LandingComparison.isLandingFile)))
     }
 
     /// An object of at most `limit` bytes (a larger one is refused), or nil when there is none.

@@ -15,6 +15,9 @@ struct PublishPlan: Sendable {
     var removedPasses = 0
     var sentBundles = 0
     var removedBundles = 0
+    /// Landing page files (pages, logos, badges) to send, after the bundles; and to delete, after the bundles'.
+    var sentLandingFiles = 0
+    var removedLandingFiles = 0
 
     /// A pass is sent when the destination has no record of it, or one with
     /// another ETag, update tag or set of files. Deleted: the files of passes
@@ -27,8 +30,14 @@ struct PublishPlan: Sendable {
     /// with another path, ETag or size. Deleted: every bundle file the
     /// destination lists or holds (`bundleFiles`) that the local build does
     /// not list.
+    ///
+    /// A landing file (page, logo, badge) is sent when the destination's list has none of its path, or one
+    /// with another ETag or size, after every item and bundle (a page links its download). Deleted: every
+    /// landing file the destination lists or holds (`landingFiles`) that the local list does not name.
     init(local: PublishedIndex, destination: PublishedIndex?, localBundles: BundleComparison = BundleComparison(),
-         destinationBundles: BundleComparison = BundleComparison(), bundleFiles: [String] = []) throws(PublishError) {
+         destinationBundles: BundleComparison = BundleComparison(), bundleFiles: [String] = [],
+         localLanding: LandingComparison = LandingComparison(),
+         destinationLanding: LandingComparison = LandingComparison(), landingFiles: [String] = []) throws(PublishError) {
         for key in local.sortedKeys {
             let record = local.items[key]!
             let files = PassFiles(record)
@@ -62,6 +71,8 @@ struct PublishPlan: Sendable {
             removals = removals.filter { !kept.contains($0) && seen.insert($0).inserted }
         }
         try planBundles(local: localBundles, destination: destinationBundles, filesAtDestination: bundleFiles, kept: kept)
+        planLanding(local: localLanding, destination: destinationLanding, filesAtDestination: landingFiles,
+                    kept: kept.union(localLanding.files.keys))
         for upload in uploads { try TreePath.check(upload.path); for link in upload.links { try TreePath.check(link) } }
         for path in removals { try TreePath.check(path) }
         foldersToPrune = Set(removals.compactMap(Self.passTypeFolder)).sorted()
@@ -85,12 +96,24 @@ struct PublishPlan: Sendable {
         removedBundles = stale.count
     }
 
+    private mutating func planLanding(local: LandingComparison, destination: LandingComparison,
+                                      filesAtDestination: [String], kept: Set<String>) {
+        let sent = local.uploads(over: destination)
+        uploads += sent
+        sentLandingFiles = sent.count
+        let held = filesAtDestination.filter(LandingComparison.isLandingFile)
+        let stale = Set(destination.files.keys).union(held).subtracting(kept).subtracting(removals)
+        removals += stale.sorted()
+        removedLandingFiles = stale.count
+    }
+
     /// Files landed at the destination by the uploads, links included.
     var fileCount: Int { uploads.reduce(0) { $0 + $1.fileCount } }
     /// Bytes of the pass files to send.
     var passByteCount: Int { uploads.prefix(sentPasses).reduce(0) { $0 + $1.size } }
     var passFileCount: Int { uploads.prefix(sentPasses).reduce(0) { $0 + $1.fileCount } }
-    var bundleByteCount: Int { uploads.dropFirst(sentPasses).reduce(0) { $0 + $1.size } }
+    var bundleByteCount: Int { uploads.dropFirst(sentPasses).prefix(sentBundles).reduce(0) { $0 + $1.size } }
+    var landingByteCount: Int { uploads.suffix(sentLandingFiles).reduce(0) { $0 + $1.size } }
 
     /// `v1/passes/T/S` → `v1/passes/T`, `by-token/T/x` → `by-token/T`,
     /// `download/T/S.pkpass` → `download/T`; nil for `download/<capability>.pkpass(es)`.

@@ -25,7 +25,7 @@ package protocol PublishTransport: Sendable {
 
     /// Phase 2: the files under `.passforge/` named in `names` (relative to
     /// the root), in that order, each atomically: the bundle list, the
-    /// downloads list, then `state.json`.
+    /// downloads list, the landing page list, then `state.json`.
     func uploadState(_ names: [String], from localRoot: String) throws
 
     /// Before phase 2, when a publish will delete files: a transport that
@@ -75,9 +75,17 @@ package struct PublishedBuild: Sendable, Equatable {
     /// bundle list and before deleting old bundles leaves files no list
     /// names: they are found here.
     package var bundleFiles: [String]
+    /// `.passforge/landing-pages.txt`, nil when there is none (pages switched off, or published before publish
+    /// carried them).
+    package var landingPages: [UInt8]?
+    /// The landing files (`download/*.html|.png|.svg`) present that the destination's landing-pages.txt does not
+    /// name, or that a publish noted it would delete: left by a publish killed between its lists and its removals.
+    package var landingFiles: [String]
 
-    package init(state: [UInt8], downloadsCSV: [UInt8]?, bundlesJSON: [UInt8]? = nil, bundleFiles: [String] = []) {
+    package init(state: [UInt8], downloadsCSV: [UInt8]?, bundlesJSON: [UInt8]? = nil, bundleFiles: [String] = [],
+                 landingPages: [UInt8]? = nil, landingFiles: [String] = []) {
         (self.state, self.downloadsCSV, self.bundlesJSON, self.bundleFiles) = (state, downloadsCSV, bundlesJSON, bundleFiles)
+        (self.landingPages, self.landingFiles) = (landingPages, landingFiles)
     }
 }
 

@@ -4,12 +4,13 @@ import Foundation
 import WalletTree
 
 /// `passforge publish DEST`: carries the build-owned part of the output tree
-/// (passes, token links, downloads, `.pkpasses` bundles, build state) to a
+/// (passes, token links, downloads, `.pkpasses` bundles, landing pages, build state) to a
 /// destination, in an order that keeps the destination serveable at every moment:
 ///
-/// 1. the files of new and changed passes and bundles, each landing whole;
-/// 2. bundles.json, downloads.csv and state.json, which list only files that are now in place;
-/// 3. the files of removed passes and bundles.
+/// 1. the files of new and changed passes and bundles, each landing whole, then those of their landing pages
+///    (a page links its download, so the download is there first);
+/// 2. bundles.json, downloads.csv, landing-pages.txt and state.json, which list only files that are now in place;
+/// 3. the files of removed passes, bundles and landing pages.
 ///
 /// Only passes and bundles whose record differs from the destination's are sent. The
 /// destination's `v1/devices/` (written by the server there) is never
@@ -60,8 +61,7 @@ package struct Publisher: Sendable {
             throw PublishError(.noBuild, "\(outputDirectory) holds no build (no \(TreeLayout.statePath)); run passforge build first")
         }
         let local = try PublishedIndex.decode(localBytes, of: outputDirectory)
-        let localBundlesJSON = AtomicFileSystem.readFile(TreeLayout.path(BundleList.path, in: outputDirectory))
-        let localBundles = try BundleComparison(localOutput: outputDirectory, bytes: localBundlesJSON)
+        let lists = try LocalLists(outputDirectory)
 
         var published: (state: PublishedIndex, files: PublishedBuild)?
         switch try transport.fetchState() {
@@ -78,18 +78,20 @@ package struct Publisher: Sendable {
         let destinationLock = dryRun ? nil : try transport.lockDestination()
         defer { destinationLock?.release() }
 
-        let plan = try PublishPlan(local: local, destination: published?.state, localBundles: localBundles,
+        let plan = try PublishPlan(local: local, destination: published?.state, localBundles: lists.bundles,
                                    destinationBundles: BundleComparison(destination: published?.files.bundlesJSON),
-                                   bundleFiles: published?.files.bundleFiles ?? [])
+                                   bundleFiles: published?.files.bundleFiles ?? [], localLanding: lists.landing,
+                                   destinationLanding: LandingComparison(destination: published?.files.landingPages),
+                                   landingFiles: published?.files.landingFiles ?? [])
         try verifyLocalFiles(of: plan)
-        var removals = plan.removals
-        // A destination that lists bundles this build knows nothing of: its list goes after its bundles.
-        if localBundlesJSON == nil, published?.files.bundlesJSON != nil { removals.append(BundleList.path) }
+        let removals = plan.removals + lists.listsToRemove(at: published?.files)
 
-        var summary = Self.summary(of: plan, lastUpdateTag: local.lastUpdateTag, removals: removals.count)
-        let localCSV = AtomicFileSystem.readFile(TreeLayout.path(TreeLayout.downloadsListPath, in: outputDirectory))
-        let sendsBundleList = localBundlesJSON != nil && published?.files.bundlesJSON != localBundlesJSON
-        let sendsState = published?.files.state != localBytes || published?.files.downloadsCSV != localCSV || sendsBundleList
+        var summary = Self.summary(of: plan, lastUpdateTag: local.lastUpdateTag,
+                                   removals: removals.count - plan.removedLandingFiles)
+        let sendsBundleList = lists.bundlesJSON != nil && published?.files.bundlesJSON != lists.bundlesJSON
+        let sendsLandingList = lists.landingList != nil && published?.files.landingPages != lists.landingList
+        let sendsState = published?.files.state != localBytes || published?.files.downloadsCSV != lists.csv || sendsBundleList
+            || sendsLandingList
         progress(.planned(passes: plan.sentPasses, bundles: plan.sentBundles, files: plan.fileCount, removals: removals.count))
         if dryRun {
             summary.isDryRun = true
@@ -107,7 +109,8 @@ package struct Publisher: Sendable {
         if sendsState {
             progress(.sendingState)
             // Each list after the files it names, state.json (the one a server watches) last.
-            let names = (sendsBundleList ? [BundleList.path] : []) + [TreeLayout.downloadsListPath, TreeLayout.statePath]
+            let names = (sendsBundleList ? [BundleList.path] : []) + [TreeLayout.downloadsListPath]
+                + (sendsLandingList ? [LandingPageList.path] : []) + [TreeLayout.statePath]
             try transport.uploadState(names, from: outputDirectory)
             summary.stateSent = true
         }
@@ -118,6 +121,30 @@ package struct Publisher: Sendable {
             try transport.remove(removals, emptyFolders: plan.foldersToPrune)
         }
         return summary
+    }
+
+    /// The local build's lists besides its state: bundles.json and landing-pages.txt (each read and checked), and
+    /// downloads.csv.
+    private struct LocalLists {
+        var bundlesJSON: [UInt8]?
+        var bundles: BundleComparison
+        var landingList: [UInt8]?
+        var landing: LandingComparison
+        var csv: [UInt8]?
+
+        init(_ output: String) throws {
+            bundlesJSON = AtomicFileSystem.readFile(TreeLayout.path(BundleList.path, in: output))
+            bundles = try BundleComparison(localOutput: output, bytes: bundlesJSON)
+            landingList = AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output))
+            landing = try LandingComparison(localOutput: output, bytes: landingList)
+            csv = AtomicFileSystem.readFile(TreeLayout.path(TreeLayout.downloadsListPath, in: output))
+        }
+
+        /// A destination that lists bundles (landing pages) this build has none of: its list goes, after the files.
+        func listsToRemove(at destination: PublishedBuild?) -> [String] {
+            (bundlesJSON == nil && destination?.bundlesJSON != nil ? [BundleList.path] : [])
+                + (landingList == nil && destination?.landingPages != nil ? [LandingPageList.path] : [])
+        }
     }
 
     /// What `plan` sends and removes, before anything is sent.
@@ -132,6 +159,9 @@ package struct Publisher: Sendable {
         summary.passesRemoved = plan.removedPasses
         summary.bundlesRemoved = plan.removedBundles
         summary.filesRemoved = removals
+        summary.landingFilesSent = plan.sentLandingFiles
+        summary.landingBytesSent = plan.landingByteCount
+        summary.landingFilesRemoved = plan.removedLandingFiles
         return summary
     }
 

@@ -13,14 +13,15 @@ struct RemoteShell: Sendable {
     var root: String
     var environment: [String: String]
 
-    /// Prints `missing-folder`, `no-state`, `symlink NAME` (state files are never read through a link), or `state`, then state.json, a
-    /// NUL byte and downloads.csv; when there is a bundles.json, then a NUL
-    /// byte, bundles.json, a NUL byte and each `download/*.pkpasses` file
-    /// followed by a NUL byte.
+    /// Prints `missing-folder`, `no-state`, `symlink NAME` (state files are never read through a link), or `state`,
+    /// then state.json, a NUL byte, downloads.csv, a NUL byte, bundles.json, a NUL byte, landing-pages.txt and a
+    /// NUL byte (a missing file is empty), then, each followed by a NUL byte: every `download/*.pkpasses` file
+    /// when there is a bundles.json, and every landing file (`download/*.html|.png|.svg`) that landing-pages.txt
+    /// does not name when there is one (the host filters them: 100,000 pages would be megabytes of names).
     static let fetchStateScript = """
         [ -d "$1" ] || { echo missing-folder; exit 0; }
         cd -- "$1" || exit 1
-        for name in \(TreeLayout.stateFolder) \(TreeLayout.statePath) \(TreeLayout.downloadsListPath) \(TreeLayout.bundleListPath) \(TreeLayout.downloadFolder); do
+        for name in \(TreeLayout.stateFolder) \(TreeLayout.statePath) \(TreeLayout.downloadsListPath) \(TreeLayout.bundleListPath) \(TreeLayout.landingPageListPath) \(TreeLayout.downloadFolder); do
           [ -L "$name" ] && { echo "symlink $name"; exit 0; }
         done
         [ -f \(TreeLayout.statePath) ] || { echo no-state; exit 0; }
@@ -28,13 +29,21 @@ struct RemoteShell: Sendable {
         cat \(TreeLayout.statePath) || exit 1
         printf "\\000"
         if [ -f \(TreeLayout.downloadsListPath) ]; then cat \(TreeLayout.downloadsListPath) || exit 1; fi
+        printf "\\000"
+        if [ -f \(TreeLayout.bundleListPath) ]; then cat \(TreeLayout.bundleListPath) || exit 1; fi
+        printf "\\000"
+        if [ -f \(TreeLayout.landingPageListPath) ]; then cat \(TreeLayout.landingPageListPath) || exit 1; fi
+        printf "\\000"
         if [ -f \(TreeLayout.bundleListPath) ]; then
-          printf "\\000"
-          cat \(TreeLayout.bundleListPath) || exit 1
-          printf "\\000"
           for file in \(TreeLayout.downloadFolder)/*.pkpasses; do
             if [ -f "$file" ]; then printf "%s\\000" "$file"; fi
           done
+        fi
+        if [ -f \(TreeLayout.landingPageListPath) ]; then
+          for file in \(TreeLayout.downloadFolder)/*.html \(TreeLayout.downloadFolder)/*.png \(TreeLayout.downloadFolder)/*.svg; do
+            if [ -f "$file" ]; then printf "%s\\n" "$file"; fi
+          done | awk -F '\t' 'NR == FNR { for (i = 1; i <= NF; i++) named[$i] = 1; next } !($0 in named)' \\
+            \(TreeLayout.landingPageListPath) - | tr '\\n' '\\000'
         fi
         exit 0
         """

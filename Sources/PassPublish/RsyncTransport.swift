@@ -48,7 +48,7 @@ struct RsyncTransport: PublishTransport {
     private var destination: String { "\(shell.userHost):\(shell.root)" }
 
     func fetchState() throws -> DestinationState {
-        let limit = BuildState.maximumPublishedSize + 2 * BuildState.maximumPublishedListSize + (1 << 20)
+        let limit = BuildState.maximumPublishedSize + 3 * BuildState.maximumPublishedListSize + (1 << 20)
         let outcome = try shell.run(RemoteShell.fetchStateScript, action: "read the build state at \(destination)", outputLimit: limit)
         let bytes = outcome.output
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
@@ -60,15 +60,17 @@ struct RsyncTransport: PublishTransport {
         case "missing-folder": return .missingFolder
         case "no-state": return .noState
         case "state":
-            // state.json NUL downloads.csv [NUL bundles.json NUL (file NUL)…]
+            // state.json NUL downloads.csv NUL bundles.json NUL landing-pages.txt NUL (file NUL)…; a missing file is empty
             let parts = bytes[(newline + 1)...].split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
-            guard parts.count >= 2 else {
+            guard parts.count >= 5 else {
                 throw PublishError(.remoteFailed, "cannot read the build state at \(destination): the answer was cut short; try again")
             }
-            let bundles = parts.count >= 3 ? parts[2] : nil
-            let files = parts.dropFirst(3).filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }
+            let files = parts.dropFirst(4).filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }
             return .published(PublishedBuild(state: parts[0], downloadsCSV: parts[1].isEmpty ? nil : parts[1],
-                                             bundlesJSON: bundles, bundleFiles: files))
+                                             bundlesJSON: parts[2].isEmpty ? nil : parts[2],
+                                             bundleFiles: files.filter { $0.hasSuffix(".pkpasses") },
+                                             landingPages: parts[3].isEmpty ? nil : parts[3],
+                                             landingFiles: files.filter(LandingComparison.isLandingFile)))
         case let other:
             throw PublishError(.invalidPublishedState, "cannot read the build state at \(destination): unexpected answer \(other.prefix(80).debugDescription); does the login shell print text?")
         }
@@ -82,14 +84,22 @@ struct RsyncTransport: PublishTransport {
 
     /// One rsync for the files and their new links (`-H` links them at the
     /// host as they are linked here), then one ssh command that replaces
-    /// the existing links and flushes the host's file system.
+    /// the existing links and flushes the host's file system. Landing files come after, in an rsync of their
+    /// own: rsync sends in sorted order, and `X.html` sorts before the `X.pkpass` it links.
     func upload(_ files: [FileUpload], from localRoot: String, progress: @Sendable (Int) -> Void) throws {
-        guard !files.isEmpty else { return }
-        try copy(files.flatMap { [$0.path] + $0.newLinks }, from: localRoot, options: ["--times", "--omit-dir-times", "--hard-links"],
-                 action: "upload passes to \(destination)")
-        progress(files.reduce(0) { $0 + 1 + $1.newLinks.count })
-        let pairs = files.flatMap { upload in upload.replacedLinks.flatMap { [upload.path, $0] } }
-        _ = try shell.run(RemoteShell.replaceLinksScript, lines: pairs, action: "link the passes at \(destination)")
+        let items = files.filter { !LandingComparison.isLandingFile($0.path) }
+        let landing = files.filter { LandingComparison.isLandingFile($0.path) }
+        if !items.isEmpty {
+            try copy(items.flatMap { [$0.path] + $0.newLinks }, from: localRoot, options: ["--times", "--omit-dir-times", "--hard-links"],
+                     action: "upload passes to \(destination)")
+            progress(items.reduce(0) { $0 + 1 + $1.newLinks.count })
+            let pairs = items.flatMap { upload in upload.replacedLinks.flatMap { [upload.path, $0] } }
+            _ = try shell.run(RemoteShell.replaceLinksScript, lines: pairs, action: "link the passes at \(destination)")
+            progress(items.reduce(0) { $0 + $1.fileCount })
+        }
+        guard !landing.isEmpty else { return }
+        try copy(landing.map(\.path), from: localRoot, options: ["--times", "--omit-dir-times"],
+                 action: "upload landing pages to \(destination)")
         progress(files.reduce(0) { $0 + $1.fileCount })
     }
 

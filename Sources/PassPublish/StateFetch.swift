@@ -16,7 +16,7 @@ package enum StateFetchOutcome: Sendable, Equatable {
 }
 
 extension PublishDestination {
-    /// Copies DEST's `.passforge/state.json` and `bundles.json` into the local
+    /// Copies DEST's `.passforge/state.json`, `bundles.json` and `landing-pages.txt` into the local
     /// output's `.passforge/`, with a `downloads.csv` made from them, each
     /// atomically, when the local output has no state or an older one (by last
     /// update tag), so that a build in a fresh clone signs only what changed
@@ -51,7 +51,11 @@ extension PublishDestination {
                 if local.lastUpdateTag >= published.state.lastUpdateTag { return .keptLocal(lastUpdateTag: local.lastUpdateTag) }
             }
             // The bundle list too: the build keeps a bundle whose members are unchanged (their files are only at DEST).
-            for (name, bytes) in [(BundleList.path, published.bundlesJSON), (TreeLayout.downloadsListPath, published.downloadsCSV)] {
+            // And the landing page list: the build keeps the pages of unchanged items (only at DEST too), which a
+            // publish would otherwise delete. A damaged one is left out: the build then makes every page it can.
+            let landing = files.landingPages.flatMap { LandingPageList(decoding: $0) == nil ? nil : $0 }
+            for (name, bytes) in [(BundleList.path, published.bundlesJSON), (TreeLayout.downloadsListPath, published.downloadsCSV),
+                                  (LandingPageList.path, landing)] {
                 let path = TreeLayout.path(name, in: outputDirectory)
                 if let bytes { try AtomicFileSystem.write(bytes, to: path) } else { try AtomicFileSystem.remove(path) }
             }

@@ -224,7 +224,9 @@ package struct OutputTree: Sendable {
         for operation in journal.operations {
             switch operation.kind {
             case .remove:
-                guard TreeLayout.isBuildOwned(operation.path) else { throw refuse(operation) }
+                // The landing page list goes when the pages are switched off (`landingPages: enabled: false`).
+                guard TreeLayout.isBuildOwned(operation.path) || operation.path == TreeLayout.landingPageListPath
+                else { throw refuse(operation) }
             case .move, .link:
                 guard TreeLayout.isBuildOwned(operation.path) || operation.path == BundleList.path
                         || operation.path == TreeLayout.landingPageListPath,

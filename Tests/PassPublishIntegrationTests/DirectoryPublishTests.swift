@@ -31,7 +31,9 @@ import TestSupport
         }
         try dest.expectConsistent()
         // Nothing local-only travels: no journal, staging, lock or secret.
-        #expect(Set(dest.identities().keys).isSubset(of: Set(state.passes.values.flatMap { PassFiles($0).allPaths } + [".passforge/state.json", ".passforge/downloads.csv"])))
+        let landing = try built.landingPages().allFiles.map(\.path) + [LandingPageList.path]
+        #expect(Set(dest.identities().keys).isSubset(of: Set(state.passes.values.flatMap { PassFiles($0).allPaths } + landing
+            + [".passforge/state.json", ".passforge/downloads.csv"])))
 
         // The server at DEST writes index files; publishing never touches them.
         let index = try dest.writeDeviceIndex()
@@ -54,7 +56,9 @@ import TestSupport
         #expect(second.stateSent && second.filesRemoved == 0)
         dest.expectSame(as: built.output, record: changed)
         let after = dest.identities()
-        for (path, identity) in before where !PassFiles(changed).allPaths.contains(path) && !path.hasPrefix(".passforge/") {
+        let changedPage = try built.landingPage("C-0002").files.map(\.path)
+        for (path, identity) in before where !PassFiles(changed).allPaths.contains(path) && !path.hasPrefix(".passforge/")
+            && !changedPage.contains(path) {
             #expect(after[path] == identity, "\(path) was rewritten")
         }
         #expect(dest.identity(index) == indexIdentity)

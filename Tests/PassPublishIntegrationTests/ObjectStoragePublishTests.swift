@@ -139,7 +139,8 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
             destination: .objectStorage(bucket: bucket.store.bucket, prefix: bucket.prefix),
             environment: bucket.environment)
         let plan = try publisher.publish(dryRun: true)
-        #expect(plan.plannedUploads == PassFiles(changed).allPaths)
+        // Its landing page after it: the page shows the changed pass, its logo did not change.
+        #expect(plan.plannedUploads == PassFiles(changed).allPaths + [try #require(try built.landingPage("C-0000").pagePath)])
         let summary = try publisher.publish()
         #expect(summary.passesSent == 1 && summary.filesSent == PassFiles(changed).allPaths.count && summary.stateSent)
         try bucket.expectSame(as: built.output, record: changed)
