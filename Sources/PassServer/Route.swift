@@ -121,7 +121,7 @@ enum RouteParameters {
         guard segments.allSatisfy({ PathRules.isDownloadSegment($0) }), isItem || isBundleOrPage else {
             throw .notFound
         }
-        return "download/" + segments.joined(separator: "/")
+        return TreeLayout.downloadFolder + "/" + segments.joined(separator: "/")
     }
 
     /// Checks `route`'s parameters without keeping them: how the method probe answers a path's 400 or 404

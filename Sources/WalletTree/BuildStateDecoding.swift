@@ -84,13 +84,7 @@ package enum BuildStateDecoding {
             for (member, file) in zip(fileMembers, files.joined()) { dictionary[member.key] = file }
             contentFiles.withLock { $0 = dictionary }
         }
-        for member in removedMembers {
-            var scanner = JSONScanner(buffer, range: member.range)
-            let record = try RemovedRecordFields(scanner: &scanner, member: member.key)
-            state.removedPasses[member.key] = .init(typeIdentifier: record.key.typeIdentifier, identifier: record.key.identifier,
-                                                    tokenHash: record.tokenHash, removedTag: record.removedTag, files: record.files,
-                                                    kind: record.key.kind)
-        }
+        state.removedPasses = try decodeRemovedRecords(removedMembers, in: buffer)
         var passes = try decodeMembers(passMembers, in: bytes, jobs: jobs, alongside: buildContentFiles) { scanner, last throws(Failure) in
             try BuildState.ItemRecord(scanner: &scanner, sharing: &last)
         }
@@ -108,6 +102,20 @@ package enum BuildStateDecoding {
             passes[index] = []
         }
         return (state, passMembers)
+    }
+
+    /// The `removedPasses` members' records, by key.
+    static func decodeRemovedRecords(_ members: [(key: String, range: Range<Int>)], in buffer: UnsafeBufferPointer<UInt8>)
+        throws(Failure) -> [String: BuildState.RemovedItemRecord] {
+        var records: [String: BuildState.RemovedItemRecord] = [:]
+        for member in members {
+            var scanner = JSONScanner(buffer, range: member.range)
+            let record = try RemovedRecordFields(scanner: &scanner, member: member.key)
+            records[member.key] = .init(typeIdentifier: record.key.typeIdentifier, identifier: record.key.identifier,
+                                        tokenHash: record.tokenHash, removedTag: record.removedTag, files: record.files,
+                                        kind: record.key.kind)
+        }
+        return records
     }
 
     /// Decodes each member's value on `jobs` threads: the values in order, in chunks.

@@ -58,26 +58,7 @@ package enum BuildStateEncoding {
            file.stamp == previous.stamp {
             source = consume file
         }
-        // Where each record is in the previous file (nil: encoded here). Both lists are
-        // in key order, so they are walked side by side; a dictionary only when they are not.
-        let previousRanges = source == nil ? [] : previous!.recordRanges
-        var copied = [Range<Int>?](repeating: nil, count: keys.count)
-        var lookup: [String: Range<Int>]? = nil
-        var cursor = 0
-        for (index, key) in keys.enumerated() {
-            guard !previousRanges.isEmpty, rewritten.isEmpty || !rewritten.contains(key) else { continue }
-            while lookup == nil, cursor < previousRanges.count, previousRanges[cursor].key != key {
-                if previousRanges[cursor].key > key { break }
-                cursor += 1
-            }
-            if lookup == nil, cursor < previousRanges.count, previousRanges[cursor].key == key {
-                copied[index] = previousRanges[cursor].range
-                cursor += 1
-                continue
-            }
-            if lookup == nil { lookup = Dictionary(previousRanges.map { ($0.key, $0.range) }, uniquingKeysWith: { $1 }) }
-            copied[index] = lookup![key]
-        }
+        let copied = copiedRanges(of: keys, in: source == nil ? [] : previous!.recordRanges, rewritten: rewritten)
         let passes = state.passes
         var out: [UInt8] = []
         out.reserveCapacity(chunkSize + 64 * 1024)
@@ -122,6 +103,37 @@ package enum BuildStateEncoding {
             }
         }
         out.append(UInt8(ascii: "}"))
+        try appendContentFilesAndRemovals(of: state, contentFileKeys: contentFileKeys, to: &out, chunkSize: chunkSize,
+                                          emit: emit)
+    }
+
+    /// Where each of `keys` is in the previous file (nil: encoded anew). Both lists are in key
+    /// order, so they are walked side by side; a dictionary only when they are not.
+    static func copiedRanges(of keys: [String], in previousRanges: [(key: String, range: Range<Int>)],
+                             rewritten: Set<String>) -> [Range<Int>?] {
+        var copied = [Range<Int>?](repeating: nil, count: keys.count)
+        var lookup: [String: Range<Int>]? = nil
+        var cursor = 0
+        for (index, key) in keys.enumerated() {
+            guard !previousRanges.isEmpty, rewritten.isEmpty || !rewritten.contains(key) else { continue }
+            while lookup == nil, cursor < previousRanges.count, previousRanges[cursor].key != key {
+                if previousRanges[cursor].key > key { break }
+                cursor += 1
+            }
+            if lookup == nil, cursor < previousRanges.count, previousRanges[cursor].key == key {
+                copied[index] = previousRanges[cursor].range
+                cursor += 1
+                continue
+            }
+            if lookup == nil { lookup = Dictionary(previousRanges.map { ($0.key, $0.range) }, uniquingKeysWith: { $1 }) }
+            copied[index] = lookup![key]
+        }
+        return copied
+    }
+
+    /// The state's `contentFiles` and `removedPasses` members and the closing brace, then the last chunk.
+    static func appendContentFilesAndRemovals(of state: BuildState, contentFileKeys: [String]?, to out: inout [UInt8],
+                                              chunkSize: Int, emit: ([UInt8]) throws -> Void) throws {
         StateField.contentFiles.appendKey(to: &out)
         out.append(UInt8(ascii: "{"))
         for (index, path) in (contentFileKeys ?? state.contentFiles.keys.sorted()).enumerated() {
