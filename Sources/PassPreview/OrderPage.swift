@@ -19,8 +19,12 @@ package struct OrderPage: Sendable {
     package var projectErrors: [ContentDiagnostic] = []
     package var liveReload = false
     package var deviceTimeZone: TimeZone = .current
+    /// The order's landing page, relative to this page (`../_landing/<capability>.html`), when the build made one.
+    package var landingPage: String?
 
-    package init(order: UnsignedPass, projectErrors: [ContentDiagnostic] = [], liveReload: Bool = false) {
+    package init(order: UnsignedPass, projectErrors: [ContentDiagnostic] = [], liveReload: Bool = false,
+                 landingPage: String? = nil) {
+        self.landingPage = landingPage
         self.order = order.maskingAuthenticationToken()
         hiddenToken = order.authenticationToken
         self.projectErrors = projectErrors
@@ -42,6 +46,7 @@ package struct OrderPage: Sendable {
         header += "<span class=\"meta\">order · template <b>\(escape(order.templateName))</b> · "
             + "\(escape(order.passTypeIdentifier)) · \(escape(order.serialNumber)) · "
             + "<code>\(escape(order.sourceFile))</code></span>"
+        if let landingPage { header += " <a class=\"landing\" href=\"\(escape(landingPage))\">landing page</a>" }
         return PreviewHTML.itemPage(title: "\(title) · \(json["merchant"]?["displayName"]?.stringValue ?? order.templateName)", header: header,
                                     languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
                                     section: details, trailer: notes(),

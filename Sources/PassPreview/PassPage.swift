@@ -18,8 +18,12 @@ package struct PassPage: Sendable {
     /// Adds the script that reloads the page when the --watch server says so.
     package var liveReload = false
     package var deviceTimeZone: TimeZone = .current
+    /// The item's landing page, relative to this page (`../_landing/<capability>.html`), when the build made one.
+    package var landingPage: String?
 
-    package init(pass: UnsignedPass, projectErrors: [ContentDiagnostic] = [], liveReload: Bool = false) {
+    package init(pass: UnsignedPass, projectErrors: [ContentDiagnostic] = [], liveReload: Bool = false,
+                 landingPage: String? = nil) {
+        self.landingPage = landingPage
         self.pass = pass.maskingAuthenticationToken()
         hiddenToken = pass.authenticationToken
         self.projectErrors = projectErrors
@@ -45,6 +49,7 @@ package struct PassPage: Sendable {
         var header = "<a href=\"../index.html\">← all passes</a> <h1>\(escape(pass.serialNumber))</h1>"
         header += "<span class=\"meta\">template <b>\(escape(pass.templateName))</b> · \(escape(layoutName)) · "
             + "\(escape(pass.passTypeIdentifier)) · <code>\(escape(pass.sourceFile))</code></span>"
+        if let landingPage { header += " <a class=\"landing\" href=\"\(escape(landingPage))\">landing page</a>" }
         return PreviewHTML.itemPage(title: "\(pass.serialNumber) · \(json["description"]?.stringValue ?? pass.templateName)", header: header,
                                     languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
                                     section: { front($0) + back($0) }, trailer: details(),

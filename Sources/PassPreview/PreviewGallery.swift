@@ -14,11 +14,19 @@ import PassModel
 package struct PreviewGallery: Sendable {
     package var directory: String
     package var liveReload = false
+    /// The build's output folder: a pass (order) the last build made a landing page for links it, and the page is
+    /// copied into the gallery's `_landing/` with its images and download, so that it opens from file:// and is
+    /// served by `--watch`. nil: no links.
+    package var output: String?
 
-    package init(directory: String, liveReload: Bool = false) {
+    package init(directory: String, liveReload: Bool = false, output: String? = nil) {
         self.directory = directory
         self.liveReload = liveReload
+        self.output = output
     }
+
+    /// The gallery's folder of landing pages: `_` is in no type identifier, so it meets no pass's folder.
+    static let landingFolder = "_landing"
 
     /// The pages of `passes` and orders (and the index), with `errors` on top of each
     /// when the content does not build. Writes only the files whose bytes
@@ -26,18 +34,19 @@ package struct PreviewGallery: Sendable {
     /// passes that are gone are removed (and listed too).
     @discardableResult
     package func write(_ passes: [UnsignedPass], errors: [ContentDiagnostic] = []) throws -> [String] {
-        var pages: [String: String] = [:]
+        let landing = landingPages(of: passes)
+        var pages: [String: [UInt8]] = landing.files
         for pass in passes {
+            let link = landing.links[PassPage.path(of: pass)]
             pages[PassPage.path(of: pass)] = switch pass.kind {
-            case .pass: PassPage(pass: pass, projectErrors: errors, liveReload: liveReload).html()
-            case .order: OrderPage(order: pass, projectErrors: errors, liveReload: liveReload).html()
+            case .pass: Array(PassPage(pass: pass, projectErrors: errors, liveReload: liveReload, landingPage: link).html().utf8)
+            case .order: Array(OrderPage(order: pass, projectErrors: errors, liveReload: liveReload, landingPage: link).html().utf8)
             }
         }
-        pages["index.html"] = index(passes, errors: errors)
+        pages["index.html"] = Array(index(passes, errors: errors).utf8)
         var changed: [String] = []
-        for (path, html) in pages.sorted(by: { $0.key < $1.key }) {
+        for (path, bytes) in pages.sorted(by: { $0.key < $1.key }) {
             let full = (directory as NSString).appendingPathComponent(path)
-            let bytes = Array(html.utf8)
             if AtomicFileSystem.readFile(full) == bytes { continue }
             try AtomicFileSystem.createDirectory((full as NSString).deletingLastPathComponent)
             try AtomicFileSystem.write(bytes, to: full)
@@ -50,13 +59,39 @@ package struct PreviewGallery: Sendable {
         return changed
     }
 
-    /// Pass pages already in the gallery: `*/*.html`.
+    /// Pass pages already in the gallery: `*/*.html`, and every file of `_landing/`.
     func existingPages() -> [String] {
         let folders = AtomicFileSystem.directoryEntries(directory)?.map(\.name) ?? []
         return folders.flatMap { folder -> [String] in
             let files = AtomicFileSystem.directoryEntries((directory as NSString).appendingPathComponent(folder))?.map(\.name) ?? []
-            return files.filter { $0.hasSuffix(".html") }.map { "\(folder)/\($0)" }
+            return files.filter { $0.hasSuffix(".html") || folder == Self.landingFolder }.map { "\(folder)/\($0)" }
         }
+    }
+
+    /// The landing pages the last build made for `passes` (`output`'s landing-pages.txt): the files to copy into
+    /// `_landing/` (each page, its logo, the badges, the download it links, all by their names in `download/`,
+    /// so the page's relative links hold), and each pass page's link to its landing page.
+    func landingPages(of passes: [UnsignedPass]) -> (files: [String: [UInt8]], links: [String: String]) {
+        guard let output, let bytes = AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output)),
+              let list = LandingPageList(decoding: bytes) else { return ([:], [:]) }
+        var files: [String: [UInt8]] = [:]
+        var links: [String: String] = [:]
+        func copy(_ path: String) -> Bool {
+            guard let bytes = AtomicFileSystem.readFile(TreeLayout.path(path, in: output)) else { return false }
+            files["\(Self.landingFolder)/\(TreeLayout.fileName(of: path))"] = bytes
+            return true
+        }
+        for pass in passes {
+            let page = PassPage.path(of: pass)
+            guard let record = list.pages[String(page.dropLast(".html".count))], let pagePath = record.pagePath,
+                  record.files.allSatisfy({ copy($0.path) }) else { continue }
+            if let capability = TreeLayout.capability(ofDownloadPath: pagePath) {
+                _ = copy(TreeLayout.capabilityDownloadPath(capability: String(capability), kind: pass.kind))
+            }
+            links[page] = "../\(Self.landingFolder)/\(TreeLayout.fileName(of: pagePath))"
+        }
+        if !links.isEmpty { for badge in Array(list.badges.values) + Array(list.orderBadges.values) { _ = copy(badge.path) } }
+        return (files, links)
     }
 
     func index(_ passes: [UnsignedPass], errors: [ContentDiagnostic]) -> String {

@@ -133,6 +133,17 @@ package struct PreviewWatcher: Sendable {
         return stamps
     }
 
+    /// HTML, and the images and downloads of the landing pages copied into `_landing/` (an SVG badge shows only
+    /// as `image/svg+xml`).
+    static func contentType(of path: String) -> String {
+        for (suffix, type) in [(".html", "text/html; charset=utf-8"), (".png", "image/png"), (".svg", "image/svg+xml"),
+                               (".pkpasses", "application/vnd.apple.pkpasses"), (".pkpass", "application/vnd.apple.pkpass"),
+                               (".order", "application/vnd.apple.finance.order")] where path.hasSuffix(suffix) {
+            return type
+        }
+        return "application/octet-stream"
+    }
+
     static func file(_ path: String, in directory: String) -> Response {
         let decoded = path.removingPercentEncoding ?? path
         let parts = decoded.split(separator: "/")
@@ -142,7 +153,7 @@ package struct PreviewWatcher: Sendable {
             return Response(status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "not found: \(relative)\n")))
         }
         var headers = HTTPFields()
-        headers[.contentType] = relative.hasSuffix(".html") ? "text/html; charset=utf-8" : "application/octet-stream"
+        headers[.contentType] = Self.contentType(of: relative)
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }

@@ -59,7 +59,7 @@ struct PreviewCommand: AsyncParsableCommand {
                 Console.error("\(rendering.errors.count) error\(rendering.errors.count == 1 ? "" : "s"); the preview was not written")
                 throw ExitCode.failure
             }
-            let changed = try PreviewGallery(directory: out).write(rendering.passes)
+            let changed = try PreviewGallery(directory: out, output: project.output).write(rendering.passes)
             let warnings = rendering.diagnostics.count
             let orders = rendering.passes.filter { $0.kind == .order }.count, passes = rendering.passes.count - orders
             let items = "\(passes) pass\(passes == 1 ? "" : "es")" + (orders == 0 ? "" : " and \(orders) order\(orders == 1 ? "" : "s")")
@@ -68,7 +68,7 @@ struct PreviewCommand: AsyncParsableCommand {
         }
         var watched = [project.content, project.templates]
         if let config = project.config { watched.append(config) }
-        let watcher = PreviewWatcher(renderer: builder, gallery: PreviewGallery(directory: out), watchedPaths: watched, host: host, port: port)
+        let watcher = PreviewWatcher(renderer: builder, gallery: PreviewGallery(directory: out, output: project.output), watchedPaths: watched, host: host, port: port)
         try await watcher.run(onServerRunning: { port in
             Console.print("serving the preview on http://\(host):\(port)/ (Ctrl-C to stop)")
         }, onRebuild: { rebuild in
