@@ -25,6 +25,11 @@ package struct LandingLinks: Sendable {
             (template == nil || item.templateName == template) && (offer == nil || item.offer == offer)
                 && (serials.isEmpty || serials.contains(item.identifier))
         }
+
+        /// A bundle by its name (as a serial), or by its members' template; no bundle is in an offer.
+        func keeps(bundle: BundleRecord, template memberTemplate: String?) -> Bool {
+            (template == nil || memberTemplate == template) && offer == nil && (serials.isEmpty || serials.contains(bundle.name))
+        }
     }
 
     package enum Format: String, Sendable, CaseIterable { case csv, json, html }
@@ -50,10 +55,19 @@ package struct LandingLinks: Sendable {
         AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output)).flatMap(LandingPageList.init(decoding:))
     }
 
+    /// `.passforge/bundles.json` of the output folder: the `.pkpasses` bundles, by name (none when there is no list).
+    package static func bundles(in output: String) -> [String: BundleRecord] {
+        let bytes = AtomicFileSystem.readFile(TreeLayout.path(BundleList.path, in: output))
+        return bytes.flatMap { try? BundleList.records(decoding: $0, greatestTag: BuildState.greatestLocalTag) } ?? [:]
+    }
+
     /// - Parameters:
+    ///   - bundles: the `.pkpasses` bundles (`bundles.json`): a row each, after the items, kind `bundle`, its name as
+    ///     the identifier, its members' pass type and template.
     ///   - baseURL: overrides the list's (`landingPages.baseURL`); must end in a slash.
     ///   - language: the badge's language in the snippet (its base language, then English, then any).
-    package init(index: PublishedIndex, pages: LandingPageList?, baseURL: String?, filter: Filter, language: String = "en") {
+    package init(index: PublishedIndex, pages: LandingPageList?, bundles: [String: BundleRecord] = [:], baseURL: String?,
+                 filter: Filter, language: String = "en") {
         let base = baseURL ?? pages?.baseURL ?? ""
         let badges = pages?.badges ?? [:], orderBadges = pages?.orderBadges ?? [:]
         func badge(_ table: [String: LandingFileRecord]) -> String? {
@@ -77,6 +91,21 @@ package struct LandingLinks: Sendable {
                             template: record.templateName, offer: record.offer ?? "", landingURL: landing, downloadURL: download,
                             unavailable: unavailable,
                             snippet: unavailable ? "" : Self.snippet(landing: landing, download: download, badge: badgeURL, isOrder: isOrder)))
+        }
+        for name in bundles.keys.sorted() {
+            let bundle = bundles[name]!
+            let first = bundle.members.first.flatMap { ItemKey($0, kind: .pass) }.flatMap { index.items[$0] }
+            guard filter.keeps(bundle: bundle, template: first?.templateName) else { continue }
+            let page = pages?.pages["bundle/\(name)"]
+            let pagePath = page?.pagePath ?? TreeLayout.capability(ofDownloadPath: bundle.downloadPath)
+                .map { TreeLayout.landingPagePath(capability: String($0)) } ?? ""
+            let landing = base + pagePath, download = base + bundle.downloadPath
+            let unavailable = page?.unavailable ?? false
+            rows.append(Row(kind: "bundle", typeIdentifier: first?.typeIdentifier ?? "", identifier: name,
+                            template: first?.templateName ?? "", offer: "", landingURL: landing, downloadURL: download,
+                            unavailable: unavailable,
+                            snippet: unavailable ? "" : Self.snippet(landing: landing, download: download,
+                                                                     badge: passBadge.map { base + $0 }, isOrder: false)))
         }
         self.rows = rows
     }

@@ -8,7 +8,7 @@ struct LinksCommand: ParsableCommand {
         commandName: "links",
         abstract: "Print each item's landing page URL, download URL and an email snippet (CSV, JSON or HTML).",
         discussion: """
-        Reads the last build (output/.passforge/state.json and landing-pages.json); renders nothing. The URLs start \
+        Reads the last build (output/.passforge/state.json, bundles.json and landing-pages.txt); renders nothing. The URLs start \
         with landingPages.baseURL of passforge.yml (else webServiceURL's origin), or --base-url. The snippet is a \
         table with inline styles: the badge (an absolute image URL with alt text) links the download, and a line \
         links the landing page for a computer. Expired or voided items have no snippet.
@@ -38,7 +38,7 @@ struct LinksCommand: ParsableCommand {
     @Option(help: "The badge's language in the snippets (default en).")
     var language = "en"
 
-    @Argument(help: "Serial numbers (order identifiers) to print; all when none.")
+    @Argument(help: "Serial numbers (order identifiers, bundle names) to print; all when none.")
     var serials: [String] = []
 
     func run() throws {
@@ -54,7 +54,7 @@ struct LinksCommand: ParsableCommand {
         }
         let pages = LandingLinks.pageList(in: output)
         if pages == nil { Console.error("warning: \(output)/ has no landing pages (landingPages.enabled is false, or built before them): the URLs are where a build puts them") }
-        let links = LandingLinks(index: index, pages: pages, baseURL: baseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" },
+        let links = LandingLinks(index: index, pages: pages, bundles: LandingLinks.bundles(in: output), baseURL: baseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" },
                                  filter: .init(template: template, offer: offer, serials: Set(serials)), language: language)
         if links.rows.isEmpty {
             Console.error("no item matches")
