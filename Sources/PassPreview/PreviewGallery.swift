@@ -43,7 +43,7 @@ package struct PreviewGallery: Sendable {
             case .order: Array(OrderPage(order: pass, projectErrors: errors, liveReload: liveReload, landingPage: link).html().utf8)
             }
         }
-        pages["index.html"] = Array(index(passes, errors: errors).utf8)
+        pages["index.html"] = Array(index(passes, errors: errors, bundles: landing.bundles).utf8)
         var changed: [String] = []
         for (path, bytes) in pages.sorted(by: { $0.key < $1.key }) {
             let full = (directory as NSString).appendingPathComponent(path)
@@ -70,10 +70,12 @@ package struct PreviewGallery: Sendable {
 
     /// The landing pages the last build made for `passes` (`output`'s landing-pages.txt): the files to copy into
     /// `_landing/` (each page, its logo, the badges, the download it links, all by their names in `download/`,
-    /// so the page's relative links hold), and each pass page's link to its landing page.
-    func landingPages(of passes: [UnsignedPass]) -> (files: [String: [UInt8]], links: [String: String]) {
+    /// so the page's relative links hold), each pass page's link to its landing page, and each `.pkpasses`
+    /// bundle's landing page (linked from the index).
+    func landingPages(of passes: [UnsignedPass])
+        -> (files: [String: [UInt8]], links: [String: String], bundles: [(name: String, href: String)]) {
         guard let output, let bytes = AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output)),
-              let list = LandingPageList(decoding: bytes) else { return ([:], [:]) }
+              let list = LandingPageList(decoding: bytes) else { return ([:], [:], []) }
         var files: [String: [UInt8]] = [:]
         var links: [String: String] = [:]
         func copy(_ path: String) -> Bool {
@@ -90,11 +92,20 @@ package struct PreviewGallery: Sendable {
             }
             links[page] = "../\(Self.landingFolder)/\(TreeLayout.fileName(of: pagePath))"
         }
-        if !links.isEmpty { for badge in Array(list.badges.values) + Array(list.orderBadges.values) { _ = copy(badge.path) } }
-        return (files, links)
+        var bundles: [(name: String, href: String)] = []
+        for (key, record) in list.pages.sorted(by: { $0.key < $1.key }) where key.hasPrefix("bundle/") {
+            guard let pagePath = record.pagePath, let capability = TreeLayout.capability(ofDownloadPath: pagePath),
+                  record.files.allSatisfy({ copy($0.path) }) else { continue }
+            _ = copy(TreeLayout.bundleDownloadPath(capability: String(capability)))
+            bundles.append((String(key.dropFirst("bundle/".count)), "\(Self.landingFolder)/\(TreeLayout.fileName(of: pagePath))"))
+        }
+        if !links.isEmpty || !bundles.isEmpty {
+            for badge in Array(list.badges.values) + Array(list.orderBadges.values) { _ = copy(badge.path) }
+        }
+        return (files, links, bundles)
     }
 
-    func index(_ passes: [UnsignedPass], errors: [ContentDiagnostic]) -> String {
+    func index(_ passes: [UnsignedPass], errors: [ContentDiagnostic], bundles: [(name: String, href: String)] = []) -> String {
         let orders = passes.count { $0.kind == .order }
         let passCount = passes.count - orders
         let counts = "\(passCount) pass\(passCount == 1 ? "" : "es")" + (orders == 0 ? "" : ", \(orders) order\(orders == 1 ? "" : "s")")
@@ -111,6 +122,14 @@ package struct PreviewGallery: Sendable {
             body += "</div>"
         }
         if passes.isEmpty { body += "<p>No pass or order builds yet.</p>" }
+        if !bundles.isEmpty {
+            // A bundle has no page of its own in the gallery: its landing page is its preview.
+            body += "<h2>Bundles</h2><ul class=\"bundles\">"
+            for bundle in bundles {
+                body += "<li><a class=\"landing\" href=\"\(escape(bundle.href))\">\(escape(bundle.name))</a> · landing page</li>"
+            }
+            body += "</ul>"
+        }
         body += "</main>"
         return PreviewHTML.document(title: "passforge preview", body: body, liveReload: liveReload)
     }

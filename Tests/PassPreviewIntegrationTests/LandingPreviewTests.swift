@@ -5,8 +5,9 @@ import Testing
 import TestSupport
 import WalletTree
 
-/// `passforge preview` after `passforge build`: each pass's page links the landing page the build made, copied
-/// into the gallery's `_landing/` with its logo, badge and download, so it opens from file:// and `--watch` serves it.
+/// `passforge preview` after `passforge build`: each pass's page (a bundle's: the index) links the landing page the
+/// build made, copied into the gallery's `_landing/` with its logo, badge and download, so it opens from file://
+/// and `--watch` serves it.
 @Suite struct LandingPreviewTests {
     static let badge = Array("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"110\" height=\"34\"><rect width=\"110\" height=\"34\"/></svg>".utf8)
 
@@ -15,6 +16,13 @@ import WalletTree
         let yaml = String(decoding: project.directory.read("passforge.yml") ?? [], as: UTF8.self)
         project.directory.write("passforge.yml", yaml + "\nlandingPages:\n  badges:\n    en: badges/add-en.svg\n")
         project.directory.write("badges/add-en.svg", bytes: Self.badge)
+        project.directory.write("content/family.yml", """
+            template: card
+            bundle: family
+            passes:
+              - serialNumber: F-0
+                data: { name: "Member 0", points: 1 }
+            """)
         let environment = TestPKI.shared.environment(TestPKI.shared.leaf())
         let built = try project.passforge(["build"], environment: environment)
         #expect(built.status == 0, "\(built.output)")
@@ -35,6 +43,15 @@ import WalletTree
         }
         let capability = String(try #require(TreeLayout.capability(ofDownloadPath: pagePath)))
         #expect(AtomicFileSystem.readFile("\(gallery)/_landing/\(capability).pkpass") != nil)
+
+        // A bundle has no page in the gallery: the index links its landing page, copied with its download.
+        let bundlePage = try #require(list.pages["bundle/family"]?.pagePath)
+        let bundleName = String(TreeLayout.fileName(of: bundlePage))
+        let index = String(decoding: AtomicFileSystem.readFile("\(gallery)/index.html") ?? [], as: UTF8.self)
+        #expect(index.contains("<a class=\"landing\" href=\"_landing/\(bundleName)\">family</a>"), "\(index)")
+        #expect(AtomicFileSystem.readFile("\(gallery)/_landing/\(bundleName)") == AtomicFileSystem.readFile("\(project.output)/\(bundlePage)"))
+        let bundleCapability = String(try #require(TreeLayout.capability(ofDownloadPath: bundlePage)))
+        #expect(AtomicFileSystem.readFile("\(gallery)/_landing/\(bundleCapability).pkpasses") != nil)
 
         // Served by --watch with the types a browser needs (an SVG badge shows only as image/svg+xml).
         #expect(PreviewWatcher.contentType(of: "_landing/badge-en.svg") == "image/svg+xml")
