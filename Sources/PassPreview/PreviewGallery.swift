@@ -126,7 +126,8 @@ package struct PreviewGallery: Sendable {
             // A bundle has no page of its own in the gallery: its landing page is its preview.
             body += "<h2>Bundles</h2><ul class=\"bundles\">"
             for bundle in bundles {
-                body += "<li><a class=\"landing\" href=\"\(escape(bundle.href))\">\(escape(bundle.name))</a> · landing page</li>"
+                body += "<li><a class=\"landing\" href=\"\(escape(bundle.href))\">"
+                    + "\(escape(bundle.name))</a> · landing page</li>"
             }
             body += "</ul>"
         }

@@ -22,7 +22,10 @@ struct LandingComparison: Sendable, Equatable {
             return
         }
         guard let list = LandingPageList(decoding: bytes) else {
-            throw PublishError(.localTreeMismatch, "\(directory)/\(LandingPageList.path) is damaged (not a landing page list); run passforge build, then publish")
+            throw PublishError(
+                .localTreeMismatch,
+                "\(directory)/\(LandingPageList.path) is damaged (not a landing page list); "
+                    + "run passforge build, then publish")
         }
         self.init(list)
     }
@@ -36,7 +39,9 @@ struct LandingComparison: Sendable, Equatable {
     /// The files to send, in the order they must land: images (badges, logos) before the pages that show them.
     func uploads(over destination: LandingComparison) -> [FileUpload] {
         let changed = files.values.filter { destination.files[$0.path] != $0 }
-        let ordered = changed.sorted { (Self.isPage($0.path) ? 1 : 0, $0.path) < (Self.isPage($1.path) ? 1 : 0, $1.path) }
+        let ordered = changed.sorted {
+            (Self.isPage($0.path) ? 1 : 0, $0.path) < (Self.isPage($1.path) ? 1 : 0, $1.path)
+        }
         return ordered.map { FileUpload(path: $0.path, size: $0.size, etag: $0.etag) }
     }
 
@@ -46,7 +51,8 @@ struct LandingComparison: Sendable, Equatable {
     /// A landing file of the tree: a page, logo or badge under `download/` (`download/<name>.html|.png|.svg`),
     /// never a download itself.
     static func isLandingFile(_ path: String) -> Bool {
-        path.hasPrefix("\(TreeLayout.downloadFolder)/") && TreeLayout.parentFolder(of: path) == TreeLayout.downloadFolder
-            && (path.hasSuffix(".html") || path.hasSuffix(".png") || path.hasSuffix(".svg")) && TreeLayout.isBuildOwned(path)
+        TreeLayout.parentFolder(of: path) == TreeLayout.downloadFolder
+            && (path.hasSuffix(".html") || path.hasSuffix(".png") || path.hasSuffix(".svg"))
+            && TreeLayout.isBuildOwned(path)
     }
 }

@@ -40,7 +40,8 @@ struct RemoteShell: Sendable {
           done
         fi
         if [ -f \(TreeLayout.landingPageListPath) ]; then
-          for file in \(TreeLayout.downloadFolder)/*.html \(TreeLayout.downloadFolder)/*.png \(TreeLayout.downloadFolder)/*.svg; do
+          for file in \(TreeLayout.downloadFolder)/*.html \(TreeLayout.downloadFolder)/*.png \\
+            \(TreeLayout.downloadFolder)/*.svg; do
             if [ -f "$file" ]; then printf "%s\\n" "$file"; fi
           done | awk -F '\t' 'NR == FNR { for (i = 1; i <= NF; i++) named[$i] = 1; next } !($0 in named)' \\
             \(TreeLayout.landingPageListPath) - | tr '\\n' '\\000'
