@@ -23,7 +23,7 @@ import PackageDescription
 let package = Package(
     name: "passforge",
     products: [
-        .executable(name: "passforge", targets: ["passforge"]),
+        .executable(name: "passforge", targets: ["passforge"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -104,14 +104,22 @@ let package = Package(
         // manifest.json, CMS signature (OpenSSL), zip (written in Swift on zlib, read with libzip): the bytes of a .pkpass.
         .target(
             name: "PassPackage",
-            dependencies: ["AtomicFiles", "COpenSSL", "CLibzip", "CZlib", "CSystemCalls", "PassModel", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "AtomicFiles", "COpenSSL", "CLibzip", "CZlib", "CSystemCalls", "PassModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // Barcodes encoded with libzint: SVG drawings for the preview, and the build's encodability check.
         .target(name: "Barcodes", dependencies: ["CZint", "PassModel"]),
         // The output tree every reader shares: its layout (every path spelled once), the build
         // state (read-only for readers, written by the build), the journal and commit, the
         // device index files. Passes and orders alike, keyed by kind, type and identifier.
-        .target(name: "WalletTree", dependencies: ["AtomicFiles", "ConcurrencySupport", "PassModel", "RegistrationStore", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(
+            name: "WalletTree",
+            dependencies: [
+                "AtomicFiles", "ConcurrencySupport", "PassModel", "RegistrationStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // The render API of preview and diff: an item as the build would package it, unsigned, and the landing
         // pages' maker; the build implements it, the command line hands it in. No OpenSSL, libzint or build.
         .target(name: "PassRender", dependencies: ["PassContent", "PassModel"]),
@@ -119,7 +127,8 @@ let package = Package(
         .target(
             name: "PassBuild",
             dependencies: [
-                "AtomicFiles", "Barcodes", "ConcurrencySupport", "PassModel", "PassContent", "PassPackage", "PassRender", "WalletTree",
+                "AtomicFiles", "Barcodes", "ConcurrencySupport", "PassModel", "PassContent", "PassPackage",
+                "PassRender", "WalletTree",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -153,7 +162,8 @@ let package = Package(
         .target(
             name: "PassServer",
             dependencies: [
-                "AtomicFiles", "ConcurrencySupport", "PassModel", "WalletTree", "PassOffers", "RegistrationStore", "TextEscaping",
+                "AtomicFiles", "ConcurrencySupport", "PassModel", "WalletTree", "PassOffers", "RegistrationStore",
+                "TextEscaping",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -193,7 +203,12 @@ let package = Package(
             ]
         ),
         // `passforge diff`: both sides of a git change rendered without signing, compared pass by pass.
-        .target(name: "PassDiff", dependencies: ["AtomicFiles", "ExternalProcess", "PassRender", "WalletTree", "PassContent", "PassModel", "TextEscaping"]),
+        .target(
+            name: "PassDiff",
+            dependencies: [
+                "AtomicFiles", "ExternalProcess", "PassRender", "WalletTree", "PassContent", "PassModel",
+                "TextEscaping",
+            ]),
         // `passforge init`: a new project's files (PNG images deflated with zlib).
         .target(name: "ProjectScaffold", dependencies: ["AtomicFiles", "CZlib"]),
         // Apple's DeviceCheck service (two bits per device): the ES256 JWT and the three calls, over async-http-client.
@@ -228,8 +243,10 @@ let package = Package(
         .executableTarget(
             name: "passforge",
             dependencies: [
-                "AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "PassRender", "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
-                "RegistrationStore", "TextEscaping", "SQLiteRegistrationStore", "PostgresRegistrationStore", "DeviceCheck", "PassOffers", "CSystemCalls",
+                "AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "PassRender",
+                "PassDiff", "PassPreview", "PassPublish", "PassPush", "PassServer", "ProjectScaffold",
+                "RegistrationStore", "TextEscaping", "SQLiteRegistrationStore", "PostgresRegistrationStore",
+                "DeviceCheck", "PassOffers", "CSystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -272,11 +289,13 @@ let package = Package(
         ),
         // `make bench`: 20,000 pushes through PushSender into MockAPNs on loopback.
         .executableTarget(
-            name: "push-benchmark", dependencies: ["PassPush", "MockAPNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
+            name: "push-benchmark",
+            dependencies: ["PassPush", "MockAPNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             path: "Benchmarks/PushBenchmark"),
         // scripts/bench-scale.py: the APNs mock as a process, for `passforge push` and `build --push` to push into.
         .executableTarget(
-            name: "mock-apns", dependencies: [
+            name: "mock-apns",
+            dependencies: [
                 "MockAPNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -284,7 +303,10 @@ let package = Package(
         // `make bench`: DeviceCheck offer claims per second against MockDeviceCheck, on SQLite and PostgreSQL.
         .executableTarget(
             name: "claim-benchmark",
-            dependencies: ["PassOffers", "MockDeviceCheck", "TestSupport", "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore"],
+            dependencies: [
+                "PassOffers", "MockDeviceCheck", "TestSupport", "RegistrationStore", "SQLiteRegistrationStore",
+                "PostgresRegistrationStore",
+            ],
             path: "Benchmarks/ClaimBenchmark"
         ),
 
@@ -298,16 +320,24 @@ let package = Package(
         // archive, cmark-gfm renders the markdown of attributed values.
         .testTarget(
             name: "PassBuildIntegrationTests",
-            dependencies: ["AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassPackage", "TextEscaping", "TestSupport"]
+            dependencies: [
+                "AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassPackage", "TextEscaping", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "PassBuildTests",
-            dependencies: ["AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage", "RegistrationStore", "SQLiteRegistrationStore", "TestSupport"]
+            dependencies: [
+                "AtomicFiles", "PassBuild", "WalletTree", "PassContent", "PassModel", "PassPackage",
+                "RegistrationStore", "SQLiteRegistrationStore", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "PassforgeCLIIntegrationTests",
             // PassPreview and ConcurrencySupport: the killed-build tests build in process, with landing pages and checkpoints.
-            dependencies: ["passforge", "PassBuild", "PassPreview", "ConcurrencySupport", "PassModel", "WalletTree", "PassPackage", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "passforge", "PassBuild", "PassPreview", "ConcurrencySupport", "PassModel", "WalletTree", "PassPackage",
+                "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "PassPublishIntegrationTests",
@@ -319,7 +349,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "ObjectStorageTests",
+            dependencies: ["ObjectStorage", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "RegistrationStoreIntegrationTests",
             dependencies: [
@@ -345,7 +377,8 @@ let package = Package(
         .testTarget(
             name: "PassOffersIntegrationTests",
             dependencies: [
-                "PassOffers", "DeviceCheck", "MockDeviceCheck", "RegistrationStore", "SQLiteRegistrationStore", "PostgresRegistrationStore", "TestSupport",
+                "PassOffers", "DeviceCheck", "MockDeviceCheck", "RegistrationStore", "SQLiteRegistrationStore",
+                "PostgresRegistrationStore", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -353,11 +386,17 @@ let package = Package(
         ),
         .testTarget(name: "BarcodesTests", dependencies: ["Barcodes", "PassModel"]),
         // preview (in headless Chromium), --watch, init, diff and barcode validation, through the real passforge binary.
-        .testTarget(name: "PassPreviewIntegrationTests", dependencies: ["PassPreview", "PassBuild", "PassRender", "WalletTree", "SQLiteRegistrationStore", "TestSupport", "passforge"]),
+        .testTarget(
+            name: "PassPreviewIntegrationTests",
+            dependencies: [
+                "PassPreview", "PassBuild", "PassRender", "WalletTree", "SQLiteRegistrationStore", "TestSupport",
+                "passforge",
+            ]),
         .testTarget(
             name: "PassPushTests",
             dependencies: [
-                "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "SQLiteRegistrationStore", "PassBuild", "PassModel", "PassPackage", "WalletTree", "passforge",
+                "PassPush", "MockAPNs", "TestSupport", "RegistrationStore", "SQLiteRegistrationStore", "PassBuild",
+                "PassModel", "PassPackage", "WalletTree", "passforge",
                 // serve --push in process: the web service's registrations beside a push run's dead-token cleanup.
                 "PassServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -388,7 +427,8 @@ let package = Package(
         .testTarget(
             name: "PassServerIntegrationTests",
             dependencies: [
-                "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild", "PassModel", "WalletTree", "TestSupport", "passforge", "MockAPNs",
+                "PassServer", "RegistrationStore", "SQLiteRegistrationStore", "ConcurrencySupport", "PassBuild",
+                "PassModel", "WalletTree", "TestSupport", "passforge", "MockAPNs",
                 "PassOffers", "MockDeviceCheck", "PassPublish",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -404,11 +444,14 @@ let package = Package(
 
 // Hummingbird's settings: every existential spelled `any`, and a file sees only the members of the modules it imports.
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-    ] + (target.type == .regular && target.path?.hasPrefix("Tests") != true && !["MockAPNs", "MockDeviceCheck"].contains(target.name)
-        // Imports are internal unless a file says otherwise (`package import`), as in Hummingbird; the
-        // test-support targets, whose API is public for the tests, keep their imports public.
-        ? [.enableUpcomingFeature("InternalImportsByDefault")] : [])
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+        + (target.type == .regular && target.path?.hasPrefix("Tests") != true
+            && !["MockAPNs", "MockDeviceCheck"].contains(target.name)
+            // Imports are internal unless a file says otherwise (`package import`), as in Hummingbird; the
+            // test-support targets, whose API is public for the tests, keep their imports public.
+            ? [.enableUpcomingFeature("InternalImportsByDefault")] : [])
 }

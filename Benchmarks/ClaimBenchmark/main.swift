@@ -25,7 +25,9 @@ struct Options {
             case "--claims": claims = max(2, Int(arguments.popFirst() ?? "") ?? claims)
             case "--concurrency": concurrency = max(1, Int(arguments.popFirst() ?? "") ?? concurrency)
             case "--postgres": postgresURL = arguments.popFirst()
-            default: print("usage: claim-benchmark [--claims N] [--concurrency N] [--postgres URL]"); exit(2)
+            default:
+                print("usage: claim-benchmark [--claims N] [--concurrency N] [--postgres URL]")
+                exit(2)
             }
         }
     }
@@ -36,18 +38,24 @@ let goal = 500.0
 func run(store: any RegistrationDatabase, name: String, claims: Int, concurrency: Int) async throws -> Double {
     let rig = try await DeviceCheckRig.start(recordsRequests: false)
     let offer = "bench-\(UUID().uuidString.prefix(8))"
-    try await store.replaceOfferPools(with: (0..<claims).map {
-        OfferPass(offer: offer, passTypeIdentifier: "pass.com.example.coupon", serialNumber: "\(offer)-\($0)")
-    })
-    let service = OfferClaimService(offers: [OfferDefinition(name: offer, bit: 0)], store: store, deviceCheck: rig.client)
+    try await store.replaceOfferPools(
+        with: (0..<claims).map {
+            OfferPass(offer: offer, passTypeIdentifier: "pass.com.example.coupon", serialNumber: "\(offer)-\($0)")
+        })
+    let service = OfferClaimService(
+        offers: [OfferDefinition(name: offer, bit: 0)], store: store, deviceCheck: rig.client)
     let requests = (0..<claims).map {
-        ClaimRequest(claimIdentifier: UUID().uuidString, queryToken: MockDeviceCheckServer.deviceToken(for: "device-\($0)"),
-                     updateToken: MockDeviceCheckServer.deviceToken(for: "device-\($0)"))
+        ClaimRequest(
+            claimIdentifier: UUID().uuidString, queryToken: MockDeviceCheckServer.deviceToken(for: "device-\($0)"),
+            updateToken: MockDeviceCheckServer.deviceToken(for: "device-\($0)"))
     }
     // One claim first: the connection and the JWT are made outside the timing.
-    _ = try await service.claim(offer: offer, ClaimRequest(claimIdentifier: UUID().uuidString,
-                                                           queryToken: MockDeviceCheckServer.deviceToken(for: "warm-up"),
-                                                           updateToken: MockDeviceCheckServer.deviceToken(for: "warm-up")))
+    _ = try await service.claim(
+        offer: offer,
+        ClaimRequest(
+            claimIdentifier: UUID().uuidString,
+            queryToken: MockDeviceCheckServer.deviceToken(for: "warm-up"),
+            updateToken: MockDeviceCheckServer.deviceToken(for: "warm-up")))
     let start = ContinuousClock.now
     let created = try await withThrowingTaskGroup(of: Bool.self) { group in
         var next = 0
@@ -75,8 +83,10 @@ func run(store: any RegistrationDatabase, name: String, claims: Int, concurrency
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let rate = Double(created) / seconds
     let verdict = rate >= goal ? "meets" : "MISSES"
-    print(String(format: "claims on %@: %d in %.2f s = %.0f claims/s (concurrency %d) — %@ the goal of %.0f/s",
-                 name, created, seconds, rate, concurrency, verdict, goal))
+    print(
+        String(
+            format: "claims on %@: %d in %.2f s = %.0f claims/s (concurrency %d) — %@ the goal of %.0f/s",
+            name, created, seconds, rate, concurrency, verdict, goal))
     await rig.shutdown()
     return rate
 }

@@ -28,13 +28,14 @@ let serverCertificate = pki.apnsServerCertificate()
 let leaf = pki.leaf(passType: passType)
 // The mock's own event loop thread: the reads of standard input below block the main thread.
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-let mock = try await MockAPNsServer.start(MockAPNsServer.Configuration(
-    certificateChainPEM: pki.pemBytes(serverCertificate.certificate),
-    privateKeyPEM: pki.pemBytes(serverCertificate.key),
-    trustRootsPEM: pki.pemBytes(pki.root),
-    maxConcurrentStreams: serverStreams,
-    recordsRequests: false
-), group: group)
+let mock = try await MockAPNsServer.start(
+    MockAPNsServer.Configuration(
+        certificateChainPEM: pki.pemBytes(serverCertificate.certificate),
+        privateKeyPEM: pki.pemBytes(serverCertificate.key),
+        trustRootsPEM: pki.pemBytes(pki.root),
+        maxConcurrentStreams: serverStreams,
+        recordsRequests: false
+    ), group: group)
 
 var environment = pki.environment(leaf)
 environment.removeValue(forKey: "PASSFORGE_TOKEN_SECRET")  // the caller's own
@@ -43,8 +44,10 @@ environment["PASSFORGE_APNS_CA_CERTIFICATE"] = pki.root
 printLine(["environment": environment, "passTypeIdentifier": passType])
 
 while readLine() != nil {
-    printLine(["pushes": mock.requestCount, "connections": mock.connectionsAccepted,
-               "maxStreamsInFlight": mock.maxStreamsInFlight])
+    printLine([
+        "pushes": mock.requestCount, "connections": mock.connectionsAccepted,
+        "maxStreamsInFlight": mock.maxStreamsInFlight,
+    ])
 }
 try await mock.shutdown()
 try await group.shutdownGracefully()

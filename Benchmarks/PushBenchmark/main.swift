@@ -21,14 +21,15 @@ let leaf = pki.leaf()
 // The mock gets its own event loop thread, so that it does not share one with
 // the client's connection (the client uses one loop of the singleton group).
 let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-let mock = try await MockAPNsServer.start(MockAPNsServer.Configuration(
-    certificateChainPEM: pki.pemBytes(serverCertificate.certificate),
-    privateKeyPEM: pki.pemBytes(serverCertificate.key),
-    trustRootsPEM: pki.pemBytes(pki.root),
-    maxConcurrentStreams: serverStreams,
-    headerTableSize: headerTableSize,
-    recordsRequests: false
-), group: serverGroup)
+let mock = try await MockAPNsServer.start(
+    MockAPNsServer.Configuration(
+        certificateChainPEM: pki.pemBytes(serverCertificate.certificate),
+        privateKeyPEM: pki.pemBytes(serverCertificate.key),
+        trustRootsPEM: pki.pemBytes(pki.root),
+        maxConcurrentStreams: serverStreams,
+        headerTableSize: headerTableSize,
+        recordsRequests: false
+    ), group: serverGroup)
 let client = try APNsClient(
     identity: APNsClientIdentity(certificateChainPEM: pki.clientChainPEM(leaf), privateKeyPEM: pki.pemBytes(leaf.key)),
     configuration: APNsConfiguration(
@@ -48,9 +49,9 @@ let sender = PushSender(client: client)
 func processCPUSeconds() -> Double {
     var usage = rusage()
     #if os(Linux)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
     #else
-    getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF, &usage)
     #endif
     func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
@@ -67,15 +68,18 @@ let elapsed = clock.now - start
 let cpu = processCPUSeconds() - cpuStart
 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 
-print("pushes:              \(pushes) (succeeded \(summary.succeeded), retries "
-    + "\(summary.retries), pending \(summary.leftPending))")
+print(
+    "pushes:              \(pushes) (succeeded \(summary.succeeded), retries "
+        + "\(summary.retries), pending \(summary.leftPending))")
 print("time:                \(String(format: "%.3f", seconds)) s")
 print("rate:                \(Int(Double(summary.succeeded) / seconds)) pushes/s")
-print("CPU:                 \(String(format: "%.3f", cpu)) s (client + server), "
-    + "\(Int(cpu / Double(max(1, summary.sent)) * 1e6)) µs per push")
+print(
+    "CPU:                 \(String(format: "%.3f", cpu)) s (client + server), "
+        + "\(Int(cpu / Double(max(1, summary.sent)) * 1e6)) µs per push")
 print("in flight (client):  \(inFlight); server max streams \(serverStreams)")
-print("TCP connections:     \(mock.connectionsAccepted) accepted by the mock, "
-    + "\(client.connectionsEstablished) established by the client")
+print(
+    "TCP connections:     \(mock.connectionsAccepted) accepted by the mock, "
+        + "\(client.connectionsEstablished) established by the client")
 print("max streams at once: \(mock.maxStreamsInFlight)")
 if let stop = summary.stopReason { print("stopped:             \(stop.message)") }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The reading side of the file system that the rest of passforge uses instead of FileManager:
@@ -54,7 +54,9 @@ extension AtomicFileSystem {
                 guard bytes.count < most else { break }
                 bytes.append(contentsOf: repeatElement(0, count: min(bytes.count, most - bytes.count)))
             }
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            let count = bytes.withUnsafeMutableBytes {
+                Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled)
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .unreadable(code: errno)

@@ -1,8 +1,9 @@
 import CSystemCalls
 import ConcurrencySupport
 package import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// File operations that never leave a half-written file behind: each file is
@@ -16,7 +17,8 @@ package enum AtomicFileSystem {
         package var operation: String
         package var code: Int32
         package var description: String {
-            "cannot \(operation) \(path): \(String(cString: strerror(code)))" + (code == ENOSPC ? "; free some disk space" : code == EACCES ? "; check the folder's permissions" : "")
+            "cannot \(operation) \(path): \(String(cString: strerror(code)))"
+                + (code == ENOSPC ? "; free some disk space" : code == EACCES ? "; check the folder's permissions" : "")
         }
     }
 
@@ -33,7 +35,9 @@ package enum AtomicFileSystem {
 
     /// `write(_:to:)` for a file made in pieces: `body` appends them to a writer, so the file is
     /// never whole in memory. On failure the temporary file is removed and `path` is as it was.
-    package static func write(to path: String, _ body: (inout BufferedFileWriter) throws(Failure) -> Void) throws(Failure) {
+    package static func write(to path: String, _ body: (inout BufferedFileWriter) throws(Failure) -> Void)
+        throws(Failure)
+    {
         let directory = (path as NSString).deletingLastPathComponent
         try createDirectory(directory.isEmpty ? "." : directory)
         let temporary = temporaryPath(for: path)
@@ -57,7 +61,9 @@ package enum AtomicFileSystem {
 
     /// Writes a whole file (no rename); `sync` fsyncs it before closing.
     /// `exclusive` refuses to reuse a file someone else put there (O_EXCL).
-    package static func writeFile(_ bytes: [UInt8], to path: String, permissions: mode_t = 0o644, sync: Bool, exclusive: Bool = false) throws(Failure) {
+    package static func writeFile(
+        _ bytes: [UInt8], to path: String, permissions: mode_t = 0o644, sync: Bool, exclusive: Bool = false
+    ) throws(Failure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), permissions)
         guard fd >= 0 else { throw Failure(path: path, operation: "create", code: errno) }
         defer { close(fd) }
@@ -81,21 +87,27 @@ package enum AtomicFileSystem {
     }
 
     /// `createFile`, with `path` relative to the open folder `folder` (`OpenFolder`).
-    static func createFile(_ bytes: [UInt8], at path: String, in folder: Int32, shownAs shown: String,
-                           modifiedAt milliseconds: Int64) throws(Failure) {
+    static func createFile(
+        _ bytes: [UInt8], at path: String, in folder: Int32, shownAs shown: String,
+        modifiedAt milliseconds: Int64
+    ) throws(Failure) {
         let fd = openat(folder, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(path: shown, operation: "create", code: errno) }
         defer { close(fd) }
         if !umaskKeeps644, fchmod(fd, 0o644) != 0 { throw Failure(path: shown, operation: "chmod", code: errno) }
         try writeAll(bytes, to: fd, path: path, in: folder, shownAs: shown)
         var times = [timespec(milliseconds), timespec(milliseconds)]
-        guard futimens(fd, &times) == 0 else { throw Failure(path: shown, operation: "set the modification time of", code: errno) }
+        guard futimens(fd, &times) == 0 else {
+            throw Failure(path: shown, operation: "set the modification time of", code: errno)
+        }
     }
 
     /// Writes every byte to `fd` (a write may take fewer); on failure the
     /// half-written file at `path` (relative to `folder`) is removed.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String, in folder: Int32 = AT_FDCWD,
-                                 shownAs shown: String? = nil) throws(Failure) {
+    private static func writeAll(
+        _ bytes: [UInt8], to fd: Int32, path: String, in folder: Int32 = AT_FDCWD,
+        shownAs shown: String? = nil
+    ) throws(Failure) {
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -114,8 +126,8 @@ package enum AtomicFileSystem {
     /// a moment, under other threads creating files).
     private static let umaskKeeps644: Bool = {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-              let mask = Int(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+            let mask = Int(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
         else { return false }
         return mask & 0o644 == 0
     }()
@@ -160,7 +172,9 @@ package enum AtomicFileSystem {
     /// link to it), in milliseconds since 1970.
     package static func setModificationTime(_ path: String, millisecondsSince1970 milliseconds: Int64) throws(Failure) {
         var times = [timespec(milliseconds), timespec(milliseconds)]
-        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw Failure(path: path, operation: "set the modification time of", code: errno) }
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else {
+            throw Failure(path: path, operation: "set the modification time of", code: errno)
+        }
     }
 
     /// Removes the file at `path`; a file already gone is no error.
@@ -199,7 +213,9 @@ package enum AtomicFileSystem {
             throw Failure(path: path, operation: "create folder", code: code == EEXIST ? ENOTDIR : code)
         }
         // mkdir's mode loses the bits the umask takes away.
-        if let permissions, chmod(path, permissions) != 0 { throw Failure(path: path, operation: "set the permissions of", code: errno) }
+        if let permissions, chmod(path, permissions) != 0 {
+            throw Failure(path: path, operation: "set the permissions of", code: errno)
+        }
     }
 
     /// Flushes the file at `path` to disk.

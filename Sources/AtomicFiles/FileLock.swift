@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An exclusive `flock` on a file, held until `release()`; the kernel drops
@@ -33,7 +33,9 @@ package final class FileLock: Sendable {
             try AtomicFileSystem.createDirectory(folder)
             descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         }
-        guard descriptor >= 0 else { throw AtomicFileSystem.Failure(path: path, operation: "open the lock file", code: errno) }
+        guard descriptor >= 0 else {
+            throw AtomicFileSystem.Failure(path: path, operation: "open the lock file", code: errno)
+        }
         while flock(descriptor, blocking ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
             let failure = errno
             if failure == EINTR { continue }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What tells one version of a file from another: its device and inode, size,
@@ -48,7 +48,9 @@ package struct FileStamp: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The modification time as seconds and nanoseconds, as `utimensat` takes it.
-    package var modifiedSeconds: Int { Int(modified >= 0 ? modified / 1_000_000_000 : (modified - 999_999_999) / 1_000_000_000) }
+    package var modifiedSeconds: Int {
+        Int(modified >= 0 ? modified / 1_000_000_000 : (modified - 999_999_999) / 1_000_000_000)
+    }
     package var modifiedNanoseconds: Int { Int(modified - Int64(modifiedSeconds) * 1_000_000_000) }
 
     /// `size:inode:modified:changed` (nanoseconds), as a build state stores it.

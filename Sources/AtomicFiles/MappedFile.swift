@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The bytes of an open regular file mapped into memory, read-only, for as long as the value lives.
@@ -29,7 +29,9 @@ package struct MappedFile: ~Copyable {
     }
 
     /// Calls `body` with the file's bytes, valid only during the call.
-    package func withBytes<Result, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withBytes<Result, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
         guard let start else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
         return try body(UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count))
     }

@@ -1,6 +1,7 @@
 import CSystemCalls
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A folder held open, whose files are made, moved and linked by name relative to it: the
@@ -14,7 +15,9 @@ package final class OpenFolder: Sendable {
     /// Opens the folder at `path`, which must exist.
     package init(_ path: String) throws(AtomicFileSystem.Failure) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw AtomicFileSystem.Failure(path: path, operation: "open the folder", code: errno) }
+        guard descriptor >= 0 else {
+            throw AtomicFileSystem.Failure(path: path, operation: "open the folder", code: errno)
+        }
         self.path = path
         self.descriptor = descriptor
     }
@@ -29,21 +32,30 @@ package final class OpenFolder: Sendable {
 
     /// `AtomicFileSystem.createFile` of `name` in this folder: a new file (never one already
     /// there), dated `milliseconds` since 1970, not flushed.
-    package func createFile(_ bytes: [UInt8], named name: String, modifiedAt milliseconds: Int64) throws(AtomicFileSystem.Failure) {
-        try AtomicFileSystem.createFile(bytes, at: name, in: descriptor, shownAs: "\(path)/\(name)", modifiedAt: milliseconds)
+    package func createFile(_ bytes: [UInt8], named name: String, modifiedAt milliseconds: Int64)
+        throws(AtomicFileSystem.Failure)
+    {
+        try AtomicFileSystem.createFile(
+            bytes, at: name, in: descriptor, shownAs: "\(path)/\(name)", modifiedAt: milliseconds)
     }
 
     /// Renames `name` to `newName` in `folder` (on the same file system), replacing what is there.
-    package func moveFile(named name: String, to folder: OpenFolder, as newName: String) throws(AtomicFileSystem.Failure) {
+    package func moveFile(named name: String, to folder: OpenFolder, as newName: String) throws(AtomicFileSystem
+        .Failure)
+    {
         guard renameat(descriptor, name, folder.descriptor, newName) == 0 else {
-            throw AtomicFileSystem.Failure(path: "\(folder.path)/\(newName)", operation: "rename \(path)/\(name) to", code: errno)
+            throw AtomicFileSystem.Failure(
+                path: "\(folder.path)/\(newName)", operation: "rename \(path)/\(name) to", code: errno)
         }
     }
 
     /// Makes `newName` in `folder` another name of the file `name` (a hard link); `newName` must be new.
-    package func linkFile(named name: String, to folder: OpenFolder, as newName: String) throws(AtomicFileSystem.Failure) {
+    package func linkFile(named name: String, to folder: OpenFolder, as newName: String) throws(AtomicFileSystem
+        .Failure)
+    {
         guard linkat(descriptor, name, folder.descriptor, newName, 0) == 0 else {
-            throw AtomicFileSystem.Failure(path: "\(folder.path)/\(newName)", operation: "link \(path)/\(name) as", code: errno)
+            throw AtomicFileSystem.Failure(
+                path: "\(folder.path)/\(newName)", operation: "link \(path)/\(name) as", code: errno)
         }
     }
 }

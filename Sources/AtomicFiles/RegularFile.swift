@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A regular file opened for reading, with the stamp of the version that
@@ -58,7 +58,9 @@ extension RegularFile {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let result = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            let result = bytes.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done))
+            }
             if result < 0, errno == EINTR { continue }
             guard result >= 0 else { return nil }
             if result == 0 { break }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A file that holds a secret — a signing key or a `.p12`, a DeviceCheck
 /// `.p8`, the token secret, a database URL with its password — should be
@@ -27,7 +28,8 @@ package enum SecretFile {
     package static func exposureWarning(_ path: String, holding what: String) -> String? {
         var info = stat()
         guard path.withCString({ stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG,
-              info.st_mode & 0o044 != 0 else { return nil }
+            info.st_mode & 0o044 != 0
+        else { return nil }
         let identity = Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         guard warned.withLock({ $0.insert(identity).inserted }) else { return nil }
         let readers = info.st_mode & 0o004 != 0 ? "every user of this machine" : "its group"
@@ -50,11 +52,12 @@ package enum SecretFile {
     /// terminal).
     static func shellWord(_ path: String) -> String {
         let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+,=@%:-")
-        let hidden: Set<Unicode.GeneralCategory> = [.control, .format]   // format: the bidirectional overrides
-        var visible = String(path.unicodeScalars.map {
-            hidden.contains($0.properties.generalCategory) ? "?" : Character($0)
-        })
-        if visible.hasPrefix("-") { visible = "./" + visible }   // not an option of chmod
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format]  // format: the bidirectional overrides
+        var visible = String(
+            path.unicodeScalars.map {
+                hidden.contains($0.properties.generalCategory) ? "?" : Character($0)
+            })
+        if visible.hasPrefix("-") { visible = "./" + visible }  // not an option of chmod
         if !visible.isEmpty, visible.allSatisfy(plain.contains) { return visible }
         return "'" + visible.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }

@@ -26,28 +26,38 @@ package enum BarcodeEncoder {
     static let alwaysFittingTwoDimensionalBytes = 1_000
 
     /// Draws `message` in `format`, its bytes taken in `messageEncoding`.
-    package static func image(_ message: String, format: BarcodeFormat, messageEncoding: String = "iso-8859-1") -> Result<BarcodeImage, BarcodeEncodingError> {
+    package static func image(_ message: String, format: BarcodeFormat, messageEncoding: String = "iso-8859-1")
+        -> Result<BarcodeImage, BarcodeEncodingError>
+    {
         let prepared: Prepared
         switch prepare(message, format: format, messageEncoding: messageEncoding) {
         case .success(let value): prepared = value
         case .failure(let error): return .failure(error)
         }
         switch ZintSymbol.draw(prepared.bytes, symbology: prepared.symbology, barHeight: format.isLinear ? 40 : nil) {
-        case .success(let drawing): return .success(BarcodeImage(width: drawing.width, height: drawing.height, svg: svg(drawing)))
-        case .failure(let failure): return .failure(BarcodeEncodingError(reason: explain(failure.reason, format: format, byteCount: prepared.bytes.count)))
+        case .success(let drawing):
+            return .success(BarcodeImage(width: drawing.width, height: drawing.height, svg: svg(drawing)))
+        case .failure(let failure):
+            return .failure(
+                BarcodeEncodingError(reason: explain(failure.reason, format: format, byteCount: prepared.bytes.count)))
         }
     }
 
     /// Nil when `message` can be encoded in `format`, else why not.
-    package static func problem(_ message: String, format: BarcodeFormat, messageEncoding: String = "iso-8859-1") -> BarcodeEncodingError? {
+    package static func problem(_ message: String, format: BarcodeFormat, messageEncoding: String = "iso-8859-1")
+        -> BarcodeEncodingError?
+    {
         let prepared: Prepared
         switch prepare(message, format: format, messageEncoding: messageEncoding) {
         case .success(let value): prepared = value
         case .failure(let error): return error
         }
-        if !format.isLinear, !prepared.bytes.isEmpty, prepared.bytes.count <= alwaysFittingTwoDimensionalBytes { return nil }
+        if !format.isLinear, !prepared.bytes.isEmpty, prepared.bytes.count <= alwaysFittingTwoDimensionalBytes {
+            return nil
+        }
         if case .failure(let failure) = ZintSymbol.draw(prepared.bytes, symbology: prepared.symbology) {
-            return BarcodeEncodingError(reason: explain(failure.reason, format: format, byteCount: prepared.bytes.count))
+            return BarcodeEncodingError(
+                reason: explain(failure.reason, format: format, byteCount: prepared.bytes.count))
         }
         return nil
     }
@@ -61,26 +71,35 @@ package enum BarcodeEncoder {
 
     /// The bytes zint gets, after the checks that give an editor a precise
     /// reason (which character, at which position) rather than zint's.
-    static func prepare(_ message: String, format: BarcodeFormat, messageEncoding: String) -> Result<Prepared, BarcodeEncodingError> {
+    static func prepare(_ message: String, format: BarcodeFormat, messageEncoding: String) -> Result<
+        Prepared, BarcodeEncodingError
+    > {
         let name = format.displayName
-        if message.isEmpty { return .failure(.init(reason: "the message is empty; a \(name) barcode needs at least one character")) }
+        if message.isEmpty {
+            return .failure(.init(reason: "the message is empty; a \(name) barcode needs at least one character"))
+        }
         switch format {
         case .qr, .pdf417, .aztec:
             let symbology = format == .qr ? ZintSymbol.qr : format == .pdf417 ? ZintSymbol.pdf417 : ZintSymbol.aztec
             return bytes(of: message, encoding: messageEncoding).map { Prepared(bytes: $0, symbology: symbology) }
         case .code128:
             if let (character, position) = firstCharacter(of: message, where: { $0.value > 0xFF }) {
-                return .failure(.init(reason: "Code 128 encodes only ISO 8859-1 (Latin-1) characters, and "
-                    + "\(describe(character)) at position \(position) is not one; use a QR, PDF417 "
-                    + "or Aztec barcode with messageEncoding utf-8 for this text"))
+                return .failure(
+                    .init(
+                        reason: "Code 128 encodes only ISO 8859-1 (Latin-1) characters, and "
+                            + "\(describe(character)) at position \(position) is not one; use a QR, PDF417 "
+                            + "or Aztec barcode with messageEncoding utf-8 for this text"))
             }
-            return .success(Prepared(bytes: message.unicodeScalars.map { UInt8($0.value) }, symbology: ZintSymbol.code128))
+            return .success(
+                Prepared(bytes: message.unicodeScalars.map { UInt8($0.value) }, symbology: ZintSymbol.code128))
         case .code39:
             let allowed = Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ -.$/+%".unicodeScalars)
             if let (character, position) = firstCharacter(of: message, where: { !allowed.contains($0) }) {
                 let hint = character.properties.isLowercase ? "; write the message in capitals" : ""
-                return .failure(.init(reason: "Code 39 encodes only digits, capital letters A–Z, space and - . $ / + %, and "
-                    + "\(describe(character)) at position \(position) is not one\(hint)"))
+                return .failure(
+                    .init(
+                        reason: "Code 39 encodes only digits, capital letters A–Z, space and - . $ / + %, and "
+                            + "\(describe(character)) at position \(position) is not one\(hint)"))
             }
             return .success(Prepared(bytes: Array(message.utf8), symbology: ZintSymbol.code39))
         case .codabar:
@@ -91,38 +110,59 @@ package enum BarcodeEncoder {
             if text.count >= 2, guards.contains(text[0]), guards.contains(text[text.count - 1]) {
                 text = Array(text.dropFirst().dropLast())
             } else if let first = text.first, guards.contains(first) || guards.contains(text.last!) {
-                return .failure(.init(reason: "a Codabar message either starts and ends with a guard letter (A, B, C or D), or "
-                    + "has none; \(describe(first)) … \(describe(text.last!)) has only one"))
+                return .failure(
+                    .init(
+                        reason: "a Codabar message either starts and ends with a guard letter (A, B, C or D), or "
+                            + "has none; \(describe(first)) … \(describe(text.last!)) has only one"))
             }
             if let index = text.firstIndex(where: { !body.contains($0) }) {
-                return .failure(.init(reason: "Codabar encodes only digits and - $ : / . + between its guard "
-                    + "letters, and \(describe(text[index])) is not one"))
+                return .failure(
+                    .init(
+                        reason: "Codabar encodes only digits and - $ : / . + between its guard "
+                            + "letters, and \(describe(text[index])) is not one"))
             }
-            let framed = message.unicodeScalars.first.map { guards.contains($0) } == true && message.count >= 2 ? message.uppercased() : "A\(message)A"
+            let framed =
+                message.unicodeScalars.first.map { guards.contains($0) } == true && message.count >= 2
+                ? message.uppercased() : "A\(message)A"
             return .success(Prepared(bytes: Array(framed.utf8), symbology: ZintSymbol.codabar))
         case .ean13:
             if let (character, position) = firstCharacter(of: message, where: { !("0"..."9").contains($0) }) {
-                return .failure(.init(reason: "EAN-13 encodes only digits, and \(describe(character)) at position \(position) is not one"))
+                return .failure(
+                    .init(
+                        reason:
+                            "EAN-13 encodes only digits, and \(describe(character)) at position \(position) is not one")
+                )
             }
             let digits = message.unicodeScalars.map { Int($0.value) - 48 }
             guard digits.count == 12 || digits.count == 13 else {
-                return .failure(.init(reason: "EAN-13 encodes exactly 12 digits plus a check digit; the "
-                    + "message has \(digits.count) digits"))
+                return .failure(
+                    .init(
+                        reason: "EAN-13 encodes exactly 12 digits plus a check digit; the "
+                            + "message has \(digits.count) digits"))
             }
             let check = ean13CheckDigit(Array(digits.prefix(12)))
             if digits.count == 13, digits[12] != check {
-                return .failure(.init(reason: "the EAN-13 check digit is wrong: for "
-                    + "\(message.prefix(12)) it is \(check), not \(digits[12])"))
+                return .failure(
+                    .init(
+                        reason: "the EAN-13 check digit is wrong: for "
+                            + "\(message.prefix(12)) it is \(check), not \(digits[12])"))
             }
-            return .success(Prepared(bytes: Array(message.utf8), symbology: digits.count == 13 ? ZintSymbol.ean13WithCheckDigit : ZintSymbol.ean13))
+            return .success(
+                Prepared(
+                    bytes: Array(message.utf8),
+                    symbology: digits.count == 13 ? ZintSymbol.ean13WithCheckDigit : ZintSymbol.ean13))
         case .i2of5:
             if let (character, position) = firstCharacter(of: message, where: { !("0"..."9").contains($0) }) {
-                return .failure(.init(reason: "Interleaved 2 of 5 encodes only digits, and "
-                    + "\(describe(character)) at position \(position) is not one"))
+                return .failure(
+                    .init(
+                        reason: "Interleaved 2 of 5 encodes only digits, and "
+                            + "\(describe(character)) at position \(position) is not one"))
             }
             if message.unicodeScalars.count % 2 == 1 {
-                return .failure(.init(reason: "Interleaved 2 of 5 encodes digits in pairs, and the message has an odd "
-                    + "number (\(message.unicodeScalars.count)); add a leading 0"))
+                return .failure(
+                    .init(
+                        reason: "Interleaved 2 of 5 encodes digits in pairs, and the message has an odd "
+                            + "number (\(message.unicodeScalars.count)); add a leading 0"))
             }
             return .success(Prepared(bytes: Array(message.utf8), symbology: ZintSymbol.interleaved2of5))
         }
@@ -133,14 +173,18 @@ package enum BarcodeEncoder {
         switch encoding.lowercased() {
         case "iso-8859-1", "iso_8859-1", "latin1", "iso-latin-1", "l1", "cp819", "ibm819":
             if let (character, position) = firstCharacter(of: message, where: { $0.value > 0xFF }) {
-                return .failure(.init(reason: "\(describe(character)) at position \(position) is not in ISO 8859-1 (Latin-1), "
-                    + "the messageEncoding; set \"messageEncoding\": \"utf-8\""))
+                return .failure(
+                    .init(
+                        reason: "\(describe(character)) at position \(position) is not in ISO 8859-1 (Latin-1), "
+                            + "the messageEncoding; set \"messageEncoding\": \"utf-8\""))
             }
             return .success(message.unicodeScalars.map { UInt8($0.value) })
         case "us-ascii", "ascii":
             if let (character, position) = firstCharacter(of: message, where: { $0.value > 0x7F }) {
-                return .failure(.init(reason: "\(describe(character)) at position \(position) is not ASCII, the "
-                    + "messageEncoding; set \"messageEncoding\": \"utf-8\""))
+                return .failure(
+                    .init(
+                        reason: "\(describe(character)) at position \(position) is not ASCII, the "
+                            + "messageEncoding; set \"messageEncoding\": \"utf-8\""))
             }
             return .success(Array(message.utf8))
         default:
@@ -183,13 +227,14 @@ package enum BarcodeEncoder {
         var path = ""
         path.reserveCapacity(drawing.bars.count * 24)
         for bar in drawing.bars {
-            path += "M\(number(bar.x)) \(number(bar.y))h\(number(bar.width))v\(number(bar.height))h-\(number(bar.width))z"
+            path +=
+                "M\(number(bar.x)) \(number(bar.y))h\(number(bar.width))v\(number(bar.height))h-\(number(bar.width))z"
         }
         return """
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(number(drawing.width)) \(number(drawing.height))" \
-        width="\(number(drawing.width))" height="\(number(drawing.height))" shape-rendering="crispEdges">\
-        <rect width="100%" height="100%" fill="#fff"/><path fill="#000" d="\(path)"/></svg>
-        """
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(number(drawing.width)) \(number(drawing.height))" \
+            width="\(number(drawing.width))" height="\(number(drawing.height))" shape-rendering="crispEdges">\
+            <rect width="100%" height="100%" fill="#fff"/><path fill="#000" d="\(path)"/></svg>
+            """
     }
 }
 

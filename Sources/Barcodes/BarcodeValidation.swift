@@ -15,12 +15,14 @@ package enum BarcodeValidation {
         var problems: [Diagnostic] = []
         for (barcode, path) in entries {
             guard let format = barcode["format"]?.stringValue.flatMap(BarcodeFormat.init(rawValue:)),
-                  let message = barcode["message"]?.stringValue else { continue }
+                let message = barcode["message"]?.stringValue
+            else { continue }
             let encoding = barcode["messageEncoding"]?.stringValue ?? "iso-8859-1"
             if let problem = BarcodeEncoder.problem(message, format: format, messageEncoding: encoding) {
-                problems.append(.error(
-                    at: path.appending("message"), rule: "barcode.encodable",
-                    "the \(format.rawValue) barcode cannot encode this message: \(problem.reason)"))
+                problems.append(
+                    .error(
+                        at: path.appending("message"), rule: "barcode.encodable",
+                        "the \(format.rawValue) barcode cannot encode this message: \(problem.reason)"))
             }
         }
         return problems

@@ -17,7 +17,9 @@ enum ZintSymbol {
     /// Encodes `bytes` as they are (zint's DATA_MODE: no conversion); on
     /// failure returns zint's reason, without its "Error NNN: " prefix.
     static func draw(_ bytes: [UInt8], symbology: Int32, barHeight: Float? = nil) -> Result<Drawing, ZintFailure> {
-        guard let symbol = ZBarcode_Create() else { return .failure(ZintFailure(reason: "libzint could not allocate a symbol")) }
+        guard let symbol = ZBarcode_Create() else {
+            return .failure(ZintFailure(reason: "libzint could not allocate a symbol"))
+        }
         defer { ZBarcode_Delete(symbol) }
         symbol.pointee.symbology = symbology
         symbol.pointee.input_mode = Int32(DATA_MODE)
@@ -51,9 +53,12 @@ enum ZintSymbol {
         // Vector output is scaled so that one module is `scale` * 2 units in some versions; normalise to modules.
         let module = bars.map(\.width).min().map { max($0, 0.0001) } ?? 1
         let unit = module < 1.5 ? 1.0 : module
-        return .success(Drawing(
-            width: Double(vector.pointee.width) / unit, height: Double(vector.pointee.height) / unit,
-            bars: bars.map { Rectangle(x: $0.x / unit, y: $0.y / unit, width: $0.width / unit, height: $0.height / unit) }))
+        return .success(
+            Drawing(
+                width: Double(vector.pointee.width) / unit, height: Double(vector.pointee.height) / unit,
+                bars: bars.map {
+                    Rectangle(x: $0.x / unit, y: $0.y / unit, width: $0.width / unit, height: $0.height / unit)
+                }))
     }
 
     private static func errorText(_ symbol: UnsafeMutablePointer<zint_symbol>) -> String {

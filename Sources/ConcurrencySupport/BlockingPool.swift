@@ -2,9 +2,9 @@ import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The threads of a process for work that blocks: an fsync, a file lock
@@ -72,11 +72,13 @@ package final class BlockingPool: TaskExecutor, Sendable {
         }
         var thread = pthread_t()
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        let started = pthread_create(&thread, nil, { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
+        let started = pthread_create(
+            &thread, nil,
+            { raw in
+                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+                box.body()
+                return nil
+            }, box)
         // Out of threads: run it here rather than lose the work (the caller waits for it anyway).
         guard started == 0 else {
             Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()

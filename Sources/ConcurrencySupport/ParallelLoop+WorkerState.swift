@@ -2,7 +2,8 @@ extension ParallelLoop {
     /// `map(_:jobs:_:)`, with a value of each thread's own that `transform` can keep things in from one item to
     /// the next (made by `makeState`, once per thread).
     package static func map<Item: Sendable, State, Output: Sendable>(
-        _ items: [Item], jobs: Int, workerState makeState: @Sendable () -> State, _ transform: @Sendable (Item, inout State) -> Output
+        _ items: [Item], jobs: Int, workerState makeState: @Sendable () -> State,
+        _ transform: @Sendable (Item, inout State) -> Output
     ) -> [Output] {
         guard items.count > 1, jobs > 1 else {
             var state = makeState()

@@ -22,8 +22,10 @@ package final class DeviceCheckAuthorization: Sendable {
     /// - Parameters:
     ///   - now: seconds since 1970; tests pass their own clock.
     ///   - lifetime: how long one token is used, in seconds.
-    package init(credentials: DeviceCheckCredentials, lifetime: Int64 = 50 * 60,
-                 now: @escaping Clock = { Int64(Date().timeIntervalSince1970) }) {
+    package init(
+        credentials: DeviceCheckCredentials, lifetime: Int64 = 50 * 60,
+        now: @escaping Clock = { Int64(Date().timeIntervalSince1970) }
+    ) {
         self.credentials = credentials
         self.lifetime = lifetime
         self.now = now
@@ -38,9 +40,13 @@ package final class DeviceCheckAuthorization: Sendable {
     package func token() throws(DeviceCheckError) -> String {
         let time = now()
         let result: Result<String, DeviceCheckError> = current.withLock { current in
-            if let current, time >= current.issuedAt, time - current.issuedAt < lifetime { return .success(current.token) }
+            if let current, time >= current.issuedAt, time - current.issuedAt < lifetime {
+                return .success(current.token)
+            }
             guard let token = Self.makeToken(credentials: credentials, issuedAt: time) else {
-                return .failure(DeviceCheckError(.configuration, "cannot sign the DeviceCheck authorization token with the .p8 key"))
+                return .failure(
+                    DeviceCheckError(.configuration, "cannot sign the DeviceCheck authorization token with the .p8 key")
+                )
             }
             current = (token, time)
             return .success(token)
@@ -64,7 +70,8 @@ package final class DeviceCheckAuthorization: Sendable {
 package enum Base64URL {
     package static func encode(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
     }
 
     package static func decode(_ text: some StringProtocol) -> [UInt8]? {

@@ -59,10 +59,13 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     ///   - ownsHTTPClient: whether `shutdown()` shuts `httpClient` down too.
     ///   - timeout: for one call, from connecting to the last byte of the answer.
     ///   - now: milliseconds since 1970, for `timestamp`.
-    package init(endpoint: DeviceCheckEndpoint, authorization: DeviceCheckAuthorization, httpClient: HTTPClient? = nil, ownsHTTPClient: Bool = false,
-                 timeout: Duration = .seconds(10),
-                 now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
-                 makeTransactionIdentifier: @escaping @Sendable () -> String = { UUID().uuidString }) {
+    package init(
+        endpoint: DeviceCheckEndpoint, authorization: DeviceCheckAuthorization, httpClient: HTTPClient? = nil,
+        ownsHTTPClient: Bool = false,
+        timeout: Duration = .seconds(10),
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
+        makeTransactionIdentifier: @escaping @Sendable () -> String = { UUID().uuidString }
+    ) {
         self.endpoint = endpoint
         self.authorization = authorization
         if let httpClient {
@@ -86,8 +89,10 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     package static func makeHTTPClient(additionalTrustRootPath: String? = nil) throws(DeviceCheckError) -> HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let additionalTrustRootPath {
-            guard let certificates = try? NIOSSLCertificate.fromPEMFile(additionalTrustRootPath), !certificates.isEmpty else {
-                throw DeviceCheckError(.configuration, "cannot read the CA certificate \(additionalTrustRootPath) (PEM)")
+            guard let certificates = try? NIOSSLCertificate.fromPEMFile(additionalTrustRootPath), !certificates.isEmpty
+            else {
+                throw DeviceCheckError(
+                    .configuration, "cannot read the CA certificate \(additionalTrustRootPath) (PEM)")
             }
             tls.additionalTrustRoots = [.certificates(certificates)]
         }
@@ -104,7 +109,8 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     }
 
     package func validate(deviceToken: String) async throws(DeviceCheckError) {
-        try Self.checkEmpty(try await call("/v1/validate_device_token", deviceToken: deviceToken, bits: nil), of: "validation")
+        try Self.checkEmpty(
+            try await call("/v1/validate_device_token", deviceToken: deviceToken, bits: nil), of: "validation")
     }
 
     package func queryBits(deviceToken: String) async throws(DeviceCheckError) -> DeviceBits {
@@ -112,8 +118,9 @@ package final class DeviceCheckClient: DeviceCheckCalling {
         guard let bits = Self.bits(fromQueryAnswer: body) else {
             // Fail closed: an HTML maintenance page, an empty body or a JSON object of another shape with
             // status 200 is not Apple's answer, and reading it as "never claimed" would hand out a pass.
-            throw DeviceCheckError(.unexpected, status: 200,
-                                   "the query's answer is neither two bits (JSON bit0, bit1) nor \"Bit State Not Found\"")
+            throw DeviceCheckError(
+                .unexpected, status: 200,
+                "the query's answer is neither two bits (JSON bit0, bit1) nor \"Bit State Not Found\"")
         }
         return bits
     }
@@ -137,7 +144,9 @@ package final class DeviceCheckClient: DeviceCheckCalling {
             }
         }
         // JSONDecoder takes a Bool from JSON true or false only (never 0, 1 or "true").
-        guard text.hasPrefix("{"), let answer = try? JSONDecoder().decode(Answer.self, from: Data(text.utf8)) else { return nil }
+        guard text.hasPrefix("{"), let answer = try? JSONDecoder().decode(Answer.self, from: Data(text.utf8)) else {
+            return nil
+        }
         return DeviceBits(bit0: answer.bit0, bit1: answer.bit1, lastUpdateTime: answer.lastUpdateTime)
     }
 
@@ -152,7 +161,9 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     /// observation); a 200 with a body (a proxy's or a maintenance page) is not that answer: fail closed.
     private static func checkEmpty(_ body: [UInt8], of call: String) throws(DeviceCheckError) {
         guard body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
-            throw DeviceCheckError(.unexpected, status: 200, "the \(call)'s 200 carried a body (\(body.count) bytes), which Apple's does not")
+            throw DeviceCheckError(
+                .unexpected, status: 200,
+                "the \(call)'s 200 carried a body (\(body.count) bytes), which Apple's does not")
         }
     }
 
@@ -162,7 +173,8 @@ package final class DeviceCheckClient: DeviceCheckCalling {
         let bytes = deviceToken.utf8
         guard (1...16_384).contains(bytes.count), bytes.count % 4 == 0 else { return false }
         return bytes.allSatisfy { byte in
-            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 43 || byte == 47 || byte == 61
+            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 43
+                || byte == 47 || byte == 61
         } && Data(base64Encoded: deviceToken) != nil
     }
 
@@ -171,16 +183,24 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     /// One deadline (`timeout`) covers the whole exchange, connection, headers and body alike: a server
     /// that sends its headers at once and then its body a byte at a time cannot hold a claim past it
     /// (async-http-client's own deadline stops at the response head).
-    private func call(_ path: String, deviceToken: String, bits: DeviceBits?) async throws(DeviceCheckError) -> [UInt8] {
+    private func call(_ path: String, deviceToken: String, bits: DeviceBits?) async throws(DeviceCheckError) -> [UInt8]
+    {
         guard Self.isWellFormed(deviceToken: deviceToken) else {
-            throw DeviceCheckError(.badDeviceToken, "the device token is not base64 (DCDevice.generateToken's data, base64-encoded without line breaks)")
+            throw DeviceCheckError(
+                .badDeviceToken,
+                "the device token is not base64 (DCDevice.generateToken's data, base64-encoded without line breaks)")
         }
-        var payload: [String: Any] = ["device_token": deviceToken, "transaction_id": makeTransactionIdentifier(), "timestamp": now()]
+        var payload: [String: Any] = [
+            "device_token": deviceToken, "transaction_id": makeTransactionIdentifier(), "timestamp": now(),
+        ]
         if let bits {
             payload["bit0"] = bits.bit0
             payload["bit1"] = bits.bit1
         }
-        guard let body = try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+        guard
+            let body = try? JSONSerialization.data(
+                withJSONObject: payload, options: [.sortedKeys, .withoutEscapingSlashes])
+        else {
             throw DeviceCheckError(.badRequest, "cannot encode the request")
         }
         var request = HTTPClientRequest(url: endpoint.baseURL + path)

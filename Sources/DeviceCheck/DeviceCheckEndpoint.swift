@@ -27,17 +27,23 @@ package struct DeviceCheckEndpoint: Sendable, Equatable, CustomStringConvertible
     ///   device tokens must not cross a network in clear text.
     package init(baseURL text: String) throws(DeviceCheckError) {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
-              url.query == nil, url.fragment == nil, url.user == nil else {
-            throw DeviceCheckError(.configuration, "deviceCheck.baseURL \(text.debugDescription) is not a URL such as https://api.devicecheck.apple.com")
+            url.query == nil, url.fragment == nil, url.user == nil
+        else {
+            throw DeviceCheckError(
+                .configuration,
+                "deviceCheck.baseURL \(text.debugDescription) is not a URL such as https://api.devicecheck.apple.com")
         }
         switch scheme {
         case "https": break
         case "http" where Self.isLoopback(host): break
         case "http":
-            throw DeviceCheckError(.configuration, "deviceCheck.baseURL \(text.debugDescription) is http on a non-loopback host; use "
-                + "https (http is accepted on 127.0.0.1, ::1 and localhost only)")
+            throw DeviceCheckError(
+                .configuration,
+                "deviceCheck.baseURL \(text.debugDescription) is http on a non-loopback host; use "
+                    + "https (http is accepted on 127.0.0.1, ::1 and localhost only)")
         default:
-            throw DeviceCheckError(.configuration, "deviceCheck.baseURL \(text.debugDescription) must start with https://")
+            throw DeviceCheckError(
+                .configuration, "deviceCheck.baseURL \(text.debugDescription) must start with https://")
         }
         baseURL = text.hasSuffix("/") ? String(text.dropLast()) : text
     }

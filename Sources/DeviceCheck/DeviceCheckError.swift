@@ -45,30 +45,41 @@ package struct DeviceCheckError: Error, Sendable, Equatable, CustomStringConvert
     /// keyed by status; the body is only a hint (Apple's descriptive strings and
     /// the live ones differ), so it is shown cut to one short line.
     package static func answer(status: Int, body: String) -> DeviceCheckError {
-        let hint = String(body.unicodeScalars.prefix(120).map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        let hint = String(
+            body.unicodeScalars.prefix(120).map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         let said = hint.isEmpty ? "" : " (\"\(hint)\")"
         switch status {
         case 400:
             let lowered = body.lowercased()
             if lowered.contains("device token") {
-                return DeviceCheckError(.badDeviceToken, status: status, "Bad Device Token\(said): the app's DCDevice token is malformed or not from this team's app")
+                return DeviceCheckError(
+                    .badDeviceToken, status: status,
+                    "Bad Device Token\(said): the app's DCDevice token is malformed or not from this team's app")
             }
             if lowered.contains("authorization") {
-                return DeviceCheckError(.authorization, status: status,
-                                        "Bad Authorization Token\(said): check deviceCheck.teamIdentifier, keyIdentifier and the .p8 key")
+                return DeviceCheckError(
+                    .authorization, status: status,
+                    "Bad Authorization Token\(said): check deviceCheck.teamIdentifier, keyIdentifier and the .p8 key")
             }
-            return DeviceCheckError(.badRequest, status: status, "Bad Request\(said): Apple refused the request's bits, timestamp or payload")
+            return DeviceCheckError(
+                .badRequest, status: status,
+                "Bad Request\(said): Apple refused the request's bits, timestamp or payload")
         case 401:
-            return DeviceCheckError(.authorization, status: status,
-                                    "Invalid or expired authorization token\(said): check deviceCheck.teamIdentifier, keyIdentifier and that the .p8 key has DeviceCheck enabled")
+            return DeviceCheckError(
+                .authorization, status: status,
+                "Invalid or expired authorization token\(said): check deviceCheck.teamIdentifier, keyIdentifier and that the .p8 key has DeviceCheck enabled"
+            )
         case 403:
-            return DeviceCheckError(.authorization, status: status, "Forbidden\(said): the key is not allowed to use DeviceCheck for this team")
+            return DeviceCheckError(
+                .authorization, status: status,
+                "Forbidden\(said): the key is not allowed to use DeviceCheck for this team")
         case 405:
             return DeviceCheckError(.unexpected, status: status, "Method Not Allowed\(said): check deviceCheck.baseURL")
         case 429:
             return DeviceCheckError(.rateLimited, status: status, "Too Many Requests: try again later")
         case 500...599:
-            return DeviceCheckError(.unavailable, status: status, "Apple's DeviceCheck service is unavailable\(said); try again later")
+            return DeviceCheckError(
+                .unavailable, status: status, "Apple's DeviceCheck service is unavailable\(said); try again later")
         default:
             return DeviceCheckError(.unexpected, status: status, "unexpected answer\(said)")
         }

@@ -49,9 +49,11 @@ package struct ExternalProcess: Sendable {
     /// which needs its settings: every other child gets no secret.
     package var withholdsSecrets: Bool
 
-    package init(_ program: String, _ arguments: [String] = [], environment: [String: String]? = nil,
-                 workingDirectory: String? = nil, input: [UInt8] = [], outputLimit: Int = 64 << 20,
-                 errorOutputLimit: Int = 1 << 20, installHint: String? = nil, withholdsSecrets: Bool = true) {
+    package init(
+        _ program: String, _ arguments: [String] = [], environment: [String: String]? = nil,
+        workingDirectory: String? = nil, input: [UInt8] = [], outputLimit: Int = 64 << 20,
+        errorOutputLimit: Int = 1 << 20, installHint: String? = nil, withholdsSecrets: Bool = true
+    ) {
         self.program = program
         self.arguments = arguments
         self.environment = environment
@@ -113,13 +115,16 @@ package struct ExternalProcess: Sendable {
     package static func locate(_ program: String, environment: [String: String]? = nil) -> String? {
         if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
         let path = (environment ?? ProcessInfo.processInfo.environment)["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(program)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 
     /// Runs the program and suspends until it has ended and both outputs are read.
     package func run() async throws(Failure) -> Outcome {
         let run = try start()
-        let result = await withCheckedContinuation { continuation in run.whenDone { continuation.resume(returning: $0) } }
+        let result = await withCheckedContinuation { continuation in run.whenDone { continuation.resume(returning: $0) }
+        }
         return try result.get()
     }
 
@@ -143,8 +148,12 @@ package struct ExternalProcess: Sendable {
             throw Failure(kind: .notFound, description: "\(name) is not installed here (not found in PATH)\(hint)")
         }
         var isFolder: ObjCBool = false
-        if let workingDirectory, !(FileManager.default.fileExists(atPath: workingDirectory, isDirectory: &isFolder) && isFolder.boolValue) {
-            throw Failure(kind: .workingDirectoryMissing, description: "cannot run \(name) in \(workingDirectory): no such folder")
+        if let workingDirectory,
+            !(FileManager.default.fileExists(atPath: workingDirectory, isDirectory: &isFolder) && isFolder.boolValue)
+        {
+            throw Failure(
+                kind: .workingDirectoryMissing, description: "cannot run \(name) in \(workingDirectory): no such folder"
+            )
         }
         let standardInput = try Self.inputFile(holding: input, for: name)
         defer { try? standardInput?.close() }
@@ -155,7 +164,8 @@ package struct ExternalProcess: Sendable {
         let given = environment ?? ProcessInfo.processInfo.environment
         process.environment = withholdsSecrets ? ChildEnvironment.filtered(given) : given
         if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        let standardOutput = Pipe(), standardError = Pipe()
+        let standardOutput = Pipe()
+        let standardError = Pipe()
         process.standardInput = standardInput ?? FileHandle.nullDevice
         process.standardOutput = standardOutput
         process.standardError = standardError
@@ -174,11 +184,17 @@ package struct ExternalProcess: Sendable {
     /// A temporary file holding `bytes`, open for reading and already unlinked; nil when there are none.
     private static func inputFile(holding bytes: [UInt8], for name: String) throws(Failure) -> FileHandle? {
         guard !bytes.isEmpty else { return nil }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-input-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-input-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forReadingAtPath: path) else {
-            throw Failure(kind: .cannotStart, description: "cannot stage the input of \(name) in \(FileManager.default.temporaryDirectory.path); check TMPDIR")
+        guard
+            FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
+            let handle = FileHandle(forReadingAtPath: path)
+        else {
+            throw Failure(
+                kind: .cannotStart,
+                description:
+                    "cannot stage the input of \(name) in \(FileManager.default.temporaryDirectory.path); check TMPDIR")
         }
         return handle
     }
@@ -241,7 +257,8 @@ private final class RunningProcess: @unchecked Sendable {
 
     func ended(_ process: Process) {
         process.terminationHandler = nil  // it holds this object: the cycle ends with the run
-        let termination: ExternalProcess.Termination = process.terminationReason == .uncaughtSignal
+        let termination: ExternalProcess.Termination =
+            process.terminationReason == .uncaughtSignal
             ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
         let done: Done? = state.withLock { state in
             state.termination = termination
@@ -251,7 +268,8 @@ private final class RunningProcess: @unchecked Sendable {
     }
 
     /// Calls `completion` once, when the program has ended and both outputs are read.
-    func whenDone(_ completion: @escaping @Sendable (Result<ExternalProcess.Outcome, ExternalProcess.Failure>) -> Void) {
+    func whenDone(_ completion: @escaping @Sendable (Result<ExternalProcess.Outcome, ExternalProcess.Failure>) -> Void)
+    {
         let done: Done? = state.withLock { state in
             state.completion = completion
             return Self.finishIfComplete(&state, name: name, outputLimit: outputLimit)
@@ -266,11 +284,16 @@ private final class RunningProcess: @unchecked Sendable {
     }
 
     private static func finishIfComplete(_ state: inout State, name: String, outputLimit: Int) -> Done? {
-        guard state.pendingReaders == 0, let termination = state.termination, let completion = state.completion else { return nil }
+        guard state.pendingReaders == 0, let termination = state.termination, let completion = state.completion else {
+            return nil
+        }
         state.completion = nil
-        let result: Result<ExternalProcess.Outcome, ExternalProcess.Failure> = state.exceeded
-            ? .failure(.init(kind: .outputLimitExceeded,
-                             description: "\(name) sent more than \(outputLimit) bytes on its standard output; it was stopped"))
+        let result: Result<ExternalProcess.Outcome, ExternalProcess.Failure> =
+            state.exceeded
+            ? .failure(
+                .init(
+                    kind: .outputLimitExceeded,
+                    description: "\(name) sent more than \(outputLimit) bytes on its standard output; it was stopped"))
             : .success(.init(termination: termination, output: state.output, errorOutput: state.errorOutput))
         return Done(completion: completion, result: result)
     }

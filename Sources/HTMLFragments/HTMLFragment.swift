@@ -30,16 +30,21 @@ package struct HTMLFragment: Sendable, Hashable {
         let source = Array("<html><body>".utf8) + Array(text.utf8)
         let collector = ParseErrorCollector()
         let context = Unmanaged.passUnretained(collector).toOpaque()
-        xmlSetStructuredErrorFunc(context, { context, error in
-            guard let context, let error else { return }
-            Unmanaged<ParseErrorCollector>.fromOpaque(context).takeUnretainedValue().record(error.pointee)
-        })
+        xmlSetStructuredErrorFunc(
+            context,
+            { context, error in
+                guard let context, let error else { return }
+                Unmanaged<ParseErrorCollector>.fromOpaque(context).takeUnretainedValue().record(error.pointee)
+            })
         defer { xmlSetStructuredErrorFunc(nil, nil) }
-        let options = Int32(bitPattern: HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-            | HTML_PARSE_NODEFDTD.rawValue)
+        let options = Int32(
+            bitPattern: HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
+                | HTML_PARSE_NODEFDTD.rawValue)
         guard source.count < Int(Int32.max) else { throw .tooLarge }
         let document = source.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { htmlReadMemory($0.baseAddress, Int32($0.count), nil, "UTF-8", options) }
+            buffer.withMemoryRebound(to: CChar.self) {
+                htmlReadMemory($0.baseAddress, Int32($0.count), nil, "UTF-8", options)
+            }
         }
         guard let document else { throw .unreadable }
         defer { xmlFreeDoc(document) }
@@ -59,7 +64,9 @@ package struct HTMLFragment: Sendable, Hashable {
 
     /// The nodes under the wrapper `<html>` and `<body>`: their children, in order, the wrappers left out
     /// (an attribute on them came from a tag in the fragment, so it is reported as a discarded tag).
-    private static func collectContent(of first: xmlNodePtr?, into nodes: inout [HTMLNode], discarded: inout [String]) throws(HTMLFragmentError) {
+    private static func collectContent(of first: xmlNodePtr?, into nodes: inout [HTMLNode], discarded: inout [String])
+        throws(HTMLFragmentError)
+    {
         var node = first
         while let current = node {
             let name = current.pointee.name.map { String(cString: $0) } ?? ""
@@ -83,8 +90,10 @@ package struct HTMLFragment: Sendable, Hashable {
             var attributes: [HTMLAttribute] = []
             var attribute = node.pointee.properties
             while let current = attribute {
-                attributes.append(HTMLAttribute(name: current.pointee.name.map { String(cString: $0) } ?? "",
-                                                value: text(of: current.pointee.children)))
+                attributes.append(
+                    HTMLAttribute(
+                        name: current.pointee.name.map { String(cString: $0) } ?? "",
+                        value: text(of: current.pointee.children)))
                 attribute = current.pointee.next
             }
             var children: [HTMLNode] = []
@@ -138,8 +147,9 @@ private final class ParseErrorCollector {
         case XML_ERR_TAG_NAME_MISMATCH:
             // "Unexpected end tag : p".
             strayEndTags.append(name ?? "?")
-        case XML_ERR_GT_REQUIRED, XML_ERR_ATTRIBUTE_NOT_STARTED, XML_ERR_ATTRIBUTE_NOT_FINISHED, XML_ERR_LITERAL_NOT_FINISHED,
-             XML_ERR_COMMENT_NOT_FINISHED:
+        case XML_ERR_GT_REQUIRED, XML_ERR_ATTRIBUTE_NOT_STARTED, XML_ERR_ATTRIBUTE_NOT_FINISHED,
+            XML_ERR_LITERAL_NOT_FINISHED,
+            XML_ERR_COMMENT_NOT_FINISHED:
             // "Couldn't find end of Start Tag a", "AttValue: \" expected", "Comment not terminated".
             malformedMarkup.append(message)
         case XML_ERR_NAME_REQUIRED where message.hasPrefix("error parsing attribute name"):
@@ -156,7 +166,8 @@ extension String {
     func trimmingSpaceAndNewlines() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
         return String(scalars[first...last])
     }
 }

@@ -72,7 +72,8 @@ package struct S3Configuration: Sendable, Equatable {
         guard let path else { throw ObjectStorageError(.configuration, missing) }
         guard let bytes = AtomicFileSystem.readFile(path) else {
             if value("AWS_PROFILE") != nil || value("AWS_SHARED_CREDENTIALS_FILE") != nil {
-                throw ObjectStorageError(.configuration, "cannot read \(path), where AWS_PROFILE \(profile) should be; \(missing)")
+                throw ObjectStorageError(
+                    .configuration, "cannot read \(path), where AWS_PROFILE \(profile) should be; \(missing)")
             }
             throw ObjectStorageError(.configuration, missing)
         }
@@ -81,7 +82,8 @@ package struct S3Configuration: Sendable, Equatable {
             throw ObjectStorageError(.configuration, "\(path) has no [\(profile)] profile; \(missing)")
         }
         guard let key = section["aws_access_key_id"], let secret = section["aws_secret_access_key"] else {
-            throw ObjectStorageError(.configuration, "[\(profile)] in \(path) lacks aws_access_key_id or aws_secret_access_key")
+            throw ObjectStorageError(
+                .configuration, "[\(profile)] in \(path) lacks aws_access_key_id or aws_secret_access_key")
         }
         return S3Credentials(accessKeyID: key, secretAccessKey: secret, sessionToken: section["aws_session_token"])
     }

@@ -1,12 +1,12 @@
-import ConcurrencySupport
-import WalletTree
 import AtomicFiles
+import ConcurrencySupport
 import Foundation
 import PassContent
 import PassModel
-import PassRender
 import PassPackage
+import PassRender
 import Synchronization
+import WalletTree
 
 /// A pass that has to be (re)packaged and signed.
 struct PackagingJob: Sendable {
@@ -45,9 +45,10 @@ struct BuildPlan: Sendable {
 extension BuildPlan {
     /// Whether the content files define the same passes from the same bytes as `previous` (stamps aside).
     func hasSameContent(as previous: [String: BuildState.ContentFileRecord]) -> Bool {
-        reusedFiles.count + contentFiles.count == previous.count && contentFiles.allSatisfy { path, record in
-            previous[path].map { $0.hash == record.hash && $0.passes == record.passes } ?? false
-        }
+        reusedFiles.count + contentFiles.count == previous.count
+            && contentFiles.allSatisfy { path, record in
+                previous[path].map { $0.hash == record.hash && $0.passes == record.passes } ?? false
+            }
     }
 
     /// Adds the records of the reused files to `contentFiles`, from the previous state.
@@ -84,7 +85,8 @@ struct DiagnosticCollector {
     private var repeats: [Int] = []
 
     mutating func add(_ diagnostic: ContentDiagnostic) {
-        let key = "\(diagnostic.location)|\(diagnostic.keyPath?.description ?? "")|\(diagnostic.rule)|\(diagnostic.message)"
+        let key =
+            "\(diagnostic.location)|\(diagnostic.keyPath?.description ?? "")|\(diagnostic.rule)|\(diagnostic.message)"
         if let index = seen[key] {
             repeats[index] += 1
             return
@@ -94,7 +96,9 @@ struct DiagnosticCollector {
         repeats.append(1)
     }
 
-    mutating func add(_ diagnostics: [ContentDiagnostic]) { diagnostics.forEach { add($0) } }
+    mutating func add(_ diagnostics: [ContentDiagnostic]) {
+        for diagnostic in diagnostics { add(diagnostic) }
+    }
 
     var hasErrors: Bool { diagnostics.contains(where: \.isError) }
 
@@ -104,7 +108,11 @@ struct DiagnosticCollector {
             var diagnostic = diagnostic
             if count > 1 { diagnostic.message += " (in \(count) passes)" }
             return diagnostic
-        }.sorted { ($0.location.file, $0.location.line, $0.location.column) < ($1.location.file, $1.location.line, $1.location.column) }
+        }.sorted {
+            ($0.location.file, $0.location.line, $0.location.column) < (
+                $1.location.file, $1.location.line, $1.location.column
+            )
+        }
     }
 }
 
@@ -145,14 +153,17 @@ struct BuildPlanner {
     /// What the planner collected of each sound item, when its consumer keeps renders (even when the plan failed).
     var collectedRenders: [UnsignedPass] { plan.unsigned }
 
-    init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
-         consumer: any ItemConsumer) {
+    init(
+        settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
+        consumer: any ItemConsumer
+    ) {
         self.settings = settings
         self.state = state
         self.consumer = consumer
-        self.evaluator = PassEvaluator(settings: settings, state: state, secret: secret, identities: identities,
-                                       templates: TemplateCache(loader: settings.templateLoader),
-                                       product: consumer.product, updateTag: consumer.signingTag)
+        self.evaluator = PassEvaluator(
+            settings: settings, state: state, secret: secret, identities: identities,
+            templates: TemplateCache(loader: settings.templateLoader),
+            product: consumer.product, updateTag: consumer.signingTag)
     }
 
     /// A content file as read: its hash, and its bytes while they may still need parsing.
@@ -265,12 +276,14 @@ struct BuildPlanner {
     }
 
     /// Reads a file skipped by its stamp, now that it has to be parsed, and decides how to cut it.
-    private static func prepare(_ file: ReadFile, keepsEntries: Bool, boundary: ProjectBoundary, jobs: Int) -> ParseFile {
+    private static func prepare(_ file: ReadFile, keepsEntries: Bool, boundary: ProjectBoundary, jobs: Int) -> ParseFile
+    {
         let bytes: [UInt8]
         switch file.bytes.map({ .success($0) }) ?? boundary.readListedFile(file.path) {
         case .success(let read): bytes = read
         case .failure(let refusal):
-            return ParseFile(path: file.path, hash: file.hash, problems: [unreadable(file.path, refusal, boundary: boundary)])
+            return ParseFile(
+                path: file.path, hash: file.hash, problems: [unreadable(file.path, refusal, boundary: boundary)])
         }
         let hash = file.bytes == nil ? sha256Hex(bytes) : file.hash
         var prepared = ParseFile(path: file.path, hash: hash, stamp: hash == file.hash ? file.stamp : nil, bytes: bytes)
@@ -291,19 +304,23 @@ struct BuildPlanner {
     }
 
     /// Parses a unit of work into its definitions.
-    private static func parse(_ unit: ParseUnit, of file: ParseFile, sources: ResultSlots<[UInt8]>) -> ([PassDefinition], ParsedUnit) {
+    private static func parse(_ unit: ParseUnit, of file: ParseFile, sources: ResultSlots<[UInt8]>) -> (
+        [PassDefinition], ParsedUnit
+    ) {
         var parsed = ParsedUnit(problems: file.problems)
         guard file.problems.isEmpty else { return ([], parsed) }
         let definitions: [PassDefinition]
         if let run = unit.run, let list = file.list {
             let excerpt = list.excerpt(run, of: sources[unit.file]!)
-            (definitions, parsed.problems) = ContentLoader.definitions(in: file.path, excerpt: excerpt.bytes, firstEntry: run.lowerBound,
-                                                                       excerptEntryLine: excerpt.excerptEntryLine, entryLine: excerpt.entryLine)
+            (definitions, parsed.problems) = ContentLoader.definitions(
+                in: file.path, excerpt: excerpt.bytes, firstEntry: run.lowerBound,
+                excerptEntryLine: excerpt.excerptEntryLine, entryLine: excerpt.entryLine)
         } else if let list = file.list, !file.reusedEntries.isEmpty {
             let bytes = sources.take(unit.file)!
             // Only the entries that changed; the others are blank lines.
             let kept = Set(list.entries.indices.filter { file.reusedEntries[$0] == nil })
-            (definitions, parsed.problems) = ContentLoader.definitions(in: file.path, bytes: list.document(keeping: kept, of: bytes))
+            (definitions, parsed.problems) = ContentLoader.definitions(
+                in: file.path, bytes: list.document(keeping: kept, of: bytes))
             if !parsed.problems.isEmpty {
                 // Problems are reported from the whole file, so that they name each entry by its place in the list.
                 parsed.problems = ContentLoader.definitions(in: file.path, bytes: bytes).problems
@@ -318,8 +335,10 @@ struct BuildPlanner {
 
     /// The phases of a plan, each timed (`BuildTimings`): scan, classify, evaluate and sign (one pipeline, whose
     /// consumer signs, collects or only validates), check. A plan that fails has staged, but not committed.
-    mutating func makePlan(timings: BuildTimings = BuildTimings(isEnabled: false),
-                           progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
+    mutating func makePlan(
+        timings: BuildTimings = BuildTimings(isEnabled: false),
+        progress: @escaping @Sendable (BuildProgress) -> Void
+    ) throws -> BuildPlan {
         let paths = try timings.phase("scan") { () throws(BuildFailure) in try scan() }
         progress(.planning(files: paths.count))
         let work = timings.phase("classify") { classify(paths) }
@@ -348,18 +367,23 @@ struct BuildPlanner {
     /// find the files (and entries of lists) whose passes all keep their fingerprints, which are not parsed; cut
     /// the others into units of work.
     private mutating func classify(_ paths: [String]) -> Work {
-        let reader = FileReader(state: state, evaluator: evaluator, boundary: settings.projectBoundary, now: settings.clock(),
-                                usesPreviousState: usesPreviousState)
-        let read = ParallelLoop.map(paths, jobs: settings.jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }) { path, memo in
+        let reader = FileReader(
+            state: state, evaluator: evaluator, boundary: settings.projectBoundary, now: settings.clock(),
+            usesPreviousState: usesPreviousState)
+        let read = ParallelLoop.map(paths, jobs: settings.jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }) {
+            path, memo in
             reader.read(path, memo: &memo)
         }
         // Whether each pass of an unchanged file (or entry) would come out the same (all of them at once, so that one
         // file of 100,000 passes is checked on every core too).
         let candidates = read.flatMap { file, allUnchanged in
-            allUnchanged != nil ? [] : file.previous?.passes ?? file.reusedEntries.sorted { $0.key < $1.key }.map(\.value)
+            allUnchanged != nil
+                ? [] : file.previous?.passes ?? file.reusedEntries.sorted { $0.key < $1.key }.map(\.value)
         }
         let (state, evaluator) = (self.state, self.evaluator)
-        let unchanged = ParallelLoop.map(candidates, jobs: settings.jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }) {
+        let unchanged = ParallelLoop.map(
+            candidates, jobs: settings.jobs, workerState: { PassEvaluator.UnchangedCheckMemo() }
+        ) {
             key, memo in state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false
         }
         return prepare(sortOut(read, unchanged: unchanged))
@@ -378,7 +402,8 @@ struct BuildPlanner {
         static let checkedWhenRead = 64
 
         /// Reads and hashes one content file, or finds it unchanged by its stamp (and, for a few passes, whether all of them are).
-        func read(_ path: String, memo: inout PassEvaluator.UnchangedCheckMemo) -> (file: ReadFile, allUnchanged: Bool?) {
+        func read(_ path: String, memo: inout PassEvaluator.UnchangedCheckMemo) -> (file: ReadFile, allUnchanged: Bool?)
+        {
             guard !ProjectBoundary.hasUnsafeName(path) else {
                 var file = ReadFile(path: path)
                 file.refusal = .unsafeName
@@ -394,7 +419,12 @@ struct BuildPlanner {
                 file.previous = previous
                 file.stamp = kept  // one string for both
                 guard previous.passes.count <= Self.checkedWhenRead else { return (file, nil) }
-                return (file, previous.passes.allSatisfy { key in state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false })
+                return (
+                    file,
+                    previous.passes.allSatisfy { key in
+                        state.passes[key].map { evaluator.isUnchanged($0, memo: &memo) } ?? false
+                    }
+                )
             }
             file.stamp = stamp?.description
             let bytes: [UInt8]
@@ -481,7 +511,9 @@ struct BuildPlanner {
         let sources = ResultSlots<[UInt8]>(values: prepared.map { $0.bytes ?? [] })
         for index in prepared.indices { prepared[index].bytes = nil }
         let units = prepared.indices.flatMap { index in
-            prepared[index].runs.map { $0.map { ParseUnit(file: index, run: $0) } } ?? [ParseUnit(file: index, run: nil)]
+            prepared[index].runs.map { $0.map { ParseUnit(file: index, run: $0) } } ?? [
+                ParseUnit(file: index, run: nil)
+            ]
         }
         return Work(files: prepared, sources: sources, units: units)
     }
@@ -489,8 +521,10 @@ struct BuildPlanner {
     /// Evaluate and sign: one pipeline on every core. Each worker parses a unit, evaluates its definitions one
     /// by one and hands each sound item to its consumer's worker at once (the build's signs and stages it), so
     /// that a parsed definition lives only until its item is consumed.
-    private func evaluateAndConsume(_ work: Work, parts: PartTimes,
-                                    progress: @escaping @Sendable (BuildProgress) -> Void) -> ResultSlots<ParsedUnit> {
+    private func evaluateAndConsume(
+        _ work: Work, parts: PartTimes,
+        progress: @escaping @Sendable (BuildProgress) -> Void
+    ) -> ResultSlots<ParsedUnit> {
         let results = ResultSlots<ParsedUnit>(count: work.units.count)
         let (state, evaluator, consumer) = (self.state, self.evaluator, self.consumer)
         let reporter = ProgressThrottle(total: work.files.reduce(0) { $0 + $1.expectedPasses }, report: progress)
@@ -511,7 +545,8 @@ struct BuildPlanner {
                     if evaluation.diagnostics.contains(where: \.isError) { failed.store(true, ordering: .relaxed) }
                     if let job = evaluation.job, !failed.load(ordering: .relaxed) {
                         // A changed token is refused later, with the passes in order; consume nothing more then.
-                        if let old = state.passes[job.record.key]?.tokenHash, let new = job.record.tokenHash, old != new {
+                        if let old = state.passes[job.record.key]?.tokenHash, let new = job.record.tokenHash, old != new
+                        {
                             failed.store(true, ordering: .relaxed)
                         } else {
                             let before = parts.isEnabled ? BuildTimings.threadCPU() : 0
@@ -553,7 +588,8 @@ struct BuildPlanner {
             if let bundle = fileUnits.first?.bundle { plan.bundles[file.path] = bundle }
             // Entry hashes are kept only when each entry gave one pass, in order.
             let entries = file.entries.flatMap { PassListEntries.hashes(in: $0).count == keys.count + 1 ? $0 : nil }
-            plan.contentFiles[file.path] = BuildState.ContentFileRecord(hash: file.hash, passes: keys, stamp: file.stamp, entries: entries)
+            plan.contentFiles[file.path] = BuildState.ContentFileRecord(
+                hash: file.hash, passes: keys, stamp: file.stamp, entries: entries)
         }
         // Looking up every previous key (100,000 of them, one at a time) only when some were not defined again.
         if definedBefore < state.passes.count {
@@ -580,7 +616,9 @@ struct BuildPlanner {
             if count > 1, !problems.isEmpty, let bytes = work.sources[index] {
                 let whole = ContentLoader.definitions(in: file.path, bytes: bytes)
                 collector.add(whole.problems)
-                if whole.definitions.count != (firstUnit..<firstUnit + count).reduce(0, { $0 + results[$1]!.evaluations.count }) {
+                if whole.definitions.count
+                    != (firstUnit..<firstUnit + count).reduce(0, { $0 + results[$1]!.evaluations.count })
+                {
                     evaluatedAgain[index] = whole.definitions.map { PlannedPass(evaluator.evaluate($0)) }
                 }
             } else {
@@ -592,7 +630,9 @@ struct BuildPlanner {
     }
 
     /// Accepts a file's evaluations in order; returns the keys of its passes, the reused entries' in their places.
-    private mutating func accept(_ evaluations: [PlannedPass], of file: ParseFile, packagingFailure: inout (any Error)?) -> [String] {
+    private mutating func accept(_ evaluations: [PlannedPass], of file: ParseFile, packagingFailure: inout (any Error)?)
+        -> [String]
+    {
         var keys: [String] = []
         // Reused entries in their places, when the parsed ones are as many as the entries left to parse.
         var layout = file.layout.map { $0[...] } ?? []
@@ -627,10 +667,13 @@ struct BuildPlanner {
 
     /// For a changed YAML file with `passes:` whose header is as before: which
     /// of its entries are byte for byte those of the last build, with their keys.
-    private static func matchEntries(of file: inout ReadFile, bytes: [UInt8], previous: BuildState.ContentFileRecord, signature: String) {
+    private static func matchEntries(
+        of file: inout ReadFile, bytes: [UInt8], previous: BuildState.ContentFileRecord, signature: String
+    ) {
         let old = PassListEntries.hashes(in: signature)
         guard isYAML(file.path), old.count == previous.passes.count + 1, let list = PassListEntries(bytes),
-              list.headerHash == old[0] else { return }
+            list.headerHash == old[0]
+        else { return }
         file.list = list
         var used = Set<String>()
         used.reserveCapacity(previous.passes.count)
@@ -650,7 +693,9 @@ struct BuildPlanner {
         // among the old ones directly: hashing 100,000 of them into a dictionary takes longer.
         var keyByHash: [Substring: String] = [:]
         if moved.count <= 8 {
-            for (hash, key) in zip(old.dropFirst(), previous.passes) where moved.contains(where: { $0.hash == hash }) { keyByHash[hash] = key }
+            for (hash, key) in zip(old.dropFirst(), previous.passes) where moved.contains(where: { $0.hash == hash }) {
+                keyByHash[hash] = key
+            }
         } else {
             keyByHash.reserveCapacity(previous.passes.count)
             for (hash, key) in zip(old.dropFirst(), previous.passes) { keyByHash[hash] = key }
@@ -677,9 +722,11 @@ struct BuildPlanner {
         let top = String((directory as NSString).appendingPathComponent("x").dropLast())
         var pending: [(path: String, isDirectory: Bool)] = []
         func push(_ entries: [(name: String, isDirectory: Bool)], prefix: String) {
-            let children = entries.filter { !$0.name.hasPrefix(".") && ($0.isDirectory || ContentLoader.isContentFileName($0.name)) }
-                .map { (order: $0.isDirectory ? $0.name + "/" : $0.name, entry: $0) }
-                .sorted { $0.order < $1.order }
+            let children = entries.filter {
+                !$0.name.hasPrefix(".") && ($0.isDirectory || ContentLoader.isContentFileName($0.name))
+            }
+            .map { (order: $0.isDirectory ? $0.name + "/" : $0.name, entry: $0) }
+            .sorted { $0.order < $1.order }
             for child in children.reversed() { pending.append((prefix + child.entry.name, child.entry.isDirectory)) }
         }
         push(entries, prefix: top)
@@ -690,7 +737,9 @@ struct BuildPlanner {
             }
             if let inner = AtomicFileSystem.directoryEntries(next.path) { push(inner, prefix: next.path + "/") }
         }
-        for index in files.indices.dropFirst() where !(files[index - 1] < files[index]) { return sorted(files, jobs: jobs) }
+        for index in files.indices.dropFirst() where !(files[index - 1] < files[index]) {
+            return sorted(files, jobs: jobs)
+        }
         return files
     }
 
@@ -743,14 +792,18 @@ struct BuildPlanner {
 
     /// A one-pass file whose serial changed is a new pass pretending to be the
     /// old one; Apple forbids changing a serial, so say what to do instead.
-    private mutating func checkSerialChange(file: String, keys: [String], serial: (number: String, location: SourceLocation)) {
+    private mutating func checkSerialChange(
+        file: String, keys: [String], serial: (number: String, location: SourceLocation)
+    ) {
         guard let previous = state.contentFiles[file], previous.passes.count == 1, keys.count == 1,
-              let oldKey = previous.passes.first, oldKey != keys[0], let old = state.passes[oldKey],
-              defined[oldKey] == nil, keys[0].hasPrefix(old.typeIdentifier + "/")
+            let oldKey = previous.passes.first, oldKey != keys[0], let old = state.passes[oldKey],
+            defined[oldKey] == nil, keys[0].hasPrefix(old.typeIdentifier + "/")
         else { return }
-        collector.add(.error(
-            at: serial.location, keyPath: ["serialNumber"], rule: "content.serial-changed",
-            "serialNumber changed from \(old.identifier) to \(serial.number). Wallet identifies a pass by its serial, so a device holding \(old.identifier) would never get this change. To retire \(old.identifier) and issue a new pass, delete this file and add the new pass in a new file; to keep updating the existing pass, put back serialNumber: \(old.identifier)"))
+        collector.add(
+            .error(
+                at: serial.location, keyPath: ["serialNumber"], rule: "content.serial-changed",
+                "serialNumber changed from \(old.identifier) to \(serial.number). Wallet identifies a pass by its serial, so a device holding \(old.identifier) would never get this change. To retire \(old.identifier) and issue a new pass, delete this file and add the new pass in a new file; to keep updating the existing pass, put back serialNumber: \(old.identifier)"
+            ))
     }
 
     // MARK: - Passes
@@ -760,18 +813,22 @@ struct BuildPlanner {
         collector.add(evaluation.diagnostics)
         guard let key = evaluation.key else { return nil }
         if let first = defined[key] {
-            collector.add(.error(at: evaluation.serialLocation, keyPath: ["serialNumber"], rule: "content.duplicate-serial",
-                                 "serialNumber \(ItemKey.split(key)?.identifier ?? "") is already used by another pass of \(ItemKey.split(key)?.typeIdentifier ?? ""); serials must be unique per passTypeIdentifier",
-                                 notes: [(first, "first defined here")]))
+            collector.add(
+                .error(
+                    at: evaluation.serialLocation, keyPath: ["serialNumber"], rule: "content.duplicate-serial",
+                    "serialNumber \(ItemKey.split(key)?.identifier ?? "") is already used by another pass of \(ItemKey.split(key)?.typeIdentifier ?? ""); serials must be unique per passTypeIdentifier",
+                    notes: [(first, "first defined here")]))
             return nil
         }
         defined[key] = evaluation.serialLocation
         let type = ItemKey.split(key)?.typeIdentifier ?? key[...]
         if let first = kindsByType[type] {
             guard first.kind == evaluation.kind else {
-                collector.add(.error(at: evaluation.serialLocation, rule: "content.type-kind",
-                                     "\(type) is used as a \(first.kind.noun) type identifier and as a\(evaluation.kind == .order ? "n" : "") \(evaluation.kind.noun) type identifier; passes and orders share by-token/ and the device indices, so each needs its own (Apple issues Pass Type IDs and Order Type IDs separately)",
-                                     notes: [(first.location, "first used for a \(first.kind.noun) here")]))
+                collector.add(
+                    .error(
+                        at: evaluation.serialLocation, rule: "content.type-kind",
+                        "\(type) is used as a \(first.kind.noun) type identifier and as a\(evaluation.kind == .order ? "n" : "") \(evaluation.kind.noun) type identifier; passes and orders share by-token/ and the device indices, so each needs its own (Apple issues Pass Type IDs and Order Type IDs separately)",
+                        notes: [(first.location, "first used for a \(first.kind.noun) here")]))
                 return nil
             }
         } else {
@@ -779,9 +836,11 @@ struct BuildPlanner {
         }
         if evaluation.isUnchanged || state.passes.index(forKey: key) != nil { definedBefore += 1 }
         if let previous = state.passes[key], let old = previous.tokenHash, let new = evaluation.tokenHash, old != new {
-            collector.add(.error(
-                at: evaluation.tokenLocation, keyPath: ["authenticationToken"], rule: "pass.token-changed",
-                "the authenticationToken of pass \(key) would change. Apple forbids changing the token of an existing pass: devices keep the old one and their updates would fail. Restore the previous PASSFORGE_TOKEN_SECRET (or authenticationToken); to really replace the pass, issue it under a new serial"))
+            collector.add(
+                .error(
+                    at: evaluation.tokenLocation, keyPath: ["authenticationToken"], rule: "pass.token-changed",
+                    "the authenticationToken of pass \(key) would change. Apple forbids changing the token of an existing pass: devices keep the old one and their updates would fail. Restore the previous PASSFORGE_TOKEN_SECRET (or authenticationToken); to really replace the pass, issue it under a new serial"
+                ))
             return nil
         }
         if var unsigned = evaluation.unsigned {
@@ -804,13 +863,20 @@ func iso8601(_ date: Date) -> String {
 
 extension BuildPlanner {
     /// Why a content file was not read, for the person who can fix it.
-    static func unreadable(_ path: String, _ refusal: ProjectBoundary.Refusal, boundary: ProjectBoundary) -> ContentDiagnostic {
+    static func unreadable(_ path: String, _ refusal: ProjectBoundary.Refusal, boundary: ProjectBoundary)
+        -> ContentDiagnostic
+    {
         switch refusal {
         case .outside: return boundary.outsideContentFile(path)
         case .unsafeName:
-            return .error(at: SourceLocation(file: ProjectBoundary.shownName(path)), rule: "content.file-name",
-                          "the name of this content file holds a control or bidirectional character (shown as ?), which would start lines of its own in build output, logs and pull-request comments; rename the file")
-        case .unreadable: return .error(at: SourceLocation(file: path), rule: "content.unreadable", "cannot read this file; check its permissions")
+            return .error(
+                at: SourceLocation(file: ProjectBoundary.shownName(path)), rule: "content.file-name",
+                "the name of this content file holds a control or bidirectional character (shown as ?), which would start lines of its own in build output, logs and pull-request comments; rename the file"
+            )
+        case .unreadable:
+            return .error(
+                at: SourceLocation(file: path), rule: "content.unreadable",
+                "cannot read this file; check its permissions")
         }
     }
 }

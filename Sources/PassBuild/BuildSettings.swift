@@ -1,9 +1,9 @@
-package import ConcurrencySupport
-package import WalletTree
 import AtomicFiles
+package import ConcurrencySupport
 import Foundation
 package import PassContent
 package import PassRender
+package import WalletTree
 
 /// Everything a build needs to know, gathered by the command line from
 /// flags, the environment and passforge.yml (in that order of precedence).
@@ -39,7 +39,8 @@ package struct BuildSettings: Sendable {
     package var recordsTimings = false
 
     package init(
-        contentDirectory: String = "content", templatesDirectory: String = "templates", outputDirectory: String = "output",
+        contentDirectory: String = "content", templatesDirectory: String = "templates",
+        outputDirectory: String = "output",
         configuration: ProjectConfiguration = ProjectConfiguration(), projectStateDirectory: String = ".passforge",
         environment: [String: String] = ProcessInfo.processInfo.environment, allowsDevelopmentSigning: Bool = false,
         allowsHTTPWebService: Bool = false, jobs: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -57,10 +58,16 @@ package struct BuildSettings: Sendable {
 
     /// A project laid out as `passforge init` makes one: passforge.yml, content/, templates/, output/
     /// and .passforge/ in `folder`.
-    package init(projectFolder folder: String, environment: [String: String], jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
-        self.init(contentDirectory: "\(folder)/content", templatesDirectory: "\(folder)/templates", outputDirectory: "\(folder)/output",
-                  configuration: try ProjectConfiguration.load(file: "\(folder)/passforge.yml"), projectStateDirectory: "\(folder)/.passforge",
-                  environment: environment, jobs: jobs)
+    package init(
+        projectFolder folder: String, environment: [String: String],
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws {
+        self.init(
+            contentDirectory: "\(folder)/content", templatesDirectory: "\(folder)/templates",
+            outputDirectory: "\(folder)/output",
+            configuration: try ProjectConfiguration.load(file: "\(folder)/passforge.yml"),
+            projectStateDirectory: "\(folder)/.passforge",
+            environment: environment, jobs: jobs)
     }
 
     var isCI: Bool { environment["CI"] == "true" }
@@ -95,7 +102,8 @@ package struct BuildReport: Sendable {
 
     package var summary: String {
         let time = seconds < 10 ? String(format: "%.2f s", seconds) : String(format: "%.1f s", seconds)
-        return "built \(built.count), unchanged \(unchanged), removed \(removed.count), warnings \(warnings.count), \(time)"
+        return
+            "built \(built.count), unchanged \(unchanged), removed \(removed.count), warnings \(warnings.count), \(time)"
     }
 }
 

@@ -34,8 +34,10 @@ final class BuildTimings: Sendable {
         guard isEnabled else { return }
         let (wall, cpu, memory) = (Self.wallClock(), Self.processCPU(), Self.residentMiB())
         state.withLock { state in
-            state.phases.append(BuildPhaseTime(name: name, seconds: wall - state.wall, cpuSeconds: cpu - state.cpu,
-                                               residentMiB: memory, parts: parts))
+            state.phases.append(
+                BuildPhaseTime(
+                    name: name, seconds: wall - state.wall, cpuSeconds: cpu - state.cpu,
+                    residentMiB: memory, parts: parts))
             (state.wall, state.cpu) = (wall, cpu)
         }
     }
@@ -53,9 +55,11 @@ final class BuildTimings: Sendable {
     func reportOnStandardError() {
         let line = phases.map { phase in
             let parts = phase.parts.map { " \($0.name) \(String(format: "%.2f", $0.cpuSeconds))" }.joined()
-            return "\(phase.name) \(String(format: "%.3f/%.3f", phase.seconds, phase.cpuSeconds)) [\(phase.residentMiB)\(parts)]"
+            return
+                "\(phase.name) \(String(format: "%.3f/%.3f", phase.seconds, phase.cpuSeconds)) [\(phase.residentMiB)\(parts)]"
         }.joined(separator: ", ")
-        FileHandle.standardError.write(Data("build phases (s) [wall/CPU, resident MiB, CPU s of the parts]: \(line)\n".utf8))
+        FileHandle.standardError.write(
+            Data("build phases (s) [wall/CPU, resident MiB, CPU s of the parts]: \(line)\n".utf8))
     }
 
     /// The CPU time the calling thread has used, in seconds: the pipeline's workers add up their parts with it.
@@ -80,8 +84,10 @@ final class BuildTimings: Sendable {
     /// `VmRSS` in MiB from /proc/self/status (0 where there is none).
     private static func residentMiB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kibibytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap({ Int($0) })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kibibytes = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap({
+                Int($0)
+            })
         else { return 0 }
         return kibibytes / 1024
     }
@@ -108,8 +114,12 @@ extension BuildPhaseTime {
     /// One line of `--timings`: name, wall seconds, CPU seconds, resident MiB, and the parts' CPU seconds.
     package var line: String {
         let name = self.name.padding(toLength: 18, withPad: " ", startingAt: 0)
-        let parts = self.parts.isEmpty ? "" : "  (" + self.parts.map { "\($0.name) \(String(format: "%.2f", $0.cpuSeconds))" }
-            .joined(separator: ", ") + " CPU s)"
+        let parts =
+            self.parts.isEmpty
+            ? ""
+            : "  ("
+                + self.parts.map { "\($0.name) \(String(format: "%.2f", $0.cpuSeconds))" }
+                .joined(separator: ", ") + " CPU s)"
         return "\(name)\(String(format: "%8.3f %8.3f %6d", seconds, cpuSeconds, residentMiB))\(parts)"
     }
 

@@ -1,8 +1,8 @@
-import PassModel
-import WalletTree
 import Crypto
 import Foundation
+import PassModel
 import PassPackage
+import WalletTree
 
 /// Builds a SHA-256 over several labelled parts, unambiguously.
 struct FingerprintHasher {

@@ -1,6 +1,6 @@
-import WalletTree
 import PassContent
 import PassModel
+import WalletTree
 
 /// Applies PassModel's image rules to the files of a rendered pass.
 enum ImageValidation {

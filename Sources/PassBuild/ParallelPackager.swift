@@ -1,10 +1,10 @@
-import PassModel
-import WalletTree
 import AtomicFiles
 import Foundation
 import PassContent
+import PassModel
 import PassPackage
 import Synchronization
+import WalletTree
 
 /// A pass signed and staged, waiting for the build's commit.
 ///
@@ -76,12 +76,17 @@ struct ParallelPackager: Sendable {
             }
             let kind = job.record.kind
             var files = job.templateFiles
-            for file in job.ownFiles { files.append(try PreparedPassFile(name: file.name, bytes: file.bytes, digest: kind.digest)) }
-            let assembler = PassPackager(signer: signer)
-            let bytes = switch kind {
-            case .pass: try assembler.makePKPass(passJSON: job.passJSON, files: files, signingTime: packager.signingTime)
-            case .order: try assembler.makeOrder(orderJSON: job.passJSON, files: files, signingTime: packager.signingTime)
+            for file in job.ownFiles {
+                files.append(try PreparedPassFile(name: file.name, bytes: file.bytes, digest: kind.digest))
             }
+            let assembler = PassPackager(signer: signer)
+            let bytes =
+                switch kind {
+                case .pass:
+                    try assembler.makePKPass(passJSON: job.passJSON, files: files, signingTime: packager.signingTime)
+                case .order:
+                    try assembler.makeOrder(orderJSON: job.passJSON, files: files, signingTime: packager.signingTime)
+                }
             var record = job.record
             record.updateTag = packager.updateTag
             record.etag = BuildState.etag(of: bytes)
@@ -93,7 +98,8 @@ struct ParallelPackager: Sendable {
         /// Creates the file as the first of `names` in the staged tree (on a disk file system: in this
         /// worker's own folder, then moved there) and links the others to it.
         private mutating func stage(_ bytes: [UInt8], as names: [String]) throws(AtomicFileSystem.Failure) {
-            let itemFolder = try treeFolder(of: names[0]), itemName = String(TreeLayout.fileName(of: names[0]))
+            let itemFolder = try treeFolder(of: names[0])
+            let itemName = String(TreeLayout.fileName(of: names[0]))
             if creation == nil { creation = itemFolder.isInMemory ? .inPlace : .inOwnFolder(try openOwnFolder()) }
             switch creation! {
             case .inPlace:
@@ -105,7 +111,8 @@ struct ParallelPackager: Sendable {
                 try own.moveFile(named: created, to: itemFolder, as: itemName)
             }
             for name in names.dropFirst() {
-                try itemFolder.linkFile(named: itemName, to: try treeFolder(of: name), as: String(TreeLayout.fileName(of: name)))
+                try itemFolder.linkFile(
+                    named: itemName, to: try treeFolder(of: name), as: String(TreeLayout.fileName(of: name)))
             }
         }
 

@@ -1,11 +1,11 @@
-import ConcurrencySupport
-import WalletTree
 import AtomicFiles
+import ConcurrencySupport
 import Foundation
 package import PassContent
 import PassModel
 import PassPackage
 import Synchronization
+import WalletTree
 
 /// `passforge build` and `passforge validate`: content in, output tree out.
 package struct PassBuilder: Sendable {
@@ -19,9 +19,11 @@ package struct PassBuilder: Sendable {
     package func validate() throws -> [ContentDiagnostic] {
         let state = try BuildState.load(from: settings.outputDirectory)
         try Self.checkLoaded(state, output: settings.outputDirectory, jobs: settings.jobs)
-        let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
-        var planner = BuildPlanner(settings: settings, state: state, secret: secret,
-                                   identities: SigningIdentities(settings: settings), consumer: Validator())
+        let secret = try TokenSecret.resolve(
+            environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
+        var planner = BuildPlanner(
+            settings: settings, state: state, secret: secret,
+            identities: SigningIdentities(settings: settings), consumer: Validator())
         let plan = try planner.makePlan(progress: { _ in })
         try PassBundles.checkUniqueNames(plan.bundles)
         return plan.warnings
@@ -36,19 +38,23 @@ package struct PassBuilder: Sendable {
     /// staged state and journal, and the tree's own steps (`OutputTree.commit`).
     package func build(progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }) throws -> BuildReport {
         let started = Date()
-        let timings = BuildTimings(isEnabled: settings.recordsTimings || settings.environment["PASSFORGE_BUILD_TIMES"] != nil)
+        let timings = BuildTimings(
+            isEnabled: settings.recordsTimings || settings.environment["PASSFORGE_BUILD_TIMES"] != nil)
         var report = BuildReport()
         let lock = try lockAndRollForward(&report, progress: progress)
         defer { lock.release() }
-        var (state, previousFile) = try BuildState.loadWithRecordRanges(from: settings.outputDirectory, jobs: settings.jobs)
+        var (state, previousFile) = try BuildState.loadWithRecordRanges(
+            from: settings.outputDirectory, jobs: settings.jobs)
         try Self.checkLoaded(state, output: settings.outputDirectory, jobs: settings.jobs)
-        let secret = try TokenSecret.resolve(environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
+        let secret = try TokenSecret.resolve(
+            environment: settings.environment, projectStateDirectory: settings.projectStateDirectory)
         let identities = SigningIdentities(settings: settings)
         let tag = try Self.updateTag(after: state.lastUpdateTag, now: Int64(started.timeIntervalSince1970 * 1000))
         timings.mark("load")
 
-        var plan = try scanEvaluateAndSign(state: state, secret: secret, identities: identities, tag: tag, started: started,
-                                           timings: timings, progress: progress)
+        var plan = try scanEvaluateAndSign(
+            state: state, secret: secret, identities: identities, tag: tag, started: started,
+            timings: timings, progress: progress)
         report.warnings = plan.warnings
         report.usedDevelopmentSigning = identities.usedDevelopmentSigning
         report.unchanged = plan.unchanged.count
@@ -56,13 +62,17 @@ package struct PassBuilder: Sendable {
         // Passes built before token-keyed names existed get theirs now, without signing again.
         let legacyTokenLinks = Self.missingTokenLinks(plan.unchanged, of: state.passes, secret: secret)
         // Landing pages of unchanged items: a new configuration, or an item that expired since (`LandingPages`).
-        let landingWork = LandingPages.needsWork(maker: settings.landingPages, output: settings.outputDirectory,
-                                                 itemCount: state.passes.count, now: started)
+        let landingWork = LandingPages.needsWork(
+            maker: settings.landingPages, output: settings.outputDirectory,
+            itemCount: state.passes.count, now: started)
         // Only what content files define counts: their stamps alone (newly settled files) do not make a build write.
-        if !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles) || !legacyTokenLinks.isEmpty
-            || landingWork {
-            let context = CommitContext(legacyTokenLinks: legacyTokenLinks, secret: secret, tag: tag, started: started,
-                                        timings: timings, progress: progress)
+        if !plan.signed.isEmpty || !plan.removed.isEmpty || !plan.hasSameContent(as: state.contentFiles)
+            || !legacyTokenLinks.isEmpty
+            || landingWork
+        {
+            let context = CommitContext(
+                legacyTokenLinks: legacyTokenLinks, secret: secret, tag: tag, started: started,
+                timings: timings, progress: progress)
             try commit(&plan, over: &state, previousFile: &previousFile, context: context, report: &report)
         } else {
             report.offerPoolSizes = offerPoolSizes(of: state)
@@ -77,11 +87,16 @@ package struct PassBuilder: Sendable {
     }
 
     /// Takes the output folder's build lock and finishes a build that was interrupted after its journal.
-    private func lockAndRollForward(_ report: inout BuildReport, progress: @Sendable (BuildProgress) -> Void) throws -> FileLock {
+    private func lockAndRollForward(_ report: inout BuildReport, progress: @Sendable (BuildProgress) -> Void) throws
+        -> FileLock
+    {
         try AtomicFileSystem.createDirectory(tree.stateDirectory)
         let lockPath = tree.path(TreeLayout.buildLockPath)
         guard let lock = try FileLock.acquire(lockPath, blocking: false) else {
-            throw BuildError(.busy, "another passforge build is running on this output folder (\(lockPath) is locked); wait for it to finish")
+            throw BuildError(
+                .busy,
+                "another passforge build is running on this output folder (\(lockPath) is locked); wait for it to finish"
+            )
         }
         do {
             report.rolledForward = try tree.rollForward()
@@ -98,15 +113,18 @@ package struct PassBuilder: Sendable {
     /// identifiers, token and serial changes, one kind per type identifier): one pipeline on every core
     /// (`BuildPlanner`), whose consumer of evaluated items is the signer (`ParallelPackager`), each item staged
     /// as soon as it is signed. A plan that fails leaves only staged files, removed here.
-    private func scanEvaluateAndSign(state: BuildState, secret: TokenSecret, identities: SigningIdentities, tag: Int64, started: Date,
-                                     timings: BuildTimings, progress: @escaping @Sendable (BuildProgress) -> Void) throws -> BuildPlan {
+    private func scanEvaluateAndSign(
+        state: BuildState, secret: TokenSecret, identities: SigningIdentities, tag: Int64, started: Date,
+        timings: BuildTimings, progress: @escaping @Sendable (BuildProgress) -> Void
+    ) throws -> BuildPlan {
         // Fewer heap trims between passes (see ProcessTuning).
         ProcessTuning.reduceHeapTrimming()
         let packager = ParallelPackager(tree: tree, signingTime: started, updateTag: tag)
         let flusher = StagedFileFlusher(stagingDirectory: tree.stagingDirectory)
         defer { flusher.stop() }
         do {
-            var planner = BuildPlanner(settings: settings, state: state, secret: secret, identities: identities, consumer: packager)
+            var planner = BuildPlanner(
+                settings: settings, state: state, secret: secret, identities: identities, consumer: packager)
             return try planner.makePlan(timings: timings, progress: progress)
         } catch {
             AtomicFileSystem.removeTree(tree.stagingDirectory)
@@ -138,20 +156,25 @@ package struct PassBuilder: Sendable {
 
     /// Commit: the new state (the previous one's records, changed in place), the bundles, the landing pages,
     /// downloads.csv and the journal, staged; then the tree (`OutputTree.commit`: flush, journal, moves, the state last).
-    private func commit(_ plan: inout BuildPlan, over state: inout BuildState, previousFile: inout PreviousStateFile?,
-                        context: CommitContext, report: inout BuildReport) throws {
+    private func commit(
+        _ plan: inout BuildPlan, over state: inout BuildState, previousFile: inout PreviousStateFile?,
+        context: CommitContext, report: inout BuildReport
+    ) throws {
         report.updateTag = plan.signed.isEmpty ? nil : context.tag
         let orders = plan.signed.reduce(0) { $0 + ($1.record.kind == .order ? 1 : 0) }
         context.progress(.writing(passes: plan.signed.count - orders, orders: orders))
-        var new = makeNewState(&plan, over: &state, keepsRewritten: previousFile != nil, context: context, report: &report)
+        var new = makeNewState(
+            &plan, over: &state, keepsRewritten: previousFile != nil, context: context, report: &report)
         context.timings.mark("new state")
         let bundles = try bundleUpdate(plan, new: new, context: context)
         new.operations += bundles.moves + bundles.removals
         context.timings.mark("bundles")
-        new.operations += try landingPageOperations(passes: new.state.passes, bundles: bundles.records, staged: new.staged,
-                                                    started: context.started, progress: context.progress)
+        new.operations += try landingPageOperations(
+            passes: new.state.passes, bundles: bundles.records, staged: new.staged,
+            started: context.started, progress: context.progress)
         context.timings.mark("landing pages")
-        let journal = try stageStateAndJournal(&new, removed: plan.removed, previousFile: &previousFile, csvRows: bundles.csvRows)
+        let journal = try stageStateAndJournal(
+            &new, removed: plan.removed, previousFile: &previousFile, csvRows: bundles.csvRows)
         context.timings.mark("staged state")
         try tree.commit(journal, jobs: settings.jobs) { point in
             context.timings.mark(point)
@@ -165,8 +188,10 @@ package struct PassBuilder: Sendable {
 
     /// The new state starts from the old one's items, changed in place: at 100,000 items a copy is tens of MB.
     /// The signed items' records move into it; the journal needs only their keys and staged files.
-    private func makeNewState(_ plan: inout BuildPlan, over state: inout BuildState, keepsRewritten: Bool,
-                              context: CommitContext, report: inout BuildReport) -> NewState {
+    private func makeNewState(
+        _ plan: inout BuildPlan, over state: inout BuildState, keepsRewritten: Bool,
+        context: CommitContext, report: inout BuildReport
+    ) -> NewState {
         var new = NewState()
         new.state.lastUpdateTag = plan.signed.isEmpty && plan.removed.isEmpty ? state.lastUpdateTag : context.tag
         new.state.builtAt = iso8601(context.started)
@@ -192,7 +217,9 @@ package struct PassBuilder: Sendable {
         while let pass = plan.signed.popLast() {
             let key = pass.record.key  // one string for the state, the report and the journal
             if let old = new.state.passes.updateValue(pass.record, forKey: key) {
-                for name in Set(old.files).subtracting(pass.record.files).sorted() { new.operations.append(.init(kind: .remove, path: name)) }
+                for name in Set(old.files).subtracting(pass.record.files).sorted() {
+                    new.operations.append(.init(kind: .remove, path: name))
+                }
             }
             if keepsRewritten { new.rewritten.insert(key) }
             if !new.state.removedPasses.isEmpty { new.state.removedPasses[key] = nil }
@@ -201,8 +228,9 @@ package struct PassBuilder: Sendable {
         }
         for record in plan.removed {
             if let tokenHash = record.tokenHash {
-                new.state.removedPasses[record.key] = .init(typeIdentifier: record.typeIdentifier, identifier: record.identifier,
-                                                            tokenHash: tokenHash, removedTag: context.tag, files: record.files, kind: record.kind)
+                new.state.removedPasses[record.key] = .init(
+                    typeIdentifier: record.typeIdentifier, identifier: record.identifier,
+                    tokenHash: tokenHash, removedTag: context.tag, files: record.files, kind: record.kind)
             }
             for name in record.files { new.operations.append(.init(kind: .remove, path: name)) }
         }
@@ -213,12 +241,15 @@ package struct PassBuilder: Sendable {
     private func bundleUpdate(_ plan: BuildPlan, new: NewState, context: CommitContext) throws -> PassBundles.Update {
         do {
             let previousBundles = try PassBundles.loadChecked(from: settings.outputDirectory)
-            let stagedPaths = plan.bundles.isEmpty && previousBundles.isEmpty
+            let stagedPaths =
+                plan.bundles.isEmpty && previousBundles.isEmpty
                 ? [:] : Dictionary(new.staged.map { ($0.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first })
             let bundles = try PassBundles.update(
-                declarations: plan.bundles, contentFiles: plan.contentFiles, passes: new.state.passes, stagedPaths: stagedPaths,
+                declarations: plan.bundles, contentFiles: plan.contentFiles, passes: new.state.passes,
+                stagedPaths: stagedPaths,
                 previous: previousBundles, secret: context.secret, tree: tree,
-                requiresLocalPassFiles: settings.requiresLocalPassFiles, updateTag: context.tag, signingTime: context.started)
+                requiresLocalPassFiles: settings.requiresLocalPassFiles, updateTag: context.tag,
+                signingTime: context.started)
             for note in bundles.notes { context.progress(.note(note)) }
             return bundles
         } catch {
@@ -230,18 +261,23 @@ package struct PassBuilder: Sendable {
     /// The new state and downloads.csv, staged, and the journal that commits them: the staged items' files move
     /// into place first, then the rest. Each staged file already has the update tag as its modification time, so
     /// every name of it does.
-    private func stageStateAndJournal(_ new: inout NewState, removed: [BuildState.ItemRecord], previousFile: inout PreviousStateFile?,
-                                      csvRows: String) throws -> OutputTree.Journal {
+    private func stageStateAndJournal(
+        _ new: inout NewState, removed: [BuildState.ItemRecord], previousFile: inout PreviousStateFile?,
+        csvRows: String
+    ) throws -> OutputTree.Journal {
         try AtomicFileSystem.createDirectory(tree.stagingDirectory)
         let stagedState = "\(tree.stagingFolder)/\(TreeLayout.fileName(of: TreeLayout.statePath))"
         // The new items are the previous ones (their records' keys, in the file) but the removed, and the signed;
         // the content files, the reused ones (all kept) and the parsed.
-        let keys = BuildStateEncoding.sortedKeys(of: new.state.passes, ordered: previousFile?.recordRanges.map(\.key) ?? [],
-                                                 removed: Set(removed.map(\.key)), added: new.staged.map(\.key))
-        let contentFileKeys = BuildStateEncoding.sortedKeys(of: new.state.contentFiles, ordered: new.contentFileOrder.ordered, removed: [],
-                                                            added: new.contentFileOrder.added)
-        try BuildStateEncoding.write(new.state, keys: keys, contentFileKeys: contentFileKeys, rewritten: new.rewritten,
-                                     previous: previousFile, to: tree.path(stagedState), jobs: settings.jobs)
+        let keys = BuildStateEncoding.sortedKeys(
+            of: new.state.passes, ordered: previousFile?.recordRanges.map(\.key) ?? [],
+            removed: Set(removed.map(\.key)), added: new.staged.map(\.key))
+        let contentFileKeys = BuildStateEncoding.sortedKeys(
+            of: new.state.contentFiles, ordered: new.contentFileOrder.ordered, removed: [],
+            added: new.contentFileOrder.added)
+        try BuildStateEncoding.write(
+            new.state, keys: keys, contentFileKeys: contentFileKeys, rewritten: new.rewritten,
+            previous: previousFile, to: tree.path(stagedState), jobs: settings.jobs)
         // What only the state file needed goes before the journal is made (at 100,000 passes, tens of MB).
         (previousFile, new.rewritten) = (nil, [])
         var operations = Self.moves(ofStaged: new.staged.map(\.key), records: new.state.passes, into: tree)
@@ -249,20 +285,26 @@ package struct PassBuilder: Sendable {
         operations += new.operations
         new.operations = []
         let csv = new.state.downloadsCSV(keys: keys, jobs: settings.jobs, appending: csvRows)
-        let stagedDownloadsList = try tree.stage(Array(csv.utf8), name: String(TreeLayout.fileName(of: TreeLayout.downloadsListPath)))
-        return OutputTree.Journal(operations: operations, stagedState: stagedState, stagedDownloadsList: stagedDownloadsList)
+        let stagedDownloadsList = try tree.stage(
+            Array(csv.utf8), name: String(TreeLayout.fileName(of: TreeLayout.downloadsListPath)))
+        return OutputTree.Journal(
+            operations: operations, stagedState: stagedState, stagedDownloadsList: stagedDownloadsList)
     }
 
     /// The landing pages' operations (`LandingPages`): made from the staged and kept files, moved into place with them.
-    private func landingPageOperations(passes: [String: BuildState.ItemRecord], bundles: [String: BundleRecord],
-                                       staged: [(key: String, stagedPath: String)], started: Date,
-                                       progress: @escaping @Sendable (BuildProgress) -> Void) throws -> [OutputTree.Operation] {
+    private func landingPageOperations(
+        passes: [String: BuildState.ItemRecord], bundles: [String: BundleRecord],
+        staged: [(key: String, stagedPath: String)], started: Date,
+        progress: @escaping @Sendable (BuildProgress) -> Void
+    ) throws -> [OutputTree.Operation] {
         let previous = LandingPages.load(from: settings.outputDirectory)
         guard settings.landingPages != nil || previous != nil else { return [] }
         do {
-            let stagedPaths = Dictionary(staged.map { ($0.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first })
-            let update = try LandingPages.update(maker: settings.landingPages, previous: previous, passes: passes, bundles: bundles,
-                                                 stagedPaths: stagedPaths, tree: tree, now: started, jobs: settings.jobs)
+            let stagedPaths = Dictionary(
+                staged.map { ($0.key, $0.stagedPath) }, uniquingKeysWith: { first, _ in first })
+            let update = try LandingPages.update(
+                maker: settings.landingPages, previous: previous, passes: passes, bundles: bundles,
+                stagedPaths: stagedPaths, tree: tree, now: started, jobs: settings.jobs)
             for note in update.notes { progress(.note(note)) }
             return update.operations
         } catch {
@@ -273,7 +315,9 @@ package struct PassBuilder: Sendable {
 
     /// The moves of the staged items' files (`ParallelPackager`): a folder the output has none of yet moves
     /// whole (the staged one holds exactly this build's files of it), the others' files one by one.
-    static func moves(ofStaged keys: [String], records: [String: BuildState.ItemRecord], into tree: OutputTree) -> [OutputTree.Operation] {
+    static func moves(ofStaged keys: [String], records: [String: BuildState.ItemRecord], into tree: OutputTree)
+        -> [OutputTree.Operation]
+    {
         let staged = keys.map { records[$0]! }
         /// Each name of each item (`ItemRecord.files`, as the workers staged them), with its place among the item's names.
         func forEachName(_ body: (_ name: String, _ slot: Int) -> Void) {
@@ -282,7 +326,8 @@ package struct PassBuilder: Sendable {
         // The folders first, then the files of those the output has: a first build moves no file on its own.
         // Items share their folders, so a name's folder is hashed only when it is not the one the same name
         // of the item before had.
-        var folders = Set<Substring>(), lastFolders = [Substring](repeating: "", count: 4)
+        var folders = Set<Substring>()
+        var lastFolders = [Substring](repeating: "", count: 4)
         forEachName { name, slot in
             let folder = TreeLayout.parentFolder(of: name)
             if folder != lastFolders[slot] {
@@ -290,9 +335,11 @@ package struct PassBuilder: Sendable {
                 lastFolders[slot] = folder
             }
         }
-        let newFolders = Set(folders.filter { TreeLayout.isBuildOwnedFolder(String($0)) && !AtomicFileSystem.exists(tree.path($0)) })
+        let newFolders = Set(
+            folders.filter { TreeLayout.isBuildOwnedFolder(String($0)) && !AtomicFileSystem.exists(tree.path($0)) })
         var operations = newFolders.sorted().map { folder in
-            OutputTree.Operation(kind: .moveFolder, path: String(folder), source: TreeLayout.stagedPath(of: String(folder)))
+            OutputTree.Operation(
+                kind: .moveFolder, path: String(folder), source: TreeLayout.stagedPath(of: String(folder)))
         }
         guard newFolders.count < folders.count else { return operations }
         forEachName { name, _ in
@@ -333,13 +380,17 @@ package struct PassBuilder: Sendable {
     static func updateTag(after last: Int64, now: Int64) throws -> Int64 {
         let (following, overflow) = last.addingReportingOverflow(1)
         guard last >= 0, now >= 0, !overflow else {
-            throw BuildError(.refused, "the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
+            throw BuildError(
+                .refused,
+                "the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
         }
         let tag = max(now, following)
         guard last > 0, tag / 1000 == last / 1000 else { return tag }
         let (nextSecond, overflowed) = (tag / 1000 + 1).multipliedReportingOverflow(by: 1000)
         guard !overflowed else {
-            throw BuildError(.refused, "the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
+            throw BuildError(
+                .refused,
+                "the last update tag \(last) is out of range; delete the output folder's .passforge/ and build again")
         }
         return nextSecond
     }
@@ -351,25 +402,34 @@ package struct PassBuilder: Sendable {
         do {
             try state.check(greatestTag: BuildState.greatestLocalTag, jobs: jobs)
         } catch {
-            throw BuildError(.refused, "\(BuildState.path(in: output)) is refused: \(error). Delete \(output)/.passforge and build again (or build --state-from DEST)")
+            throw BuildError(
+                .refused,
+                "\(BuildState.path(in: output)) is refused: \(error). Delete \(output)/.passforge and build again (or build --state-from DEST)"
+            )
         }
     }
 
     /// Unchanged passes with a web service but no token-keyed name yet (built
     /// by an earlier passforge), whose token is the derived one: their name
     /// can be made from the secret, and their bytes stay as they are.
-    static func missingTokenLinks(_ unchanged: [String], of passes: [String: BuildState.ItemRecord], secret: TokenSecret) -> [BuildState.ItemRecord] {
+    static func missingTokenLinks(
+        _ unchanged: [String], of passes: [String: BuildState.ItemRecord], secret: TokenSecret
+    ) -> [BuildState.ItemRecord] {
         // Passes without such a name are rare: looked for among the records in storage order, no key hashed.
         var withoutName = Set<String>()
         for (key, record) in passes where record.tokenPath == nil && record.tokenHash != nil { withoutName.insert(key) }
         guard !withoutName.isEmpty else { return [] }
         return unchanged.compactMap { key in
             guard withoutName.contains(key) else { return nil }
-            guard let record = passes[key], record.tokenPath == nil, let tokenHash = record.tokenHash else { return nil }
-            let token = secret.authenticationToken(passTypeIdentifier: record.typeIdentifier, serialNumber: record.identifier)
+            guard let record = passes[key], record.tokenPath == nil, let tokenHash = record.tokenHash else {
+                return nil
+            }
+            let token = secret.authenticationToken(
+                passTypeIdentifier: record.typeIdentifier, serialNumber: record.identifier)
             guard sha256Hex(Array(token.utf8)) == tokenHash else { return nil }
             var linked = record
-            linked.tokenPath = BuildState.ItemRecord.tokenPath(typeIdentifier: record.typeIdentifier, identifier: record.identifier, token: token)
+            linked.tokenPath = BuildState.ItemRecord.tokenPath(
+                typeIdentifier: record.typeIdentifier, identifier: record.identifier, token: token)
             return linked
         }
     }

@@ -1,10 +1,10 @@
-import WalletTree
 import AtomicFiles
 import Crypto
 import Foundation
 import PassContent
 import PassModel
 import PassPackage
+import WalletTree
 
 /// `.pkpasses` bundles: the passes of a content file with `bundle: NAME`,
 /// offered as one download (Apple, "Distributing and updating a pass": a
@@ -47,12 +47,16 @@ enum PassBundles {
         do {
             return try BundleList.records(decoding: bytes, greatestTag: BuildState.greatestLocalTag) ?? [:]
         } catch {
-            throw BuildError(.refused, "\(output)/\(stateFile) is refused: \(error); delete it and build again (every bundle is then made again)")
+            throw BuildError(
+                .refused,
+                "\(output)/\(stateFile) is refused: \(error); delete it and build again (every bundle is then made again)"
+            )
         }
     }
 
     static func capability(name: String, secret: TokenSecret) -> String {
-        String(base64URL(HMAC<SHA256>.authenticationCode(for: Array("bundle/\(name)".utf8), using: secret.key)).prefix(22))
+        String(
+            base64URL(HMAC<SHA256>.authenticationCode(for: Array("bundle/\(name)".utf8), using: secret.key)).prefix(22))
     }
 
     /// Every bundle name is used by one content file only.
@@ -62,9 +66,11 @@ enum PassBundles {
         for file in declarations.keys.sorted() {
             let declaration = declarations[file]!
             if let earlier = first[declaration.name] {
-                problems.append(.error(at: declaration.location, keyPath: ["bundle"], rule: "content.bundle-duplicate",
-                                       "bundle \(declaration.name) is already declared by another content file; bundle names are unique in the project (each is one download), so rename one",
-                                       notes: [(earlier.location, "first declared here")]))
+                problems.append(
+                    .error(
+                        at: declaration.location, keyPath: ["bundle"], rule: "content.bundle-duplicate",
+                        "bundle \(declaration.name) is already declared by another content file; bundle names are unique in the project (each is one download), so rename one",
+                        notes: [(earlier.location, "first declared here")]))
             } else {
                 first[declaration.name] = declaration
             }
@@ -79,14 +85,18 @@ enum PassBundles {
     ///   - contentFiles: the new build's content files (their passes, in order).
     ///   - passes: every pass of the new build, by key.
     ///   - stagedPaths: key → staged file of the passes signed in this build.
-    static func update(declarations: [String: BundleDeclaration], contentFiles: [String: BuildState.ContentFileRecord],
-                       passes: [String: BuildState.ItemRecord], stagedPaths: [String: String], previous: [String: Record],
-                       secret: TokenSecret, tree: OutputTree, requiresLocalPassFiles: Bool, updateTag: Int64,
-                       signingTime: Date) throws -> Update {
+    static func update(
+        declarations: [String: BundleDeclaration], contentFiles: [String: BuildState.ContentFileRecord],
+        passes: [String: BuildState.ItemRecord], stagedPaths: [String: String], previous: [String: Record],
+        secret: TokenSecret, tree: OutputTree, requiresLocalPassFiles: Bool, updateTag: Int64,
+        signingTime: Date
+    ) throws -> Update {
         // Files that were not parsed keep the bundle they declared, as long as their bytes are the same.
         var all = declarations
-        for record in previous.values where all[record.sourceFile] == nil && contentFiles[record.sourceFile]?.hash == record.sourceHash {
-            all[record.sourceFile] = BundleDeclaration(name: record.name, location: SourceLocation(file: record.sourceFile))
+        for record in previous.values
+        where all[record.sourceFile] == nil && contentFiles[record.sourceFile]?.hash == record.sourceHash {
+            all[record.sourceFile] = BundleDeclaration(
+                name: record.name, location: SourceLocation(file: record.sourceFile))
         }
         try checkUniqueNames(all)
         var update = Update()
@@ -96,8 +106,10 @@ enum PassBundles {
             let members = content.passes
             let etags = members.map { passes[$0]?.etag ?? "" }
             let path = TreeLayout.bundleDownloadPath(capability: capability(name: declaration.name, secret: secret))
-            if let old = previous[declaration.name], old.members == members, old.memberETags == etags, old.downloadPath == path,
-               !requiresLocalPassFiles || AtomicFileSystem.exists(tree.path(path)) {
+            if let old = previous[declaration.name], old.members == members, old.memberETags == etags,
+                old.downloadPath == path,
+                !requiresLocalPassFiles || AtomicFileSystem.exists(tree.path(path))
+            {
                 var kept = old
                 kept.sourceFile = file
                 kept.sourceHash = content.hash
@@ -109,35 +121,32 @@ enum PassBundles {
                 // A build from a published state (--state-from) has only the passes it signs: the bundle keeps
                 // its previous version, if any, until a build with the whole tree makes it again.
                 guard !requiresLocalPassFiles else {
-                    throw BuildError(.missingInput, "bundle \(declaration.name) (\(file)) needs \(unavailable), which is not in \(tree.directory)/; build again to restore it")
+                    throw BuildError(
+                        .missingInput,
+                        "bundle \(declaration.name) (\(file)) needs \(unavailable), which is not in \(tree.directory)/; build again to restore it"
+                    )
                 }
                 if let old = previous[declaration.name] { update.records[declaration.name] = old }
-                update.notes.append("bundle \(declaration.name) not made: \(unavailable) is only at the published destination (--state-from); a build with the whole output tree makes it")
+                update.notes.append(
+                    "bundle \(declaration.name) not made: \(unavailable) is only at the published destination (--state-from); a build with the whole output tree makes it"
+                )
                 continue
             }
-            let bytes = try ZipArchive.make(entries, modificationDate: signingTime)
-            guard bytes.count <= maximumSize else {
-                throw BuildFailure(diagnostics: [.error(
-                    at: declaration.location, keyPath: ["bundle"], rule: "content.bundle-size",
-                    "bundle \(declaration.name) is \(bytes.count >> 20) MB; Apple accepts at most 150 MB in one .pkpasses download, so split it or use smaller images")])
-            }
-            try AtomicFileSystem.createDirectory(tree.stagingDirectory)
-            let staged = "\(tree.stagingFolder)/bundle-\(declaration.name).pkpasses"
-            try AtomicFileSystem.createFile(bytes, at: tree.path(staged), modifiedAt: updateTag)
-            update.moves.append(.init(kind: .move, path: path, source: staged))
-            update.records[declaration.name] = Record(
-                name: declaration.name, sourceFile: file, sourceHash: content.hash, members: members, memberETags: etags,
-                downloadPath: path, etag: BuildState.etag(of: bytes), size: bytes.count, updateTag: updateTag)
-            update.notes.append("built bundle \(declaration.name)")
+            try stage(
+                declaration, from: file, hash: content.hash, entries: entries, members: members, etags: etags,
+                path: path, tree: tree, updateTag: updateTag, signingTime: signingTime, into: &update)
         }
-        for (name, old) in previous.sorted(by: { $0.key < $1.key }) where update.records[name]?.downloadPath != old.downloadPath {
+        for (name, old) in previous.sorted(by: { $0.key < $1.key })
+        where update.records[name]?.downloadPath != old.downloadPath {
             update.removals.append(.init(kind: .remove, path: old.downloadPath))
         }
         update.changed = update.records != previous
         if update.changed {
             let list = update.records.keys.sorted().map { update.records[$0]!.json }
             try AtomicFileSystem.createDirectory(tree.stagingDirectory)  // no bundle (and no pass) may have been staged
-            let staged = try tree.stage(JSONValue.object(JSONObject([("bundles", .array(list))])).serialized(pretty: true), name: "bundles.json")
+            let staged = try tree.stage(
+                JSONValue.object(JSONObject([("bundles", .array(list))])).serialized(pretty: true), name: "bundles.json"
+            )
             update.moves.append(.init(kind: .move, path: stateFile, source: staged))
         }
         for name in update.records.keys.sorted() {
@@ -146,10 +155,38 @@ enum PassBundles {
         return update
     }
 
+    /// Zips `entries` into the bundle's download, stages it and records it in `update`.
+    private static func stage(
+        _ declaration: BundleDeclaration, from file: String, hash: String, entries: [ZipEntry],
+        members: [String], etags: [String], path: String, tree: OutputTree, updateTag: Int64, signingTime: Date,
+        into update: inout Update
+    ) throws {
+        let bytes = try ZipArchive.make(entries, modificationDate: signingTime)
+        guard bytes.count <= maximumSize else {
+            throw BuildFailure(diagnostics: [
+                .error(
+                    at: declaration.location, keyPath: ["bundle"], rule: "content.bundle-size",
+                    "bundle \(declaration.name) is \(bytes.count >> 20) MB; Apple accepts at most 150 MB in one .pkpasses download, so split it or use smaller images"
+                )
+            ])
+        }
+        try AtomicFileSystem.createDirectory(tree.stagingDirectory)
+        let staged = "\(tree.stagingFolder)/bundle-\(declaration.name).pkpasses"
+        try AtomicFileSystem.createFile(bytes, at: tree.path(staged), modifiedAt: updateTag)
+        update.moves.append(.init(kind: .move, path: path, source: staged))
+        update.records[declaration.name] = Record(
+            name: declaration.name, sourceFile: file, sourceHash: hash, members: members,
+            memberETags: etags,
+            downloadPath: path, etag: BuildState.etag(of: bytes), size: bytes.count, updateTag: updateTag)
+        update.notes.append("built bundle \(declaration.name)")
+    }
+
     /// The bundle's entries: each member's package, named by its serial (by type and serial when two share one);
     /// or the path of the first member whose file is not in the tree.
-    private static func memberEntries(_ members: [String], passes: [String: BuildState.ItemRecord], stagedPaths: [String: String],
-                                      tree: OutputTree) -> (entries: [ZipEntry], unavailable: String?) {
+    private static func memberEntries(
+        _ members: [String], passes: [String: BuildState.ItemRecord], stagedPaths: [String: String],
+        tree: OutputTree
+    ) -> (entries: [ZipEntry], unavailable: String?) {
         var entries: [ZipEntry] = []
         var names = Set<String>()
         for key in members {

@@ -1,11 +1,11 @@
-import WalletTree
 import AtomicFiles
 import Barcodes
 import Foundation
 import PassContent
 import PassModel
-import PassRender
 import PassPackage
+import PassRender
+import WalletTree
 
 /// Renders and validates one pass definition; safe to call from many threads.
 struct PassEvaluator: Sendable {
@@ -60,8 +60,10 @@ struct PassEvaluator: Sendable {
     /// Which pass files are in the output folder.
     let passFiles: PassFilePresence
 
-    init(settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
-         templates: TemplateCache, product: Product, updateTag: Int64? = nil) {
+    init(
+        settings: BuildSettings, state: BuildState, secret: TokenSecret, identities: SigningIdentities,
+        templates: TemplateCache, product: Product, updateTag: Int64? = nil
+    ) {
         self.updateTag = updateTag
         self.product = product
         self.settings = settings
@@ -83,7 +85,8 @@ struct PassEvaluator: Sendable {
         contextFingerprint = hasher.finalize()
         // Most passes share a type: one comparison each instead of hashing 100,000 strings into a set.
         // Each type is of one kind (the build refuses one identifier for passes and orders).
-        var types: [String: WalletItemKind] = [:], lastType: String? = nil
+        var types: [String: WalletItemKind] = [:]
+        var lastType: String? = nil
         for record in state.passes.values {
             let type = record.typeIdentifier
             if type != lastType {
@@ -100,8 +103,9 @@ struct PassEvaluator: Sendable {
             for (key, record) in state.passes { bySerial[record.identifier, default: []].append(key) }
             previousKeysBySerial = bySerial
         }
-        passFiles = PassFilePresence(directory: settings.outputDirectory,
-                                     types: settings.requiresLocalPassFiles && product == .job ? types : [:])
+        passFiles = PassFilePresence(
+            directory: settings.outputDirectory,
+            types: settings.requiresLocalPassFiles && product == .job ? types : [:])
     }
 
     /// True when a pass built before would come out the same: same entry,
@@ -120,21 +124,28 @@ struct PassEvaluator: Sendable {
     }
 
     /// `isUnchanged`, with the lookups of the last record's template and identity kept in `memo`.
-    func isUnchanged(_ record: BuildState.ItemRecord, definitionHash: String? = nil, memo: inout UnchangedCheckMemo) -> Bool {
+    func isUnchanged(_ record: BuildState.ItemRecord, definitionHash: String? = nil, memo: inout UnchangedCheckMemo)
+        -> Bool
+    {
         // Strings shared by the decoded records: compared without their bytes.
-        if memo.fingerprints == nil || memo.templateName != record.templateName || memo.passTypeIdentifier != record.typeIdentifier
-            || memo.teamIdentifier != record.teamIdentifier {
+        if memo.fingerprints == nil || memo.templateName != record.templateName
+            || memo.passTypeIdentifier != record.typeIdentifier
+            || memo.teamIdentifier != record.teamIdentifier
+        {
             guard case .success(let template) = templates.template(named: record.templateName),
-                  case .success(let identity) = identities.identity(passTypeIdentifier: record.typeIdentifier,
-                                                                    teamIdentifier: record.teamIdentifier, kind: record.kind)
+                case .success(let identity) = identities.identity(
+                    passTypeIdentifier: record.typeIdentifier,
+                    teamIdentifier: record.teamIdentifier, kind: record.kind)
             else { return false }
-            memo = UnchangedCheckMemo(templateName: record.templateName, passTypeIdentifier: record.typeIdentifier,
-                                      teamIdentifier: record.teamIdentifier, fingerprints: (template.fingerprint, identity.fingerprint))
+            memo = UnchangedCheckMemo(
+                templateName: record.templateName, passTypeIdentifier: record.typeIdentifier,
+                teamIdentifier: record.teamIdentifier, fingerprints: (template.fingerprint, identity.fingerprint))
         }
         guard let fingerprints = memo.fingerprints, let images = imagesHash(record.imagePaths) else { return false }
         // Compared as kept in the record, not spelled out (100,000 records are checked on each build).
-        let computed = fingerprint(definitionHash: definitionHash ?? record.definitionHash, templateFingerprint: fingerprints.template,
-                                   identity: fingerprints.identity, imagesHash: images)
+        let computed = fingerprint(
+            definitionHash: definitionHash ?? record.definitionHash, templateFingerprint: fingerprints.template,
+            identity: fingerprints.identity, imagesHash: images)
         return PackedDigest(computed) == record.packedFingerprint && hasPassFile(record)
     }
 
@@ -161,7 +172,9 @@ struct PassEvaluator: Sendable {
             evaluation.unchanged = previous
             return evaluation
         }
-        guard let (template, templateFingerprint) = template(of: definition, into: &evaluation) else { return evaluation }
+        guard let (template, templateFingerprint) = template(of: definition, into: &evaluation) else {
+            return evaluation
+        }
         var rendered: RenderedPass
         switch renderer.render(definition, template: template) {
         case .success(let pass): rendered = pass
@@ -177,25 +190,29 @@ struct PassEvaluator: Sendable {
         let passJSONValue: JSONValue? = kind == .pass ? .some(rendered.source.jsonValue) : .none
         evaluation.diagnostics += rules(of: rendered, json: passJSONValue, definition: definition, template: template)
         guard !evaluation.diagnostics.contains(where: \.isError), !type.isEmpty,
-              let (identity, team) = identity(of: rendered, type: type, into: &evaluation) else { return evaluation }
+            let (identity, team) = identity(of: rendered, type: type, into: &evaluation)
+        else { return evaluation }
 
         let key = ItemKey.text(typeIdentifier: type, identifier: definition.serialNumber)
         evaluation.key = key
         if product == .render {
-            evaluation.unsigned = UnsignedPass(passTypeIdentifier: type, serialNumber: definition.serialNumber, templateName: definition.templateName,
-                                               sourceFile: definition.file, passJSON: passJSONValue ?? rendered.source.jsonValue,
-                                               files: rendered.files, warnings: [], kind: kind)
+            evaluation.unsigned = UnsignedPass(
+                passTypeIdentifier: type, serialNumber: definition.serialNumber, templateName: definition.templateName,
+                sourceFile: definition.file, passJSON: passJSONValue ?? rendered.source.jsonValue,
+                files: rendered.files, warnings: [], kind: kind)
         }
-        let fingerprint = fingerprint(definitionHash: definitionHash, templateFingerprint: templateFingerprint,
-                                      identity: identity.fingerprint, imagesHash: imagesHash(definition.images.map(\.path)) ?? "")
+        let fingerprint = fingerprint(
+            definitionHash: definitionHash, templateFingerprint: templateFingerprint,
+            identity: identity.fingerprint, imagesHash: imagesHash(definition.images.map(\.path)) ?? "")
         let previous = state.passes[key]
         if let previous, previous.fingerprint == fingerprint, hasPassFile(previous) {
             evaluation.unchanged = previous
             return evaluation
         }
         guard !validateOnly else { return evaluation }
-        let item = SoundItem(rendered: rendered, definition: definition, template: template, type: type, team: team, token: token,
-                             identity: identity, fingerprint: fingerprint, definitionHash: definitionHash, passJSON: passJSONValue)
+        let item = SoundItem(
+            rendered: rendered, definition: definition, template: template, type: type, team: team, token: token,
+            identity: identity, fingerprint: fingerprint, definitionHash: definitionHash, passJSON: passJSONValue)
         switch job(for: item, previous: previous, tokenHash: evaluation.tokenHash) {
         case .success(let job): evaluation.job = job
         case .failure(let tooLarge):
@@ -207,21 +224,28 @@ struct PassEvaluator: Sendable {
 
     /// An offer passforge.yml does not define.
     private func unknownOffer(_ definition: PassDefinition) -> ContentDiagnostic? {
-        guard let offer = definition.offer, !settings.configuration.offers.contains(where: { $0.name == offer.name }) else { return nil }
+        guard let offer = definition.offer, !settings.configuration.offers.contains(where: { $0.name == offer.name })
+        else { return nil }
         let defined = settings.configuration.offers.map(\.name)
         return .error(
             at: offer.location, keyPath: ["offer"], rule: "content.offer",
-            "unknown offer `\(offer.name)`; passforge.yml's offers: defines \(defined.isEmpty ? "none" : defined.joined(separator: ", ")). Add `\(offer.name): { bit: 0 }` under offers:, or fix the name")
+            "unknown offer `\(offer.name)`; passforge.yml's offers: defines \(defined.isEmpty ? "none" : defined.joined(separator: ", ")). Add `\(offer.name): { bit: 0 }` under offers:, or fix the name"
+        )
     }
 
     /// The previous item an entry that is byte for byte the same built, when nothing else it is made of changed.
     private func unchangedByDefinition(_ definition: PassDefinition, hash: String) -> BuildState.ItemRecord? {
         guard !validateOnly else { return nil }
-        let previousKeys = previousTypes.isEmpty ? previousKeysBySerial[definition.serialNumber] ?? []
+        let previousKeys =
+            previousTypes.isEmpty
+            ? previousKeysBySerial[definition.serialNumber] ?? []
             : previousTypes.map { "\($0)/\(definition.serialNumber)" }
-        guard let previous = previousKeys.lazy.compactMap({ state.passes[$0] }).first(where: {
-            $0.definitionHash == hash && $0.templateName == definition.templateName && $0.sourceFile == definition.file
-        }), isUnchanged(previous, definitionHash: hash) else { return nil }
+        guard
+            let previous = previousKeys.lazy.compactMap({ state.passes[$0] }).first(where: {
+                $0.definitionHash == hash && $0.templateName == definition.templateName
+                    && $0.sourceFile == definition.file
+            }), isUnchanged(previous, definitionHash: hash)
+        else { return nil }
         return previous
     }
 
@@ -232,9 +256,11 @@ struct PassEvaluator: Sendable {
         case .failure(let errors):
             if errors.diagnostics.first?.rule == "template.missing" {
                 let available = TemplateLoader(directory: settings.templatesDirectory).templateNames()
-                evaluation.diagnostics.append(.error(
-                    at: definition.templateLocation, keyPath: ["template"], rule: "content.template",
-                    "unknown template `\(definition.templateName)`; it must be a folder in \(settings.templatesDirectory)/ (available: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"))
+                evaluation.diagnostics.append(
+                    .error(
+                        at: definition.templateLocation, keyPath: ["template"], rule: "content.template",
+                        "unknown template `\(definition.templateName)`; it must be a folder in \(settings.templatesDirectory)/ (available: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"
+                    ))
             }
             return nil
         }
@@ -242,17 +268,21 @@ struct PassEvaluator: Sendable {
 
     /// The item's authenticationToken: derived from the token secret unless the item sets one (which must suit a
     /// static host). Sets it in the render, and the token's hash and location in `evaluation`.
-    private func authenticationToken(of rendered: inout RenderedPass, type: String, definition: PassDefinition,
-                                     into evaluation: inout Evaluation) -> String? {
+    private func authenticationToken(
+        of rendered: inout RenderedPass, type: String, definition: PassDefinition,
+        into evaluation: inout Evaluation
+    ) -> String? {
         guard let webService = rendered.source["webServiceURL"] else { return nil }
         evaluation.tokenLocation = webService.location
         if let custom = rendered.source["authenticationToken"]?.stringValue {
             evaluation.tokenLocation = rendered.source.location(at: ["authenticationToken"])
             evaluation.tokenHash = sha256Hex(Array(custom.utf8))
             if custom.count >= 16, !StaticHostToken.isValid(custom) {
-                evaluation.diagnostics.append(.error(
-                    at: evaluation.tokenLocation, keyPath: ["authenticationToken"], rule: "token.static-host",
-                    "authenticationToken must be \(StaticHostToken.description) so that a static host can find the pass by its token (the file name contains it); leave the key out to get a derived token, or choose one that fits"))
+                evaluation.diagnostics.append(
+                    .error(
+                        at: evaluation.tokenLocation, keyPath: ["authenticationToken"], rule: "token.static-host",
+                        "authenticationToken must be \(StaticHostToken.description) so that a static host can find the pass by its token (the file name contains it); leave the key out to get a derived token, or choose one that fits"
+                    ))
             }
             return custom
         }
@@ -264,7 +294,9 @@ struct PassEvaluator: Sendable {
     }
 
     /// Apple's rules on a pass's JSON (or an order's), and the package's size before its JSON is written out.
-    private func rules(of rendered: RenderedPass, json: JSONValue?, definition: PassDefinition, template: Template) -> [ContentDiagnostic] {
+    private func rules(of rendered: RenderedPass, json: JSONValue?, definition: PassDefinition, template: Template)
+        -> [ContentDiagnostic]
+    {
         var problems: [ContentDiagnostic]
         if let json {
             problems = passDiagnostics(rendered, json: json, definition: definition, template: template)
@@ -272,23 +304,33 @@ struct PassEvaluator: Sendable {
             // Apple's order rules, each at the template or content line that wrote the value.
             // A createdAt after this build's tag (or, for validate, now) is refused: see checkCreatedAtIsPast.
             let checkedAt = updateTag.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? Date()
-            problems = rendered.orderDiagnostics(allowsHTTPWebService: settings.allowsHTTPWebService, checkedAt: checkedAt)
+            problems = rendered.orderDiagnostics(
+                allowsHTTPWebService: settings.allowsHTTPWebService, checkedAt: checkedAt)
         }
-        return problems + packageSizeProblems(rendered, filesSize: rendered.files.reduce(0) { $0 + $1.bytes.count }, passJSONSize: 0)
+        return problems
+            + packageSizeProblems(
+                rendered, filesSize: rendered.files.reduce(0) { $0 + $1.bytes.count }, passJSONSize: 0)
     }
 
     /// The identity that signs the item, with its team, and the certificate's checks; nil when it cannot sign it.
-    private func identity(of rendered: RenderedPass, type: String,
-                          into evaluation: inout Evaluation) -> (SigningIdentities.Resolved, String)? {
+    private func identity(
+        of rendered: RenderedPass, type: String,
+        into evaluation: inout Evaluation
+    ) -> (SigningIdentities.Resolved, String)? {
         // order.json has no teamIdentifier: an order's team is passforge.yml's, when it names one.
         let kind = rendered.kind
-        let team = (kind == .pass ? rendered.source["teamIdentifier"] : settings.configuration.passDefaults["teamIdentifier"])?.stringValue ?? ""
+        let team =
+            (kind == .pass ? rendered.source["teamIdentifier"] : settings.configuration.passDefaults["teamIdentifier"])?
+            .stringValue ?? ""
         let identity: SigningIdentities.Resolved
         switch identities.identity(passTypeIdentifier: type, teamIdentifier: team, kind: kind) {
         case .success(let resolved): identity = resolved
         case .failure(let error):
             let typeKey = kind.typeIdentifierKey
-            evaluation.diagnostics.append(.error(at: rendered.source.location(at: [.key(typeKey)]), keyPath: [.key(typeKey)], rule: "signing.identity", error.description))
+            evaluation.diagnostics.append(
+                .error(
+                    at: rendered.source.location(at: [.key(typeKey)]), keyPath: [.key(typeKey)],
+                    rule: "signing.identity", error.description))
             return nil
         }
         let certificateProblems = CertificateCheck.diagnostics(identity, type: type, team: team, rendered: rendered)
@@ -313,7 +355,9 @@ struct PassEvaluator: Sendable {
     }
 
     /// The packaging job of a changed item: its record, its JSON written out, its files prepared.
-    private func job(for item: SoundItem, previous: BuildState.ItemRecord?, tokenHash: String?) -> Result<PackagingJob, TooLarge> {
+    private func job(for item: SoundItem, previous: BuildState.ItemRecord?, tokenHash: String?) -> Result<
+        PackagingJob, TooLarge
+    > {
         let (rendered, definition, type, kind) = (item.rendered, item.definition, item.type, item.rendered.kind)
         let templateFiles = templates.preparedFiles(of: item.template)
         var prepared: [PreparedPassFile] = []
@@ -332,37 +376,56 @@ struct PassEvaluator: Sendable {
             tokenHash: tokenHash, fingerprint: item.fingerprint, definitionHash: item.definitionHash,
             templateName: item.template.name, imagePaths: definition.images.map(\.path), sourceFile: definition.file,
             downloadPath: TreeLayout.capabilityDownloadPath(capability: capability, kind: kind),
-            publicDownloadPath: rendered.download == .public ? TreeLayout.publicDownloadPath(kind: kind, type: type, identifier: definition.serialNumber) : nil,
-            tokenPath: item.token.map { BuildState.ItemRecord.tokenPath(typeIdentifier: type, identifier: definition.serialNumber, token: $0) },
+            publicDownloadPath: rendered.download == .public
+                ? TreeLayout.publicDownloadPath(kind: kind, type: type, identifier: definition.serialNumber) : nil,
+            tokenPath: item.token.map {
+                BuildState.ItemRecord.tokenPath(typeIdentifier: type, identifier: definition.serialNumber, token: $0)
+            },
             offer: definition.offer?.name, kind: kind)
-        let json = item.passJSON ?? {
-            // A new order's updatedAt equals its createdAt (Apple's Order page); a changed order's is the time of
-            // the tag of the build that signs it, later than createdAt (refused when in the future) and than
-            // every earlier tag, so it strictly increases.
-            if previous == nil { return rendered.withUpdatedAtOfNewOrder().source.jsonValue }
-            let tag = updateTag ?? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-            return rendered.withUpdatedAt(millisecondsSince1970: tag).source.jsonValue
-        }()
+        let json =
+            item.passJSON
+            ?? {
+                // A new order's updatedAt equals its createdAt (Apple's Order page); a changed order's is the time of
+                // the tag of the build that signs it, later than createdAt (refused when in the future) and than
+                // every earlier tag, so it strictly increases.
+                if previous == nil { return rendered.withUpdatedAtOfNewOrder().source.jsonValue }
+                let tag = updateTag ?? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+                return rendered.withUpdatedAt(millisecondsSince1970: tag).source.jsonValue
+            }()
         let passJSON = json.serialized(pretty: true)
         let filesSize = rendered.files.reduce(0) { $0 + $1.bytes.count }
         let tooLarge = packageSizeProblems(rendered, filesSize: filesSize, passJSONSize: passJSON.count)
         guard tooLarge.isEmpty else { return .failure(TooLarge(problems: tooLarge)) }
-        return .success(PackagingJob(record: record, passJSON: passJSON, templateFiles: prepared, ownFiles: own, identity: item.identity))
+        return .success(
+            PackagingJob(
+                record: record, passJSON: passJSON, templateFiles: prepared, ownFiles: own, identity: item.identity))
     }
 
     /// Apple's pass rules on `json`, each at the template or content line that wrote the value.
-    private func passDiagnostics(_ rendered: RenderedPass, json: JSONValue, definition: PassDefinition, template: Template) -> [ContentDiagnostic] {
+    private func passDiagnostics(
+        _ rendered: RenderedPass, json: JSONValue, definition: PassDefinition, template: Template
+    ) -> [ContentDiagnostic] {
         // A changeMessage may be a pass.strings key: its rule checks what each language resolves it to.
-        let localizations = PassValidator.checksLocalizedText(in: json) ? templates.stringsTables(of: rendered, template: template) : [:]
-        var problems = validator.validate(json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService, localizations: localizations))
+        let localizations =
+            PassValidator.checksLocalizedText(in: json)
+            ? templates.stringsTables(of: rendered, template: template) : [:]
+        var problems = validator.validate(
+            json, options: .init(allowsHTTPWebService: settings.allowsHTTPWebService, localizations: localizations))
         problems += BarcodeValidation.diagnostics(for: json)
         // The image rules depend on the template's files, the style and the style scheme (a poster
         // event ticket needs artwork): passes of one template share the result when these agree.
-        let imageKey = definition.images.isEmpty
-            ? template.name + "|" + PassStyle.allCases.filter { json[$0.key] != nil }.map(\.key).joined(separator: ",") + "|"
+        let imageKey =
+            definition.images.isEmpty
+            ? template.name + "|" + PassStyle.allCases.filter { json[$0.key] != nil }.map(\.key).joined(separator: ",")
+                + "|"
                 + (PassStyleScheme.active(in: json)?.rawValue ?? "")
             : nil
-        problems += imageKey.map { key in templates.imageDiagnostics(key: key) { ImageValidation.diagnostics(files: rendered.files, passJSON: json) } }
+        problems +=
+            imageKey.map { key in
+                templates.imageDiagnostics(key: key) {
+                    ImageValidation.diagnostics(files: rendered.files, passJSON: json)
+                }
+            }
             ?? ImageValidation.diagnostics(files: rendered.files, passJSON: json)
         return rendered.locate(problems)
     }
@@ -373,15 +436,23 @@ struct PassEvaluator: Sendable {
     func packageSizeProblems(_ rendered: RenderedPass, filesSize: Int, passJSONSize: Int) -> [ContentDiagnostic] {
         let fileCount = rendered.files.count + 3  // pass.json, manifest.json, signature
         if fileCount > PackageLimits.maximumFileCount {
-            return [.error(at: rendered.definition.location, rule: "package.file-count",
-                           "\(rendered.kind.noun) \(rendered.serialNumber) would hold \(fileCount) files, more than the \(PackageLimits.maximumFileCount) a \(rendered.kind.noun) may hold; remove images or localizations from its template")]
+            return [
+                .error(
+                    at: rendered.definition.location, rule: "package.file-count",
+                    "\(rendered.kind.noun) \(rendered.serialNumber) would hold \(fileCount) files, more than the \(PackageLimits.maximumFileCount) a \(rendered.kind.noun) may hold; remove images or localizations from its template"
+                )
+            ]
         }
         let total = filesSize + passJSONSize + PackageLimits.signingReserve
         guard total > PackageLimits.maximumTotalSize else { return [] }
         let largest = rendered.files.sorted { $0.bytes.count > $1.bytes.count }.prefix(3)
             .map { "\($0.name) \(ImageLimits.megabytes($0.bytes.count))" }.joined(separator: ", ")
-        return [.error(at: rendered.definition.location, rule: "package.size",
-                       "\(rendered.kind.noun) \(rendered.serialNumber) would be \(ImageLimits.megabytes(total)) with its signature, more than the \(ImageLimits.megabytes(PackageLimits.maximumTotalSize)) a \(rendered.kind.noun) may be (`passforge inspect` and this build refuse larger ones); its largest files: \(largest)\(passJSONSize > 0 ? ", pass.json \(ImageLimits.megabytes(passJSONSize))" : ""). Make the images smaller")]
+        return [
+            .error(
+                at: rendered.definition.location, rule: "package.size",
+                "\(rendered.kind.noun) \(rendered.serialNumber) would be \(ImageLimits.megabytes(total)) with its signature, more than the \(ImageLimits.megabytes(PackageLimits.maximumTotalSize)) a \(rendered.kind.noun) may be (`passforge inspect` and this build refuse larger ones); its largest files: \(largest)\(passJSONSize > 0 ? ", pass.json \(ImageLimits.megabytes(passJSONSize))" : ""). Make the images smaller"
+            )
+        ]
     }
 
     private static let noImagesHash = FingerprintHasher().finalize()
@@ -396,7 +467,9 @@ struct PassEvaluator: Sendable {
         return hasher.finalize()
     }
 
-    private func fingerprint(definitionHash: String, templateFingerprint: String, identity: String, imagesHash: String) -> String {
+    private func fingerprint(definitionHash: String, templateFingerprint: String, identity: String, imagesHash: String)
+        -> String
+    {
         var hasher = FingerprintHasher()
         hasher.add("context", contextFingerprint)
         hasher.add("definition", definitionHash)

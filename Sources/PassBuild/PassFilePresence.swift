@@ -1,8 +1,8 @@
-import PassModel
-import WalletTree
 import AtomicFiles
 import Foundation
+import PassModel
 import Synchronization
+import WalletTree
 
 /// Which files are in the output folder, to check that every unchanged pass
 /// still has its file: each folder is listed once (one getdents per few
@@ -27,7 +27,10 @@ final class PassFilePresence: Sendable {
         DispatchQueue.global().async { [self] in
             var itemFolders: [String: Set<String>] = [:]
             for (type, kind) in types {
-                guard let entries = AtomicFileSystem.directoryEntries(TreeLayout.path("\(TreeLayout.itemFolder(kind))/\(type)", in: directory)) else { continue }
+                guard
+                    let entries = AtomicFileSystem.directoryEntries(
+                        TreeLayout.path("\(TreeLayout.itemFolder(kind))/\(type)", in: directory))
+                else { continue }
                 var names = Set<String>(minimumCapacity: entries.count)
                 for entry in entries { names.insert(entry.name) }
                 itemFolders[type] = names
@@ -45,17 +48,23 @@ final class PassFilePresence: Sendable {
     /// Whether `v1/passes/<type>/<identifier>` (`v1/orders/…` for an order) is there.
     func contains(kind: WalletItemKind, type: String, identifier: String) -> Bool {
         listed.wait()
-        if let names = itemFolders[type], !identifier.utf8.contains(UInt8(ascii: "/")) { return names.contains(identifier) }
+        if let names = itemFolders[type], !identifier.utf8.contains(UInt8(ascii: "/")) {
+            return names.contains(identifier)
+        }
         return contains(TreeLayout.itemPath(kind: kind, type: type, identifier: identifier))
     }
 
     /// Whether `path` (relative to the output folder) names an entry there.
     func contains(_ path: String) -> Bool {
-        guard let slash = path.lastIndex(of: "/") else { return AtomicFileSystem.exists(TreeLayout.path(path, in: directory)) }
-        let folder = String(path[..<slash]), name = path[path.index(after: slash)...]
+        guard let slash = path.lastIndex(of: "/") else {
+            return AtomicFileSystem.exists(TreeLayout.path(path, in: directory))
+        }
+        let folder = String(path[..<slash])
+        let name = path[path.index(after: slash)...]
         return folders.withLock { folders in
             if folders.index(forKey: folder) == nil {
-                let names: Set<String>? = AtomicFileSystem.directoryEntries(TreeLayout.path(folder, in: directory)).map { Set($0.map(\.name)) }
+                let names: Set<String>? = AtomicFileSystem.directoryEntries(TreeLayout.path(folder, in: directory)).map
+                { Set($0.map(\.name)) }
                 folders[folder] = .some(names)
             }
             return folders[folder]??.contains(String(name)) ?? false

@@ -1,7 +1,7 @@
-import PassModel
-import WalletTree
 import Crypto
+import PassModel
 import PassPackage
+import WalletTree
 
 /// A YAML content file with `passes:` (or `orders:`), cut by lines into its header (all
 /// before `passes:`) and its entries, each hashed, so that a build after a
@@ -43,7 +43,10 @@ struct PassListEntries: Sendable {
             return bytes[line.lowerBound..<end]
         }
         // `orders:` is the same list for orders.
-        guard let passesIndex = lines.firstIndex(where: { text($0).elementsEqual("passes:".utf8) || text($0).elementsEqual("orders:".utf8) })
+        guard
+            let passesIndex = lines.firstIndex(where: {
+                text($0).elementsEqual("passes:".utf8) || text($0).elementsEqual("orders:".utf8)
+            })
         else { return nil }
         let headerBytes = bytes[0..<lines[passesIndex].lowerBound]
         // A `bundle:` or anchors in the header could mean more than its bytes for the entries.
@@ -60,7 +63,8 @@ struct PassListEntries: Sendable {
             let first = content[content.startIndex + spaces]
             if first == 0x09 { return nil }
             if first == UInt8(ascii: "#"), entries.isEmpty { continue }
-            let isEntryStart = first == UInt8(ascii: "-")
+            let isEntryStart =
+                first == UInt8(ascii: "-")
                 && (spaces + 1 == content.count || content[content.startIndex + spaces + 1] == 0x20)
             if indent == nil {
                 guard isEntryStart else { return nil }
@@ -78,7 +82,8 @@ struct PassListEntries: Sendable {
         guard !entries.isEmpty else { return nil }
         // Blank lines after an entry belong to it; the last one runs to the end of the file.
         for index in entries.indices {
-            entries[index] = entries[index].lowerBound..<(index + 1 < entries.count ? entries[index + 1].lowerBound : bytes.count)
+            entries[index] =
+                entries[index].lowerBound..<(index + 1 < entries.count ? entries[index + 1].lowerBound : bytes.count)
         }
         guard !entries.contains(where: { Self.hasAnchorOrAlias(bytes[$0]) }) else { return nil }
 
@@ -134,7 +139,8 @@ struct PassListEntries: Sendable {
     /// what it needs to give every location its line in the file.
     func excerpt(_ range: Range<Int>, of bytes: [UInt8]) -> (bytes: [UInt8], excerptEntryLine: Int, entryLine: Int) {
         var out: [UInt8] = []
-        out.reserveCapacity(passesLine.upperBound + entries[range.upperBound - 1].upperBound - entries[range.lowerBound].lowerBound)
+        out.reserveCapacity(
+            passesLine.upperBound + entries[range.upperBound - 1].upperBound - entries[range.lowerBound].lowerBound)
         out += bytes[0..<passesLine.upperBound]
         out += bytes[entries[range.lowerBound].lowerBound..<entries[range.upperBound - 1].upperBound]
         return (out, passesLineNumber + 1, entryLines[range.lowerBound])
@@ -162,7 +168,9 @@ struct PassListEntries: Sendable {
             let byte = bytes[index]
             if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "*") {
                 let next = bytes[index + 1]
-                if (0x30...0x39).contains(next) || (0x41...0x5A).contains(next) || (0x61...0x7A).contains(next) || next == UInt8(ascii: "_") {
+                if (0x30...0x39).contains(next) || (0x41...0x5A).contains(next) || (0x61...0x7A).contains(next)
+                    || next == UInt8(ascii: "_")
+                {
                     return true
                 }
             }

@@ -1,7 +1,7 @@
-import WalletTree
 import AtomicFiles
 import Dispatch
 import Foundation
+import WalletTree
 
 /// Writes staged files to disk while the build is still signing, so that
 /// the commit's `syncfs` waits only for the last few of them.

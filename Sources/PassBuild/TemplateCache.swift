@@ -1,8 +1,8 @@
-import WalletTree
 import PassContent
 import PassModel
 import PassPackage
 import Synchronization
+import WalletTree
 
 /// A template file readied for packaging, with where it came from: a pass
 /// whose file of that name has another source (its own image) packages its own.
@@ -43,7 +43,8 @@ final class TemplateCache: Sendable {
             }
             switch result {
             case .success(let loaded): state.reported += loaded.template.warnings
-            case .failure(let errors) where errors.diagnostics.first?.rule != "template.missing": state.reported += errors.diagnostics
+            case .failure(let errors) where errors.diagnostics.first?.rule != "template.missing":
+                state.reported += errors.diagnostics
             case .failure: break
             }
             state.templates[name] = result
@@ -65,7 +66,7 @@ final class TemplateCache: Sendable {
     func stringsTables(of rendered: RenderedPass, template: Template) -> [String: [String: String]] {
         let parse = { PassStrings.tables(of: rendered.files.lazy.map { ($0.name, $0.bytes) }) }
         guard !template.localizations.contains(where: \.hasPlaceholders),
-              !rendered.definition.images.contains(where: { $0.name.hasSuffix(".strings") })
+            !rendered.definition.images.contains(where: { $0.name.hasSuffix(".strings") })
         else { return parse() }
         if let cached = state.withLock({ $0.stringsTables[template.name] }) { return cached }
         let tables = parse()

@@ -1,9 +1,9 @@
-import PassModel
-import WalletTree
 import AtomicFiles
 import Crypto
 import Foundation
+import PassModel
 import PassPackage
+import WalletTree
 
 /// The secret from which every pass's authenticationToken and download
 /// capability are derived, so a build needs no database of tokens.
@@ -32,7 +32,9 @@ package struct TokenSecret: Sendable {
 
     /// `base64url(HMAC-SHA256(secret, "download/" + type + "/" + serial))` cut to 22 characters.
     package func downloadCapability(passTypeIdentifier: String, serialNumber: String) -> String {
-        String(base64URL(mac("download/\(passTypeIdentifier)/\(serialNumber)")).prefix(22))  // not a tree path: the HMAC input, fixed forever (a change would break every link)
+        // The HMAC input, fixed forever: a change would break every link.
+        let input = "download/\(passTypeIdentifier)/\(serialNumber)"  // not a tree path
+        return String(base64URL(mac(input)).prefix(22))
     }
 
     /// A hash that changes when the secret changes, for fingerprints; not reversible.
@@ -50,17 +52,26 @@ package struct TokenSecret: Sendable {
     package static func resolve(environment: [String: String], projectStateDirectory: String) throws -> TokenSecret {
         if let secret = environment["PASSFORGE_TOKEN_SECRET"], !secret.isEmpty {
             guard secret.utf8.count >= 16 else {
-                throw BuildError(.configuration, "PASSFORGE_TOKEN_SECRET is shorter than 16 characters; use a long random value, e.g. `openssl rand -base64 32`")
+                throw BuildError(
+                    .configuration,
+                    "PASSFORGE_TOKEN_SECRET is shorter than 16 characters; use a long random value, e.g. `openssl rand -base64 32`"
+                )
             }
             return TokenSecret(secret, origin: "PASSFORGE_TOKEN_SECRET")
         }
         let path = "\(projectStateDirectory)/token-secret"
-        if let bytes = AtomicFileSystem.readFile(path), let secret = String(validating: bytes, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty {
+        if let bytes = AtomicFileSystem.readFile(path),
+            let secret = String(validating: bytes, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !secret.isEmpty
+        {
             SecretFile.warnIfExposed(path, holding: "the token secret")
             return TokenSecret(secret, origin: path)
         }
         if environment["CI"] == "true" {
-            throw BuildError(.configuration, "PASSFORGE_TOKEN_SECRET is not set. Under CI a random secret would change the token of every pass, and devices would lose their updates; set PASSFORGE_TOKEN_SECRET to the project's secret")
+            throw BuildError(
+                .configuration,
+                "PASSFORGE_TOKEN_SECRET is not set. Under CI a random secret would change the token of every pass, and devices would lose their updates; set PASSFORGE_TOKEN_SECRET to the project's secret"
+            )
         }
         let secret = base64URL(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
         try AtomicFileSystem.write(Array((secret + "\n").utf8), to: path, permissions: 0o600)
@@ -82,15 +93,21 @@ func base64URL<D: ContiguousBytes>(_ bytes: D) -> String {
             var index = 0
             while index + 2 < input.count {
                 let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                put(value, 18); put(value, 12); put(value, 6); put(value, 0)
+                put(value, 18)
+                put(value, 12)
+                put(value, 6)
+                put(value, 0)
                 index += 3
             }
             if input.count - index == 2 {
                 let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-                put(value, 18); put(value, 12); put(value, 6)
+                put(value, 18)
+                put(value, 12)
+                put(value, 6)
             } else if input.count - index == 1 {
                 let value = UInt32(input[index]) << 16
-                put(value, 18); put(value, 12)
+                put(value, 18)
+                put(value, 12)
             }
             return written
         }

@@ -28,8 +28,11 @@ package struct ContentLoader: Sendable {
     /// Every content file below the directory, sorted, as paths that start with `directory`.
     package func contentFiles() throws(ContentErrors) -> [String] {
         guard isDirectory(directory) else {
-            throw ContentErrors([.error(at: SourceLocation(file: directory), rule: "content.missing",
-                                        "content folder \(directory) does not exist; create it or pass --content DIR")])
+            throw ContentErrors([
+                .error(
+                    at: SourceLocation(file: directory), rule: "content.missing",
+                    "content folder \(directory) does not exist; create it or pass --content DIR")
+            ])
         }
         // Hidden files and folders (.git, an editor's backups) are not content; links are listed, not followed.
         let below = AtomicFileSystem.filesBelow(directory, skippingHidden: true) ?? []
@@ -39,7 +42,9 @@ package struct ContentLoader: Sendable {
     }
 
     /// Parses one content file; returns its definitions and every problem in it.
-    package static func definitions(in file: String, bytes: [UInt8]) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
+    package static func definitions(in file: String, bytes: [UInt8]) -> (
+        definitions: [PassDefinition], problems: [ContentDiagnostic]
+    ) {
         let root: SourceNode
         do { root = try SourceParser.parse(bytes, file: file) } catch { return ([], [error]) }
         return definitions(of: root, file: file, firstEntry: 0)
@@ -51,8 +56,10 @@ package struct ContentLoader: Sendable {
     /// of which starts at line `excerptEntryLine` of `excerpt` and at line `entryLine` of the file.
     /// Locations and key paths are those of the whole file. Problems of the part before `passes:`
     /// are found in each run; a file with `bundle:` or anchors has to be parsed whole.
-    package static func definitions(in file: String, excerpt: [UInt8], firstEntry: Int, excerptEntryLine: Int,
-                                    entryLine: Int) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
+    package static func definitions(
+        in file: String, excerpt: [UInt8], firstEntry: Int, excerptEntryLine: Int,
+        entryLine: Int
+    ) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
         let root: SourceNode
         let shift = YAMLSourceParser.LineShift(from: excerptEntryLine, by: entryLine - excerptEntryLine)
         do { root = try YAMLSourceParser.parse(excerpt, file: file, lineShift: shift) } catch { return ([], [error]) }
@@ -66,27 +73,43 @@ package struct ContentLoader: Sendable {
     ) -> (definitions: [PassDefinition], problems: [ContentDiagnostic]) {
         var problems: [ContentDiagnostic] = []
         guard root.members != nil else {
-            return ([], [.error(at: root.location, rule: "content.shape",
-                                "a content file must be a map with `template:` and `serialNumber:` (`orderIdentifier:` "
-                                + "for an order), or `passes:` (or `orders:`)")])
+            return (
+                [],
+                [
+                    .error(
+                        at: root.location, rule: "content.shape",
+                        "a content file must be a map with `template:` and `serialNumber:` (`orderIdentifier:` "
+                            + "for an order), or `passes:` (or `orders:`)")
+                ]
+            )
         }
         let directory = (file as NSString).deletingLastPathComponent
         if let passes = root.member("passes"), let orders = root.member("orders") {
             let second = passes.keyLocation.line > orders.keyLocation.line ? passes : orders
-            return ([], [.error(at: second.keyLocation, keyPath: [.key(second.key)], rule: "content.kind-key",
-                                "a file lists `passes:` or `orders:`, not both; move the orders into a file of their own")])
+            return (
+                [],
+                [
+                    .error(
+                        at: second.keyLocation, keyPath: [.key(second.key)], rule: "content.kind-key",
+                        "a file lists `passes:` or `orders:`, not both; move the orders into a file of their own")
+                ]
+            )
         }
         if let listMember = root.member("passes") ?? root.member("orders") {
             return listDefinitions(listMember, in: root, file: file, directory: directory, firstEntry: firstEntry)
         }
         if let member = root.member("bundle") {
-            problems.append(.error(at: member.keyLocation, keyPath: ["bundle"], rule: "content.bundle",
-                                   "`bundle:` groups the passes of a file with `passes:`; move this pass into such a file "
-                                   + "with the others of its bundle"))
+            problems.append(
+                .error(
+                    at: member.keyLocation, keyPath: ["bundle"], rule: "content.bundle",
+                    "`bundle:` groups the passes of a file with `passes:`; move this pass into such a file "
+                        + "with the others of its bundle"))
             return ([], problems)
         }
-        if let definition = definition(from: root, entry: root, listKind: nil, file: file, directory: directory,
-                                       keyPath: .root, problems: &problems) {
+        if let definition = definition(
+            from: root, entry: root, listKind: nil, file: file, directory: directory,
+            keyPath: .root, problems: &problems)
+        {
             return ([definition], problems)
         }
         return ([], problems)
@@ -101,12 +124,14 @@ package struct ContentLoader: Sendable {
         let kind: WalletItemKind = listMember.key == "passes" ? .pass : .order
         let listKey = listMember.key
         let passes = listMember.value
-        let fileKeys = kind == .pass
+        let fileKeys =
+            kind == .pass
             ? ["template", "defaults", "passes", "bundle", "offer"] : ["template", "defaults", "orders"]
         for member in root.members ?? [] where !fileKeys.contains(member.key) {
             problems.append(unknownKey(member, allowed: fileKeys, context: "a file with `\(listKey):`", kind: kind))
         }
-        let bundle = kind == .pass
+        let bundle =
+            kind == .pass
             ? root.member("bundle").flatMap { bundleDeclaration($0, passes: passes, problems: &problems) } : nil
         var defaults = fileDefaults(of: root, kind: kind, problems: &problems)
         if let template = root.member("template") { defaults.set("template", to: template.value) }
@@ -114,24 +139,32 @@ package struct ContentLoader: Sendable {
         if kind == .pass, let offer = root.member("offer") { defaults.set("offer", to: offer.value) }
         let noun = kind.noun
         guard let entries = passes.elements else {
-            problems.append(.error(at: passes.location, keyPath: [.key(listKey)], rule: "content.type",
-                                   "\(listKey) must be a list of \(noun)s (`- \(kind.identifierKey): …`)"))
+            problems.append(
+                .error(
+                    at: passes.location, keyPath: [.key(listKey)], rule: "content.type",
+                    "\(listKey) must be a list of \(noun)s (`- \(kind.identifierKey): …`)"))
             return ([], problems)
         }
         if entries.isEmpty {
-            problems.append(.warning(at: passes.location, keyPath: [.key(listKey)], rule: "content.empty",
-                                     "\(listKey) is empty; this file defines no \(noun)"))
+            problems.append(
+                .warning(
+                    at: passes.location, keyPath: [.key(listKey)], rule: "content.empty",
+                    "\(listKey) is empty; this file defines no \(noun)"))
         }
         var definitions: [PassDefinition] = []
         for (offset, entry) in entries.enumerated() {
             let keyPath = JSONPath([.key(listKey), .index(firstEntry + offset)])
             guard entry.members != nil else {
-                problems.append(.error(at: entry.location, keyPath: keyPath, rule: "content.type",
-                                       "each entry of \(listKey) must be a map"))
+                problems.append(
+                    .error(
+                        at: entry.location, keyPath: keyPath, rule: "content.type",
+                        "each entry of \(listKey) must be a map"))
                 continue
             }
-            if var definition = definition(from: defaults.merging(entry), entry: entry, listKind: kind, file: file,
-                                           directory: directory, keyPath: keyPath, problems: &problems) {
+            if var definition = definition(
+                from: defaults.merging(entry), entry: entry, listKind: kind, file: file,
+                directory: directory, keyPath: keyPath, problems: &problems)
+            {
                 definition.bundle = bundle
                 definitions.append(definition)
             }
@@ -148,8 +181,10 @@ package struct ContentLoader: Sendable {
         let empty = SourceNode(.object([]), at: root.location)
         guard let node = root["defaults"] else { return empty }
         guard let members = node.members else {
-            problems.append(.error(at: node.location, keyPath: ["defaults"], rule: "content.type",
-                                   "defaults must be a map (data:, \(kind.overrideKey):, images:, download:)"))
+            problems.append(
+                .error(
+                    at: node.location, keyPath: ["defaults"], rule: "content.type",
+                    "defaults must be a map (data:, \(kind.overrideKey):, images:, download:)"))
             return empty
         }
         let allowed = entryKeys(for: kind).filter { $0 != kind.identifierKey }
@@ -163,20 +198,26 @@ package struct ContentLoader: Sendable {
     }
 
     /// `bundle: NAME` beside `passes:`: a name like a serial, and at most 10 passes.
-    private static func bundleDeclaration(_ member: SourceNode.Member, passes: SourceNode, problems: inout [ContentDiagnostic]) -> BundleDeclaration? {
+    private static func bundleDeclaration(
+        _ member: SourceNode.Member, passes: SourceNode, problems: inout [ContentDiagnostic]
+    ) -> BundleDeclaration? {
         guard let name = member.value.stringValue, PassDefinition.isValidSerialNumber(name) else {
-            problems.append(.error(at: member.value.location, keyPath: ["bundle"], rule: "content.bundle",
-                                   "bundle must be a name matching \(PassDefinition.serialPattern), e.g. bundle: "
-                                       + "smith-family-2026; it is unique in the project and derives the bundle's download link"))
+            problems.append(
+                .error(
+                    at: member.value.location, keyPath: ["bundle"], rule: "content.bundle",
+                    "bundle must be a name matching \(PassDefinition.serialPattern), e.g. bundle: "
+                        + "smith-family-2026; it is unique in the project and derives the bundle's download link"))
             return nil
         }
         if let entries = passes.elements, entries.count > BundleDeclaration.maximumPassCount {
             let extra = entries[BundleDeclaration.maximumPassCount]
-            problems.append(.error(at: member.keyLocation, keyPath: ["bundle"], rule: "content.bundle-size",
-                                   "bundle \(name) has \(entries.count) passes; Apple allows at most "
-                                       + "\(BundleDeclaration.maximumPassCount) in one .pkpasses download, so split the file into "
-                                       + "bundles of 10 or fewer",
-                                   notes: [(extra.location, "pass \(BundleDeclaration.maximumPassCount + 1) is here")]))
+            problems.append(
+                .error(
+                    at: member.keyLocation, keyPath: ["bundle"], rule: "content.bundle-size",
+                    "bundle \(name) has \(entries.count) passes; Apple allows at most "
+                        + "\(BundleDeclaration.maximumPassCount) in one .pkpasses download, so split the file into "
+                        + "bundles of 10 or fewer",
+                    notes: [(extra.location, "pass \(BundleDeclaration.maximumPassCount + 1) is here")]))
             return nil
         }
         return BundleDeclaration(name: name, location: member.keyLocation)
@@ -189,18 +230,23 @@ package struct ContentLoader: Sendable {
     /// The keys of one entry of `kind`.
     static func entryKeys(for kind: WalletItemKind) -> [String] { kind == .pass ? entryKeys : orderEntryKeys }
 
-    private static func unknownKey(_ member: SourceNode.Member, allowed: [String], context: String, kind: WalletItemKind = .pass) -> ContentDiagnostic {
-        .error(at: member.keyLocation, keyPath: [.key(member.key)], rule: "content.unknown-key",
-               "unknown key `\(member.key)` in \(context); allowed: \(allowed.joined(separator: ", ")). "
-                   + "\(kind == .pass ? "Pass.json keys go under `pass:`" : "Order.json keys go under `order:`")")
+    private static func unknownKey(
+        _ member: SourceNode.Member, allowed: [String], context: String, kind: WalletItemKind = .pass
+    ) -> ContentDiagnostic {
+        .error(
+            at: member.keyLocation, keyPath: [.key(member.key)], rule: "content.unknown-key",
+            "unknown key `\(member.key)` in \(context); allowed: \(allowed.joined(separator: ", ")). "
+                + "\(kind == .pass ? "Pass.json keys go under `pass:`" : "Order.json keys go under `order:`")")
     }
 
     /// Whether an entry defines a pass or an order, by its keys: `orderIdentifier:` or `order:` make it an
     /// order, `serialNumber:`, `pass:` or `offer:` a pass; in a list, `orders:` or `passes:` decide. A key of
     /// the other kind is an error at its line, with the key to use instead. The template's kind is checked
     /// where the template is loaded (`PassRenderer`).
-    private static func kind(of merged: SourceNode, entry: SourceNode, listKind: WalletItemKind?, keyPath: JSONPath,
-                             problems: inout [ContentDiagnostic]) -> WalletItemKind {
+    private static func kind(
+        of merged: SourceNode, entry: SourceNode, listKind: WalletItemKind?, keyPath: JSONPath,
+        problems: inout [ContentDiagnostic]
+    ) -> WalletItemKind {
         let kind: WalletItemKind
         if let listKind {
             kind = listKind
@@ -211,7 +257,8 @@ package struct ContentLoader: Sendable {
         } else {
             kind = .pass
         }
-        let foreign: [(key: String, instead: String)] = kind == .pass
+        let foreign: [(key: String, instead: String)] =
+            kind == .pass
             ? [("orderIdentifier", "serialNumber"), ("order", "pass")]
             : [("serialNumber", "orderIdentifier"), ("pass", "order"), ("offer", "")]
         for (key, instead) in foreign {
@@ -225,58 +272,75 @@ package struct ContentLoader: Sendable {
                 let orderKey = merged["orderIdentifier"] != nil ? "orderIdentifier" : "order"
                 why = "this entry is an order (it has `\(orderKey):`)"
             }
-            let fix = instead.isEmpty
+            let fix =
+                instead.isEmpty
                 ? "an offer hands out passes, so remove `offer:` from the order"
                 : kind == .pass
                     ? "a pass uses `\(instead):`; to define an order, use `orderIdentifier:` and `order:` "
                         + "throughout (a list of orders is `orders:`) with an order template"
                     : "an order uses `\(instead):` where a pass uses `\(key):`; rename the key"
             let path = entry.member(key) != nil ? keyPath.appending(key) : JSONPath(["defaults", .key(key)])
-            problems.append(.error(at: member.keyLocation, keyPath: path, rule: "content.kind-key",
-                                   "`\(key):` belongs to \(kind == .pass ? "an order" : "a pass"), but \(why); \(fix)"))
+            problems.append(
+                .error(
+                    at: member.keyLocation, keyPath: path, rule: "content.kind-key",
+                    "`\(key):` belongs to \(kind == .pass ? "an order" : "a pass"), but \(why); \(fix)"))
         }
         return kind
     }
 
-    private static func definition(from merged: SourceNode, entry: SourceNode, listKind: WalletItemKind?, file: String,
-                                   directory: String, keyPath: JSONPath,
-                                   problems: inout [ContentDiagnostic]) -> PassDefinition? {
+    private static func definition(
+        from merged: SourceNode, entry: SourceNode, listKind: WalletItemKind?, file: String,
+        directory: String, keyPath: JSONPath,
+        problems: inout [ContentDiagnostic]
+    ) -> PassDefinition? {
         let before = problems.count
         let kind = kind(of: merged, entry: entry, listKind: listKind, keyPath: keyPath, problems: &problems)
         for member in entry.members ?? [] where !allEntryKeys.contains(member.key) {
-            problems.append(unknownKey(member, allowed: entryKeys(for: kind), context: "a \(kind.noun) definition",
-                                       kind: kind))
+            problems.append(
+                unknownKey(
+                    member, allowed: entryKeys(for: kind), context: "a \(kind.noun) definition",
+                    kind: kind))
         }
         func text(_ key: String, hint: String) -> (String, SourceLocation)? {
             requiredText(key, hint: hint, in: merged, entry: entry, keyPath: keyPath, problems: &problems)
         }
         let template = text("template", hint: "name a folder in templates/")
         let identifierKey = kind.identifierKey
-        let serial = kind == .pass
-            ? text("serialNumber", hint: "give the pass a unique serial, e.g. serialNumber: BA-2026-0001 "
-                       + "(an order has `orderIdentifier:` instead)")
+        let serial =
+            kind == .pass
+            ? text(
+                "serialNumber",
+                hint: "give the pass a unique serial, e.g. serialNumber: BA-2026-0001 "
+                    + "(an order has `orderIdentifier:` instead)")
             : text("orderIdentifier", hint: "give the order a unique identifier, e.g. orderIdentifier: SO-2026-0001")
         if let (value, location) = serial, !PassDefinition.isValidSerialNumber(value) {
             let shown = value.count > 40 ? String(value.prefix(40)) + "…" : value
-            problems.append(.error(at: location, keyPath: keyPath.appending(identifierKey), rule: "content.serial",
-                                   "\(identifierKey) \"\(shown)\" (\(value.utf8.count) characters) is not allowed: it must "
-                                   + "match \(PassDefinition.serialPattern) — start with a letter or digit, then letters, "
-                                   + "digits, . _ ~ -, at most 128 in all — because it becomes a file name and a URL path"))
+            problems.append(
+                .error(
+                    at: location, keyPath: keyPath.appending(identifierKey), rule: "content.serial",
+                    "\(identifierKey) \"\(shown)\" (\(value.utf8.count) characters) is not allowed: it must "
+                        + "match \(PassDefinition.serialPattern) — start with a letter or digit, then letters, "
+                        + "digits, . _ ~ -, at most 128 in all — because it becomes a file name and a URL path"))
         }
         let data = merged["data"] ?? SourceNode(.object([]), at: entry.location)
         if data.members == nil {
-            problems.append(.error(at: data.location, keyPath: keyPath.appending("data"), rule: "content.type",
-                                   "`data:` must be a map of placeholder values"))
+            problems.append(
+                .error(
+                    at: data.location, keyPath: keyPath.appending("data"), rule: "content.type",
+                    "`data:` must be a map of placeholder values"))
         }
         let overrideKey = kind.overrideKey
         let passOverride = merged[overrideKey]
         if let passOverride, passOverride.members == nil {
-            problems.append(.error(at: passOverride.location, keyPath: keyPath.appending(overrideKey), rule: "content.type",
-                                   "`\(overrideKey):` must be a map of \(kind.rootFile) keys"))
+            problems.append(
+                .error(
+                    at: passOverride.location, keyPath: keyPath.appending(overrideKey), rule: "content.type",
+                    "`\(overrideKey):` must be a map of \(kind.rootFile) keys"))
         }
-        let images = merged["images"].map {
-            imagePaths($0, kind: kind, file: file, directory: directory, keyPath: keyPath, problems: &problems)
-        } ?? []
+        let images =
+            merged["images"].map {
+                imagePaths($0, kind: kind, file: file, directory: directory, keyPath: keyPath, problems: &problems)
+            } ?? []
         var download: DownloadPolicy?
         if let node = merged["download"] { download = parseDownload(node, problems: &problems) }
         var offer: OfferMembership?
@@ -299,14 +363,18 @@ package struct ContentLoader: Sendable {
         problems: inout [ContentDiagnostic]
     ) -> (String, SourceLocation)? {
         guard let node = merged[key] else {
-            problems.append(.error(at: entry.location, keyPath: keyPath.appending(key), rule: "content.required",
-                                   "missing `\(key):`; \(hint)"))
+            problems.append(
+                .error(
+                    at: entry.location, keyPath: keyPath.appending(key), rule: "content.required",
+                    "missing `\(key):`; \(hint)"))
             return nil
         }
         guard let text = node.stringValue else {
-            problems.append(.error(at: node.location, keyPath: keyPath.appending(key), rule: "content.type",
-                                   "`\(key)` must be text, found \(node.jsonValue.typeName); quote it, e.g. \(key): "
-                                   + "\"\(node.jsonValue.serializedString())\""))
+            problems.append(
+                .error(
+                    at: node.location, keyPath: keyPath.appending(key), rule: "content.type",
+                    "`\(key)` must be text, found \(node.jsonValue.typeName); quote it, e.g. \(key): "
+                        + "\"\(node.jsonValue.serializedString())\""))
             return nil
         }
         return (text, node.location)
@@ -318,40 +386,50 @@ package struct ContentLoader: Sendable {
         problems: inout [ContentDiagnostic]
     ) -> [(name: String, path: String, location: SourceLocation)] {
         guard let members = node.members else {
-            problems.append(.error(at: node.location, keyPath: keyPath.appending("images"), rule: "content.type",
-                                   "`images:` must map an image name to a file, e.g. thumbnail.png: photos/jane.png"))
+            problems.append(
+                .error(
+                    at: node.location, keyPath: keyPath.appending("images"), rule: "content.type",
+                    "`images:` must map an image name to a file, e.g. thumbnail.png: photos/jane.png"))
             return []
         }
         var images: [(name: String, path: String, location: SourceLocation)] = []
         for member in members {
             let memberPath = keyPath + ["images", .key(member.key)]
             guard let path = member.value.stringValue else {
-                problems.append(.error(at: member.value.location, keyPath: memberPath, rule: "content.type",
-                                       "an image path must be text"))
+                problems.append(
+                    .error(
+                        at: member.value.location, keyPath: memberPath, rule: "content.type",
+                        "an image path must be text"))
                 continue
             }
             let name = member.key
             // An order's images may be JPEG too (Apple, "Creating the source for an order").
             let lowered = name.lowercased()
-            let isImageName = lowered.hasSuffix(".png")
+            let isImageName =
+                lowered.hasSuffix(".png")
                 || (kind == .order && (lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg")))
-            let isSafeName = !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
+            let isSafeName =
+                !name.hasPrefix("/") && !name.split(separator: "/").contains("..")
                 && isImageName && name.split(separator: "/").count <= 2
             guard isSafeName else {
-                problems.append(.error(at: member.keyLocation, keyPath: memberPath, rule: "content.image-name",
-                                       kind == .pass
-                                           ? "image name `\(name)` must be a PNG file name such as thumbnail.png or "
-                                               + "de.lproj/logo.png"
-                                           : "image name `\(name)` must be a PNG or JPEG file name such as product.png "
-                                               + "or de.lproj/logo.png"))
+                problems.append(
+                    .error(
+                        at: member.keyLocation, keyPath: memberPath, rule: "content.image-name",
+                        kind == .pass
+                            ? "image name `\(name)` must be a PNG file name such as thumbnail.png or "
+                                + "de.lproj/logo.png"
+                            : "image name `\(name)` must be a PNG or JPEG file name such as product.png "
+                                + "or de.lproj/logo.png"))
                 continue
             }
             // An absolute path ties the project to one machine, and may name any file on it.
             guard !path.hasPrefix("/"), !path.hasPrefix("~") else {
                 let shown = path.count > 80 ? String(path.prefix(80)) + "…" : path
-                problems.append(.error(at: member.value.location, keyPath: memberPath, rule: "content.image-path",
-                                       "image path `\(shown)` is absolute; give it relative to this file (\(file)), "
-                                       + "inside the content or templates folder, e.g. \(name): photos/\(name)"))
+                problems.append(
+                    .error(
+                        at: member.value.location, keyPath: memberPath, rule: "content.image-path",
+                        "image path `\(shown)` is absolute; give it relative to this file (\(file)), "
+                            + "inside the content or templates folder, e.g. \(name): photos/\(name)"))
                 continue
             }
             images.append((name, (directory as NSString).appendingPathComponent(path), member.value.location))
@@ -366,9 +444,11 @@ package struct ContentLoader: Sendable {
         if let name = node.stringValue, OfferMembership.isValidName(name) {
             return OfferMembership(name: name, location: node.location)
         }
-        problems.append(.error(at: node.location, keyPath: keyPath.appending("offer"), rule: "content.offer",
-                               "offer must name an offer of passforge.yml's `offers:` (\(OfferMembership.namePattern)), "
-                               + "e.g. offer: welcome-coupon"))
+        problems.append(
+            .error(
+                at: node.location, keyPath: keyPath.appending("offer"), rule: "content.offer",
+                "offer must name an offer of passforge.yml's `offers:` (\(OfferMembership.namePattern)), "
+                    + "e.g. offer: welcome-coupon"))
         return nil
     }
 }

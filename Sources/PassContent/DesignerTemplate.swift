@@ -21,21 +21,29 @@ enum DesignerTemplate {
         if entry == "tooling.json" {
             // The editor's own record; not part of a pass Wallet reads.
             guard let bytes = AtomicFileSystem.readFile(path),
-                  let json = try? JSONValue(parsing: bytes),
-                  json["automaticallyGenerateCompatiblePass"] == .bool(true)
+                let json = try? JSONValue(parsing: bytes),
+                json["automaticallyGenerateCompatiblePass"] == .bool(true)
             else { return Handling(skip: true) }
-            return Handling(skip: true, problems: [.warning(
-                at: SourceLocation(file: path), rule: "template.designer-compatibility",
-                "Pass Designer asks for a compatibility variant for earlier iOS "
-                    + "(automaticallyGenerateCompatiblePass); passforge builds one pass from this "
-                    + "template, so check it on the oldest iOS you support")])
+            return Handling(
+                skip: true,
+                problems: [
+                    .warning(
+                        at: SourceLocation(file: path), rule: "template.designer-compatibility",
+                        "Pass Designer asks for a compatibility variant for earlier iOS "
+                            + "(automaticallyGenerateCompatiblePass); passforge builds one pass from this "
+                            + "template, so check it on the oldest iOS you support")
+                ])
         }
         if entry.lowercased().hasSuffix(".pdf") {
             let png = String(entry.dropLast(4)) + ".png"
-            return Handling(skip: true, problems: [.error(
-                at: SourceLocation(file: path), rule: "template.designer-pdf",
-                "\(entry) is a PDF image; passforge packages PNG images only, so export it from "
-                    + "Pass Designer as \(png) (same name, PNG) and remove the PDF")])
+            return Handling(
+                skip: true,
+                problems: [
+                    .error(
+                        at: SourceLocation(file: path), rule: "template.designer-pdf",
+                        "\(entry) is a PDF image; passforge packages PNG images only, so export it from "
+                            + "Pass Designer as \(png) (same name, PNG) and remove the PDF")
+                ])
         }
         return Handling(skip: false)
     }
@@ -48,8 +56,10 @@ enum DesignerTemplate {
         guard case .object(let members) = root.kind else { return root }
         let kept = members.filter { $0.value.scalarValue != .string("") }
             .map { member in
-                member.key == "userInfo" ? member
-                    : SourceNode.Member(key: member.key, keyLocation: member.keyLocation, value: withoutDesignerIDs(member.value))
+                member.key == "userInfo"
+                    ? member
+                    : SourceNode.Member(
+                        key: member.key, keyLocation: member.keyLocation, value: withoutDesignerIDs(member.value))
             }
         return SourceNode(.object(kept), at: root.location)
     }
@@ -59,9 +69,11 @@ enum DesignerTemplate {
         case .scalar: return node
         case .array(let elements): return SourceNode(.array(elements.map(withoutDesignerIDs)), at: node.location)
         case .object(let members):
-            return SourceNode(.object(members.filter { $0.key != "_id" }.map {
-                SourceNode.Member(key: $0.key, keyLocation: $0.keyLocation, value: withoutDesignerIDs($0.value))
-            }), at: node.location)
+            return SourceNode(
+                .object(
+                    members.filter { $0.key != "_id" }.map {
+                        SourceNode.Member(key: $0.key, keyLocation: $0.keyLocation, value: withoutDesignerIDs($0.value))
+                    }), at: node.location)
         }
     }
 }

@@ -11,8 +11,10 @@ package enum DownloadPolicy: String, Sendable, Hashable {
 
 func parseDownload(_ node: SourceNode, problems: inout [ContentDiagnostic]) -> DownloadPolicy? {
     guard let text = node.stringValue, let policy = DownloadPolicy(rawValue: text) else {
-        problems.append(.error(at: node.location, keyPath: ["download"], rule: "content.download",
-                               "download must be `public` or `private`"))
+        problems.append(
+            .error(
+                at: node.location, keyPath: ["download"], rule: "content.download",
+                "download must be `public` or `private`"))
         return nil
     }
     return policy

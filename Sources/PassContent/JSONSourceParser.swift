@@ -8,8 +8,9 @@ package enum JSONSourceParser {
             return convert(try JSONSyntaxParser.parse(bytes), file: file)
         } catch {
             let rule = error.kind == .duplicateKey ? "json.duplicate-key" : "json.syntax"
-            throw .error(at: SourceLocation(file: file, line: error.line, column: error.column), rule: rule,
-                         "invalid JSON: \(error.message); fix the file so that it is valid JSON")
+            throw .error(
+                at: SourceLocation(file: file, line: error.line, column: error.column), rule: rule,
+                "invalid JSON: \(error.message); fix the file so that it is valid JSON")
         }
     }
 
@@ -19,10 +20,14 @@ package enum JSONSourceParser {
         case .scalar(let value): return .scalar(value, at: location)
         case .array(let elements): return SourceNode(.array(elements.map { convert($0, file: file) }), at: location)
         case .object(let members):
-            return SourceNode(.object(members.map {
-                SourceNode.Member(key: $0.key, keyLocation: SourceLocation(file: file, line: $0.keyLine, column: $0.keyColumn),
-                                  value: convert($0.value, file: file))
-            }), at: location)
+            return SourceNode(
+                .object(
+                    members.map {
+                        SourceNode.Member(
+                            key: $0.key,
+                            keyLocation: SourceLocation(file: file, line: $0.keyLine, column: $0.keyColumn),
+                            value: convert($0.value, file: file))
+                    }), at: location)
         }
     }
 }

@@ -28,8 +28,10 @@ package struct LandingPageSettings: Sendable, Equatable {
     package var enabled = true
     package var location: SourceLocation
 
-    package init(baseURL: String? = nil, badges: [String: String] = [:], orderBadges: [String: String] = [:],
-                 template: String? = nil, enabled: Bool = true, location: SourceLocation = SourceLocation(file: "passforge.yml")) {
+    package init(
+        baseURL: String? = nil, badges: [String: String] = [:], orderBadges: [String: String] = [:],
+        template: String? = nil, enabled: Bool = true, location: SourceLocation = SourceLocation(file: "passforge.yml")
+    ) {
         (self.baseURL, self.badges, self.orderBadges, self.template) = (baseURL, badges, orderBadges, template)
         (self.enabled, self.location) = (enabled, location)
     }
@@ -42,12 +44,16 @@ package struct LandingPageSettings: Sendable, Equatable {
 extension ProjectConfiguration {
     static let landingPageKeys = ["baseURL", "badges", "orderBadges", "template", "enabled"]
 
-    static func parseLandingPages(_ member: SourceNode.Member, resolve: (String) -> String,
-                                  problems: inout [ContentDiagnostic]) -> LandingPageSettings? {
+    static func parseLandingPages(
+        _ member: SourceNode.Member, resolve: (String) -> String,
+        problems: inout [ContentDiagnostic]
+    ) -> LandingPageSettings? {
         let path: JSONPath = ["landingPages"]
         guard let members = member.value.members else {
-            problems.append(.error(at: member.value.location, keyPath: path, rule: "config.type",
-                                   "landingPages must be a map: \(landingPageKeys.joined(separator: ", "))"))
+            problems.append(
+                .error(
+                    at: member.value.location, keyPath: path, rule: "config.type",
+                    "landingPages must be a map: \(landingPageKeys.joined(separator: ", "))"))
             return nil
         }
         var settings = LandingPageSettings(location: member.keyLocation)
@@ -55,33 +61,47 @@ extension ProjectConfiguration {
             let keyPath = path.appending(inner.key)
             switch inner.key {
             case "baseURL":
-                guard let text = inner.value.stringValue, let url = URL(string: text), ["https", "http"].contains(url.scheme ?? ""),
-                      url.host != nil, url.query == nil, url.fragment == nil else {
-                    problems.append(.error(at: inner.value.location, keyPath: keyPath, rule: "config.landing-pages",
-                                           "landingPages.baseURL must be the absolute https:// URL the output "
-                                               + "folder is served at, e.g. https://passes.example.com/"))
+                guard let text = inner.value.stringValue, let url = URL(string: text),
+                    ["https", "http"].contains(url.scheme ?? ""),
+                    url.host != nil, url.query == nil, url.fragment == nil
+                else {
+                    problems.append(
+                        .error(
+                            at: inner.value.location, keyPath: keyPath, rule: "config.landing-pages",
+                            "landingPages.baseURL must be the absolute https:// URL the output "
+                                + "folder is served at, e.g. https://passes.example.com/"))
                     continue
                 }
                 settings.baseURL = text.hasSuffix("/") ? text : text + "/"
             case "badges", "orderBadges":
-                guard let table = parseBadges(inner, at: keyPath, resolve: resolve, problems: &problems) else { continue }
+                guard let table = parseBadges(inner, at: keyPath, resolve: resolve, problems: &problems) else {
+                    continue
+                }
                 if inner.key == "badges" { settings.badges = table } else { settings.orderBadges = table }
             case "template":
                 guard let text = inner.value.stringValue else {
-                    problems.append(.error(at: inner.value.location, keyPath: keyPath, rule: "config.type", "landingPages.template must be a file path"))
+                    problems.append(
+                        .error(
+                            at: inner.value.location, keyPath: keyPath, rule: "config.type",
+                            "landingPages.template must be a file path"))
                     continue
                 }
                 settings.template = resolve(text)
             case "enabled":
                 guard case .bool(let flag)? = inner.value.scalarValue else {
-                    problems.append(.error(at: inner.value.location, keyPath: keyPath, rule: "config.type", "landingPages.enabled must be true or false"))
+                    problems.append(
+                        .error(
+                            at: inner.value.location, keyPath: keyPath, rule: "config.type",
+                            "landingPages.enabled must be true or false"))
                     continue
                 }
                 settings.enabled = flag
             default:
-                problems.append(.error(at: inner.keyLocation, keyPath: keyPath, rule: "config.unknown-key",
-                                       "unknown setting `landingPages.\(inner.key)`; landingPages knows "
-                                           + "\(landingPageKeys.joined(separator: ", "))"))
+                problems.append(
+                    .error(
+                        at: inner.keyLocation, keyPath: keyPath, rule: "config.unknown-key",
+                        "unknown setting `landingPages.\(inner.key)`; landingPages knows "
+                            + "\(landingPageKeys.joined(separator: ", "))"))
             }
         }
         return settings
@@ -93,21 +113,26 @@ extension ProjectConfiguration {
         problems: inout [ContentDiagnostic]
     ) -> [String: String]? {
         guard let entries = inner.value.members else {
-            problems.append(.error(at: inner.value.location, keyPath: keyPath, rule: "config.type",
-                                   "landingPages.\(inner.key) must map a language (en, fr, pt-BR) to a badge file "
-                                   + "(.svg or .png)"))
+            problems.append(
+                .error(
+                    at: inner.value.location, keyPath: keyPath, rule: "config.type",
+                    "landingPages.\(inner.key) must map a language (en, fr, pt-BR) to a badge file "
+                        + "(.svg or .png)"))
             return nil
         }
         var table: [String: String] = [:]
         for entry in entries {
             let file = entry.value.stringValue ?? ""
-            let isLanguage = (1...35).contains(entry.key.utf8.count)
+            let isLanguage =
+                (1...35).contains(entry.key.utf8.count)
                 && entry.key.utf8.allSatisfy { IdentifierPatterns.isBase64URL($0) && $0 != UInt8(ascii: "_") }
             guard isLanguage, file.hasSuffix(".svg") || file.hasSuffix(".png") else {
-                problems.append(.error(at: entry.keyLocation, keyPath: keyPath.appending(entry.key),
-                                       rule: "config.landing-pages",
-                                       "landingPages.\(inner.key).\(entry.key) must map a language code (letters, digits, "
-                                       + "-) to an .svg or .png file of Apple's badge artwork"))
+                problems.append(
+                    .error(
+                        at: entry.keyLocation, keyPath: keyPath.appending(entry.key),
+                        rule: "config.landing-pages",
+                        "landingPages.\(inner.key).\(entry.key) must map a language code (letters, digits, "
+                            + "-) to an .svg or .png file of Apple's badge artwork"))
                 continue
             }
             table[entry.key] = resolve(file)

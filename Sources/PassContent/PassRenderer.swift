@@ -21,19 +21,23 @@ package struct PassRenderer: Sendable {
 
     package func render(_ definition: PassDefinition, template: Template) -> Result<RenderedPass, ContentErrors> {
         let kind = template.kind
-        guard definition.kind == kind else { return .failure(ContentErrors([kindMismatch(definition, template: template)])) }
+        guard definition.kind == kind else {
+            return .failure(ContentErrors([kindMismatch(definition, template: template)]))
+        }
         var problems: [ContentDiagnostic] = []
         let identifierKey = kind.identifierKey
         let serialNode = SourceNode.scalar(.string(definition.serialNumber), at: definition.serialLocation)
         let renderer = PlaceholderRenderer(
             data: definition.data, builtins: [identifierKey: serialNode],
-            definitionLocation: definition.data.members?.isEmpty == false ? definition.data.location : definition.location,
+            definitionLocation: definition.data.members?.isEmpty == false
+                ? definition.data.location : definition.location,
             serialNumber: definition.serialNumber, noun: kind.noun)
 
         // formatVersion is always 1 (Apple knows no other), and so is an order's schemaVersion; a template may
         // still state it.
         var pass = SourceNode(.object([]), at: template.passJSON.location)
-        pass.set(kind == .pass ? "formatVersion" : "schemaVersion", to: .scalar(.int(1), at: template.passJSON.location))
+        pass.set(
+            kind == .pass ? "formatVersion" : "schemaVersion", to: .scalar(.int(1), at: template.passJSON.location))
         for member in configuration.defaults(for: kind).members ?? [] { pass.set(member.key, to: member.value) }
         pass.set(identifierKey, to: serialNode)
         pass = pass.merging(renderer.render(template.placeholders, problems: &problems))
@@ -45,14 +49,18 @@ package struct PassRenderer: Sendable {
         if kind == .order, let updated = pass.member("updatedAt") {
             // Apple requires updatedAt to increase strictly with each change; only the build, which keeps the
             // update tags, can promise that.
-            problems.append(.error(at: updated.keyLocation, keyPath: ["updatedAt"], rule: "content.updated-at",
-                                   "order \(definition.serialNumber): updatedAt is set by the build each time the order "
-                                   + "changes (Apple requires it to increase strictly); remove it, and set createdAt only"))
+            problems.append(
+                .error(
+                    at: updated.keyLocation, keyPath: ["updatedAt"], rule: "content.updated-at",
+                    "order \(definition.serialNumber): updatedAt is set by the build each time the order "
+                        + "changes (Apple requires it to increase strictly); remove it, and set createdAt only"))
         }
         let files = packageFiles(of: definition, template: template, renderer: renderer, problems: &problems)
         if problems.contains(where: \.isError) { return .failure(ContentErrors(problems)) }
-        return .success(RenderedPass(definition: definition, source: pass, files: files,
-                                     download: definition.download ?? template.download ?? .private))
+        return .success(
+            RenderedPass(
+                definition: definition, source: pass, files: files,
+                download: definition.download ?? template.download ?? .private))
     }
 
     /// The `pass:` (`order:`) override with its placeholders filled; it may not set the serial (order identifier).
@@ -67,14 +75,18 @@ package struct PassRenderer: Sendable {
         let rendered: SourceNode
         switch PlaceholderTemplate.parse(override) {
         case .success(let parsed): rendered = renderer.render(parsed, problems: &overrideProblems)
-        case .failure(let errors): overrideProblems += errors.diagnostics; rendered = override
+        case .failure(let errors):
+            overrideProblems += errors.diagnostics
+            rendered = override
         }
         problems += overrideProblems
         if let serial = rendered[identifierKey], serial.stringValue != definition.serialNumber {
-            problems.append(.error(at: serial.location, keyPath: [.key(overrideKey), .key(identifierKey)],
-                                   rule: "content.serial-override",
-                                   "set the \(kind == .pass ? "serial" : "order identifier") with `\(identifierKey):` "
-                                   + "beside `template:`, not under `\(overrideKey):`"))
+            problems.append(
+                .error(
+                    at: serial.location, keyPath: [.key(overrideKey), .key(identifierKey)],
+                    rule: "content.serial-override",
+                    "set the \(kind == .pass ? "serial" : "order identifier") with `\(identifierKey):` "
+                        + "beside `template:`, not under `\(overrideKey):`"))
         }
         return rendered
     }
@@ -111,34 +123,41 @@ package struct PassRenderer: Sendable {
         case .success(let read):
             return read
         case .failure(.unreadable), .failure(.unsafeName):
-            problems.append(.error(at: image.location, keyPath: ["images", .key(image.name)], rule: "content.image-missing",
-                                   "\(noun) \(definition.serialNumber): image file \(image.path) does not exist; fix the "
-                                   + "path (it is relative to \(definition.file))"))
+            problems.append(
+                .error(
+                    at: image.location, keyPath: ["images", .key(image.name)], rule: "content.image-missing",
+                    "\(noun) \(definition.serialNumber): image file \(image.path) does not exist; fix the "
+                        + "path (it is relative to \(definition.file))"))
             return nil
         case .failure(.outside):
             // Neither read nor described (no size, no bytes): the message is the same for any file out there.
-            problems.append(.error(at: image.location, keyPath: ["images", .key(image.name)],
-                                   rule: "content.image-outside-project",
-                                   "\(noun) \(definition.serialNumber): image file \(image.path) is outside "
-                                   + "\(boundary.folderList) (by a `../` path or a symbolic link); a signed \(noun) holds "
-                                   + "only files of the project, so copy the image into "
-                                   + "\(boundary.folders.last ?? "the content folder") and give its path relative to "
-                                   + "\(definition.file)"))
+            problems.append(
+                .error(
+                    at: image.location, keyPath: ["images", .key(image.name)],
+                    rule: "content.image-outside-project",
+                    "\(noun) \(definition.serialNumber): image file \(image.path) is outside "
+                        + "\(boundary.folderList) (by a `../` path or a symbolic link); a signed \(noun) holds "
+                        + "only files of the project, so copy the image into "
+                        + "\(boundary.folders.last ?? "the content folder") and give its path relative to "
+                        + "\(definition.file)"))
             return nil
         }
     }
 
     /// An entry whose keys say pass (order) naming an order (pass) template: an error at its identifier's line.
     private func kindMismatch(_ definition: PassDefinition, template: Template) -> ContentDiagnostic {
-        let fix = template.kind == .order
+        let fix =
+            template.kind == .order
             ? "an order is named with `orderIdentifier:` (not `serialNumber:`) and overridden with `order:` "
                 + "(not `pass:`); a list of orders is `orders:`. Rename the keys, or name a pass template"
             : "a pass is named with `serialNumber:` (not `orderIdentifier:`) and overridden with `pass:` (not "
                 + "`order:`); a list of passes is `passes:`. Rename the keys, or name an order template"
-        return .error(at: definition.serialLocation, keyPath: [.key(definition.kind.identifierKey)], rule: "content.template-kind",
-                      "template `\(template.name)` is \(template.kind == .order ? "an order" : "a pass") "
-                          + "template (it holds \(template.kind.rootFile)), but this entry defines "
-                          + "\(definition.kind == .order ? "an order" : "a pass"); \(fix)",
-                      notes: [(SourceLocation(file: template.passJSONPath), "the template's \(template.kind.rootFile)")])
+        return .error(
+            at: definition.serialLocation, keyPath: [.key(definition.kind.identifierKey)],
+            rule: "content.template-kind",
+            "template `\(template.name)` is \(template.kind == .order ? "an order" : "a pass") "
+                + "template (it holds \(template.kind.rootFile)), but this entry defines "
+                + "\(definition.kind == .order ? "an order" : "a pass"); \(fix)",
+            notes: [(SourceLocation(file: template.passJSONPath), "the template's \(template.kind.rootFile)")])
     }
 }

@@ -16,8 +16,10 @@ package struct PlaceholderRenderer {
     /// "pass" or "order", for messages.
     package var noun: String
 
-    package init(data: SourceNode, builtins: [String: SourceNode], definitionLocation: SourceLocation, serialNumber: String,
-                 noun: String = WalletItemKind.pass.noun) {
+    package init(
+        data: SourceNode, builtins: [String: SourceNode], definitionLocation: SourceLocation, serialNumber: String,
+        noun: String = WalletItemKind.pass.noun
+    ) {
         self.data = data
         self.builtins = builtins
         self.definitionLocation = definitionLocation
@@ -36,13 +38,18 @@ package struct PlaceholderRenderer {
         case .array(let elements, let location):
             return SourceNode(.array(elements.map { render($0, problems: &problems) }), at: location)
         case .object(let members, let location):
-            return SourceNode(.object(members.map {
-                SourceNode.Member(key: $0.key, keyLocation: $0.keyLocation, value: render($0.value, problems: &problems))
-            }), at: location)
+            return SourceNode(
+                .object(
+                    members.map {
+                        SourceNode.Member(
+                            key: $0.key, keyLocation: $0.keyLocation, value: render($0.value, problems: &problems))
+                    }), at: location)
         case .string(let pieces, let location):
             // Exactly one placeholder: keep the value's type and where it was written.
             if pieces.count == 1, case .placeholder(let placeholder) = pieces[0] {
-                guard let value = lookUp(placeholder, problems: &problems) else { return .scalar(.string(""), at: location) }
+                guard let value = lookUp(placeholder, problems: &problems) else {
+                    return .scalar(.string(""), at: location)
+                }
                 return value
             }
             var text = ""
@@ -57,11 +64,12 @@ package struct PlaceholderRenderer {
                     case .double(let double)?: text += JSONValue.double(double).serializedString()
                     case .bool(let bool)?: text += bool ? "true" : "false"
                     default:
-                        problems.append(.error(
-                            at: value.location, rule: "placeholder.type",
-                            "\(placeholder.text) stands inside text, so its value must be text, a "
-                                + "number or a boolean, not \(value.jsonValue.typeName)",
-                            notes: [(placeholder.location, "used here")]))
+                        problems.append(
+                            .error(
+                                at: value.location, rule: "placeholder.type",
+                                "\(placeholder.text) stands inside text, so its value must be text, a "
+                                    + "number or a boolean, not \(value.jsonValue.typeName)",
+                                notes: [(placeholder.location, "used here")]))
                     }
                 }
             }
@@ -71,7 +79,9 @@ package struct PlaceholderRenderer {
 
     /// The text of a string with placeholders, where only text fits (a
     /// pass.strings value): a number or a boolean is written as text.
-    func text(of pieces: [PlaceholderTemplate.Piece], at location: SourceLocation, problems: inout [ContentDiagnostic]) -> String {
+    func text(of pieces: [PlaceholderTemplate.Piece], at location: SourceLocation, problems: inout [ContentDiagnostic])
+        -> String
+    {
         let node = render(.string(pieces, location), problems: &problems)
         switch node.scalarValue {
         case .string(let string)?: return string
@@ -79,19 +89,23 @@ package struct PlaceholderRenderer {
         case .double(let double)?: return JSONValue.double(double).serializedString()
         case .bool(let bool)?: return bool ? "true" : "false"
         default:
-            problems.append(.error(
-                at: node.location, rule: "placeholder.type",
-                "the value used in \(location.file) must be text, a number or a "
-                    + "boolean, not \(node.jsonValue.typeName)",
-                notes: [(location, "used here")]))
+            problems.append(
+                .error(
+                    at: node.location, rule: "placeholder.type",
+                    "the value used in \(location.file) must be text, a number or a "
+                        + "boolean, not \(node.jsonValue.typeName)",
+                    notes: [(location, "used here")]))
             return ""
         }
     }
 
-    private func lookUp(_ placeholder: PlaceholderTemplate.Placeholder, problems: inout [ContentDiagnostic]) -> SourceNode? {
+    private func lookUp(_ placeholder: PlaceholderTemplate.Placeholder, problems: inout [ContentDiagnostic])
+        -> SourceNode?
+    {
         var node: SourceNode? = data
-        if data[placeholder.path[0]] == nil, let builtin = builtins[placeholder.path[0]] { node = builtin }
-        else {
+        if data[placeholder.path[0]] == nil, let builtin = builtins[placeholder.path[0]] {
+            node = builtin
+        } else {
             for component in placeholder.path {
                 if let index = Int(component), let elements = node?.elements {
                     node = elements.indices.contains(index) ? elements[index] : nil
@@ -102,11 +116,13 @@ package struct PlaceholderRenderer {
         }
         if let node, node.scalarValue != .null { return node }
         let key = placeholder.path.joined(separator: ".")
-        problems.append(.error(
-            at: definitionLocation, keyPath: JSONPath(["data"] + placeholder.path.map { .key($0) }), rule: "placeholder.missing",
-            "\(noun) \(serialNumber): placeholder \(placeholder.text) has no value; add "
-                + "`\(key)` under `data:` (or under `defaults: data:`)",
-            notes: [(placeholder.location, "\(placeholder.text) is used here")]))
+        problems.append(
+            .error(
+                at: definitionLocation, keyPath: JSONPath(["data"] + placeholder.path.map { .key($0) }),
+                rule: "placeholder.missing",
+                "\(noun) \(serialNumber): placeholder \(placeholder.text) has no value; add "
+                    + "`\(key)` under `data:` (or under `defaults: data:`)",
+                notes: [(placeholder.location, "\(placeholder.text) is used here")]))
         return nil
     }
 }

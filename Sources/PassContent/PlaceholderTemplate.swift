@@ -47,7 +47,8 @@ package struct PlaceholderTemplate: Sendable {
         return .success(template)
     }
 
-    private static func compile(_ node: SourceNode, problems: inout [ContentDiagnostic], paths: inout [String]) -> Node {
+    private static func compile(_ node: SourceNode, problems: inout [ContentDiagnostic], paths: inout [String]) -> Node
+    {
         switch node.kind {
         case .scalar(.string(let text)) where text.contains("{{"):
             return .string(pieces(of: text, at: node.location, problems: &problems, paths: &paths), node.location)
@@ -58,13 +59,17 @@ package struct PlaceholderTemplate: Sendable {
             if compiled.allSatisfy({ if case .constant = $0 { true } else { false } }) { return .constant(node) }
             return .array(compiled, node.location)
         case .object(let members):
-            let compiled = members.map { (key: $0.key, keyLocation: $0.keyLocation, value: compile($0.value, problems: &problems, paths: &paths)) }
+            let compiled = members.map {
+                (key: $0.key, keyLocation: $0.keyLocation, value: compile($0.value, problems: &problems, paths: &paths))
+            }
             if compiled.allSatisfy({ if case .constant = $0.value { true } else { false } }) { return .constant(node) }
             return .object(compiled, node.location)
         }
     }
 
-    static func pieces(of text: String, at location: SourceLocation, problems: inout [ContentDiagnostic], paths: inout [String]) -> [Piece] {
+    static func pieces(
+        of text: String, at location: SourceLocation, problems: inout [ContentDiagnostic], paths: inout [String]
+    ) -> [Piece] {
         var pieces: [Piece] = []
         var rest = Substring(text)
         var offset = 0
@@ -73,26 +78,33 @@ package struct PlaceholderTemplate: Sendable {
             if !literal.isEmpty { pieces.append(.literal(String(literal))) }
             offset += literal.count
             // Column of the placeholder: the string's column, +1 for the opening quote.
-            let here = SourceLocation(file: location.file, line: location.line,
-                                      column: location.column > 0 ? location.column + 1 + offset : 0)
+            let here = SourceLocation(
+                file: location.file, line: location.line,
+                column: location.column > 0 ? location.column + 1 + offset : 0)
             guard let close = rest[open.upperBound...].range(of: "}}") else {
-                problems.append(.error(at: here, rule: "placeholder.unclosed",
-                                       "`{{` is never closed with `}}`; write {{ name }}"))
+                problems.append(
+                    .error(
+                        at: here, rule: "placeholder.unclosed",
+                        "`{{` is never closed with `}}`; write {{ name }}"))
                 return pieces
             }
             let inner = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: " \t")
             let raw = String(rest[open.lowerBound..<close.upperBound])
             let path = inner.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            let valid = !inner.isEmpty && path.allSatisfy { component in
-                !component.isEmpty && component.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
-            }
+            let valid =
+                !inner.isEmpty
+                && path.allSatisfy { component in
+                    !component.isEmpty && component.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
+                }
             if valid {
                 pieces.append(.placeholder(Placeholder(path: path, text: raw, location: here)))
                 paths.append(inner)
             } else {
-                problems.append(.error(at: here, rule: "placeholder.syntax",
-                                       "\(raw) is not a valid placeholder; write {{ name }} or {{ "
-                                           + "path.to.value }} with letters, digits, _ and -"))
+                problems.append(
+                    .error(
+                        at: here, rule: "placeholder.syntax",
+                        "\(raw) is not a valid placeholder; write {{ name }} or {{ "
+                            + "path.to.value }} with letters, digits, _ and -"))
             }
             offset += raw.count
             rest = rest[close.upperBound...]

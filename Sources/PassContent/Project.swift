@@ -17,8 +17,10 @@ package struct Project: Sendable {
     package let outputDirectory: String
 
     /// The project's folders: each given path (as typed, or nil for its default below the root).
-    package init(configurationFile: String?, content: String? = nil, templates: String? = nil, output: String? = nil,
-                 workingDirectory: String = AtomicFileSystem.currentDirectory) {
+    package init(
+        configurationFile: String?, content: String? = nil, templates: String? = nil, output: String? = nil,
+        workingDirectory: String = AtomicFileSystem.currentDirectory
+    ) {
         let root = ProjectRoot.locate(configurationFile: configurationFile, workingDirectory: workingDirectory)
         self.root = root
         if let configurationFile {

@@ -71,9 +71,10 @@ package struct ProjectBoundary: Sendable {
 
     /// The message for a content file (found by the walk) that links outside the folders.
     package func outsideContentFile(_ path: String) -> ContentDiagnostic {
-        .error(at: SourceLocation(file: path), rule: "content.outside-project",
-               "this content file is a symbolic link to a file outside \(folderList); passforge reads "
-                   + "only files of the project, so replace the link with a copy of the file")
+        .error(
+            at: SourceLocation(file: path), rule: "content.outside-project",
+            "this content file is a symbolic link to a file outside \(folderList); passforge reads "
+                + "only files of the project, so replace the link with a copy of the file")
     }
 
     /// "templates/ or content/": the folders a file must be in, for messages.

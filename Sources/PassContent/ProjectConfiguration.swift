@@ -35,8 +35,10 @@ package struct ProjectConfiguration: Sendable {
     /// The passforge.yml keys that go into every order.json.
     package static let orderDefaultKeys = ["orderTypeIdentifier", "webServiceURL"]
 
-    package init(passDefaults: SourceNode? = nil, orderDefaults: SourceNode? = nil, signing: [String: SigningFiles] = [:],
-                 file: String? = nil) {
+    package init(
+        passDefaults: SourceNode? = nil, orderDefaults: SourceNode? = nil, signing: [String: SigningFiles] = [:],
+        file: String? = nil
+    ) {
         self.passDefaults = passDefaults ?? SourceNode(.object([]), at: SourceLocation(file: file ?? "passforge.yml"))
         self.orderDefaults = orderDefaults ?? SourceNode(.object([]), at: SourceLocation(file: file ?? "passforge.yml"))
         self.signing = signing
@@ -47,7 +49,9 @@ package struct ProjectConfiguration: Sendable {
     package func defaults(for kind: WalletItemKind) -> SourceNode { kind == .pass ? passDefaults : orderDefaults }
 
     /// The configured default for `key`, e.g. `passTypeIdentifier` or `orderTypeIdentifier`.
-    package func defaultValue(_ key: String) -> String? { passDefaults[key]?.stringValue ?? orderDefaults[key]?.stringValue }
+    package func defaultValue(_ key: String) -> String? {
+        passDefaults[key]?.stringValue ?? orderDefaults[key]?.stringValue
+    }
 
     /// Reads a passforge.yml. Every problem is reported at once.
     package static func load(file: String) throws(ContentErrors) -> ProjectConfiguration {
@@ -58,12 +62,18 @@ package struct ProjectConfiguration: Sendable {
         switch ProjectBoundary(folders: [folder.isEmpty ? "." : folder]).read(file) {
         case .success(let bytes): data = bytes
         case .failure(.outside):
-            throw ContentErrors([.error(at: SourceLocation(file: file), rule: "config.outside-project",
-                                        "the configuration file is a symbolic link to a file outside its folder; passforge reads "
-                                            + "it only from the project, so replace the link with a copy of the file")])
+            throw ContentErrors([
+                .error(
+                    at: SourceLocation(file: file), rule: "config.outside-project",
+                    "the configuration file is a symbolic link to a file outside its folder; passforge reads "
+                        + "it only from the project, so replace the link with a copy of the file")
+            ])
         case .failure(.unreadable), .failure(.unsafeName):
-            throw ContentErrors([.error(at: SourceLocation(file: file), rule: "config.unreadable",
-                                        "cannot read the configuration file; check the path given to --config")])
+            throw ContentErrors([
+                .error(
+                    at: SourceLocation(file: file), rule: "config.unreadable",
+                    "cannot read the configuration file; check the path given to --config")
+            ])
         }
         let root: SourceNode
         do { root = try SourceParser.parse(data, file: file) } catch { throw ContentErrors([error]) }
@@ -72,7 +82,9 @@ package struct ProjectConfiguration: Sendable {
 
     static func parse(_ root: SourceNode, file: String) throws(ContentErrors) -> ProjectConfiguration {
         guard let members = root.members else {
-            throw ContentErrors([.error(at: root.location, rule: "config.shape", "passforge.yml must be a map of settings")])
+            throw ContentErrors([
+                .error(at: root.location, rule: "config.shape", "passforge.yml must be a map of settings")
+            ])
         }
         var problems: [ContentDiagnostic] = []
         var defaults: [SourceNode.Member] = []
@@ -89,22 +101,29 @@ package struct ProjectConfiguration: Sendable {
             switch member.key {
             case let key where defaultKeys.contains(key) || orderDefaultKeys.contains(key):
                 guard member.value.stringValue != nil else {
-                    problems.append(.error(at: member.value.location, keyPath: [.key(key)], rule: "config.type", "\(key) must be text"))
+                    problems.append(
+                        .error(
+                            at: member.value.location, keyPath: [.key(key)], rule: "config.type", "\(key) must be text")
+                    )
                     continue
                 }
                 if defaultKeys.contains(key) { defaults.append(member) }
                 if orderDefaultKeys.contains(key) { orderDefaults.append(member) }
             case "signing":
                 guard let entries = member.value.members else {
-                    problems.append(.error(at: member.value.location, keyPath: ["signing"], rule: "config.type",
-                                           "signing must map a passTypeIdentifier or orderTypeIdentifier to {certificate:, key:}"))
+                    problems.append(
+                        .error(
+                            at: member.value.location, keyPath: ["signing"], rule: "config.type",
+                            "signing must map a passTypeIdentifier or orderTypeIdentifier to {certificate:, key:}"))
                     continue
                 }
                 for entry in entries {
                     let path: JSONPath = ["signing", .key(entry.key)]
                     guard let certificate = entry.value["certificate"]?.stringValue else {
-                        problems.append(.error(at: entry.value.location, keyPath: path, rule: "config.signing",
-                                               "signing for \(entry.key) needs `certificate: PATH` (PEM, DER or .p12)"))
+                        problems.append(
+                            .error(
+                                at: entry.value.location, keyPath: path, rule: "config.signing",
+                                "signing for \(entry.key) needs `certificate: PATH` (PEM, DER or .p12)"))
                         continue
                     }
                     for inner in entry.value.members ?? [] where !["certificate", "key"].contains(inner.key) {
@@ -126,9 +145,10 @@ package struct ProjectConfiguration: Sendable {
             }
         }
         if !problems.isEmpty { throw ContentErrors(problems) }
-        var configuration = ProjectConfiguration(passDefaults: SourceNode(.object(defaults), at: root.location),
-                                                 orderDefaults: SourceNode(.object(orderDefaults), at: root.location),
-                                                 signing: signing, file: file)
+        var configuration = ProjectConfiguration(
+            passDefaults: SourceNode(.object(defaults), at: root.location),
+            orderDefaults: SourceNode(.object(orderDefaults), at: root.location),
+            signing: signing, file: file)
         configuration.deviceCheck = deviceCheck
         configuration.offers = offers
         if let landingPages { configuration.landingPages = landingPages }
@@ -138,12 +158,14 @@ package struct ProjectConfiguration: Sendable {
     private static func secretOrUnknown(_ member: SourceNode.Member, path: JSONPath) -> ContentDiagnostic {
         let lowered = member.key.lowercased()
         if ["password", "secret", "token", "passphrase"].contains(where: lowered.contains) {
-            return .error(at: member.keyLocation, keyPath: path, rule: "config.secret",
-                          "secrets never go in passforge.yml (it is committed to git); remove `\(member.key)` and set "
-                              + "PASSFORGE_SIGNING_PASSWORD or PASSFORGE_TOKEN_SECRET in the environment")
+            return .error(
+                at: member.keyLocation, keyPath: path, rule: "config.secret",
+                "secrets never go in passforge.yml (it is committed to git); remove `\(member.key)` and set "
+                    + "PASSFORGE_SIGNING_PASSWORD or PASSFORGE_TOKEN_SECRET in the environment")
         }
         let known = defaultKeys + ["orderTypeIdentifier", "signing", "deviceCheck", "offers", "landingPages"]
-        return .error(at: member.keyLocation, keyPath: path, rule: "config.unknown-key",
-                      "unknown setting `\(member.key)`; passforge.yml knows \(known.joined(separator: ", "))")
+        return .error(
+            at: member.keyLocation, keyPath: path, rule: "config.unknown-key",
+            "unknown setting `\(member.key)`; passforge.yml knows \(known.joined(separator: ", "))")
     }
 }

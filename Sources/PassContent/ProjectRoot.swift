@@ -24,8 +24,10 @@ package struct ProjectRoot: Sendable, Hashable {
     }
 
     /// The folder of `configurationFile` when one is given (--config), else the working directory.
-    package static func locate(configurationFile: String?,
-                               workingDirectory: String = AtomicFileSystem.currentDirectory) -> ProjectRoot {
+    package static func locate(
+        configurationFile: String?,
+        workingDirectory: String = AtomicFileSystem.currentDirectory
+    ) -> ProjectRoot {
         guard let configurationFile else { return ProjectRoot(path: ".", workingDirectory: workingDirectory) }
         return ProjectRoot(path: configurationFile + "/..", workingDirectory: workingDirectory)
     }
@@ -37,7 +39,8 @@ package struct ProjectRoot: Sendable, Hashable {
     /// working directory ("./content/" → "content"), absolute otherwise; a
     /// path outside the root is absolute.
     package func spelling(of given: String?, default defaultPath: String) -> String {
-        let absolute = given.map { Self.normalized($0.hasPrefix("/") ? $0 : workingDirectory + "/" + $0) }
+        let absolute =
+            given.map { Self.normalized($0.hasPrefix("/") ? $0 : workingDirectory + "/" + $0) }
             ?? Self.normalized(path + "/" + defaultPath)
         return path == workingDirectory ? relativeSpelling(of: absolute) : absolute
     }
@@ -74,7 +77,11 @@ package struct ProjectRoot: Sendable, Hashable {
             switch part {
             case ".": continue
             case "..":
-                if let last = parts.last, last != ".." { parts.removeLast() } else if !path.hasPrefix("/") { parts.append(part) }
+                if let last = parts.last, last != ".." {
+                    parts.removeLast()
+                } else if !path.hasPrefix("/") {
+                    parts.append(part)
+                }
             default: parts.append(part)
             }
         }

@@ -23,7 +23,9 @@ package struct RenderedPass: Sendable {
     package func locate(_ diagnostics: [Diagnostic]) -> [ContentDiagnostic] {
         diagnostics.map { diagnostic in
             let location: SourceLocation
-            if case .key(let name)? = diagnostic.keyPath.components.first, let file = files.first(where: { $0.name == name }) {
+            if case .key(let name)? = diagnostic.keyPath.components.first,
+                let file = files.first(where: { $0.name == name })
+            {
                 location = SourceLocation(file: file.source)
             } else {
                 location = source.location(at: diagnostic.keyPath)
@@ -35,8 +37,9 @@ package struct RenderedPass: Sendable {
             } else {
                 message = diagnostic.message
             }
-            return ContentDiagnostic(diagnostic.severity, at: location, keyPath: diagnostic.keyPath,
-                                     rule: diagnostic.rule, message, notes: notes)
+            return ContentDiagnostic(
+                diagnostic.severity, at: location, keyPath: diagnostic.keyPath,
+                rule: diagnostic.rule, message, notes: notes)
         }
     }
 }
@@ -60,12 +63,14 @@ extension RenderedPass {
         if provisionalUpdatedAt, let created = order["createdAt"] { order.set("updatedAt", to: created) }
         var files: [String: [UInt8]] = [:]
         for file in self.files { files[file.name] = file.bytes }
-        let options = OrderValidator.Options(files: files, allowsHTTPWebService: allowsHTTPWebService,
-                                             checkedAt: checkedAt?.timeIntervalSince1970)
+        let options = OrderValidator.Options(
+            files: files, allowsHTTPWebService: allowsHTTPWebService,
+            checkedAt: checkedAt?.timeIntervalSince1970)
         var problems = OrderValidator().validate(order.jsonValue, options: options)
         // A provisional updatedAt repeats createdAt's problems; report them once, at createdAt.
         if provisionalUpdatedAt { problems.removeAll { $0.keyPath == ["updatedAt"] } }
-        return RenderedPass(definition: definition, source: order, files: self.files, download: download).locate(problems)
+        return RenderedPass(definition: definition, source: order, files: self.files, download: download).locate(
+            problems)
     }
 
     /// A new order: `updatedAt` equals `createdAt`, as written (Apple's Order page: updatedAt "should equal

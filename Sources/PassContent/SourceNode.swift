@@ -77,7 +77,11 @@ package struct SourceNode: Sendable, Hashable {
         case .array(let items):
             self.init(.array(items.map { SourceNode(json: $0, at: location) }), at: location)
         case .object(let object):
-            self.init(.object(object.map { Member(key: $0.key, keyLocation: location, value: SourceNode(json: $0.value, at: location)) }), at: location)
+            self.init(
+                .object(
+                    object.map {
+                        Member(key: $0.key, keyLocation: location, value: SourceNode(json: $0.value, at: location))
+                    }), at: location)
         default:
             self.init(.scalar(value), at: location)
         }
@@ -130,7 +134,9 @@ package struct SourceNode: Sendable, Hashable {
     /// Removes `key` from an object node, returning its value.
     @discardableResult
     package mutating func remove(_ key: String) -> SourceNode? {
-        guard case .object(var members) = kind, let index = members.firstIndex(where: { $0.key == key }) else { return nil }
+        guard case .object(var members) = kind, let index = members.firstIndex(where: { $0.key == key }) else {
+            return nil
+        }
         let removed = members.remove(at: index)
         kind = .object(members)
         return removed.value

@@ -20,22 +20,29 @@ package struct LocalizedStrings: Sendable {
 
     /// Parses a pass.strings file: UTF-8 or UTF-16, comments, escapes. A
     /// syntax error or a malformed placeholder is an error at its line.
-    static func parse(_ bytes: [UInt8], language: String, path: String,
-                      fileName: String = WalletItemKind.pass.stringsFile) -> Result<LocalizedStrings, ContentErrors> {
+    static func parse(
+        _ bytes: [UInt8], language: String, path: String,
+        fileName: String = WalletItemKind.pass.stringsFile
+    ) -> Result<LocalizedStrings, ContentErrors> {
         let entries: [PassStrings.Entry]
         do { entries = try PassStrings.entries(bytes) } catch {
-            return .failure(ContentErrors([.error(
-                at: SourceLocation(file: path, line: error.line, column: error.column), rule: "strings.syntax",
-                "\(language).lproj/\(fileName): \(error.message). Each line is "
-                    + "\"key\" = \"value\"; with /* comments */")]))
+            return .failure(
+                ContentErrors([
+                    .error(
+                        at: SourceLocation(file: path, line: error.line, column: error.column), rule: "strings.syntax",
+                        "\(language).lproj/\(fileName): \(error.message). Each line is "
+                            + "\"key\" = \"value\"; with /* comments */")
+                ]))
         }
-        var strings = LocalizedStrings(language: language, stringsFileName: fileName, path: path, entries: entries,
-                                       keys: Set(entries.map(\.key)))
+        var strings = LocalizedStrings(
+            language: language, stringsFileName: fileName, path: path, entries: entries,
+            keys: Set(entries.map(\.key)))
         var problems: [ContentDiagnostic] = []
         var paths: [String] = []
         for (index, entry) in entries.enumerated() where entry.value.contains("{{") {
             let location = SourceLocation(file: path, line: entry.valueLine, column: entry.valueColumn)
-            strings.placeholders[index] = PlaceholderTemplate.pieces(of: entry.value, at: location, problems: &problems, paths: &paths)
+            strings.placeholders[index] = PlaceholderTemplate.pieces(
+                of: entry.value, at: location, problems: &problems, paths: &paths)
         }
         if !problems.isEmpty { return .failure(ContentErrors(problems)) }
         return .success(strings)
@@ -45,7 +52,8 @@ package struct LocalizedStrings: Sendable {
     func rendered(with renderer: PlaceholderRenderer, problems: inout [ContentDiagnostic]) -> [UInt8] {
         var pairs = entries.map { (key: $0.key, value: $0.value) }
         for (index, pieces) in placeholders {
-            let location = SourceLocation(file: path, line: entries[index].valueLine, column: entries[index].valueColumn)
+            let location = SourceLocation(
+                file: path, line: entries[index].valueLine, column: entries[index].valueColumn)
             pairs[index].value = renderer.text(of: pieces, at: location, problems: &problems)
         }
         return PassStrings.encode(pairs)
@@ -70,8 +78,10 @@ enum TemplateLocalization {
         "title", "subtitle", "label", "statusDescription", "notes", "displayName", "altText", "returnPolicyDescription",
     ]
 
-    static func missingTranslations(in root: SourceNode, kind: WalletItemKind = .pass, localizations: [LocalizedStrings],
-                                    languages: [String]) -> [ContentDiagnostic] {
+    static func missingTranslations(
+        in root: SourceNode, kind: WalletItemKind = .pass, localizations: [LocalizedStrings],
+        languages: [String]
+    ) -> [ContentDiagnostic] {
         guard !localizations.isEmpty else { return [] }
         let localizableKeys = kind == .order ? localizableOrderKeys : localizableKeys
         var byLanguage: [String: Set<String>] = [:]
@@ -86,12 +96,13 @@ enum TemplateLocalization {
                 let having = sortedLanguages.filter { byLanguage[$0]!.contains(text) }
                 guard !having.isEmpty else { return }
                 for language in sortedLanguages where !byLanguage[language]!.contains(text) {
-                    problems.append(.warning(
-                        at: node.location, keyPath: path, rule: "strings.missing",
-                        "\"\(text)\" is a localization key (translated in "
-                            + "\(having.map { "\($0).lproj" }.joined(separator: ", "))) but language "
-                            + "\(language) lacks it, so Wallet shows \"\(text)\" as it is in \(language); "
-                            + "add \"\(text)\" = \"…\"; to \(language).lproj/\(kind.stringsFile)"))
+                    problems.append(
+                        .warning(
+                            at: node.location, keyPath: path, rule: "strings.missing",
+                            "\"\(text)\" is a localization key (translated in "
+                                + "\(having.map { "\($0).lproj" }.joined(separator: ", "))) but language "
+                                + "\(language) lacks it, so Wallet shows \"\(text)\" as it is in \(language); "
+                                + "add \"\(text)\" = \"…\"; to \(language).lproj/\(kind.stringsFile)"))
                 }
             case .scalar: return
             case .array(let elements):
@@ -112,10 +123,13 @@ enum TemplateLocalization {
         return localizations.sorted { $0.language < $1.language }.compactMap { strings in
             let missing = allKeys.subtracting(strings.keys).sorted()
             guard !missing.isEmpty else { return nil }
-            let shown = missing.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (missing.count > 5 ? " and \(missing.count - 5) more" : "")
-            return .warning(at: SourceLocation(file: strings.path), rule: "strings.uneven",
-                            "\(strings.fileName) lacks \(shown), which another language's order.strings has; Apple "
-                                + "asks that every order.strings have the same keys, so add them")
+            let shown =
+                missing.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
+                + (missing.count > 5 ? " and \(missing.count - 5) more" : "")
+            return .warning(
+                at: SourceLocation(file: strings.path), rule: "strings.uneven",
+                "\(strings.fileName) lacks \(shown), which another language's order.strings has; Apple "
+                    + "asks that every order.strings have the same keys, so add them")
         }
     }
 }

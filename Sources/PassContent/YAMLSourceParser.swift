@@ -33,12 +33,15 @@ package enum YAMLSourceParser {
         var shift: LineShift?
     }
 
-    package static func parse(_ bytes: [UInt8], file: String, maximumNodeCount: Int = maximumNodeCount,
-                              lineShift: LineShift? = nil) throws(ContentDiagnostic) -> SourceNode {
+    package static func parse(
+        _ bytes: [UInt8], file: String, maximumNodeCount: Int = maximumNodeCount,
+        lineShift: LineShift? = nil
+    ) throws(ContentDiagnostic) -> SourceNode {
         let place = Place(file: file, shift: lineShift)
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .error(at: position(ofByte: firstInvalidUTF8Byte(bytes), in: bytes, file: file), rule: "yaml.encoding",
-                         "the file is not valid UTF-8 here; save it as UTF-8")
+            throw .error(
+                at: position(ofByte: firstInvalidUTF8Byte(bytes), in: bytes, file: file), rule: "yaml.encoding",
+                "the file is not valid UTF-8 here; save it as UTF-8")
         }
         let root: Node?
         do {
@@ -51,10 +54,13 @@ package enum YAMLSourceParser {
         } catch let error as YamlError {
             throw diagnostic(for: error, place: place, bytes: bytes)
         } catch {
-            throw .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.syntax", "invalid YAML: \(error)")
+            throw .error(
+                at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.syntax", "invalid YAML: \(error)")
         }
         guard let root else {
-            throw .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.empty", "the file is empty; it must define a pass")
+            throw .error(
+                at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.empty",
+                "the file is empty; it must define a pass")
         }
         var count = 0
         return try convert(root, place: place, count: &count, limit: maximumNodeCount)
@@ -62,7 +68,8 @@ package enum YAMLSourceParser {
 
     private static func location(_ mark: Mark?, _ place: Place) -> SourceLocation {
         let line = max(mark?.line ?? 1, 1)
-        return SourceLocation(file: place.file, line: place.shift?.line(line) ?? line, column: max(mark?.column ?? 1, 1))
+        return SourceLocation(
+            file: place.file, line: place.shift?.line(line) ?? line, column: max(mark?.column ?? 1, 1))
     }
 
     /// The offset of the first byte that is not part of valid UTF-8.
@@ -81,7 +88,8 @@ package enum YAMLSourceParser {
 
     /// The 1-based line and column (in bytes) of a byte offset.
     static func position(ofByte offset: Int, in bytes: [UInt8], file: String) -> SourceLocation {
-        var line = 1, lineStart = 0
+        var line = 1
+        var lineStart = 0
         for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
             line += 1
             lineStart = index + 1
@@ -89,10 +97,14 @@ package enum YAMLSourceParser {
         return SourceLocation(file: file, line: line, column: offset - lineStart + 1)
     }
 
-    private static func convert(_ node: Node, place: Place, count: inout Int, limit: Int) throws(ContentDiagnostic) -> SourceNode {
+    private static func convert(_ node: Node, place: Place, count: inout Int, limit: Int) throws(ContentDiagnostic)
+        -> SourceNode
+    {
         count += 1
         guard count <= limit else {
-            throw .error(at: location(node.mark, place), rule: "yaml.size", "the file has more than \(limit) values (aliases included); split it")
+            throw .error(
+                at: location(node.mark, place), rule: "yaml.size",
+                "the file has more than \(limit) values (aliases included); split it")
         }
         let here = location(node.mark, place)
         switch node {
@@ -113,15 +125,20 @@ package enum YAMLSourceParser {
                 }
                 let key = keyScalar.string
                 if let firstLine = seen[key] {
-                    throw .error(at: keyLocation, rule: "yaml.duplicate-key",
-                                 "key \"\(key)\" appears twice in the same map (first at line \(firstLine)); keep one")
+                    throw .error(
+                        at: keyLocation, rule: "yaml.duplicate-key",
+                        "key \"\(key)\" appears twice in the same map (first at line \(firstLine)); keep one")
                 }
                 seen[key] = keyLocation.line
-                members.append(.init(key: key, keyLocation: keyLocation, value: try convert(valueNode, place: place, count: &count, limit: limit)))
+                members.append(
+                    .init(
+                        key: key, keyLocation: keyLocation,
+                        value: try convert(valueNode, place: place, count: &count, limit: limit)))
             }
             return SourceNode(.object(members), at: here)
         case .alias:
-            throw .error(at: here, rule: "yaml.alias", "unresolved YAML alias; define the anchor (&name) before using it")
+            throw .error(
+                at: here, rule: "yaml.alias", "unresolved YAML alias; define the anchor (&name) before using it")
         }
     }
 
@@ -140,8 +157,10 @@ package enum YAMLSourceParser {
         default: break
         }
         let bytes = Array(text.utf8)
-        guard let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return .string(text) }
+        guard let first = bytes.first,
+            first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        else { return .string(text) }
         let isDigit = { (b: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) }
         let body = first == UInt8(ascii: "-") || first == UInt8(ascii: "+") ? bytes.dropFirst() : bytes[...]
         if !body.isEmpty, body.allSatisfy(isDigit) {
@@ -152,15 +171,23 @@ package enum YAMLSourceParser {
         // [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
         var index = body.startIndex
         var mantissaDigits = 0
-        while index < body.endIndex, isDigit(body[index]) { index += 1; mantissaDigits += 1 }
+        while index < body.endIndex, isDigit(body[index]) {
+            index += 1
+            mantissaDigits += 1
+        }
         if index < body.endIndex, body[index] == UInt8(ascii: ".") {
             index += 1
-            while index < body.endIndex, isDigit(body[index]) { index += 1; mantissaDigits += 1 }
+            while index < body.endIndex, isDigit(body[index]) {
+                index += 1
+                mantissaDigits += 1
+            }
         }
         guard mantissaDigits > 0 else { return .string(text) }
         if index < body.endIndex, body[index] == UInt8(ascii: "e") || body[index] == UInt8(ascii: "E") {
             index += 1
-            if index < body.endIndex, body[index] == UInt8(ascii: "-") || body[index] == UInt8(ascii: "+") { index += 1 }
+            if index < body.endIndex, body[index] == UInt8(ascii: "-") || body[index] == UInt8(ascii: "+") {
+                index += 1
+            }
             let exponentStart = index
             while index < body.endIndex, isDigit(body[index]) { index += 1 }
             guard index > exponentStart else { return .string(text) }
@@ -173,24 +200,29 @@ package enum YAMLSourceParser {
         let file = place.file
         func at(_ mark: Mark, _ problem: String, _ context: YamlError.Context?) -> ContentDiagnostic {
             var message = "invalid YAML: \(problem)"
-            if let context { message += " (\(context.text) at line \(place.shift?.line(context.mark.line) ?? context.mark.line))" }
+            if let context {
+                message += " (\(context.text) at line \(place.shift?.line(context.mark.line) ?? context.mark.line))"
+            }
             return .error(at: location(mark, place), rule: "yaml.syntax", message + "; check indentation and quoting")
         }
         switch error {
-        case let .scanner(context, problem, mark, _): return at(mark, problem, context)
-        case let .parser(context, problem, mark, _): return at(mark, problem, context)
-        case let .composer(context, problem, mark, _): return at(mark, problem, context)
-        case let .duplicatedKeysInMapping(duplicates, context):
-            return .error(at: location(context.mark, place), rule: "yaml.duplicate-key",
-                          "keys \(duplicates.joined(separator: ", ")) appear twice in the same map; keep one")
-        case let .reader(problem, offset, value, _):
+        case .scanner(let context, let problem, let mark, _): return at(mark, problem, context)
+        case .parser(let context, let problem, let mark, _): return at(mark, problem, context)
+        case .composer(let context, let problem, let mark, _): return at(mark, problem, context)
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return .error(
+                at: location(context.mark, place), rule: "yaml.duplicate-key",
+                "keys \(duplicates.joined(separator: ", ")) appear twice in the same map; keep one")
+        case .reader(let problem, let offset, let value, _):
             // Control characters (a NUL byte, say) are not allowed in YAML.
             let character = value >= 0 ? " (character U+\(String(value, radix: 16, uppercase: true)))" : ""
-            return .error(at: position(ofByte: offset ?? 0, in: bytes, file: file), rule: "yaml.encoding",
-                          "cannot read the file here: \(problem)\(character); remove the character "
-                              + "or write it as an escape in a double-quoted string")
+            return .error(
+                at: position(ofByte: offset ?? 0, in: bytes, file: file), rule: "yaml.encoding",
+                "cannot read the file here: \(problem)\(character); remove the character "
+                    + "or write it as an escape in a double-quoted string")
         default:
-            return .error(at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.syntax", "invalid YAML: \(error)")
+            return .error(
+                at: SourceLocation(file: file, line: 1, column: 1), rule: "yaml.syntax", "invalid YAML: \(error)")
         }
     }
 }

@@ -1,8 +1,8 @@
-import PassRender
-import WalletTree
 import PassContent
 import PassModel
+import PassRender
 import TextEscaping
+import WalletTree
 
 /// `passforge diff` output: terminal text, or Markdown for a pull-request comment.
 ///
@@ -44,15 +44,21 @@ package struct DiffReport: Sendable {
         if !diff.added.isEmpty {
             out.append(md ? "\n#### Added" : "\nadded:")
             for pass in diff.added {
-                out.append(bullet(md, "\(code(md, pass.key)) (\(code(md, pass.sourceFile)), template "
-                                      + "\(code(md, pass.templateName)))"))
+                out.append(
+                    bullet(
+                        md,
+                        "\(code(md, pass.key)) (\(code(md, pass.sourceFile)), template "
+                            + "\(code(md, pass.templateName)))"))
             }
         }
         if !diff.removed.isEmpty {
             out.append(md ? "\n#### Removed" : "\nremoved:")
             for pass in diff.removed {
-                out.append(bullet(md, "\(flag(md)) \(code(md, pass.key)) (was \(code(md, pass.sourceFile))) is removed: "
-                                      + "holders keep it, no longer updated\(deviceNote(pass.key))"))
+                out.append(
+                    bullet(
+                        md,
+                        "\(flag(md)) \(code(md, pass.key)) (was \(code(md, pass.sourceFile))) is removed: "
+                            + "holders keep it, no longer updated\(deviceNote(pass.key))"))
             }
         }
         if !diff.changed.isEmpty {
@@ -60,35 +66,49 @@ package struct DiffReport: Sendable {
             for pass in diff.changed { out += changeLines(md, pass) }
         }
         if devices == nil {
-            out.append(md ? "\n_Registration store not reachable: device counts unknown._"
-                          : "\n(registration store not reachable: device counts unknown)")
+            out.append(
+                md
+                    ? "\n_Registration store not reachable: device counts unknown._"
+                    : "\n(registration store not reachable: device counts unknown)")
         } else {
             let total = (diff.changed.map(\.key) + diff.removed.map(\.key)).reduce(0) { $0 + (devices?[$1] ?? 0) }
             let plural = total == 1 ? "" : "s"
-            out.append(md ? "\nThe build will push **\(total)** device\(plural)." : "\nthe build will push \(total) device\(plural)")
+            out.append(
+                md
+                    ? "\nThe build will push **\(total)** device\(plural)."
+                    : "\nthe build will push \(total) device\(plural)")
         }
         return out.joined(separator: "\n") + "\n"
     }
 
     /// Why `passforge build` would refuse the change: HEAD's errors, changed serials, changed tokens.
     func refusalLines(_ md: Bool) -> [String] {
-        var out = [md ? "\n**❌ `passforge build` would refuse this change:**"
-                      : "\nerror: `passforge build` would refuse this change:"]
+        var out = [
+            md
+                ? "\n**❌ `passforge build` would refuse this change:**"
+                : "\nerror: `passforge build` would refuse this change:"
+        ]
         for error in diff.headErrors { out += diagnosticLines(md, error) }
         for serial in diff.serialChanges {
-            out.append(bullet(md, serial.kind == .pass
-                ? "\(code(md, serial.file)): the serial changed from \(code(md, serial.before)) to "
-                    + "\(code(md, serial.after)); Wallet identifies a pass by its "
-                        + "serial, so holders of the old serial "
-                    + "would never get this change. Issue a new pass in a new file instead"
-                : "\(code(md, serial.file)): the orderIdentifier changed from \(code(md, serial.before)) to "
-                    + "\(code(md, serial.after)); Wallet identifies an order by its "
-                        + "orderIdentifier, so devices holding "
-                    + "the old one would never get this change. Put a new order in a new file instead"))
+            out.append(
+                bullet(
+                    md,
+                    serial.kind == .pass
+                        ? "\(code(md, serial.file)): the serial changed from \(code(md, serial.before)) to "
+                            + "\(code(md, serial.after)); Wallet identifies a pass by its "
+                            + "serial, so holders of the old serial "
+                            + "would never get this change. Issue a new pass in a new file instead"
+                        : "\(code(md, serial.file)): the orderIdentifier changed from \(code(md, serial.before)) to "
+                            + "\(code(md, serial.after)); Wallet identifies an order by its "
+                            + "orderIdentifier, so devices holding "
+                            + "the old one would never get this change. Put a new order in a new file instead"))
         }
         for pass in diff.changed where pass.tokenChanged {
-            out.append(bullet(md, "\(code(md, pass.key)): the authenticationToken changes; devices keep the old one "
-                                  + "and their updates would fail"))
+            out.append(
+                bullet(
+                    md,
+                    "\(code(md, pass.key)): the authenticationToken changes; devices keep the old one "
+                        + "and their updates would fail"))
         }
         return out
     }
@@ -96,16 +116,20 @@ package struct DiffReport: Sendable {
     /// One changed pass: its heading, its fields (a Markdown table), its images and its other keys.
     func changeLines(_ md: Bool, _ pass: PassDiff.ChangedPass) -> [String] {
         var out: [String] = []
-        out.append(md ? "\n**\(code(md, pass.key))** (\(code(md, pass.sourceFile)))\(deviceNote(pass.key))"
-                      : "  \(code(md, pass.key)) (\(code(md, pass.sourceFile)))\(deviceNote(pass.key))")
+        out.append(
+            md
+                ? "\n**\(code(md, pass.key))** (\(code(md, pass.sourceFile)))\(deviceNote(pass.key))"
+                : "  \(code(md, pass.key)) (\(code(md, pass.sourceFile)))\(deviceNote(pass.key))")
         if md && !pass.fields.isEmpty {
             out.append("\n| field | before | after | |\n|---|---|---|---|")
         }
         for field in pass.fields { out.append(fieldLine(md, field)) }
         if md && !pass.fields.isEmpty { out.append("") }
         for image in pass.images {
-            out.append(md ? "- image \(code(md, image.name)): \(image.before ?? "none") → \(image.after ?? "removed")"
-                          : "    image \(code(md, image.name)): \(image.before ?? "none") -> \(image.after ?? "removed")")
+            out.append(
+                md
+                    ? "- image \(code(md, image.name)): \(image.before ?? "none") → \(image.after ?? "removed")"
+                    : "    image \(code(md, image.name)): \(image.before ?? "none") -> \(image.after ?? "removed")")
         }
         let other = pass.otherKeys
         if !other.isEmpty {

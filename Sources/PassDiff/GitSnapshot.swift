@@ -1,8 +1,8 @@
 import AtomicFiles
 import ExternalProcess
 import Foundation
-package import PassRender
 import PassContent
+package import PassRender
 import WalletTree
 
 /// A git revision of the project, unpacked into a temporary folder with
@@ -19,23 +19,30 @@ package final class GitSnapshot: Sendable {
 
     /// Unpacks `revision` of the repository that holds the project root `directory`.
     package init(revision: String, projectRoot directory: String) async throws {
-        let prefix = try await Self.git(["rev-parse", "--show-prefix"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
-        let commit = try await Self.git(["rev-parse", "--verify", "--quiet", "\(revision)^{commit}"], in: directory,
-                                        failure: "\(revision) is not a commit of this repository; give a branch, "
-                                            + "tag or commit, e.g. origin/main or HEAD~1")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let prefix = try await Self.git(["rev-parse", "--show-prefix"], in: directory).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let commit = try await Self.git(
+            ["rev-parse", "--verify", "--quiet", "\(revision)^{commit}"], in: directory,
+            failure: "\(revision) is not a commit of this repository; give a branch, "
+                + "tag or commit, e.g. origin/main or HEAD~1"
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
         let root = NSTemporaryDirectory() + "passforge-diff-\(commit.prefix(12))-\(UUID().uuidString.prefix(8))"
         try AtomicFileSystem.createDirectory(root)
         do {
             // The archive goes to a file and tar reads it from there: two processes, no shell between them.
             let archive = root + ".tar"
             defer { AtomicFileSystem.removeTree(archive) }
-            _ = try await Self.git(["archive", "--format=tar", "--output=\(archive)", commit], in: directory,
-                                   failure: "cannot unpack \(revision) with git archive")
-            let unpack = try await ExternalProcess("tar", ["-x", "-f", archive, "-C", root], installHint: "apt-get install tar").run()
+            _ = try await Self.git(
+                ["archive", "--format=tar", "--output=\(archive)", commit], in: directory,
+                failure: "cannot unpack \(revision) with git archive")
+            let unpack = try await ExternalProcess(
+                "tar", ["-x", "-f", archive, "-C", root], installHint: "apt-get install tar"
+            ).run()
             guard unpack.succeeded else {
-                throw Failure(description: "cannot unpack \(revision): tar \(unpack.termination): "
-                    + "\(unpack.errorText.trimmingCharacters(in: .whitespacesAndNewlines))")
+                throw Failure(
+                    description: "cannot unpack \(revision): tar \(unpack.termination): "
+                        + "\(unpack.errorText.trimmingCharacters(in: .whitespacesAndNewlines))")
             }
         } catch {
             AtomicFileSystem.removeTree(root)
@@ -54,14 +61,17 @@ package final class GitSnapshot: Sendable {
     static func git(_ arguments: [String], in directory: String, failure: String? = nil) async throws -> String {
         let outcome: ExternalProcess.Outcome
         do {
-            outcome = try await ExternalProcess("git", arguments, workingDirectory: directory, installHint: "apt-get install git").run()
+            outcome = try await ExternalProcess(
+                "git", arguments, workingDirectory: directory, installHint: "apt-get install git"
+            ).run()
         } catch {
             throw Failure(description: "passforge diff needs git: \(error.description)")
         }
         guard outcome.succeeded else {
             let message = outcome.errorText.trimmingCharacters(in: .whitespacesAndNewlines)
-            throw Failure(description: failure.map { message.isEmpty ? $0 : "\($0): \(message)" }
-                ?? "git \(arguments.first ?? "") \(outcome.termination): \(message); "
+            throw Failure(
+                description: failure.map { message.isEmpty ? $0 : "\($0): \(message)" }
+                    ?? "git \(arguments.first ?? "") \(outcome.termination): \(message); "
                     + "run passforge diff inside a git repository")
         }
         return outcome.outputText
@@ -74,7 +84,8 @@ extension PassDiff {
     /// it). The rendering's file names are then given relative to `directory`,
     /// so that both sides of a diff read the same (content/…). The working
     /// directory of passforge is not changed.
-    package static func render(projectDirectory directory: String, renderer: any UnsignedRenderer) -> UnsignedRendering {
+    package static func render(projectDirectory directory: String, renderer: any UnsignedRenderer) -> UnsignedRendering
+    {
         var rendering = renderer.renderWithoutSigning()
         let root = ProjectRoot(path: directory)
         rendering.contentFiles = rendering.contentFiles.map { root.relativeSpelling(of: $0) }
@@ -93,9 +104,14 @@ extension ContentDiagnostic {
         var copy = self
         copy.location.file = root.relativeSpelling(of: location.file)
         copy.message = root.relativeSpelling(inText: message)
-        copy.notes = notes.map { (location: SourceLocation(file: root.relativeSpelling(of: $0.location.file), line: $0.location.line,
-                                                           column: $0.location.column),
-                                  message: root.relativeSpelling(inText: $0.message)) }
+        copy.notes = notes.map {
+            (
+                location: SourceLocation(
+                    file: root.relativeSpelling(of: $0.location.file), line: $0.location.line,
+                    column: $0.location.column),
+                message: root.relativeSpelling(inText: $0.message)
+            )
+        }
         return copy
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
-package import PassRender
-import WalletTree
 package import PassContent
 package import PassModel
+package import PassRender
+import WalletTree
 
 /// What a change to the content does to the passes and orders: `passforge diff BASE [HEAD]`.
 package struct PassDiff: Sendable {
@@ -57,9 +57,13 @@ package struct PassDiff: Sendable {
     package var baseErrors: [ContentDiagnostic] = []
 
     /// Whether `passforge build` would refuse HEAD, given a previous build of BASE.
-    package var buildWouldRefuse: Bool { !headErrors.isEmpty || !serialChanges.isEmpty || changed.contains(where: \.tokenChanged) }
+    package var buildWouldRefuse: Bool {
+        !headErrors.isEmpty || !serialChanges.isEmpty || changed.contains(where: \.tokenChanged)
+    }
 
-    package var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && serialChanges.isEmpty && headErrors.isEmpty }
+    package var isEmpty: Bool {
+        added.isEmpty && removed.isEmpty && changed.isEmpty && serialChanges.isEmpty && headErrors.isEmpty
+    }
 
     /// Either side has an order: the report speaks of passes and orders.
     package var hasOrders = false
@@ -74,16 +78,22 @@ package struct PassDiff: Sendable {
         hasOrders = (base.passes + head.passes).contains { $0.kind == .order }
         for pass in head.passes {
             guard let old = before[pass.key] else { continue }
-            let change = pass.kind == .order || old.kind == .order ? Self.compareOrders(old, pass) : Self.compare(old, pass)
-            if !change.fields.isEmpty || !change.images.isEmpty || !change.otherKeys.isEmpty || change.tokenChanged { changed.append(change) }
+            let change =
+                pass.kind == .order || old.kind == .order ? Self.compareOrders(old, pass) : Self.compare(old, pass)
+            if !change.fields.isEmpty || !change.images.isEmpty || !change.otherKeys.isEmpty || change.tokenChanged {
+                changed.append(change)
+            }
         }
         // A file whose only pass got another serial (of the same pass type).
         let baseByFile = Dictionary(grouping: base.passes, by: \.sourceFile)
         let headByFile = Dictionary(grouping: head.passes, by: \.sourceFile)
         for (file, passes) in headByFile.sorted(by: { $0.key < $1.key }) {
             guard passes.count == 1, let old = baseByFile[file], old.count == 1, old[0].key != passes[0].key,
-                  old[0].passTypeIdentifier == passes[0].passTypeIdentifier, after[old[0].key] == nil else { continue }
-            serialChanges.append(SerialChange(file: file, before: old[0].serialNumber, after: passes[0].serialNumber, kind: passes[0].kind))
+                old[0].passTypeIdentifier == passes[0].passTypeIdentifier, after[old[0].key] == nil
+            else { continue }
+            serialChanges.append(
+                SerialChange(
+                    file: file, before: old[0].serialNumber, after: passes[0].serialNumber, kind: passes[0].kind))
         }
     }
 
@@ -100,26 +110,37 @@ package struct PassDiff: Sendable {
         for (id, field) in newFields {
             seen.insert(id)
             let previous = oldFields.first { $0.id == id }?.field
-            let before = previous.map(display), after = display(field)
+            let before = previous.map(display)
+            let after = display(field)
             let labelChanged = previous?["label"] != field["label"]
             guard before != after || labelChanged else { continue }
             let area = String(id.split(separator: "/")[0])
             let valueChanged = previous != nil && before != after
-            change.fields.append(FieldChange(area: area, key: field["key"]?.stringValue ?? "", label: field["label"]?.stringValue ?? "",
-                                             before: before, after: after,
-                                             isSilent: valueChanged && field["changeMessage"] == nil && area != "backFields"))
+            change.fields.append(
+                FieldChange(
+                    area: area, key: field["key"]?.stringValue ?? "", label: field["label"]?.stringValue ?? "",
+                    before: before, after: after,
+                    isSilent: valueChanged && field["changeMessage"] == nil && area != "backFields"))
         }
         for (id, field) in oldFields where !seen.contains(id) {
-            change.fields.append(FieldChange(area: String(id.split(separator: "/")[0]), key: field["key"]?.stringValue ?? "",
-                                             label: field["label"]?.stringValue ?? "", before: display(field), after: nil, isSilent: false))
+            change.fields.append(
+                FieldChange(
+                    area: String(id.split(separator: "/")[0]), key: field["key"]?.stringValue ?? "",
+                    label: field["label"]?.stringValue ?? "", before: display(field), after: nil, isSilent: false))
         }
         // Other keys: top level, and the style object's own keys other than its field lists.
-        if oldStyle != newStyle { change.otherKeys.append("style: \(oldStyle?.key ?? "none") → \(newStyle?.key ?? "none")") }
-        let oldTop = old.passJSON.objectValue ?? JSONObject(), newTop = new.passJSON.objectValue ?? JSONObject()
-        for key in Set(oldTop.keys).union(newTop.keys).sorted() where !styleKeys.contains(key) && key != "authenticationToken" {
+        if oldStyle != newStyle {
+            change.otherKeys.append("style: \(oldStyle?.key ?? "none") → \(newStyle?.key ?? "none")")
+        }
+        let oldTop = old.passJSON.objectValue ?? JSONObject()
+        let newTop = new.passJSON.objectValue ?? JSONObject()
+        for key in Set(oldTop.keys).union(newTop.keys).sorted()
+        where !styleKeys.contains(key) && key != "authenticationToken" {
             if oldTop[key] != newTop[key] { change.otherKeys.append(key) }
         }
-        if let style = newStyle, oldStyle == newStyle, let a = old.passJSON[style.key]?.objectValue, let b = new.passJSON[style.key]?.objectValue {
+        if let style = newStyle, oldStyle == newStyle, let a = old.passJSON[style.key]?.objectValue,
+            let b = new.passJSON[style.key]?.objectValue
+        {
             let fieldLists = Set(FieldArea.allCases.map(\.key))
             for key in Set(a.keys).union(b.keys).sorted() where !fieldLists.contains(key) && a[key] != b[key] {
                 change.otherKeys.append("\(style.key).\(key)")
@@ -137,7 +158,9 @@ package struct PassDiff: Sendable {
         for name in Set(oldFiles.keys).union(newFiles.keys).sorted() where oldFiles[name] != newFiles[name] {
             let lowered = name.lowercased()
             if lowered.hasSuffix(".png") || lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg") {
-                change.images.append(ImageChange(name: name, before: oldFiles[name].map(pixelSize), after: newFiles[name].map(pixelSize)))
+                change.images.append(
+                    ImageChange(name: name, before: oldFiles[name].map(pixelSize), after: newFiles[name].map(pixelSize))
+                )
             } else {
                 change.otherKeys.append(name)
             }
@@ -184,7 +207,8 @@ extension PassDiff {
         if old.kind != new.kind { change.otherKeys.append("kind: \(old.kind.noun) → \(new.kind.noun)") }
         // The token is compared on its own; updatedAt is the signing build's (and absent before signing).
         let ignored: Set<String> = ["authenticationToken", "updatedAt"]
-        var before: [(path: String, value: String)] = [], after: [(path: String, value: String)] = []
+        var before: [(path: String, value: String)] = []
+        var after: [(path: String, value: String)] = []
         orderValues(old.passJSON, path: "", ignoring: ignored, into: &before)
         orderValues(new.passJSON, path: "", ignoring: ignored, into: &after)
         let oldValues = Dictionary(before.map { ($0.path, $0.value) }, uniquingKeysWith: { first, _ in first })
@@ -192,11 +216,14 @@ extension PassDiff {
         let backwards = OrderStatusSequences.backwardsMoves(from: old.passJSON, to: new.passJSON)
         var seen = Set<String>()
         for (path, value) in after where seen.insert(path).inserted && oldValues[path] != value {
-            change.fields.append(FieldChange(area: "", key: path, label: "", before: oldValues[path], after: value, isSilent: false,
-                                             backwardsIn: backwards[path]))
+            change.fields.append(
+                FieldChange(
+                    area: "", key: path, label: "", before: oldValues[path], after: value, isSilent: false,
+                    backwardsIn: backwards[path]))
         }
         for (path, value) in before where newValues[path] == nil && seen.insert(path).inserted {
-            change.fields.append(FieldChange(area: "", key: path, label: "", before: value, after: nil, isSilent: false))
+            change.fields.append(
+                FieldChange(area: "", key: path, label: "", before: value, after: nil, isSilent: false))
         }
         change.tokenChanged = old.passJSON["authenticationToken"] != new.passJSON["authenticationToken"]
         compareFiles(old, new, into: &change)
@@ -205,14 +232,19 @@ extension PassDiff {
 
     /// The leaves of an order's JSON as (key path, shown value): `status`, `payment.total.amount`,
     /// `fulfillments[SO-1-parcel].status`, `lineItems[0].title`. A list of plain values is one leaf.
-    static func orderValues(_ value: JSONValue, path: String, ignoring ignored: Set<String> = [], into leaves: inout [(path: String, value: String)]) {
+    static func orderValues(
+        _ value: JSONValue, path: String, ignoring ignored: Set<String> = [],
+        into leaves: inout [(path: String, value: String)]
+    ) {
         switch value {
         case .object(let object):
             for (key, child) in object where !(path.isEmpty && ignored.contains(key)) {
                 orderValues(child, path: path.isEmpty ? key : "\(path).\(key)", into: &leaves)
             }
         case .array(let items) where !items.isEmpty && items.allSatisfy({ $0.objectValue != nil }):
-            for (index, item) in items.enumerated() { orderValues(item, path: elementPath(path, item, index), into: &leaves) }
+            for (index, item) in items.enumerated() {
+                orderValues(item, path: elementPath(path, item, index), into: &leaves)
+            }
         case .string(let text): leaves.append((path, text))
         default: leaves.append((path, String(decoding: value.serialized(), as: UTF8.self)))
         }
@@ -233,12 +265,16 @@ package struct StatusSequence: Sendable, Hashable {
     package var steps: [[String]]
 
     package func isBackwards(from old: String, to new: String) -> Bool {
-        guard let from = steps.firstIndex(where: { $0.contains(old) }), let to = steps.firstIndex(where: { $0.contains(new) }) else { return false }
+        guard let from = steps.firstIndex(where: { $0.contains(old) }),
+            let to = steps.firstIndex(where: { $0.contains(new) })
+        else { return false }
         return to < from
     }
 
     /// "open → processing → onTheWay or shipped → …", with `arrow` between the steps.
-    package func description(arrow: String = "→") -> String { steps.map { $0.joined(separator: " or ") }.joined(separator: " \(arrow) ") }
+    package func description(arrow: String = "→") -> String {
+        steps.map { $0.joined(separator: " or ") }.joined(separator: " \(arrow) ")
+    }
 }
 
 package enum OrderStatusSequences {
@@ -250,26 +286,41 @@ package enum OrderStatusSequences {
     /// (https://developer.apple.com/documentation/walletorders/shippingfulfillment, key `status`). `shipped`
     /// is the step for a merchant without the carrier's steps (HIG, Order tracking: "use the shipped status"),
     /// so it stands beside onTheWay; `cancelled` ends a fulfillment as `delivered` does.
-    package static let shipping = StatusSequence(steps: [["open"], ["processing"], ["onTheWay", "shipped"], ["outForDelivery"], ["delivered", "cancelled"]])
+    package static let shipping = StatusSequence(steps: [
+        ["open"], ["processing"], ["onTheWay", "shipped"], ["outForDelivery"], ["delivered", "cancelled"],
+    ])
     /// PickupFulfillment.status: open, processing, readyForPickup, pickedUp, then issue, cancelled
     /// (https://developer.apple.com/documentation/walletorders/pickupfulfillment, key `status`).
-    package static let pickup = StatusSequence(steps: [["open"], ["processing"], ["readyForPickup"], ["pickedUp", "cancelled"]])
+    package static let pickup = StatusSequence(steps: [
+        ["open"], ["processing"], ["readyForPickup"], ["pickedUp", "cancelled"],
+    ])
     /// Return.status: open, onTheWay, processing, then issue, completed, cancelled
     /// (https://developer.apple.com/documentation/walletorders/return, key `status`).
-    package static let orderReturn = StatusSequence(steps: [["open"], ["onTheWay"], ["processing"], ["completed", "cancelled"]])
+    package static let orderReturn = StatusSequence(steps: [
+        ["open"], ["onTheWay"], ["processing"], ["completed", "cancelled"],
+    ])
 
     /// Key path (as `PassDiff.orderValues` spells it) → the sequence a status of it moves back in.
     static func backwardsMoves(from old: JSONValue, to new: JSONValue) -> [String: StatusSequence] {
         var moves: [String: StatusSequence] = [:]
         func check(_ path: String, _ before: JSONValue?, _ after: JSONValue?, _ sequence: StatusSequence) {
-            guard let before = before?.stringValue, let after = after?.stringValue, sequence.isBackwards(from: before, to: after) else { return }
+            guard let before = before?.stringValue, let after = after?.stringValue,
+                sequence.isBackwards(from: before, to: after)
+            else { return }
             moves[path] = sequence
         }
         check("status", old["status"], new["status"], order)
-        for (list, sequenceOf) in [("fulfillments", { (item: JSONValue) in item["fulfillmentType"]?.stringValue == "pickup" ? pickup : shipping }),
-                                   ("returns", { (_: JSONValue) in orderReturn })] {
+        for (list, sequenceOf) in [
+            (
+                "fulfillments",
+                { (item: JSONValue) in item["fulfillmentType"]?.stringValue == "pickup" ? pickup : shipping }
+            ),
+            ("returns", { (_: JSONValue) in orderReturn }),
+        ] {
             let oldItems = old[list]?.arrayValue ?? []
-            let oldByPath = Dictionary(oldItems.enumerated().map { (PassDiff.elementPath(list, $1, $0), $1) }, uniquingKeysWith: { first, _ in first })
+            let oldByPath = Dictionary(
+                oldItems.enumerated().map { (PassDiff.elementPath(list, $1, $0), $1) },
+                uniquingKeysWith: { first, _ in first })
             for (index, item) in (new[list]?.arrayValue ?? []).enumerated() {
                 let path = PassDiff.elementPath(list, item, index)
                 check(path + ".status", oldByPath[path]?["status"], item["status"], sequenceOf(item))

@@ -90,9 +90,11 @@ package final class OfferClaimService: Sendable {
     /// is a 64-character row, so a week of claims costs little.
     package static let defaultTokenRetention: Double = 7 * 24 * 3600
 
-    package init(offers: [OfferDefinition], store: any OfferClaimStore, deviceCheck: any DeviceCheckCalling,
-                 retryAfterSeconds: Int = 5, tokenRetention: Double = defaultTokenRetention,
-                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    package init(
+        offers: [OfferDefinition], store: any OfferClaimStore, deviceCheck: any DeviceCheckCalling,
+        retryAfterSeconds: Int = 5, tokenRetention: Double = defaultTokenRetention,
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) {
         self.offers = Dictionary(offers.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.store = store
         self.deviceCheck = deviceCheck
@@ -122,8 +124,9 @@ package final class OfferClaimService: Sendable {
             return .badRequest("\(field) must be DCDevice.generateToken's data, base64-encoded without line breaks")
         }
         guard request.queryToken != request.updateToken else {
-            return .badRequest("queryToken and updateToken must be two tokens: call DCDevice.generateToken once for each "
-                               + "(a token is single-use)")
+            return .badRequest(
+                "queryToken and updateToken must be two tokens: call DCDevice.generateToken once for each "
+                    + "(a token is single-use)")
         }
         let digests = [request.queryToken, request.updateToken].map(DeviceCheckClient.digest(ofDeviceToken:))
         guard try await store.spendDeviceTokens(digests, at: now()) else { return .tokenReused }
@@ -137,8 +140,9 @@ package final class OfferClaimService: Sendable {
             return answer(for: error, token: "queryToken")
         }
         guard !bits[offer.bit] else { return .alreadyClaimed }
-        let assignment = try await store.assignPass(offer: offer.name, claimIdentifier: claimIdentifier, bit: offer.bit,
-                                                    claimedAt: now())
+        let assignment = try await store.assignPass(
+            offer: offer.name, claimIdentifier: claimIdentifier, bit: offer.bit,
+            claimedAt: now())
         switch assignment {
         case .exhausted:
             return .exhausted
@@ -167,8 +171,10 @@ package final class OfferClaimService: Sendable {
     /// Apple says the asking device's bit is set: a leaked identifier does not hand the pass to another
     /// device. An unconfirmed claim (its update's answer was lost) gets its bit set now, with this
     /// request's update token, unless Apple shows it set already.
-    private func retry(_ earlier: OfferClaim, offer: OfferDefinition,
-                       request: ClaimRequest) async throws -> ClaimAnswer {
+    private func retry(
+        _ earlier: OfferClaim, offer: OfferDefinition,
+        request: ClaimRequest
+    ) async throws -> ClaimAnswer {
         var bits: DeviceBits
         do {
             bits = try await query(request.queryToken)

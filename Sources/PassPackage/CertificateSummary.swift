@@ -1,6 +1,6 @@
-import PassModel
 import Crypto
 package import Foundation
+import PassModel
 
 /// The facts about an X.509 certificate that a pass build and `passforge
 /// inspect` need.

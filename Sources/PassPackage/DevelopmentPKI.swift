@@ -1,6 +1,6 @@
-package import PassModel
 import AtomicFiles
 package import Foundation
+package import PassModel
 
 /// A local certificate chain for building passes without Apple signing
 /// material: a build with no certificate configured (outside CI) signs with
@@ -58,7 +58,8 @@ package struct DevelopmentPKI: Sendable {
         do { lock = try FileLock.acquire(path(".lock"), blocking: true) } catch { lock = nil }
         guard let lock else { throw .cannotLock(path: path(".lock")) }
         defer { lock.release() }
-        return try makeIdentity(passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, kind: kind, now: now)
+        return try makeIdentity(
+            passTypeIdentifier: passTypeIdentifier, teamIdentifier: teamIdentifier, kind: kind, now: now)
     }
 
     private func makeIdentity(
@@ -92,13 +93,14 @@ package struct DevelopmentPKI: Sendable {
         )
         // The subject order of Apple's Pass Type ID (and Order Type ID) certificates: UID, CN, OU, O.
         let leaf = try credential(
-            named: kind.rawValue + "-" + Self.fileNameComponent(passTypeIdentifier) + "-" + Self.fileNameComponent(teamIdentifier),
+            named: kind.rawValue + "-" + Self.fileNameComponent(passTypeIdentifier) + "-"
+                + Self.fileNameComponent(teamIdentifier),
             request: .init(
                 subject: [
                     (.userID, passTypeIdentifier),
                     (.commonName, (kind == .pass ? "Pass Type ID: " : "Order Type ID: ") + passTypeIdentifier),
                 ] + (teamIdentifier.isEmpty ? [] : [(.organizationalUnit, teamIdentifier)]) + [
-                    (.organization, Self.organization),
+                    (.organization, Self.organization)
                 ],
                 kind: .signer,
                 notBefore: notBefore, notAfter: now.addingTimeInterval(oneYear)
@@ -107,7 +109,8 @@ package struct DevelopmentPKI: Sendable {
             accept: { $0.userID == passTypeIdentifier && ($0.organizationalUnit ?? "") == teamIdentifier }
         )
         do {
-            return try SigningIdentity(certificate: leaf.certificate, key: leaf.key, intermediate: intermediate.certificate)
+            return try SigningIdentity(
+                certificate: leaf.certificate, key: leaf.key, intermediate: intermediate.certificate)
         } catch {
             throw .openSSLFailure(error.description)
         }
@@ -125,12 +128,14 @@ package struct DevelopmentPKI: Sendable {
         let certificatePath = path(name + "-certificate.pem")
         let keyPath = path(name + "-key.pem")
         if let certificatePEM = AtomicFileSystem.readFile(certificatePath),
-           let keyPEM = AtomicFileSystem.readFile(keyPath),
-           let existing = IssuedCredential(certificatePEM: certificatePEM, keyPEM: keyPEM) {
+            let keyPEM = AtomicFileSystem.readFile(keyPath),
+            let existing = IssuedCredential(certificatePEM: certificatePEM, keyPEM: keyPEM)
+        {
             let summary = existing.summary
             let issuedByParent = issuer.map { existing.isIssued(by: $0) } ?? existing.isIssued(by: existing)
             if issuedByParent, accept(summary), summary.notBefore <= now,
-               summary.notAfter > now.addingTimeInterval(renewalMargin) {
+                summary.notAfter > now.addingTimeInterval(renewalMargin)
+            {
                 return existing
             }
         }
@@ -158,10 +163,13 @@ package struct DevelopmentPKI: Sendable {
     /// by `_`. Collisions are harmless: a reused leaf must also match by
     /// subject, or it is replaced.
     private static func fileNameComponent(_ value: String) -> String {
-        String(value.unicodeScalars.map { scalar -> Character in
-            let allowed = scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
-            return allowed ? Character(scalar) : "_"
-        })
+        String(
+            value.unicodeScalars.map { scalar -> Character in
+                let allowed =
+                    scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                return allowed ? Character(scalar) : "_"
+            })
     }
 }
 
@@ -174,15 +182,15 @@ package enum DevelopmentPKIError: Error, Equatable, Sendable, CustomStringConver
 
     package var description: String {
         switch self {
-        case let .invalidIdentifier(message):
+        case .invalidIdentifier(let message):
             return "development signing: \(message)"
-        case let .cannotCreateDirectory(path, reason):
+        case .cannotCreateDirectory(let path, let reason):
             return "cannot create the development PKI directory \(path): \(reason); check its permissions"
-        case let .cannotLock(path):
+        case .cannotLock(let path):
             return "cannot lock \(path) to create the development certificates; check the directory's permissions"
-        case let .cannotWrite(path, reason):
+        case .cannotWrite(let path, let reason):
             return "cannot write \(path): \(reason); check the directory's permissions and free space"
-        case let .openSSLFailure(reason):
+        case .openSSLFailure(let reason):
             return "cannot create the development certificates: \(reason)"
         }
     }

@@ -47,8 +47,9 @@ package struct Manifest: Sendable, Hashable {
     /// whitespace. The same manifest always gives the same bytes, so an
     /// unchanged pass has an unchanged manifest.
     package var jsonBytes: [UInt8] {
-        Self.jsonBytes(sortedEntries: hashes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            .map { (name: $0.key, hash: $0.value) })
+        Self.jsonBytes(
+            sortedEntries: hashes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                .map { (name: $0.key, hash: $0.value) })
     }
 
     /// The JSON bytes of a manifest whose entries are given sorted by their names' UTF-8 bytes, each
@@ -122,9 +123,9 @@ package enum ManifestError: Error, Equatable, Sendable, CustomStringConvertible,
 
     package var description: String {
         switch self {
-        case let .notJSON(reason): return "manifest.json is not valid JSON: \(reason)"
+        case .notJSON(let reason): return "manifest.json is not valid JSON: \(reason)"
         case .notAnObject: return "manifest.json must be a JSON object of file name to SHA-1"
-        case let .valueNotAString(file): return "manifest.json: the value for \"\(file)\" must be a SHA-1 hex string"
+        case .valueNotAString(let file): return "manifest.json: the value for \"\(file)\" must be a SHA-1 hex string"
         }
     }
 

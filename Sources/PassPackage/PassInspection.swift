@@ -34,47 +34,49 @@ package enum PassDefect: Sendable, Hashable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case let .unreadableArchive(reason):
+        case .unreadableArchive(let reason):
             return "not a readable pass archive: \(reason)"
-        case let .misplacedFile(name):
+        case .misplacedFile(let name):
             return "\(name): Wallet reads files only at the root of the archive or in a "
                 + "<language>.lproj folder; zip the pass's files, not its folder"
-        case let .missingFile(name):
+        case .missingFile(let name):
             return "\(name) is missing"
-        case let .unreadableManifest(reason):
+        case .unreadableManifest(let reason):
             return "manifest.json cannot be read: \(reason)"
-        case let .unlistedFile(name):
+        case .unlistedFile(let name):
             return "\(name) is not listed in manifest.json"
-        case let .missingListedFile(name):
+        case .missingListedFile(let name):
             return "manifest.json lists \(name), which is not in the pass"
-        case let .hashMismatch(file, manifest, actual):
+        case .hashMismatch(let file, let manifest, let actual):
             let algorithm = manifest.count == 64 ? "SHA-256" : "SHA-1"
-            return "\(file) was changed after signing: manifest.json says \(algorithm) \(manifest), the file has \(actual)"
-        case let .unreadablePassJSON(reason):
+            return
+                "\(file) was changed after signing: manifest.json says \(algorithm) \(manifest), the file has \(actual)"
+        case .unreadablePassJSON(let reason):
             return "\(reason.hasPrefix("order.json") ? "" : "pass.json cannot be read: ")\(reason)"
-        case let .unreadableSignature(reason):
+        case .unreadableSignature(let reason):
             return "signature cannot be read: \(reason)"
-        case let .signatureDoesNotVerify(reason):
+        case .signatureDoesNotVerify(let reason):
             return "signature does not verify over manifest.json: \(reason)"
         case .signatureNotDetached:
             return "signature embeds its content; it must be detached"
         case .missingSigningTime:
-            return "signature has no signing-time attribute; iOS rejects it with \"Signature must contain a signing date\""
+            return
+                "signature has no signing-time attribute; iOS rejects it with \"Signature must contain a signing date\""
         case .missingSignerCertificate:
             return "signature does not embed the signer's certificate"
-        case let .missingIntermediate(embedded, signerIssuer, shortName):
+        case .missingIntermediate(let embedded, let signerIssuer, let shortName):
             let present = embedded.isEmpty ? "no intermediate certificate" : embedded.joined(separator: " and ")
             return "the signer's certificate was issued by \(signerIssuer), but the signature embeds \(present); "
                 + "Wallet needs the issuing intermediate in the signature: re-sign "
-                    + "the pass with \(shortName) as the intermediate"
+                + "the pass with \(shortName) as the intermediate"
                 + (shortName.hasPrefix("Apple WWDR") ? " (from https://www.apple.com/certificateauthority/)" : "")
-        case let .certificateNotValid(notBefore, notAfter, checkedAt):
+        case .certificateNotValid(let notBefore, let notAfter, let checkedAt):
             return "the signing certificate is valid from \(Self.format(notBefore)) to \(Self.format(notAfter)), "
                 + "not at \(Self.format(checkedAt)), the time checked; renew it (or "
-                    + "check an old pass with --valid-at signing)"
-        case let .untrustedChain(reason):
+                + "check an old pass with --valid-at signing)"
+        case .untrustedChain(let reason):
             return "the signing certificate does not chain to the trusted root: \(reason)"
-        case let .identifierMismatch(key, pass, certificate):
+        case .identifierMismatch(let key, let pass, let certificate):
             let file = key == "orderTypeIdentifier" ? "order.json" : "pass.json"
             return "\(file) \(key) is \"\(pass)\" but the signing certificate is for "
                 + "\"\(certificate ?? "(none)")\"; the device will reject it"
@@ -130,17 +132,23 @@ package struct PassInspection: Sendable {
 
     /// Inspects `pkpass`, judging certificates at `moment` (the signature's
     /// signing time, or a date).
-    package init(pkpass: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, validAt moment: ValidityMoment) {
+    package init(
+        pkpass: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, validAt moment: ValidityMoment
+    ) {
         self.init(kind: .pass, archive: pkpass, trustedRoots: trustedRoots, limits: limits, validAt: moment)
     }
 
     /// Inspects an `.order`: its SHA-256 manifest, its signature, and its
     /// orderTypeIdentifier against the Order Type ID certificate.
-    package init(order: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, validAt moment: ValidityMoment) {
+    package init(
+        order: [UInt8], trustedRoots: [UInt8]? = nil, limits: ZipReadLimits = .pass, validAt moment: ValidityMoment
+    ) {
         self.init(kind: .order, archive: order, trustedRoots: trustedRoots, limits: limits, validAt: moment)
     }
 
-    private init(kind: Kind, archive: [UInt8], trustedRoots: [UInt8]?, limits: ZipReadLimits, validAt moment: ValidityMoment) {
+    private init(
+        kind: Kind, archive: [UInt8], trustedRoots: [UInt8]?, limits: ZipReadLimits, validAt moment: ValidityMoment
+    ) {
         self.kind = kind
         entries = []
         files = [:]
@@ -180,7 +188,8 @@ package struct PassInspection: Sendable {
         } catch {
             var reason = error.description
             if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-                reason = "it is UTF-16 (it starts with a byte-order mark); JSON passes "
+                reason =
+                    "it is UTF-16 (it starts with a byte-order mark); JSON passes "
                     + "are UTF-8 (RFC 8259 §8.1): save it as UTF-8"
             } else if bytes.count >= 2, bytes[0] == 0 || bytes[1] == 0 {
                 reason = "it is UTF-16 or UTF-32; JSON passes are UTF-8 (RFC 8259 §8.1): save it as UTF-8"
@@ -220,7 +229,7 @@ package struct PassInspection: Sendable {
 
     private mutating func checkSignature(trustedRoots: [UInt8]?, at moment: ValidityMoment) {
         guard let signatureBytes = files[Manifest.signatureFileName],
-              let manifestBytes = files[Manifest.fileName]
+            let manifestBytes = files[Manifest.fileName]
         else { return }
         let inspection: SignatureInspection
         switch SignatureVerification.inspect(
@@ -246,20 +255,24 @@ package struct PassInspection: Sendable {
         let date = inspection.checkedAt
         if !inspection.embedsSignerIssuer {
             let embedded = inspection.embeddedCertificates.filter { $0.derBytes != signer.derBytes }
-            defects.append(.missingIntermediate(embedded: embedded.map(AppleIntermediate.name(of:)),
-                                                signerIssuer: AppleIntermediate.name(ofIssuerOf: signer),
-                                                signerIssuerShortName: AppleIntermediate.shortName(subject: signer.issuer)))
+            defects.append(
+                .missingIntermediate(
+                    embedded: embedded.map(AppleIntermediate.name(of:)),
+                    signerIssuer: AppleIntermediate.name(ofIssuerOf: signer),
+                    signerIssuerShortName: AppleIntermediate.shortName(subject: signer.issuer)))
         }
         if !signer.isValid(at: date) {
-            defects.append(.certificateNotValid(notBefore: signer.notBefore, notAfter: signer.notAfter, checkedAt: date))
+            defects.append(
+                .certificateNotValid(notBefore: signer.notBefore, notAfter: signer.notAfter, checkedAt: date))
         }
         // One cause, one defect: an expired signer or a missing intermediate
         // also breaks the chain, and is reported above already.
         if case .untrusted(let reason) = inspection.chainTrust {
-            let explained = inspection.chainFailure.map { failure in
-                (failure.isSignerValidityPeriod && !signer.isValid(at: date))
-                    || (failure.isSignerIssuerMissing && !inspection.embedsSignerIssuer)
-            } ?? false
+            let explained =
+                inspection.chainFailure.map { failure in
+                    (failure.isSignerValidityPeriod && !signer.isValid(at: date))
+                        || (failure.isSignerIssuerMissing && !inspection.embedsSignerIssuer)
+                } ?? false
             if !explained { defects.append(.untrustedChain(reason)) }
         }
         checkIdentifiers(against: signer)
@@ -274,7 +287,8 @@ package struct PassInspection: Sendable {
             defects.append(.identifierMismatch(key: typeKey, pass: identifier, certificate: signer.userID))
         }
         if let team = pass["teamIdentifier"]?.stringValue, team != signer.organizationalUnit {
-            defects.append(.identifierMismatch(key: "teamIdentifier", pass: team, certificate: signer.organizationalUnit))
+            defects.append(
+                .identifierMismatch(key: "teamIdentifier", pass: team, certificate: signer.organizationalUnit))
         }
     }
 }

@@ -1,5 +1,5 @@
-import PassModel
 package import Foundation
+import PassModel
 
 /// Turns the files of a pass into the bytes of a signed `.pkpass`.
 ///
@@ -58,7 +58,9 @@ package struct PassPackager: Sendable {
     /// The archive holds pass.json first, then the files sorted by name,
     /// `manifest.json` and `signature`, so equal inputs give equal archives
     /// (order does not matter to Wallet).
-    package func makePKPass(passJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError) -> [UInt8] {
+    package func makePKPass(passJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError)
+        -> [UInt8]
+    {
         try makePackage(.pass, rootBytes: passJSON, files: files, signingTime: signingTime)
     }
 
@@ -66,7 +68,9 @@ package struct PassPackager: Sendable {
     /// `digest: .sha256`): the same layout, signature and zip as a pass, with
     /// a manifest of SHA-256 hashes (Apple, "Building a distributable order
     /// package"), signed with the Order Type ID certificate.
-    package func makeOrder(orderJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError) -> [UInt8] {
+    package func makeOrder(orderJSON: [UInt8], files: [PreparedPassFile], signingTime: Date) throws(PassPackageError)
+        -> [UInt8]
+    {
         try makePackage(.order, rootBytes: orderJSON, files: files, signingTime: signingTime)
     }
 
@@ -76,15 +80,19 @@ package struct PassPackager: Sendable {
         guard let orderJSON = files[rootFile] else { throw .missingRootFile(rootFile) }
         var prepared: [PreparedPassFile] = []
         for (name, bytes) in files where name != rootFile {
-            prepared.append(try PreparedPassFile(name: name, bytes: bytes, compression: compression, digest: WalletItemKind.order.digest))
+            prepared.append(
+                try PreparedPassFile(
+                    name: name, bytes: bytes, compression: compression, digest: WalletItemKind.order.digest))
         }
         return try makeOrder(orderJSON: orderJSON, files: prepared, signingTime: signingTime)
     }
 
     /// A signed package: its root file first, then the files sorted by name, `manifest.json` (hashes by the kind's
     /// digest) and `signature`.
-    private func makePackage(_ kind: WalletItemKind, rootBytes: [UInt8], files: [PreparedPassFile],
-                             signingTime: Date) throws(PassPackageError) -> [UInt8] {
+    private func makePackage(
+        _ kind: WalletItemKind, rootBytes: [UInt8], files: [PreparedPassFile],
+        signingTime: Date
+    ) throws(PassPackageError) -> [UInt8] {
         let (rootFile, digest) = (kind.rootFile, kind.digest)
         let files = files.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         // The manifest's entries in its order (names sorted by bytes), the root file in its place; a name
@@ -94,7 +102,12 @@ package struct PassPackager: Sendable {
         var root: (name: String, hash: String)? = (rootFile, digest.hex(rootBytes))
         for file in files {
             // A file prepared for the other kind of package would list the wrong hash.
-            guard file.digest == digest else { throw .disallowedPath(file.name, "it was prepared for a package whose manifest lists \(file.digest) hashes; this one lists \(digest)") }
+            guard file.digest == digest else {
+                throw .disallowedPath(
+                    file.name,
+                    "it was prepared for a package whose manifest lists \(file.digest) hashes; this one lists \(digest)"
+                )
+            }
             if let pending = root, !file.name.utf8.lexicographicallyPrecedes(rootFile.utf8) {
                 entries.append(pending)
                 root = nil
@@ -111,11 +124,15 @@ package struct PassPackager: Sendable {
             throw .signingFailed(error)
         }
 
-        let deflates = { (bytes: [UInt8]) in self.compression == .deflateExceptPNG && bytes.count >= Self.minimumDeflatedSize }
+        let deflates = { (bytes: [UInt8]) in
+            self.compression == .deflateExceptPNG && bytes.count >= Self.minimumDeflatedSize
+        }
         let passEntry = PreparedZipEntry(ZipEntry(name: rootFile, bytes: rootBytes, isCompressed: deflates(rootBytes)))
-        let manifestEntry = PreparedZipEntry(ZipEntry(name: Manifest.fileName, bytes: manifestBytes, isCompressed: deflates(manifestBytes)))
+        let manifestEntry = PreparedZipEntry(
+            ZipEntry(name: Manifest.fileName, bytes: manifestBytes, isCompressed: deflates(manifestBytes)))
         // DER with two certificates and a signature: deflating gains little.
-        let signatureEntry = PreparedZipEntry(ZipEntry(name: Manifest.signatureFileName, bytes: signature, isCompressed: false))
+        let signatureEntry = PreparedZipEntry(
+            ZipEntry(name: Manifest.signatureFileName, bytes: signature, isCompressed: false))
         let zipEntries = [passEntry] + files.map(\.entry) + [manifestEntry, signatureEntry]
         do {
             var writer = ZipWriter(modificationDate: signingTime, capacity: ZipWriter.size(of: zipEntries))
@@ -161,17 +178,17 @@ package enum PassPackageError: Error, Sendable, CustomStringConvertible, Localiz
         switch self {
         case .missingPassJSON:
             return "a pass needs a pass.json at its root"
-        case let .missingRootFile(name):
+        case .missingRootFile(let name):
             return "the package needs a \(name) at its root"
-        case let .reservedFileName(name):
+        case .reservedFileName(let name):
             return "\(name) is made when the pass is signed; remove it from the pass's files"
-        case let .disallowedPath(name, reason):
+        case .disallowedPath(let name, let reason):
             return "\(name) cannot be part of a pass: \(reason)"
-        case let .duplicateFile(name):
+        case .duplicateFile(let name):
             return "\(name) is given twice; a pass holds each file once"
-        case let .signingFailed(error):
+        case .signingFailed(let error):
             return error.description
-        case let .zipFailed(error):
+        case .zipFailed(let error):
             return error.description
         }
     }

@@ -1,4 +1,5 @@
 import PassModel
+
 /// A file of a pass or an order (an image, a `<lang>.lproj/pass.strings`)
 /// with the work every package holding it needs done once: its hash for
 /// `manifest.json` and its zip entry, checksummed and compressed. The files of
@@ -12,9 +13,13 @@ package struct PreparedPassFile: Sendable {
     let entry: PreparedZipEntry
 
     /// Checks that `name` may be a file of a pass (or an order), then hashes and compresses `bytes`.
-    package init(name: String, bytes: [UInt8], compression: PassPackager.Compression = .deflateExceptPNG,
-                 digest: Manifest.Digest = .sha1) throws(PassPackageError) {
-        if Manifest.isExcluded(name) || WalletItemKind.allCases.contains(where: { $0.rootFile == name }) { throw .reservedFileName(name) }
+    package init(
+        name: String, bytes: [UInt8], compression: PassPackager.Compression = .deflateExceptPNG,
+        digest: Manifest.Digest = .sha1
+    ) throws(PassPackageError) {
+        if Manifest.isExcluded(name) || WalletItemKind.allCases.contains(where: { $0.rootFile == name }) {
+            throw .reservedFileName(name)
+        }
         if let problem = PassPackager.layoutProblem(name) { throw .disallowedPath(name, problem) }
         digestHex = digest.hex(bytes)
         self.digest = digest

@@ -54,42 +54,42 @@ package enum SigningIdentityError: Error, Equatable, Sendable, CustomStringConve
 
     package var description: String {
         switch self {
-        case let .fileUnreadable(path, reason):
+        case .fileUnreadable(let path, let reason):
             return "cannot read \(path): \(reason); check the path and its permissions"
-        case let .notACertificate(path):
+        case .notACertificate(let path):
             return "\(path) is not a certificate: expected PEM (-----BEGIN CERTIFICATE-----), DER, or a .p12 "
                 + "holding the Pass Type ID certificate; point PASSFORGE_SIGNING_CERTIFICATE (or the "
                 + "passforge.yml signing entry) at the certificate downloaded from developer.apple.com"
-        case let .wwdrNotACertificate(path):
+        case .wwdrNotACertificate(let path):
             return "\(path) is not a certificate: expected the Apple WWDR intermediate (G4) as PEM or DER; "
                 + "download it from https://www.apple.com/certificateauthority/ and point "
                 + "PASSFORGE_WWDR_CERTIFICATE at it"
-        case let .notAPrivateKey(path, reason):
+        case .notAPrivateKey(let path, let reason):
             return "\(path) holds no private key that can be read (\(reason)); point PASSFORGE_SIGNING_KEY "
                 + "at the PEM private key of the Pass Type ID certificate, or use a .p12 that holds both"
-        case let .passwordRequired(path, source):
+        case .passwordRequired(let path, let source):
             return "\(path) is encrypted; set \(source) to its password"
-        case let .wrongPassword(path, source):
+        case .wrongPassword(let path, let source):
             return "the password in \(source) does not open \(path); set \(source) to the password "
                 + "the file was exported with"
-        case let .unsupportedPKCS12(path, reason):
+        case .unsupportedPKCS12(let path, let reason):
             return "\(path) could not be decrypted (\(reason)); it probably uses legacy RC2/3DES "
                 + "encryption and OpenSSL's legacy provider is not available. Re-export it with "
                 + "modern encryption (openssl pkcs12 -export, OpenSSL 3), or use the PEM certificate and key"
-        case let .missingPrivateKey(path):
+        case .missingPrivateKey(let path):
             return "\(path) holds a certificate but no private key; set PASSFORGE_SIGNING_KEY to its "
                 + "private key, or use a .p12 that holds both"
-        case let .keyDoesNotMatchCertificate(certificatePath, keyPath):
+        case .keyDoesNotMatchCertificate(let certificatePath, let keyPath):
             return "the private key in \(keyPath) does not belong to the certificate in \(certificatePath); "
                 + "use the key the certificate was requested with"
-        case let .missingWWDRCertificate(path):
+        case .missingWWDRCertificate(let path):
             return "no Apple WWDR intermediate certificate for \(path); download WWDR G4 from "
                 + "https://www.apple.com/certificateauthority/ and set PASSFORGE_WWDR_CERTIFICATE to it"
-        case let .wwdrDidNotIssueCertificate(wwdrPath, certificatePath, issuer):
+        case .wwdrDidNotIssueCertificate(let wwdrPath, let certificatePath, let issuer):
             return "\(wwdrPath) did not issue \(certificatePath) (its issuer is \(issuer)); "
                 + "set PASSFORGE_WWDR_CERTIFICATE to that intermediate (Pass Type ID certificates "
                 + "issued after January 2022 chain to WWDR G4)"
-        case let .openSSLFailure(operation, reason):
+        case .openSSLFailure(let operation, let reason):
             return "OpenSSL failed to \(operation): \(reason)"
         }
     }
@@ -103,7 +103,7 @@ package enum SigningError: Error, Equatable, Sendable, CustomStringConvertible, 
 
     package var description: String {
         switch self {
-        case let .openSSLFailure(operation, reason):
+        case .openSSLFailure(let operation, let reason):
             return "signing failed: OpenSSL could not \(operation): \(reason)"
         }
     }

@@ -15,7 +15,9 @@ package struct FieldFormatter: Sendable {
     /// "Now" for relative dates.
     package var now: Date
 
-    package init(language: String, strings: [String: String] = [:], deviceTimeZone: TimeZone = .current, now: Date = Date()) {
+    package init(
+        language: String, strings: [String: String] = [:], deviceTimeZone: TimeZone = .current, now: Date = Date()
+    ) {
         self.language = language
         self.strings = strings
         self.deviceTimeZone = deviceTimeZone
@@ -64,10 +66,15 @@ package struct FieldFormatter: Sendable {
 
     func format(_ date: W3CDate, field: JSONValue) -> String {
         // ignoresTimeZone: the time as written, in the zone of the value; otherwise in the device's zone.
-        let zone = field["ignoresTimeZone"]?.boolValue == true ? TimeZone(secondsFromGMT: date.utcOffset) ?? deviceTimeZone : deviceTimeZone
-        let formatter = dateFormatter(date: style(field["dateStyle"]?.stringValue), time: style(field["timeStyle"]?.stringValue), zone: zone)
+        let zone =
+            field["ignoresTimeZone"]?.boolValue == true
+            ? TimeZone(secondsFromGMT: date.utcOffset) ?? deviceTimeZone : deviceTimeZone
+        let formatter = dateFormatter(
+            date: style(field["dateStyle"]?.stringValue), time: style(field["timeStyle"]?.stringValue), zone: zone)
         let instant = Self.instant(date)
-        if field["isRelative"]?.boolValue == true, formatter.dateStyle != .none, let word = relativeDay(instant, zone: zone) {
+        if field["isRelative"]?.boolValue == true, formatter.dateStyle != .none,
+            let word = relativeDay(instant, zone: zone)
+        {
             formatter.dateStyle = .none
             let time = formatter.timeStyle == .none ? "" : formatter.string(from: instant)
             return time.isEmpty ? word : "\(word), \(time)"
@@ -89,9 +96,12 @@ package struct FieldFormatter: Sendable {
     func relativeDay(_ date: Date, zone: TimeZone) -> String? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
-        let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: now), to: calendar.startOfDay(for: date)).day ?? 99
+        let days =
+            calendar.dateComponents([.day], from: calendar.startOfDay(for: now), to: calendar.startOfDay(for: date)).day
+            ?? 99
         let words: [String: [String]] = [
-            "de": ["Gestern", "Heute", "Morgen"], "fr": ["Hier", "Aujourd’hui", "Demain"], "es": ["Ayer", "Hoy", "Mañana"],
+            "de": ["Gestern", "Heute", "Morgen"], "fr": ["Hier", "Aujourd’hui", "Demain"],
+            "es": ["Ayer", "Hoy", "Mañana"],
         ]
         guard (-1...1).contains(days) else { return nil }
         let list = words[String(language.prefix(2))] ?? ["Yesterday", "Today", "Tomorrow"]
@@ -105,8 +115,11 @@ package enum PreviewLanguages {
     package static let defaultName = "default"
 
     /// Language → its pass.strings (`stringsFile`) table, sorted with English first.
-    package static func tables(of files: [(name: String, bytes: [UInt8])], stringsFile: String = WalletItemKind.pass.stringsFile)
-        -> [(language: String, strings: [String: String])] {
+    package static func tables(
+        of files: [(name: String, bytes: [UInt8])], stringsFile: String = WalletItemKind.pass.stringsFile
+    )
+        -> [(language: String, strings: [String: String])]
+    {
         var tables: [(String, [String: String])] = []
         for file in files where file.name.hasSuffix("/" + stringsFile) {
             guard let language = PassStrings.language(ofPath: file.name) else { continue }

@@ -1,7 +1,7 @@
 import AtomicFiles
 import Foundation
-package import WalletTree
 import PassModel
+package import WalletTree
 
 /// `passforge links`: for each item of the last build (or those a filter keeps), its landing page URL, its
 /// download URL and an email snippet, as CSV, JSON or HTML. Read from the build state and
@@ -28,7 +28,8 @@ package struct LandingLinks: Sendable {
 
         /// A bundle by its name (as a serial), or by its members' template; no bundle is in an offer.
         func keeps(bundle: BundleRecord, template memberTemplate: String?) -> Bool {
-            (template == nil || memberTemplate == template) && offer == nil && (serials.isEmpty || serials.contains(bundle.name))
+            (template == nil || memberTemplate == template) && offer == nil
+                && (serials.isEmpty || serials.contains(bundle.name))
         }
     }
 
@@ -52,7 +53,8 @@ package struct LandingLinks: Sendable {
 
     /// `.passforge/landing-pages.txt` of the output folder, or nil.
     package static func pageList(in output: String) -> LandingPageList? {
-        AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output)).flatMap(LandingPageList.init(decoding:))
+        AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output)).flatMap(
+            LandingPageList.init(decoding:))
     }
 
     /// `.passforge/bundles.json` of the output folder: the `.pkpasses` bundles, by name (none when there is no list).
@@ -66,46 +68,65 @@ package struct LandingLinks: Sendable {
     ///     the identifier, its members' pass type and template.
     ///   - baseURL: overrides the list's (`landingPages.baseURL`); must end in a slash.
     ///   - language: the badge's language in the snippet (its base language, then English, then any).
-    package init(index: PublishedIndex, pages: LandingPageList?, bundles: [String: BundleRecord] = [:], baseURL: String?,
-                 filter: Filter, language: String = "en") {
+    package init(
+        index: PublishedIndex, pages: LandingPageList?, bundles: [String: BundleRecord] = [:], baseURL: String?,
+        filter: Filter, language: String = "en"
+    ) {
         let base = baseURL ?? pages?.baseURL ?? ""
-        let badges = pages?.badges ?? [:], orderBadges = pages?.orderBadges ?? [:]
+        let badges = pages?.badges ?? [:]
+        let orderBadges = pages?.orderBadges ?? [:]
         func badge(_ table: [String: LandingFileRecord]) -> String? {
             let base = String(language.prefix { $0 != "-" })
-            return (table[language] ?? table[base] ?? table["en"] ?? table.keys.sorted().first.map { table[$0]! }).map(\.path)
+            return (table[language] ?? table[base] ?? table["en"] ?? table.keys.sorted().first.map { table[$0]! }).map(
+                \.path)
         }
-        let passBadge = badge(badges), orderBadge = badge(orderBadges)
+        let passBadge = badge(badges)
+        let orderBadge = badge(orderBadges)
         var rows: [Row] = []
         rows.reserveCapacity(index.items.count)
         for key in index.sortedKeys {
             let record = index.items[key]!
             guard filter.keeps(record) else { continue }
             let page = pages?.pages[key.text]
-            let pagePath = page?.pagePath ?? TreeLayout.capability(ofDownloadPath: record.downloadPath)
+            let pagePath =
+                page?.pagePath ?? TreeLayout.capability(ofDownloadPath: record.downloadPath)
                 .map { TreeLayout.landingPagePath(capability: String($0)) } ?? ""
             let isOrder = record.kind == .order
-            let landing = base + pagePath, download = base + record.downloadPath
+            let landing = base + pagePath
+            let download = base + record.downloadPath
             let unavailable = page?.unavailable ?? false
             let badgeURL = (isOrder ? orderBadge : passBadge).map { base + $0 }
-            rows.append(Row(kind: isOrder ? "order" : "pass", typeIdentifier: record.typeIdentifier, identifier: record.identifier,
-                            template: record.templateName, offer: record.offer ?? "", landingURL: landing, downloadURL: download,
-                            unavailable: unavailable,
-                            snippet: unavailable ? "" : Self.snippet(landing: landing, download: download, badge: badgeURL, isOrder: isOrder)))
+            rows.append(
+                Row(
+                    kind: isOrder ? "order" : "pass", typeIdentifier: record.typeIdentifier,
+                    identifier: record.identifier,
+                    template: record.templateName, offer: record.offer ?? "", landingURL: landing,
+                    downloadURL: download,
+                    unavailable: unavailable,
+                    snippet: unavailable
+                        ? "" : Self.snippet(landing: landing, download: download, badge: badgeURL, isOrder: isOrder)))
         }
         for name in bundles.keys.sorted() {
             let bundle = bundles[name]!
             let first = bundle.members.first.flatMap { ItemKey($0, kind: .pass) }.flatMap { index.items[$0] }
             guard filter.keeps(bundle: bundle, template: first?.templateName) else { continue }
             let page = pages?.pages["bundle/\(name)"]
-            let pagePath = page?.pagePath ?? TreeLayout.capability(ofDownloadPath: bundle.downloadPath)
+            let pagePath =
+                page?.pagePath ?? TreeLayout.capability(ofDownloadPath: bundle.downloadPath)
                 .map { TreeLayout.landingPagePath(capability: String($0)) } ?? ""
-            let landing = base + pagePath, download = base + bundle.downloadPath
+            let landing = base + pagePath
+            let download = base + bundle.downloadPath
             let unavailable = page?.unavailable ?? false
-            rows.append(Row(kind: "bundle", typeIdentifier: first?.typeIdentifier ?? "", identifier: name,
-                            template: first?.templateName ?? "", offer: "", landingURL: landing, downloadURL: download,
-                            unavailable: unavailable,
-                            snippet: unavailable ? "" : Self.snippet(landing: landing, download: download,
-                                                                     badge: passBadge.map { base + $0 }, isOrder: false)))
+            rows.append(
+                Row(
+                    kind: "bundle", typeIdentifier: first?.typeIdentifier ?? "", identifier: name,
+                    template: first?.templateName ?? "", offer: "", landingURL: landing, downloadURL: download,
+                    unavailable: unavailable,
+                    snippet: unavailable
+                        ? ""
+                        : Self.snippet(
+                            landing: landing, download: download,
+                            badge: passBadge.map { base + $0 }, isOrder: false)))
         }
         self.rows = rows
     }
@@ -114,19 +135,20 @@ package struct LandingLinks: Sendable {
     static func snippet(landing: String, download: String, badge: String?, isOrder: Bool) -> String {
         let label = isOrder ? "Track with Apple Wallet" : "Add to Apple Wallet"
         let (landing, download) = (attribute(landing), attribute(download))
-        let button = badge.map {
-            "<img src=\"\(attribute($0))\" alt=\"\(label)\" height=\"48\" "
-                + "style=\"display:block;border:0;outline:none;height:48px;width:auto;\">"
-        } ?? "<span style=\"display:inline-block;padding:12px "
+        let button =
+            badge.map {
+                "<img src=\"\(attribute($0))\" alt=\"\(label)\" height=\"48\" "
+                    + "style=\"display:block;border:0;outline:none;height:48px;width:auto;\">"
+            } ?? "<span style=\"display:inline-block;padding:12px "
             + "18px;border-radius:10px;background:#000000;color:#ffffff;font:600 15px "
             + "Arial,sans-serif;\">\(label)</span>"
         return "<table role=\"presentation\" cellpadding=\"0\" cellspacing=\"0\" "
             + "border=\"0\" style=\"border-collapse:collapse;\">"
             + "<tr><td style=\"padding:8px 0;\"><a href=\"\(download)\" "
-                + "style=\"text-decoration:none;\">\(button)</a></td></tr>"
+            + "style=\"text-decoration:none;\">\(button)</a></td></tr>"
             + "<tr><td style=\"padding:4px 0;font:14px/1.4 Arial,sans-serif;color:#444444;\">On a computer? Open "
             + "<a href=\"\(landing)\" style=\"color:#0066cc;\">this page</a> and "
-                + "scan its code with your iPhone.</td></tr></table>"
+            + "scan its code with your iPhone.</td></tr></table>"
     }
 
     /// The URLs are the build's (base URL, `download/`, a base64url capability): escaped all the same,
@@ -144,8 +166,10 @@ package struct LandingLinks: Sendable {
     func csv() -> String {
         var text = "kind,typeIdentifier,identifier,template,offer,landingURL,downloadURL,unavailable,snippet\n"
         for row in rows {
-            let fields = [row.kind, row.typeIdentifier, row.identifier, row.template, row.offer, row.landingURL, row.downloadURL,
-                          row.unavailable ? "true" : "false", row.snippet]
+            let fields = [
+                row.kind, row.typeIdentifier, row.identifier, row.template, row.offer, row.landingURL, row.downloadURL,
+                row.unavailable ? "true" : "false", row.snippet,
+            ]
             text += fields.map(Self.csvField).joined(separator: ",") + "\n"
         }
         return text
@@ -163,11 +187,14 @@ package struct LandingLinks: Sendable {
     func json() -> String {
         var text = "[\n"
         for (index, row) in rows.enumerated() {
-            text += "  {\"kind\": \(Self.jsonString(row.kind)), \"typeIdentifier\": "
+            text +=
+                "  {\"kind\": \(Self.jsonString(row.kind)), \"typeIdentifier\": "
                 + "\(Self.jsonString(row.typeIdentifier)), "
-            text += "\"identifier\": \(Self.jsonString(row.identifier)), \"template\": \(Self.jsonString(row.template)), "
+            text +=
+                "\"identifier\": \(Self.jsonString(row.identifier)), \"template\": \(Self.jsonString(row.template)), "
             text += "\"offer\": \(row.offer.isEmpty ? "null" : Self.jsonString(row.offer)), "
-            text += "\"landingURL\": \(Self.jsonString(row.landingURL)), "
+            text +=
+                "\"landingURL\": \(Self.jsonString(row.landingURL)), "
                 + "\"downloadURL\": \(Self.jsonString(row.downloadURL)), "
             text += "\"unavailable\": \(row.unavailable), \"snippet\": \(Self.jsonString(row.snippet))}"
             text += index == rows.count - 1 ? "\n" : ",\n"
@@ -186,7 +213,11 @@ package struct LandingLinks: Sendable {
             case "\t": escaped += "\\t"
             case "<": escaped += "\\u003c"  // safe inside a <script> too
             default:
-                if scalar.value < 0x20 { escaped += String(format: "\\u%04x", scalar.value) } else { escaped.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 {
+                    escaped += String(format: "\\u%04x", scalar.value)
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
             }
         }
         return escaped + "\""
@@ -194,11 +225,13 @@ package struct LandingLinks: Sendable {
 
     /// Each item's snippet after a comment naming it: to paste into a mail template, or open to look at.
     func html() -> String {
-        var text = "<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<meta name=\"robots\" "
+        var text =
+            "<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<meta name=\"robots\" "
             + "content=\"noindex\">\n<title>passforge links</title>\n"
         for row in rows {
             // Identifiers are [A-Za-z0-9._~-]: no "--" can end the comment early except in the identifier itself.
-            let name = ItemKey.text(typeIdentifier: row.typeIdentifier, identifier: row.identifier).replacingOccurrences(of: "--", with: "- -")
+            let name = ItemKey.text(typeIdentifier: row.typeIdentifier, identifier: row.identifier)
+                .replacingOccurrences(of: "--", with: "- -")
             text += "<!-- \(name) -->\n" + (row.unavailable ? "<p>(expired or voided)</p>" : row.snippet) + "\n"
         }
         return text

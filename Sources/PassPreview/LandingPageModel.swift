@@ -1,8 +1,8 @@
 import Barcodes
 import Foundation
 import Mustache
-import PassRender
 import PassModel
+import PassRender
 import WalletTree
 
 /// The values one landing page's template sees (the README lists them). Every text from the item is passed
@@ -36,8 +36,12 @@ struct LandingPageModel {
     func values() -> [String: Any] {
         let first = contents[0]
         let json = first.item.passJSON
-        let name = item.kind == .order ? json["merchant"]?["displayName"]?.stringValue ?? "" : json["organizationName"]?.stringValue ?? ""
-        let description = item.kind == .order ? json["orderNumber"]?.stringValue.map { "\(text.order) \($0)" } ?? ""
+        let name =
+            item.kind == .order
+            ? json["merchant"]?["displayName"]?.stringValue ?? "" : json["organizationName"]?.stringValue ?? ""
+        let description =
+            item.kind == .order
+            ? json["orderNumber"]?.stringValue.map { "\(text.order) \($0)" } ?? ""
             : localized(json["description"]?.stringValue ?? "", first)
         let title = name.isEmpty ? description : name
         var values: [String: Any] = [
@@ -46,8 +50,10 @@ struct LandingPageModel {
             "css": PreviewHTML.css + LandingPageTemplate.css, "pass": cards(),
             "isOrder": item.kind == .order, "isBundle": item.isBundle, "download": downloadName,
             "text": text.values(isOrder: item.kind == .order),
-            "og": ["title": title, "description": description, "image": hasLogo ? renderer.url(of: logoPath) : "",
-                   "url": renderer.url(of: path)] as [String: Any],
+            "og": [
+                "title": title, "description": description, "image": hasLogo ? renderer.url(of: logoPath) : "",
+                "url": renderer.url(of: path),
+            ] as [String: Any],
         ]
         if unavailable {
             let voided = contents.contains(where: \.isVoided)
@@ -61,9 +67,15 @@ struct LandingPageModel {
         }
         values["languages"] = pages
         values["hasLanguages"] = !pages.isEmpty
-        values["alternates"] = renderer.baseURL.isEmpty ? [] : languages.map { code in
-            ["code": code, "href": renderer.url(of: TreeLayout.landingPagePath(capability: item.capability, language: code))]
-        }
+        values["alternates"] =
+            renderer.baseURL.isEmpty
+            ? []
+            : languages.map { code in
+                [
+                    "code": code,
+                    "href": renderer.url(of: TreeLayout.landingPagePath(capability: item.capability, language: code)),
+                ]
+            }
         return values
     }
 
@@ -72,11 +84,15 @@ struct LandingPageModel {
 
     /// The badge (or the plain link), the instructions and the QR code.
     func offer() -> [String: Any] {
-        var values: [String: Any] = ["link": ["href": downloadName, "text": item.kind == .order ? text.trackLink : text.addLink]]
+        var values: [String: Any] = [
+            "link": ["href": downloadName, "text": item.kind == .order ? text.trackLink : text.addLink]
+        ]
         let badges = item.kind == .order ? renderer.orderBadges : renderer.badges
         if let badge = Self.badge(for: language, in: badges) {
-            values["badge"] = ["href": downloadName, "src": String(TreeLayout.fileName(of: badge.path)),
-                               "alt": item.kind == .order ? "Track with Apple Wallet" : "Add to Apple Wallet"]
+            values["badge"] = [
+                "href": downloadName, "src": String(TreeLayout.fileName(of: badge.path)),
+                "alt": item.kind == .order ? "Track with Apple Wallet" : "Add to Apple Wallet",
+            ]
         }
         let pageURL = renderer.url(of: path)
         if !pageURL.isEmpty {
@@ -87,7 +103,9 @@ struct LandingPageModel {
     }
 
     /// The badge of `language`, else of its base language (`fr` for `fr-CA`), else English, else the first.
-    static func badge(for language: String, in badges: [String: (path: String, bytes: [UInt8])]) -> (path: String, bytes: [UInt8])? {
+    static func badge(for language: String, in badges: [String: (path: String, bytes: [UInt8])]) -> (
+        path: String, bytes: [UInt8]
+    )? {
         let base = String(language.prefix { $0 != "-" && $0 != "_" })
         return badges[language] ?? badges[base] ?? badges["en"] ?? badges.keys.sorted().first.map { badges[$0]! }
     }
@@ -102,7 +120,8 @@ struct LandingPageModel {
         var html = "<div class=\"sides\">"
         for content in contents {
             let strings = content.languages.first { $0.language == language }?.strings ?? content.languages[0].strings
-            let formatter = FieldFormatter(language: language, strings: strings, deviceTimeZone: TimeZone(identifier: "UTC")!, now: now)
+            let formatter = FieldFormatter(
+                language: language, strings: strings, deviceTimeZone: TimeZone(identifier: "UTC")!, now: now)
             if item.kind == .order {
                 html += OrderPage(order: content.item).details(formatter)
             } else {
@@ -118,8 +137,11 @@ struct LandingPageModel {
         guard item.kind == .pass, !item.isBundle else { return "" }
         let json = contents[0].item.passJSON
         var lines: [String] = []
-        let dates = [json["relevantDate"]?.stringValue].compactMap { $0 }
-            + (json["relevantDates"]?.arrayValue ?? []).compactMap { $0["startDate"]?.stringValue ?? $0["date"]?.stringValue }
+        let dates =
+            [json["relevantDate"]?.stringValue].compactMap { $0 }
+            + (json["relevantDates"]?.arrayValue ?? []).compactMap {
+                $0["startDate"]?.stringValue ?? $0["date"]?.stringValue
+            }
         for date in dates.prefix(3) {
             guard let parsed = try? W3CDate(parsing: date) else { continue }
             let formatter = DateFormatter()
@@ -150,21 +172,27 @@ struct LandingText {
     static func table(for language: String) -> LandingText {
         switch language.prefix(2) {
         case "fr":
-            LandingText(addLink: "Ajouter à Apple Wallet", trackLink: "Suivre avec Apple Wallet",
-                        instructions: "Ouvrez cette page sur votre iPhone ou votre Mac pour ajouter le pass à Cartes.",
-                        scan: "Sur un ordinateur ? Scannez ce code avec l’appareil photo de votre iPhone.",
-                        expired: "Ce pass a expiré.", voided: "Ce pass n’est plus valable.", order: "Commande", languages: "Langues")
+            LandingText(
+                addLink: "Ajouter à Apple Wallet", trackLink: "Suivre avec Apple Wallet",
+                instructions: "Ouvrez cette page sur votre iPhone ou votre Mac pour ajouter le pass à Cartes.",
+                scan: "Sur un ordinateur ? Scannez ce code avec l’appareil photo de votre iPhone.",
+                expired: "Ce pass a expiré.", voided: "Ce pass n’est plus valable.", order: "Commande",
+                languages: "Langues")
         case "de":
-            LandingText(addLink: "Zu Apple Wallet hinzufügen", trackLink: "Mit Apple Wallet verfolgen",
-                        instructions: "Öffne diese Seite auf deinem iPhone oder Mac, um den Pass zu Wallet hinzuzufügen.",
-                        scan: "Am Computer? Scanne diesen Code mit der Kamera deines iPhone.",
-                        expired: "Dieser Pass ist abgelaufen.", voided: "Dieser Pass ist nicht mehr gültig.", order: "Bestellung",
-                        languages: "Sprachen")
+            LandingText(
+                addLink: "Zu Apple Wallet hinzufügen", trackLink: "Mit Apple Wallet verfolgen",
+                instructions: "Öffne diese Seite auf deinem iPhone oder Mac, um den Pass zu Wallet hinzuzufügen.",
+                scan: "Am Computer? Scanne diesen Code mit der Kamera deines iPhone.",
+                expired: "Dieser Pass ist abgelaufen.", voided: "Dieser Pass ist nicht mehr gültig.",
+                order: "Bestellung",
+                languages: "Sprachen")
         default:
-            LandingText(addLink: "Add to Apple Wallet", trackLink: "Track with Apple Wallet",
-                        instructions: "Open this page on your iPhone or Mac to add it to Wallet.",
-                        scan: "On a computer? Scan this code with your iPhone’s camera.",
-                        expired: "This pass has expired.", voided: "This pass is no longer valid.", order: "Order", languages: "Languages")
+            LandingText(
+                addLink: "Add to Apple Wallet", trackLink: "Track with Apple Wallet",
+                instructions: "Open this page on your iPhone or Mac to add it to Wallet.",
+                scan: "On a computer? Scan this code with your iPhone’s camera.",
+                expired: "This pass has expired.", voided: "This pass is no longer valid.", order: "Order",
+                languages: "Languages")
         }
     }
 }

@@ -2,9 +2,9 @@ import AtomicFiles
 import Crypto
 package import Foundation
 import Mustache
-package import PassRender
 package import PassContent
 import PassModel
+package import PassRender
 import WalletTree
 
 /// The landing page beside every download link (`passforge build`): the item as Wallet shows it (the
@@ -38,12 +38,21 @@ package struct LandingPageRenderer: LandingPageMaking {
             var badges: [String: (path: String, bytes: [UInt8])] = [:]
             for (language, file) in table {
                 guard let bytes = AtomicFileSystem.readFile(file) else {
-                    problems.append(.error(at: settings.location, keyPath: ["landingPages", .key(prefix == "badge" ? "badges" : "orderBadges"), .key(language)],
-                                           rule: "config.landing-pages", "cannot read the badge file \(file); put Apple's badge artwork there (passforge ships none)"))
+                    problems.append(
+                        .error(
+                            at: settings.location,
+                            keyPath: [
+                                "landingPages", .key(prefix == "badge" ? "badges" : "orderBadges"), .key(language),
+                            ],
+                            rule: "config.landing-pages",
+                            "cannot read the badge file \(file); put Apple's badge artwork there (passforge ships none)"
+                        ))
                     continue
                 }
                 let fileExtension = file.hasSuffix(".png") ? "png" : "svg"
-                badges[language] = (TreeLayout.badgePath(name: "\(prefix)-\(language)", fileExtension: fileExtension), bytes)
+                badges[language] = (
+                    TreeLayout.badgePath(name: "\(prefix)-\(language)", fileExtension: fileExtension), bytes
+                )
             }
             return badges
         }
@@ -53,25 +62,34 @@ package struct LandingPageRenderer: LandingPageMaking {
         do {
             template = try MustacheTemplate(string: text)
         } catch {
-            problems.append(.error(at: SourceLocation(file: templateFile ?? "landing page"), rule: "config.landing-template",
-                                   "the landing page template does not parse (\(error)); fix it or remove it to use the built-in page"))
+            problems.append(
+                .error(
+                    at: SourceLocation(file: templateFile ?? "landing page"), rule: "config.landing-template",
+                    "the landing page template does not parse (\(error)); fix it or remove it to use the built-in page")
+            )
             template = try! MustacheTemplate(string: "")  // never used: the problems are thrown below
         }
         if !problems.isEmpty { throw ContentErrors(problems) }
         var warnings: [String] = []
         if badges.isEmpty {
-            warnings.append("landing pages show a plain text link: passforge.yml names no badge files "
-                + "(landingPages.badges: {en: badges/add-to-apple-wallet-en.svg}; Apple's artwork, which "
-                + "passforge does not ship)")
+            warnings.append(
+                "landing pages show a plain text link: passforge.yml names no badge files "
+                    + "(landingPages.badges: {en: badges/add-to-apple-wallet-en.svg}; Apple's artwork, which "
+                    + "passforge does not ship)")
         }
         if baseURL.isEmpty {
-            warnings.append("landing pages have no QR code and no Open Graph URL: set landingPages.baseURL "
-                + "(or webServiceURL) to the URL the output folder is served at")
+            warnings.append(
+                "landing pages have no QR code and no Open Graph URL: set landingPages.baseURL "
+                    + "(or webServiceURL) to the URL the output folder is served at")
         }
         self.warnings = warnings
         var hasher = SHA256()
         hasher.update(data: Array("\(Self.version)\n\(baseURL)\n\(text)\n".utf8))
-        for (language, badge) in (badges.map { ("p" + $0.key, $0.value) } + orderBadges.map { ("o" + $0.key, $0.value) }).sorted(by: { $0.0 < $1.0 }) {
+        for (language, badge)
+            in (badges.map { ("p" + $0.key, $0.value) } + orderBadges.map { ("o" + $0.key, $0.value) }).sorted(by: {
+                $0.0 < $1.0
+            })
+        {
             hasher.update(data: Array("\(language)\n\(badge.path)\n".utf8) + badge.bytes)
         }
         configurationHash = hasher.finalize().map { String(format: "%02x", $0) }.joined()
@@ -97,7 +115,8 @@ package struct LandingPageRenderer: LandingPageMaking {
         guard let first = contents.first else {
             throw BuildError(.missingInput, "the landing page of \(item.key) has no package to show")
         }
-        let unavailable = contents.contains { $0.isVoided } || contents.contains { $0.expiresAt.map { $0 <= now } ?? false }
+        let unavailable =
+            contents.contains { $0.isVoided } || contents.contains { $0.expiresAt.map { $0 <= now } ?? false }
         let expiresAt = contents.compactMap(\.expiresAt).min()
         let languages = first.languages.map(\.language)
         let named = languages.count > 1 ? languages.filter { $0 != PreviewLanguages.defaultName } : []
@@ -106,8 +125,9 @@ package struct LandingPageRenderer: LandingPageMaking {
         for (index, language) in ([languages[0]] + named).enumerated() {
             let isDefault = index == 0
             let path = TreeLayout.landingPagePath(capability: item.capability, language: isDefault ? nil : language)
-            let page = LandingPageModel(renderer: self, item: item, contents: contents, language: language, languages: named,
-                                        path: path, hasLogo: logo != nil, unavailable: unavailable, now: now)
+            let page = LandingPageModel(
+                renderer: self, item: item, contents: contents, language: language, languages: named,
+                path: path, hasLogo: logo != nil, unavailable: unavailable, now: now)
             files.append((path, Array(page.render(with: template).utf8)))
         }
         if let logo { files.append((TreeLayout.landingImagePath(capability: item.capability), logo)) }
@@ -122,21 +142,24 @@ struct LandingContent: Sendable {
     var languages: [(language: String, strings: [String: String])]
 
     init(package entries: [PackageFile], kind: WalletItemKind) throws {
-        guard let root = entries.first(where: { $0.name == kind.rootFile }), case .object(var object) = try JSONValue(parsing: root.bytes)
+        guard let root = entries.first(where: { $0.name == kind.rootFile }),
+            case .object(var object) = try JSONValue(parsing: root.bytes)
         else { throw BuildError(.refused, "a signed package has no \(kind.rootFile) to show on its landing page") }
         for key in ["barcode", "barcodes", "authenticationToken"] { object[key] = nil }
         let files = entries.filter { ![kind.rootFile, "manifest.json", "signature"].contains($0.name) }
         let json = JSONValue.object(object)
-        item = UnsignedPass(passTypeIdentifier: json[kind == .pass ? "passTypeIdentifier" : "orderTypeIdentifier"]?.stringValue ?? "",
-                            serialNumber: json[kind == .pass ? "serialNumber" : "orderIdentifier"]?.stringValue ?? "",
-                            templateName: "", sourceFile: "", passJSON: json, files: files, warnings: [], kind: kind)
+        item = UnsignedPass(
+            passTypeIdentifier: json[kind == .pass ? "passTypeIdentifier" : "orderTypeIdentifier"]?.stringValue ?? "",
+            serialNumber: json[kind == .pass ? "serialNumber" : "orderIdentifier"]?.stringValue ?? "",
+            templateName: "", sourceFile: "", passJSON: json, files: files, warnings: [], kind: kind)
         languages = PreviewLanguages.tables(of: files.map { ($0.name, $0.bytes) }, stringsFile: kind.stringsFile)
     }
 
     var isVoided: Bool { item.kind == .pass && item.passJSON["voided"]?.boolValue == true }
 
     var expiresAt: Date? {
-        guard item.kind == .pass, let text = item.passJSON["expirationDate"]?.stringValue, let date = try? W3CDate(parsing: text)
+        guard item.kind == .pass, let text = item.passJSON["expirationDate"]?.stringValue,
+            let date = try? W3CDate(parsing: text)
         else { return nil }
         return Date(timeIntervalSince1970: date.secondsSince1970)
     }

@@ -29,10 +29,13 @@ extension FieldFormatter {
         let startText = dateFormatter(date: .medium, time: .short, zone: deviceTimeZone).string(from: from)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = deviceTimeZone
-        guard let duration, let components = Self.components(ofDuration: duration), let to = calendar.date(byAdding: components, to: from),
-              to > from else { return startText }
+        guard let duration, let components = Self.components(ofDuration: duration),
+            let to = calendar.date(byAdding: components, to: from),
+            to > from
+        else { return startText }
         let sameDay = calendar.isDate(from, inSameDayAs: to)
-        let endText = dateFormatter(date: sameDay ? .none : .medium, time: .short, zone: deviceTimeZone).string(from: to)
+        let endText = dateFormatter(date: sameDay ? .none : .medium, time: .short, zone: deviceTimeZone).string(
+            from: to)
         return "\(startText) – \(endText)"
     }
 
@@ -76,10 +79,18 @@ extension FieldFormatter {
         var rest = Substring(text)
         guard rest.popFirst() == "P", !rest.isEmpty else { return nil }
         var components = DateComponents()
-        var inTime = false, number = "", any = false
+        var inTime = false
+        var number = ""
+        var any = false
         while let character = rest.popFirst() {
-            if character.isASCII && (character.isNumber || character == ".") { number.append(character); continue }
-            if character == "T", !inTime, number.isEmpty { inTime = true; continue }
+            if character.isASCII && (character.isNumber || character == ".") {
+                number.append(character)
+                continue
+            }
+            if character == "T", !inTime, number.isEmpty {
+                inTime = true
+                continue
+            }
             guard let value = Double(number) else { return nil }
             number = ""
             any = true
@@ -107,7 +118,8 @@ extension FieldFormatter {
 /// shows them in English.
 enum OrderStatusWords {
     static let fulfillment: [String: String] = [
-        "open": "Order Placed", "processing": "Processing", "onTheWay": "On the Way", "outForDelivery": "Out for Delivery",
+        "open": "Order Placed", "processing": "Processing", "onTheWay": "On the Way",
+        "outForDelivery": "Out for Delivery",
         "delivered": "Delivered", "shipped": "Shipped", "readyForPickup": "Ready for Pickup", "pickedUp": "Picked Up",
         "issue": "Issue", "cancelled": "Canceled",
     ]

@@ -1,8 +1,8 @@
 import Barcodes
 package import Foundation
-package import PassRender
 package import PassContent
 import PassModel
+package import PassRender
 
 /// One order's preview page, laid out as Wallet's order details (Apple's
 /// Human Interface Guidelines, Wallet › Order tracking): the merchant with
@@ -22,8 +22,10 @@ package struct OrderPage: Sendable {
     /// The order's landing page, relative to this page (`../_landing/<capability>.html`), when the build made one.
     package var landingPage: String?
 
-    package init(order: UnsignedPass, projectErrors: [ContentDiagnostic] = [], liveReload: Bool = false,
-                 landingPage: String? = nil) {
+    package init(
+        order: UnsignedPass, projectErrors: [ContentDiagnostic] = [], liveReload: Bool = false,
+        landingPage: String? = nil
+    ) {
         self.landingPage = landingPage
         self.order = order.maskingAuthenticationToken()
         hiddenToken = order.authenticationToken
@@ -34,7 +36,8 @@ package struct OrderPage: Sendable {
     var json: JSONValue { order.passJSON }
 
     var languages: [(language: String, strings: [String: String])] {
-        PreviewLanguages.tables(of: order.files.map { ($0.name, $0.bytes) }, stringsFile: WalletItemKind.order.stringsFile)
+        PreviewLanguages.tables(
+            of: order.files.map { ($0.name, $0.bytes) }, stringsFile: WalletItemKind.order.stringsFile)
     }
 
     /// The number the customer sees, else the identifier.
@@ -43,15 +46,17 @@ package struct OrderPage: Sendable {
     package func html() -> String {
         let languages = languages
         var header = "<a href=\"../index.html\">← gallery</a> <h1>\(escape(title))</h1>"
-        header += "<span class=\"meta\">order · template <b>\(escape(order.templateName))</b> · "
+        header +=
+            "<span class=\"meta\">order · template <b>\(escape(order.templateName))</b> · "
             + "\(escape(order.passTypeIdentifier)) · \(escape(order.serialNumber)) · "
             + "<code>\(escape(order.sourceFile))</code></span>"
         if let landingPage { header += " <a class=\"landing\" href=\"\(escape(landingPage))\">landing page</a>" }
-        return PreviewHTML.itemPage(title: "\(title) · \(json["merchant"]?["displayName"]?.stringValue ?? order.templateName)", header: header,
-                                    languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
-                                    section: details, trailer: notes(),
-                                    data: [("order-strings", PreviewHTML.stringTables(languages)), ("order-json", json)],
-                                    hiddenToken: hiddenToken, liveReload: liveReload)
+        return PreviewHTML.itemPage(
+            title: "\(title) · \(json["merchant"]?["displayName"]?.stringValue ?? order.templateName)", header: header,
+            languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
+            section: details, trailer: notes(),
+            data: [("order-strings", PreviewHTML.stringTables(languages)), ("order-json", json)],
+            hiddenToken: hiddenToken, liveReload: liveReload)
     }
 
     // MARK: - The order
@@ -67,19 +72,29 @@ package struct OrderPage: Sendable {
             html += "<img class=\"merchant-logo\" alt=\"logo\" src=\"\(logo)\">"
         }
         html += "<span class=\"merchant-name\">\(text(merchant?["displayName"], f))</span></div>"
-        let headline = OrderStatusWords.headline(orderStatus: status, firstFulfillmentStatus: fulfillments.first?["status"]?.stringValue)
-        html += "<div class=\"order-status\" "
+        let headline = OrderStatusWords.headline(
+            orderStatus: status, firstFulfillmentStatus: fulfillments.first?["status"]?.stringValue)
+        html +=
+            "<div class=\"order-status\" "
             + "data-status=\"\(escape(status ?? ""))\"><div "
             + "class=\"status-word\">\(escape(headline))</div>"
-        if let description = json["statusDescription"]?.stringValue { html += "<div class=\"status-description\">\(escape(f.localized(description)))</div>" }
+        if let description = json["statusDescription"]?.stringValue {
+            html += "<div class=\"status-description\">\(escape(f.localized(description)))</div>"
+        }
         html += "</div>"
         html += "<dl class=\"order-facts\">"
         if let number = json["orderNumber"]?.stringValue { html += fact("Order number", escape(number)) }
-        if let created = json["createdAt"]?.stringValue { html += fact("Ordered", escape(f.dateTime(created) ?? created)) }
-        if let updated = json["updatedAt"]?.stringValue { html += fact("Updated", escape(f.dateTime(updated) ?? updated)) }
+        if let created = json["createdAt"]?.stringValue {
+            html += fact("Ordered", escape(f.dateTime(created) ?? created))
+        }
+        if let updated = json["updatedAt"]?.stringValue {
+            html += fact("Updated", escape(f.dateTime(updated) ?? updated))
+        }
         html += fact("Status", "<code>\(escape(status ?? ""))</code>")
         html += "</dl>"
-        if let url = json["orderManagementURL"]?.stringValue { html += "<p class=\"manage\">\(link(url, "Manage Order"))</p>" }
+        if let url = json["orderManagementURL"]?.stringValue {
+            html += "<p class=\"manage\">\(link(url, "Manage Order"))</p>"
+        }
 
         for (index, fulfillment) in fulfillments.enumerated() {
             html += self.fulfillment(fulfillment, index: index, f)
@@ -92,8 +107,12 @@ package struct OrderPage: Sendable {
         html += contact(merchant, f)
         if let returnInfo = json["returnInfo"] {
             html += "<section class=\"returns\"><h2>Returns</h2><dl>"
-            if let policy = returnInfo["returnPolicyDescription"]?.stringValue { html += fact("Policy", escape(f.localized(policy))) }
-            if let deadline = returnInfo["returnDeadline"]?.stringValue { html += fact("Return by", escape(f.dateTime(deadline) ?? deadline)) }
+            if let policy = returnInfo["returnPolicyDescription"]?.stringValue {
+                html += fact("Policy", escape(f.localized(policy)))
+            }
+            if let deadline = returnInfo["returnDeadline"]?.stringValue {
+                html += fact("Return by", escape(f.dateTime(deadline) ?? deadline))
+            }
             if let url = returnInfo["returnPolicyURL"]?.stringValue { html += fact("Return policy", link(url, url)) }
             html += "</dl></section>"
         }
@@ -116,11 +135,19 @@ package struct OrderPage: Sendable {
             if let date = orderReturn[key]?.stringValue { html += fact(term, escape(f.dateTime(date) ?? date)) }
         }
         if let carrier = orderReturn["carrier"]?.stringValue { html += fact("Carrier", escape(f.localized(carrier))) }
-        if let label = orderReturn["returnLabel"]?.stringValue { html += fact("Return label", "<code>\(escape(label))</code>") }
-        if let url = orderReturn["returnManagementURL"]?.stringValue { html += fact("Manage", link(url, "Manage Return")) }
-        if let notes = orderReturn["notes"]?.stringValue { html += fact("Notes", escape(f.localized(notes)).replacingOccurrences(of: "\n", with: "<br>")) }
+        if let label = orderReturn["returnLabel"]?.stringValue {
+            html += fact("Return label", "<code>\(escape(label))</code>")
+        }
+        if let url = orderReturn["returnManagementURL"]?.stringValue {
+            html += fact("Manage", link(url, "Manage Return"))
+        }
+        if let notes = orderReturn["notes"]?.stringValue {
+            html += fact("Notes", escape(f.localized(notes)).replacingOccurrences(of: "\n", with: "<br>"))
+        }
         html += "</dl>"
-        if let items = orderReturn["lineItems"]?.arrayValue, !items.isEmpty { html += "<h3>In this return</h3>\(lineItems(items, f))" }
+        if let items = orderReturn["lineItems"]?.arrayValue, !items.isEmpty {
+            html += "<h3>In this return</h3>\(lineItems(items, f))"
+        }
         return html + "</section>"
     }
 
@@ -134,7 +161,8 @@ package struct OrderPage: Sendable {
         } else {
             // HIG: without a carrier, Wallet shows its default "Track Shipment".
             let carrier = fulfillment["carrier"]?.stringValue.map { escape(f.localized($0)) } ?? "Track Shipment"
-            html += "<h2>\(fulfillment["shippingType"]?.stringValue == "delivery" ? "Delivery" : "Shipment") "
+            html +=
+                "<h2>\(fulfillment["shippingType"]?.stringValue == "delivery" ? "Delivery" : "Shipment") "
                 + "· \(carrier)</h2>"
         }
         html += "<div class=\"status-word\">\(escape(OrderStatusWords.fulfillment[status] ?? status))</div>"
@@ -143,7 +171,9 @@ package struct OrderPage: Sendable {
         }
         html += "<dl>"
         html += type == "pickup" ? pickupFacts(fulfillment, f) : shippingFacts(fulfillment, f)
-        if let notes = fulfillment["notes"]?.stringValue { html += fact("Notes", escape(f.localized(notes)).replacingOccurrences(of: "\n", with: "<br>")) }
+        if let notes = fulfillment["notes"]?.stringValue {
+            html += fact("Notes", escape(f.localized(notes)).replacingOccurrences(of: "\n", with: "<br>"))
+        }
         html += "</dl>"
         if type == "pickup", let barcode = fulfillment["barcode"] { html += pickupBarcode(barcode, f) }
         if let items = fulfillment["lineItems"]?.arrayValue, !items.isEmpty {
@@ -165,8 +195,10 @@ package struct OrderPage: Sendable {
         }
         if let address = fulfillment["address"] { html += fact("Address", self.address(address, f)) }
         if let location = fulfillment["location"], let latitude = location["latitude"]?.numberValue,
-           let longitude = location["longitude"]?.numberValue {
-            let map = "https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)"
+            let longitude = location["longitude"]?.numberValue
+        {
+            let map =
+                "https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)"
             html += fact("Map", "<a href=\"\(map)\">\(latitude), \(longitude)</a>")
         }
         return html
@@ -203,13 +235,16 @@ package struct OrderPage: Sendable {
         guard let format = Self.barcodeFormats[name] else {
             return "<p class=\"barcode-error\">cannot draw a barcode of format \(escape(name))</p>"
         }
-        return PassPage.barcode(message, format: format,
-                                messageEncoding: barcode["messageEncoding"]?.stringValue ?? "iso-8859-1",
-                                altText: barcode["altText"]?.stringValue.map(f.localized))
+        return PassPage.barcode(
+            message, format: format,
+            messageEncoding: barcode["messageEncoding"]?.stringValue ?? "iso-8859-1",
+            altText: barcode["altText"]?.stringValue.map(f.localized))
     }
 
     /// Apple's order Barcode.format values and the symbologies that draw them.
-    static let barcodeFormats: [String: BarcodeFormat] = ["qr": .qr, "pdf417": .pdf417, "aztec": .aztec, "code128": .code128]
+    static let barcodeFormats: [String: BarcodeFormat] = [
+        "qr": .qr, "pdf417": .pdf417, "aztec": .aztec, "code128": .code128,
+    ]
 
     func lineItems(_ items: [JSONValue], _ f: FieldFormatter) -> String {
         var html = "<ul class=\"items\">"
@@ -221,7 +256,9 @@ package struct OrderPage: Sendable {
                 html += "<span class=\"product none\"></span>"
             }
             html += "<span class=\"item-text\"><span class=\"item-title\">\(text(item["title"], f))</span>"
-            if let subtitle = item["subtitle"]?.stringValue { html += "<span class=\"item-subtitle\">\(escape(f.localized(subtitle)))</span>" }
+            if let subtitle = item["subtitle"]?.stringValue {
+                html += "<span class=\"item-subtitle\">\(escape(f.localized(subtitle)))</span>"
+            }
             html += "<span class=\"item-quantity\">Qty \(escape(f.quantity(item["quantity"]) ?? "?"))</span></span>"
             if let price = f.money(item["price"]) { html += "<span class=\"item-price\">\(escape(price))</span>" }
             html += "</li>"
@@ -238,11 +275,15 @@ package struct OrderPage: Sendable {
         html += "</dl><dl>"
         if let status = payment["status"]?.stringValue { html += fact("Payment status", escape(status)) }
         let methods = (payment["paymentMethods"]?.arrayValue ?? []).compactMap(\.stringValue)
-        if !methods.isEmpty { html += fact("Paid with", methods.map { escape(f.localized($0)) }.joined(separator: "<br>")) }
+        if !methods.isEmpty {
+            html += fact("Paid with", methods.map { escape(f.localized($0)) }.joined(separator: "<br>"))
+        }
         for transaction in payment["transactions"]?.arrayValue ?? [] {
-            let parts = [transaction["transactionType"]?.stringValue, f.money(transaction["amount"]),
-                         transaction["createdAt"]?.stringValue.map { f.dateTime($0) ?? $0 }, transaction["status"]?.stringValue,
-                         transaction["paymentMethod"]?["displayName"]?.stringValue.map(f.localized)].compactMap { $0 }
+            let parts = [
+                transaction["transactionType"]?.stringValue, f.money(transaction["amount"]),
+                transaction["createdAt"]?.stringValue.map { f.dateTime($0) ?? $0 }, transaction["status"]?.stringValue,
+                transaction["paymentMethod"]?["displayName"]?.stringValue.map(f.localized),
+            ].compactMap { $0 }
             html += fact("Transaction", escape(parts.joined(separator: " · ")))
         }
         return html + "</dl></section>"
@@ -255,9 +296,14 @@ package struct OrderPage: Sendable {
         if let url = merchant["url"]?.stringValue { html += fact("Website", link(url, url)) }
         if let url = merchant["contactURL"]?.stringValue { html += fact("Support", link(url, url)) }
         if let url = merchant["businessChatURL"]?.stringValue { html += fact("Messages", link(url, url)) }
-        if let email = merchant["emailAddress"]?.stringValue { html += fact("Email", "<a href=\"mailto:\(escape(email))\">\(escape(email))</a>") }
+        if let email = merchant["emailAddress"]?.stringValue {
+            html += fact("Email", "<a href=\"mailto:\(escape(email))\">\(escape(email))</a>")
+        }
         if let phone = merchant["phoneNumber"]?.stringValue {
-            html += fact("Phone", "<a href=\"tel:\(escape(phone.filter { $0.isASCII && ($0.isNumber || $0 == "+") }))\">\(escape(phone))</a>")
+            html += fact(
+                "Phone",
+                "<a href=\"tel:\(escape(phone.filter { $0.isASCII && ($0.isNumber || $0 == "+") }))\">\(escape(phone))</a>"
+            )
         }
         if let address = merchant["address"] { html += fact("Address", self.address(address, f)) }
         if let customer = json["customer"], let name = name(customer) ?? customer["emailAddress"]?.stringValue {
@@ -269,10 +315,13 @@ package struct OrderPage: Sendable {
     /// Identifiers, the time stamps the build sets, and the warnings.
     func notes() -> String {
         var html = "<section class=\"details\"><h2>Identifiers</h2><ul>"
-        html += "<li><b>orderTypeIdentifier</b>: "
+        html +=
+            "<li><b>orderTypeIdentifier</b>: "
             + "\(escape(order.passTypeIdentifier))</li><li><b>orderIdentifier</b>: "
             + "\(escape(order.serialNumber))</li>"
-        if json["updatedAt"] == nil { html += "<li><b>updatedAt</b>: set by <code>passforge build</code> when the order changes</li>" }
+        if json["updatedAt"] == nil {
+            html += "<li><b>updatedAt</b>: set by <code>passforge build</code> when the order changes</li>"
+        }
         html += "</ul><h2>Warnings</h2>"
         if order.warnings.isEmpty {
             html += "<p class=\"no-warnings\">none</p>"
@@ -294,7 +343,9 @@ package struct OrderPage: Sendable {
     /// A link only for http(s): an order's URLs may hold any scheme (`javascript:` too), which a page must not follow.
     func link(_ url: String, _ label: String) -> String {
         let lowered = url.lowercased()
-        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else { return "<code>\(escape(url))</code>" }
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
+            return "<code>\(escape(url))</code>"
+        }
         return "<a href=\"\(escape(url))\">\(escape(label))</a>"
     }
 
@@ -305,9 +356,12 @@ package struct OrderPage: Sendable {
 
     func address(_ address: JSONValue, _ f: FieldFormatter) -> String {
         var lines = (address["addressLines"]?.arrayValue ?? []).compactMap(\.stringValue)
-        let town = [address["postalCode"]?.stringValue, address["locality"]?.stringValue].compactMap { $0 }.joined(separator: " ")
+        let town = [address["postalCode"]?.stringValue, address["locality"]?.stringValue].compactMap { $0 }.joined(
+            separator: " ")
         if !town.isEmpty { lines.append(town) }
-        for key in ["subLocality", "subAdministrativeArea", "administrativeArea"] { if let part = address[key]?.stringValue { lines.append(part) } }
+        for key in ["subLocality", "subAdministrativeArea", "administrativeArea"] {
+            if let part = address[key]?.stringValue { lines.append(part) }
+        }
         if let country = address["countryCode"]?.stringValue {
             lines.append(f.locale.localizedString(forRegionCode: country) ?? country)
         }
@@ -318,7 +372,8 @@ package struct OrderPage: Sendable {
     /// language's copy (Apple, "Creating the source for an order"); @2x is preferred, as for passes.
     func image(named name: String, language: String) -> String? {
         let lowered = name.lowercased()
-        let stem = [".png", ".jpg", ".jpeg"].first { lowered.hasSuffix($0) }.map { String(name.dropLast($0.count)) } ?? name
+        let stem =
+            [".png", ".jpg", ".jpeg"].first { lowered.hasSuffix($0) }.map { String(name.dropLast($0.count)) } ?? name
         let candidates = ["", "\(language).lproj/"].flatMap { folder in
             ["@2x", "", "@3x"].flatMap { scale in ["png", "jpg", "jpeg"].map { "\(folder)\(stem)\(scale).\($0)" } }
         }

@@ -1,9 +1,9 @@
 import Barcodes
 package import Foundation
-package import PassRender
-import WalletTree
 package import PassContent
 import PassModel
+package import PassRender
+import WalletTree
 
 /// One pass's preview page: the front and the back as Wallet lays out its
 /// style, in every language of the pass, with its dates, locations, barcode
@@ -21,8 +21,10 @@ package struct PassPage: Sendable {
     /// The item's landing page, relative to this page (`../_landing/<capability>.html`), when the build made one.
     package var landingPage: String?
 
-    package init(pass: UnsignedPass, projectErrors: [ContentDiagnostic] = [], liveReload: Bool = false,
-                 landingPage: String? = nil) {
+    package init(
+        pass: UnsignedPass, projectErrors: [ContentDiagnostic] = [], liveReload: Bool = false,
+        landingPage: String? = nil
+    ) {
         self.landingPage = landingPage
         self.pass = pass.maskingAuthenticationToken()
         hiddenToken = pass.authenticationToken
@@ -47,14 +49,16 @@ package struct PassPage: Sendable {
     package func html() -> String {
         let languages = PreviewLanguages.tables(of: pass.files.map { ($0.name, $0.bytes) })
         var header = "<a href=\"../index.html\">← all passes</a> <h1>\(escape(pass.serialNumber))</h1>"
-        header += "<span class=\"meta\">template <b>\(escape(pass.templateName))</b> · \(escape(layoutName)) · "
+        header +=
+            "<span class=\"meta\">template <b>\(escape(pass.templateName))</b> · \(escape(layoutName)) · "
             + "\(escape(pass.passTypeIdentifier)) · <code>\(escape(pass.sourceFile))</code></span>"
         if let landingPage { header += " <a class=\"landing\" href=\"\(escape(landingPage))\">landing page</a>" }
-        return PreviewHTML.itemPage(title: "\(pass.serialNumber) · \(json["description"]?.stringValue ?? pass.templateName)", header: header,
-                                    languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
-                                    section: { front($0) + back($0) }, trailer: details(),
-                                    data: [("pass-strings", PreviewHTML.stringTables(languages)), ("pass-json", json)],
-                                    hiddenToken: hiddenToken, liveReload: liveReload)
+        return PreviewHTML.itemPage(
+            title: "\(pass.serialNumber) · \(json["description"]?.stringValue ?? pass.templateName)", header: header,
+            languages: languages, deviceTimeZone: deviceTimeZone, errors: projectErrors,
+            section: { front($0) + back($0) }, trailer: details(),
+            data: [("pass-strings", PreviewHTML.stringTables(languages)), ("pass-json", json)],
+            hiddenToken: hiddenToken, liveReload: liveReload)
     }
 
     // MARK: - Front
@@ -65,16 +69,21 @@ package struct PassPage: Sendable {
         let foreground = color("foregroundColor") ?? "rgb(0, 0, 0)"
         let label = color("labelColor") ?? foreground
         let layout = layoutName
-        var html = "<div class=\"pass front \(escape(layout))\" style=\"--bg: "
+        var html =
+            "<div class=\"pass front \(escape(layout))\" style=\"--bg: "
             + "\(background); --fg: \(foreground); --label: \(label)\">"
-        if let image = image("background", language: f.language), layout == "eventTicket" || layout == "posterEventTicket" || layout == "posterGeneric" {
+        if let image = image("background", language: f.language),
+            layout == "eventTicket" || layout == "posterEventTicket" || layout == "posterGeneric"
+        {
             html += "<img class=\"background-image\" alt=\"\" src=\"\(image)\">"
         }
         if let artwork = image("artwork", language: f.language) {
             html += "<img class=\"background-image artwork\" alt=\"\" src=\"\(artwork)\">"
         }
         html += "<div class=\"row top-row\">"
-        if let logo = image(layout.hasPrefix("poster") ? "primaryLogo" : "logo", language: f.language) ?? image("logo", language: f.language) {
+        if let logo = image(layout.hasPrefix("poster") ? "primaryLogo" : "logo", language: f.language)
+            ?? image("logo", language: f.language)
+        {
             html += "<img class=\"logo\" alt=\"logo\" src=\"\(logo)\">"
         }
         if let logoText = json["logoText"]?.stringValue {
@@ -90,18 +99,25 @@ package struct PassPage: Sendable {
             html += "<div class=\"row primary boarding\">"
             let primary = fieldList(styleObject, .primary)
             if let first = primary.first { html += field(first, f, area: "primary") }
-            html += "<span class=\"transit\" "
+            html +=
+                "<span class=\"transit\" "
                 + "title=\"\(escape(styleObject["transitType"]?.stringValue ?? ""))\">\(transitSymbol(styleObject["transitType"]?.stringValue))</span>"
             for other in primary.dropFirst() { html += field(other, f, area: "primary", alignRight: true) }
             html += "</div>"
             html += "<div class=\"row\">\(fields(styleObject, .auxiliary, f))</div>"
             html += "<div class=\"row\">\(fields(styleObject, .secondary, f))</div>"
-            if let footer = image("footer", language: f.language) { html += "<img class=\"footer-image\" alt=\"footer\" src=\"\(footer)\">" }
-        case "coupon", "storeCard", "eventTicket" where strip != nil:
-            html += "<div class=\"strip\"\(strip.map { " style=\"background-image: url('\($0)')\"" } ?? "")>\(fields(styleObject, .primary, f, area: "primary"))</div>"
-            html += "<div class=\"row\">\(fields(styleObject, .secondary, f))\(fields(styleObject, .auxiliary, f))</div>"
+            if let footer = image("footer", language: f.language) {
+                html += "<img class=\"footer-image\" alt=\"footer\" src=\"\(footer)\">"
+            }
+        case "coupon", "storeCard",
+            "eventTicket" where strip != nil:
+            html +=
+                "<div class=\"strip\"\(strip.map { " style=\"background-image: url('\($0)')\"" } ?? "")>\(fields(styleObject, .primary, f, area: "primary"))</div>"
+            html +=
+                "<div class=\"row\">\(fields(styleObject, .secondary, f))\(fields(styleObject, .auxiliary, f))</div>"
         default:
-            html += "<div class=\"row primary-with-thumbnail\"><div "
+            html +=
+                "<div class=\"row primary-with-thumbnail\"><div "
                 + "class=\"column\">\(fields(styleObject, .primary, f, area: "primary"))</div>"
             if let thumbnail { html += "<img class=\"thumbnail\" alt=\"thumbnail\" src=\"\(thumbnail)\">" }
             html += "</div>"
@@ -111,34 +127,44 @@ package struct PassPage: Sendable {
         if let footerFields = styleObject[FieldArea.footer.key]?.arrayValue, !footerFields.isEmpty {
             html += "<div class=\"row\">\(fields(styleObject, .footer, f))</div>"
         }
-        if let secondaryLogo = image("secondaryLogo", language: f.language) { html += "<img class=\"secondary-logo\" alt=\"\" src=\"\(secondaryLogo)\">" }
+        if let secondaryLogo = image("secondaryLogo", language: f.language) {
+            html += "<img class=\"secondary-logo\" alt=\"\" src=\"\(secondaryLogo)\">"
+        }
         html += barcode(f)
         html += "</div>"
         return html
     }
 
     func barcode(_ f: FieldFormatter) -> String {
-        let entries = (json["barcodes"]?.arrayValue ?? []) + (json["barcodes"] == nil ? [json["barcode"]].compactMap { $0 } : [])
+        let entries =
+            (json["barcodes"]?.arrayValue ?? []) + (json["barcodes"] == nil ? [json["barcode"]].compactMap { $0 } : [])
         // Wallet shows the first barcode the device can draw; every one here draws.
-        guard let barcode = entries.first, let format = barcode["format"]?.stringValue.flatMap(BarcodeFormat.init(rawValue:)),
-              let message = barcode["message"]?.stringValue else { return "" }
+        guard let barcode = entries.first,
+            let format = barcode["format"]?.stringValue.flatMap(BarcodeFormat.init(rawValue:)),
+            let message = barcode["message"]?.stringValue
+        else { return "" }
         let encoding = barcode["messageEncoding"]?.stringValue ?? "iso-8859-1"
-        return Self.barcode(message, format: format, messageEncoding: encoding, altText: barcode["altText"]?.stringValue.map(f.localized))
+        return Self.barcode(
+            message, format: format, messageEncoding: encoding,
+            altText: barcode["altText"]?.stringValue.map(f.localized))
     }
 
     /// A scannable barcode (drawn by libzint as SVG) with its alt text; a pass's and a pickup order's.
     static func barcode(_ message: String, format: BarcodeFormat, messageEncoding: String, altText: String?) -> String {
-        var html = "<div class=\"barcode \(format.isLinear ? "linear" : "matrix")\" "
+        var html =
+            "<div class=\"barcode \(format.isLinear ? "linear" : "matrix")\" "
             + "data-format=\"\(escape(format.rawValue))\">"
         switch BarcodeEncoder.image(message, format: format, messageEncoding: messageEncoding) {
         case .success(let image):
             // About 3–4 screen pixels per module, so that a photo or a screenshot scans; wide symbols shrink to fit,
             // to 2.
             let scale = max(2, min(format.isLinear ? 3.0 : 4.0, 320 / image.width))
-            html += "<div class=\"barcode-image\" style=\"width: \(Int(image.width * scale))px; "
+            html +=
+                "<div class=\"barcode-image\" style=\"width: \(Int(image.width * scale))px; "
                 + "height: \(Int(image.height * scale))px\">\(image.svg)</div>"
         case .failure(let error):
-            html += "<p class=\"barcode-error\">cannot draw this "
+            html +=
+                "<p class=\"barcode-error\">cannot draw this "
                 + "\(escape(format.displayName)) barcode: \(escape(error.reason))</p>"
         }
         if let altText { html += "<div class=\"alt-text\">\(escape(altText))</div>" }
@@ -153,8 +179,11 @@ package struct PassPage: Sendable {
         var html = "<div class=\"pass back\"><h2>Back of the pass</h2><dl>"
         for entry in fieldList(styleObject, .back) + fieldList(styleObject, .additionalInfo) {
             // Apple: attributedValue "overrides the text specified by the value key"; its links are the only markup.
-            let shown = entry["attributedValue"]?.stringValue.map { attributed(f.localized($0)) } ?? linked(f.value(of: entry), entry)
-            html += "<div class=\"back-field\" "
+            let shown =
+                entry["attributedValue"]?.stringValue.map { attributed(f.localized($0)) }
+                ?? linked(f.value(of: entry), entry)
+            html +=
+                "<div class=\"back-field\" "
                 + "data-key=\"\(escape(entry["key"]?.stringValue ?? ""))\"><dt>\(escape(f.localized(entry["label"]?.stringValue ?? "")))</dt><dd>\(shown)</dd></div>"
         }
         html += "</dl></div>"
@@ -192,19 +221,28 @@ package struct PassPage: Sendable {
         var html = "<section class=\"details\"><h2>Relevance, dates and locations</h2><ul>"
         var any = false
         for key in ["relevantDate", "expirationDate"] {
-            if let date = json[key]?.stringValue { html += "<li><b>\(key)</b>: \(escape(date))</li>"; any = true }
+            if let date = json[key]?.stringValue {
+                html += "<li><b>\(key)</b>: \(escape(date))</li>"
+                any = true
+            }
         }
         for (index, entry) in (json["relevantDates"]?.arrayValue ?? []).enumerated() {
-            let text = ["date", "startDate", "endDate"].compactMap { key in entry[key]?.stringValue.map { "\(key) \($0)" } }.joined(separator: ", ")
+            let text = ["date", "startDate", "endDate"].compactMap { key in
+                entry[key]?.stringValue.map { "\(key) \($0)" }
+            }.joined(separator: ", ")
             html += "<li><b>relevantDates[\(index)]</b>: \(escape(text))</li>"
             any = true
         }
-        if json["voided"]?.boolValue == true { html += "<li><b>voided</b>: the pass shows as void</li>"; any = true }
+        if json["voided"]?.boolValue == true {
+            html += "<li><b>voided</b>: the pass shows as void</li>"
+            any = true
+        }
         for (index, location) in (json["locations"]?.arrayValue ?? []).enumerated() {
             let latitude = location["latitude"]?.numberValue.map { String($0) } ?? "?"
             let longitude = location["longitude"]?.numberValue.map { String($0) } ?? "?"
             let text = location["relevantText"]?.stringValue.map { " — “\(escape($0))”" } ?? ""
-            html += "<li><b>locations[\(index)]</b>: <a "
+            html +=
+                "<li><b>locations[\(index)]</b>: <a "
                 + "href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)\">\(latitude), "
                 + "\(longitude)</a>\(text)</li>"
             any = true
@@ -215,8 +253,11 @@ package struct PassPage: Sendable {
         }
         if !any { html += "<li>none: the pass is not shown on the lock screen by time or place</li>" }
         html += "</ul>"
-        for (index, barcode) in ((json["barcodes"]?.arrayValue ?? []) + [json["barcode"]].compactMap { $0 }).enumerated() {
-            html += "<p class=\"barcode-message\">barcode \(index + 1): "
+        for (index, barcode) in ((json["barcodes"]?.arrayValue ?? []) + [json["barcode"]].compactMap { $0 })
+            .enumerated()
+        {
+            html +=
+                "<p class=\"barcode-message\">barcode \(index + 1): "
                 + "\(escape(barcode["format"]?.stringValue ?? "")), message "
                 + "<code>\(escape(barcode["message"]?.stringValue ?? ""))</code></p>"
         }
@@ -239,7 +280,8 @@ package struct PassPage: Sendable {
     }
 
     func fields(_ styleObject: JSONValue, _ area: FieldArea, _ f: FieldFormatter, area name: String? = nil) -> String {
-        fieldList(styleObject, area).map { field($0, f, area: name ?? String(area.key.dropLast("Fields".count))) }.joined()
+        fieldList(styleObject, area).map { field($0, f, area: name ?? String(area.key.dropLast("Fields".count))) }
+            .joined()
     }
 
     func field(_ entry: JSONValue, _ f: FieldFormatter, area: String, alignRight: Bool = false) -> String {
@@ -328,7 +370,8 @@ extension UnsignedPass {
         switch value {
         case .string(let text): return .string(text.replacingOccurrences(of: secret, with: mask))
         case .array(let items): return .array(items.map { replacing(secret, with: mask, in: $0) })
-        case .object(let object): return .object(JSONObject(object.map { ($0.key, replacing(secret, with: mask, in: $0.value)) }))
+        case .object(let object):
+            return .object(JSONObject(object.map { ($0.key, replacing(secret, with: mask, in: $0.value)) }))
         case .null, .bool, .int, .double: return value
         }
     }

@@ -1,9 +1,9 @@
 import AtomicFiles
 import Foundation
-package import PassRender
-import WalletTree
 package import PassContent
 import PassModel
+package import PassRender
+import WalletTree
 
 /// `passforge preview`: the gallery of every pass and order, as static HTML.
 ///
@@ -38,10 +38,17 @@ package struct PreviewGallery: Sendable {
         var pages: [String: [UInt8]] = landing.files
         for pass in passes {
             let link = landing.links[PassPage.path(of: pass)]
-            pages[PassPage.path(of: pass)] = switch pass.kind {
-            case .pass: Array(PassPage(pass: pass, projectErrors: errors, liveReload: liveReload, landingPage: link).html().utf8)
-            case .order: Array(OrderPage(order: pass, projectErrors: errors, liveReload: liveReload, landingPage: link).html().utf8)
-            }
+            pages[PassPage.path(of: pass)] =
+                switch pass.kind {
+                case .pass:
+                    Array(
+                        PassPage(pass: pass, projectErrors: errors, liveReload: liveReload, landingPage: link).html()
+                            .utf8)
+                case .order:
+                    Array(
+                        OrderPage(order: pass, projectErrors: errors, liveReload: liveReload, landingPage: link).html()
+                            .utf8)
+                }
         }
         pages["index.html"] = Array(index(passes, errors: errors, bundles: landing.bundles).utf8)
         var changed: [String] = []
@@ -63,7 +70,9 @@ package struct PreviewGallery: Sendable {
     func existingPages() -> [String] {
         let folders = AtomicFileSystem.directoryEntries(directory)?.map(\.name) ?? []
         return folders.flatMap { folder -> [String] in
-            let files = AtomicFileSystem.directoryEntries((directory as NSString).appendingPathComponent(folder))?.map(\.name) ?? []
+            let files =
+                AtomicFileSystem.directoryEntries((directory as NSString).appendingPathComponent(folder))?.map(\.name)
+                ?? []
             return files.filter { $0.hasSuffix(".html") || folder == Self.landingFolder }.map { "\(folder)/\($0)" }
         }
     }
@@ -73,9 +82,11 @@ package struct PreviewGallery: Sendable {
     /// so the page's relative links hold), each pass page's link to its landing page, and each `.pkpasses`
     /// bundle's landing page (linked from the index).
     func landingPages(of passes: [UnsignedPass])
-        -> (files: [String: [UInt8]], links: [String: String], bundles: [(name: String, href: String)]) {
+        -> (files: [String: [UInt8]], links: [String: String], bundles: [(name: String, href: String)])
+    {
         guard let output, let bytes = AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output)),
-              let list = LandingPageList(decoding: bytes) else { return ([:], [:], []) }
+            let list = LandingPageList(decoding: bytes)
+        else { return ([:], [:], []) }
         var files: [String: [UInt8]] = [:]
         var links: [String: String] = [:]
         func copy(_ path: String) -> Bool {
@@ -86,7 +97,8 @@ package struct PreviewGallery: Sendable {
         for pass in passes {
             let page = PassPage.path(of: pass)
             guard let record = list.pages[String(page.dropLast(".html".count))], let pagePath = record.pagePath,
-                  record.files.allSatisfy({ copy($0.path) }) else { continue }
+                record.files.allSatisfy({ copy($0.path) })
+            else { continue }
             if let capability = TreeLayout.capability(ofDownloadPath: pagePath) {
                 _ = copy(TreeLayout.capabilityDownloadPath(capability: String(capability), kind: pass.kind))
             }
@@ -95,9 +107,11 @@ package struct PreviewGallery: Sendable {
         var bundles: [(name: String, href: String)] = []
         for (key, record) in list.pages.sorted(by: { $0.key < $1.key }) where key.hasPrefix("bundle/") {
             guard let pagePath = record.pagePath, let capability = TreeLayout.capability(ofDownloadPath: pagePath),
-                  record.files.allSatisfy({ copy($0.path) }) else { continue }
+                record.files.allSatisfy({ copy($0.path) })
+            else { continue }
             _ = copy(TreeLayout.bundleDownloadPath(capability: String(capability)))
-            bundles.append((String(key.dropFirst("bundle/".count)), "\(Self.landingFolder)/\(TreeLayout.fileName(of: pagePath))"))
+            bundles.append(
+                (String(key.dropFirst("bundle/".count)), "\(Self.landingFolder)/\(TreeLayout.fileName(of: pagePath))"))
         }
         if !links.isEmpty || !bundles.isEmpty {
             for badge in Array(list.badges.values) + Array(list.orderBadges.values) { _ = copy(badge.path) }
@@ -105,11 +119,16 @@ package struct PreviewGallery: Sendable {
         return (files, links, bundles)
     }
 
-    func index(_ passes: [UnsignedPass], errors: [ContentDiagnostic], bundles: [(name: String, href: String)] = []) -> String {
+    func index(_ passes: [UnsignedPass], errors: [ContentDiagnostic], bundles: [(name: String, href: String)] = [])
+        -> String
+    {
         let orders = passes.count { $0.kind == .order }
         let passCount = passes.count - orders
-        let counts = "\(passCount) pass\(passCount == 1 ? "" : "es")" + (orders == 0 ? "" : ", \(orders) order\(orders == 1 ? "" : "s")")
-        var body = "<header class=\"top\"><h1>passforge preview</h1><span class=\"meta\">\(counts) "
+        let counts =
+            "\(passCount) pass\(passCount == 1 ? "" : "es")"
+            + (orders == 0 ? "" : ", \(orders) order\(orders == 1 ? "" : "s")")
+        var body =
+            "<header class=\"top\"><h1>passforge preview</h1><span class=\"meta\">\(counts) "
             + "· front, back, every language · unsigned</span></header>"
         body += PreviewHTML.errorPanel(errors)
         body += "<main class=\"gallery\">"
@@ -126,7 +145,8 @@ package struct PreviewGallery: Sendable {
             // A bundle has no page of its own in the gallery: its landing page is its preview.
             body += "<h2>Bundles</h2><ul class=\"bundles\">"
             for bundle in bundles {
-                body += "<li><a class=\"landing\" href=\"\(escape(bundle.href))\">"
+                body +=
+                    "<li><a class=\"landing\" href=\"\(escape(bundle.href))\">"
                     + "\(escape(bundle.name))</a> · landing page</li>"
             }
             body += "</ul>"
@@ -139,18 +159,23 @@ package struct PreviewGallery: Sendable {
     func card(_ pass: UnsignedPass) -> String {
         let page = PassPage(pass: pass)
         let json = pass.passJSON
-        let formatter = FieldFormatter(language: PreviewLanguages.tables(of: pass.files.map { ($0.name, $0.bytes) })[0].language)
+        let formatter = FieldFormatter(
+            language: PreviewLanguages.tables(of: pass.files.map { ($0.name, $0.bytes) })[0].language)
         let background = page.color("backgroundColor") ?? "rgb(245, 245, 247)"
         let foreground = page.color("foregroundColor") ?? "rgb(0, 0, 0)"
-        var html = "<a class=\"card\" href=\"\(escape(PassPage.path(of: pass)))\" "
+        var html =
+            "<a class=\"card\" href=\"\(escape(PassPage.path(of: pass)))\" "
             + "style=\"background: \(background); color: \(foreground)\">"
-        if let logo = page.image("logo", language: formatter.language) ?? page.image("icon", language: formatter.language) {
+        if let logo = page.image("logo", language: formatter.language)
+            ?? page.image("icon", language: formatter.language)
+        {
             html += "<img alt=\"\" src=\"\(logo)\"> "
         }
         html += escape(json["logoText"]?.stringValue ?? json["organizationName"]?.stringValue ?? "")
         let primary = page.style.flatMap { json[$0.key]?[FieldArea.primary.key]?.arrayValue?.first }
         if let primary { html += "<div class=\"primary-value\">\(escape(formatter.value(of: primary)))</div>" }
-        html += "<div class=\"serial\">\(escape(pass.serialNumber)) · "
+        html +=
+            "<div class=\"serial\">\(escape(pass.serialNumber)) · "
             + "\(escape(page.layoutName))\(pass.warnings.isEmpty ? "" : " · \(pass.warnings.count) warning\(pass.warnings.count == 1 ? "" : "s")")</div></a>"
         return html
     }
@@ -160,17 +185,23 @@ package struct PreviewGallery: Sendable {
         let page = OrderPage(order: order)
         let json = page.json
         let formatter = FieldFormatter(language: page.languages[0].language)
-        let status = OrderStatusWords.headline(orderStatus: json["status"]?.stringValue,
-                                               firstFulfillmentStatus: json["fulfillments"]?.arrayValue?.first?["status"]?.stringValue)
+        let status = OrderStatusWords.headline(
+            orderStatus: json["status"]?.stringValue,
+            firstFulfillmentStatus: json["fulfillments"]?.arrayValue?.first?["status"]?.stringValue)
         var html = "<a class=\"card order-card\" href=\"\(escape(PassPage.path(of: order)))\">"
-        if let logo = json["merchant"]?["logo"]?.stringValue.flatMap({ page.image(named: $0, language: formatter.language) }) {
+        if let logo = json["merchant"]?["logo"]?.stringValue.flatMap({
+            page.image(named: $0, language: formatter.language)
+        }) {
             html += "<img alt=\"\" src=\"\(logo)\"> "
         }
         html += escape(json["merchant"]?["displayName"]?.stringValue ?? "")
         html += "<div class=\"primary-value\">\(escape(status))</div>"
-        if let total = formatter.money(json["payment"]?["total"]) { html += "<div class=\"order-total\">\(escape(total))</div>" }
+        if let total = formatter.money(json["payment"]?["total"]) {
+            html += "<div class=\"order-total\">\(escape(total))</div>"
+        }
         let warnings = order.warnings.count
-        html += "<div class=\"serial\">\(escape(page.title)) · "
+        html +=
+            "<div class=\"serial\">\(escape(page.title)) · "
             + "order\(warnings == 0 ? "" : " · \(warnings) warning\(warnings == 1 ? "" : "s")")</div></a>"
         return html
     }

@@ -37,16 +37,21 @@ package struct PreviewHostRule: Sendable {
             let rest = host[host.index(after: close)...]
             guard rest.isEmpty || rest.first == ":" else { return .malformed }
             portText = rest.isEmpty ? nil : rest.dropFirst()
-            guard name.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return .malformed }
+            guard name.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+                return .malformed
+            }
         } else {
             let parts = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             name = parts[0]
             portText = parts.count == 2 ? parts[1] : nil
-            guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_") }) else { return .malformed }
+            guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_") })
+            else { return .malformed }
         }
         guard name.count > (host.hasPrefix("[") ? 2 : 0) else { return .malformed }
         if let portText {
-            guard (1...5).contains(portText.count), portText.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .malformed }
+            guard (1...5).contains(portText.count), portText.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                return .malformed
+            }
             guard portText == String(port) else { return .foreign }
         }
         return names.contains(name.lowercased()) ? .allowed : .foreign
@@ -115,20 +120,28 @@ struct PreviewRequestGuard<Context: RequestContext>: RouterMiddleware {
     let rule: PreviewHostRule
     let boundPort: BoundPort
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         // NIO's conversion moves the first `Host` to `authority`; a second one stays among the fields.
-        let hosts = (request.head.authority.map { [$0] } ?? []) + request.headers.filter { $0.name.canonicalName == "host" }.map(\.value)
+        let hosts =
+            (request.head.authority.map { [$0] } ?? [])
+            + request.headers.filter { $0.name.canonicalName == "host" }.map(\.value)
         var response: Response
         switch rule.verdict(hosts: hosts, port: boundPort.port) {
         case .malformed:
             response = Self.refusal(.badRequest, "a request to the preview needs one Host header: host or host:port\n")
         case .foreign:
             let names = rule.names.sorted().joined(separator: ", ")
-            response = Self.refusal(.forbidden, "the preview answers only requests for \(names) (port "
-                + "\(boundPort.port)); open it by one of these names\n")
+            response = Self.refusal(
+                .forbidden,
+                "the preview answers only requests for \(names) (port "
+                    + "\(boundPort.port)); open it by one of these names\n")
         case .allowed where !PreviewPathRule.isAcceptable(request.uri.path):
-            response = Self.refusal(.badRequest, "a path to the preview holds no control character (NUL included), "
-                                    + "stray '%' or bytes that are not UTF-8\n")
+            response = Self.refusal(
+                .badRequest,
+                "a path to the preview holds no control character (NUL included), "
+                    + "stray '%' or bytes that are not UTF-8\n")
         case .allowed:
             do {
                 response = try await next(request, context)

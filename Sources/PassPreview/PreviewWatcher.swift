@@ -1,10 +1,10 @@
 import AtomicFiles
 import Foundation
 import Hummingbird
-package import PassRender
-import WalletTree
 package import PassContent
+package import PassRender
 import Synchronization
+import WalletTree
 
 /// `passforge preview --watch`: serves the gallery, rebuilds it when a
 /// content file, template, image or passforge.yml changes, and tells open
@@ -20,7 +20,10 @@ package struct PreviewWatcher: Sendable {
     /// How often modification times are compared.
     package var pollInterval: Duration = .milliseconds(100)
 
-    package init(renderer: any UnsignedRenderer, gallery: PreviewGallery, watchedPaths: [String], host: String = "127.0.0.1", port: Int = 8080) {
+    package init(
+        renderer: any UnsignedRenderer, gallery: PreviewGallery, watchedPaths: [String], host: String = "127.0.0.1",
+        port: Int = 8080
+    ) {
         self.renderer = renderer
         var gallery = gallery
         gallery.liveReload = true
@@ -59,7 +62,9 @@ package struct PreviewWatcher: Sendable {
     /// Serves until the process is stopped: SIGINT or SIGTERM end it at once (there is nothing to flush,
     /// and open pages hold their event streams open, which a graceful shutdown would wait for). `onRebuild` reports
     /// each rebuild; `onServerRunning` the bound port.
-    package func run(onServerRunning: @escaping @Sendable (Int) async -> Void, onRebuild: @escaping @Sendable (Rebuild) -> Void) async throws {
+    package func run(
+        onServerRunning: @escaping @Sendable (Int) async -> Void, onRebuild: @escaping @Sendable (Rebuild) -> Void
+    ) async throws {
         let hub = ReloadHub()
         var lastGood: [String: UnsignedPass] = [:]
         var order: [String] = []
@@ -70,11 +75,14 @@ package struct PreviewWatcher: Sendable {
         let (initialGood, initialOrder) = (lastGood, order)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await Self.application(directory: watcher.gallery.directory, host: watcher.host, port: watcher.port, hub: hub,
-                                           onServerRunning: onServerRunning).runService(gracefulShutdownSignals: [])
+                try await Self.application(
+                    directory: watcher.gallery.directory, host: watcher.host, port: watcher.port, hub: hub,
+                    onServerRunning: onServerRunning
+                ).runService(gracefulShutdownSignals: [])
             }
             group.addTask {
-                var lastGood = initialGood, order = initialOrder
+                var lastGood = initialGood
+                var order = initialOrder
                 var stamps = initialStamps
                 while !Task.isCancelled {
                     try await Task.sleep(for: watcher.pollInterval)
@@ -83,7 +91,9 @@ package struct PreviewWatcher: Sendable {
                     stamps = now
                     let result = try watcher.rebuild(lastGood: &lastGood, order: &order)
                     onRebuild(result)
-                    if !result.changedPages.isEmpty { hub.send(event: "reload", data: result.changedPages.joined(separator: "\n")) }
+                    if !result.changedPages.isEmpty {
+                        hub.send(event: "reload", data: result.changedPages.joined(separator: "\n"))
+                    }
                 }
             }
             try await group.next()
@@ -91,8 +101,10 @@ package struct PreviewWatcher: Sendable {
         }
     }
 
-    static func application(directory: String, host: String, port: Int, hub: ReloadHub,
-                            onServerRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+    static func application(
+        directory: String, host: String, port: Int, hub: ReloadHub,
+        onServerRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
         let router = Router()
         let boundPort = BoundPort(port)
         // First, so that it sees every request, and every response (404s and 405s included).
@@ -108,12 +120,13 @@ package struct PreviewWatcher: Sendable {
             Self.file(request.uri.path, in: directory)
         }
         router.get("/") { _, _ -> Response in Self.file("/index.html", in: directory) }
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "passforge-preview"),
-                              onServerRunning: { channel in
-                                  let bound = channel.localAddress?.port ?? port
-                                  boundPort.set(bound)
-                                  await onServerRunning(bound)
-                              })
+        return Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "passforge-preview"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                boundPort.set(bound)
+                await onServerRunning(bound)
+            })
     }
 
     /// Path → stamp, of every file under the watched paths.
@@ -123,7 +136,9 @@ package struct PreviewWatcher: Sendable {
             guard let kind = AtomicFileSystem.entryKind(root, followingLinks: true) else { continue }
             // Every file below, hidden ones too: any change there rebuilds. A folder's own stamp is not needed:
             // a file added or removed below it adds or removes a path.
-            let files = kind == .directory ? (AtomicFileSystem.filesBelow(root, skippingHidden: false) ?? []).map { "\(root)/\($0)" } : [root]
+            let files =
+                kind == .directory
+                ? (AtomicFileSystem.filesBelow(root, skippingHidden: false) ?? []).map { "\(root)/\($0)" } : [root]
             for file in files {
                 // Size, inode and nanosecond times: an editor's save (often a new file renamed over the old) changes
                 // one of them.
@@ -136,9 +151,11 @@ package struct PreviewWatcher: Sendable {
     /// HTML, and the images and downloads of the landing pages copied into `_landing/` (an SVG badge shows only
     /// as `image/svg+xml`).
     static func contentType(of path: String) -> String {
-        for (suffix, type) in [(".html", "text/html; charset=utf-8"), (".png", "image/png"), (".svg", "image/svg+xml"),
-                               (".pkpasses", "application/vnd.apple.pkpasses"), (".pkpass", "application/vnd.apple.pkpass"),
-                               (".order", "application/vnd.apple.finance.order")] where path.hasSuffix(suffix) {
+        for (suffix, type) in [
+            (".html", "text/html; charset=utf-8"), (".png", "image/png"), (".svg", "image/svg+xml"),
+            (".pkpasses", "application/vnd.apple.pkpasses"), (".pkpass", "application/vnd.apple.pkpass"),
+            (".order", "application/vnd.apple.finance.order"),
+        ] where path.hasSuffix(suffix) {
             return type
         }
         return "application/octet-stream"
@@ -147,10 +164,13 @@ package struct PreviewWatcher: Sendable {
     static func file(_ path: String, in directory: String) -> Response {
         let decoded = path.removingPercentEncoding ?? path
         let parts = decoded.split(separator: "/")
-        guard !parts.contains(".."), !parts.contains(where: { $0.hasPrefix(".") }) else { return Response(status: .notFound) }
+        guard !parts.contains(".."), !parts.contains(where: { $0.hasPrefix(".") }) else {
+            return Response(status: .notFound)
+        }
         let relative = parts.isEmpty ? "index.html" : parts.joined(separator: "/")
         guard let bytes = AtomicFileSystem.readFile("\(directory)/\(relative)") else {
-            return Response(status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "not found: \(relative)\n")))
+            return Response(
+                status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "not found: \(relative)\n")))
         }
         var headers = HTTPFields()
         headers[.contentType] = Self.contentType(of: relative)
@@ -166,7 +186,8 @@ final class ReloadHub: Sendable {
     func subscribe() -> AsyncStream<ByteBuffer> {
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
         let id = UUID()
-        continuation.onTermination = { [weak self] _ in _ = self?.continuations.withLock { $0.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in _ = self?.continuations.withLock { $0.removeValue(forKey: id) }
+        }
         continuations.withLock { $0[id] = continuation }
         // A comment first, so that the browser sees the stream open at once.
         continuation.yield(ByteBuffer(string: ": connected\n\n"))
@@ -174,7 +195,8 @@ final class ReloadHub: Sendable {
     }
 
     func send(event: String, data: String) {
-        let lines = data.split(separator: "\n", omittingEmptySubsequences: false).map { "data: \($0)" }.joined(separator: "\n")
+        let lines = data.split(separator: "\n", omittingEmptySubsequences: false).map { "data: \($0)" }.joined(
+            separator: "\n")
         let message = ByteBuffer(string: "event: \(event)\n\(lines)\n\n")
         for continuation in continuations.withLock({ Array($0.values) }) { continuation.yield(message) }
     }

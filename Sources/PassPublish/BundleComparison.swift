@@ -21,7 +21,9 @@ struct BundleComparison: Sendable, Equatable {
     init(localOutput directory: String, bytes: [UInt8]?) throws(PublishError) {
         guard let bytes else { return }
         guard let list = BundleComparison(decoding: bytes, greatestTag: BuildState.greatestLocalTag) else {
-            throw PublishError(.localTreeMismatch, "\(directory)/\(BundleList.path) is damaged (not a bundle list); run passforge build, then publish")
+            throw PublishError(
+                .localTreeMismatch,
+                "\(directory)/\(BundleList.path) is damaged (not a bundle list); run passforge build, then publish")
         }
         self = list
     }
@@ -30,7 +32,9 @@ struct BundleComparison: Sendable, Equatable {
     /// bundle is sent again, and the bundle files the destination holds but
     /// the build does not are still found and deleted (`bundleFiles`).
     init(destination bytes: [UInt8]?) {
-        self = bytes.flatMap { BundleComparison(decoding: $0, greatestTag: BuildState.greatestTag(at: Date())) } ?? BundleComparison()
+        self =
+            bytes.flatMap { BundleComparison(decoding: $0, greatestTag: BuildState.greatestTag(at: Date())) }
+            ?? BundleComparison()
     }
 
     var downloadPaths: Set<String> { Set(bundles.values.map(\.downloadPath)) }

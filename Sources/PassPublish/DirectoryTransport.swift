@@ -1,8 +1,9 @@
 import AtomicFiles
 import Foundation
 import WalletTree
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Publishing to a folder on this machine (or a mounted volume).
@@ -19,18 +20,23 @@ struct DirectoryTransport: PublishTransport {
     func fetchState() throws -> DestinationState {
         // DEST may be a link to the folder the site is served from.
         guard let kind = AtomicFileSystem.entryKind(root, followingLinks: true) else { return .missingFolder }
-        guard kind == .directory else { throw PublishError(.unsafePath, "\(root) is a file, not a folder; publish to a folder") }
+        guard kind == .directory else {
+            throw PublishError(.unsafePath, "\(root) is a file, not a folder; publish to a folder")
+        }
         var folders = RealFolders(root: root)
         guard try folders.exists(TreeLayout.stateFolder, creating: false),
-              let state = try readStateFile(TreeLayout.statePath, limit: BuildState.maximumPublishedSize) else { return .noState }
+            let state = try readStateFile(TreeLayout.statePath, limit: BuildState.maximumPublishedSize)
+        else { return .noState }
         let bundles = try readStateFile(BundleList.path, limit: BuildState.maximumPublishedListSize)
         let csv = try readStateFile(TreeLayout.downloadsListPath, limit: BuildState.maximumPublishedListSize)
         let landing = try readStateFile(LandingPageList.path, limit: BuildState.maximumPublishedListSize)
         let downloads = bundles == nil && landing == nil ? [] : try downloadFiles(&folders)
-        return .published(PublishedBuild(state: state, downloadsCSV: csv, bundlesJSON: bundles,
-                                         bundleFiles: bundles == nil ? [] : downloads.filter { $0.hasSuffix(".pkpasses") },
-                                         landingPages: landing,
-                                         landingFiles: landing == nil ? [] : downloads.filter(LandingComparison.isLandingFile)))
+        return .published(
+            PublishedBuild(
+                state: state, downloadsCSV: csv, bundlesJSON: bundles,
+                bundleFiles: bundles == nil ? [] : downloads.filter { $0.hasSuffix(".pkpasses") },
+                landingPages: landing,
+                landingFiles: landing == nil ? [] : downloads.filter(LandingComparison.isLandingFile)))
     }
 
     /// A file of `.passforge/`: a regular file, not a link, of at most `limit` bytes (no more is read); nil when missing.
@@ -38,10 +44,16 @@ struct DirectoryTransport: PublishTransport {
         let path = TreeLayout.path(name, in: root)
         guard let kind = AtomicFileSystem.entryKind(path) else { return nil }
         guard kind == .regularFile, let file = RegularFile(openingForReading: path, followingLinks: false) else {
-            throw PublishError(.unsafePath, "\(path) is \(kind == .symbolicLink ? "a symbolic link" : "not a regular file"); passforge reads the published state only from regular files inside \(root): replace it with the file, or publish again")
+            throw PublishError(
+                .unsafePath,
+                "\(path) is \(kind == .symbolicLink ? "a symbolic link" : "not a regular file"); passforge reads the published state only from regular files inside \(root): replace it with the file, or publish again"
+            )
         }
         guard file.stamp.size <= limit else {
-            throw PublishError(.tooLarge, "\(path) is \(file.stamp.size >> 20) MB, more than the \(limit >> 20) MB a published build's \((name as NSString).lastPathComponent) may be; it is refused")
+            throw PublishError(
+                .tooLarge,
+                "\(path) is \(file.stamp.size >> 20) MB, more than the \(limit >> 20) MB a published build's \((name as NSString).lastPathComponent) may be; it is refused"
+            )
         }
         guard let bytes = file.readAll() else { throw PublishError(.fileSystem, "cannot read \(path)") }
         return bytes
@@ -50,7 +62,8 @@ struct DirectoryTransport: PublishTransport {
     /// `download/*.pkpasses` and the landing files (`download/*.html|.png|.svg`), relative to the root.
     private func downloadFiles(_ folders: inout RealFolders) throws -> [String] {
         guard try folders.exists(TreeLayout.downloadFolder, creating: false) else { return [] }
-        let names = AtomicFileSystem.directoryEntries(TreeLayout.path(TreeLayout.downloadFolder, in: root))?.map(\.name) ?? []
+        let names =
+            AtomicFileSystem.directoryEntries(TreeLayout.path(TreeLayout.downloadFolder, in: root))?.map(\.name) ?? []
         return names.filter { !$0.hasPrefix(".") && !$0.hasSuffix(".pkpass") && !$0.hasSuffix(".order") }.sorted()
             .map { "\(TreeLayout.downloadFolder)/\($0)" }
     }
@@ -65,7 +78,9 @@ struct DirectoryTransport: PublishTransport {
         let path = TreeLayout.path(TreeLayout.publishLockPath, in: root)
         do {
             guard let lock = try FileLock.acquire(path, blocking: false) else {
-                throw PublishError(.locked, "another passforge publish to \(root) is running (\(path) is locked); wait for it to finish")
+                throw PublishError(
+                    .locked,
+                    "another passforge publish to \(root) is running (\(path) is locked); wait for it to finish")
             }
             return lock
         } catch let failure as AtomicFileSystem.Failure {
@@ -126,7 +141,9 @@ struct DirectoryTransport: PublishTransport {
             try AtomicFileSystem.remove(TreeLayout.path(path, in: root))
         }
         for folder in folders where try real.exists(Self.folder(of: folder), creating: false) {
-            if AtomicFileSystem.entryKind(TreeLayout.path(folder, in: root)) == .directory { removeFolderIfEmpty(TreeLayout.path(folder, in: root)) }
+            if AtomicFileSystem.entryKind(TreeLayout.path(folder, in: root)) == .directory {
+                removeFolderIfEmpty(TreeLayout.path(folder, in: root))
+            }
         }
     }
 
@@ -147,7 +164,8 @@ private func setModificationTime(of path: String, seconds: Int, nanoseconds: Int
     let time = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
     let times = [time, time]
     guard utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) == 0 else {
-        throw PublishError(.fileSystem, "cannot set the modification time of \(path): \(String(cString: strerror(errno)))")
+        throw PublishError(
+            .fileSystem, "cannot set the modification time of \(path): \(String(cString: strerror(errno)))")
     }
 }
 
@@ -186,7 +204,10 @@ struct RealFolders {
             case .directory?: checked.insert(current)
             case nil: return false
             case .symbolicLink?:
-                throw PublishError(.unsafePath, "\(path) is a symbolic link; passforge does not write, delete or read through links inside \(root) (they could point anywhere): replace it with a real folder")
+                throw PublishError(
+                    .unsafePath,
+                    "\(path) is a symbolic link; passforge does not write, delete or read through links inside \(root) (they could point anywhere): replace it with a real folder"
+                )
             default:
                 throw PublishError(.unsafePath, "\(path) is not a folder; move it away, then publish again")
             }

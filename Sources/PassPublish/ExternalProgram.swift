@@ -22,21 +22,27 @@ struct ExternalProgram: Sendable {
     /// transports are synchronous (`ExternalProcess.runBlocking`).
     /// At most `outputLimit` bytes of standard output are taken: past them the program is stopped and the run
     /// is an error (a host that sends without end must not fill memory).
-    func run(_ arguments: [String], input: [UInt8] = [], environment: [String: String], outputLimit: Int = 64 << 20) throws(PublishError) -> Outcome {
+    func run(_ arguments: [String], input: [UInt8] = [], environment: [String: String], outputLimit: Int = 64 << 20)
+        throws(PublishError) -> Outcome
+    {
         let process = ExternalProcess(path, arguments, environment: environment, input: input, outputLimit: outputLimit)
         let outcome: ExternalProcess.Outcome
         do {
             outcome = try process.runBlocking()
-        } catch where error.kind == .outputLimitExceeded {
-            throw PublishError(.tooLarge, "\(process.name) sent more than \(outputLimit >> 20) MB, more than a published build's state may be; stopped")
+        } catch  where error.kind == .outputLimitExceeded {
+            throw PublishError(
+                .tooLarge,
+                "\(process.name) sent more than \(outputLimit >> 20) MB, more than a published build's state may be; stopped"
+            )
         } catch {
             throw PublishError(.programMissing, error.description, underlying: error)
         }
         // A signal reads as the shell spells it (128 + signal), which RemoteFailure reports as a status.
-        let status: Int32 = switch outcome.termination {
-        case .exited(let status): status
-        case .signalled(let signal): 128 + signal
-        }
+        let status: Int32 =
+            switch outcome.termination {
+            case .exited(let status): status
+            case .signalled(let signal): 128 + signal
+            }
         return Outcome(status: status, output: outcome.output, errorOutput: outcome.errorText)
     }
 }

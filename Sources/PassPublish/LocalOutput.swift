@@ -20,7 +20,9 @@ struct LocalOutput: Sendable {
             throw PublishError(.fileSystem, error.description, underlying: error)
         }
         guard let lock else {
-            throw PublishError(.locked, "a passforge build is running on \(directory) (\(path) is locked); \(purpose) when it has finished")
+            throw PublishError(
+                .locked,
+                "a passforge build is running on \(directory) (\(path) is locked); \(purpose) when it has finished")
         }
         do {
             _ = try OutputTree(directory: directory).rollForward()
@@ -33,11 +35,16 @@ struct LocalOutput: Sendable {
 
     /// Decodes and checks, in memory, the state and bundle list that came from a destination: one error,
     /// naming the destination and what is wrong, when anything fails.
-    func decodePublished(_ files: PublishedBuild, from destination: PublishDestination) throws(PublishError) -> BuildState.Published {
+    func decodePublished(_ files: PublishedBuild, from destination: PublishDestination) throws(PublishError)
+        -> BuildState.Published
+    {
         do {
             return try BuildState.decodePublished(files.state, bundlesJSON: files.bundlesJSON)
         } catch {
-            throw PublishError(.invalidPublishedState, "the build state at \(destination) is refused, and nothing was taken from it: \(error). Check who can write there; to start over, remove its .passforge/ and build with --initial")
+            throw PublishError(
+                .invalidPublishedState,
+                "the build state at \(destination) is refused, and nothing was taken from it: \(error). Check who can write there; to start over, remove its .passforge/ and build with --initial"
+            )
         }
     }
 }

@@ -4,7 +4,7 @@ import ObjectStorage
 import WalletTree
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The lock object `PREFIX/.passforge/publish.lock` that keeps a second
@@ -34,7 +34,9 @@ final class ObjectStorageLock: DestinationLock, @unchecked Sendable {
     private let released = NSLock()
     private var isReleased = false
 
-    private init(client: S3Client, key: String, bridge: BlockingBridge, holder: Holder, etag: String?, conditional: Bool) {
+    private init(
+        client: S3Client, key: String, bridge: BlockingBridge, holder: Holder, etag: String?, conditional: Bool
+    ) {
         (self.client, self.key, self.bridge) = (client, key, bridge)
         refresher = bridge.detached {
             var (holder, etag) = (holder, etag)

@@ -61,7 +61,9 @@ struct ObjectStorageTransport: PublishTransport {
         private let bridge: BlockingBridge
         private let current = Mutex<S3Client?>(nil)
 
-        init(bridge: BlockingBridge, make: @escaping @Sendable () -> S3Client) { (self.bridge, self.make) = (bridge, make) }
+        init(bridge: BlockingBridge, make: @escaping @Sendable () -> S3Client) {
+            (self.bridge, self.make) = (bridge, make)
+        }
 
         func client() -> S3Client {
             current.withLock { client in
@@ -98,8 +100,10 @@ struct ObjectStorageTransport: PublishTransport {
             let state = try await Self.read(client, key(TreeLayout.statePath), limit: BuildState.maximumPublishedSize)
             guard state != nil else { return [nil] }
             var result = [state]
-            for name in [TreeLayout.downloadsListPath, TreeLayout.bundleListPath, Self.removalsNotePath,
-                         LandingPageList.path] {
+            for name in [
+                TreeLayout.downloadsListPath, TreeLayout.bundleListPath, Self.removalsNotePath,
+                LandingPageList.path,
+            ] {
                 result.append(try await Self.read(client, key(name), limit: BuildState.maximumPublishedListSize))
             }
             return result
@@ -129,7 +133,8 @@ struct ObjectStorageTransport: PublishTransport {
     func createDestination() throws {}
 
     func lockDestination() throws -> (any DestinationLock)? {
-        try ObjectStorageLock.acquire(client: client, key: key(ObjectStorageLock.path), destination: destination, bridge: bridge)
+        try ObjectStorageLock.acquire(
+            client: client, key: key(ObjectStorageLock.path), destination: destination, bridge: bridge)
     }
 
     func uploadState(_ names: [String], from localRoot: String) throws {

@@ -34,21 +34,27 @@ struct PublishPlan: Sendable {
     /// A landing file (page, logo, badge) is sent when the destination's list has none of its path, or one
     /// with another ETag or size, after every item and bundle (a page links its download). Deleted: every
     /// landing file the destination lists or holds (`landingFiles`) that the local list does not name.
-    init(local: PublishedIndex, destination: PublishedIndex?, localBundles: BundleComparison = BundleComparison(),
-         destinationBundles: BundleComparison = BundleComparison(), bundleFiles: [String] = [],
-         localLanding: LandingComparison = LandingComparison(),
-         destinationLanding: LandingComparison = LandingComparison(), landingFiles: [String] = []) throws(PublishError) {
+    init(
+        local: PublishedIndex, destination: PublishedIndex?, localBundles: BundleComparison = BundleComparison(),
+        destinationBundles: BundleComparison = BundleComparison(), bundleFiles: [String] = [],
+        localLanding: LandingComparison = LandingComparison(),
+        destinationLanding: LandingComparison = LandingComparison(), landingFiles: [String] = []
+    ) throws(PublishError) {
         for key in local.sortedKeys {
             let record = local.items[key]!
             let files = PassFiles(record)
             let previous = destination?.items[key]
             let previousFiles = previous.map(PassFiles.init)
-            if let previous, let previousFiles, previous.etag == record.etag, previous.updateTag == record.updateTag, previousFiles == files {
+            if let previous, let previousFiles, previous.etag == record.etag, previous.updateTag == record.updateTag,
+                previousFiles == files
+            {
                 continue
             }
             let existing = Set(previousFiles?.allPaths ?? [])
-            uploads.append(FileUpload(path: files.passPath, newLinks: files.linkPaths.filter { !existing.contains($0) },
-                                      replacedLinks: files.linkPaths.filter(existing.contains), size: record.size, etag: record.etag))
+            uploads.append(
+                FileUpload(
+                    path: files.passPath, newLinks: files.linkPaths.filter { !existing.contains($0) },
+                    replacedLinks: files.linkPaths.filter(existing.contains), size: record.size, etag: record.etag))
             if let previousFiles {
                 removals += previousFiles.allPaths.filter { !files.allPaths.contains($0) }
             }
@@ -70,20 +76,28 @@ struct PublishPlan: Sendable {
             var seen = Set<String>()
             removals = removals.filter { !kept.contains($0) && seen.insert($0).inserted }
         }
-        try planBundles(local: localBundles, destination: destinationBundles, filesAtDestination: bundleFiles, kept: kept)
-        planLanding(local: localLanding, destination: destinationLanding, filesAtDestination: landingFiles,
-                    kept: kept.union(localLanding.files.keys))
-        for upload in uploads { try TreePath.check(upload.path); for link in upload.links { try TreePath.check(link) } }
+        try planBundles(
+            local: localBundles, destination: destinationBundles, filesAtDestination: bundleFiles, kept: kept)
+        planLanding(
+            local: localLanding, destination: destinationLanding, filesAtDestination: landingFiles,
+            kept: kept.union(localLanding.files.keys))
+        for upload in uploads {
+            try TreePath.check(upload.path)
+            for link in upload.links { try TreePath.check(link) }
+        }
         for path in removals { try TreePath.check(path) }
         foldersToPrune = Set(removals.compactMap(Self.passTypeFolder)).sorted()
     }
 
-    private mutating func planBundles(local: BundleComparison, destination: BundleComparison, filesAtDestination: [String],
-                                      kept: Set<String>) throws(PublishError) {
+    private mutating func planBundles(
+        local: BundleComparison, destination: BundleComparison, filesAtDestination: [String],
+        kept: Set<String>
+    ) throws(PublishError) {
         for name in local.bundles.keys.sorted() {
             let bundle = local.bundles[name]!
             if let previous = destination.bundles[name], previous.downloadPath == bundle.downloadPath,
-               previous.etag == bundle.etag, previous.size == bundle.size {
+                previous.etag == bundle.etag, previous.size == bundle.size
+            {
                 continue
             }
             uploads.append(FileUpload(path: bundle.downloadPath, size: bundle.size, etag: bundle.etag))
@@ -91,13 +105,17 @@ struct PublishPlan: Sendable {
         }
         // A listed file that is not a bundle path is a damaged list (refused
         // below); a stray file in download/ that is not one is not ours.
-        let stale = destination.downloadPaths.union(filesAtDestination.filter { $0.hasSuffix(".pkpasses") && TreePath.isBuildOwned($0) }).subtracting(kept)
+        let stale = destination.downloadPaths.union(
+            filesAtDestination.filter { $0.hasSuffix(".pkpasses") && TreePath.isBuildOwned($0) }
+        ).subtracting(kept)
         removals += stale.sorted()
         removedBundles = stale.count
     }
 
-    private mutating func planLanding(local: LandingComparison, destination: LandingComparison,
-                                      filesAtDestination: [String], kept: Set<String>) {
+    private mutating func planLanding(
+        local: LandingComparison, destination: LandingComparison,
+        filesAtDestination: [String], kept: Set<String>
+    ) {
         let sent = local.uploads(over: destination)
         uploads += sent
         sentLandingFiles = sent.count

@@ -43,17 +43,23 @@ package struct PublishSummary: Sendable, Equatable, CustomStringConvertible {
     package init() {}
 
     package var description: String {
-        guard stateSent || filesSent > 0 || bundlesSent > 0 || filesRemoved > 0 || landingFilesSent > 0
-            || landingFilesRemoved > 0
+        guard
+            stateSent || filesSent > 0 || bundlesSent > 0 || filesRemoved > 0 || landingFilesSent > 0
+                || landingFilesRemoved > 0
         else {
-            return "\(isDryRun ? "dry run: " : "")nothing to publish: the destination already has this build (state \(lastUpdateTag))"
+            return
+                "\(isDryRun ? "dry run: " : "")nothing to publish: the destination already has this build (state \(lastUpdateTag))"
         }
         if isDryRun {
-            return "dry run, nothing sent or removed: would send \(Self.count(passesSent, "pass", "passes")) (\(Self.count(filesSent, "file", "files")), \(bytesSent) bytes), \(Self.count(bundlesSent, "bundle", "bundles")) (\(bundleBytesSent) bytes)\(stateSent ? " and the build state" : ""); would remove \(Self.count(passesRemoved, "pass", "passes")) and \(Self.count(bundlesRemoved, "bundle", "bundles")) (\(Self.count(filesRemoved, "file", "files")))\(landing); state \(lastUpdateTag)"
+            return
+                "dry run, nothing sent or removed: would send \(Self.count(passesSent, "pass", "passes")) (\(Self.count(filesSent, "file", "files")), \(bytesSent) bytes), \(Self.count(bundlesSent, "bundle", "bundles")) (\(bundleBytesSent) bytes)\(stateSent ? " and the build state" : ""); would remove \(Self.count(passesRemoved, "pass", "passes")) and \(Self.count(bundlesRemoved, "bundle", "bundles")) (\(Self.count(filesRemoved, "file", "files")))\(landing); state \(lastUpdateTag)"
         }
-        let bundles = bundlesSent + bundlesRemoved == 0 ? ""
+        let bundles =
+            bundlesSent + bundlesRemoved == 0
+            ? ""
             : ", bundles: \(bundlesSent) sent (\(bundleBytesSent) bytes), \(bundlesRemoved) removed"
-        return "published \(passesSent) pass\(passesSent == 1 ? "" : "es") (\(filesSent) file\(filesSent == 1 ? "" : "s"), \(bytesSent) bytes), removed \(passesRemoved)\(bundles)\(landing), state \(lastUpdateTag)"
+        return
+            "published \(passesSent) pass\(passesSent == 1 ? "" : "es") (\(filesSent) file\(filesSent == 1 ? "" : "s"), \(bytesSent) bytes), removed \(passesRemoved)\(bundles)\(landing), state \(lastUpdateTag)"
     }
 
     /// `, landing pages: 3 files sent (2048 bytes), 0 removed`, or nothing when no landing file moved.

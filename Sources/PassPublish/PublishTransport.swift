@@ -82,9 +82,13 @@ package struct PublishedBuild: Sendable, Equatable {
     /// name, or that a publish noted it would delete: left by a publish killed between its lists and its removals.
     package var landingFiles: [String]
 
-    package init(state: [UInt8], downloadsCSV: [UInt8]?, bundlesJSON: [UInt8]? = nil, bundleFiles: [String] = [],
-                 landingPages: [UInt8]? = nil, landingFiles: [String] = []) {
-        (self.state, self.downloadsCSV, self.bundlesJSON, self.bundleFiles) = (state, downloadsCSV, bundlesJSON, bundleFiles)
+    package init(
+        state: [UInt8], downloadsCSV: [UInt8]?, bundlesJSON: [UInt8]? = nil, bundleFiles: [String] = [],
+        landingPages: [UInt8]? = nil, landingFiles: [String] = []
+    ) {
+        (self.state, self.downloadsCSV, self.bundlesJSON, self.bundleFiles) = (
+            state, downloadsCSV, bundlesJSON, bundleFiles
+        )
         (self.landingPages, self.landingFiles) = (landingPages, landingFiles)
     }
 }

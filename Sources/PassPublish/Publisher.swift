@@ -30,13 +30,16 @@ package struct Publisher: Sendable {
         pool: BlockingPool = BlockingPool(threadCount: 4), checkpoints: any Checkpoints = NoCheckpoints()
     ) throws {
         let transport = try destination.makeTransport(environment: environment, pool: pool, checkpoints: checkpoints)
-        self.init(outputDirectory: outputDirectory, destination: destination, transport: transport,
-                  checkpoints: checkpoints)
+        self.init(
+            outputDirectory: outputDirectory, destination: destination, transport: transport,
+            checkpoints: checkpoints)
     }
 
     /// A publish through a given transport (tests use one that fails half-way).
-    package init(outputDirectory: String, destination: PublishDestination, transport: any PublishTransport,
-                checkpoints: any Checkpoints = NoCheckpoints()) {
+    package init(
+        outputDirectory: String, destination: PublishDestination, transport: any PublishTransport,
+        checkpoints: any Checkpoints = NoCheckpoints()
+    ) {
         self.outputDirectory = outputDirectory
         self.destination = destination
         self.transport = transport
@@ -45,54 +48,54 @@ package struct Publisher: Sendable {
 
     /// Publishes, or with `dryRun` only plans: the summary then says what
     /// would be sent and removed, and nothing is written at the destination.
-    package func publish(dryRun: Bool = false, progress: @Sendable (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
+    package func publish(dryRun: Bool = false, progress: @Sendable (PublishProgress) -> Void = { _ in }) throws
+        -> PublishSummary
+    {
         defer { transport.close() }
         let output = LocalOutput(directory: outputDirectory)
         guard AtomicFileSystem.exists(output.stateDirectory) else {
-            throw PublishError(.noBuild, "\(outputDirectory) holds no build (no .passforge/); run passforge build first")
+            throw PublishError(
+                .noBuild, "\(outputDirectory) holds no build (no .passforge/); run passforge build first")
         }
         if case .directory(let path) = destination,
-           URL(fileURLWithPath: path).resolvingSymlinksInPath().path == URL(fileURLWithPath: outputDirectory).resolvingSymlinksInPath().path {
+            URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+                == URL(fileURLWithPath: outputDirectory).resolvingSymlinksInPath().path
+        {
             throw PublishError(.destinationIsOutput, "\(path) is the output tree itself; publish to another folder")
         }
         let lock = try output.lock(purpose: "publish")
         defer { lock.release() }
         guard let localBytes = AtomicFileSystem.readFile(BuildState.path(in: outputDirectory)) else {
-            throw PublishError(.noBuild, "\(outputDirectory) holds no build (no \(TreeLayout.statePath)); run passforge build first")
+            throw PublishError(
+                .noBuild, "\(outputDirectory) holds no build (no \(TreeLayout.statePath)); run passforge build first")
         }
         let local = try PublishedIndex.decode(localBytes, of: outputDirectory)
         let lists = try LocalLists(outputDirectory)
 
-        var published: (state: PublishedIndex, files: PublishedBuild)?
-        switch try transport.fetchState() {
-        case .missingFolder:
-            if !dryRun { try transport.createDestination() }
-        case .noState:
-            break
-        case .published(let files):
-            published = (PublishedIndex(try output.decodePublished(files, from: destination).state), files)
-        }
-        if let published, published.state.lastUpdateTag > local.lastUpdateTag {
-            throw PublishError(.newerAtDestination, "\(destination) holds a newer build (update tag \(published.state.lastUpdateTag)) than \(outputDirectory) (\(local.lastUpdateTag)); build with --state-from \(destination) first, so that no pass goes back to an older version")
-        }
+        let published = try fetchPublished(creatingDestination: !dryRun, output: output, local: local)
         let destinationLock = dryRun ? nil : try transport.lockDestination()
         defer { destinationLock?.release() }
 
-        let plan = try PublishPlan(local: local, destination: published?.state, localBundles: lists.bundles,
-                                   destinationBundles: BundleComparison(destination: published?.files.bundlesJSON),
-                                   bundleFiles: published?.files.bundleFiles ?? [], localLanding: lists.landing,
-                                   destinationLanding: LandingComparison(destination: published?.files.landingPages),
-                                   landingFiles: published?.files.landingFiles ?? [])
+        let plan = try PublishPlan(
+            local: local, destination: published?.state, localBundles: lists.bundles,
+            destinationBundles: BundleComparison(destination: published?.files.bundlesJSON),
+            bundleFiles: published?.files.bundleFiles ?? [], localLanding: lists.landing,
+            destinationLanding: LandingComparison(destination: published?.files.landingPages),
+            landingFiles: published?.files.landingFiles ?? [])
         try verifyLocalFiles(of: plan)
         let removals = plan.removals + lists.listsToRemove(at: published?.files)
 
-        var summary = Self.summary(of: plan, lastUpdateTag: local.lastUpdateTag,
-                                   removals: removals.count - plan.removedLandingFiles)
+        var summary = Self.summary(
+            of: plan, lastUpdateTag: local.lastUpdateTag,
+            removals: removals.count - plan.removedLandingFiles)
         let sendsBundleList = lists.bundlesJSON != nil && published?.files.bundlesJSON != lists.bundlesJSON
         let sendsLandingList = lists.landingList != nil && published?.files.landingPages != lists.landingList
-        let sendsState = published?.files.state != localBytes || published?.files.downloadsCSV != lists.csv || sendsBundleList
+        let sendsState =
+            published?.files.state != localBytes || published?.files.downloadsCSV != lists.csv || sendsBundleList
             || sendsLandingList
-        progress(.planned(passes: plan.sentPasses, bundles: plan.sentBundles, files: plan.fileCount, removals: removals.count))
+        progress(
+            .planned(
+                passes: plan.sentPasses, bundles: plan.sentBundles, files: plan.fileCount, removals: removals.count))
         if dryRun {
             summary.isDryRun = true
             summary.stateSent = sendsState
@@ -102,14 +105,17 @@ package struct Publisher: Sendable {
         }
 
         let total = plan.fileCount
-        try transport.upload(plan.uploads, from: outputDirectory) { done in progress(.uploading(done: done, total: total)) }
+        try transport.upload(plan.uploads, from: outputDirectory) { done in
+            progress(.uploading(done: done, total: total))
+        }
         checkpoints.reached(PublishCheckpoint.uploaded)
 
         if !removals.isEmpty { try transport.noteRemovals(removals) }
         if sendsState {
             progress(.sendingState)
             // Each list after the files it names, state.json (the one a server watches) last.
-            let names = (sendsBundleList ? [BundleList.path] : []) + [TreeLayout.downloadsListPath]
+            let names =
+                (sendsBundleList ? [BundleList.path] : []) + [TreeLayout.downloadsListPath]
                 + (sendsLandingList ? [LandingPageList.path] : []) + [TreeLayout.statePath]
             try transport.uploadState(names, from: outputDirectory)
             summary.stateSent = true
@@ -121,6 +127,29 @@ package struct Publisher: Sendable {
             try transport.remove(removals, emptyFolders: plan.foldersToPrune)
         }
         return summary
+    }
+
+    /// The destination's published build, if any; refused when it is newer than the local one. Creates the
+    /// destination's folder when it is missing and `creatingDestination`.
+    private func fetchPublished(creatingDestination: Bool, output: LocalOutput, local: PublishedIndex) throws
+        -> (state: PublishedIndex, files: PublishedBuild)?
+    {
+        var published: (state: PublishedIndex, files: PublishedBuild)?
+        switch try transport.fetchState() {
+        case .missingFolder:
+            if creatingDestination { try transport.createDestination() }
+        case .noState:
+            break
+        case .published(let files):
+            published = (PublishedIndex(try output.decodePublished(files, from: destination).state), files)
+        }
+        if let published, published.state.lastUpdateTag > local.lastUpdateTag {
+            throw PublishError(
+                .newerAtDestination,
+                "\(destination) holds a newer build (update tag \(published.state.lastUpdateTag)) than \(outputDirectory) (\(local.lastUpdateTag)); build with --state-from \(destination) first, so that no pass goes back to an older version"
+            )
+        }
+        return published
     }
 
     /// The local build's lists besides its state: bundles.json and landing-pages.txt (each read and checked), and
@@ -171,10 +200,14 @@ package struct Publisher: Sendable {
         for upload in plan.uploads {
             let path = TreeLayout.path(upload.path, in: outputDirectory)
             guard let bytes = AtomicFileSystem.readFile(path) else {
-                throw PublishError(.localTreeMismatch, "\(path) is missing, but the build lists it as changed; run passforge build, then publish")
+                throw PublishError(
+                    .localTreeMismatch,
+                    "\(path) is missing, but the build lists it as changed; run passforge build, then publish")
             }
             guard BuildState.etag(of: bytes) == upload.etag else {
-                throw PublishError(.localTreeMismatch, "\(path) does not match the build state (another ETag); run passforge build, then publish")
+                throw PublishError(
+                    .localTreeMismatch,
+                    "\(path) does not match the build state (another ETag); run passforge build, then publish")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import WalletTree
+
 /// Commands run on the destination host through ssh. Each is a fixed script
 /// run by `sh -c`; the destination folder is its one argument, quoted, and
 /// the paths it works on come on standard input, one per line (tree paths
@@ -96,14 +97,18 @@ struct RemoteShell: Sendable {
 
     /// Runs `script` on the host with the root, then `arguments`, as `$1`, `$2`, ….
     /// `outputLimit`: the most bytes taken from the host's answer (the host is not trusted to stop).
-    func run(_ script: String, arguments: [String] = [], lines: [String] = [], action: String,
-             outputLimit: Int = 1 << 20) throws(PublishError) -> ExternalProgram.Outcome {
+    func run(
+        _ script: String, arguments: [String] = [], lines: [String] = [], action: String,
+        outputLimit: Int = 1 << 20
+    ) throws(PublishError) -> ExternalProgram.Outcome {
         let command = (["sh", "-c", script, "passforge", root] + arguments).map(Self.quoted).joined(separator: " ")
         let input = lines.isEmpty ? [] : Array((lines.joined(separator: "\n") + "\n").utf8)
-        let outcome = try ssh.run(sshOptions + ["--", userHost, command], input: input, environment: environment, outputLimit: outputLimit)
+        let outcome = try ssh.run(
+            sshOptions + ["--", userHost, command], input: input, environment: environment, outputLimit: outputLimit)
         guard outcome.status == 0 else {
-            throw RemoteFailure.explain(program: "ssh", status: outcome.status, errorOutput: outcome.errorOutput,
-                                        userHost: userHost, root: root, action: action)
+            throw RemoteFailure.explain(
+                program: "ssh", status: outcome.status, errorOutput: outcome.errorOutput,
+                userHost: userHost, root: root, action: action)
         }
         return outcome
     }

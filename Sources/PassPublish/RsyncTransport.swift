@@ -18,17 +18,27 @@ struct RsyncTransport: PublishTransport {
     init(userHost: String, path: String, environment: [String: String]) throws(PublishError) {
         let destination = "\(userHost):\(path)"
         let root = try Self.remoteRoot(path, destination: destination)
-        let text = environment["PASSFORGE_SSH_COMMAND"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } ?? "ssh"
+        let text =
+            environment["PASSFORGE_SSH_COMMAND"].flatMap {
+                $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0
+            } ?? "ssh"
         let command = try SSHCommandLine(parsing: text)
         sshCommand = command.rsyncArgument
         guard let ssh = ExternalProgram(named: command.program, environment: environment) else {
-            throw PublishError(.programMissing, "\(command.program) is not installed here, and \(destination) needs it; install the OpenSSH client (apt-get install openssh-client), or set PASSFORGE_SSH_COMMAND")
+            throw PublishError(
+                .programMissing,
+                "\(command.program) is not installed here, and \(destination) needs it; install the OpenSSH client (apt-get install openssh-client), or set PASSFORGE_SSH_COMMAND"
+            )
         }
         guard let rsync = ExternalProgram(named: "rsync", environment: environment) else {
-            throw PublishError(.programMissing, "rsync is not installed here, and \(destination) needs it; install it (apt-get install rsync), on the host too")
+            throw PublishError(
+                .programMissing,
+                "rsync is not installed here, and \(destination) needs it; install it (apt-get install rsync), on the host too"
+            )
         }
         self.rsync = rsync
-        shell = RemoteShell(ssh: ssh, sshOptions: command.options, userHost: userHost, root: root, environment: environment)
+        shell = RemoteShell(
+            ssh: ssh, sshOptions: command.options, userHost: userHost, root: root, environment: environment)
     }
 
     /// The folder as the host sees it: `~/site` and `site` are under the
@@ -40,7 +50,10 @@ struct RsyncTransport: PublishTransport {
         if root.hasPrefix("~/") { root.removeFirst(2) }
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+,=@%-")
         guard root.allSatisfy(allowed.contains), !root.hasPrefix("-") else {
-            throw PublishError(.invalidDestination, "\(destination): the remote folder may hold only letters, digits and . _ / + , = @ % - (and not start with -); rename it, or link it under a plain name")
+            throw PublishError(
+                .invalidDestination,
+                "\(destination): the remote folder may hold only letters, digits and . _ / + , = @ % - (and not start with -); rename it, or link it under a plain name"
+            )
         }
         return root
     }
@@ -49,30 +62,40 @@ struct RsyncTransport: PublishTransport {
 
     func fetchState() throws -> DestinationState {
         let limit = BuildState.maximumPublishedSize + 3 * BuildState.maximumPublishedListSize + (1 << 20)
-        let outcome = try shell.run(RemoteShell.fetchStateScript, action: "read the build state at \(destination)", outputLimit: limit)
+        let outcome = try shell.run(
+            RemoteShell.fetchStateScript, action: "read the build state at \(destination)", outputLimit: limit)
         let bytes = outcome.output
         guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
             throw PublishError(.remoteFailed, "cannot read the build state at \(destination): the host gave no answer")
         }
         switch String(decoding: bytes[..<newline], as: UTF8.self) {
         case let answer where answer.hasPrefix("symlink "):
-            throw PublishError(.unsafePath, "\(destination)/\(BuildState.quoted(String(answer.dropFirst(8)))) is a symbolic link; passforge reads the published state only from regular files inside the destination: replace it with the file, or publish again")
+            throw PublishError(
+                .unsafePath,
+                "\(destination)/\(BuildState.quoted(String(answer.dropFirst(8)))) is a symbolic link; passforge reads the published state only from regular files inside the destination: replace it with the file, or publish again"
+            )
         case "missing-folder": return .missingFolder
         case "no-state": return .noState
         case "state":
             // state.json NUL downloads.csv NUL bundles.json NUL landing-pages.txt NUL (file NUL)…; a missing file is empty
             let parts = bytes[(newline + 1)...].split(separator: 0, omittingEmptySubsequences: false).map(Array.init)
             guard parts.count >= 5 else {
-                throw PublishError(.remoteFailed, "cannot read the build state at \(destination): the answer was cut short; try again")
+                throw PublishError(
+                    .remoteFailed, "cannot read the build state at \(destination): the answer was cut short; try again")
             }
             let files = parts.dropFirst(4).filter { !$0.isEmpty }.map { String(decoding: $0, as: UTF8.self) }
-            return .published(PublishedBuild(state: parts[0], downloadsCSV: parts[1].isEmpty ? nil : parts[1],
-                                             bundlesJSON: parts[2].isEmpty ? nil : parts[2],
-                                             bundleFiles: files.filter { $0.hasSuffix(".pkpasses") },
-                                             landingPages: parts[3].isEmpty ? nil : parts[3],
-                                             landingFiles: files.filter(LandingComparison.isLandingFile)))
+            return .published(
+                PublishedBuild(
+                    state: parts[0], downloadsCSV: parts[1].isEmpty ? nil : parts[1],
+                    bundlesJSON: parts[2].isEmpty ? nil : parts[2],
+                    bundleFiles: files.filter { $0.hasSuffix(".pkpasses") },
+                    landingPages: parts[3].isEmpty ? nil : parts[3],
+                    landingFiles: files.filter(LandingComparison.isLandingFile)))
         case let other:
-            throw PublishError(.invalidPublishedState, "cannot read the build state at \(destination): unexpected answer \(other.prefix(80).debugDescription); does the login shell print text?")
+            throw PublishError(
+                .invalidPublishedState,
+                "cannot read the build state at \(destination): unexpected answer \(other.prefix(80).debugDescription); does the login shell print text?"
+            )
         }
     }
 
@@ -90,16 +113,19 @@ struct RsyncTransport: PublishTransport {
         let items = files.filter { !LandingComparison.isLandingFile($0.path) }
         let landing = files.filter { LandingComparison.isLandingFile($0.path) }
         if !items.isEmpty {
-            try copy(items.flatMap { [$0.path] + $0.newLinks }, from: localRoot, options: ["--times", "--omit-dir-times", "--hard-links"],
-                     action: "upload passes to \(destination)")
+            try copy(
+                items.flatMap { [$0.path] + $0.newLinks }, from: localRoot,
+                options: ["--times", "--omit-dir-times", "--hard-links"],
+                action: "upload passes to \(destination)")
             progress(items.reduce(0) { $0 + 1 + $1.newLinks.count })
             let pairs = items.flatMap { upload in upload.replacedLinks.flatMap { [upload.path, $0] } }
             _ = try shell.run(RemoteShell.replaceLinksScript, lines: pairs, action: "link the passes at \(destination)")
             progress(items.reduce(0) { $0 + $1.fileCount })
         }
         guard !landing.isEmpty else { return }
-        try copy(landing.map(\.path), from: localRoot, options: ["--times", "--omit-dir-times"],
-                 action: "upload landing pages to \(destination)")
+        try copy(
+            landing.map(\.path), from: localRoot, options: ["--times", "--omit-dir-times"],
+            action: "upload landing pages to \(destination)")
         progress(files.reduce(0) { $0 + $1.fileCount })
     }
 
@@ -107,13 +133,15 @@ struct RsyncTransport: PublishTransport {
     /// size and time match. rsync sends in sorted order, which is the order
     /// asked for: bundles.json, downloads.csv, state.json.
     func uploadState(_ names: [String], from localRoot: String) throws {
-        try copy(names, from: localRoot, options: ["--times", "--ignore-times"],
-                 action: "upload the build state to \(destination)")
+        try copy(
+            names, from: localRoot, options: ["--times", "--ignore-times"],
+            action: "upload the build state to \(destination)")
     }
 
     func remove(_ paths: [String], emptyFolders folders: [String]) throws {
         guard !paths.isEmpty else { return }
-        _ = try shell.run(RemoteShell.removeScript, arguments: folders, lines: paths, action: "remove files at \(destination)")
+        _ = try shell.run(
+            RemoteShell.removeScript, arguments: folders, lines: paths, action: "remove files at \(destination)")
     }
 
     /// `rsync --files-from=-`: exactly these paths, relative to both roots, in
@@ -125,8 +153,9 @@ struct RsyncTransport: PublishTransport {
         let list: [UInt8] = paths.flatMap { Array($0.utf8) + [0] }
         let outcome = try rsync.run(arguments, input: list, environment: shell.environment)
         guard outcome.status == 0 else {
-            throw RemoteFailure.explain(program: "rsync", status: outcome.status, errorOutput: outcome.errorOutput,
-                                        userHost: shell.userHost, root: shell.root, action: action)
+            throw RemoteFailure.explain(
+                program: "rsync", status: outcome.status, errorOutput: outcome.errorOutput,
+                userHost: shell.userHost, root: shell.root, action: action)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 /// `PASSFORGE_SSH_COMMAND`, split into words as a POSIX shell splits a
 /// simple command: blanks separate words; `'…'` is literal; in `"…"` a
 /// backslash escapes `"`, `\`, `$` and `` ` ``; elsewhere a backslash makes
@@ -15,10 +16,14 @@ struct SSHCommandLine: Sendable, Equatable {
 
     init(parsing text: String) throws(PublishError) {
         var words: [String] = []
-        var word = "", inWord = false
+        var word = ""
+        var inWord = false
         var characters = text.makeIterator()
         func refuse(_ why: String) -> PublishError {
-            PublishError(.invalidDestination, "PASSFORGE_SSH_COMMAND cannot be read as a command (\(why)): write it as a shell would read a simple command, e.g. ssh -p 2222 -i \"/path/with spaces/key\"; quote any of $ ` ; | & < > ( ) * ? [ ] { } ~ #")
+            PublishError(
+                .invalidDestination,
+                "PASSFORGE_SSH_COMMAND cannot be read as a command (\(why)): write it as a shell would read a simple command, e.g. ssh -p 2222 -i \"/path/with spaces/key\"; quote any of $ ` ; | & < > ( ) * ? [ ] { } ~ #"
+            )
         }
         while let character = characters.next() {
             switch character {
@@ -40,7 +45,11 @@ struct SSHCommandLine: Sendable, Equatable {
                     if next == "$" || next == "`" { throw refuse("\(next) inside \"…\" would be expanded by a shell") }
                     if next == "\\" {
                         guard let escaped = characters.next() else { throw refuse("a \" is not closed") }
-                        if ["\"", "\\", "$", "`"].contains(escaped) { word.append(escaped) } else if escaped != "\n" { word += "\\\(escaped)" }
+                        if ["\"", "\\", "$", "`"].contains(escaped) {
+                            word.append(escaped)
+                        } else if escaped != "\n" {
+                            word += "\\\(escaped)"
+                        }
                         continue
                     }
                     word.append(next)
@@ -53,10 +62,13 @@ struct SSHCommandLine: Sendable, Equatable {
                 }
             case "$", "`", ";", "|", "&", "<", ">", "(", ")", "*", "?", "[", "]", "{", "}":
                 throw refuse("an unquoted \(character)")
-            case "~", "#" where !inWord:
+            case "~",
+                "#" where !inWord:
                 throw refuse("an unquoted \(character) at the start of a word")
             default:
-                if character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { throw refuse("a control character") }
+                if character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                    throw refuse("a control character")
+                }
                 word.append(character)
                 inWord = true
             }

@@ -40,7 +40,9 @@ extension PublishDestination {
         defer { lock.release() }
         switch try transport.fetchState() {
         case .missingFolder:
-            throw PublishError(.destinationMissing, "\(self) does not exist; for a first deploy create it (mkdir -p), or build with --initial")
+            throw PublishError(
+                .destinationMissing,
+                "\(self) does not exist; for a first deploy create it (mkdir -p), or build with --initial")
         case .noState:
             return .destinationHasNoState
         case .published(let files):
@@ -48,14 +50,18 @@ extension PublishDestination {
             let localPath = BuildState.path(in: outputDirectory)
             if AtomicFileSystem.exists(localPath) {
                 let local = try PublishedIndex.load(from: outputDirectory)
-                if local.lastUpdateTag >= published.state.lastUpdateTag { return .keptLocal(lastUpdateTag: local.lastUpdateTag) }
+                if local.lastUpdateTag >= published.state.lastUpdateTag {
+                    return .keptLocal(lastUpdateTag: local.lastUpdateTag)
+                }
             }
             // The bundle list too: the build keeps a bundle whose members are unchanged (their files are only at DEST).
             // And the landing page list: the build keeps the pages of unchanged items (only at DEST too), which a
             // publish would otherwise delete. A damaged one is left out: the build then makes every page it can.
             let landing = files.landingPages.flatMap { LandingPageList(decoding: $0) == nil ? nil : $0 }
-            for (name, bytes) in [(BundleList.path, published.bundlesJSON), (TreeLayout.downloadsListPath, published.downloadsCSV),
-                                  (LandingPageList.path, landing)] {
+            for (name, bytes) in [
+                (BundleList.path, published.bundlesJSON), (TreeLayout.downloadsListPath, published.downloadsCSV),
+                (LandingPageList.path, landing),
+            ] {
                 let path = TreeLayout.path(name, in: outputDirectory)
                 if let bytes { try AtomicFileSystem.write(bytes, to: path) } else { try AtomicFileSystem.remove(path) }
             }
@@ -73,10 +79,14 @@ package enum FreshBuildGuard {
     /// a new update tag and ETag, so every device would be pushed and fetch
     /// every pass again. It is refused unless `--initial` is given or
     /// `--state-from` found no state at DEST (a first deploy).
-    package static func refusal(environment: [String: String], outputDirectory: String, isInitial: Bool,
-                               stateFetch: StateFetchOutcome?) -> String? {
+    package static func refusal(
+        environment: [String: String], outputDirectory: String, isInitial: Bool,
+        stateFetch: StateFetchOutcome?
+    ) -> String? {
         guard environment["CI"] == "true", !isInitial, stateFetch != .destinationHasNoState,
-              !AtomicFileSystem.exists(BuildState.path(in: outputDirectory)) else { return nil }
-        return "\(outputDirectory) has no previous build state and CI=true: this would re-sign every pass with new update tags and push every device; pass --state-from DEST (the published tree) or --initial for a first deploy"
+            !AtomicFileSystem.exists(BuildState.path(in: outputDirectory))
+        else { return nil }
+        return
+            "\(outputDirectory) has no previous build state and CI=true: this would re-sign every pass with new update tags and push every device; pass --state-from DEST (the published tree) or --initial for a first deploy"
     }
 }

@@ -9,7 +9,10 @@ import WalletTree
 enum TreePath {
     static func check(_ path: String) throws(PublishError) {
         guard isBuildOwned(path) else {
-            throw PublishError(.unsafePath, "refusing to touch \(BuildState.quoted(path)): it is not a pass, token link, download or bundle path of the output tree; the build state (or bundles.json) that lists it is damaged")
+            throw PublishError(
+                .unsafePath,
+                "refusing to touch \(BuildState.quoted(path)): it is not a pass, token link, download or bundle path of the output tree; the build state (or bundles.json) that lists it is damaged"
+            )
         }
     }
 

@@ -144,7 +144,8 @@ package final class APNsClient: APNsSending {
         }
         // APNs error bodies are tiny JSON objects; anything big is not APNs.
         let body = try await response.body.collect(upTo: 16 * 1024)
-        return APNsResponse(status: Int(response.status.code), apnsID: response.headers.first(name: "apns-id"), body: body)
+        return APNsResponse(
+            status: Int(response.status.code), apnsID: response.headers.first(name: "apns-id"), body: body)
     }
 
     /// Closes the connection. Call once, after the last `send` returned.
@@ -173,7 +174,8 @@ package final class APNsClient: APNsSending {
         do {
             tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyPEM, format: .pem))
         } catch {
-            throw .invalidIdentity("The private key of the \(identity.kind.certificateName) is not a readable unencrypted PEM key.")
+            throw .invalidIdentity(
+                "The private key of the \(identity.kind.certificateName) is not a readable unencrypted PEM key.")
         }
         if let pem = configuration.additionalTrustRootsPEM {
             let roots = (try? NIOSSLCertificate.fromPEMBytes(pem)) ?? []
@@ -187,18 +189,20 @@ package final class APNsClient: APNsSending {
         do {
             _ = try NIOSSLContext(configuration: tls)
         } catch {
-            throw .invalidIdentity("The private key does not belong to the \(identity.kind.certificateName), or the TLS setup is invalid.")
+            throw .invalidIdentity(
+                "The private key does not belong to the \(identity.kind.certificateName), or the TLS setup is invalid.")
         }
         return tls
     }
 
     /// APNs device tokens are hexadecimal (64 digits today; Apple says the length may change).
     static func isDeviceToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count <= 200 && token.utf8.allSatisfy { byte in
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-        }
+        !token.isEmpty && token.utf8.count <= 200
+            && token.utf8.allSatisfy { byte in
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+            }
     }
 
     /// A pass type identifier: printable ASCII without spaces.
@@ -212,7 +216,8 @@ extension TimeAmount {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let nanoseconds = overflow ? Int64.max : product.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+        let nanoseconds =
+            overflow ? Int64.max : product.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
         self = .nanoseconds(nanoseconds)
     }
 }

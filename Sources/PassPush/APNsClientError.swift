@@ -28,9 +28,11 @@ package enum APNsClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case .malformedToken(let token):
             return "The push token \(token) is not a hexadecimal APNs device token."
         case .invalidTopic(let topic):
-            return "\"\(topic)\" is not a valid APNs topic: it must be the pass type identifier, e.g. pass.com.example.membership."
+            return
+                "\"\(topic)\" is not a valid APNs topic: it must be the pass type identifier, e.g. pass.com.example.membership."
         case .notHTTP2(let endpoint, let version):
-            return "\(endpoint) answered over \(version), but APNs only speaks HTTP/2. Check that PASSFORGE_APNS_URL points to APNs (default https://api.push.apple.com)."
+            return
+                "\(endpoint) answered over \(version), but APNs only speaks HTTP/2. Check that PASSFORGE_APNS_URL points to APNs (default https://api.push.apple.com)."
         case .closedDuringSetup(let endpoint):
             return "\(endpoint) closed the connection during the TLS/HTTP/2 setup"
         case .shutDown:

@@ -19,7 +19,10 @@ package actor APNsClientPool: PushSenderProvider {
     private let logger: Logger
     private var clients: [String: APNsClient] = [:]
 
-    package init(identities: any APNsIdentityProvider, configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.apns")) {
+    package init(
+        identities: any APNsIdentityProvider, configuration: APNsConfiguration,
+        logger: Logger = Logger(label: "passforge.apns")
+    ) {
         self.identities = identities
         self.configuration = configuration
         self.logger = logger
@@ -44,25 +47,30 @@ package actor APNsClientPool: PushSenderProvider {
         let certificateName = kind.certificateName
         let certificate: APNsCertificate
         do {
-            certificate = try identities.apnsCertificate(topic: topic, teamIdentifier: built?.teamIdentifier ?? "", kind: kind)
+            certificate = try identities.apnsCertificate(
+                topic: topic, teamIdentifier: built?.teamIdentifier ?? "", kind: kind)
         } catch {
             throw PushRunError.unusableIdentity("cannot load the \(certificateName) for \(topic): \(error)")
         }
         guard !certificate.isDevelopment else {
-            throw PushRunError.unusableIdentity("no \(certificateName) is configured for \(topic) (the build used the development chain, which "
-                + "APNs refuses); set PASSFORGE_SIGNING_CERTIFICATE or `signing:` in passforge.yml")
+            throw PushRunError.unusableIdentity(
+                "no \(certificateName) is configured for \(topic) (the build used the development chain, which "
+                    + "APNs refuses); set PASSFORGE_SIGNING_CERTIFICATE or `signing:` in passforge.yml")
         }
         // APNs takes the topic from the certificate's UID (the pass or order type identifier):
         // one for another type gets 403 for every push.
         guard certificate.userID == topic else {
-            throw PushRunError.unusableIdentity("the certificate configured for \(topic) is for "
-                + "\(certificate.userID ?? "no \(kind.noun) type") (\(certificate.subject)); "
-                + "APNs would refuse every push. Configure the \(certificateName) of \(topic)")
+            throw PushRunError.unusableIdentity(
+                "the certificate configured for \(topic) is for "
+                    + "\(certificate.userID ?? "no \(kind.noun) type") (\(certificate.subject)); "
+                    + "APNs would refuse every push. Configure the \(certificateName) of \(topic)")
         }
         guard certificate.isValid(at: Date()) else {
-            throw PushRunError.unusableIdentity("the \(certificateName) for \(topic) expired on "
-                + "\(certificate.notAfter); renew it in the Apple Developer portal")
+            throw PushRunError.unusableIdentity(
+                "the \(certificateName) for \(topic) expired on "
+                    + "\(certificate.notAfter); renew it in the Apple Developer portal")
         }
-        return APNsClientIdentity(certificateChainPEM: certificate.chainPEM, privateKeyPEM: certificate.privateKeyPEM, kind: kind)
+        return APNsClientIdentity(
+            certificateChainPEM: certificate.chainPEM, privateKeyPEM: certificate.privateKeyPEM, kind: kind)
     }
 }

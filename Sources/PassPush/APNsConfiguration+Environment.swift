@@ -20,7 +20,8 @@ extension APNsConfiguration {
         if let caPath = environment[trustedCAVariable], !caPath.isEmpty {
             // A CA certificate is a few kilobytes; a system's whole bundle a few hundred.
             guard let bytes = try? AtomicFileSystem.readFile(caPath, limit: 4 << 20) else {
-                throw .invalidConfiguration("\(trustedCAVariable)=\(caPath) cannot be read; point it at a PEM certificate file or unset it")
+                throw .invalidConfiguration(
+                    "\(trustedCAVariable)=\(caPath) cannot be read; point it at a PEM certificate file or unset it")
             }
             configuration.additionalTrustRootsPEM = bytes
         }

@@ -58,12 +58,14 @@ package struct APNsEndpoint: Sendable, Equatable, CustomStringConvertible {
     package init(parsing url: String) throws(APNsClientError) {
         let prefix = "https://"
         guard url.lowercased().hasPrefix(prefix) else {
-            throw .invalidConfiguration("The APNs URL must start with https:// (APNs only speaks HTTP/2 over TLS); got \"\(url)\".")
+            throw .invalidConfiguration(
+                "The APNs URL must start with https:// (APNs only speaks HTTP/2 over TLS); got \"\(url)\".")
         }
         var rest = Substring(url.dropFirst(prefix.count))
         while rest.hasSuffix("/") { rest = rest.dropLast() }
         guard !rest.isEmpty, !rest.contains("/"), !rest.contains("?"), !rest.contains("@"), !rest.contains("#") else {
-            throw .invalidConfiguration("The APNs URL must be https://host or https://host:port, without a path; got \"\(url)\".")
+            throw .invalidConfiguration(
+                "The APNs URL must be https://host or https://host:port, without a path; got \"\(url)\".")
         }
         var host = String(rest)
         var port = 443

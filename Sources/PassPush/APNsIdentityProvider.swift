@@ -17,8 +17,10 @@ package struct APNsCertificate: Sendable {
     /// The development chain, which APNs refuses.
     package var isDevelopment: Bool
 
-    package init(userID: String?, subject: String, notBefore: Date, notAfter: Date, chainPEM: [UInt8], privateKeyPEM: [UInt8],
-                 isDevelopment: Bool) {
+    package init(
+        userID: String?, subject: String, notBefore: Date, notAfter: Date, chainPEM: [UInt8], privateKeyPEM: [UInt8],
+        isDevelopment: Bool
+    ) {
         (self.userID, self.subject, self.notBefore, self.notAfter) = (userID, subject, notBefore, notAfter)
         (self.chainPEM, self.privateKeyPEM, self.isDevelopment) = (chainPEM, privateKeyPEM, isDevelopment)
     }

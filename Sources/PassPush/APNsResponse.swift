@@ -26,7 +26,7 @@ package struct APNsResponse: Sendable, Equatable {
     init(status: Int, apnsID: String?, body: ByteBuffer) {
         self.init(status: status, apnsID: apnsID)
         guard body.readableBytes > 0,
-              let decoded = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView))
+            let decoded = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView))
         else { return }
         reason = decoded.reason
         timestamp = decoded.timestamp.map { Date(timeIntervalSince1970: $0 / 1000) }

@@ -24,7 +24,8 @@ package struct APNsRetryPolicy: Sendable, Equatable {
 
     /// Five attempts, waits of at most 0.5 s, 1 s, 2 s, 4 s: a push that still
     /// fails is left for the next run rather than holding this one up.
-    package static let `default` = APNsRetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(500), maxDelay: .seconds(30))
+    package static let `default` = APNsRetryPolicy(
+        maxAttempts: 5, baseDelay: .milliseconds(500), maxDelay: .seconds(30))
 
     /// The longest wait before retry number `retry` (1 for the wait after the first attempt).
     package func ceiling(beforeRetry retry: Int) -> Duration {

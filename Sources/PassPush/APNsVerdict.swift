@@ -6,11 +6,11 @@ import NIOSSL
 package import PassModel
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What to do after one attempt at one push, following Apple's "Handling
@@ -110,37 +110,55 @@ extension APNsVerdict {
             // IdleTimeout: APNs closed an idle connection under us; a new one will do.
             self = .retry(.status(status, reason: reason))
         case (403, "BadCertificateEnvironment"):
-            self = .stop(APNsStopReason(kind: .certificateRejected, status: status, apnsReason: reason, message: """
-                \(answered): the client certificate is for the other APNs environment. Passes only use \
-                production (https://api.push.apple.com); use the \(certificate) for \(topic).
-                """))
+            self = .stop(
+                APNsStopReason(
+                    kind: .certificateRejected, status: status, apnsReason: reason,
+                    message: """
+                        \(answered): the client certificate is for the other APNs environment. Passes only use \
+                        production (https://api.push.apple.com); use the \(certificate) for \(topic).
+                        """))
         case (403, _):
-            self = .stop(APNsStopReason(kind: .certificateRejected, status: status, apnsReason: reason, message: """
-                \(answered): APNs does not accept the client certificate for topic \(topic). Use the \(certificate) \
-                that signs the \(kind.noun)s (its UID must be \(topic)), with its private key, and check that it \
-                has not expired or been revoked in the Apple Developer portal.
-                """))
+            self = .stop(
+                APNsStopReason(
+                    kind: .certificateRejected, status: status, apnsReason: reason,
+                    message: """
+                        \(answered): APNs does not accept the client certificate for topic \(topic). Use the \(certificate) \
+                        that signs the \(kind.noun)s (its UID must be \(topic)), with its private key, and check that it \
+                        has not expired or been revoked in the Apple Developer portal.
+                        """))
         case (400, "DeviceTokenNotForTopic"), (400, "TopicDisallowed"), (400, "BadTopic"), (400, "MissingTopic"):
-            self = .stop(APNsStopReason(kind: .wrongTopic, status: status, apnsReason: reason, message: """
-                \(answered) for topic \(topic): the apns-topic must be the \(kind.typeIdentifierKey) of the \(kind.noun)s and \
-                the certificate's UID. Check \(kind.typeIdentifierKey) in the project and that the certificate is the \
-                \(certificate) for it.
-                """))
+            self = .stop(
+                APNsStopReason(
+                    kind: .wrongTopic, status: status, apnsReason: reason,
+                    message: """
+                        \(answered) for topic \(topic): the apns-topic must be the \(kind.typeIdentifierKey) of the \(kind.noun)s and \
+                        the certificate's UID. Check \(kind.typeIdentifierKey) in the project and that the certificate is the \
+                        \(certificate) for it.
+                        """))
         case (413, _):
-            self = .stop(APNsStopReason(kind: .requestRejected, status: status, apnsReason: reason, message: """
-                \(answered) (payload too large), yet pass pushes send an empty {} body: something between passforge \
-                and APNs changes the request. Check PASSFORGE_APNS_URL (now \(endpoint.baseURL)).
-                """))
+            self = .stop(
+                APNsStopReason(
+                    kind: .requestRejected, status: status, apnsReason: reason,
+                    message: """
+                        \(answered) (payload too large), yet pass pushes send an empty {} body: something between passforge \
+                        and APNs changes the request. Check PASSFORGE_APNS_URL (now \(endpoint.baseURL)).
+                        """))
         case (404, _), (405, _):
-            self = .stop(APNsStopReason(kind: .requestRejected, status: status, apnsReason: reason, message: """
-                \(answered) to POST /3/device/<token>: \(endpoint.baseURL) does not look like APNs. Check \
-                PASSFORGE_APNS_URL (default https://api.push.apple.com).
-                """))
+            self = .stop(
+                APNsStopReason(
+                    kind: .requestRejected, status: status, apnsReason: reason,
+                    message: """
+                        \(answered) to POST /3/device/<token>: \(endpoint.baseURL) does not look like APNs. Check \
+                        PASSFORGE_APNS_URL (default https://api.push.apple.com).
+                        """))
         default:
-            self = .stop(APNsStopReason(kind: .requestRejected, status: status, apnsReason: reason, message: """
-                \(answered) to a pass push for topic \(topic); passforge stops rather than repeat a request APNs \
-                rejects. See Apple's "Handling notification responses from APNs" for this reason.
-                """))
+            self = .stop(
+                APNsStopReason(
+                    kind: .requestRejected, status: status, apnsReason: reason,
+                    message: """
+                        \(answered) to a pass push for topic \(topic); passforge stops rather than repeat a request APNs \
+                        rejects. See Apple's "Handling notification responses from APNs" for this reason.
+                        """))
         }
     }
 
@@ -161,7 +179,7 @@ extension APNsVerdict {
         case let error as NIOSSLError:
             switch error {
             case .handshakeFailed, .unableToValidateCertificate, .noCertificateToValidate, .failedToLoadCertificate,
-                 .failedToLoadPrivateKey:
+                .failedToLoadPrivateKey:
                 self = .stop(Self.tlsFailure(String(describing: error), endpoint: endpoint, topic: topic, kind: kind))
             default:
                 // e.g. uncleanShutdown: the connection was cut under a request.
@@ -200,12 +218,16 @@ extension APNsVerdict {
         return "connection to \(error.host):\(error.port) failed"
     }
 
-    static func tlsFailure(_ detail: String, endpoint: APNsEndpoint, topic: String, kind: WalletItemKind = .pass) -> APNsStopReason {
-        APNsStopReason(kind: .tlsFailure, message: """
-            The TLS handshake with \(endpoint) failed (\(detail)). Check that the client certificate is the \
-            \(kind.certificateName) for \(topic) with its matching private key and intermediate (WWDR), that it has not \
-            expired, and—for a test server only—PASSFORGE_APNS_CA_CERTIFICATE.
-            """)
+    static func tlsFailure(_ detail: String, endpoint: APNsEndpoint, topic: String, kind: WalletItemKind = .pass)
+        -> APNsStopReason
+    {
+        APNsStopReason(
+            kind: .tlsFailure,
+            message: """
+                The TLS handshake with \(endpoint) failed (\(detail)). Check that the client certificate is the \
+                \(kind.certificateName) for \(topic) with its matching private key and intermediate (WWDR), that it has not \
+                expired, and—for a test server only—PASSFORGE_APNS_CA_CERTIFICATE.
+                """)
     }
 }
 

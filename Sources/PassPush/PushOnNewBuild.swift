@@ -1,7 +1,7 @@
 package import Logging
+import RegistrationStore
 import ServiceLifecycle
 package import WalletTree
-import RegistrationStore
 
 /// `serve --push`: pushes the devices holding the passes of each new build
 /// (and, at start, whatever an earlier run left pending). One run at a time;
@@ -14,8 +14,10 @@ package struct PushOnNewBuild: NewBuildReaction {
     private let onReport: @Sendable (PushRun.Report) -> Void
 
     /// `onReport` gets each finished run's report (the server's metrics count its answers).
-    package init(operation: PushOperation, logger: Logger, retryInterval: Duration = .seconds(1),
-                 onReport: @escaping @Sendable (PushRun.Report) -> Void = { _ in }) {
+    package init(
+        operation: PushOperation, logger: Logger, retryInterval: Duration = .seconds(1),
+        onReport: @escaping @Sendable (PushRun.Report) -> Void = { _ in }
+    ) {
         self.operation = operation
         self.logger = logger
         self.retryInterval = retryInterval

@@ -1,6 +1,6 @@
 package import Logging
-package import WalletTree
 package import RegistrationStore
+package import WalletTree
 
 /// Push runs wired for production — the one factory behind `passforge push`,
 /// `build --push` and `serve --push`: a pool of APNs clients with the Pass
@@ -12,8 +12,10 @@ package struct PushOperation: Sendable {
     private let clients: APNsClientPool
 
     /// `output`: the process's one output tree (`OutputFolder`), shared with whatever else writes its index files.
-    package init(output: OutputFolder, identities: any APNsIdentityProvider, store: any PushQueue,
-                 configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.push")) {
+    package init(
+        output: OutputFolder, identities: any APNsIdentityProvider, store: any PushQueue,
+        configuration: APNsConfiguration, logger: Logger = Logger(label: "passforge.push")
+    ) {
         clients = APNsClientPool(identities: identities, configuration: configuration, logger: logger)
         pushRun = PushRun(store: store, output: output, senders: clients, logger: logger)
     }

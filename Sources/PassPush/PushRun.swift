@@ -2,9 +2,9 @@ import AtomicFiles
 import ConcurrencySupport
 import Foundation
 package import Logging
-package import WalletTree
 import PassModel
 package import RegistrationStore
+package import WalletTree
 
 /// One push run (`passforge push`, `build --push`, `serve --push`): tells the
 /// devices holding passes changed since the last run to fetch them. Apple's
@@ -73,8 +73,10 @@ package struct PushRun: Sendable {
     package var completionBatch = 64
     package var completionInterval: Duration = .milliseconds(50)
 
-    package init(store: any PushQueue, output: OutputFolder, senders: any PushSenderProvider,
-                logger: Logger = Logger(label: "passforge.push")) {
+    package init(
+        store: any PushQueue, output: OutputFolder, senders: any PushSenderProvider,
+        logger: Logger = Logger(label: "passforge.push")
+    ) {
         self.store = store
         self.output = output
         self.senders = senders
@@ -83,8 +85,10 @@ package struct PushRun: Sendable {
 
     /// `index`: the build's index when the caller has it (a build that just committed it, a server that
     /// took a new build); read from the output folder when nil.
-    package func run(_ options: Options = Options(), index: PublishedIndex? = nil,
-                     progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> Report {
+    package func run(
+        _ options: Options = Options(), index: PublishedIndex? = nil,
+        progress: @escaping @Sendable (Progress) -> Void = { _ in }
+    ) async throws -> Report {
         let state = try index ?? PublishedIndex.load(from: output.directory)
         if options.dryRun { return try await plan(state: state, options: options) }
         return try await store.withPushLock {
@@ -99,7 +103,8 @@ package struct PushRun: Sendable {
                 do {
                     let sender = try await senders.sender(topic: topic, index: state)
                     progress(.sending(topic: topic, pushes: pushes.count))
-                    let (summary, removed) = try await send(pushes, topic: topic, with: sender, state: state, progress: progress)
+                    let (summary, removed) = try await send(
+                        pushes, topic: topic, with: sender, state: state, progress: progress)
                     report.summary.add(summary)
                     report.removedDevices += removed
                     if summary.stopReason != nil { break }
@@ -155,9 +160,14 @@ package struct PushRun: Sendable {
             changed = try await changedPasses(state: state)
         }
         report.changed = ChangedItems(changed, in: state)
-        var planned = Set(try await store.pendingPushes(limit: Int.max).map { PushNotification(token: $0.pushToken, topic: $0.passTypeIdentifier) })
+        var planned = Set(
+            try await store.pendingPushes(limit: Int.max).map {
+                PushNotification(token: $0.pushToken, topic: $0.passTypeIdentifier)
+            })
         for (topic, passes) in Dictionary(grouping: changed, by: \.passTypeIdentifier) {
-            for token in try await store.pushTokens(passTypeIdentifier: topic, serialNumbers: passes.map(\.serialNumber)) {
+            for token in try await store.pushTokens(
+                passTypeIdentifier: topic, serialNumbers: passes.map(\.serialNumber))
+            {
                 planned.insert(PushNotification(token: token, topic: topic))
             }
         }
@@ -167,10 +177,13 @@ package struct PushRun: Sendable {
     }
 
     /// Sends one topic's pushes and records each outcome in the store.
-    private func send(_ pushes: [PendingPush], topic: String, with sender: PushSender, state: PublishedIndex,
-                      progress: @escaping @Sendable (Progress) -> Void) async throws -> (PushSummary, removedDevices: Int) {
-        let recorder = OutcomeRecorder(store: store, indexFiles: output.indexFiles, state: state,
-                                       pending: pushes, batch: completionBatch, logger: logger)
+    private func send(
+        _ pushes: [PendingPush], topic: String, with sender: PushSender, state: PublishedIndex,
+        progress: @escaping @Sendable (Progress) -> Void
+    ) async throws -> (PushSummary, removedDevices: Int) {
+        let recorder = OutcomeRecorder(
+            store: store, indexFiles: output.indexFiles, state: state,
+            pending: pushes, batch: completionBatch, logger: logger)
         let total = pushes.count
         // Deliveries reach the store within `completionInterval` even when no further answer arrives.
         let interval = completionInterval
@@ -215,7 +228,8 @@ package enum PushRunError: Error, CustomStringConvertible, Sendable {
         case .unusableIdentity(let reason):
             return reason
         case .unknownPass(let pass):
-            return "there is no pass or order \(pass.passTypeIdentifier)/\(pass.serialNumber) in the last build; check --type and --serial (an order type identifier and orderIdentifier for an order), or build first"
+            return
+                "there is no pass or order \(pass.passTypeIdentifier)/\(pass.serialNumber) in the last build; check --type and --serial (an order type identifier and orderIdentifier for an order), or build first"
         }
     }
 }
@@ -245,8 +259,10 @@ actor OutcomeRecorder {
     private(set) var removedDevices = 0
     private(set) var failure: (any Error)?
 
-    init(store: any PushQueue, indexFiles: DeviceIndexFiles, state: PublishedIndex, pending: [PendingPush],
-         batch: Int, logger: Logger) {
+    init(
+        store: any PushQueue, indexFiles: DeviceIndexFiles, state: PublishedIndex, pending: [PendingPush],
+        batch: Int, logger: Logger
+    ) {
         self.store = store
         self.indexFiles = indexFiles
         self.state = state
@@ -267,10 +283,12 @@ actor OutcomeRecorder {
                 // APNs: 410 Unregistered or 400 BadDeviceToken. Delete what registered
                 // with this token before it died (Apple's "Handling notification
                 // responses from APNs": 410 carries the time the token stopped being valid).
-                let changes = try await store.deleteDevices(pushToken: push.pushToken, invalidSince: since?.timeIntervalSince1970)
+                let changes = try await store.deleteDevices(
+                    pushToken: push.pushToken, invalidSince: since?.timeIntervalSince1970)
                 removedDevices += Set(changes.map(\.index.device)).count
                 if !changes.isEmpty {
-                    let indexFiles = self.indexFiles, state = self.state
+                    let indexFiles = self.indexFiles
+                    let state = self.state
                     try await indexFiles.pool.run { try indexFiles.applyAll(changes.map { ($0, state) }) }
                 }
                 completed.append(push)

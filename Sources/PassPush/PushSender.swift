@@ -174,7 +174,9 @@ package struct PushSender: Sendable {
         }
 
         for notification in queue {
-            await record(Delivery(outcome: PushOutcome(notification: notification, result: .leftPending(.notStarted), attempts: 0)))
+            await record(
+                Delivery(
+                    outcome: PushOutcome(notification: notification, result: .leftPending(.notStarted), attempts: 0)))
         }
         return summary
     }
@@ -199,10 +201,12 @@ package struct PushSender: Sendable {
             let verdict: APNsVerdict
             do {
                 let response = try await client.send(token: notification.token, topic: notification.topic)
-                verdict = APNsVerdict(response, topic: notification.topic, kind: client.certificateKind, endpoint: client.endpoint)
+                verdict = APNsVerdict(
+                    response, topic: notification.topic, kind: client.certificateKind, endpoint: client.endpoint)
             } catch {
                 if Task.isCancelled || error is CancellationError { return outcome(.leftPending(.runStopped)) }
-                verdict = APNsVerdict(error: error, topic: notification.topic, kind: client.certificateKind, endpoint: client.endpoint)
+                verdict = APNsVerdict(
+                    error: error, topic: notification.topic, kind: client.certificateKind, endpoint: client.endpoint)
             }
             switch verdict {
             case .delivered(let apnsID):
@@ -233,14 +237,18 @@ package struct PushSender: Sendable {
             let endpoint = client.endpoint
             let stop: APNsStopReason
             if case .setup = cause {
-                stop = APNsVerdict.tlsFailure("\(endpoint) closed every connection right after the handshake, " +
-                    "which is how a server refuses a client certificate", endpoint: endpoint, topic: notification.topic,
+                stop = APNsVerdict.tlsFailure(
+                    "\(endpoint) closed every connection right after the handshake, "
+                        + "which is how a server refuses a client certificate", endpoint: endpoint,
+                    topic: notification.topic,
                     kind: client.certificateKind)
             } else {
-                stop = APNsStopReason(kind: .unreachable, message: """
-                    Cannot reach APNs at \(endpoint) (\(cause)) after \(attempts) attempts. Check the network and \
-                    PASSFORGE_APNS_URL; the pushes stay pending for the next run.
-                    """)
+                stop = APNsStopReason(
+                    kind: .unreachable,
+                    message: """
+                        Cannot reach APNs at \(endpoint) (\(cause)) after \(attempts) attempts. Check the network and \
+                        PASSFORGE_APNS_URL; the pushes stay pending for the next run.
+                        """)
             }
             return outcome(.leftPending(.retriesExhausted(cause)), stop: stop)
         }

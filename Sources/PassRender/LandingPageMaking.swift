@@ -15,8 +15,10 @@ package struct LandingItem: Sendable {
     /// from the zip it made: pass.json (order.json), manifest, signature, images and strings.
     package var packages: [[PackageFile]]
 
-    package init(key: String, kind: WalletItemKind, isBundle: Bool, downloadPath: String, capability: String,
-                 packages: [[PackageFile]]) {
+    package init(
+        key: String, kind: WalletItemKind, isBundle: Bool, downloadPath: String, capability: String,
+        packages: [[PackageFile]]
+    ) {
         (self.key, self.kind, self.isBundle, self.downloadPath) = (key, kind, isBundle, downloadPath)
         (self.capability, self.packages) = (capability, packages)
     }

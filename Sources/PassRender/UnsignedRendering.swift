@@ -33,8 +33,10 @@ package struct UnsignedPass: Sendable {
     /// `passTypeIdentifier/serialNumber` (`orderTypeIdentifier/orderIdentifier`), as the build state names items.
     package var key: String { "\(passTypeIdentifier)/\(serialNumber)" }
 
-    package init(passTypeIdentifier: String, serialNumber: String, templateName: String, sourceFile: String, passJSON: JSONValue,
-                 files: [PackageFile], warnings: [ContentDiagnostic], kind: WalletItemKind = .pass) {
+    package init(
+        passTypeIdentifier: String, serialNumber: String, templateName: String, sourceFile: String, passJSON: JSONValue,
+        files: [PackageFile], warnings: [ContentDiagnostic], kind: WalletItemKind = .pass
+    ) {
         self.passTypeIdentifier = passTypeIdentifier
         self.serialNumber = serialNumber
         self.templateName = templateName

@@ -38,14 +38,16 @@ package struct APIError: Error, HTTPResponseError, Sendable {
     private static let unauthorizedOrder = unauthorizedAnswer(.order)
 
     private static func unauthorizedAnswer(_ kind: WalletItemKind) -> APIError {
-        APIError(.unauthorized, "missing, malformed or wrong Authorization: \(kind.authorizationScheme) token",
-                 headers: [.wwwAuthenticate: kind.authorizationScheme])
+        APIError(
+            .unauthorized, "missing, malformed or wrong Authorization: \(kind.authorizationScheme) token",
+            headers: [.wwwAuthenticate: kind.authorizationScheme])
     }
     static let notFound = APIError(.notFound, "no such resource")
 
     static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> APIError {
-        APIError(.methodNotAllowed, "method not allowed; use \(allowed.map(\.rawValue).joined(separator: " or "))",
-                 headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
+        APIError(
+            .methodNotAllowed, "method not allowed; use \(allowed.map(\.rawValue).joined(separator: " or "))",
+            headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
     }
 
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
@@ -53,9 +55,11 @@ package struct APIError: Error, HTTPResponseError, Sendable {
     /// A body that cannot be read: bad chunked encoding, an unknown
     /// Transfer-Encoding, or a client that stopped sending. The connection
     /// cannot carry another request.
-    static let malformedBody = APIError(.badRequest, "malformed or incomplete request body", headers: [.connection: "close"])
+    static let malformedBody = APIError(
+        .badRequest, "malformed or incomplete request body", headers: [.connection: "close"])
 
-    static let requestTimeout = APIError(.requestTimeout, "request not received in time", headers: [.connection: "close"])
+    static let requestTimeout = APIError(
+        .requestTimeout, "request not received in time", headers: [.connection: "close"])
 
     static func contentTooLarge(limit: Int) -> APIError {
         APIError(.contentTooLarge, "request body larger than \(limit) bytes", headers: [.connection: "close"])

@@ -12,8 +12,10 @@ extension PassWebService {
             .cacheControl: "no-cache",
             .eTag: representation.etag,
         ]
-        if ConditionalRequest.isNotModified(ifNoneMatch: request.headers[values: .ifNoneMatch], ifModifiedSince: nil,
-                                            etag: representation.etag, lastModified: nil) {
+        if ConditionalRequest.isNotModified(
+            ifNoneMatch: request.headers[values: .ifNoneMatch], ifModifiedSince: nil,
+            etag: representation.etag, lastModified: nil)
+        {
             return Self.notModified(headers)
         }
         headers[.contentLength] = String(representation.bytes.readableBytes)

@@ -9,7 +9,9 @@ package enum ConditionalRequest {
     /// RFC 9110 §13.2.2: If-None-Match decides when present (weak comparison,
     /// `*` matches any current representation); If-Modified-Since counts
     /// only without it, and only when it is a valid HTTP-date.
-    package static func isNotModified(ifNoneMatch: [String], ifModifiedSince: String?, etag: String, lastModified: Int64?) -> Bool {
+    package static func isNotModified(
+        ifNoneMatch: [String], ifModifiedSince: String?, etag: String, lastModified: Int64?
+    ) -> Bool {
         if !ifNoneMatch.isEmpty {
             return matches(ifNoneMatch: ifNoneMatch, etag: etag)
         }
@@ -35,7 +37,10 @@ package enum ConditionalRequest {
         var tags: [String] = []
         var index = 0
         func skipSeparators() {
-            while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") || bytes[index] == UInt8(ascii: ",") {
+            while index < bytes.count,
+                bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t")
+                    || bytes[index] == UInt8(ascii: ",")
+            {
                 index += 1
             }
         }
@@ -47,7 +52,9 @@ package enum ConditionalRequest {
         }
         while index < bytes.count {
             let start = index
-            if bytes[index] == UInt8(ascii: "W"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") { index += 2 }
+            if bytes[index] == UInt8(ascii: "W"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") {
+                index += 2
+            }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
             index += 1
             while index < bytes.count, bytes[index] != UInt8(ascii: "\"") { index += 1 }

@@ -85,8 +85,10 @@ package final class ConnectionLimit: Sendable {
     /// One log line a minute at most while the cap is reached.
     static let reportInterval: UInt64 = 60_000_000_000
 
-    package init(maximum: Int, answerGrace: Duration = .seconds(60), origin: String = "", metrics: ServerMetrics? = nil,
-                 logger: Logger) {
+    package init(
+        maximum: Int, answerGrace: Duration = .seconds(60), origin: String = "", metrics: ServerMetrics? = nil,
+        logger: Logger
+    ) {
         self.maximum = max(1, maximum)
         let (seconds, attoseconds) = answerGrace.components
         self.answerGrace = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
@@ -135,7 +137,8 @@ package final class ConnectionLimit: Sendable {
             Self.compact(&state)
             // What happened at the cap since the last line, once its minute is over.
             guard state.report.closed + state.report.refused > 0, let last = state.report.lastLine,
-                  now &- last >= Self.reportInterval else { return nil }
+                now &- last >= Self.reportInterval
+            else { return nil }
             return reportLine(&state.report, now: now, openCount: state.open.count)
         }
         if let line { logger.warning("\(line)") }
@@ -175,7 +178,8 @@ package final class ConnectionLimit: Sendable {
         if report.firstSinceLine == nil { report.firstSinceLine = now }
         if let last = report.lastLine, now &- last < Self.reportInterval { return nil }
         let seconds = max(1, (now &- (report.lastLine ?? report.firstSinceLine ?? now)) / 1_000_000_000)
-        let line = "connection cap of \(maximum) reached\(origin): "
+        let line =
+            "connection cap of \(maximum) reached\(origin): "
             + "closed \(report.closed) idle or half-sent connections to take new ones, "
             + "refused \(report.refused) (every connection was being answered)"
             + (report.lastLine == nil ? "" : " in the last \(seconds) s")

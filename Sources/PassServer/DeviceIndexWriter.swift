@@ -1,7 +1,7 @@
 import AtomicFiles
 import ConcurrencySupport
-import WalletTree
 import RegistrationStore
+import WalletTree
 
 /// Concurrent index changes written in shared batches (`applyAll`), the way
 /// `GroupCommitter` shares SQLite commits: a change returns once its file

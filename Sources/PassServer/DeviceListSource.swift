@@ -17,7 +17,8 @@ package enum DeviceListSource: String, Sendable, CaseIterable {
     /// The source `option` (the flag) or else `environment` names; `files` when neither does.
     /// Throws a message for people when either names no source.
     package static func resolve(option: String?, environment: [String: String]) throws(Invalid) -> DeviceListSource {
-        let (text, origin) = option.map { ($0, "--device-lists") }
+        let (text, origin) =
+            option.map { ($0, "--device-lists") }
             ?? environment[environmentVariable].map { ($0, environmentVariable) } ?? ("files", "")
         guard let source = DeviceListSource(rawValue: text) else { throw Invalid(origin: origin, text: text) }
         return source

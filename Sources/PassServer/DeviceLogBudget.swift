@@ -44,8 +44,10 @@ package final class DeviceLogBudget: Sendable {
     private let length: Duration
 
     /// - Parameters: 0 for either budget means no bound.
-    package init(bytesPerClient: Int = 32 * 1024, bytesInTotal: Int = 256 * 1024, window: Duration = .seconds(60),
-                 now: ContinuousClock.Instant = .now) {
+    package init(
+        bytesPerClient: Int = 32 * 1024, bytesInTotal: Int = 256 * 1024, window: Duration = .seconds(60),
+        now: ContinuousClock.Instant = .now
+    ) {
         self.bytesPerClient = bytesPerClient
         self.bytesInTotal = bytesInTotal
         self.length = window
@@ -57,7 +59,9 @@ package final class DeviceLogBudget: Sendable {
         window.withLock { window in
             var suppressedEarlier: (Int, Int)?
             if now - window.start >= length {
-                if window.suppressedMessages > 0 { suppressedEarlier = (window.suppressedMessages, window.suppressedBytes) }
+                if window.suppressedMessages > 0 {
+                    suppressedEarlier = (window.suppressedMessages, window.suppressedBytes)
+                }
                 window = Window(start: now)
             }
             var logged = 0

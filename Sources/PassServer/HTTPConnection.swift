@@ -35,11 +35,14 @@ struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     var responder: HTTPChannelHandler.Responder { http1.responder }
 
-    static func builder(idleTimeout: TimeAmount, requestReadTimeout: TimeAmount,
-                        connectionLimit: ConnectionLimit?) -> HTTPServerBuilder {
+    static func builder(
+        idleTimeout: TimeAmount, requestReadTimeout: TimeAmount,
+        connectionLimit: ConnectionLimit?
+    ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            PassHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)),
-                             requestReadTimeout: requestReadTimeout, connectionLimit: connectionLimit)
+            PassHTTP1Channel(
+                http1: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)),
+                requestReadTimeout: requestReadTimeout, connectionLimit: connectionLimit)
         }
     }
 
@@ -51,8 +54,9 @@ struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 channel.closeFuture.whenComplete { _ in connectionLimit.closed(tracked) }
             }
         }
-        let persistence = ConnectionPersistenceHandler(requestReadTimeout: requestReadTimeout, tracked: tracked,
-                                                       logger: logger)
+        let persistence = ConnectionPersistenceHandler(
+            requestReadTimeout: requestReadTimeout, tracked: tracked,
+            logger: logger)
         do {
             if connectionLimit != nil, tracked == nil {
                 // Every open connection is being answered: this one gets a 503 and nothing is read from it.
@@ -67,7 +71,8 @@ struct PassHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         return http1.setup(channel: channel, logger: logger).assumeIsolated().flatMapThrowing { value in
             // Between NIO's HTTP/1 decoder and Hummingbird's conversion to HTTP types,
             // where the request's version and keep-alive are still known.
-            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            let decoder = try channel.pipeline.syncOperations.handler(
+                type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(persistence, position: .after(decoder))
             return value
         }.nonisolated()
@@ -176,7 +181,8 @@ final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannel
     func requestBytesArrived() {
         guard deadline == nil, let context else { return }
         headReceived = false
-        deadline = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: requestReadTimeout) { [weak self] in
+        deadline = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: requestReadTimeout) {
+            [weak self] in
             self?.deadlinePassed()
         }
     }
@@ -189,7 +195,9 @@ final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannel
             context.fireErrorCaught(RequestReadTimeout())
             return
         }
-        logger.notice("client error: request headers not received in time", metadata: ["client": "\(context.remoteAddress?.ipAddress ?? "unknown")"])
+        logger.notice(
+            "client error: request headers not received in time",
+            metadata: ["client": "\(context.remoteAddress?.ipAddress ?? "unknown")"])
         if responsesInProgress == 0 {
             // The same answer as `APIError.requestTimeout`, written here: no request reached Hummingbird.
             let body = ByteBuffer(string: #"{"error":"request not received in time"}"# + "\n")
@@ -198,7 +206,9 @@ final class ConnectionPersistenceHandler: ChannelDuplexHandler, RemovableChannel
             headers.add(name: "Content-Type", value: "application/json")
             headers.add(name: "Cache-Control", value: "no-store")
             headers.add(name: "Content-Length", value: String(body.readableBytes))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .requestTimeout, headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .requestTimeout, headers: headers))),
+                promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }

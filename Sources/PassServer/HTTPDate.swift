@@ -4,7 +4,7 @@
 /// standard HTTP caching … check for the If-Modified-Since header", and a
 /// server that parses only one form never answers 304 to the others.
 package enum HTTPDate {
-    private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"] // 1970-01-01 was a Thursday
+    private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
     private static let longWeekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
@@ -14,7 +14,8 @@ package enum HTTPDate {
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
         let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-        return "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(Int(secondOfDay / 3600))):\(two(Int(secondOfDay / 60 % 60))):\(two(Int(secondOfDay % 60))) GMT"
+        return
+            "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(Int(secondOfDay / 3600))):\(two(Int(secondOfDay / 60 % 60))):\(two(Int(secondOfDay % 60))) GMT"
     }
 
     /// Seconds since 1970, or nil when `text` is none of the three forms
@@ -28,9 +29,10 @@ package enum HTTPDate {
     // `Sun, 06 Nov 1994 08:49:37 GMT`
     private static func parseIMFFixdate(_ b: [UInt8]) -> Int64? {
         guard b.count == 29, weekdays.contains(string(b[0..<3])), b[3] == comma, b[4] == space,
-              let day = number(b[5..<7]), b[7] == space, let month = month(b[8..<11]), b[11] == space,
-              let year = number(b[12..<16]), b[16] == space, let time = time(b[17..<25]),
-              string(b[25..<29]) == " GMT" else { return nil }
+            let day = number(b[5..<7]), b[7] == space, let month = month(b[8..<11]), b[11] == space,
+            let year = number(b[12..<16]), b[16] == space, let time = time(b[17..<25]),
+            string(b[25..<29]) == " GMT"
+        else { return nil }
         return epoch(year: year, month: month, day: day, time: time)
     }
 
@@ -38,9 +40,11 @@ package enum HTTPDate {
     private static func parseRFC850(_ b: [UInt8], now: Int64?) -> Int64? {
         guard let comma = b.firstIndex(of: comma), longWeekdays.contains(string(b[0..<comma])) else { return nil }
         let rest = Array(b[(comma + 1)...])
-        guard rest.count == 23, rest[0] == space, let day = number(rest[1..<3]), rest[3] == dash, let month = month(rest[4..<7]),
-              rest[7] == dash, let shortYear = number(rest[8..<10]), rest[10] == space, let time = time(rest[11..<19]),
-              string(rest[19..<23]) == " GMT" else { return nil }
+        guard rest.count == 23, rest[0] == space, let day = number(rest[1..<3]), rest[3] == dash,
+            let month = month(rest[4..<7]),
+            rest[7] == dash, let shortYear = number(rest[8..<10]), rest[10] == space, let time = time(rest[11..<19]),
+            string(rest[19..<23]) == " GMT"
+        else { return nil }
         // RFC 9110: a two-digit year more than 50 years in the future is the
         // most recent past year with the same last two digits.
         let currentYear = civil(fromDays: (now ?? currentSeconds()) / 86_400).year
@@ -51,15 +55,19 @@ package enum HTTPDate {
 
     // `Sun Nov  6 08:49:37 1994`
     private static func parseAsctime(_ b: [UInt8]) -> Int64? {
-        guard b.count == 24, weekdays.contains(string(b[0..<3])), b[3] == space, let month = month(b[4..<7]), b[7] == space,
-              let day = b[8] == space ? number(b[9..<10]) : number(b[8..<10]), b[10] == space, let time = time(b[11..<19]),
-              b[19] == space, let year = number(b[20..<24]) else { return nil }
+        guard b.count == 24, weekdays.contains(string(b[0..<3])), b[3] == space, let month = month(b[4..<7]),
+            b[7] == space,
+            let day = b[8] == space ? number(b[9..<10]) : number(b[8..<10]), b[10] == space,
+            let time = time(b[11..<19]),
+            b[19] == space, let year = number(b[20..<24])
+        else { return nil }
         return epoch(year: year, month: month, day: day, time: time)
     }
 
     // MARK: Pieces
 
-    private static let space = UInt8(ascii: " "), comma = UInt8(ascii: ","), dash = UInt8(ascii: "-"), colon = UInt8(ascii: ":")
+    private static let space = UInt8(ascii: " "), comma = UInt8(ascii: ","), dash = UInt8(ascii: "-"),
+        colon = UInt8(ascii: ":")
 
     private static func string(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 
@@ -80,8 +88,10 @@ package enum HTTPDate {
     /// `08:49:37` → seconds of the day.
     private static func time(_ b: ArraySlice<UInt8>) -> Int? {
         let b = Array(b)
-        guard b.count == 8, b[2] == colon, b[5] == colon, let h = number(b[0..<2]), let m = number(b[3..<5]), let s = number(b[6..<8]),
-              h < 24, m < 60, s <= 60 else { return nil }
+        guard b.count == 8, b[2] == colon, b[5] == colon, let h = number(b[0..<2]), let m = number(b[3..<5]),
+            let s = number(b[6..<8]),
+            h < 24, m < 60, s <= 60
+        else { return nil }
         return h * 3600 + m * 60 + min(s, 59)
     }
 
@@ -126,15 +136,15 @@ package enum HTTPDate {
 
     private static func currentSeconds() -> Int64 {
         #if canImport(Glibc)
-        Int64(Glibc.time(nil))
+            Int64(Glibc.time(nil))
         #else
-        Int64(Darwin.time(nil))
+            Int64(Darwin.time(nil))
         #endif
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -1,6 +1,6 @@
 package import Logging
-package import WalletTree
 package import RegistrationStore
+package import WalletTree
 
 /// Rewrites the index files of the devices holding passes a new build
 /// changed or removed, so that a static host serving those files follows
@@ -20,9 +20,14 @@ package struct IndexRefreshOnNewBuild: NewBuildReaction {
     package func react(to build: PublishedIndex) async {
         do {
             let count = try await files.refresh(publishedBuild: build, store: store)
-            if count > 0 { logger.info("new build \(build.lastUpdateTag): refreshed \(count) device index file\(count == 1 ? "" : "s")") }
+            if count > 0 {
+                logger.info(
+                    "new build \(build.lastUpdateTag): refreshed \(count) device index file\(count == 1 ? "" : "s")")
+            }
         } catch {
-            logger.error("new build \(build.lastUpdateTag): the device index files could not be refreshed (\(error)); the next build or registration refreshes them")
+            logger.error(
+                "new build \(build.lastUpdateTag): the device index files could not be refreshed (\(error)); the next build or registration refreshes them"
+            )
         }
     }
 }

@@ -22,13 +22,16 @@ enum LandingPageResponse {
         for (order, part) in header.split(separator: ",").prefix(8).enumerated() {
             let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let tag = pieces.first, (1...35).contains(tag.utf8.count), tag != "*",
-                  tag.utf8.allSatisfy({ IdentifierCharacters.isLanguage($0) }) else { continue }
+                tag.utf8.allSatisfy({ IdentifierCharacters.isLanguage($0) })
+            else { continue }
             let q = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             if q > 0 { weighted.append((tag, q, order)) }
         }
         var result: [String] = []
         for entry in weighted.sorted(by: { ($0.q, -$0.order) > ($1.q, -$1.order) }) {
-            for tag in [entry.tag, String(entry.tag.prefix { $0 != "-" })] where !result.contains(tag) { result.append(tag) }
+            for tag in [entry.tag, String(entry.tag.prefix { $0 != "-" })] where !result.contains(tag) {
+                result.append(tag)
+            }
         }
         return result
     }
@@ -40,7 +43,8 @@ enum LandingPageResponse {
 
 private enum IdentifierCharacters {
     static func isLanguage(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "-")
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || byte == UInt8(ascii: "-")
     }
 }
 
@@ -71,8 +75,10 @@ extension PassWebService {
         headers[.init("Referrer-Policy")!] = "no-referrer"
         headers[.init("X-Robots-Tag")!] = "noindex, nofollow"
         if isDefaultPage { headers[.vary] = "Accept-Language" }
-        if ConditionalRequest.isNotModified(ifNoneMatch: request.headers[values: .ifNoneMatch], ifModifiedSince: nil,
-                                            etag: representation.etag, lastModified: nil) {
+        if ConditionalRequest.isNotModified(
+            ifNoneMatch: request.headers[values: .ifNoneMatch], ifModifiedSince: nil,
+            etag: representation.etag, lastModified: nil)
+        {
             return Self.notModified(headers)
         }
         headers[.contentLength] = String(representation.bytes.readableBytes)

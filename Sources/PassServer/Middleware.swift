@@ -9,13 +9,19 @@ struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = PassRequestContext
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let start = ContinuousClock.now
         let response = try await next(request, context)
         if logger.logLevel <= .info {
             let elapsed = ContinuousClock.now - start
-            let milliseconds = Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000
-            logger.info("\(request.method) \(LogRedaction.path(request.uri.path)) \(response.status.code) \(String(format: "%.1f", milliseconds))ms \(context.clientAddress(of: request))")
+            let milliseconds =
+                Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds)
+                * 1000
+            logger.info(
+                "\(request.method) \(LogRedaction.path(request.uri.path)) \(response.status.code) \(String(format: "%.1f", milliseconds))ms \(context.clientAddress(of: request))"
+            )
         }
         return response
     }
@@ -31,17 +37,21 @@ struct MetricsMiddleware: RouterMiddleware {
 
     init(metrics: ServerMetrics, basePath: String) {
         self.metrics = metrics
-        routeNames = Dictionary(Route.all.map { (RouterPath(basePath + $0.routerPath).description, $0.name) },
-                                uniquingKeysWith: { first, _ in first })
+        routeNames = Dictionary(
+            Route.all.map { (RouterPath(basePath + $0.routerPath).description, $0.name) },
+            uniquingKeysWith: { first, _ in first })
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let start = ContinuousClock.now
         let response = try await next(request, context)
         // Set by the router when it found the route, also for a 405 or a parameter's 400.
         let route = context.endpointPath.flatMap { routeNames[$0] } ?? "unmatched"
-        metrics.recordRequest(route: route, method: Self.methodLabel(request.method), status: Int(response.status.code),
-                              duration: ContinuousClock.now - start)
+        metrics.recordRequest(
+            route: route, method: Self.methodLabel(request.method), status: Int(response.status.code),
+            duration: ContinuousClock.now - start)
         return response
     }
 
@@ -63,7 +73,9 @@ struct RateLimitMiddleware: RouterMiddleware {
     /// Nil when `--rate-limit` is 0.
     let limiter: RateLimiter?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         if let limiter, !limiter.allow(context.clientAddress(of: request)) {
             return APIError(.tooManyRequests, "too many requests; slow down", headers: [.retryAfter: "1"]).response()
         }

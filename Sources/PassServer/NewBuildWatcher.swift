@@ -1,7 +1,7 @@
 import AtomicFiles
 package import Logging
-package import WalletTree
 import ServiceLifecycle
+package import WalletTree
 
 /// The serve side of a build: a service that notices each new build in the
 /// output tree — `state.json` is replaced by rename when a build commits,

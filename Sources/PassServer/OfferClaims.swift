@@ -3,11 +3,11 @@ import Hummingbird
 import Logging
 import Metrics
 import NIOCore
+package import PassOffers
 import Prometheus
+import RegistrationStore
 import Synchronization
 import WalletTree
-package import PassOffers
-import RegistrationStore
 
 /// DeviceCheck offers in `passforge serve`: the claim call, served only when
 /// passforge.yml defines `offers:` (otherwise the route answers 404).
@@ -102,17 +102,24 @@ extension PassWebService {
             throw APIError.notFound
         }
         if let seconds = offers.limiter?.admit(client) {
-            throw APIError(.tooManyRequests, "too many claims from this network; try again later",
-                           headers: [.retryAfter: String(seconds)])
+            throw APIError(
+                .tooManyRequests, "too many claims from this network; try again later",
+                headers: [.retryAfter: String(seconds)])
         }
-        let buffer = try await collectBody(&request, limit: OfferClaimEndpoint.bodyLimit, route: "offerClaim",
-                                           client: client)
+        let buffer = try await collectBody(
+            &request, limit: OfferClaimEndpoint.bodyLimit, route: "offerClaim",
+            client: client)
         let body = try Self.claimRequest(from: buffer)
-        guard let answer = try await offers.gate.serialized(RateLimiter.networkKey(of: client), {
-            try await offers.service.claim(offer: offer, body)
-        }) else {
-            throw APIError(.tooManyRequests, "other claims from this network are in progress; try again later",
-                           headers: [.retryAfter: "1"])
+        guard
+            let answer = try await offers.gate.serialized(
+                RateLimiter.networkKey(of: client),
+                {
+                    try await offers.service.claim(offer: offer, body)
+                })
+        else {
+            throw APIError(
+                .tooManyRequests, "other claims from this network are in progress; try again later",
+                headers: [.retryAfter: "1"])
         }
         metrics.recordClaim(offer: answer == .unknownOffer ? "unknown" : offer, outcome: answer.outcomeName)
         offers.recordStatus(in: metrics)
@@ -128,12 +135,14 @@ extension PassWebService {
             throw APIError.badRequest(
                 "a token of this request was sent before; DeviceCheck tokens are single-use: generate two new ones")
         case .unavailable(let seconds):
-            throw APIError(.serviceUnavailable, "DeviceCheck is unavailable; try again later",
-                           headers: [.retryAfter: String(seconds)])
+            throw APIError(
+                .serviceUnavailable, "DeviceCheck is unavailable; try again later",
+                headers: [.retryAfter: String(seconds)])
         case .misconfigured(let newCause):
             if let newCause {
                 logger.error(
-                    "offers: Apple refused passforge's DeviceCheck key, so every claim fails until it is fixed: \(newCause)")
+                    "offers: Apple refused passforge's DeviceCheck key, so every claim fails until it is fixed: \(newCause)"
+                )
             }
             // Not the device's fault and not temporary: no Retry-After, so apps do not hammer a broken setup.
             throw APIError(.internalServerError, "the server's DeviceCheck setup is refused by Apple")
@@ -149,26 +158,33 @@ extension PassWebService {
         }
         let data = Data(buffer.readableBytesView)
         if let body = try? JSONDecoder().decode(Body.self, from: data) {
-            return ClaimRequest(claimIdentifier: body.claimIdentifier, queryToken: body.queryToken,
-                                updateToken: body.updateToken)
+            return ClaimRequest(
+                claimIdentifier: body.claimIdentifier, queryToken: body.queryToken,
+                updateToken: body.updateToken)
         }
         if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["deviceToken"] != nil {
-            throw APIError.badRequest("deviceToken is no longer accepted: DeviceCheck tokens are single-use, so send "
-                                      + "two fresh ones, "
-                                      + "body \(OfferClaimEndpoint.bodyShape)")
+            throw APIError.badRequest(
+                "deviceToken is no longer accepted: DeviceCheck tokens are single-use, so send "
+                    + "two fresh ones, "
+                    + "body \(OfferClaimEndpoint.bodyShape)")
         }
         throw APIError.badRequest("body must be \(OfferClaimEndpoint.bodyShape)")
     }
 
     private func claimed(_ claim: OfferClaim, status: HTTPResponse.Status, offers: OfferClaimEndpoint) -> Response {
-        var object: [String: String] = ["passTypeIdentifier": claim.passTypeIdentifier, "serialNumber": claim.serialNumber]
+        var object: [String: String] = [
+            "passTypeIdentifier": claim.passTypeIdentifier, "serialNumber": claim.serialNumber,
+        ]
         // A claimed pass since removed from content has no download left.
         if let pass = tree.current().item(type: claim.passTypeIdentifier, identifier: claim.serialNumber) {
             object["url"] = offers.downloadBaseURL + pass.record.downloadPath
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(data) + [UInt8(ascii: "\n")])))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array(data) + [UInt8(ascii: "\n")])))
     }
 }
 

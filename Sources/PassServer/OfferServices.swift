@@ -1,8 +1,8 @@
 package import Logging
-package import WalletTree
 package import PassOffers
 package import RegistrationStore
 import ServiceLifecycle
+package import WalletTree
 
 /// Keeps the offers' pools in the registration store equal to the passes the
 /// served build puts in them (`offer:` in content), at start and after each
@@ -19,13 +19,21 @@ package struct OfferPoolsOnNewBuild: NewBuildReaction {
 
     package func react(to build: PublishedIndex) async {
         let passes = build.items.values.compactMap { item in
-            item.offer.map { OfferPass(offer: $0, passTypeIdentifier: item.typeIdentifier, serialNumber: item.identifier) }
+            item.offer.map {
+                OfferPass(offer: $0, passTypeIdentifier: item.typeIdentifier, serialNumber: item.identifier)
+            }
         }
         do {
             try await store.replaceOfferPools(with: passes)
-            if !passes.isEmpty { logger.info("new build \(build.lastUpdateTag): \(passes.count) pass\(passes.count == 1 ? "" : "es") in offer pools") }
+            if !passes.isEmpty {
+                logger.info(
+                    "new build \(build.lastUpdateTag): \(passes.count) pass\(passes.count == 1 ? "" : "es") in offer pools"
+                )
+            }
         } catch {
-            logger.error("new build \(build.lastUpdateTag): the offer pools could not be updated (\(error)); claims use the previous pools until the next build")
+            logger.error(
+                "new build \(build.lastUpdateTag): the offer pools could not be updated (\(error)); claims use the previous pools until the next build"
+            )
         }
     }
 }

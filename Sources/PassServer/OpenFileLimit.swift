@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The process's open-file limit (`RLIMIT_NOFILE`), which bounds how many

@@ -42,7 +42,8 @@ package enum PassAuthentication {
         while rest.first == " " { rest = rest.dropFirst() }
         while rest.last == " " { rest = rest.dropLast() }
         guard (1...maximumTokenLength).contains(rest.utf8.count),
-              rest.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else { return nil }
+            rest.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E })
+        else { return nil }
         return rest
     }
 

@@ -28,11 +28,15 @@ package struct PassRequestContext: RequestContext, RemoteAddressRequestContext {
     package func clientAddress(of request: Request) -> String {
         let peer = clientAddress
         guard peer == "127.0.0.1" || peer == "::1" || peer.hasPrefix("::ffff:127."),
-              let forwarded = request.headers.last(where: { $0.name.canonicalName == "x-forwarded-for" })?.value,
-              let last = forwarded.split(separator: ",").last else { return peer }
+            let forwarded = request.headers.last(where: { $0.name.canonicalName == "x-forwarded-for" })?.value,
+            let last = forwarded.split(separator: ",").last
+        else { return peer }
         let address = last.trimmingCharacters(in: CharacterSet.whitespaces)
-        let isAddress = (1...45).contains(address.utf8.count)
-            && address.utf8.allSatisfy { PathRules.isHexDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") }
+        let isAddress =
+            (1...45).contains(address.utf8.count)
+            && address.utf8.allSatisfy {
+                PathRules.isHexDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":")
+            }
         return isAddress ? address : peer
     }
 }

@@ -3,8 +3,8 @@ package import Logging
 package import NIOCore
 package import RegistrationStore
 package import ServiceLifecycle
-package import WalletTree
 import UnixSignals
+package import WalletTree
 
 /// `passforge serve`: Apple's pass web service and the output tree, on Hummingbird 2.
 package struct PassServerConfiguration: Sendable {
@@ -60,22 +60,26 @@ package enum PassServer {
         tree.reloadIfChanged()
         // The one reader of state.json: it installs each new build in the tree and hands it to the reactions.
         let watcher = NewBuildWatcher(tree: tree, reactions: reactions, interval: configuration.stateCheckInterval)
-        let service = PassWebService(store: store, tree: tree, basePath: configuration.basePath,
-                                     limits: configuration.limits,
-                                     registrationsPerMinute: configuration.registrationsPerMinute,
-                                     metrics: configuration.metrics, offers: configuration.offers,
-                                     deviceLists: configuration.deviceLists, logger: logger)
+        let service = PassWebService(
+            store: store, tree: tree, basePath: configuration.basePath,
+            limits: configuration.limits,
+            registrationsPerMinute: configuration.registrationsPerMinute,
+            metrics: configuration.metrics, offers: configuration.offers,
+            deviceLists: configuration.deviceLists, logger: logger)
         let connectionLimit = configuration.maximumConnections.map {
-            ConnectionLimit(maximum: $0, origin: configuration.connectionCapOrigin, metrics: configuration.metrics,
-                            logger: logger)
+            ConnectionLimit(
+                maximum: $0, origin: configuration.connectionCapOrigin, metrics: configuration.metrics,
+                logger: logger)
         }
         return Application(
             router: router(service: service, rateLimit: configuration.rateLimit, logger: logger),
-            server: PassHTTP1Channel.builder(idleTimeout: configuration.idleTimeout,
-                                             requestReadTimeout: configuration.requestReadTimeout,
-                                             connectionLimit: connectionLimit),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
-                                                    serverName: "passforge"),
+            server: PassHTTP1Channel.builder(
+                idleTimeout: configuration.idleTimeout,
+                requestReadTimeout: configuration.requestReadTimeout,
+                connectionLimit: connectionLimit),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "passforge"),
             services: services + [watcher],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
@@ -90,8 +94,10 @@ package enum PassServer {
         let limiter = rateLimit > 0 ? RateLimiter(ratePerSecond: rateLimit) : nil
         router.add(middleware: RateLimitMiddleware(limiter: limiter))
         router.add(middleware: RouteFallbackMiddleware(basePath: service.basePath))
-        for routes in [service.webServiceRoutes(), service.downloadRoutes(), service.offerRoutes(),
-                       service.operationsRoutes()] {
+        for routes in [
+            service.webServiceRoutes(), service.downloadRoutes(), service.offerRoutes(),
+            service.operationsRoutes(),
+        ] {
             router.addRoutes(routes, atPath: RouterPath(service.basePath))
         }
         return router

@@ -24,8 +24,9 @@ extension PassWebService {
             guard request.method == .post else {
                 return try await unregister(request, device: device, type: type, serial: serial)
             }
-            return try await register(&request, client: context.clientAddress(of: request), device: device, type: type,
-                                      serial: serial)
+            return try await register(
+                &request, client: context.clientAddress(of: request), device: device, type: type,
+                serial: serial)
         }
         add(.serialNumbers, to: routes) { request, context in
             let (device, type) = (try RouteParameters.device(context), try RouteParameters.type(context))
@@ -66,10 +67,13 @@ extension PassWebService {
         return routes
     }
 
-    private func add(_ route: Route, bodyLimit: Int? = nil, to routes: RouteCollection<Context>,
-                     handler: @escaping @Sendable (inout Request, Context) async throws -> Response) {
-        let endpoint = APIEndpoint(route: route, bodyLimit: bodyLimit ?? limits.registrationBody, logger: logger,
-                                   handler: handler)
+    private func add(
+        _ route: Route, bodyLimit: Int? = nil, to routes: RouteCollection<Context>,
+        handler: @escaping @Sendable (inout Request, Context) async throws -> Response
+    ) {
+        let endpoint = APIEndpoint(
+            route: route, bodyLimit: bodyLimit ?? limits.registrationBody, logger: logger,
+            handler: handler)
         for method in route.allowedMethods {
             routes.on(RouterPath(route.routerPath), method: method, responder: endpoint)
         }
@@ -98,8 +102,10 @@ struct APIEndpoint: HTTPResponder {
         } catch {
             // Not bad input: the disk or the database failed. The device retries later.
             logger.error("\(request.method) \(route.name) failed: \(error)")
-            return APIError(.serviceUnavailable, "temporarily unavailable; try again later",
-                            headers: [.retryAfter: "30"]).response()
+            return APIError(
+                .serviceUnavailable, "temporarily unavailable; try again later",
+                headers: [.retryAfter: "30"]
+            ).response()
         }
     }
 }
@@ -124,8 +130,10 @@ struct RouteFallbackMiddleware: RouterMiddleware {
         probe = router.buildResponder()
     }
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard request.uri.path.utf8.count <= Route.maximumPathLength else {
             return APIError(.uriTooLong, "path longer than \(Route.maximumPathLength) bytes").response()
         }

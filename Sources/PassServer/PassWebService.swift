@@ -5,9 +5,9 @@ package import Logging
 import NIOCore
 import NIOHTTP1
 import PassModel
-import WalletTree
 import PassOffers
 package import RegistrationStore
+import WalletTree
 
 /// Apple's pass web service ("Adding a Web Service to Update Passes") and
 /// order web service ("Wallet Orders": the same five calls under `AppleOrder`)
@@ -57,9 +57,11 @@ package struct PassWebService: Sendable {
     /// `.store`: no index files are written; the lists are answered from the store.
     let deviceLists: DeviceListSource
 
-    package init(store: any RegistrationStore & DeviceLog, tree: PublishedTree, basePath: String, limits: Limits = Limits(),
-                 registrationsPerMinute: Int = 0, metrics: ServerMetrics = ServerMetrics(), offers: OfferClaimEndpoint? = nil,
-                 deviceLists: DeviceListSource = .files, logger: Logger) {
+    package init(
+        store: any RegistrationStore & DeviceLog, tree: PublishedTree, basePath: String, limits: Limits = Limits(),
+        registrationsPerMinute: Int = 0, metrics: ServerMetrics = ServerMetrics(), offers: OfferClaimEndpoint? = nil,
+        deviceLists: DeviceListSource = .files, logger: Logger
+    ) {
         self.store = store
         self.tree = tree
         // The process's one index writer (`OutputFolder`): `serve --push`'s dead-token cleanup writes through it too.
@@ -69,7 +71,8 @@ package struct PassWebService: Sendable {
         self.basePath = Route.normalizeBasePath(basePath)
         self.limits = limits
         self.logger = logger
-        self.logBudget = DeviceLogBudget(bytesPerClient: limits.logBytesPerClientPerMinute, bytesInTotal: limits.logBytesPerMinute)
+        self.logBudget = DeviceLogBudget(
+            bytesPerClient: limits.logBytesPerClientPerMinute, bytesInTotal: limits.logBytesPerMinute)
         self.registrationLimiter = registrationsPerMinute > 0 ? RateLimiter(perMinute: registrationsPerMinute) : nil
         self.metrics = metrics
         self.offers = offers
@@ -82,8 +85,12 @@ package struct PassWebService: Sendable {
     /// order": 200 with the signed file, 304 when the device has it, 401 unless
     /// the token is the item's under its kind's scheme — also when there is no
     /// such item, or the path's kind is not the item's.
-    func itemResponse(_ request: Request, kind: WalletItemKind, type: String, identifier: String) async throws -> Response {
-        let known = tree.current().item(type: type, identifier: identifier).flatMap { $0.record.kind == kind ? $0 : nil }
+    func itemResponse(_ request: Request, kind: WalletItemKind, type: String, identifier: String) async throws
+        -> Response
+    {
+        let known = tree.current().item(type: type, identifier: identifier).flatMap {
+            $0.record.kind == kind ? $0 : nil
+        }
         guard Self.isAuthorized(request, kind: kind, tokenDigest: known?.tokenDigest), let item = known else {
             throw APIError.unauthorized(kind)
         }
@@ -95,21 +102,27 @@ package struct PassWebService: Sendable {
     /// deliberately public) path the build state lists.
     func downloadResponse(_ request: Request, path: String) async throws -> Response {
         if path.hasSuffix(".pkpasses") { return try await bundleResponse(request, path: path) }
-        if LandingPageResponse.isLandingFile(String(TreeLayout.fileName(of: path))) { return try await landingResponse(request, path: path) }
+        if LandingPageResponse.isLandingFile(String(TreeLayout.fileName(of: path))) {
+            return try await landingResponse(request, path: path)
+        }
         let snapshot = tree.current()
         guard let key = snapshot.downloads[path], let pass = snapshot.items[key] else { throw APIError.notFound }
         return try await fileResponse(request, pass: pass, path: path, cacheControl: "no-cache")
     }
 
-    private func fileResponse(_ request: Request, pass: PublishedTree.Item, path: String, cacheControl: String) async throws -> Response {
+    private func fileResponse(_ request: Request, pass: PublishedTree.Item, path: String, cacheControl: String)
+        async throws -> Response
+    {
         var headers: HTTPFields = [
             .contentType: pass.record.kind.mediaType,
             .cacheControl: cacheControl,
         ]
         // Answered from the committed state alone: no file is read for a 304.
-        if ConditionalRequest.isNotModified(ifNoneMatch: request.headers[values: .ifNoneMatch],
-                                            ifModifiedSince: request.headers[.ifModifiedSince],
-                                            etag: pass.record.etag, lastModified: pass.lastModified) {
+        if ConditionalRequest.isNotModified(
+            ifNoneMatch: request.headers[values: .ifNoneMatch],
+            ifModifiedSince: request.headers[.ifModifiedSince],
+            etag: pass.record.etag, lastModified: pass.lastModified)
+        {
             headers[.eTag] = pass.record.etag
             headers[.lastModified] = pass.lastModifiedHTTPDate
             return Self.notModified(headers)
@@ -134,15 +147,21 @@ package struct PassWebService: Sendable {
     /// Apple "Register a Pass for Update Notifications" (and "Register a device
     /// for update notifications" of an order, the same path): 201 when new, 200
     /// when already registered (the push token replaced if it changed), 401.
-    func register(_ request: inout Request, client: String, device: String, type: String, serial: String) async throws -> Response {
+    func register(_ request: inout Request, client: String, device: String, type: String, serial: String) async throws
+        -> Response
+    {
         let snapshot = try authorize(request, type: type, serial: serial)
         // One valid token (a public pass's is public) could otherwise register any number of devices.
         if let registrationLimiter, !registrationLimiter.allow(client) {
-            throw APIError(.tooManyRequests, "too many registrations from this address; try again later", headers: [.retryAfter: "60"])
+            throw APIError(
+                .tooManyRequests, "too many registrations from this address; try again later",
+                headers: [.retryAfter: "60"])
         }
-        let body = try await collectBody(&request, limit: limits.registrationBody, route: "registration", client: client)
+        let body = try await collectBody(
+            &request, limit: limits.registrationBody, route: "registration", client: client)
         let pushToken = try PushTokenBody.pushToken(from: body)
-        let change = try await store.register(device: device, pushToken: pushToken, passTypeIdentifier: type, serialNumber: serial)
+        let change = try await store.register(
+            device: device, pushToken: pushToken, passTypeIdentifier: type, serialNumber: serial)
         metrics.recordRegistrationChange(change.outcome)
         await countInstall(change.outcome, type: type, serial: serial)
         if change.outcome.changesIndex { await writeIndex(change, snapshot: snapshot) }
@@ -168,13 +187,19 @@ package struct PassWebService: Sendable {
     /// the 401 of the path's type identifier's kind (an order type's path is an order path: its 401 names
     /// `AppleOrder`, whatever the request sent); for a type no build has, the scheme the request used
     /// (`ApplePass` when none). Every item of a type has the type's kind, so the 401 says nothing about the item.
-    private func authorize(_ request: Request, type: String, serial: String, acceptingRemovedPasses: Bool = false) throws -> PublishedTree.Snapshot {
+    private func authorize(_ request: Request, type: String, serial: String, acceptingRemovedPasses: Bool = false)
+        throws -> PublishedTree.Snapshot
+    {
         let snapshot = tree.current()
-        var expected = snapshot.item(type: type, identifier: serial).map { (kind: $0.record.kind, digest: $0.tokenDigest) }
+        var expected = snapshot.item(type: type, identifier: serial).map {
+            (kind: $0.record.kind, digest: $0.tokenDigest)
+        }
         if expected == nil, acceptingRemovedPasses { expected = snapshot.removedItem(type: type, identifier: serial) }
         // An unknown item is compared too (against nothing): its refusal costs what a wrong token's does.
-        guard Self.isAuthorized(request, kind: expected?.kind ?? .pass, tokenDigest: expected?.digest), expected != nil else {
-            let scheme = snapshot.typeKinds[type]
+        guard Self.isAuthorized(request, kind: expected?.kind ?? .pass, tokenDigest: expected?.digest), expected != nil
+        else {
+            let scheme =
+                snapshot.typeKinds[type]
                 ?? PassAuthentication.credentials(fromAuthorization: request.headers[.authorization])?.scheme ?? .pass
             throw APIError.unauthorized(scheme)
         }
@@ -185,7 +210,8 @@ package struct PassWebService: Sendable {
     /// A well-formed token is hashed and compared whatever the scheme (against nothing when the scheme
     /// is another kind's, or there is no digest), so the time taken tells nothing.
     static func isAuthorized(_ request: Request, kind: WalletItemKind, tokenDigest: [UInt8]?) -> Bool {
-        guard let credentials = PassAuthentication.credentials(fromAuthorization: request.headers[.authorization]) else { return false }
+        guard let credentials = PassAuthentication.credentials(fromAuthorization: request.headers[.authorization])
+        else { return false }
         return PassAuthentication.verify(credentials.token, expected: credentials.scheme == kind ? tokenDigest : nil)
     }
 
@@ -202,8 +228,12 @@ package struct PassWebService: Sendable {
                 try await indexWriter.write(change, snapshot: snapshot)
             }
         } catch {
-            logger.error("cannot write the index of a device: \(error)",
-                         metadata: ["device": "\(LogRedaction.device(change.index.device))", "passType": "\(change.index.passTypeIdentifier)"])
+            logger.error(
+                "cannot write the index of a device: \(error)",
+                metadata: [
+                    "device": "\(LogRedaction.device(change.index.device))",
+                    "passType": "\(change.index.passTypeIdentifier)",
+                ])
         }
     }
 
@@ -233,9 +263,10 @@ package struct PassWebService: Sendable {
         }
         guard !serials.isEmpty else { return Self.empty(.noContent) }
         let body = UpdatableItemsBody(kind: kind ?? .pass, identifiers: serials, lastUpdated: lastUpdated).encoded()
-        return Response(status: .ok,
-                        headers: [.contentType: "application/json", .cacheControl: "no-store", .contentLength: String(body.count)],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json", .cacheControl: "no-store", .contentLength: String(body.count)],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     // MARK: Log, health
@@ -245,17 +276,23 @@ package struct PassWebService: Sendable {
     func log(_ request: inout Request, client: String) async throws -> Response {
         let body = try await collectBody(&request, limit: limits.logBody, route: "log", client: client)
         let messages = try LogEntriesBody.messages(from: body)
-        let kept = messages.prefix(limits.logEntriesPerRequest).map { LogRedaction.message($0, limit: limits.logMessageLength) }
+        let kept = messages.prefix(limits.logEntriesPerRequest).map {
+            LogRedaction.message($0, limit: limits.logMessageLength)
+        }
         let budget = logBudget.admit(client: client, messageSizes: kept.map { $0.utf8.count })
         metrics.recordDeviceLog(received: messages.count, suppressed: kept.count - budget.loggedCount)
         if let earlier = budget.suppressedEarlier {
-            logger.notice("device log: suppressed \(earlier.messages) messages (\(earlier.bytes) bytes) in the previous minute; all are in the log table")
+            logger.notice(
+                "device log: suppressed \(earlier.messages) messages (\(earlier.bytes) bytes) in the previous minute; all are in the log table"
+            )
         }
         for message in kept.prefix(budget.loggedCount) {
             logger.notice("device log: \(message)")
         }
         if budget.announceExhausted {
-            logger.notice("device log: budget of this minute spent (client \(client)); further messages are kept in the log table but not logged")
+            logger.notice(
+                "device log: budget of this minute spent (client \(client)); further messages are kept in the log table but not logged"
+            )
         }
         if messages.count > kept.count {
             logger.notice("device log: \(messages.count - kept.count) more messages dropped")
@@ -268,17 +305,22 @@ package struct PassWebService: Sendable {
         let snapshot = tree.current()
         // With offers, whether Apple accepts the DeviceCheck key: "misconfigured" needs an operator.
         let deviceCheck = offers.map { #","deviceCheck":"\#($0.healthStatus)""# } ?? ""
-        let body = ByteBuffer(string: #"{"status":"ok","passes":\#(snapshot.passCount),"orders":\#(snapshot.orderCount)\#(deviceCheck)}"# + "\n")
-        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: body))
+        let body = ByteBuffer(
+            string: #"{"status":"ok","passes":\#(snapshot.passCount),"orders":\#(snapshot.orderCount)\#(deviceCheck)}"#
+                + "\n")
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: body))
     }
 
     /// Prometheus' text format: the request counters, the store's and the tree's gauges.
     func metricsResponse() async -> Response {
         offers?.recordStatus(in: metrics)
         let body = await metrics.exposition(store: store, tree: tree.current())
-        return Response(status: .ok,
-                        headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     // MARK: Helpers
@@ -295,14 +337,18 @@ package struct PassWebService: Sendable {
         } catch is NIOTooManyBytesError {
             throw APIError.contentTooLarge(limit: limit)
         } catch is RequestReadTimeout {
-            logger.notice("\(route): client error: request body not received in time", metadata: ["client": "\(client)"])
+            logger.notice(
+                "\(route): client error: request body not received in time", metadata: ["client": "\(client)"])
             throw APIError.requestTimeout
         } catch let error as HTTPParserError {
-            let reason = error == .invalidEOFState ? "client closed the connection before the end of the body" : "malformed body (\(error))"
+            let reason =
+                error == .invalidEOFState
+                ? "client closed the connection before the end of the body" : "malformed body (\(error))"
             logger.notice("\(route): client error: \(reason)", metadata: ["client": "\(client)"])
             throw APIError.malformedBody
         } catch {
-            logger.notice("\(route): client error: request body abandoned (\(error))", metadata: ["client": "\(client)"])
+            logger.notice(
+                "\(route): client error: request body abandoned (\(error))", metadata: ["client": "\(client)"])
             throw APIError.malformedBody
         }
     }
@@ -351,7 +397,9 @@ enum PushTokenBody {
         } catch {
             throw APIError.badRequest("body is not a JSON object; send {\"pushToken\": \"<hex>\"}")
         }
-        guard let token = body.pushToken, !token.isEmpty else { throw APIError.badRequest("pushToken is missing or empty") }
+        guard let token = body.pushToken, !token.isEmpty else {
+            throw APIError.badRequest("pushToken is missing or empty")
+        }
         guard PathRules.isPushToken(token) else {
             throw APIError.badRequest("pushToken is not a device token: an even number of hex digits, 32 to 400")
         }
@@ -363,7 +411,8 @@ enum PushTokenBody {
 enum LogEntriesBody {
     static func messages(from buffer: ByteBuffer) throws -> [String] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any],
-              let logs = object["logs"] as? [Any] else {
+            let logs = object["logs"] as? [Any]
+        else {
             throw APIError.badRequest("body must be {\"logs\": [\"message\", …]}")
         }
         return logs.compactMap { $0 as? String }

@@ -15,7 +15,8 @@ package enum PathRules {
     package static func isPassTypeIdentifier(_ value: some StringProtocol) -> Bool {
         let bytes = Array(value.utf8)
         guard (1...255).contains(bytes.count), isAlphanumeric(bytes[0]) else { return false }
-        return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") } && !containsDotDot(bytes)
+        return bytes.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+            && !containsDotDot(bytes)
     }
 
     /// The serial numbers a build accepts: `[A-Za-z0-9][A-Za-z0-9._~-]{0,127}`.
@@ -35,7 +36,8 @@ package enum PathRules {
 
     /// RFC 3986 unreserved characters: never percent-encoded by a client.
     static func isUnreserved(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "-")
+        isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+            || byte == UInt8(ascii: "-")
     }
 
     /// An APNs device token as Wallet sends it: hex, 16 to 200 bytes (32 today;
@@ -53,7 +55,8 @@ package enum PathRules {
     static func isAlphanumeric(_ byte: UInt8) -> Bool { IdentifierPatterns.isAlphanumeric(byte) }
 
     static func isHexDigit(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 

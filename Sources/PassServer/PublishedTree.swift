@@ -1,12 +1,12 @@
 package import AtomicFiles
+import ConcurrencySupport
 import Crypto
 import Foundation
-package import NIOCore
-import ConcurrencySupport
 package import Logging
+package import NIOCore
 package import PassModel
-package import WalletTree
 import Synchronization
+package import WalletTree
 
 /// The output tree as the last committed build left it: its index (`PublishedIndex`),
 /// with lookups by pass and by download path, and the pass files' bytes.
@@ -67,7 +67,9 @@ package final class PublishedTree: Sendable {
 
         /// The key of `<type>/<identifier>`, when the build knows the type (a type names one kind).
         package func key(type: some StringProtocol, identifier: some StringProtocol) -> ItemKey? {
-            typeKinds[String(type)].map { ItemKey(kind: $0, typeIdentifier: String(type), identifier: String(identifier)) }
+            typeKinds[String(type)].map {
+                ItemKey(kind: $0, typeIdentifier: String(type), identifier: String(identifier))
+            }
         }
 
         package func item(type: some StringProtocol, identifier: some StringProtocol) -> Item? {
@@ -76,7 +78,8 @@ package final class PublishedTree: Sendable {
 
         /// Kind and token digest of the removed item `<type>/<identifier>`.
         package func removedItem(type: some StringProtocol, identifier: some StringProtocol)
-            -> (kind: WalletItemKind, digest: [UInt8]?)? {
+            -> (kind: WalletItemKind, digest: [UInt8]?)?
+        {
             key(type: type, identifier: identifier).flatMap { removedItems[$0] }
         }
 
@@ -142,8 +145,12 @@ package final class PublishedTree: Sendable {
             let index = try PublishedIndex.load(from: outputDirectory)
             let snapshot = Self.snapshot(of: index)
             loaded.withLock { $0 = Loaded(snapshot: snapshot, index: index, stateStamp: stamp) }
-            logger.info("build state loaded", metadata: ["passes": "\(snapshot.passCount)",
-                                                         "orders": "\(snapshot.orderCount)", "builtAt": "\(index.builtAt)"])
+            logger.info(
+                "build state loaded",
+                metadata: [
+                    "passes": "\(snapshot.passCount)",
+                    "orders": "\(snapshot.orderCount)", "builtAt": "\(index.builtAt)",
+                ])
         } catch {
             // Keep serving the previous build; the next check tries again.
             logger.error("cannot load the build state: \(error)")

@@ -45,7 +45,8 @@ package final class RateLimiter: Sendable {
             bucket.tokens = min(burst, bucket.tokens + Self.seconds(now - bucket.updated) * rate)
             bucket.updated = now
             // A nanotoken of slack: 12 s at 5 a minute must refill one token, whatever the rounding.
-            let wait: Int? = bucket.tokens >= 1 - 1e-9
+            let wait: Int? =
+                bucket.tokens >= 1 - 1e-9
                 ? nil : max(1, Int(((1 - bucket.tokens) / rate - 1e-6).rounded(.up)))
             if wait == nil { bucket.tokens = max(0, bucket.tokens - 1) }
             table.buckets[slot] = bucket
@@ -104,8 +105,10 @@ struct BucketTable {
 
     /// The slot of `key`'s bucket, made most recent; a new key takes a free slot, the oldest slot when
     /// `isForgettable` says its bucket has refilled, or else the overflow slot.
-    mutating func slot(for key: String, now: ContinuousClock.Instant,
-                       isForgettable: (ContinuousClock.Instant, Double) -> Bool) -> Int {
+    mutating func slot(
+        for key: String, now: ContinuousClock.Instant,
+        isForgettable: (ContinuousClock.Instant, Double) -> Bool
+    ) -> Int {
         if let slot = index[key] {
             touch(slot)
             return slot

@@ -28,9 +28,10 @@ package struct Route: Sendable, Hashable {
     /// Apple "Send an Updated Pass": GET /v1/passes/{passTypeIdentifier}/{serialNumber}, and
     /// "Retrieve the latest version of an order": GET /v1/orders/{orderTypeIdentifier}/{orderIdentifier}.
     package static func item(_ kind: WalletItemKind) -> Route {
-        Route(name: kind.noun,
-              template: "/v1/\(kind.webServiceFolder)/{\(kind.typeIdentifierKey)}/{\(kind.identifierKey)}",
-              allowedMethods: [.get, .head])
+        Route(
+            name: kind.noun,
+            template: "/v1/\(kind.webServiceFolder)/{\(kind.typeIdentifierKey)}/{\(kind.identifierKey)}",
+            allowedMethods: [.get, .head])
     }
 
     /// Apple "Register" (POST) and "Unregister" (DELETE). Orders use the same path with
@@ -48,23 +49,27 @@ package struct Route: Sendable, Hashable {
     /// Apple "Log a Message".
     package static let log = Route(name: "log", template: "/v1/log", allowedMethods: [.post])
     /// DeviceCheck offers: a claim hands a device one pass of the offer's pool.
-    package static let offerClaim = Route(name: "offerClaim", template: "/v1/offers/{offer}/claims",
-                                          allowedMethods: [.post])
+    package static let offerClaim = Route(
+        name: "offerClaim", template: "/v1/offers/{offer}/claims",
+        allowedMethods: [.post])
     /// The public download links (capability paths, landing pages, bundles), at the paths the build wrote.
-    package static let capabilityDownload = Route(name: "download", template: "/download/{capability}",
-                                                  allowedMethods: [.get, .head])
+    package static let capabilityDownload = Route(
+        name: "download", template: "/download/{capability}",
+        allowedMethods: [.get, .head])
     /// The deliberately public download links (`public: true`).
-    package static let publicDownload = Route(name: "download", template: "/download/{passTypeIdentifier}/{publicName}",
-                                              allowedMethods: [.get, .head],
-                                              routerPath: "/download/{capability}/{publicName}")
+    package static let publicDownload = Route(
+        name: "download", template: "/download/{passTypeIdentifier}/{publicName}",
+        allowedMethods: [.get, .head],
+        routerPath: "/download/{capability}/{publicName}")
     package static let health = Route(name: "health", template: "/health", allowedMethods: [.get, .head])
     /// Prometheus' text format (keep it off the public URL space).
     package static let metrics = Route(name: "metrics", template: "/metrics", allowedMethods: [.get, .head])
 
     /// Every route the server answers.
-    package static let all: [Route] = WalletItemKind.allCases.map(item) + [
-        registration, serialNumbers, log, offerClaim, capabilityDownload, publicDownload, health, metrics,
-    ]
+    package static let all: [Route] =
+        WalletItemKind.allCases.map(item) + [
+            registration, serialNumbers, log, offerClaim, capabilityDownload, publicDownload, health, metrics,
+        ]
 
     /// Longest path accepted; longer ones are answered 414.
     package static let maximumPathLength = 1024
@@ -112,11 +117,13 @@ enum RouteParameters {
 
     /// `download/…` relative to the output folder: a file name the build could have written there.
     static func downloadPath(_ context: some RequestContext, route: Route) throws(APIError) -> String {
-        let segments = route == .publicDownload
+        let segments =
+            route == .publicDownload
             ? [raw(context, "capability"), raw(context, "publicName")] : [raw(context, "capability")]
         let last = segments[segments.count - 1]
         let isItem = WalletItemKind.allCases.contains { last.hasSuffix(".\($0.fileExtension)") }
-        let isBundleOrPage = segments.count == 1
+        let isBundleOrPage =
+            segments.count == 1
             && (last.hasSuffix(".pkpasses") || LandingPageResponse.isLandingFile(String(last)))
         guard segments.allSatisfy({ PathRules.isDownloadSegment($0) }), isItem || isBundleOrPage else {
             throw .notFound

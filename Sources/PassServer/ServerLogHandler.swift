@@ -44,7 +44,8 @@ package struct ServerLogHandler: LogHandler {
         let milliseconds = Int((now - now.rounded(.down)) * 1000)
         var time = tm()
         gmtime_r(&seconds, &time)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
-                      time.tm_hour, time.tm_min, time.tm_sec, milliseconds)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", time.tm_year + 1900, time.tm_mon + 1, time.tm_mday,
+            time.tm_hour, time.tm_min, time.tm_sec, milliseconds)
     }
 }

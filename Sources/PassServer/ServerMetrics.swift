@@ -20,8 +20,10 @@ package final class ServerMetrics: Sendable {
         var factory = PrometheusMetricsFactory(registry: registry)
         // Registrations take a few milliseconds (a durable write), 304s well under one.
         factory.defaultDurationHistogramBuckets = [
-            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
-            .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5),
+            .milliseconds(10),
+            .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+            .seconds(1),
             .seconds(2.5), .seconds(5), .seconds(10),
         ]
         self.factory = factory
@@ -29,15 +31,23 @@ package final class ServerMetrics: Sendable {
 
     /// One answered request; `route` is `Route.name` (never a parameter) or `unmatched`.
     package func recordRequest(route: String, method: String, status: Int, duration: Duration) {
-        Counter(label: "passforge_http_requests_total",
-                dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory).increment()
-        Metrics.Timer(label: "passforge_http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory)
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        Counter(
+            label: "passforge_http_requests_total",
+            dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory
+        ).increment()
+        Metrics.Timer(
+            label: "passforge_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
+            factory: factory
+        )
+        .recordNanoseconds(
+            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// The outcome of a registration change (`created`, `pushTokenReplaced`, `unchanged`, `removed`, `notRegistered`).
     package func recordRegistrationChange(_ outcome: RegistrationOutcome) {
-        Counter(label: "passforge_registration_changes_total", dimensions: [("outcome", "\(outcome)")], factory: factory).increment()
+        Counter(
+            label: "passforge_registration_changes_total", dimensions: [("outcome", "\(outcome)")], factory: factory
+        ).increment()
     }
 
     /// Device log messages received, and those the log budget kept out of the server's log.
@@ -53,9 +63,12 @@ package final class ServerMetrics: Sendable {
     /// 5xx, a lost connection: sent again with backoff) and `pending` (not
     /// delivered in this run, left for the next).
     package func recordPushes(accepted: Int, unregistered: Int, retried: Int, pending: Int) {
-        for (answer, count) in [("accepted", accepted), ("unregistered", unregistered), ("retried", retried), ("pending", pending)] {
+        for (answer, count) in [
+            ("accepted", accepted), ("unregistered", unregistered), ("retried", retried), ("pending", pending),
+        ] {
             // Every answer is reported, 0 included, so an alert on a rate sees the series from the first run.
-            Counter(label: "passforge_pushes_total", dimensions: [("answer", answer)], factory: factory).increment(by: count)
+            Counter(label: "passforge_pushes_total", dimensions: [("answer", answer)], factory: factory).increment(
+                by: count)
         }
     }
 
@@ -74,11 +87,16 @@ package final class ServerMetrics: Sendable {
     /// One answered offer claim (`created`, `repeated`, `alreadyClaimed`, `exhausted`, `badRequest`, `unavailable`);
     /// `offer` is a configured offer's name, or `unknown` (never a name a client made up).
     package func recordClaim(offer: String, outcome: String) {
-        Counter(label: "passforge_offer_claims_total", dimensions: [("offer", offer), ("outcome", outcome)], factory: factory).increment()
+        Counter(
+            label: "passforge_offer_claims_total", dimensions: [("offer", offer), ("outcome", outcome)],
+            factory: factory
+        ).increment()
     }
 
     /// The Prometheus text: the counters so far, and gauges read now from the store and the tree.
-    package func exposition(store: any RegistrationStore, tree: PublishedTree.Snapshot, now: Date = Date()) async -> [UInt8] {
+    package func exposition(store: any RegistrationStore, tree: PublishedTree.Snapshot, now: Date = Date()) async
+        -> [UInt8]
+    {
         gauge("passforge_build_update_tag", Double(tree.lastUpdateTag))
         gauge("passforge_passes", Double(tree.passCount))
         gauge("passforge_orders", Double(tree.orderCount))
@@ -95,12 +113,16 @@ package final class ServerMetrics: Sendable {
         }
         if let queue = store as? any PushQueue, let pushes = try? await queue.pushQueueStatistics() {
             gauge("passforge_push_queue_depth", Double(pushes.pending))
-            gauge("passforge_push_oldest_pending_age_seconds", pushes.oldestQueuedAt.map { max(0, now.timeIntervalSince1970 - $0) } ?? 0)
+            gauge(
+                "passforge_push_oldest_pending_age_seconds",
+                pushes.oldestQueuedAt.map { max(0, now.timeIntervalSince1970 - $0) } ?? 0)
         }
         if let offers = store as? any OfferClaimStore, let pools = try? await offers.offerStatistics() {
             for pool in pools {
-                Gauge(label: "passforge_offer_passes_left", dimensions: [("offer", pool.offer)], factory: factory).record(Double(pool.left))
-                Gauge(label: "passforge_offer_pool_size", dimensions: [("offer", pool.offer)], factory: factory).record(Double(pool.poolSize))
+                Gauge(label: "passforge_offer_passes_left", dimensions: [("offer", pool.offer)], factory: factory)
+                    .record(Double(pool.left))
+                Gauge(label: "passforge_offer_pool_size", dimensions: [("offer", pool.offer)], factory: factory).record(
+                    Double(pool.poolSize))
             }
         }
         await recordInstalls(store: store, tree: tree)

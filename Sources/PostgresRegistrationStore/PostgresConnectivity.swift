@@ -36,14 +36,19 @@ struct PostgresConnector: Sendable {
         }
         if let root = location.sslRootCertificate {
             guard AtomicFileSystem.isReadable(root) else {
-                throw PostgresStoreError(kind: .tls, description: "cannot read sslrootcert \(root) named in \(StoreLocation.environmentVariable)")
+                throw PostgresStoreError(
+                    kind: .tls,
+                    description: "cannot read sslrootcert \(root) named in \(StoreLocation.environmentVariable)")
             }
             tls.trustRoots = .file(root)
         }
         do {
             sslContext = try NIOSSLContext(configuration: tls)
         } catch {
-            throw PostgresStoreError(kind: .tls, description: "cannot set up TLS for PostgreSQL at \(location.server): \(PostgresStoreError.reason(error))")
+            throw PostgresStoreError(
+                kind: .tls,
+                description:
+                    "cannot set up TLS for PostgreSQL at \(location.server): \(PostgresStoreError.reason(error))")
         }
         tlsConfiguration = tls
     }
@@ -73,11 +78,13 @@ struct PostgresConnector: Sendable {
             case (.allow, let config?), (.prefer, let config?): tls = .prefer(config)
             case (.require, let config?), (.verifyCA, let config?), (.verifyFull, let config?): tls = .require(config)
             }
-            configuration = .init(host: host, port: port, username: location.user, password: location.password,
-                                  database: location.database, tls: tls)
+            configuration = .init(
+                host: host, port: port, username: location.user, password: location.password,
+                database: location.database, tls: tls)
         case .unixSocket:
-            configuration = .init(unixSocketPath: location.socketPath ?? "", username: location.user,
-                                  password: location.password, database: location.database)
+            configuration = .init(
+                unixSocketPath: location.socketPath ?? "", username: location.user,
+                password: location.password, database: location.database)
         }
         configuration.options.connectTimeout = connectTimeout
         configuration.options.maximumConnections = max(1, options.maximumConnections)
@@ -93,13 +100,16 @@ struct PostgresConnector: Sendable {
             switch (location.sslMode, sslContext) {
             case (.disable, _), (_, nil): tls = .disable
             case (.allow, let context?), (.prefer, let context?): tls = .prefer(context)
-            case (.require, let context?), (.verifyCA, let context?), (.verifyFull, let context?): tls = .require(context)
+            case (.require, let context?), (.verifyCA, let context?), (.verifyFull, let context?):
+                tls = .require(context)
             }
-            configuration = .init(host: host, port: port, username: location.user, password: location.password,
-                                  database: location.database, tls: tls)
+            configuration = .init(
+                host: host, port: port, username: location.user, password: location.password,
+                database: location.database, tls: tls)
         case .unixSocket:
-            configuration = .init(unixSocketPath: location.socketPath ?? "", username: location.user,
-                                  password: location.password, database: location.database)
+            configuration = .init(
+                unixSocketPath: location.socketPath ?? "", username: location.user,
+                password: location.password, database: location.database)
         }
         configuration.options.connectTimeout = TimeAmount(connectTimeout)
         configuration.options.additionalStartupParameters = startupParameters
@@ -116,11 +126,13 @@ struct PostgresConnector: Sendable {
         do {
             return try await withThrowingTaskGroup(of: PostgresConnection?.self) { group in
                 group.addTask {
-                    try await PostgresConnection.connect(configuration: configuration, id: Self.nextConnectionID(), logger: Self.silent)
+                    try await PostgresConnection.connect(
+                        configuration: configuration, id: Self.nextConnectionID(), logger: Self.silent)
                 }
                 group.addTask {
                     try await Task.sleep(for: limit)
-                    throw PostgresStoreError.unreachable(location, reason: "no answer within \(limit.components.seconds) s")
+                    throw PostgresStoreError.unreachable(
+                        location, reason: "no answer within \(limit.components.seconds) s")
                 }
                 defer { group.cancelAll() }
                 while let next = try await group.next() {
@@ -146,7 +158,12 @@ struct PostgresConnector: Sendable {
     }
 
     private static let connectionIDs = Mutex(0)
-    static func nextConnectionID() -> Int { connectionIDs.withLock { $0 += 1; return $0 } }
+    static func nextConnectionID() -> Int {
+        connectionIDs.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 }
 
 /// Set once a request holds a connection (when, and which); read by its watchdog.

@@ -79,13 +79,17 @@ extension PostgresConnector {
         let failures = roles.compactMap { if case .failure(let error) = $0 { error } else { nil } }
         if failures.count == roles.count, failures.count == 1 { return failures[0] }
         if failures.count == roles.count {
-            return PostgresStoreError(kind: .unreachable, description: "cannot reach any PostgreSQL server of "
-                + "\(StoreLocation.environmentVariable) (\(location.servers)): "
-                + failures.map(\.description).joined(separator: "; "))
+            return PostgresStoreError(
+                kind: .unreachable,
+                description: "cannot reach any PostgreSQL server of "
+                    + "\(StoreLocation.environmentVariable) (\(location.servers)): "
+                    + failures.map(\.description).joined(separator: "; "))
         }
         let wanted = location.targetSession.rawValue
-        return PostgresStoreError(kind: .unavailable, description: "no PostgreSQL server of \(location.servers) has "
-            + "target_session_attrs=\(wanted) now (during a failover, until the standby is promoted); try again")
+        return PostgresStoreError(
+            kind: .unavailable,
+            description: "no PostgreSQL server of \(location.servers) has "
+                + "target_session_attrs=\(wanted) now (during a failover, until the standby is promoted); try again")
     }
 
     /// Whether this server is a standby, and whether its sessions may write, on a connection of its own.
@@ -118,8 +122,9 @@ extension PostgresConnector {
             if error is Deadline.Expired {
                 return .failure(.unreachable(location, reason: "no answer within \(limit.components.seconds) s"))
             }
-            return .failure(PostgresStoreError.translate(error, at: location)
-                ?? PostgresStoreError.unreachable(location, reason: PostgresStoreError.reason(error)))
+            return .failure(
+                PostgresStoreError.translate(error, at: location)
+                    ?? PostgresStoreError.unreachable(location, reason: PostgresStoreError.reason(error)))
         }
     }
 }

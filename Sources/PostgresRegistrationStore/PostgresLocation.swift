@@ -1,10 +1,11 @@
 import AtomicFiles
 import Foundation
 import RegistrationStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A PostgreSQL server and database, parsed from a libpq-style URL
@@ -79,8 +80,10 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
     package static let defaultPort = 5432
 
-    package init(endpoint: Endpoint, user: String, password: String?, database: String,
-                sslMode: SSLMode = .prefer, sslRootCertificate: String? = nil) {
+    package init(
+        endpoint: Endpoint, user: String, password: String?, database: String,
+        sslMode: SSLMode = .prefer, sslRootCertificate: String? = nil
+    ) {
         self.endpoint = endpoint
         self.endpoints = [endpoint]
         self.user = user
@@ -94,12 +97,14 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     package init(url: String) throws(PostgresStoreError) {
         let text = url.trimmingWhitespace()
         func invalid(_ reason: String) -> PostgresStoreError {
-            PostgresStoreError(kind: .invalidURL,
-                               description: "\(StoreLocation.environmentVariable) is not a valid PostgreSQL URL "
-                                   + "(\(StoreLocation.redacted(text))): \(reason)")
+            PostgresStoreError(
+                kind: .invalidURL,
+                description: "\(StoreLocation.environmentVariable) is not a valid PostgreSQL URL "
+                    + "(\(StoreLocation.redacted(text))): \(reason)")
         }
         guard let schemeEnd = text.range(of: "://"),
-              ["postgres", "postgresql"].contains(text[..<schemeEnd.lowerBound].lowercased()) else {
+            ["postgres", "postgresql"].contains(text[..<schemeEnd.lowerBound].lowercased())
+        else {
             throw invalid("it must start with postgres:// or postgresql://")
         }
         var rest = Substring(text[schemeEnd.upperBound...])
@@ -195,8 +200,9 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             connectTimeout = seconds == 0 ? nil : seconds
         case "application_name": applicationName = value
         default:
-            throw invalid("the parameter \(key) is not supported (use sslmode, sslrootcert, host, port, user, "
-                          + "password, dbname, connect_timeout, application_name or target_session_attrs)")
+            throw invalid(
+                "the parameter \(key) is not supported (use sslmode, sslrootcert, host, port, user, "
+                    + "password, dbname, connect_timeout, application_name or target_session_attrs)")
         }
     }
 
@@ -226,8 +232,9 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     ) throws(PostgresStoreError) -> [Endpoint] {
         let hosts = hosts.isEmpty ? [""] : hosts
         guard ports.count <= 1 || ports.count == hosts.count else {
-            throw invalid("it names \(hosts.count) hosts and \(ports.count) ports; "
-                          + "give one port for all, or one per host")
+            throw invalid(
+                "it names \(hosts.count) hosts and \(ports.count) ports; "
+                    + "give one port for all, or one per host")
         }
         var endpoints: [Endpoint] = []
         for (number, host) in hosts.enumerated() {
@@ -305,8 +312,12 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         return "postgres://\(user)@\(hostPart)/\(database)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
-    private static func decode(_ text: Substring, what: String, _ invalid: (String) -> PostgresStoreError) throws(PostgresStoreError) -> String {
-        guard let decoded = String(text).removingPercentEncoding else { throw invalid("\(what) has a bad percent-encoding") }
+    private static func decode(_ text: Substring, what: String, _ invalid: (String) -> PostgresStoreError)
+        throws(PostgresStoreError) -> String
+    {
+        guard let decoded = String(text).removingPercentEncoding else {
+            throw invalid("\(what) has a bad percent-encoding")
+        }
         return decoded
     }
 

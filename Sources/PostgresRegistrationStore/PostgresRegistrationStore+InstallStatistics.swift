@@ -5,7 +5,9 @@ package import RegistrationStore
 /// `passforge stats` on PostgreSQL: as in the SQLite store, the registrations table for what is on a device
 /// now, and counts per day and pass (a table made on first use) for registrations added and removed.
 extension PostgresRegistrationStore: InstallStatisticsStore {
-    package func recordRegistrationEvent(passTypeIdentifier: String, serialNumber: String, added: Bool, at date: Date) async throws {
+    package func recordRegistrationEvent(passTypeIdentifier: String, serialNumber: String, added: Bool, at date: Date)
+        async throws
+    {
         let day = RegistrationDayCount.day(of: date)
         let (plus, minus) = added ? (1, 0) : (0, 1)
         try await leased { connection in
@@ -28,27 +30,36 @@ extension PostgresRegistrationStore: InstallStatisticsStore {
 
     package func passesOnDevices() async throws -> [PassDeviceCount] {
         try await leased { connection in
-            try await Self.collect(connection.checkedQuery("""
-                SELECT pass_type_identifier, serial_number, COUNT(*)::bigint FROM registrations
-                GROUP BY pass_type_identifier, serial_number
-                """, logger: Self.logger), as: (String, String, Int64).self)
-                .map { PassDeviceCount(passTypeIdentifier: $0.0, serialNumber: $0.1, devices: Int($0.2)) }
+            try await Self.collect(
+                connection.checkedQuery(
+                    """
+                    SELECT pass_type_identifier, serial_number, COUNT(*)::bigint FROM registrations
+                    GROUP BY pass_type_identifier, serial_number
+                    """, logger: Self.logger), as: (String, String, Int64).self
+            )
+            .map { PassDeviceCount(passTypeIdentifier: $0.0, serialNumber: $0.1, devices: Int($0.2)) }
         }
     }
 
     package func registrationEvents() async throws -> [RegistrationDayCount] {
         try await leased { connection in
             try await Self.createRegistrationDays(connection)
-            return try await Self.collect(connection.checkedQuery(
-                "SELECT day, pass_type_identifier, serial_number, added::bigint, removed::bigint FROM registration_days",
-                logger: Self.logger), as: (String, String, String, Int64, Int64).self)
-                .map { RegistrationDayCount(day: $0.0, passTypeIdentifier: $0.1, serialNumber: $0.2, added: Int($0.3), removed: Int($0.4)) }
+            return try await Self.collect(
+                connection.checkedQuery(
+                    "SELECT day, pass_type_identifier, serial_number, added::bigint, removed::bigint FROM registration_days",
+                    logger: Self.logger), as: (String, String, String, Int64, Int64).self
+            )
+            .map {
+                RegistrationDayCount(
+                    day: $0.0, passTypeIdentifier: $0.1, serialNumber: $0.2, added: Int($0.3), removed: Int($0.4))
+            }
         }
     }
 
     /// Made on first use, outside the store's migrations: counts only, which a store without them simply lacks.
     private static func createRegistrationDays(_ connection: PostgresConnection) async throws {
-        _ = try await connection.checkedQuery("""
+        _ = try await connection.checkedQuery(
+            """
             CREATE TABLE IF NOT EXISTS registration_days (
                 day TEXT NOT NULL,
                 pass_type_identifier TEXT NOT NULL,

@@ -7,13 +7,16 @@ import RegistrationStore
 /// after a deadlock, and the queries that refuse a closed connection.
 extension PostgresRegistrationStore {
     /// Runs `body` in a transaction on a pooled connection.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T
+    {
         try await leased { connection in try await Self.inTransaction(connection, body) }
     }
 
     /// BEGIN, `body`, COMMIT; ROLLBACK when `body` fails; again (a few times)
     /// after a deadlock or a serialization failure.
-    static func inTransaction<T>(_ connection: PostgresConnection, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    static func inTransaction<T>(_ connection: PostgresConnection, _ body: (PostgresConnection) async throws -> T)
+        async throws -> T
+    {
         var attempt = 1
         while true {
             try await connection.perform("BEGIN")
@@ -33,7 +36,9 @@ extension PostgresRegistrationStore {
                     // The connection is broken or confused: never hand it back mid-transaction.
                     try? await connection.close()
                 }
-                if attempt < 5, let psql = error as? PSQLError, ["40001", "40P01"].contains(psql.serverInfo?[.sqlState]) {
+                if attempt < 5, let psql = error as? PSQLError,
+                    ["40001", "40P01"].contains(psql.serverInfo?[.sqlState])
+                {
                     attempt += 1
                     continue
                 }
@@ -96,8 +101,10 @@ extension PostgresRegistrationStore {
 
     /// The lease's watchdog: throws when the server is unreachable or busy while
     /// the request waits for a connection, and when `body` outlives `queryTimeout`.
-    private static func watch(_ lease: LeaseFlag, connector: PostgresConnector, reachability: Reachability,
-                              options: Options) async throws {
+    private static func watch(
+        _ lease: LeaseFlag, connector: PostgresConnector, reachability: Reachability,
+        options: Options
+    ) async throws {
         let server = connector.location.server
         let deadline = ContinuousClock.now + options.requestTimeout
         while lease.leasedAt == nil {
@@ -106,45 +113,52 @@ extension PostgresRegistrationStore {
             if let failure = await reachability.check(connector) { throw failure }
             if lease.leasedAt != nil { break }
             if ContinuousClock.now >= deadline {
-                throw PostgresStoreError(kind: .timedOut,
-                                         description: "no connection to PostgreSQL at \(server) became free within "
-                                             + "\(options.requestTimeout.components.seconds) s; the server is reachable but busy")
+                throw PostgresStoreError(
+                    kind: .timedOut,
+                    description: "no connection to PostgreSQL at \(server) became free within "
+                        + "\(options.requestTimeout.components.seconds) s; the server is reachable but busy")
             }
         }
         guard let leasedAt = lease.leasedAt else { return }
         try await Task.sleep(until: leasedAt + options.queryTimeout)
         lease.closeConnection()
-        throw PostgresStoreError(kind: .timedOut,
-                                 description: "PostgreSQL at \(server) did not answer within "
-                                     + "\(options.queryTimeout.components.seconds) s (the network or the server hangs); "
-                                     + "its connection was closed, \(PostgresStoreError.check)")
+        throw PostgresStoreError(
+            kind: .timedOut,
+            description: "PostgreSQL at \(server) did not answer within "
+                + "\(options.queryTimeout.components.seconds) s (the network or the server hangs); "
+                + "its connection was closed, \(PostgresStoreError.check)")
     }
 
     /// What a failed lease throws: postgres-nio's errors translated, and a pool that refused to lease renewed.
-    private func failure(_ error: any Error, lease: LeaseFlag, generation: Int,
-                         connector: PostgresConnector) async -> any Error {
+    private func failure(
+        _ error: any Error, lease: LeaseFlag, generation: Int,
+        connector: PostgresConnector
+    ) async -> any Error {
         if Task.isCancelled { return error }
         let location = connector.location
         if let translated = PostgresStoreError.translate(error, at: location) {
             if translated.kind == .shutDown, !slot.isClosed {
                 // The pool was replaced under the request (a failover, or a renewed pool).
-                return PostgresStoreError(kind: .unavailable,
-                                          description: "the PostgreSQL store replaced its connections "
-                                              + "(a failover, or a reconnect) while this request waited; try again")
+                return PostgresStoreError(
+                    kind: .unavailable,
+                    description: "the PostgreSQL store replaced its connections "
+                        + "(a failover, or a reconnect) while this request waited; try again")
             }
             return translated
         }
         if slot.isClosed {
-            return PostgresStoreError(kind: .shutDown,
-                                      description: "the PostgreSQL registration store (\(self.location)) was shut down")
+            return PostgresStoreError(
+                kind: .shutDown,
+                description: "the PostgreSQL registration store (\(self.location)) was shut down")
         }
         if lease.leasedAt == nil, !RegistrationStoreError.isPushLockBusy(error) {
             // The pool refused to lease (it gave up reconnecting, or was closed).
             if let failure = await reachability.check(connector) { return failure }
             slot.renew(replacing: generation)
-            return PostgresStoreError(kind: .unavailable,
-                                      description: "PostgreSQL at \(location.server) is reachable again; "
-                                          + "the store is reconnecting, try again")
+            return PostgresStoreError(
+                kind: .unavailable,
+                description: "PostgreSQL at \(location.server) is reachable again; "
+                    + "the store is reconnecting, try again")
         }
         return error
     }

@@ -9,7 +9,9 @@ extension PostgresRegistrationStore {
 
     package func pushCursor() async throws -> Int64? {
         try await leased { connection in
-            try await Self.first(connection.checkedQuery("SELECT update_tag FROM push_cursor WHERE id = 1", logger: Self.logger), as: Int64.self)
+            try await Self.first(
+                connection.checkedQuery("SELECT update_tag FROM push_cursor WHERE id = 1", logger: Self.logger),
+                as: Int64.self)
         }
     }
 
@@ -19,7 +21,8 @@ extension PostgresRegistrationStore {
         return try await transaction { connection in
             let now = Date().timeIntervalSince1970
             for (type, serials) in serialsByType {
-                try await connection.perform("""
+                try await connection.perform(
+                    """
                     INSERT INTO push_queue (push_token, pass_type_identifier, queued_at)
                     SELECT DISTINCT d.push_token, r.pass_type_identifier, \(now)::float8
                     FROM registrations r JOIN devices d ON d.id = r.device_id
@@ -28,28 +31,34 @@ extension PostgresRegistrationStore {
                     """)
             }
             // The cursor only moves forward.
-            try await connection.perform("""
+            try await connection.perform(
+                """
                 INSERT INTO push_cursor (id, update_tag) VALUES (1, \(cursor))
                 ON CONFLICT (id) DO UPDATE SET update_tag = GREATEST(push_cursor.update_tag, EXCLUDED.update_tag)
                 """)
-            return try await Self.first(connection.checkedQuery("SELECT COUNT(*) FROM push_queue", logger: Self.logger), as: Int.self) ?? 0
+            return try await Self.first(
+                connection.checkedQuery("SELECT COUNT(*) FROM push_queue", logger: Self.logger), as: Int.self) ?? 0
         }
     }
 
     package func pendingPushes(limit: Int) async throws -> [PendingPush] {
         try await leased { connection in
-            try await Self.collect(connection.checkedQuery("""
-                SELECT push_token, pass_type_identifier, queued_at FROM push_queue
-                ORDER BY queued_at, push_token, pass_type_identifier LIMIT \(max(0, limit))
-                """, logger: Self.logger), as: (String, String, Double).self)
-                .map { PendingPush(pushToken: $0.0, passTypeIdentifier: $0.1, queuedAt: $0.2) }
+            try await Self.collect(
+                connection.checkedQuery(
+                    """
+                    SELECT push_token, pass_type_identifier, queued_at FROM push_queue
+                    ORDER BY queued_at, push_token, pass_type_identifier LIMIT \(max(0, limit))
+                    """, logger: Self.logger), as: (String, String, Double).self
+            )
+            .map { PendingPush(pushToken: $0.0, passTypeIdentifier: $0.1, queuedAt: $0.2) }
         }
     }
 
     package func completePushes(_ pushes: [PendingPush]) async throws {
         guard !pushes.isEmpty else { return }
         try await transaction { connection in
-            try await connection.perform("""
+            try await connection.perform(
+                """
                 DELETE FROM push_queue q
                 USING unnest(\(pushes.map(\.pushToken))::text[], \(pushes.map(\.passTypeIdentifier))::text[]) AS done(token, type)
                 WHERE q.push_token = done.token AND q.pass_type_identifier = done.type
@@ -66,8 +75,11 @@ extension PostgresRegistrationStore {
         let client = slot.current.client
         do {
             return try await client.withConnection { connection in
-                let acquired = try await Self.first(connection.checkedQuery(
-                    "SELECT pg_try_advisory_lock(\(LockKey.push))", logger: Self.logger), as: Bool.self) ?? false
+                let acquired =
+                    try await Self.first(
+                        connection.checkedQuery(
+                            "SELECT pg_try_advisory_lock(\(LockKey.push))", logger: Self.logger), as: Bool.self)
+                    ?? false
                 guard acquired else { throw RegistrationStoreError.pushLockBusy }
                 let result: Result<T, any Error>
                 do { result = .success(try await body()) } catch { result = .failure(error) }

@@ -87,7 +87,9 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         try await connect(location: PostgresLocation(url: url), options: options)
     }
 
-    package static func connect(location: PostgresLocation, options: Options = Options()) async throws -> PostgresRegistrationStore {
+    package static func connect(location: PostgresLocation, options: Options = Options()) async throws
+        -> PostgresRegistrationStore
+    {
         let connector = try PostgresConnector(location: location, options: options)
         // With several servers, the one that fits target_session_attrs.
         let endpoint = try await connector.findServer().get()
@@ -102,7 +104,8 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
             try? await connection.close()
             throw PostgresStoreError.translate(error, at: chosen.location) ?? error
         }
-        let store = PostgresRegistrationStore(location: location, options: options, connector: connector, endpoint: endpoint)
+        let store = PostgresRegistrationStore(
+            location: location, options: options, connector: connector, endpoint: endpoint)
         do {
             try await store.leased { connection in
                 try await connection.perform("SELECT 1")
@@ -114,7 +117,9 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         return store
     }
 
-    private init(location: PostgresLocation, options: Options, connector: PostgresConnector, endpoint: PostgresLocation.Endpoint) {
+    private init(
+        location: PostgresLocation, options: Options, connector: PostgresConnector, endpoint: PostgresLocation.Endpoint
+    ) {
         self.location = location
         self.options = options
         self.logLimit = max(1, options.logLimit)
@@ -126,8 +131,9 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
             return PostgresClient(configuration: configuration)
         }
         self.slot = slot
-        self.failover = Failover(selection: ServerSelection(connector: connector), location: location, slot: slot,
-                                 interval: options.failoverSearchInterval, logger: logger)
+        self.failover = Failover(
+            selection: ServerSelection(connector: connector), location: location, slot: slot,
+            interval: options.failoverSearchInterval, logger: logger)
     }
 
     /// Closes the pool's connections; later requests fail with a `.shutDown` error.
@@ -141,16 +147,24 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
 
     // MARK: Changes
 
-    package func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
+    package func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String)
+        async throws -> RegistrationChange
+    {
         let now = Date().timeIntervalSince1970
-        return try await change(device: device, passTypeIdentifier: passTypeIdentifier, """
+        return try await change(
+            device: device, passTypeIdentifier: passTypeIdentifier,
+            """
             SELECT change_outcome, change_revision, change_serials
             FROM passforge_register(\(device), \(pushToken), \(passTypeIdentifier), \(serialNumber), \(now)::float8)
             """)
     }
 
-    package func unregister(device: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange {
-        try await change(device: device, passTypeIdentifier: passTypeIdentifier, """
+    package func unregister(device: String, passTypeIdentifier: String, serialNumber: String) async throws
+        -> RegistrationChange
+    {
+        try await change(
+            device: device, passTypeIdentifier: passTypeIdentifier,
+            """
             SELECT change_outcome, change_revision, change_serials
             FROM passforge_unregister(\(device), \(passTypeIdentifier), \(serialNumber))
             """)
@@ -158,20 +172,31 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
 
     /// One call of a change function (migration v3): one round trip, its own
     /// transaction; again (a few times) after a deadlock or a serialization failure.
-    private func change(device: String, passTypeIdentifier: String, _ query: PostgresQuery) async throws -> RegistrationChange {
+    private func change(device: String, passTypeIdentifier: String, _ query: PostgresQuery) async throws
+        -> RegistrationChange
+    {
         try await leased { connection in
             var attempt = 1
             while true {
                 do {
-                    guard let (outcome, revision, serials) = try await Self.first(
-                        connection.checkedQuery(query, logger: Self.logger), as: (String, Int64, [String]).self),
-                        let known = RegistrationOutcome(storedName: outcome) else {
-                        throw PostgresStoreError(kind: .server, description: "PostgreSQL at \(self.location.server) gave no answer to a registration change")
+                    guard
+                        let (outcome, revision, serials) = try await Self.first(
+                            connection.checkedQuery(query, logger: Self.logger), as: (String, Int64, [String]).self),
+                        let known = RegistrationOutcome(storedName: outcome)
+                    else {
+                        throw PostgresStoreError(
+                            kind: .server,
+                            description: "PostgreSQL at \(self.location.server) gave no answer to a registration change"
+                        )
                     }
-                    return RegistrationChange(outcome: known,
-                                              index: DeviceIndex(device: device, passTypeIdentifier: passTypeIdentifier, serialNumbers: serials),
-                                              revision: revision)
-                } catch let error as PSQLError where attempt < 5 && ["40001", "40P01"].contains(error.serverInfo?[.sqlState]) {
+                    return RegistrationChange(
+                        outcome: known,
+                        index: DeviceIndex(
+                            device: device, passTypeIdentifier: passTypeIdentifier, serialNumbers: serials),
+                        revision: revision)
+                } catch let error as PSQLError
+                    where attempt < 5 && ["40001", "40P01"].contains(error.serverInfo?[.sqlState])
+                {
                     attempt += 1
                 }
             }
@@ -181,30 +206,36 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
     package func deleteDevices(pushToken: String, invalidSince: Double?) async throws -> [RegistrationChange] {
         try await transaction { connection in
             // `updated_at` is when the device last set its push token.
-            let candidates = try await Self.collect(connection.checkedQuery("""
-                SELECT library_identifier FROM devices
-                WHERE push_token = \(pushToken) AND (\(invalidSince)::float8 IS NULL OR updated_at < \(invalidSince)::float8)
-                """, logger: Self.logger), as: String.self)
+            let candidates = try await Self.collect(
+                connection.checkedQuery(
+                    """
+                    SELECT library_identifier FROM devices
+                    WHERE push_token = \(pushToken) AND (\(invalidSince)::float8 IS NULL OR updated_at < \(invalidSince)::float8)
+                    """, logger: Self.logger), as: String.self)
             guard !candidates.isEmpty else { return [] }
             try await Self.lockDevices(candidates, connection)
             // Under the locks, again: a device may have changed its token meanwhile.
-            let rows = try await Self.collect(connection.checkedQuery("""
-                SELECT DISTINCT d.library_identifier, r.pass_type_identifier
-                FROM devices d JOIN registrations r ON r.device_id = d.id
-                WHERE d.library_identifier = ANY(\(candidates)) AND d.push_token = \(pushToken)
-                  AND (\(invalidSince)::float8 IS NULL OR d.updated_at < \(invalidSince)::float8)
-                ORDER BY 1, 2
-                """, logger: Self.logger), as: (String, String).self)
-            try await connection.perform("""
+            let rows = try await Self.collect(
+                connection.checkedQuery(
+                    """
+                    SELECT DISTINCT d.library_identifier, r.pass_type_identifier
+                    FROM devices d JOIN registrations r ON r.device_id = d.id
+                    WHERE d.library_identifier = ANY(\(candidates)) AND d.push_token = \(pushToken)
+                      AND (\(invalidSince)::float8 IS NULL OR d.updated_at < \(invalidSince)::float8)
+                    ORDER BY 1, 2
+                    """, logger: Self.logger), as: (String, String).self)
+            try await connection.perform(
+                """
                 DELETE FROM devices
                 WHERE library_identifier = ANY(\(candidates)) AND push_token = \(pushToken)
                   AND (\(invalidSince)::float8 IS NULL OR updated_at < \(invalidSince)::float8)
                 """)
             let revision = try await Self.nextRevision(connection)
             return rows.map { device, type in
-                RegistrationChange(outcome: .removed,
-                                   index: DeviceIndex(device: device, passTypeIdentifier: type, serialNumbers: []),
-                                   revision: revision)
+                RegistrationChange(
+                    outcome: .removed,
+                    index: DeviceIndex(device: device, passTypeIdentifier: type, serialNumbers: []),
+                    revision: revision)
             }
         }
     }
@@ -213,13 +244,15 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         guard !messages.isEmpty else { return }
         let limit = logLimit
         try await transaction { connection in
-            try await connection.perform("""
+            try await connection.perform(
+                """
                 INSERT INTO device_logs (received_at, message)
                 SELECT \(receivedAt)::float8, message FROM unnest(\(messages)::text[]) WITH ORDINALITY AS m(message, position)
                 ORDER BY position
                 """)
             // Ids only grow, so this keeps about the newest `limit` (exactly, without concurrent appends).
-            try await connection.perform("""
+            try await connection.perform(
+                """
                 DELETE FROM device_logs WHERE id <= (SELECT MAX(id) FROM device_logs) - \(Int64(limit))
                 """)
         }
@@ -229,97 +262,122 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
 
     package func serialNumbers(device: String, passTypeIdentifier: String) async throws -> [String] {
         try await leased { connection in
-            try await Self.collect(connection.checkedQuery("""
-                SELECT r.serial_number FROM registrations r JOIN devices d ON d.id = r.device_id
-                WHERE d.library_identifier = \(device) AND r.pass_type_identifier = \(passTypeIdentifier) ORDER BY r.serial_number
-                """, logger: Self.logger), as: String.self)
+            try await Self.collect(
+                connection.checkedQuery(
+                    """
+                    SELECT r.serial_number FROM registrations r JOIN devices d ON d.id = r.device_id
+                    WHERE d.library_identifier = \(device) AND r.pass_type_identifier = \(passTypeIdentifier) ORDER BY r.serial_number
+                    """, logger: Self.logger), as: String.self)
         }
     }
 
     package func index(device: String, passTypeIdentifier: String) async throws -> DeviceIndex {
-        DeviceIndex(device: device, passTypeIdentifier: passTypeIdentifier,
-                    serialNumbers: try await serialNumbers(device: device, passTypeIdentifier: passTypeIdentifier))
+        DeviceIndex(
+            device: device, passTypeIdentifier: passTypeIdentifier,
+            serialNumbers: try await serialNumbers(device: device, passTypeIdentifier: passTypeIdentifier))
     }
 
     /// One round trip for a whole batch of the shared index writer.
     package func indices(of keys: [(device: String, passTypeIdentifier: String)]) async throws -> [DeviceIndex] {
         guard !keys.isEmpty else { return [] }
-        let devices = keys.map(\.device), types = keys.map(\.passTypeIdentifier)
+        let devices = keys.map(\.device)
+        let types = keys.map(\.passTypeIdentifier)
         return try await leased { connection in
-            try await Self.collect(connection.checkedQuery("""
-                SELECT k.device, k.type,
-                       ARRAY(SELECT r.serial_number FROM registrations r JOIN devices d ON d.id = r.device_id
-                             WHERE d.library_identifier = k.device AND r.pass_type_identifier = k.type ORDER BY r.serial_number)
-                FROM unnest(\(devices)::text[], \(types)::text[]) WITH ORDINALITY AS k(device, type, position)
-                ORDER BY k.position
-                """, logger: Self.logger), as: (String, String, [String]).self)
-                .map { DeviceIndex(device: $0.0, passTypeIdentifier: $0.1, serialNumbers: $0.2) }
+            try await Self.collect(
+                connection.checkedQuery(
+                    """
+                    SELECT k.device, k.type,
+                           ARRAY(SELECT r.serial_number FROM registrations r JOIN devices d ON d.id = r.device_id
+                                 WHERE d.library_identifier = k.device AND r.pass_type_identifier = k.type ORDER BY r.serial_number)
+                    FROM unnest(\(devices)::text[], \(types)::text[]) WITH ORDINALITY AS k(device, type, position)
+                    ORDER BY k.position
+                    """, logger: Self.logger), as: (String, String, [String]).self
+            )
+            .map { DeviceIndex(device: $0.0, passTypeIdentifier: $0.1, serialNumbers: $0.2) }
         }
     }
 
     package func indices(holding passTypeIdentifier: String, serialNumbers: [String]) async throws -> [DeviceIndex] {
         guard !serialNumbers.isEmpty else { return [] }
         return try await leased { connection in
-            try await Self.collect(connection.checkedQuery("""
-                SELECT d.library_identifier,
-                       ARRAY(SELECT serial_number FROM registrations
-                             WHERE device_id = d.id AND pass_type_identifier = \(passTypeIdentifier) ORDER BY serial_number)
-                FROM devices d
-                WHERE EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = d.id
-                              AND r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = ANY(\(serialNumbers)))
-                ORDER BY d.library_identifier
-                """, logger: Self.logger), as: (String, [String]).self)
-                .map { DeviceIndex(device: $0.0, passTypeIdentifier: passTypeIdentifier, serialNumbers: $0.1) }
+            try await Self.collect(
+                connection.checkedQuery(
+                    """
+                    SELECT d.library_identifier,
+                           ARRAY(SELECT serial_number FROM registrations
+                                 WHERE device_id = d.id AND pass_type_identifier = \(passTypeIdentifier) ORDER BY serial_number)
+                    FROM devices d
+                    WHERE EXISTS (SELECT 1 FROM registrations r WHERE r.device_id = d.id
+                                  AND r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = ANY(\(serialNumbers)))
+                    ORDER BY d.library_identifier
+                    """, logger: Self.logger), as: (String, [String]).self
+            )
+            .map { DeviceIndex(device: $0.0, passTypeIdentifier: passTypeIdentifier, serialNumbers: $0.1) }
         }
     }
 
     package func pushTokens(passTypeIdentifier: String, serialNumbers: [String]) async throws -> [String] {
         guard !serialNumbers.isEmpty else { return [] }
         return try await leased { connection in
-            try await Self.collect(connection.checkedQuery("""
-                SELECT DISTINCT d.push_token FROM registrations r JOIN devices d ON d.id = r.device_id
-                WHERE r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = ANY(\(serialNumbers))
-                ORDER BY d.push_token
-                """, logger: Self.logger), as: String.self)
+            try await Self.collect(
+                connection.checkedQuery(
+                    """
+                    SELECT DISTINCT d.push_token FROM registrations r JOIN devices d ON d.id = r.device_id
+                    WHERE r.pass_type_identifier = \(passTypeIdentifier) AND r.serial_number = ANY(\(serialNumbers))
+                    ORDER BY d.push_token
+                    """, logger: Self.logger), as: String.self)
         }
     }
 
     package func recentLogs(limit: Int) async throws -> [LogEntry] {
         try await leased { connection in
-            try await Self.collect(connection.checkedQuery(
-                "SELECT received_at, message FROM device_logs ORDER BY id DESC LIMIT \(max(0, limit))", logger: Self.logger),
-                as: (Double, String).self)
-                .map { LogEntry(receivedAt: $0.0, message: $0.1) }
+            try await Self.collect(
+                connection.checkedQuery(
+                    "SELECT received_at, message FROM device_logs ORDER BY id DESC LIMIT \(max(0, limit))",
+                    logger: Self.logger),
+                as: (Double, String).self
+            )
+            .map { LogEntry(receivedAt: $0.0, message: $0.1) }
         }
     }
 
     package func exportRegistrations(after: ExportedRegistration?, limit: Int) async throws -> [ExportedRegistration] {
-        let device = after?.device ?? "", type = after?.passTypeIdentifier ?? "", serial = after?.serialNumber ?? ""
+        let device = after?.device ?? ""
+        let type = after?.passTypeIdentifier ?? ""
+        let serial = after?.serialNumber ?? ""
         let limit = max(0, limit)
         return try await leased { connection in
-            try await Self.collect(connection.checkedQuery("""
-                SELECT d.library_identifier, d.push_token, r.pass_type_identifier, r.serial_number
-                FROM registrations r JOIN devices d ON d.id = r.device_id
-                WHERE (d.library_identifier, r.pass_type_identifier, r.serial_number) > (\(device), \(type), \(serial))
-                ORDER BY d.library_identifier, r.pass_type_identifier, r.serial_number LIMIT \(limit)
-                """, logger: Self.logger), as: (String, String, String, String).self)
-                .map { ExportedRegistration(device: $0.0, pushToken: $0.1, passTypeIdentifier: $0.2, serialNumber: $0.3) }
+            try await Self.collect(
+                connection.checkedQuery(
+                    """
+                    SELECT d.library_identifier, d.push_token, r.pass_type_identifier, r.serial_number
+                    FROM registrations r JOIN devices d ON d.id = r.device_id
+                    WHERE (d.library_identifier, r.pass_type_identifier, r.serial_number) > (\(device), \(type), \(serial))
+                    ORDER BY d.library_identifier, r.pass_type_identifier, r.serial_number LIMIT \(limit)
+                    """, logger: Self.logger), as: (String, String, String, String).self
+            )
+            .map { ExportedRegistration(device: $0.0, pushToken: $0.1, passTypeIdentifier: $0.2, serialNumber: $0.3) }
         }
     }
 
     package func statistics() async throws -> RegistrationStatistics {
         try await leased { connection in
-            let counts = try await Self.first(connection.checkedQuery("""
-                SELECT (SELECT COUNT(*) FROM devices), (SELECT COUNT(*) FROM registrations), (SELECT COUNT(*) FROM device_logs)
-                """, logger: Self.logger), as: (Int, Int, Int).self) ?? (0, 0, 0)
+            let counts =
+                try await Self.first(
+                    connection.checkedQuery(
+                        """
+                        SELECT (SELECT COUNT(*) FROM devices), (SELECT COUNT(*) FROM registrations), (SELECT COUNT(*) FROM device_logs)
+                        """, logger: Self.logger), as: (Int, Int, Int).self) ?? (0, 0, 0)
             return RegistrationStatistics(devices: counts.0, registrations: counts.1, logEntries: counts.2)
         }
     }
 
     package func pushQueueStatistics() async throws -> PushQueueStatistics {
         try await leased { connection in
-            let row = try await Self.first(connection.checkedQuery(
-                "SELECT COUNT(*)::bigint, MIN(queued_at) FROM push_queue", logger: Self.logger), as: (Int, Double?).self)
+            let row = try await Self.first(
+                connection.checkedQuery(
+                    "SELECT COUNT(*)::bigint, MIN(queued_at) FROM push_queue", logger: Self.logger),
+                as: (Int, Double?).self)
             return PushQueueStatistics(pending: row?.0 ?? 0, oldestQueuedAt: row?.1 ?? nil)
         }
     }
@@ -331,11 +389,14 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
     /// device without a row yet.
     private static func lockDevices(_ devices: [String], _ connection: PostgresConnection) async throws {
         if devices.count == 1 {
-            try await connection.perform("SELECT pg_advisory_xact_lock(\(LockKey.deviceClass), hashtext(\(devices[0])))")
+            try await connection.perform(
+                "SELECT pg_advisory_xact_lock(\(LockKey.deviceClass), hashtext(\(devices[0])))")
             return
         }
-        let keys = try await collect(connection.checkedQuery(
-            "SELECT DISTINCT hashtext(device) AS key FROM unnest(\(devices)::text[]) AS device ORDER BY key", logger: logger),
+        let keys = try await collect(
+            connection.checkedQuery(
+                "SELECT DISTINCT hashtext(device) AS key FROM unnest(\(devices)::text[]) AS device ORDER BY key",
+                logger: logger),
             as: Int32.self)
         for key in keys {
             try await connection.perform("SELECT pg_advisory_xact_lock(\(LockKey.deviceClass), \(key))")
@@ -343,15 +404,21 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
     }
 
     static func nextRevision(_ connection: PostgresConnection) async throws -> Int64 {
-        try await first(connection.checkedQuery("SELECT nextval('store_revision')", logger: logger), as: Int64.self) ?? 0
+        try await first(connection.checkedQuery("SELECT nextval('store_revision')", logger: logger), as: Int64.self)
+            ?? 0
     }
 
-    private static func index(_ connection: PostgresConnection, deviceID: Int64, device: String, passTypeIdentifier: String) async throws -> DeviceIndex {
-        DeviceIndex(device: device, passTypeIdentifier: passTypeIdentifier,
-                    serialNumbers: try await collect(connection.checkedQuery("""
-                        SELECT serial_number FROM registrations
-                        WHERE device_id = \(deviceID) AND pass_type_identifier = \(passTypeIdentifier) ORDER BY serial_number
-                        """, logger: logger), as: String.self))
+    private static func index(
+        _ connection: PostgresConnection, deviceID: Int64, device: String, passTypeIdentifier: String
+    ) async throws -> DeviceIndex {
+        DeviceIndex(
+            device: device, passTypeIdentifier: passTypeIdentifier,
+            serialNumbers: try await collect(
+                connection.checkedQuery(
+                    """
+                    SELECT serial_number FROM registrations
+                    WHERE device_id = \(deviceID) AND pass_type_identifier = \(passTypeIdentifier) ORDER BY serial_number
+                    """, logger: logger), as: String.self))
     }
 
     static func collect<each Column: PostgresDecodable & Sendable>(
@@ -362,7 +429,9 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         return result
     }
 
-    static func collect<Column: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: Column.Type) async throws -> [Column] {
+    static func collect<Column: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: Column.Type)
+        async throws -> [Column]
+    {
         var result: [Column] = []
         for try await row in rows { result.append(try row.decode(Column.self)) }
         return result
@@ -376,7 +445,9 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
         return found
     }
 
-    static func first<Column: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: Column.Type) async throws -> Column? {
+    static func first<Column: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: Column.Type)
+        async throws -> Column?
+    {
         var found: Column?
         for try await row in rows where found == nil { found = try row.decode(Column.self) }
         return found

@@ -8,7 +8,9 @@ import RegistrationStore
 /// What went wrong with the PostgreSQL registration store, said for people:
 /// where the server is, what it answered, what to check. Never the password,
 /// never the query's values, never a stack or a `PSQLError` dump.
-package struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, LocalizedError {
+package struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    LocalizedError
+{
     package enum Kind: String, Sendable, Equatable {
         /// PASSFORGE_DATABASE_URL cannot be parsed.
         case invalidURL
@@ -68,8 +70,9 @@ package struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConve
         case let error as PSQLError:
             return fromPSQL(error, at: location)
         case is ConnectionClosed:
-            return PostgresStoreError(kind: .connectionLost,
-                                      description: "lost the connection to PostgreSQL at \(location.server) (it closed); \(check)")
+            return PostgresStoreError(
+                kind: .connectionLost,
+                description: "lost the connection to PostgreSQL at \(location.server) (it closed); \(check)")
         case let error as PostgresTransactionError:
             let inner = error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError
             return inner.flatMap { translate($0, at: location) }
@@ -88,37 +91,59 @@ package struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConve
         case .server:
             return fromServer(error, at: location)
         case .connectionError:
-            if let underlying = error.underlying, isTLS(underlying) { return tlsFailed(location, reason: reason(underlying)) }
+            if let underlying = error.underlying, isTLS(underlying) {
+                return tlsFailed(location, reason: reason(underlying))
+            }
             return unreachable(location, reason: error.underlying.map(reason) ?? "the connection failed")
         case .serverClosedConnection, .uncleanShutdown:
-            if let underlying = error.underlying, isTLS(underlying) { return tlsFailed(location, reason: reason(underlying)) }
+            if let underlying = error.underlying, isTLS(underlying) {
+                return tlsFailed(location, reason: reason(underlying))
+            }
             let why = error.underlying.map { ": " + reason($0) } ?? ""
-            return PostgresStoreError(kind: .connectionLost,
-                                      description: "lost the connection to PostgreSQL at \(server)\(why); \(check)")
+            return PostgresStoreError(
+                kind: .connectionLost,
+                description: "lost the connection to PostgreSQL at \(server)\(why); \(check)")
         case .clientClosedConnection:
-            return PostgresStoreError(kind: .connectionLost,
-                                      description: "the connection to PostgreSQL at \(server) was closed while in use; \(check)")
+            return PostgresStoreError(
+                kind: .connectionLost,
+                description: "the connection to PostgreSQL at \(server) was closed while in use; \(check)")
         case .sslUnsupported:
-            return PostgresStoreError(kind: .tls,
-                                      description: "PostgreSQL at \(server) does not offer TLS, and sslmode=\(location.sslMode.rawValue) requires it; turn on ssl in the server or use sslmode=prefer or disable")
+            return PostgresStoreError(
+                kind: .tls,
+                description:
+                    "PostgreSQL at \(server) does not offer TLS, and sslmode=\(location.sslMode.rawValue) requires it; turn on ssl in the server or use sslmode=prefer or disable"
+            )
         case .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
             return tlsFailed(location, reason: error.underlying.map(reason) ?? "\(error.code)")
         case .authMechanismRequiresPassword:
-            return PostgresStoreError(kind: .authenticationFailed,
-                                      description: "PostgreSQL at \(server) asks user \"\(location.user)\" for a password, and \(StoreLocation.environmentVariable) gives none (postgres://USER:PASSWORD@HOST/DATABASE)")
+            return PostgresStoreError(
+                kind: .authenticationFailed,
+                description:
+                    "PostgreSQL at \(server) asks user \"\(location.user)\" for a password, and \(StoreLocation.environmentVariable) gives none (postgres://USER:PASSWORD@HOST/DATABASE)"
+            )
         case .unsupportedAuthMechanism:
-            return PostgresStoreError(kind: .authenticationFailed,
-                                      description: "PostgreSQL at \(server) asks user \"\(location.user)\" to log in with a method passforge does not support; use scram-sha-256, md5 or password in pg_hba.conf")
+            return PostgresStoreError(
+                kind: .authenticationFailed,
+                description:
+                    "PostgreSQL at \(server) asks user \"\(location.user)\" to log in with a method passforge does not support; use scram-sha-256, md5 or password in pg_hba.conf"
+            )
         case .saslError:
-            return PostgresStoreError(kind: .authenticationFailed,
-                                      description: "authentication failed for user \"\(location.user)\" at PostgreSQL \(server) (SCRAM exchange failed); check the user and password in \(StoreLocation.environmentVariable)")
+            return PostgresStoreError(
+                kind: .authenticationFailed,
+                description:
+                    "authentication failed for user \"\(location.user)\" at PostgreSQL \(server) (SCRAM exchange failed); check the user and password in \(StoreLocation.environmentVariable)"
+            )
         case .poolClosed:
-            return PostgresStoreError(kind: .shutDown, description: "the PostgreSQL registration store (\(location)) was shut down")
+            return PostgresStoreError(
+                kind: .shutDown, description: "the PostgreSQL registration store (\(location)) was shut down")
         case .queryCancelled:
-            return PostgresStoreError(kind: .unavailable, description: "a request to PostgreSQL at \(server) was cancelled")
+            return PostgresStoreError(
+                kind: .unavailable, description: "a request to PostgreSQL at \(server) was cancelled")
         default:
-            return PostgresStoreError(kind: .server,
-                                      description: "PostgreSQL at \(server) failed: \(error.code)" + (error.underlying.map { " (\(reason($0)))" } ?? ""))
+            return PostgresStoreError(
+                kind: .server,
+                description: "PostgreSQL at \(server) failed: \(error.code)"
+                    + (error.underlying.map { " (\(reason($0)))" } ?? ""))
         }
     }
 
@@ -130,51 +155,65 @@ package struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConve
         switch state {
         case "28P01", "28000":
             // "password authentication failed for user \"x\"" / "no pg_hba.conf entry for …"
-            return PostgresStoreError(kind: .authenticationFailed,
-                                      description: "authentication failed for user \"\(location.user)\" at PostgreSQL \(server): \(message); check the user and password in \(StoreLocation.environmentVariable)",
-                                      sqlState: state)
+            return PostgresStoreError(
+                kind: .authenticationFailed,
+                description:
+                    "authentication failed for user \"\(location.user)\" at PostgreSQL \(server): \(message); check the user and password in \(StoreLocation.environmentVariable)",
+                sqlState: state)
         case "3D000":
-            return PostgresStoreError(kind: .databaseMissing,
-                                      description: "the database \"\(location.database)\" does not exist on PostgreSQL at \(server); create it (createdb \(location.database)) or fix the database name in \(StoreLocation.environmentVariable)",
-                                      sqlState: state)
+            return PostgresStoreError(
+                kind: .databaseMissing,
+                description:
+                    "the database \"\(location.database)\" does not exist on PostgreSQL at \(server); create it (createdb \(location.database)) or fix the database name in \(StoreLocation.environmentVariable)",
+                sqlState: state)
         case "57P01", "57P02":
             // The server ended the session: shutting down, or recovering from a crash.
-            return PostgresStoreError(kind: .connectionLost,
-                                      description: "lost the connection to PostgreSQL at \(server): \(message); \(check)",
-                                      sqlState: state)
+            return PostgresStoreError(
+                kind: .connectionLost,
+                description: "lost the connection to PostgreSQL at \(server): \(message); \(check)",
+                sqlState: state)
         case "25006":
             // read_only_sql_transaction: a standby, or a primary being demoted. With several hosts the
             // store looks for the one that accepts writes now (target_session_attrs=read-write).
-            return PostgresStoreError(kind: .unavailable,
-                                      description: "PostgreSQL at \(server) accepts no writes now (\(message)); "
-                                          + "it is a standby: name the primary too, with target_session_attrs=read-write",
-                                      sqlState: state)
+            return PostgresStoreError(
+                kind: .unavailable,
+                description: "PostgreSQL at \(server) accepts no writes now (\(message)); "
+                    + "it is a standby: name the primary too, with target_session_attrs=read-write",
+                sqlState: state)
         case "57P03", "53300", "53400":
             // Starting up or shutting down, too many connections.
-            return PostgresStoreError(kind: .unavailable,
-                                      description: "PostgreSQL at \(server) cannot serve now: \(message)",
-                                      sqlState: state)
+            return PostgresStoreError(
+                kind: .unavailable,
+                description: "PostgreSQL at \(server) cannot serve now: \(message)",
+                sqlState: state)
         case let state? where state.hasPrefix("08"):
-            return PostgresStoreError(kind: .connectionLost,
-                                      description: "lost the connection to PostgreSQL at \(server): \(message); \(check)",
-                                      sqlState: state)
+            return PostgresStoreError(
+                kind: .connectionLost,
+                description: "lost the connection to PostgreSQL at \(server): \(message); \(check)",
+                sqlState: state)
         default:
-            return PostgresStoreError(kind: .server,
-                                      description: "PostgreSQL at \(server) rejected a request of the registration store: \(message)\(detail)" + (state.map { " (SQLSTATE \($0))" } ?? ""),
-                                      sqlState: state)
+            return PostgresStoreError(
+                kind: .server,
+                description: "PostgreSQL at \(server) rejected a request of the registration store: \(message)\(detail)"
+                    + (state.map { " (SQLSTATE \($0))" } ?? ""),
+                sqlState: state)
         }
     }
 
     static func unreachable(_ location: PostgresLocation, reason: String) -> PostgresStoreError {
-        PostgresStoreError(kind: .unreachable, description: "cannot reach PostgreSQL at \(location.server): \(reason); \(check)")
+        PostgresStoreError(
+            kind: .unreachable, description: "cannot reach PostgreSQL at \(location.server): \(reason); \(check)")
     }
 
     static func tlsFailed(_ location: PostgresLocation, reason: String) -> PostgresStoreError {
         let mode = location.sslMode
-        let hint = mode == .verifyFull || mode == .verifyCA
-            ? "; with sslmode=\(mode.rawValue) the server's certificate must chain to sslrootcert (or the system's roots)" + (mode == .verifyFull ? " and name the host" : "")
+        let hint =
+            mode == .verifyFull || mode == .verifyCA
+            ? "; with sslmode=\(mode.rawValue) the server's certificate must chain to sslrootcert (or the system's roots)"
+                + (mode == .verifyFull ? " and name the host" : "")
             : ""
-        return PostgresStoreError(kind: .tls, description: "cannot set up TLS with PostgreSQL at \(location.server): \(reason)\(hint)")
+        return PostgresStoreError(
+            kind: .tls, description: "cannot set up TLS with PostgreSQL at \(location.server): \(reason)\(hint)")
     }
 
     static func isTLS(_ error: any Error) -> Bool {
@@ -227,8 +266,11 @@ package struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConve
     private static func tlsReason(_ error: BoringSSLError) -> String {
         let text = String(describing: error)
         // BoringSSL's stack reads like "…:CERTIFICATE_VERIFY_FAILED…"; keep the telling part.
-        for known in ["CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER", "TLSV1_ALERT", "SSLV3_ALERT"] where text.contains(known) {
-            if known == "CERTIFICATE_VERIFY_FAILED" { return "the server's certificate is not trusted or does not name the host" }
+        for known in ["CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER", "TLSV1_ALERT", "SSLV3_ALERT"]
+        where text.contains(known) {
+            if known == "CERTIFICATE_VERIFY_FAILED" {
+                return "the server's certificate is not trusted or does not name the host"
+            }
             return known.lowercased().replacingOccurrences(of: "_", with: " ")
         }
         return text

@@ -4,10 +4,13 @@ import CZlib
 /// icons and logos of a new project.
 enum PNGImage {
     /// An RGB image: `background`, with a centred rounded block of `foreground`.
-    static func make(width: Int, height: Int, background: (UInt8, UInt8, UInt8), foreground: (UInt8, UInt8, UInt8)) throws(ScaffoldError) -> [UInt8] {
+    static func make(width: Int, height: Int, background: (UInt8, UInt8, UInt8), foreground: (UInt8, UInt8, UInt8))
+        throws(ScaffoldError) -> [UInt8]
+    {
         var raw: [UInt8] = []
         raw.reserveCapacity((width * 3 + 1) * height)
-        let insetX = width / 5, insetY = height / 5
+        let insetX = width / 5
+        let insetY = height / 5
         for y in 0..<height {
             raw.append(0)
             for x in 0..<width {
@@ -30,7 +33,9 @@ enum PNGImage {
                 compress2(target.baseAddress, &size, source.baseAddress, uLong(data.count), 9)
             }
         }
-        guard status == Z_OK else { throw ScaffoldError(.compression, "zlib could not compress an image (status \(status))") }
+        guard status == Z_OK else {
+            throw ScaffoldError(.compression, "zlib could not compress an image (status \(status))")
+        }
         return Array(out.prefix(Int(size)))
     }
 

@@ -9,7 +9,8 @@ package import Foundation
 package protocol InstallStatisticsStore: Sendable {
     /// Counts one registration added (`added`) or removed, on the UTC day of `date`. The store keeps only these
     /// counts per day and pass (the registrations table keeps no history of removals).
-    func recordRegistrationEvent(passTypeIdentifier: String, serialNumber: String, added: Bool, at date: Date) async throws
+    func recordRegistrationEvent(passTypeIdentifier: String, serialNumber: String, added: Bool, at date: Date)
+        async throws
     /// Every pass with at least one registration now, with how many devices hold it.
     func passesOnDevices() async throws -> [PassDeviceCount]
     /// The counts of `recordRegistrationEvent`, by day and pass.
@@ -33,7 +34,9 @@ package struct RegistrationDayCount: Sendable, Equatable {
     package var added: Int
     package var removed: Int
     package init(day: String, passTypeIdentifier: String, serialNumber: String, added: Int, removed: Int) {
-        (self.day, self.passTypeIdentifier, self.serialNumber, self.added, self.removed) = (day, passTypeIdentifier, serialNumber, added, removed)
+        (self.day, self.passTypeIdentifier, self.serialNumber, self.added, self.removed) = (
+            day, passTypeIdentifier, serialNumber, added, removed
+        )
     }
 
     /// The UTC day of `date`, as the stores key their counts.

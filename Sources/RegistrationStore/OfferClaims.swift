@@ -21,7 +21,9 @@ package struct OfferClaim: Sendable, Equatable {
     /// Whether Apple confirmed the device's bit was set.
     package var bitIsSet: Bool
 
-    package init(offer: String, claimIdentifier: String, passTypeIdentifier: String, serialNumber: String, bitIsSet: Bool) {
+    package init(
+        offer: String, claimIdentifier: String, passTypeIdentifier: String, serialNumber: String, bitIsSet: Bool
+    ) {
         self.offer = offer
         self.claimIdentifier = claimIdentifier
         self.passTypeIdentifier = passTypeIdentifier
@@ -51,7 +53,9 @@ package struct UnconfirmedClaim: Sendable, Equatable {
     package var serialNumber: String
     package var claimedAt: Double
 
-    package init(offer: String, claimIdentifier: String, passTypeIdentifier: String, serialNumber: String, claimedAt: Double) {
+    package init(
+        offer: String, claimIdentifier: String, passTypeIdentifier: String, serialNumber: String, claimedAt: Double
+    ) {
         self.offer = offer
         self.claimIdentifier = claimIdentifier
         self.passTypeIdentifier = passTypeIdentifier

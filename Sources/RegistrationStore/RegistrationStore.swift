@@ -23,7 +23,8 @@
 package protocol RegistrationStore: Sendable {
     /// Registers a pass on a device, creating the device when needed and
     /// replacing its push token when it changed.
-    func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws -> RegistrationChange
+    func register(device: String, pushToken: String, passTypeIdentifier: String, serialNumber: String) async throws
+        -> RegistrationChange
 
     /// Removes a registration (nothing happens when there is none) and the
     /// device with its last registration.
@@ -60,10 +61,13 @@ extension RegistrationStore {
     package func indices(of keys: [(device: String, passTypeIdentifier: String)]) async throws -> [DeviceIndex] {
         var indices: [DeviceIndex] = []
         indices.reserveCapacity(keys.count)
-        for key in keys { indices.append(try await index(device: key.device, passTypeIdentifier: key.passTypeIdentifier)) }
+        for key in keys {
+            indices.append(try await index(device: key.device, passTypeIdentifier: key.passTypeIdentifier))
+        }
         return indices
     }
 }
 
 /// Everything a registration store keeps: what a command opens.
-package typealias RegistrationDatabase = RegistrationStore & PushQueue & DeviceLog & RegistrationExport & OfferClaimStore
+package typealias RegistrationDatabase = RegistrationStore & PushQueue & DeviceLog & RegistrationExport
+    & OfferClaimStore

@@ -23,10 +23,14 @@ package enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             self = try Self.sqlite(String(value.dropFirst("sqlite://".count)), original: value)
         } else if lowered.hasPrefix("sqlite:") {
             self = try Self.sqlite(String(value.dropFirst("sqlite:".count)), original: value)
-        } else if let colon = value.firstIndex(of: ":"), value[..<colon].allSatisfy({ $0.isLetter }), value[..<colon].count > 1,
-                  value[value.index(after: colon)...].hasPrefix("//") {
-            throw RegistrationStoreError(.invalidLocation, "\(Self.environmentVariable) has an unknown scheme \(value[..<colon]):// "
-                + "— use sqlite:PATH, a file path, or postgres://…")
+        } else if let colon = value.firstIndex(of: ":"), value[..<colon].allSatisfy({ $0.isLetter }),
+            value[..<colon].count > 1,
+            value[value.index(after: colon)...].hasPrefix("//")
+        {
+            throw RegistrationStoreError(
+                .invalidLocation,
+                "\(Self.environmentVariable) has an unknown scheme \(value[..<colon]):// "
+                    + "— use sqlite:PATH, a file path, or postgres://…")
         } else {
             self = try Self.sqlite(value, original: value)
         }
@@ -49,7 +53,8 @@ package enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         case .postgres(let url):
             // A password may also be a query parameter (libpq's password=…).
             let url = Self.redacted(url)
-            guard let schemeEnd = url.firstRange(of: "://"), let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else {
+            guard let schemeEnd = url.firstRange(of: "://"), let at = url[schemeEnd.upperBound...].lastIndex(of: "@")
+            else {
                 return "PostgreSQL \(url)"
             }
             return "PostgreSQL \(url[..<schemeEnd.upperBound])…@\(url[url.index(after: at)...])"
@@ -63,7 +68,8 @@ package enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             let afterScheme = text[schemeEnd.upperBound...]
             let queryStart = afterScheme.firstIndex(of: "?") ?? afterScheme.endIndex
             if let at = afterScheme[..<queryStart].lastIndex(of: "@"),
-               let colon = afterScheme[..<at].firstIndex(of: ":") {
+                let colon = afterScheme[..<at].firstIndex(of: ":")
+            {
                 text.replaceSubrange(text.index(after: colon)..<at, with: "…")
             }
         }

@@ -49,7 +49,9 @@ package struct StoreMigration: Sendable {
             for outcome in outcomes {
                 switch outcome {
                 case .created: report.created += 1
-                case .pushTokenReplaced: report.alreadyPresent += 1; report.pushTokensUpdated += 1
+                case .pushTokenReplaced:
+                    report.alreadyPresent += 1
+                    report.pushTokensUpdated += 1
                 default: report.alreadyPresent += 1
                 }
             }
@@ -62,9 +64,11 @@ package struct StoreMigration: Sendable {
     private func write(_ page: [ExportedRegistration]) async throws -> [RegistrationOutcome] {
         let destination = self.destination
         return try await page.concurrentMap(maximumConcurrency: concurrency) { registration in
-            try await destination.register(device: registration.device, pushToken: registration.pushToken,
-                                           passTypeIdentifier: registration.passTypeIdentifier,
-                                           serialNumber: registration.serialNumber).outcome
+            try await destination.register(
+                device: registration.device, pushToken: registration.pushToken,
+                passTypeIdentifier: registration.passTypeIdentifier,
+                serialNumber: registration.serialNumber
+            ).outcome
         }
     }
 }

@@ -48,21 +48,28 @@ extension SQLiteRegistrationStore {
 
     package func replaceOfferPools(with passes: [OfferPass]) async throws {
         try await pool.write { db in
-            try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS built_offer_passes (t TEXT NOT NULL, s TEXT NOT NULL, o TEXT NOT NULL)")
+            try db.execute(
+                sql:
+                    "CREATE TEMP TABLE IF NOT EXISTS built_offer_passes (t TEXT NOT NULL, s TEXT NOT NULL, o TEXT NOT NULL)"
+            )
             try db.execute(sql: "DELETE FROM built_offer_passes")
             let insert = try db.makeStatement(sql: "INSERT INTO built_offer_passes (t, s, o) VALUES (?, ?, ?)")
-            for pass in passes { try insert.execute(arguments: [pass.passTypeIdentifier, pass.serialNumber, pass.offer]) }
+            for pass in passes {
+                try insert.execute(arguments: [pass.passTypeIdentifier, pass.serialNumber, pass.offer])
+            }
             // A pass moved to another offer keeps its claim (if any) and joins the new pool.
-            try db.execute(sql: """
-                INSERT INTO offer_passes (pass_type_identifier, serial_number, offer, in_pool, claimed)
-                SELECT t, s, o, 1, EXISTS (SELECT 1 FROM offer_claims c WHERE c.pass_type_identifier = t AND c.serial_number = s)
-                FROM built_offer_passes WHERE true
-                ON CONFLICT (pass_type_identifier, serial_number) DO UPDATE SET offer = excluded.offer, in_pool = 1
-                """)
-            try db.execute(sql: """
-                UPDATE offer_passes SET in_pool = 0 WHERE in_pool = 1 AND NOT EXISTS (
-                    SELECT 1 FROM built_offer_passes b WHERE b.t = offer_passes.pass_type_identifier AND b.s = offer_passes.serial_number)
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO offer_passes (pass_type_identifier, serial_number, offer, in_pool, claimed)
+                    SELECT t, s, o, 1, EXISTS (SELECT 1 FROM offer_claims c WHERE c.pass_type_identifier = t AND c.serial_number = s)
+                    FROM built_offer_passes WHERE true
+                    ON CONFLICT (pass_type_identifier, serial_number) DO UPDATE SET offer = excluded.offer, in_pool = 1
+                    """)
+            try db.execute(
+                sql: """
+                    UPDATE offer_passes SET in_pool = 0 WHERE in_pool = 1 AND NOT EXISTS (
+                        SELECT 1 FROM built_offer_passes b WHERE b.t = offer_passes.pass_type_identifier AND b.s = offer_passes.serial_number)
+                    """)
             try db.execute(sql: "DELETE FROM built_offer_passes")
         }
     }
@@ -71,51 +78,80 @@ extension SQLiteRegistrationStore {
         try await pool.read { db in try Self.claim(db, offer: offer, claimIdentifier: claimIdentifier) }
     }
 
-    package func assignPass(offer: String, claimIdentifier: String, bit: Int, claimedAt: Double) async throws -> ClaimAssignment {
+    package func assignPass(offer: String, claimIdentifier: String, bit: Int, claimedAt: Double) async throws
+        -> ClaimAssignment
+    {
         try await committer.write { db in
-            if let existing = try Self.claim(db, offer: offer, claimIdentifier: claimIdentifier) { return .existing(existing) }
-            guard let free = try Row.fetchOne(db, sql: """
-                SELECT pass_type_identifier, serial_number FROM offer_passes
-                WHERE offer = ? AND in_pool = 1 AND claimed = 0 ORDER BY pass_type_identifier, serial_number LIMIT 1
-                """, arguments: [offer]) else { return .exhausted }
+            if let existing = try Self.claim(db, offer: offer, claimIdentifier: claimIdentifier) {
+                return .existing(existing)
+            }
+            guard
+                let free = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT pass_type_identifier, serial_number FROM offer_passes
+                        WHERE offer = ? AND in_pool = 1 AND claimed = 0 ORDER BY pass_type_identifier, serial_number LIMIT 1
+                        """, arguments: [offer])
+            else { return .exhausted }
             let type: String = free[0]
             let serial: String = free[1]
-            try db.execute(sql: "UPDATE offer_passes SET claimed = 1 WHERE pass_type_identifier = ? AND serial_number = ?", arguments: [type, serial])
-            try db.execute(sql: """
-                INSERT INTO offer_claims (offer, claim_identifier, pass_type_identifier, serial_number, bit, claimed_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [offer, claimIdentifier, type, serial, bit, claimedAt])
-            return .assigned(OfferClaim(offer: offer, claimIdentifier: claimIdentifier, passTypeIdentifier: type, serialNumber: serial, bitIsSet: false))
+            try db.execute(
+                sql: "UPDATE offer_passes SET claimed = 1 WHERE pass_type_identifier = ? AND serial_number = ?",
+                arguments: [type, serial])
+            try db.execute(
+                sql: """
+                    INSERT INTO offer_claims (offer, claim_identifier, pass_type_identifier, serial_number, bit, claimed_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [offer, claimIdentifier, type, serial, bit, claimedAt])
+            return .assigned(
+                OfferClaim(
+                    offer: offer, claimIdentifier: claimIdentifier, passTypeIdentifier: type, serialNumber: serial,
+                    bitIsSet: false))
         }
     }
 
     package func completeBitUpdate(offer: String, claimIdentifier: String) async throws {
         try await committer.write { db in
-            try db.execute(sql: "UPDATE offer_claims SET bit_set = 1, device_token = NULL WHERE offer = ? AND claim_identifier = ?",
-                           arguments: [offer, claimIdentifier])
+            try db.execute(
+                sql:
+                    "UPDATE offer_claims SET bit_set = 1, device_token = NULL WHERE offer = ? AND claim_identifier = ?",
+                arguments: [offer, claimIdentifier])
         }
     }
 
     package func releaseClaim(offer: String, claimIdentifier: String) async throws -> Bool {
         try await committer.write { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                DELETE FROM offer_claims WHERE offer = ? AND claim_identifier = ? AND bit_set = 0
-                RETURNING pass_type_identifier, serial_number
-                """, arguments: [offer, claimIdentifier]) else { return false }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        DELETE FROM offer_claims WHERE offer = ? AND claim_identifier = ? AND bit_set = 0
+                        RETURNING pass_type_identifier, serial_number
+                        """, arguments: [offer, claimIdentifier])
+            else { return false }
             let type: String = row[0]
             let serial: String = row[1]
-            try db.execute(sql: "UPDATE offer_passes SET claimed = 0 WHERE pass_type_identifier = ? AND serial_number = ?", arguments: [type, serial])
+            try db.execute(
+                sql: "UPDATE offer_passes SET claimed = 0 WHERE pass_type_identifier = ? AND serial_number = ?",
+                arguments: [type, serial])
             return true
         }
     }
 
     package func unconfirmedClaims(limit: Int) async throws -> [UnconfirmedClaim] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT offer, claim_identifier, pass_type_identifier, serial_number, claimed_at FROM offer_claims
-                WHERE bit_set = 0 ORDER BY claimed_at, offer, claim_identifier LIMIT ?
-                """, arguments: [max(0, limit)])
-                .map { UnconfirmedClaim(offer: $0[0], claimIdentifier: $0[1], passTypeIdentifier: $0[2], serialNumber: $0[3], claimedAt: $0[4]) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT offer, claim_identifier, pass_type_identifier, serial_number, claimed_at FROM offer_claims
+                    WHERE bit_set = 0 ORDER BY claimed_at, offer, claim_identifier LIMIT ?
+                    """, arguments: [max(0, limit)]
+            )
+            .map {
+                UnconfirmedClaim(
+                    offer: $0[0], claimIdentifier: $0[1], passTypeIdentifier: $0[2], serialNumber: $0[3],
+                    claimedAt: $0[4])
+            }
         }
     }
 
@@ -123,10 +159,15 @@ extension SQLiteRegistrationStore {
         try await committer.write { db in
             // One writer: nothing can record a digest between this check and the inserts.
             for digest in digests {
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM spent_device_tokens WHERE digest = ?", arguments: [digest]) != nil { return false }
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM spent_device_tokens WHERE digest = ?", arguments: [digest])
+                    != nil
+                {
+                    return false
+                }
             }
             for digest in Set(digests) {
-                try db.execute(sql: "INSERT INTO spent_device_tokens (digest, spent_at) VALUES (?, ?)", arguments: [digest, time])
+                try db.execute(
+                    sql: "INSERT INTO spent_device_tokens (digest, spent_at) VALUES (?, ?)", arguments: [digest, time])
             }
             return true
         }
@@ -141,19 +182,29 @@ extension SQLiteRegistrationStore {
 
     package func offerStatistics() async throws -> [OfferStatistics] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT offer, SUM(pool), SUM(claims), SUM(free) FROM (
-                    SELECT offer, in_pool AS pool, 0 AS claims, in_pool * (1 - claimed) AS free FROM offer_passes
-                    UNION ALL SELECT offer, 0, 1, 0 FROM offer_claims
-                ) GROUP BY offer ORDER BY offer
-                """).map { OfferStatistics(offer: $0[0], poolSize: $0[1], claimed: $0[2], left: $0[3]) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT offer, SUM(pool), SUM(claims), SUM(free) FROM (
+                        SELECT offer, in_pool AS pool, 0 AS claims, in_pool * (1 - claimed) AS free FROM offer_passes
+                        UNION ALL SELECT offer, 0, 1, 0 FROM offer_claims
+                    ) GROUP BY offer ORDER BY offer
+                    """
+            ).map { OfferStatistics(offer: $0[0], poolSize: $0[1], claimed: $0[2], left: $0[3]) }
         }
     }
 
     private static func claim(_ db: Database, offer: String, claimIdentifier: String) throws -> OfferClaim? {
-        try Row.fetchOne(db, sql: """
-            SELECT pass_type_identifier, serial_number, bit_set FROM offer_claims WHERE offer = ? AND claim_identifier = ?
-            """, arguments: [offer, claimIdentifier])
-            .map { OfferClaim(offer: offer, claimIdentifier: claimIdentifier, passTypeIdentifier: $0[0], serialNumber: $0[1], bitIsSet: $0[2]) }
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT pass_type_identifier, serial_number, bit_set FROM offer_claims WHERE offer = ? AND claim_identifier = ?
+                """, arguments: [offer, claimIdentifier]
+        )
+        .map {
+            OfferClaim(
+                offer: offer, claimIdentifier: claimIdentifier, passTypeIdentifier: $0[0], serialNumber: $0[1],
+                bitIsSet: $0[2])
+        }
     }
 }

@@ -31,14 +31,17 @@ public enum MarkdownText {
         let fence = String(repeating: "`", count: longestBacktickRun(in: content) + 1)
         // A value that is empty, or starts or ends with a backtick or a space, gets one space inside each
         // end: CommonMark strips exactly one from each end when both are there, so it is shown as it is.
-        let needsPadding = content.isEmpty || content.hasPrefix("`") || content.hasSuffix("`") || content.hasPrefix(" ") || content.hasSuffix(" ")
+        let needsPadding =
+            content.isEmpty || content.hasPrefix("`") || content.hasSuffix("`") || content.hasPrefix(" ")
+            || content.hasSuffix(" ")
         let padding = needsPadding ? " " : ""
         return fence + padding + content + padding + fence
     }
 
     /// The length of the longest run of backticks in `text`.
     static func longestBacktickRun(in text: String) -> Int {
-        var longest = 0, run = 0
+        var longest = 0
+        var run = 0
         for scalar in text.unicodeScalars {
             run = scalar == "`" ? run + 1 : 0
             longest = max(longest, run)

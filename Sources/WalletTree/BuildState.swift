@@ -22,25 +22,40 @@ package struct BuildState: Sendable, Equatable {
     package struct ItemRecord: Sendable, Equatable {
         private var fields: Fields
 
-        package init(typeIdentifier: String, identifier: String, teamIdentifier: String, updateTag: Int64, etag: String, size: Int,
-                     tokenHash: String? = nil, fingerprint: String, definitionHash: String, templateName: String, imagePaths: [String],
-                     sourceFile: String, downloadPath: String, publicDownloadPath: String? = nil, tokenPath: String? = nil,
-                     offer: String? = nil, kind: WalletItemKind = .pass) {
-            self.init(typeIdentifier: typeIdentifier, identifier: identifier, teamIdentifier: teamIdentifier, updateTag: updateTag,
-                      packedETag: PackedDigest(etag), size: size, tokenHash: tokenHash.map(PackedDigest.init),
-                      fingerprint: PackedDigest(fingerprint), definitionHash: PackedDigest(definitionHash), templateName: templateName,
-                      imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath, publicDownloadPath: publicDownloadPath,
-                      tokenPath: tokenPath, offer: offer, kind: kind)
+        package init(
+            typeIdentifier: String, identifier: String, teamIdentifier: String, updateTag: Int64, etag: String,
+            size: Int,
+            tokenHash: String? = nil, fingerprint: String, definitionHash: String, templateName: String,
+            imagePaths: [String],
+            sourceFile: String, downloadPath: String, publicDownloadPath: String? = nil, tokenPath: String? = nil,
+            offer: String? = nil, kind: WalletItemKind = .pass
+        ) {
+            self.init(
+                typeIdentifier: typeIdentifier, identifier: identifier, teamIdentifier: teamIdentifier,
+                updateTag: updateTag,
+                packedETag: PackedDigest(etag), size: size, tokenHash: tokenHash.map(PackedDigest.init),
+                fingerprint: PackedDigest(fingerprint), definitionHash: PackedDigest(definitionHash),
+                templateName: templateName,
+                imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath,
+                publicDownloadPath: publicDownloadPath,
+                tokenPath: tokenPath, offer: offer, kind: kind)
         }
 
         /// A record from hashes already packed (the decoder's).
-        package init(typeIdentifier: String, identifier: String, teamIdentifier: String, updateTag: Int64, packedETag: PackedDigest,
-                     size: Int, tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest, templateName: String,
-                     imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?, tokenPath: String?,
-                     offer: String?, kind: WalletItemKind) {
+        package init(
+            typeIdentifier: String, identifier: String, teamIdentifier: String, updateTag: Int64,
+            packedETag: PackedDigest,
+            size: Int, tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest,
+            templateName: String,
+            imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?,
+            tokenPath: String?,
+            offer: String?, kind: WalletItemKind
+        ) {
             fields = Fields(
-                typeIdentifier: typeIdentifier, identifier: identifier, teamIdentifier: teamIdentifier, updateTag: updateTag,
-                etag: packedETag, size: size, tokenHash: tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
+                typeIdentifier: typeIdentifier, identifier: identifier, teamIdentifier: teamIdentifier,
+                updateTag: updateTag,
+                etag: packedETag, size: size, tokenHash: tokenHash, fingerprint: fingerprint,
+                definitionHash: definitionHash,
                 templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath,
                 publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
         }
@@ -194,30 +209,48 @@ package struct BuildState: Sendable, Equatable {
             var offer: String?
             var kind: WalletItemKind
 
-            init(typeIdentifier: String, identifier: String, teamIdentifier: String, updateTag: Int64, etag: PackedDigest, size: Int,
-                 tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest, templateName: String,
-                 imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?, tokenPath: String?,
-                 offer: String?, kind: WalletItemKind) {
-                (self.typeIdentifier, self.identifier, self.teamIdentifier, self.updateTag) = (typeIdentifier, identifier, teamIdentifier, updateTag)
+            init(
+                typeIdentifier: String, identifier: String, teamIdentifier: String, updateTag: Int64,
+                etag: PackedDigest, size: Int,
+                tokenHash: PackedDigest?, fingerprint: PackedDigest, definitionHash: PackedDigest, templateName: String,
+                imagePaths: [String], sourceFile: String, downloadPath: String, publicDownloadPath: String?,
+                tokenPath: String?,
+                offer: String?, kind: WalletItemKind
+            ) {
+                (self.typeIdentifier, self.identifier, self.teamIdentifier, self.updateTag) = (
+                    typeIdentifier, identifier, teamIdentifier, updateTag
+                )
                 (self.etag, self.size, self.tokenHash, self.fingerprint) = (etag, size, tokenHash, fingerprint)
-                (self.definitionHash, self.templateName, self.imagePaths, self.sourceFile) = (definitionHash, templateName, imagePaths, sourceFile)
-                (self.downloadPath, self.publicDownloadPath, self.tokenPath) = (downloadPath, publicDownloadPath, tokenPath)
+                (self.definitionHash, self.templateName, self.imagePaths, self.sourceFile) = (
+                    definitionHash, templateName, imagePaths, sourceFile
+                )
+                (self.downloadPath, self.publicDownloadPath, self.tokenPath) = (
+                    downloadPath, publicDownloadPath, tokenPath
+                )
                 (self.offer, self.kind) = (offer, kind)
             }
 
             func copy() -> Fields {
-                Fields(typeIdentifier: typeIdentifier, identifier: identifier, teamIdentifier: teamIdentifier, updateTag: updateTag,
-                       etag: etag, size: size, tokenHash: tokenHash, fingerprint: fingerprint, definitionHash: definitionHash,
-                       templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile, downloadPath: downloadPath,
-                       publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
+                Fields(
+                    typeIdentifier: typeIdentifier, identifier: identifier, teamIdentifier: teamIdentifier,
+                    updateTag: updateTag,
+                    etag: etag, size: size, tokenHash: tokenHash, fingerprint: fingerprint,
+                    definitionHash: definitionHash,
+                    templateName: templateName, imagePaths: imagePaths, sourceFile: sourceFile,
+                    downloadPath: downloadPath,
+                    publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
             }
 
             func hasSameValues(as other: Fields) -> Bool {
                 typeIdentifier == other.typeIdentifier && identifier == other.identifier
-                    && teamIdentifier == other.teamIdentifier && updateTag == other.updateTag && etag == other.etag && size == other.size
-                    && tokenHash == other.tokenHash && fingerprint == other.fingerprint && definitionHash == other.definitionHash
-                    && templateName == other.templateName && imagePaths == other.imagePaths && sourceFile == other.sourceFile
-                    && downloadPath == other.downloadPath && publicDownloadPath == other.publicDownloadPath && tokenPath == other.tokenPath
+                    && teamIdentifier == other.teamIdentifier && updateTag == other.updateTag && etag == other.etag
+                    && size == other.size
+                    && tokenHash == other.tokenHash && fingerprint == other.fingerprint
+                    && definitionHash == other.definitionHash
+                    && templateName == other.templateName && imagePaths == other.imagePaths
+                    && sourceFile == other.sourceFile
+                    && downloadPath == other.downloadPath && publicDownloadPath == other.publicDownloadPath
+                    && tokenPath == other.tokenPath
                     && offer == other.offer && kind == other.kind
             }
         }
@@ -307,8 +340,10 @@ package struct BuildState: Sendable, Equatable {
         /// A pass or an order (absent in the file for a pass).
         package var kind: WalletItemKind = .pass
 
-        package init(typeIdentifier: String, identifier: String, tokenHash: String, removedTag: Int64, files: [String] = [],
-                     kind: WalletItemKind = .pass) {
+        package init(
+            typeIdentifier: String, identifier: String, tokenHash: String, removedTag: Int64, files: [String] = [],
+            kind: WalletItemKind = .pass
+        ) {
             (self.typeIdentifier, self.identifier, self.tokenHash, self.removedTag, self.files, self.kind) =
                 (typeIdentifier, identifier, tokenHash, removedTag, files, kind)
         }
@@ -344,20 +379,34 @@ package struct BuildState: Sendable, Equatable {
 
     /// The state of the output folder `output` from its file's bytes, already read (publish sends
     /// those very bytes, so it reads the file once).
-    package static func decode(_ bytes: [UInt8], of output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> BuildState {
-        try decoded(of: output) { () throws(BuildStateDecoding.Failure) in try BuildStateDecoding.decode(bytes, jobs: jobs) }.state
+    package static func decode(
+        _ bytes: [UInt8], of output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws -> BuildState {
+        try decoded(of: output) { () throws(BuildStateDecoding.Failure) in
+            try BuildStateDecoding.decode(bytes, jobs: jobs)
+        }.state
     }
 
     /// What `decode` gives, checked: a failure or another version is an error for people, naming the file.
-    private static func decoded(of output: String, _ decode: () throws(BuildStateDecoding.Failure) -> (BuildState, [(key: String, range: Range<Int>)]))
-        throws -> (state: BuildState, ranges: [(key: String, range: Range<Int>)]) {
+    private static func decoded(
+        of output: String,
+        _ decode: () throws(BuildStateDecoding.Failure) -> (BuildState, [(key: String, range: Range<Int>)])
+    )
+        throws -> (state: BuildState, ranges: [(key: String, range: Range<Int>)])
+    {
         let path = path(in: output)
         let decoded: (BuildState, [(key: String, range: Range<Int>)])
         do { decoded = try decode() } catch {
-            throw BuildError(.unreadable, "\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged")
+            throw BuildError(
+                .unreadable,
+                "\(path) is damaged (\(error)); delete \(output)/.passforge and build again — every pass is then rebuilt with its tokens kept only if PASSFORGE_TOKEN_SECRET is unchanged"
+            )
         }
         guard decoded.0.version == currentVersion else {
-            throw BuildError(.unreadable, "\(path) was written by another passforge version (state version \(decoded.0.version)); delete \(output) and build again")
+            throw BuildError(
+                .unreadable,
+                "\(path) was written by another passforge version (state version \(decoded.0.version)); delete \(output) and build again"
+            )
         }
         return decoded
     }
@@ -366,8 +415,11 @@ package struct BuildState: Sendable, Equatable {
     ///
     /// - Parameter mapped: read through a memory mapping rather than a copy: for a build, which holds the
     ///   output folder's lock (the state file is only ever replaced by a rename, never changed in place).
-    package static func loadWithRecordRanges(from output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, mapped: Bool = true) throws
-        -> (state: BuildState, file: PreviousStateFile?) {
+    package static func loadWithRecordRanges(
+        from output: String, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, mapped: Bool = true
+    ) throws
+        -> (state: BuildState, file: PreviousStateFile?)
+    {
         let path = path(in: output)
         guard let file = RegularFile(openingForReading: path) else {
             guard AtomicFileSystem.exists(path) else { return (BuildState(), nil) }
@@ -376,7 +428,9 @@ package struct BuildState: Sendable, Equatable {
         // Mapped, not read: 90 MB at 100,000 passes, which need not be copied.
         let (state, ranges) = try decoded(of: output) { () throws(BuildStateDecoding.Failure) in
             if mapped, let mapping = MappedFile(file) {
-                return try mapping.withBytes { bytes throws(BuildStateDecoding.Failure) in try BuildStateDecoding.decode(buffer: bytes, jobs: jobs) }
+                return try mapping.withBytes { bytes throws(BuildStateDecoding.Failure) in
+                    try BuildStateDecoding.decode(buffer: bytes, jobs: jobs)
+                }
             } else if let bytes = file.readAll() {
                 return try BuildStateDecoding.decode(bytes, jobs: jobs)
             }

@@ -1,9 +1,10 @@
 import ConcurrencySupport
 import PassModel
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reads `state.json` straight from its bytes into a `BuildState`, on every
 /// core: a 100,000-pass state is about 70 MB, and going through a general
@@ -23,13 +24,16 @@ package enum BuildStateDecoding {
 
     /// The state, and where each pass record's bytes are in `bytes` (by key,
     /// in file order): a record carried over unchanged is written back from them.
-    package static func decode(_ bytes: [UInt8], jobs: Int) throws(Failure) -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
+    package static func decode(_ bytes: [UInt8], jobs: Int) throws(Failure) -> (
+        state: BuildState, recordRanges: [(key: String, range: Range<Int>)]
+    ) {
         try bytes.withUnsafeBufferPointer { buffer throws(Failure) in try decode(buffer: buffer, jobs: jobs) }
     }
 
     /// `decode(_:jobs:)` of bytes that stay valid during the call (a file mapped into memory, say).
     package static func decode(buffer: UnsafeBufferPointer<UInt8>, jobs: Int) throws(Failure)
-        -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)]) {
+        -> (state: BuildState, recordRanges: [(key: String, range: Range<Int>)])
+    {
         let bytes = StateBytes(buffer: buffer)
         var state = BuildState()
         var passMembers: [(key: String, range: Range<Int>)] = []
@@ -40,7 +44,9 @@ package enum BuildStateDecoding {
             var scanner = JSONScanner(buffer)
             var expected = 0
             try scanner.objectWithRawKeys { scanner, key throws(Failure) in
-                guard let (field, index) = StateField.field(named: key, expected: expected) else { return try scanner.skipValue() }
+                guard let (field, index) = StateField.field(named: key, expected: expected) else {
+                    return try scanner.skipValue()
+                }
                 expected = index + 1
                 switch field {
                 case .version:
@@ -60,21 +66,8 @@ package enum BuildStateDecoding {
 
         // A content file's keys are the strings of the pass records' keys: one string for both, and looking a pass up
         // by its file's key finds the same string, not an equal one (no bytes compared).
-        let files = try decodeMembers(fileMembers, in: bytes, jobs: jobs, passKeys: passMembers) { scanner, shared throws(Failure) in
-            var hash: PackedDigest?, keys: [String]?, stamp: String?, entries: String?
-            var expected = 0
-            try scanner.objectWithRawKeys { scanner, key throws(Failure) in
-                guard let (field, index) = ContentFileField.field(named: key, expected: expected) else { return try scanner.skipValue() }
-                expected = index + 1
-                switch field {
-                case .hash: hash = try scanner.digest()
-                case .passes: keys = try scanner.passKeyArray(&shared)
-                case .stamp: stamp = try scanner.optionalString()
-                case .entries: entries = try scanner.optionalString()
-                }
-            }
-            guard let hash, let keys else { throw Failure(description: "a content file is incomplete") }
-            return BuildState.ContentFileRecord(hash: hash, passes: keys, stamp: stamp, entries: entries)
+        let files = try decodeMembers(fileMembers, in: bytes, jobs: jobs, passKeys: passMembers) {
+            scanner, shared throws(Failure) in try decodeContentFile(&scanner, sharing: &shared)
         }
         // The content files' dictionary is built while the passes are decoded, on a thread of its own.
         let contentFiles = Mutex<[String: BuildState.ContentFileRecord]>([:])
@@ -85,7 +78,8 @@ package enum BuildStateDecoding {
             contentFiles.withLock { $0 = dictionary }
         }
         state.removedPasses = try decodeRemovedRecords(removedMembers, in: buffer)
-        var passes = try decodeMembers(passMembers, in: bytes, jobs: jobs, alongside: buildContentFiles) { scanner, last throws(Failure) in
+        var passes = try decodeMembers(passMembers, in: bytes, jobs: jobs, alongside: buildContentFiles) {
+            scanner, last throws(Failure) in
             try BuildState.ItemRecord(scanner: &scanner, sharing: &last)
         }
         state.contentFiles = contentFiles.withLock { files in
@@ -104,16 +98,46 @@ package enum BuildStateDecoding {
         return (state, passMembers)
     }
 
+    /// One `contentFiles` member's record; its pass keys are the pass records' own strings (`shared`).
+    static func decodeContentFile(_ scanner: inout JSONScanner, sharing shared: inout SharedStrings)
+        throws(Failure) -> BuildState.ContentFileRecord
+    {
+        var hash: PackedDigest?
+        var keys: [String]?
+        var stamp: String?
+        var entries: String?
+        var expected = 0
+        try scanner.objectWithRawKeys { scanner, key throws(Failure) in
+            guard let (field, index) = ContentFileField.field(named: key, expected: expected) else {
+                return try scanner.skipValue()
+            }
+            expected = index + 1
+            switch field {
+            case .hash: hash = try scanner.digest()
+            case .passes: keys = try scanner.passKeyArray(&shared)
+            case .stamp: stamp = try scanner.optionalString()
+            case .entries: entries = try scanner.optionalString()
+            }
+        }
+        guard let hash, let keys else { throw Failure(description: "a content file is incomplete") }
+        return BuildState.ContentFileRecord(hash: hash, passes: keys, stamp: stamp, entries: entries)
+
+    }
+
     /// The `removedPasses` members' records, by key.
-    static func decodeRemovedRecords(_ members: [(key: String, range: Range<Int>)], in buffer: UnsafeBufferPointer<UInt8>)
-        throws(Failure) -> [String: BuildState.RemovedItemRecord] {
+    static func decodeRemovedRecords(
+        _ members: [(key: String, range: Range<Int>)], in buffer: UnsafeBufferPointer<UInt8>
+    )
+        throws(Failure) -> [String: BuildState.RemovedItemRecord]
+    {
         var records: [String: BuildState.RemovedItemRecord] = [:]
         for member in members {
             var scanner = JSONScanner(buffer, range: member.range)
             let record = try RemovedRecordFields(scanner: &scanner, member: member.key)
-            records[member.key] = .init(typeIdentifier: record.key.typeIdentifier, identifier: record.key.identifier,
-                                        tokenHash: record.tokenHash, removedTag: record.removedTag, files: record.files,
-                                        kind: record.key.kind)
+            records[member.key] = .init(
+                typeIdentifier: record.key.typeIdentifier, identifier: record.key.identifier,
+                tokenHash: record.tokenHash, removedTag: record.removedTag, files: record.files,
+                kind: record.key.kind)
         }
         return records
     }
@@ -121,7 +145,8 @@ package enum BuildStateDecoding {
     /// Decodes each member's value on `jobs` threads: the values in order, in chunks.
     /// `alongside`, when given, runs on one of the threads too, first (and always, even when decoding fails).
     static func decodeMembers<Value: Sendable>(
-        _ members: [(key: String, range: Range<Int>)], in bytes: StateBytes, jobs: Int, passKeys: [(key: String, range: Range<Int>)] = [],
+        _ members: [(key: String, range: Range<Int>)], in bytes: StateBytes, jobs: Int,
+        passKeys: [(key: String, range: Range<Int>)] = [],
         alongside: (@Sendable () -> Void)? = nil,
         _ decode: @Sendable (inout JSONScanner, inout SharedStrings) throws(Failure) -> Value
     ) throws(Failure) -> [[Value]] {
@@ -197,14 +222,16 @@ package struct SharedStrings {
         return passKeys[low].key
     }
 
-    package mutating func string(_ slot: Int, _ scanner: inout JSONScanner) throws(BuildStateDecoding.Failure) -> String {
+    package mutating func string(_ slot: Int, _ scanner: inout JSONScanner) throws(BuildStateDecoding.Failure) -> String
+    {
         guard let raw = scanner.plainString() else {
             let value = try scanner.string()
             if value != last[slot] { last[slot] = value }
             return last[slot]
         }
         let same = last[slot].withUTF8 { previous in
-            previous.count == raw.count && (raw.isEmpty || memcmp(previous.baseAddress!, raw.baseAddress!, raw.count) == 0)
+            previous.count == raw.count
+                && (raw.isEmpty || memcmp(previous.baseAddress!, raw.baseAddress!, raw.count) == 0)
         }
         if !same { last[slot] = String(decoding: raw, as: UTF8.self) }
         return last[slot]
@@ -212,15 +239,31 @@ package struct SharedStrings {
 }
 
 extension BuildState.ItemRecord {
-    fileprivate init(scanner: inout JSONScanner, sharing shared: inout SharedStrings) throws(BuildStateDecoding.Failure) {
-        var type: String?, identifier: String?, team: String?, updateTag: Int?, etag: PackedDigest?, size: Int?
-        var tokenHash: PackedDigest?, fingerprint: PackedDigest?, definitionHash: PackedDigest?, templateName: String?
-        var imagePaths: [String] = [], sourceFile: String?, downloadPath: String?, publicDownloadPath: String?
-        var tokenPath: String?, offer: String?, kind = WalletItemKind.pass
+    fileprivate init(scanner: inout JSONScanner, sharing shared: inout SharedStrings) throws(BuildStateDecoding.Failure)
+    {
+        var type: String?
+        var identifier: String?
+        var team: String?
+        var updateTag: Int?
+        var etag: PackedDigest?
+        var size: Int?
+        var tokenHash: PackedDigest?
+        var fingerprint: PackedDigest?
+        var definitionHash: PackedDigest?
+        var templateName: String?
+        var imagePaths: [String] = []
+        var sourceFile: String?
+        var downloadPath: String?
+        var publicDownloadPath: String?
+        var tokenPath: String?
+        var offer: String?
+        var kind = WalletItemKind.pass
         // Keys are compared as bytes: a String for each of 15 keys of 100,000 records costs more than the values.
         var expected = 0
         try scanner.objectWithRawKeys { scanner, key throws(BuildStateDecoding.Failure) in
-            guard let (field, index) = ItemRecordField.field(named: key, expected: expected) else { return try scanner.skipValue() }
+            guard let (field, index) = ItemRecordField.field(named: key, expected: expected) else {
+                return try scanner.skipValue()
+            }
             expected = index + 1
             switch field {
             case .typeIdentifier: type = try shared.string(0, &scanner)
@@ -250,7 +293,8 @@ extension BuildState.ItemRecord {
             typeIdentifier: try required(type, .typeIdentifier), identifier: try required(identifier, .identifier),
             teamIdentifier: try required(team, .teamIdentifier), updateTag: Int64(try required(updateTag, .updateTag)),
             packedETag: try required(etag, .etag), size: try required(size, .size), tokenHash: tokenHash,
-            fingerprint: try required(fingerprint, .fingerprint), definitionHash: try required(definitionHash, .definitionHash),
+            fingerprint: try required(fingerprint, .fingerprint),
+            definitionHash: try required(definitionHash, .definitionHash),
             templateName: try required(templateName, .templateName), imagePaths: imagePaths,
             sourceFile: try required(sourceFile, .sourceFile), downloadPath: try required(downloadPath, .downloadPath),
             publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
@@ -261,7 +305,9 @@ extension JSONScanner {
     /// `"pass"` or `"order"`; anything else is not a build state this version wrote.
     mutating func itemKind() throws(Failure) -> WalletItemKind {
         let text = try string()
-        guard let kind = WalletItemKind(rawValue: text) else { throw Failure(description: "kind \(text) is neither pass nor order") }
+        guard let kind = WalletItemKind(rawValue: text) else {
+            throw Failure(description: "kind \(text) is neither pass nor order")
+        }
         return kind
     }
 }
@@ -284,7 +330,9 @@ package struct JSONScanner {
     private func byte(_ index: Int) -> UInt8 { base![index] }
 
     private func fail(_ expected: String) -> Failure {
-        Failure(description: position < end ? "expected \(expected) at byte \(position)" : "unexpected end, expected \(expected)")
+        Failure(
+            description: position < end
+                ? "expected \(expected) at byte \(position)" : "unexpected end, expected \(expected)")
     }
 
     private mutating func skipWhitespace() {
@@ -330,7 +378,9 @@ package struct JSONScanner {
     }
 
     /// `object`, with each key as its bytes (valid during the call) instead of a String.
-    package mutating func objectWithRawKeys(_ member: (inout JSONScanner, UnsafeBufferPointer<UInt8>) throws(Failure) -> Void) throws(Failure) {
+    package mutating func objectWithRawKeys(
+        _ member: (inout JSONScanner, UnsafeBufferPointer<UInt8>) throws(Failure) -> Void
+    ) throws(Failure) {
         try expect(UInt8(ascii: "{"), "{")
         if consume(UInt8(ascii: "}")) { return }
         repeat {
@@ -379,7 +429,8 @@ package struct JSONScanner {
             position += 1
         }
         guard position > start else { throw fail("a number") }
-        if position < end, case let next = byte(position), next == UInt8(ascii: ".") || next | 0x20 == UInt8(ascii: "e") {
+        if position < end, case let next = byte(position), next == UInt8(ascii: ".") || next | 0x20 == UInt8(ascii: "e")
+        {
             throw fail("a whole number")
         }
         return negative ? -value : value
@@ -389,7 +440,9 @@ package struct JSONScanner {
     /// else nil, and the scanner does not move.
     package mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
         var index = position
-        while index < end, case let current = byte(index), current == 0x20 || current == 0x09 || current == 0x0A || current == 0x0D { index += 1 }
+        while index < end, case let current = byte(index),
+            current == 0x20 || current == 0x09 || current == 0x0A || current == 0x0D
+        { index += 1 }
         guard index < end, byte(index) == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
         let cursor = quoteOrBackslash(from: start)
@@ -408,7 +461,9 @@ package struct JSONScanner {
             if found != 0 { return cursor + found.trailingZeroBitCount / 8 }
             cursor += 8
         }
-        while cursor < end, case let current = byte(cursor), current != UInt8(ascii: "\""), current != UInt8(ascii: "\\") { cursor += 1 }
+        while cursor < end, case let current = byte(cursor), current != UInt8(ascii: "\""),
+            current != UInt8(ascii: "\\")
+        { cursor += 1 }
         return cursor
     }
 
@@ -425,7 +480,8 @@ package struct JSONScanner {
         while position < end {
             let current = byte(position)
             if current == UInt8(ascii: "\"") {
-                let value = String(decoding: UnsafeBufferPointer(start: base! + start, count: position - start), as: UTF8.self)
+                let value = String(
+                    decoding: UnsafeBufferPointer(start: base! + start, count: position - start), as: UTF8.self)
                 position += 1
                 return value
             }
@@ -444,8 +500,12 @@ package struct JSONScanner {
         while position < end {
             // Each run of plain bytes at once (an ETag is a hash between two escaped quotes).
             let run = position
-            while position < end, case let current = byte(position), current != UInt8(ascii: "\""), current != UInt8(ascii: "\\") { position += 1 }
-            if position > run { utf8.append(contentsOf: UnsafeBufferPointer(start: base! + run, count: position - run)) }
+            while position < end, case let current = byte(position), current != UInt8(ascii: "\""),
+                current != UInt8(ascii: "\\")
+            { position += 1 }
+            if position > run {
+                utf8.append(contentsOf: UnsafeBufferPointer(start: base! + run, count: position - run))
+            }
             guard position < end else { break }
             let current = byte(position)
             position += 1
@@ -464,7 +524,9 @@ package struct JSONScanner {
                 case UInt8(ascii: "t"): utf8.append(0x09)
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
-                    if (0xD800..<0xDC00).contains(scalar), position + 1 < end, byte(position) == UInt8(ascii: "\\"), byte(position + 1) == UInt8(ascii: "u") {
+                    if (0xD800..<0xDC00).contains(scalar), position + 1 < end, byte(position) == UInt8(ascii: "\\"),
+                        byte(position + 1) == UInt8(ascii: "u")
+                    {
                         position += 2
                         let low = try hex4()
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
@@ -499,8 +561,11 @@ package struct JSONScanner {
         skipWhitespace()
         // An ETag, as the build writes it: "\"<32 hex digits>\"".
         if end - position >= 38, byte(position) == UInt8(ascii: "\""), byte(position + 1) == UInt8(ascii: "\\"),
-           byte(position + 2) == UInt8(ascii: "\""), byte(position + 35) == UInt8(ascii: "\\"), byte(position + 36) == UInt8(ascii: "\""),
-           byte(position + 37) == UInt8(ascii: "\""), let etag = PackedDigest(quoting: UnsafeBufferPointer(start: base! + position + 3, count: 32)) {
+            byte(position + 2) == UInt8(ascii: "\""), byte(position + 35) == UInt8(ascii: "\\"),
+            byte(position + 36) == UInt8(ascii: "\""),
+            byte(position + 37) == UInt8(ascii: "\""),
+            let etag = PackedDigest(quoting: UnsafeBufferPointer(start: base! + position + 3, count: 32))
+        {
             position += 38
             return etag
         }
@@ -546,7 +611,8 @@ package struct JSONScanner {
     private mutating func isNull() -> Bool {
         skipWhitespace()
         guard position + 4 <= end, byte(position) == UInt8(ascii: "n"), byte(position + 1) == UInt8(ascii: "u"),
-              byte(position + 2) == UInt8(ascii: "l"), byte(position + 3) == UInt8(ascii: "l") else { return false }
+            byte(position + 2) == UInt8(ascii: "l"), byte(position + 3) == UInt8(ascii: "l")
+        else { return false }
         position += 4
         return true
     }

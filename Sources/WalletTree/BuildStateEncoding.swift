@@ -1,5 +1,5 @@
-import ConcurrencySupport
 package import AtomicFiles
+import ConcurrencySupport
 import PassModel
 
 /// Where the pass records of the state file a build started from are, to
@@ -31,11 +31,15 @@ package enum BuildStateEncoding {
     }
 
     /// Writes the state to `path`, a new file.
-    package static func write(_ state: BuildState, keys: [String], contentFileKeys: [String]? = nil,
-                      rewritten: Set<String>, previous: PreviousStateFile?, to path: String, jobs: Int) throws {
+    package static func write(
+        _ state: BuildState, keys: [String], contentFileKeys: [String]? = nil,
+        rewritten: Set<String>, previous: PreviousStateFile?, to path: String, jobs: Int
+    ) throws {
         var writer = try BufferedFileWriter(creating: path)
-        try write(state, keys: keys, contentFileKeys: contentFileKeys, rewritten: rewritten,
-                  previous: previous, jobs: jobs) { chunk in
+        try write(
+            state, keys: keys, contentFileKeys: contentFileKeys, rewritten: rewritten,
+            previous: previous, jobs: jobs
+        ) { chunk in
             try writer.append(chunk)
         }
         try writer.flush()
@@ -47,15 +51,18 @@ package enum BuildStateEncoding {
     ///   - rewritten: keys of records that differ from those in `previous`;
     ///     every other record that `previous` has is copied from it.
     ///   - emit: called with each chunk of the file, in order.
-    package static func write(_ state: BuildState, keys: [String]? = nil, contentFileKeys: [String]? = nil,
-                      rewritten: Set<String> = [], previous: PreviousStateFile? = nil, jobs: Int,
-                      emit: ([UInt8]) throws -> Void) throws {
+    package static func write(
+        _ state: BuildState, keys: [String]? = nil, contentFileKeys: [String]? = nil,
+        rewritten: Set<String> = [], previous: PreviousStateFile? = nil, jobs: Int,
+        emit: ([UInt8]) throws -> Void
+    ) throws {
         let chunkSize = 1 << 20
         let keys = keys ?? state.passes.keys.sorted()
         // The previous file, when it is still the one the build read.
         var source: RegularFile? = nil
         if let previous, !previous.recordRanges.isEmpty, let file = RegularFile(openingForReading: previous.path),
-           file.stamp == previous.stamp {
+            file.stamp == previous.stamp
+        {
             source = consume file
         }
         let copied = copiedRanges(of: keys, in: source == nil ? [] : previous!.recordRanges, rewritten: rewritten)
@@ -63,7 +70,8 @@ package enum BuildStateEncoding {
         var out: [UInt8] = []
         out.reserveCapacity(chunkSize + 64 * 1024)
         // A window of the previous file: records are read in file order, so one read serves many.
-        var window: [UInt8] = [], windowStart = 0
+        var window: [UInt8] = []
+        var windowStart = 0
         out.append(UInt8(ascii: "{"))
         StateField.version.appendKey(to: &out, first: true)
         out += String(state.version).utf8
@@ -75,9 +83,12 @@ package enum BuildStateEncoding {
         out.append(UInt8(ascii: "{"))
         // Records not copied are encoded here, a batch at a time on every core, just before they
         // are written: a full build of 100,000 passes would otherwise hold some 70 MB of them at once.
-        for batch in stride(from: 0, to: keys.count, by: encodingBatch).map({ $0..<min(keys.count, $0 + encodingBatch) }) {
+        for batch in stride(from: 0, to: keys.count, by: encodingBatch).map({ $0..<min(keys.count, $0 + encodingBatch) }
+        ) {
             let fresh = batch.filter { copied[$0] == nil }
-            var freshBytes = ParallelLoop.map(fresh, jobs: fresh.count < 64 ? 1 : jobs) { index in passes[keys[index]]!.encodedJSON() }[...]
+            var freshBytes = ParallelLoop.map(fresh, jobs: fresh.count < 64 ? 1 : jobs) { index in
+                passes[keys[index]]!.encodedJSON()
+            }[...]
             for index in batch {
                 let key = keys[index]
                 if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -87,8 +98,11 @@ package enum BuildStateEncoding {
                     if range.lowerBound < windowStart || range.upperBound > windowStart + window.count {
                         windowStart = range.lowerBound
                         guard let read = source!.read(at: windowStart, count: max(range.count, 4 * chunkSize)),
-                              read.count >= range.count else {
-                            throw BuildError(.unreadable, "cannot read \(previous!.path) again while writing the new build state; build again")
+                            read.count >= range.count
+                        else {
+                            throw BuildError(
+                                .unreadable,
+                                "cannot read \(previous!.path) again while writing the new build state; build again")
                         }
                         window = read
                     }
@@ -103,14 +117,17 @@ package enum BuildStateEncoding {
             }
         }
         out.append(UInt8(ascii: "}"))
-        try appendContentFilesAndRemovals(of: state, contentFileKeys: contentFileKeys, to: &out, chunkSize: chunkSize,
-                                          emit: emit)
+        try appendContentFilesAndRemovals(
+            of: state, contentFileKeys: contentFileKeys, to: &out, chunkSize: chunkSize,
+            emit: emit)
     }
 
     /// Where each of `keys` is in the previous file (nil: encoded anew). Both lists are in key
     /// order, so they are walked side by side; a dictionary only when they are not.
-    static func copiedRanges(of keys: [String], in previousRanges: [(key: String, range: Range<Int>)],
-                             rewritten: Set<String>) -> [Range<Int>?] {
+    static func copiedRanges(
+        of keys: [String], in previousRanges: [(key: String, range: Range<Int>)],
+        rewritten: Set<String>
+    ) -> [Range<Int>?] {
         var copied = [Range<Int>?](repeating: nil, count: keys.count)
         var lookup: [String: Range<Int>]? = nil
         var cursor = 0
@@ -125,15 +142,19 @@ package enum BuildStateEncoding {
                 cursor += 1
                 continue
             }
-            if lookup == nil { lookup = Dictionary(previousRanges.map { ($0.key, $0.range) }, uniquingKeysWith: { $1 }) }
+            if lookup == nil {
+                lookup = Dictionary(previousRanges.map { ($0.key, $0.range) }, uniquingKeysWith: { $1 })
+            }
             copied[index] = lookup![key]
         }
         return copied
     }
 
     /// The state's `contentFiles` and `removedPasses` members and the closing brace, then the last chunk.
-    static func appendContentFilesAndRemovals(of state: BuildState, contentFileKeys: [String]?, to out: inout [UInt8],
-                                              chunkSize: Int, emit: ([UInt8]) throws -> Void) throws {
+    static func appendContentFilesAndRemovals(
+        of state: BuildState, contentFileKeys: [String]?, to out: inout [UInt8],
+        chunkSize: Int, emit: ([UInt8]) throws -> Void
+    ) throws {
         StateField.contentFiles.appendKey(to: &out)
         out.append(UInt8(ascii: "{"))
         for (index, path) in (contentFileKeys ?? state.contentFiles.keys.sorted()).enumerated() {
@@ -165,11 +186,14 @@ package enum BuildStateEncoding {
     ///
     /// Given `removed`, the caller vouches that every key of `ordered` but those is in `dictionary`, and
     /// they are not looked up (at 100,000 keys, the lookups take most of the time).
-    package static func sortedKeys<Value>(of dictionary: [String: Value], ordered: [String], removed: Set<String>? = nil,
-                                  added: [String]) -> [String] {
+    package static func sortedKeys<Value>(
+        of dictionary: [String: Value], ordered: [String], removed: Set<String>? = nil,
+        added: [String]
+    ) -> [String] {
         var keys: [String] = []
         keys.reserveCapacity(dictionary.count)
-        for key in ordered where removed.map({ $0.isEmpty || !$0.contains(key) }) ?? (dictionary.index(forKey: key) != nil) {
+        for key in ordered
+        where removed.map({ $0.isEmpty || !$0.contains(key) }) ?? (dictionary.index(forKey: key) != nil) {
             if let last = keys.last, !(last < key) { return dictionary.keys.sorted() }
             keys.append(key)
         }
@@ -187,7 +211,8 @@ package enum BuildStateEncoding {
         guard keys.count + extra.count == dictionary.count else { return dictionary.keys.sorted() }
         var merged: [String] = []
         merged.reserveCapacity(dictionary.count)
-        var next = extra.makeIterator(), pending = next.next()
+        var next = extra.makeIterator()
+        var pending = next.next()
         for key in keys {
             while let candidate = pending, candidate < key {
                 merged.append(candidate)
@@ -207,7 +232,9 @@ package enum BuildStateEncoding {
     package static func appendString(_ text: String, to out: inout [UInt8]) {
         var text = text
         let plain = text.withUTF8 { utf8 in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: utf8)
             out.append(UInt8(ascii: "\""))

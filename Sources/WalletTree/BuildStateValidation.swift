@@ -1,6 +1,6 @@
 import ConcurrencySupport
-import PassModel
 package import Foundation
+import PassModel
 
 /// The checks a build state passes before anything in it is used: a state
 /// taken from a destination (`--state-from`, `publish`) comes from a host
@@ -45,10 +45,13 @@ extension BuildState {
     }
 
     /// Decodes and checks a destination's `state.json` and `bundles.json`.
-    package static func decodePublished(_ bytes: [UInt8], bundlesJSON: [UInt8]?, now: Date = Date(),
-                                        jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(BuildError) -> Published {
+    package static func decodePublished(
+        _ bytes: [UInt8], bundlesJSON: [UInt8]?, now: Date = Date(),
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws(BuildError) -> Published {
         guard bytes.count <= maximumPublishedSize else {
-            throw BuildError(.refused, "state.json is larger than \(maximumPublishedSize >> 20) MB (a state of some 300,000 passes)")
+            throw BuildError(
+                .refused, "state.json is larger than \(maximumPublishedSize >> 20) MB (a state of some 300,000 passes)")
         }
         let state: BuildState
         do {
@@ -57,7 +60,8 @@ extension BuildState {
             throw BuildError(.refused, "state.json is not a build state (\(error))")
         }
         guard state.version == currentVersion else {
-            throw BuildError(.refused, "state.json was written by another passforge version (state version \(state.version))")
+            throw BuildError(
+                .refused, "state.json was written by another passforge version (state version \(state.version))")
         }
         try state.check(greatestTag: greatestTag(at: now), jobs: jobs)
         var bundles: [String: BundleRecord] = [:]
@@ -71,17 +75,22 @@ extension BuildState {
             }
         }
         let rows = bundles.keys.sorted().map { "bundle,\($0),\(bundles[$0]!.downloadPath)\n" }.joined()
-        let csv = state.downloadsCSV( jobs: jobs, appending: rows)
+        let csv = state.downloadsCSV(jobs: jobs, appending: rows)
         return Published(state: state, bundlesJSON: keptBundlesJSON, downloadsCSV: Array(csv.utf8))
     }
 
     /// Throws the first problem found, or returns when every record passes. `greatestTag`: the published
     /// bound (`greatestTag(at:)`, the default) or `greatestLocalTag`.
-    package func check(greatestTag greatest: Int64 = BuildState.greatestTag(at: Date()),
-                       jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws(BuildError) {
+    package func check(
+        greatestTag greatest: Int64 = BuildState.greatestTag(at: Date()),
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws(BuildError) {
         func checkTag(_ tag: Int64, _ what: @autoclosure () -> String) throws(BuildError) {
             guard tag >= 0, tag <= greatest else {
-                throw BuildError(.refused, "\(what()) is \(tag), not an update tag of this build's time (0 to \(greatest), milliseconds since 1970)")
+                throw BuildError(
+                    .refused,
+                    "\(what()) is \(tag), not an update tag of this build's time (0 to \(greatest), milliseconds since 1970)"
+                )
             }
         }
         try checkTag(lastUpdateTag, "lastUpdateTag")
@@ -89,7 +98,8 @@ extension BuildState {
         // The pass records on every core: at 100,000 passes they are most of the work.
         let records = Array(passes)
         let chunk = 4096
-        let failures = ParallelLoop.map(Array(stride(from: 0, to: records.count, by: chunk)), jobs: jobs) { start -> BuildError? in
+        let failures = ParallelLoop.map(Array(stride(from: 0, to: records.count, by: chunk)), jobs: jobs) {
+            start -> BuildError? in
             for (key, record) in records[start..<min(records.count, start + chunk)] {
                 do throws(BuildError) { try Self.check(record, key: key, greatestTag: greatest) } catch { return error }
             }
@@ -101,36 +111,57 @@ extension BuildState {
             try checkTag(record.removedTag, "removedTag of removed pass \(key)")
             try Self.checkText(record.tokenHash, "tokenHash of removed pass \(key)")
             for file in record.files where !TreeLayout.isBuildOwned(file) {
-                throw BuildError(.refused, "removed pass \(key) lists file \(Self.quoted(file)), which is not a pass, token link or download path of the output tree")
+                throw BuildError(
+                    .refused,
+                    "removed pass \(key) lists file \(Self.quoted(file)), which is not a pass, token link or download path of the output tree"
+                )
             }
         }
         for (path, file) in contentFiles {
             try Self.checkText(path, "content file path")
             for key in file.passes where !TreeLayout.isPassKey(key) {
-                throw BuildError(.refused, "content file \(Self.quoted(path)) lists pass \(Self.quoted(key)), which is not passTypeIdentifier/serialNumber")
+                throw BuildError(
+                    .refused,
+                    "content file \(Self.quoted(path)) lists pass \(Self.quoted(key)), which is not passTypeIdentifier/serialNumber"
+                )
             }
         }
     }
 
     private static func check(_ record: ItemRecord, key: String, greatestTag: Int64) throws(BuildError) {
-        let type = record.typeIdentifier, serial = record.identifier
+        let type = record.typeIdentifier
+        let serial = record.identifier
         try checkKey(key, type: type, serial: serial, of: "pass")
         guard record.updateTag >= 0, record.updateTag <= greatestTag else {
-            throw BuildError(.refused, "pass \(key) has updateTag \(record.updateTag), not an update tag of this build's time (0 to \(greatestTag), milliseconds since 1970)")
+            throw BuildError(
+                .refused,
+                "pass \(key) has updateTag \(record.updateTag), not an update tag of this build's time (0 to \(greatestTag), milliseconds since 1970)"
+            )
         }
         guard record.size >= 0 else { throw BuildError(.refused, "pass \(key) has a negative size") }
         let kind = record.kind
         guard TreeLayout.isCapabilityDownload(record.downloadPath, kind: kind) else {
-            throw BuildError(.refused, "pass \(key) has downloadPath \(quoted(record.downloadPath)), which is not download/<capability>.\(kind.fileExtension)")
+            throw BuildError(
+                .refused,
+                "pass \(key) has downloadPath \(quoted(record.downloadPath)), which is not download/<capability>.\(kind.fileExtension)"
+            )
         }
-        if let path = record.publicDownloadPath, !TreeLayout.isPublicDownloadPath(path, kind: kind, type: type, serial: serial) {
-            throw BuildError(.refused, "pass \(key) has publicDownloadPath \(quoted(path)), which is not download/\(key).\(kind.fileExtension)")
+        if let path = record.publicDownloadPath,
+            !TreeLayout.isPublicDownloadPath(path, kind: kind, type: type, serial: serial)
+        {
+            throw BuildError(
+                .refused,
+                "pass \(key) has publicDownloadPath \(quoted(path)), which is not download/\(key).\(kind.fileExtension)"
+            )
         }
         if let path = record.tokenPath, !TreeLayout.isTokenPath(path, type: type, serial: serial) {
-            throw BuildError(.refused, "pass \(key) has tokenPath \(quoted(path)), which is not by-token/\(key).<token>")
+            throw BuildError(
+                .refused, "pass \(key) has tokenPath \(quoted(path)), which is not by-token/\(key).<token>")
         }
         if let offer = record.offer, !IdentifierPatterns.isOfferName(offer) {
-            throw BuildError(.refused, "pass \(key) has offer \(quoted(offer)), which is not an offer name (\(IdentifierPatterns.offerName))")
+            throw BuildError(
+                .refused,
+                "pass \(key) has offer \(quoted(offer)), which is not an offer name (\(IdentifierPatterns.offerName))")
         }
         try checkText(record.etag, "etag of pass \(key)")
         try checkText(record.teamIdentifier, "teamIdentifier of pass \(key)")
@@ -142,13 +173,22 @@ extension BuildState {
     /// `key` is `type/serial`, and both match their patterns.
     private static func checkKey(_ key: String, type: String, serial: String, of what: String) throws(BuildError) {
         guard TreeLayout.isPassType(type) else {
-            throw BuildError(.refused, "\(what) \(quoted(key)) has passTypeIdentifier \(quoted(type)), which does not match [A-Za-z0-9][A-Za-z0-9.-]*")
+            throw BuildError(
+                .refused,
+                "\(what) \(quoted(key)) has passTypeIdentifier \(quoted(type)), which does not match [A-Za-z0-9][A-Za-z0-9.-]*"
+            )
         }
         guard TreeLayout.isSerial(serial) else {
-            throw BuildError(.refused, "\(what) \(quoted(key)) has serialNumber \(quoted(serial)), which does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}")
+            throw BuildError(
+                .refused,
+                "\(what) \(quoted(key)) has serialNumber \(quoted(serial)), which does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}"
+            )
         }
         guard TreeLayout.isKey(key, type: type, serial: serial) else {
-            throw BuildError(.refused, "\(what) \(quoted(key)) is listed under a key that is not its passTypeIdentifier/serialNumber (\(type)/\(serial))")
+            throw BuildError(
+                .refused,
+                "\(what) \(quoted(key)) is listed under a key that is not its passTypeIdentifier/serialNumber (\(type)/\(serial))"
+            )
         }
     }
 
@@ -162,11 +202,15 @@ extension BuildState {
                 let byte = bytes[index]
                 if byte < 0x20 || byte == 0x7F { return false }
                 if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] <= 0x9F { return false }
-                if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] == 0xBD { return false }
+                if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] == 0xBD {
+                    return false
+                }
             }
             return true
         }
-        guard clean else { throw BuildError(.refused, "\(what()) \(quoted(text)) holds a control character or invalid UTF-8") }
+        guard clean else {
+            throw BuildError(.refused, "\(what()) \(quoted(text)) holds a control character or invalid UTF-8")
+        }
     }
 
     /// `text` in double quotes, every byte but printable ASCII written as `\u{…}`, cut short: safe in one line of

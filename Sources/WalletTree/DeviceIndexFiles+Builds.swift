@@ -13,7 +13,9 @@ extension DeviceIndexFiles {
     /// again), so that the tags and identifier lists a static host serves
     /// follow the new build. Returns the number of index files written or removed.
     @discardableResult
-    package func refresh(changed: [String], committed state: BuildState, store: any RegistrationStore) async throws -> Int {
+    package func refresh(changed: [String], committed state: BuildState, store: any RegistrationStore) async throws
+        -> Int
+    {
         guard !changed.isEmpty else { return 0 }
         let count = try await refresh(passes: changed, store: store, snapshot: state)
         try recordIndexed(lastUpdateTag: state.lastUpdateTag)
@@ -32,7 +34,8 @@ extension DeviceIndexFiles {
             return 0
         }
         guard index.lastUpdateTag > indexed else { return 0 }
-        let changed = index.items.values.filter { $0.updateTag > indexed }.map(\.key.text)
+        let changed =
+            index.items.values.filter { $0.updateTag > indexed }.map(\.key.text)
             + index.removedItems.values.filter { $0.removedTag > indexed }.map(\.key.text)
         let count = changed.isEmpty ? 0 : try await refresh(passes: changed, store: store, snapshot: index)
         try recordIndexed(lastUpdateTag: index.lastUpdateTag)

@@ -32,7 +32,9 @@ extension DeviceIndexFiles {
         var emptied: [String] = []
         for entry in entries where entry.isDirectory {
             let registrations = "\(devices)/\(entry.name)/\(TreeLayout.legacyRegistrationsFolderName)"
-            guard AtomicFileSystem.isDirectory(registrations), let files = AtomicFileSystem.directoryEntries(registrations) else {
+            guard AtomicFileSystem.isDirectory(registrations),
+                let files = AtomicFileSystem.directoryEntries(registrations)
+            else {
                 continue
             }
             for file in files where !file.isDirectory {
@@ -42,7 +44,8 @@ extension DeviceIndexFiles {
                     try AtomicFileSystem.remove(old)
                     continue
                 }
-                let new = TreeLayout.path(TreeLayout.deviceIndexPath(device: entry.name, type: file.name), in: outputDirectory)
+                let new = TreeLayout.path(
+                    TreeLayout.deviceIndexPath(device: entry.name, type: file.name), in: outputDirectory)
                 let folder = String(TreeLayout.parentFolder(of: new))
                 if folders.insert(folder).inserted { try createFolder(folder) }
                 if AtomicFileSystem.exists(new) {
@@ -67,6 +70,7 @@ extension DeviceIndexFiles {
     static func isTemporaryName(_ name: String) -> Bool {
         guard let range = name.range(of: ".tmp-", options: .backwards) else { return false }
         let rest = name[range.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
-        return rest.count == 2 && rest.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+        return rest.count == 2
+            && rest.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
     }
 }

@@ -49,7 +49,9 @@ package final class DeviceIndexFiles: Sendable {
 
     /// The file's bytes, or nil when none of `serialNumbers` is a built pass
     /// (then there is no file: nothing to list).
-    package static func render(serialNumbers: [String], passTypeIdentifier: String, snapshot: some UpdateTags) -> [UInt8]? {
+    package static func render(serialNumbers: [String], passTypeIdentifier: String, snapshot: some UpdateTags)
+        -> [UInt8]?
+    {
         var listed: [String] = []
         var lastUpdated = Int64.min
         var kind = WalletItemKind.pass
@@ -113,8 +115,8 @@ package final class DeviceIndexFiles: Sendable {
 
     /// FNV-1a of the device: the same shard in every process.
     package static func shard(of device: String) -> UInt32 {
-        var hash: UInt32 = 2166136261
-        for byte in device.utf8 { hash = (hash ^ UInt32(byte)) &* 16777619 }
+        var hash: UInt32 = 2_166_136_261
+        for byte in device.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         return hash % shardCount
     }
 
@@ -132,15 +134,20 @@ package final class DeviceIndexFiles: Sendable {
         // Within the batch, only the newest change of each index matters.
         var newest: [String: (change: RegistrationChange, snapshot: Tags)] = [:]
         for item in changes {
-            let relative = Self.relativePath(device: item.change.index.device, passTypeIdentifier: item.change.index.passTypeIdentifier)
+            let relative = Self.relativePath(
+                device: item.change.index.device, passTypeIdentifier: item.change.index.passTypeIdentifier)
             if let current = newest[relative], current.change.revision >= item.change.revision { continue }
             newest[relative] = item
         }
-        try commit(newest.map { relative, item in
-            Pending(relative: relative, device: item.change.index.device, revision: item.change.revision,
-                    bytes: Self.render(serialNumbers: item.change.index.serialNumbers, passTypeIdentifier: item.change.index.passTypeIdentifier,
-                                       snapshot: item.snapshot))
-        })
+        try commit(
+            newest.map { relative, item in
+                Pending(
+                    relative: relative, device: item.change.index.device, revision: item.change.revision,
+                    bytes: Self.render(
+                        serialNumbers: item.change.index.serialNumbers,
+                        passTypeIdentifier: item.change.index.passTypeIdentifier,
+                        snapshot: item.snapshot))
+            })
     }
 
     /// Writes the given indices whatever was written before (a build's refresh), in one batch.
@@ -151,8 +158,12 @@ package final class DeviceIndexFiles: Sendable {
     }
 
     private func pending(_ index: DeviceIndex, snapshot: some UpdateTags) -> Pending {
-        Pending(relative: Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier), device: index.device,
-                revision: nil, bytes: Self.render(serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot))
+        Pending(
+            relative: Self.relativePath(device: index.device, passTypeIdentifier: index.passTypeIdentifier),
+            device: index.device,
+            revision: nil,
+            bytes: Self.render(
+                serialNumbers: index.serialNumbers, passTypeIdentifier: index.passTypeIdentifier, snapshot: snapshot))
     }
 
     /// Rewrites the index of every device holding one of `passes` (keys
@@ -161,7 +172,9 @@ package final class DeviceIndexFiles: Sendable {
     /// `lastUpdated` and the lists of a static host follow the new build.
     /// Returns the number of indices written or removed.
     @discardableResult
-    package func refresh(passes: some Sequence<String>, store: any RegistrationStore, snapshot: some UpdateTags) async throws -> Int {
+    package func refresh(passes: some Sequence<String>, store: any RegistrationStore, snapshot: some UpdateTags)
+        async throws -> Int
+    {
         var serialsByType: [String: [String]] = [:]
         for key in passes {
             guard let (type, identifier) = ItemKey.split(key) else { continue }
@@ -176,7 +189,9 @@ package final class DeviceIndexFiles: Sendable {
         var count = 0
         for (type, serials) in serialsByType.sorted(by: { $0.key < $1.key }) {
             let indices = try await store.indices(holding: type, serialNumbers: serials)
-            try await pool.run { [self] in try commit(indices.map { pending($0, snapshot: snapshot) }, shardLocksHeld: true) }
+            try await pool.run { [self] in
+                try commit(indices.map { pending($0, snapshot: snapshot) }, shardLocksHeld: true)
+            }
             count += indices.count
         }
         return count
@@ -216,7 +231,8 @@ package final class DeviceIndexFiles: Sendable {
         try AtomicFileSystem.syncFiles(staged.compactMap(\.temporary))
         while let (item, temporary) = staged.popLast() {
             // Blocks this thread while a build refreshes: callers run on the blocking pool's threads.
-            let shardLock = shardLocksHeld ? nil : try FileLock.acquire(shardLockPath(Self.shard(of: item.device)), blocking: true)
+            let shardLock =
+                shardLocksHeld ? nil : try FileLock.acquire(shardLockPath(Self.shard(of: item.device)), blocking: true)
             defer { shardLock?.release() }
             try lock(for: item.device).withLock {
                 guard item.revision.map({ claim(item.relative, revision: $0) }) ?? true else {
@@ -276,9 +292,12 @@ package struct UpdatableItemsBody: Sendable {
     }
 
     package func encoded() -> [UInt8] {
-        JSONValue.object(JSONObject([
-            (kind.indexIdentifiersKey, .array(identifiers.map(JSONValue.string))), (kind.indexTagKey, .string(String(lastUpdated))),
-        ])).serialized()
+        JSONValue.object(
+            JSONObject([
+                (kind.indexIdentifiersKey, .array(identifiers.map(JSONValue.string))),
+                (kind.indexTagKey, .string(String(lastUpdated))),
+            ])
+        ).serialized()
     }
 }
 

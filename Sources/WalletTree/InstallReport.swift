@@ -44,7 +44,8 @@ package struct InstallReport: Sendable, Equatable {
         var groupOfKey: [String: Group] = [:]
         for item in items where item.kind == .pass {
             let key = item.key.text
-            let group = Group(passTypeIdentifier: item.typeIdentifier, template: item.templateName, offer: item.offer ?? "")
+            let group = Group(
+                passTypeIdentifier: item.typeIdentifier, template: item.templateName, offer: item.offer ?? "")
             groupOfKey[key] = group
             groups[group, default: Counts()].issued += 1
         }
@@ -72,8 +73,10 @@ package struct InstallReport: Sendable, Equatable {
         for (index, group) in groups.keys.sorted().enumerated() {
             let counts = groups[group]!
             text += index == 0 ? "\n" : ",\n"
-            text += "  {\"passTypeIdentifier\": \(Self.quoted(group.passTypeIdentifier)), \"template\": \(Self.quoted(group.template)), "
-            text += "\"offer\": \(group.offer.isEmpty ? "null" : Self.quoted(group.offer)), \"issued\": \(counts.issued), "
+            text +=
+                "  {\"passTypeIdentifier\": \(Self.quoted(group.passTypeIdentifier)), \"template\": \(Self.quoted(group.template)), "
+            text +=
+                "\"offer\": \(group.offer.isEmpty ? "null" : Self.quoted(group.offer)), \"issued\": \(counts.issued), "
             text += "\"onDevices\": \(counts.onDevices), \"everAdded\": \(counts.everAdded), "
             text += "\"shareEverAdded\": \((counts.shareEverAdded * 10_000).rounded() / 10_000), \"days\": ["
             text += counts.days.keys.sorted().map { day in

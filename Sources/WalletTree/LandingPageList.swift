@@ -21,9 +21,13 @@ package struct LandingPageList: Sendable, Equatable {
     package var badges: [String: LandingFileRecord]
     package var orderBadges: [String: LandingFileRecord]
 
-    package init(configuration: String, baseURL: String, pages: [String: LandingPageRecord] = [:],
-                 badges: [String: LandingFileRecord] = [:], orderBadges: [String: LandingFileRecord] = [:]) {
-        (self.configuration, self.baseURL, self.pages, self.badges, self.orderBadges) = (configuration, baseURL, pages, badges, orderBadges)
+    package init(
+        configuration: String, baseURL: String, pages: [String: LandingPageRecord] = [:],
+        badges: [String: LandingFileRecord] = [:], orderBadges: [String: LandingFileRecord] = [:]
+    ) {
+        (self.configuration, self.baseURL, self.pages, self.badges, self.orderBadges) = (
+            configuration, baseURL, pages, badges, orderBadges
+        )
     }
 
     /// Every file the list names.
@@ -53,7 +57,8 @@ package struct LandingPageList: Sendable, Equatable {
         }
         for key in pages.keys.sorted() {
             let page = pages[key]!
-            text += "page\t\(key)\t\(page.sourceETag)\t\(page.expiresAt.map(String.init) ?? "-")\t\(page.unavailable ? 1 : 0)"
+            text +=
+                "page\t\(key)\t\(page.sourceETag)\t\(page.expiresAt.map(String.init) ?? "-")\t\(page.unavailable ? 1 : 0)"
             for file in page.files { text += "\t\(file.path)\t\(file.etag)\t\(file.size)" }
             text += "\n"
         }
@@ -70,9 +75,13 @@ package struct LandingPageList: Sendable, Equatable {
 
     /// The header of the list in `output`, reading its first line only; nil when there is none.
     package static func header(in output: String) -> Header? {
-        guard let file = RegularFile(openingForReading: TreeLayout.path(path, in: output)), let bytes = file.read(at: 0, count: 4096),
-              let end = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        let fields = bytes[..<end].split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard let file = RegularFile(openingForReading: TreeLayout.path(path, in: output)),
+            let bytes = file.read(at: 0, count: 4096),
+            let end = bytes.firstIndex(of: UInt8(ascii: "\n"))
+        else { return nil }
+        let fields = bytes[..<end].split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         guard fields.count >= 3, fields[0] == magic else { return nil }
         return Header(configuration: fields[1], nextExpiry: Int64(fields[2]))
     }
@@ -81,7 +90,9 @@ package struct LandingPageList: Sendable, Equatable {
     package init?(decoding bytes: [UInt8]) {
         var lines = bytes.split(separator: UInt8(ascii: "\n"))[...]
         func fields(_ line: ArraySlice<UInt8>) -> [String] {
-            line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
         }
         guard let first = lines.popFirst() else { return nil }
         let header = fields(first)
@@ -98,11 +109,14 @@ package struct LandingPageList: Sendable, Equatable {
                 guard parts.count >= 8, (parts.count - 5) % 3 == 0 else { return nil }
                 var files: [LandingFileRecord] = []
                 for index in stride(from: 5, to: parts.count, by: 3) {
-                    guard let file = LandingFileRecord(parts[index], parts[index + 1], parts[index + 2]) else { return nil }
+                    guard let file = LandingFileRecord(parts[index], parts[index + 1], parts[index + 2]) else {
+                        return nil
+                    }
                     files.append(file)
                 }
-                pages[parts[1]] = LandingPageRecord(key: parts[1], sourceETag: parts[2], files: files, expiresAt: Int64(parts[3]),
-                                                    unavailable: parts[4] == "1")
+                pages[parts[1]] = LandingPageRecord(
+                    key: parts[1], sourceETag: parts[2], files: files, expiresAt: Int64(parts[3]),
+                    unavailable: parts[4] == "1")
             default:
                 return nil
             }
@@ -122,8 +136,10 @@ package struct LandingFileRecord: Sendable, Equatable {
 
     /// nil unless the path is a landing file of the tree (`TreeLayout.isBuildOwned`, under `download/`).
     init?(_ path: String, _ etag: String, _ size: String) {
-        guard let size = Int(size), size >= 0, path.hasPrefix("\(TreeLayout.downloadFolder)/"), TreeLayout.isBuildOwned(path),
-              !etag.isEmpty else { return nil }
+        guard let size = Int(size), size >= 0, path.hasPrefix("\(TreeLayout.downloadFolder)/"),
+            TreeLayout.isBuildOwned(path),
+            !etag.isEmpty
+        else { return nil }
         self.init(path: path, etag: etag, size: size)
     }
 }
@@ -143,7 +159,9 @@ package struct LandingPageRecord: Sendable, Equatable {
     package var unavailable: Bool
 
     package init(key: String, sourceETag: String, files: [LandingFileRecord], expiresAt: Int64?, unavailable: Bool) {
-        (self.key, self.sourceETag, self.files, self.expiresAt, self.unavailable) = (key, sourceETag, files, expiresAt, unavailable)
+        (self.key, self.sourceETag, self.files, self.expiresAt, self.unavailable) = (
+            key, sourceETag, files, expiresAt, unavailable
+        )
     }
 
     /// The default page: `download/<capability>.html`.

@@ -1,5 +1,5 @@
-import ConcurrencySupport
 package import AtomicFiles
+import ConcurrencySupport
 import Foundation
 package import PassModel
 import Synchronization
@@ -24,7 +24,6 @@ package struct OutputTree: Sendable {
     /// The staging folder, relative to the output folder.
     package static let stagingFolder = TreeLayout.stagingFolder
     package var stagingFolder: String { Self.stagingFolder }
-
 
     /// One change to the tree, relative to the output folder.
     package struct Operation: Codable, Sendable {
@@ -58,7 +57,10 @@ package struct OutputTree: Sendable {
         /// downloads.csv inline, as journals written before it was staged held it: only read, to finish such a build.
         package var inlineDownloadsList: String?
 
-        package init(operations: [Operation], stagedState: String, stagedDownloadsList: String?, inlineDownloadsList: String? = nil) {
+        package init(
+            operations: [Operation], stagedState: String, stagedDownloadsList: String?,
+            inlineDownloadsList: String? = nil
+        ) {
             (self.operations, self.stagedState, self.stagedDownloadsList, self.inlineDownloadsList) =
                 (operations, stagedState, stagedDownloadsList, inlineDownloadsList)
         }
@@ -95,7 +97,9 @@ package struct OutputTree: Sendable {
     /// each for a few (syncfs also waits for every other dirty file of the
     /// file system, which on a busy machine takes longer than a few fsyncs).
     private func syncStaged() throws(AtomicFileSystem.Failure) {
-        var files: [String] = [], folders = [stagingDirectory], next = 0
+        var files: [String] = []
+        var folders = [stagingDirectory]
+        var next = 0
         while next < folders.count, files.count <= 64 {
             for entry in AtomicFileSystem.directoryEntries(folders[next]) ?? [] {
                 let path = "\(folders[next])/\(entry.name)"
@@ -136,12 +140,16 @@ package struct OutputTree: Sendable {
     private func checkStagedFolder(_ source: String, as path: String) throws {
         guard let entries = AtomicFileSystem.directoryEntries(self.path(source)) else { return }  // moved already
         for entry in entries {
-            let target = "\(path)/\(entry.name)", staged = "\(source)/\(entry.name)"
+            let target = "\(path)/\(entry.name)"
+            let staged = "\(source)/\(entry.name)"
             switch AtomicFileSystem.entryKind(self.path(staged)) {
             case .regularFile? where TreeLayout.isBuildOwned(target): continue
             case .directory? where TreeLayout.isBuildOwnedFolder(target): try checkStagedFolder(staged, as: target)
             default:
-                throw BuildError(.refused, "refusing to move \(BuildState.quoted(source)) to \(BuildState.quoted(path)) (in \(journalPath)): it holds \(BuildState.quoted(staged)), which is not a pass, token link or download of the output tree; the staged files are damaged — delete the output folder's .passforge/ and build again")
+                throw BuildError(
+                    .refused,
+                    "refusing to move \(BuildState.quoted(source)) to \(BuildState.quoted(path)) (in \(journalPath)): it holds \(BuildState.quoted(staged)), which is not a pass, token link or download of the output tree; the staged files are damaged — delete the output folder's .passforge/ and build again"
+                )
             }
         }
     }
@@ -152,8 +160,10 @@ package struct OutputTree: Sendable {
     /// waits for another's lock on that folder. A build's journal lists the
     /// moves of whole folders first, so that the moves and links after them
     /// find their folders.
-    private func apply(_ journal: Journal, checked: Bool = false, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-                       stall: (String) -> Void = { _ in }) throws {
+    private func apply(
+        _ journal: Journal, checked: Bool = false, jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+        stall: (String) -> Void = { _ in }
+    ) throws {
         if !checked { try Self.check(journal, path: journalPath) }
         var folders = Set<String>()
         var start = 0
@@ -213,13 +223,22 @@ package struct OutputTree: Sendable {
     package static func check(_ journal: Journal, path journalPath: String) throws {
         func refuse(_ operation: Operation) -> BuildError {
             let source = operation.source.map { " from \(BuildState.quoted($0))" } ?? ""
-            return BuildError(.refused, "refusing to \(operation.kind.rawValue) \(BuildState.quoted(operation.path))\(source) (in \(journalPath)): it is not a pass, token link, download or bundle path of the output tree; the build state or bundles.json that lists it is damaged — delete the output folder's .passforge/ and build again")
+            return BuildError(
+                .refused,
+                "refusing to \(operation.kind.rawValue) \(BuildState.quoted(operation.path))\(source) (in \(journalPath)): it is not a pass, token link, download or bundle path of the output tree; the build state or bundles.json that lists it is damaged — delete the output folder's .passforge/ and build again"
+            )
         }
         if let list = journal.stagedDownloadsList, !isStaged(list) {
-            throw BuildError(.refused, "\(journalPath) stages downloads.csv at \(BuildState.quoted(list)), outside \(stagingFolder)/; delete it and build again")
+            throw BuildError(
+                .refused,
+                "\(journalPath) stages downloads.csv at \(BuildState.quoted(list)), outside \(stagingFolder)/; delete it and build again"
+            )
         }
         guard isStaged(journal.stagedState) else {
-            throw BuildError(.refused, "\(journalPath) stages the build state at \(BuildState.quoted(journal.stagedState)), outside \(stagingFolder)/; delete it and build again")
+            throw BuildError(
+                .refused,
+                "\(journalPath) stages the build state at \(BuildState.quoted(journal.stagedState)), outside \(stagingFolder)/; delete it and build again"
+            )
         }
         for operation in journal.operations {
             switch operation.kind {
@@ -228,12 +247,15 @@ package struct OutputTree: Sendable {
                 guard TreeLayout.isBuildOwned(operation.path) || operation.path == TreeLayout.landingPageListPath
                 else { throw refuse(operation) }
             case .move, .link:
-                guard TreeLayout.isBuildOwned(operation.path) || operation.path == BundleList.path
+                guard
+                    TreeLayout.isBuildOwned(operation.path) || operation.path == BundleList.path
                         || operation.path == TreeLayout.landingPageListPath,
-                      let source = operation.source, isStaged(source) || TreeLayout.isBuildOwned(source) else { throw refuse(operation) }
+                    let source = operation.source, isStaged(source) || TreeLayout.isBuildOwned(source)
+                else { throw refuse(operation) }
             case .moveFolder:
                 // Only the folder staged for that very path: what it holds is checked before it moves (`checkStagedFolder`).
-                guard TreeLayout.isBuildOwnedFolder(operation.path), operation.source == TreeLayout.stagedPath(of: operation.path)
+                guard TreeLayout.isBuildOwnedFolder(operation.path),
+                    operation.source == TreeLayout.stagedPath(of: operation.path)
                 else { throw refuse(operation) }
             }
         }
@@ -249,8 +271,12 @@ package struct OutputTree: Sendable {
             var start = prefix.count
             for index in prefix.count...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
                 let length = index - start
-                if length == 0 || (bytes[start] == UInt8(ascii: ".") && (length == 1 || (length == 2 && bytes[start + 1] == UInt8(ascii: "."))))
-                { return false }
+                if length == 0
+                    || (bytes[start] == UInt8(ascii: ".")
+                        && (length == 1 || (length == 2 && bytes[start + 1] == UInt8(ascii: "."))))
+                {
+                    return false
+                }
                 start = index + 1
             }
             for byte in bytes where byte < 0x20 || byte == 0x7F { return false }
@@ -270,7 +296,8 @@ package struct OutputTree: Sendable {
                     let group = groups[index]
                     try AtomicFileSystem.createDirectory(String(TreeLayout.parentFolder(of: tree.path(group[0].path))))
                     for operation in group {
-                        let source = tree.path(operation.source!), path = tree.path(operation.path)
+                        let source = tree.path(operation.source!)
+                        let path = tree.path(operation.path)
                         if operation.kind == .move {
                             try AtomicFileSystem.renameIfPresent(source, to: path)
                         } else {
@@ -303,15 +330,22 @@ package struct OutputTree: Sendable {
 /// longer for 40,000 operations. The format is what `Codable` gives.
 extension OutputTree.Journal {
     package var json: JSONValue {
-        .object(JSONObject([
-            ("operations", .array(operations.map { operation in
-                var object = JSONObject([("kind", .string(operation.kind.rawValue)), ("path", .string(operation.path))])
-                if let source = operation.source { object["source"] = .string(source) }
-                return .object(object)
-            })),
-            ("stagedDownloadsList", stagedDownloadsList.map(JSONValue.string) ?? .null),
-            ("stagedState", .string(stagedState)),
-        ]))
+        .object(
+            JSONObject([
+                (
+                    "operations",
+                    .array(
+                        operations.map { operation in
+                            var object = JSONObject([
+                                ("kind", .string(operation.kind.rawValue)), ("path", .string(operation.path)),
+                            ])
+                            if let source = operation.source { object["source"] = .string(source) }
+                            return .object(object)
+                        })
+                ),
+                ("stagedDownloadsList", stagedDownloadsList.map(JSONValue.string) ?? .null),
+                ("stagedState", .string(stagedState)),
+            ]))
     }
 
     /// `json.serialized()`, written straight to bytes: no tree of 400,000 operations in memory.
@@ -356,14 +390,17 @@ extension OutputTree.Journal {
         let inline = json["downloadsCSV"]?.stringValue
         let stagedList = json["stagedDownloadsList"]?.stringValue
         guard let staged = json["stagedState"]?.stringValue, let list = json["operations"]?.arrayValue,
-              stagedList != nil || inline != nil else { throw BuildError(.unreadable, "the journal is not a passforge journal") }
+            stagedList != nil || inline != nil
+        else { throw BuildError(.unreadable, "the journal is not a passforge journal") }
         var operations: [OutputTree.Operation] = []
         operations.reserveCapacity(list.count)
         for item in list {
             guard let kind = item["kind"]?.stringValue.flatMap(OutputTree.Operation.Kind.init(rawValue:)),
-                  let path = item["path"]?.stringValue else { throw BuildError(.unreadable, "the journal is not a passforge journal") }
+                let path = item["path"]?.stringValue
+            else { throw BuildError(.unreadable, "the journal is not a passforge journal") }
             operations.append(OutputTree.Operation(kind: kind, path: path, source: item["source"]?.stringValue))
         }
-        self.init(operations: operations, stagedState: staged, stagedDownloadsList: stagedList, inlineDownloadsList: inline)
+        self.init(
+            operations: operations, stagedState: staged, stagedDownloadsList: stagedList, inlineDownloadsList: inline)
     }
 }

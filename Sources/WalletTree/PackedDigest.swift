@@ -26,7 +26,9 @@ package struct PackedDigest: Sendable, Equatable {
     /// The text `"` + `digits` + `"`, when `digits` are 32 lowercase hex digits (an ETag, read
     /// without unescaping its quotes first); else nil.
     package init?(quoting digits: UnsafeBufferPointer<UInt8>) {
-        guard digits.count == 32, let a = Self.word(digits, at: 0), let b = Self.word(digits, at: 16) else { return nil }
+        guard digits.count == 32, let a = Self.word(digits, at: 0), let b = Self.word(digits, at: 16) else {
+            return nil
+        }
         form = .quoted128(a, b)
     }
 
@@ -71,7 +73,8 @@ package struct PackedDigest: Sendable, Equatable {
         func write(_ word: UInt64, at offset: Int) {
             let digits: StaticString = "0123456789abcdef"
             for index in 0..<16 {
-                buffer[offset + index] = digits.utf8Start[Int(truncatingIfNeeded: (word >> UInt64(60 - 4 * index)) & 0xF)]
+                buffer[offset + index] =
+                    digits.utf8Start[Int(truncatingIfNeeded: (word >> UInt64(60 - 4 * index)) & 0xF)]
             }
         }
         switch form {
@@ -91,7 +94,9 @@ package struct PackedDigest: Sendable, Equatable {
 
     private static func packedForm(of utf8: UnsafeBufferPointer<UInt8>) -> Form? {
         if utf8.count == 64 {
-            guard let a = word(utf8, at: 0), let b = word(utf8, at: 16), let c = word(utf8, at: 32), let d = word(utf8, at: 48) else { return nil }
+            guard let a = word(utf8, at: 0), let b = word(utf8, at: 16), let c = word(utf8, at: 32),
+                let d = word(utf8, at: 48)
+            else { return nil }
             return .sha256(a, b, c, d)
         }
         if utf8.count == 34, utf8[0] == UInt8(ascii: "\""), utf8[33] == UInt8(ascii: "\"") {
@@ -110,7 +115,8 @@ package struct PackedDigest: Sendable, Equatable {
         var invalid: UInt8 = 0
         for index in 0..<16 {
             let character = digits[index]
-            let decimal = character &- UInt8(ascii: "0"), letter = character &- UInt8(ascii: "a")
+            let decimal = character &- UInt8(ascii: "0")
+            let letter = character &- UInt8(ascii: "a")
             let isDecimal = decimal < 10
             invalid |= (isDecimal ? 0 : 1) & (letter < 6 ? 0 : 1)
             value = value << 4 | UInt64(isDecimal ? decimal : letter &+ 10)

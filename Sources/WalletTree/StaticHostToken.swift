@@ -10,8 +10,10 @@ package enum StaticHostToken {
     package static let description = "16 to 100 characters of A–Z, a–z, 0–9, '-' and '_'"
 
     package static func isValid(_ token: some StringProtocol) -> Bool {
-        (minimumLength...maximumLength).contains(token.utf8.count) && token.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
-        }
+        (minimumLength...maximumLength).contains(token.utf8.count)
+            && token.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x5F
+            }
     }
 }

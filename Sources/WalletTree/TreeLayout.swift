@@ -65,7 +65,8 @@ package enum TreeLayout {
     package static let publishedStateFiles = [bundleListPath, downloadsListPath, statePath]
 
     /// The folders that hold the build's files, deepest first: never removed when they empty.
-    package static let topFolders = WalletItemKind.allCases.map { itemFolder($0) } + [downloadFolder, tokenFolder, "v1"]
+    package static let topFolders =
+        WalletItemKind.allCases.map { itemFolder($0) } + [downloadFolder, tokenFolder, "v1"]
 
     /// `v1/passes` or `v1/orders`.
     package static func itemFolder(_ kind: WalletItemKind) -> String { "v1/\(kind.webServiceFolder)" }
@@ -78,7 +79,6 @@ package enum TreeLayout {
     package static func itemPath(kind: WalletItemKind, type: String, identifier: String) -> String {
         "\(itemFolder(kind))/\(type)/\(identifier)"
     }
-
 
     /// `by-token/<type>/<identifier>.<token>`: the same bytes under a name a static host finds from the
     /// `Authorization: ApplePass|AppleOrder <token>` header.
@@ -116,7 +116,9 @@ package enum TreeLayout {
 
     /// `download/<name>.svg|.png`: a badge file of the project (`name` is `badge-<language>` or
     /// `order-badge-<language>`), linked by every landing page and email snippet of that language.
-    package static func badgePath(name: String, fileExtension: String) -> String { "\(downloadFolder)/\(name).\(fileExtension)" }
+    package static func badgePath(name: String, fileExtension: String) -> String {
+        "\(downloadFolder)/\(name).\(fileExtension)"
+    }
 
     /// The capability of a landing page, logo or download path (`download/<capability>.…`), or nil.
     package static func capability(ofDownloadPath path: String) -> Substring? {
@@ -134,7 +136,9 @@ package enum TreeLayout {
     /// `v1/devices/<type>/<device>`: one device's index of one type, Apple's SerialNumbers object. One file
     /// per device and type, no folder of the device's own: one 4 KiB block on ext4 instead of three. The
     /// static configs map Apple's URL `/v1/devices/<device>/registrations/<type>` to it.
-    package static func deviceIndexPath(device: String, type: String) -> String { "\(deviceIndexFolder(type: type))/\(device)" }
+    package static func deviceIndexPath(device: String, type: String) -> String {
+        "\(deviceIndexFolder(type: type))/\(device)"
+    }
 
     /// `registrations`: the folder of a device in the layout before the per-type folders,
     /// `v1/devices/<device>/registrations/<type>`; read only to migrate it (`DeviceIndexFiles.migrateLegacyLayout`).
@@ -159,7 +163,8 @@ package enum TreeLayout {
         if path == downloadFolder { return true }
         var path = path
         return path.withUTF8 { bytes in
-            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), isPassType(bytes, (slash + 1)..<bytes.count) else { return false }
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), isPassType(bytes, (slash + 1)..<bytes.count)
+            else { return false }
             switch slash {
             case 9: return matches(bytes, 0, "v1/passes/") || matches(bytes, 0, "v1/orders/")
             case 8: return matches(bytes, 0, "by-token/") || matches(bytes, 0, "download/")
@@ -169,7 +174,8 @@ package enum TreeLayout {
     }
 
     /// `download/<capability>.pkpass` (`.order` for `kind` order), or with `bundle`, `download/<capability>.pkpasses`.
-    package static func isCapabilityDownload(_ path: String, kind: WalletItemKind = .pass, bundle: Bool = false) -> Bool {
+    package static func isCapabilityDownload(_ path: String, kind: WalletItemKind = .pass, bundle: Bool = false) -> Bool
+    {
         var path = path
         return path.withUTF8 { bytes in
             let prefix = bytes.count > 9 && matches(bytes, 0, "download/")
@@ -179,16 +185,21 @@ package enum TreeLayout {
     }
 
     /// `download/<type>/<serial>.pkpass` (`.order` for `kind` order) for this item.
-    package static func isPublicDownloadPath(_ path: String, kind: WalletItemKind = .pass, type: String, serial: String) -> Bool {
+    package static func isPublicDownloadPath(_ path: String, kind: WalletItemKind = .pass, type: String, serial: String)
+        -> Bool
+    {
         isPassPath(path, prefix: "download/", type: type, serial: serial) { bytes, rest in
-            kind == .pass ? rest.count == 7 && matches(bytes, rest.lowerBound, ".pkpass") : rest.count == 6 && matches(bytes, rest.lowerBound, ".order")
+            kind == .pass
+                ? rest.count == 7 && matches(bytes, rest.lowerBound, ".pkpass")
+                : rest.count == 6 && matches(bytes, rest.lowerBound, ".order")
         }
     }
 
     /// `by-token/<type>/<serial>.<token>` for this pass.
     package static func isTokenPath(_ path: String, type: String, serial: String) -> Bool {
         isPassPath(path, prefix: "by-token/", type: type, serial: serial) { bytes, rest in
-            rest.count > 1 && bytes[rest.lowerBound] == UInt8(ascii: ".") && isToken(bytes, (rest.lowerBound + 1)..<rest.upperBound)
+            rest.count > 1 && bytes[rest.lowerBound] == UInt8(ascii: ".")
+                && isToken(bytes, (rest.lowerBound + 1)..<rest.upperBound)
         }
     }
 
@@ -217,7 +228,8 @@ package enum TreeLayout {
         return key.withUTF8 { key in
             type.withUTF8 { type in
                 serial.withUTF8 { serial in
-                    key.count == type.count + 1 + serial.count && matches(key, 0, type) && key[type.count] == UInt8(ascii: "/")
+                    key.count == type.count + 1 + serial.count && matches(key, 0, type)
+                        && key[type.count] == UInt8(ascii: "/")
                         && matches(key, type.count + 1, serial)
                 }
             }
@@ -240,18 +252,23 @@ package enum TreeLayout {
         let end = bytes.count
         switch count {
         case 3:  // v1/passes/<type>/<serial>, v1/orders/<type>/<identifier>
-            return slashes.0 == 2 && (matches(bytes, 0, "v1/passes/") || matches(bytes, 0, "v1/orders/")) && slashes.1 == 9
+            return slashes.0 == 2 && (matches(bytes, 0, "v1/passes/") || matches(bytes, 0, "v1/orders/"))
+                && slashes.1 == 9
                 && isPassType(bytes, 10..<slashes.2) && isSerial(bytes, (slashes.2 + 1)..<end)
         case 2 where slashes.0 == 8 && matches(bytes, 0, "by-token/"):  // by-token/<type>/<serial>.<token>
             guard isPassType(bytes, 9..<slashes.1),
-                  let dot = bytes[(slashes.1 + 1)..<end].lastIndex(of: UInt8(ascii: ".")) else { return false }
+                let dot = bytes[(slashes.1 + 1)..<end].lastIndex(of: UInt8(ascii: "."))
+            else { return false }
             return isSerial(bytes, (slashes.1 + 1)..<dot) && isToken(bytes, (dot + 1)..<end)
         case 2 where slashes.0 == 8 && matches(bytes, 0, "download/"):  // download/<type>/<identifier>.pkpass|.order
-            let suffix = end - slashes.1 > 8 && matches(bytes, end - 7, ".pkpass") ? 7 : end - slashes.1 > 7 && matches(bytes, end - 6, ".order") ? 6 : 0
+            let suffix =
+                end - slashes.1 > 8 && matches(bytes, end - 7, ".pkpass")
+                ? 7 : end - slashes.1 > 7 && matches(bytes, end - 6, ".order") ? 6 : 0
             guard suffix > 0 else { return false }
             return isPassType(bytes, 9..<slashes.1) && isSerial(bytes, (slashes.1 + 1)..<(end - suffix))
         case 1 where slashes.0 == 8 && matches(bytes, 0, "download/"):  // download/<capability>.pkpass(es)|.order
-            return isCapabilityName(bytes, 9..<end, suffix: ".pkpass") || isCapabilityName(bytes, 9..<end, suffix: ".pkpasses")
+            return isCapabilityName(bytes, 9..<end, suffix: ".pkpass")
+                || isCapabilityName(bytes, 9..<end, suffix: ".pkpasses")
                 || isCapabilityName(bytes, 9..<end, suffix: ".order") || isLandingName(bytes, 9..<end)
         default:
             return false
@@ -259,15 +276,20 @@ package enum TreeLayout {
     }
 
     /// `prefix` + `type` + "/" + `serial`, then what `rest` accepts (given the range after the serial).
-    private static func isPassPath(_ path: String, prefix: StaticString, type: String, serial: String,
-                                   rest: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Bool) -> Bool {
+    private static func isPassPath(
+        _ path: String, prefix: StaticString, type: String, serial: String,
+        rest: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Bool
+    ) -> Bool {
         var (path, type, serial) = (path, type, serial)
         return path.withUTF8 { bytes in
             type.withUTF8 { type in
                 serial.withUTF8 { serial in
-                    let start = prefix.utf8CodeUnitCount, serialStart = start + type.count + 1, end = serialStart + serial.count
+                    let start = prefix.utf8CodeUnitCount
+                    let serialStart = start + type.count + 1
+                    let end = serialStart + serial.count
                     guard bytes.count >= end, matches(bytes, 0, prefix), matches(bytes, start, type),
-                          bytes[start + type.count] == UInt8(ascii: "/"), matches(bytes, serialStart, serial) else { return false }
+                        bytes[start + type.count] == UInt8(ascii: "/"), matches(bytes, serialStart, serial)
+                    else { return false }
                     return rest(bytes, end..<bytes.count)
                 }
             }
@@ -278,13 +300,20 @@ package enum TreeLayout {
         IdentifierPatterns.isTypeIdentifier(bytes, range)
     }
 
-    package static func isSerial(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool { IdentifierPatterns.isIdentifier(bytes, range) }
+    package static func isSerial(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        IdentifierPatterns.isIdentifier(bytes, range)
+    }
 
-    package static func isToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool { IdentifierPatterns.isToken(bytes, range) }
+    package static func isToken(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        IdentifierPatterns.isToken(bytes, range)
+    }
 
-    private static func isCapabilityName(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, suffix: StaticString) -> Bool {
+    private static func isCapabilityName(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, suffix: StaticString)
+        -> Bool
+    {
         let length = suffix.utf8CodeUnitCount
-        guard range.count > length, range.count - length <= 100, matches(bytes, range.upperBound - length, suffix) else { return false }
+        guard range.count > length, range.count - length <= 100, matches(bytes, range.upperBound - length, suffix)
+        else { return false }
         for index in range.lowerBound..<(range.upperBound - length) where !isBase64URL(bytes[index]) { return false }
         return true
     }
@@ -293,12 +322,17 @@ package enum TreeLayout {
     /// `<capability>.svg` (a logo, or a badge named `badge-<language>`), each name `[A-Za-z0-9_-]{1,100}`.
     private static func isLandingName(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         if isCapabilityName(bytes, range, suffix: ".html") || isCapabilityName(bytes, range, suffix: ".png")
-            || isCapabilityName(bytes, range, suffix: ".svg") { return true }
+            || isCapabilityName(bytes, range, suffix: ".svg")
+        {
+            return true
+        }
         guard range.count > 5, matches(bytes, range.upperBound - 5, ".html"),
-              let dot = bytes[range.lowerBound..<(range.upperBound - 5)].firstIndex(of: UInt8(ascii: ".")) else { return false }
+            let dot = bytes[range.lowerBound..<(range.upperBound - 5)].firstIndex(of: UInt8(ascii: "."))
+        else { return false }
         let language = (dot + 1)..<(range.upperBound - 5)
         guard (1...35).contains(language.count), language.allSatisfy({ isBase64URL(bytes[$0]) }) else { return false }
-        return (1...100).contains(dot - range.lowerBound) && (range.lowerBound..<dot).allSatisfy { isBase64URL(bytes[$0]) }
+        return (1...100).contains(dot - range.lowerBound)
+            && (range.lowerBound..<dot).allSatisfy { isBase64URL(bytes[$0]) }
     }
 
     /// Whether `bytes` holds `text` at `offset`.
@@ -306,7 +340,9 @@ package enum TreeLayout {
         matches(bytes, offset, UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int, _ text: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
         guard offset >= 0, offset + text.count <= bytes.count else { return false }
         for index in 0..<text.count where bytes[offset + index] != text[index] { return false }
         return true

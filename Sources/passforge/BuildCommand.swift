@@ -3,31 +3,31 @@ import ConcurrencySupport
 import Foundation
 import PassBuild
 import PassContent
-import WalletTree
 import PassPreview
 import PassPublish
 import PassPush
+import WalletTree
 
 struct BuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "build",
         abstract: "Validate the content and render signed passes into the output tree.",
         discussion: """
-        Incremental: a pass is signed again only when its content entry, template, images, configuration or signing identity changed. Passes removed from content are removed from the tree. On any error nothing is written.
+            Incremental: a pass is signed again only when its content entry, template, images, configuration or signing identity changed. Passes removed from content are removed from the tree. On any error nothing is written.
 
-        In CI, start from the published tree with --state-from: a fresh clone then signs only what changed, and every other pass keeps its bytes, update tag and ETag. Under CI=true a build with no previous state is refused unless --initial is given or DEST has no build yet.
+            In CI, start from the published tree with --state-from: a fresh clone then signs only what changed, and every other pass keeps its bytes, update tag and ETag. Under CI=true a build with no previous state is refused unless --initial is given or DEST has no build yet.
 
-        Examples:
-          passforge build
-          passforge build --output public --jobs 2
-          passforge build --push
-          passforge build --state-from deploy@passes.example.com:/srv/passforge/output
-          CI=true passforge build --initial --development-signing
-          passforge build --timings
+            Examples:
+              passforge build
+              passforge build --output public --jobs 2
+              passforge build --push
+              passforge build --state-from deploy@passes.example.com:/srv/passforge/output
+              CI=true passforge build --initial --development-signing
+              passforge build --timings
 
-        --timings prints, to standard error, each phase of the build as it is named in the code (load, scan, classify, evaluate and sign, check, new state, bundles, landing pages, staged state, and the commit's steps staged, journaled, applying, applied) with its wall and CPU seconds and the resident memory after it; for evaluate and sign, the CPU seconds its workers spent parsing and evaluating and signing.
+            --timings prints, to standard error, each phase of the build as it is named in the code (load, scan, classify, evaluate and sign, check, new state, bundles, landing pages, staged state, and the commit's steps staged, journaled, applying, applied) with its wall and CPU seconds and the resident memory after it; for evaluate and sign, the CPU seconds its workers spent parsing and evaluating and signing.
 
-        """
+            """
     )
 
     @OptionGroup var project: ProjectOptions
@@ -47,19 +47,24 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(help: "Then push: tell the devices holding changed passes to fetch them (see `passforge push`).")
     var push = false
 
-    @Option(help: ArgumentHelp(
-        "Start from the build state published at DEST (a folder, [user@]host:/path or s3://BUCKET/PREFIX), so a fresh clone signs only what changed.",
-        valueName: "DEST"))
+    @Option(
+        help: ArgumentHelp(
+            "Start from the build state published at DEST (a folder, [user@]host:/path or s3://BUCKET/PREFIX), so a fresh clone signs only what changed.",
+            valueName: "DEST"))
     var stateFrom: String?
 
-    @Flag(help: "Allow a build with no previous state under CI=true (the first deploy): every pass is signed with a new update tag.")
+    @Flag(
+        help:
+            "Allow a build with no previous state under CI=true (the first deploy): every pass is signed with a new update tag."
+    )
     var initial = false
 
     @Flag(help: "Print the wall and CPU time of each build phase to standard error.")
     var timings = false
 
     func run() async throws {
-        var settings = try project.settings(developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
+        var settings = try project.settings(
+            developmentSigning: developmentSigning, allowHTTP: allowHTTPWebService, jobs: jobs)
         var stateFetch: StateFetchOutcome?
         // The process's one pool for work that blocks: the state fetch, index files, SQLite commits.
         let pool = BlockingPool()
@@ -70,8 +75,10 @@ struct BuildCommand: AsyncParsableCommand {
             // The bytes of unchanged passes are at DEST, not in this (fresh) output folder.
             settings.requiresLocalPassFiles = false
         }
-        if let refusal = FreshBuildGuard.refusal(environment: settings.environment, outputDirectory: project.output,
-                                                 isInitial: initial, stateFetch: stateFetch) {
+        if let refusal = FreshBuildGuard.refusal(
+            environment: settings.environment, outputDirectory: project.output,
+            isInitial: initial, stateFetch: stateFetch)
+        {
             Console.error("error: \(refusal)")
             throw ExitCode.failure
         }
@@ -92,7 +99,10 @@ struct BuildCommand: AsyncParsableCommand {
         for (offer, size) in report.offerPoolSizes.sorted(by: { $0.key < $1.key }) {
             Console.print("offer \(offer): \(size) pass\(size == 1 ? "" : "es") in the pool")
         }
-        if push { try await PushCommand.push(project: project, output: output, index: PublishedIndex(report.committedState), quiet: quiet) }
+        if push {
+            try await PushCommand.push(
+                project: project, output: output, index: PublishedIndex(report.committedState), quiet: quiet)
+        }
         PassBuilder.releaseInBackground(report)
     }
 
@@ -101,7 +111,8 @@ struct BuildCommand: AsyncParsableCommand {
         guard settings.configuration.landingPages.enabled else { return nil }
         let renderer: LandingPageRenderer
         do {
-            renderer = try LandingPageRenderer(configuration: settings.configuration, templatesDirectory: settings.templatesDirectory)
+            renderer = try LandingPageRenderer(
+                configuration: settings.configuration, templatesDirectory: settings.templatesDirectory)
         } catch {
             Console.report(error.diagnostics)
             throw ExitCode.failure
@@ -114,7 +125,8 @@ struct BuildCommand: AsyncParsableCommand {
         switch outcome {
         case .destinationHasNoState: "\(destination) has no build yet: a first deploy, every pass is built"
         case .fetched(let tag): "starting from the build published at \(destination) (update tag \(tag))"
-        case .keptLocal(let tag): "the local build state (update tag \(tag)) is as new as \(destination)'s; starting from it"
+        case .keptLocal(let tag):
+            "the local build state (update tag \(tag)) is as new as \(destination)'s; starting from it"
         }
     }
 
@@ -126,10 +138,13 @@ struct BuildCommand: AsyncParsableCommand {
                 project: project.project, onlyIfPresent: true, pool: output.indexFiles.pool)
         else { return }
         do {
-            let count = try await output.indexFiles.refresh(changed: report.built + report.removed, committed: report.committedState, store: store)
+            let count = try await output.indexFiles.refresh(
+                changed: report.built + report.removed, committed: report.committedState, store: store)
             if count > 0 && !quiet { Console.error("refreshed \(count) device index file\(count == 1 ? "" : "s")") }
         } catch {
-            Console.error("warning: the passes are built, but the device indices could not be refreshed (\(error)); they are refreshed on the next registration or build")
+            Console.error(
+                "warning: the passes are built, but the device indices could not be refreshed (\(error)); they are refreshed on the next registration or build"
+            )
         }
     }
 }

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import PassBuild
-import WalletTree
 import PassContent
 import PassPush
+import WalletTree
 
 /// Writing to the terminal: diagnostics and progress on stderr, results on stdout.
 enum Console {
@@ -23,14 +23,15 @@ enum Console {
 
     /// The development-signing warning: impossible to miss.
     static func warnDevelopmentSigning() {
-        error("""
-        ****************************************************************************
-        warning: no signing certificate configured: passes were signed with the
-        DEVELOPMENT chain in .passforge/dev-pki/. They will NOT install on a device.
-        Set PASSFORGE_SIGNING_CERTIFICATE, PASSFORGE_SIGNING_KEY,
-        PASSFORGE_SIGNING_PASSWORD and PASSFORGE_WWDR_CERTIFICATE to sign for real.
-        ****************************************************************************
-        """)
+        error(
+            """
+            ****************************************************************************
+            warning: no signing certificate configured: passes were signed with the
+            DEVELOPMENT chain in .passforge/dev-pki/. They will NOT install on a device.
+            Set PASSFORGE_SIGNING_CERTIFICATE, PASSFORGE_SIGNING_KEY,
+            PASSFORGE_SIGNING_PASSWORD and PASSFORGE_WWDR_CERTIFICATE to sign for real.
+            ****************************************************************************
+            """)
     }
 
     /// A progress line that a terminal rewrites in place; a log gets one line each.
@@ -49,8 +50,10 @@ enum Console {
             let percent = total == 0 ? 100 : done * 100 / total
             progressLine("signing \(done)/\(total) (\(percent)%)", final: done == total)
         case .writing(let passes, let orders):
-            let items = [passes > 0 || orders == 0 ? "\(passes) pass\(passes == 1 ? "" : "es")" : nil,
-                         orders > 0 ? "\(orders) order\(orders == 1 ? "" : "s")" : nil].compactMap { $0 }
+            let items = [
+                passes > 0 || orders == 0 ? "\(passes) pass\(passes == 1 ? "" : "es")" : nil,
+                orders > 0 ? "\(orders) order\(orders == 1 ? "" : "s")" : nil,
+            ].compactMap { $0 }
             error("writing \(items.joined(separator: " and ")) into the output tree…")
         case .note(let text): error(text)
         }
@@ -75,7 +78,9 @@ enum Console {
             Console.report(failure.diagnostics)
             let errors = failure.errorCount
             let warnings = failure.diagnostics.count - errors
-            Console.error("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"); nothing was written")
+            Console.error(
+                "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"); nothing was written"
+            )
             throw ExitCode.failure
         } catch let error as ExitCode {
             throw error

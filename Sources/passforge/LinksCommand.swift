@@ -8,17 +8,17 @@ struct LinksCommand: ParsableCommand {
         commandName: "links",
         abstract: "Print each item's landing page URL, download URL and an email snippet (CSV, JSON or HTML).",
         discussion: """
-        Reads the last build (output/.passforge/state.json, bundles.json and landing-pages.txt); renders nothing. The URLs start \
-        with landingPages.baseURL of passforge.yml (else webServiceURL's origin), or --base-url. The snippet is a \
-        table with inline styles: the badge (an absolute image URL with alt text) links the download, and a line \
-        links the landing page for a computer. Expired or voided items have no snippet.
+            Reads the last build (output/.passforge/state.json, bundles.json and landing-pages.txt); renders nothing. The URLs start \
+            with landingPages.baseURL of passforge.yml (else webServiceURL's origin), or --base-url. The snippet is a \
+            table with inline styles: the badge (an absolute image URL with alt text) links the download, and a line \
+            links the landing page for a computer. Expired or voided items have no snippet.
 
-        Examples:
-          passforge links --format csv > mailing.csv
-          passforge links --template boarding --format json
-          passforge links --offer welcome
-          passforge links BA-2026-0001 --format html > snippet.html
-        """
+            Examples:
+              passforge links --format csv > mailing.csv
+              passforge links --template boarding --format json
+              passforge links --offer welcome
+              passforge links BA-2026-0001 --format html > snippet.html
+            """
     )
 
     @OptionGroup var project: ProjectOptions
@@ -32,7 +32,10 @@ struct LinksCommand: ParsableCommand {
     @Option(help: "Only the passes of this DeviceCheck offer.")
     var offer: String?
 
-    @Option(help: "The absolute URL the output folder is served at (default: landingPages.baseURL, else webServiceURL's origin).")
+    @Option(
+        help:
+            "The absolute URL the output folder is served at (default: landingPages.baseURL, else webServiceURL's origin)."
+    )
     var baseURL: String?
 
     @Option(help: "The badge's language in the snippets (default en).")
@@ -53,15 +56,23 @@ struct LinksCommand: ParsableCommand {
             throw ExitCode.failure
         }
         let pages = LandingLinks.pageList(in: output)
-        if pages == nil { Console.error("warning: \(output)/ has no landing pages (landingPages.enabled is false, or built before them): the URLs are where a build puts them") }
-        let links = LandingLinks(index: index, pages: pages, bundles: LandingLinks.bundles(in: output), baseURL: baseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" },
-                                 filter: .init(template: template, offer: offer, serials: Set(serials)), language: language)
+        if pages == nil {
+            Console.error(
+                "warning: \(output)/ has no landing pages (landingPages.enabled is false, or built before them): the URLs are where a build puts them"
+            )
+        }
+        let links = LandingLinks(
+            index: index, pages: pages, bundles: LandingLinks.bundles(in: output),
+            baseURL: baseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" },
+            filter: .init(template: template, offer: offer, serials: Set(serials)), language: language)
         if links.rows.isEmpty {
             Console.error("no item matches")
             throw ExitCode.failure
         }
         if links.rows.first?.landingURL.hasPrefix("download/") == true {
-            Console.error("warning: no base URL (landingPages.baseURL, webServiceURL or --base-url): the URLs are relative to the output folder")
+            Console.error(
+                "warning: no base URL (landingPages.baseURL, webServiceURL or --base-url): the URLs are relative to the output folder"
+            )
         }
         FileHandle.standardOutput.write(Data(links.rendered(as: format).utf8))
     }

@@ -1,5 +1,5 @@
-import AtomicFiles
 import ArgumentParser
+import AtomicFiles
 import Foundation
 import PassBuild
 import PassContent
@@ -12,19 +12,27 @@ import PassContent
 /// typed, so that `--content ./content` and `--content content` share the
 /// build state's incremental work.
 struct ProjectOptions: ParsableArguments {
-    @Option(name: .customLong("config"),
-            help: ArgumentHelp("Project configuration; its folder is the project's root.",
-                               discussion: "Default: ./passforge.yml when present; the project's root is then the working directory.",
-                               valueName: "file"))
+    @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp(
+            "Project configuration; its folder is the project's root.",
+            discussion: "Default: ./passforge.yml when present; the project's root is then the working directory.",
+            valueName: "file"))
     var givenConfig: String?
 
-    @Option(name: .customLong("content"), help: ArgumentHelp("Folder of pass definitions (default: content, in the project's root).", valueName: "dir"))
+    @Option(
+        name: .customLong("content"),
+        help: ArgumentHelp("Folder of pass definitions (default: content, in the project's root).", valueName: "dir"))
     var givenContent: String?
 
-    @Option(name: .customLong("templates"), help: ArgumentHelp("Folder of templates (default: templates, in the project's root).", valueName: "dir"))
+    @Option(
+        name: .customLong("templates"),
+        help: ArgumentHelp("Folder of templates (default: templates, in the project's root).", valueName: "dir"))
     var givenTemplates: String?
 
-    @Option(name: .customLong("output"), help: ArgumentHelp("Output tree (default: output, in the project's root).", valueName: "dir"))
+    @Option(
+        name: .customLong("output"),
+        help: ArgumentHelp("Output tree (default: output, in the project's root).", valueName: "dir"))
     var givenOutput: String?
 }
 
@@ -59,8 +67,11 @@ extension ProjectOptions {
     /// revision unpacked by `diff`), whose content and templates are read
     /// instead, at the same paths below it; the configuration and `.passforge/`
     /// stay the project's own.
-    func settings(developmentSigning: Bool, allowHTTP: Bool, jobs: Int?, snapshot: String? = nil) throws -> BuildSettings {
-        let project = project, root = project.root
+    func settings(developmentSigning: Bool, allowHTTP: Bool, jobs: Int?, snapshot: String? = nil) throws
+        -> BuildSettings
+    {
+        let project = project
+        let root = project.root
         func placed(_ spelled: String) -> String { snapshot.map { root.placing(spelled, under: $0) } ?? spelled }
         var settings = BuildSettings(
             contentDirectory: placed(project.contentDirectory), templatesDirectory: placed(project.templatesDirectory),

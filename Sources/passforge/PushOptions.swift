@@ -6,14 +6,18 @@ struct PushOptions: ParsableArguments {
     @Flag(help: "Print the pushes that would be sent; send nothing and change nothing.")
     var dryRun = false
 
-    @Option(name: .customLong("type"), help: ArgumentHelp("With --serial: push this one pass now.", valueName: "passTypeIdentifier"))
+    @Option(
+        name: .customLong("type"),
+        help: ArgumentHelp("With --serial: push this one pass now.", valueName: "passTypeIdentifier"))
     var passType: String?
 
     @Option(help: ArgumentHelp("With --type: push this one pass now.", valueName: "serialNumber"))
     var serial: String?
 
     func validate() throws {
-        guard (passType == nil) == (serial == nil) else { throw ValidationError("--type and --serial go together: they name one pass") }
+        guard (passType == nil) == (serial == nil) else {
+            throw ValidationError("--type and --serial go together: they name one pass")
+        }
     }
 
     var pass: PassReference? {

@@ -1,5 +1,5 @@
-import AtomicFiles
 import ArgumentParser
+import AtomicFiles
 import ConcurrencySupport
 import Foundation
 import PassContent
@@ -14,9 +14,11 @@ enum StoreOpening {
     /// yet is not created (a build on a machine without a server has no devices). A SQLite store's
     /// commits run on `pool`, the command's `BlockingPool`.
     static func open(project: Project, onlyIfPresent: Bool = false, pool: BlockingPool = BlockingPool(threadCount: 1))
-        async throws -> (store: any RegistrationDatabase, description: String)? {
-        try await open(ProcessInfo.processInfo.environment[StoreLocation.environmentVariable],
-                       defaultSQLitePath: defaultSQLitePath(of: project), onlyIfPresent: onlyIfPresent, pool: pool)
+        async throws -> (store: any RegistrationDatabase, description: String)?
+    {
+        try await open(
+            ProcessInfo.processInfo.environment[StoreLocation.environmentVariable],
+            defaultSQLitePath: defaultSQLitePath(of: project), onlyIfPresent: onlyIfPresent, pool: pool)
     }
 
     /// `state/registrations.sqlite` below the project's root (not the working directory): `--config` run
@@ -43,7 +45,8 @@ enum StoreOpening {
             do {
                 return (try SQLiteRegistrationStore(path: path, blockingPool: pool), location.description)
             } catch {
-                Console.error("error: cannot open the registration store \(path): \(error); check that its folder is writable")
+                Console.error(
+                    "error: cannot open the registration store \(path): \(error); check that its folder is writable")
                 throw ExitCode.failure
             }
         case .postgres(let url):

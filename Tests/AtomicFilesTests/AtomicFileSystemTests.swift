@@ -15,7 +15,8 @@ struct AtomicFileSystemTests {
 
     private func make(_ relative: String, _ text: String = "x") throws {
         let path = "\(folder)/\(relative)"
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
 
@@ -44,7 +45,9 @@ struct AtomicFileSystemTests {
     @Test("readFile(limit:) tells a folder and a missing file apart")
     func boundedReadFailures() throws {
         defer { cleanUp() }
-        #expect(throws: AtomicFileSystem.BoundedReadFailure.folder) { try AtomicFileSystem.readFile(folder, limit: 100) }
+        #expect(throws: AtomicFileSystem.BoundedReadFailure.folder) {
+            try AtomicFileSystem.readFile(folder, limit: 100)
+        }
         #expect(throws: AtomicFileSystem.BoundedReadFailure.unreadable(code: ENOENT)) {
             try AtomicFileSystem.readFile("\(folder)/missing", limit: 100)
         }
@@ -97,7 +100,11 @@ struct AtomicFileSystemTests {
         let visible = try #require(AtomicFileSystem.filesBelow("\(folder)/top", skippingHidden: true))
         #expect(visible.sorted() == ["a.yml", "linked-folder", "linked.yml", "sub/deeper/b.yml"])
         let all = try #require(AtomicFileSystem.filesBelow("\(folder)/top", skippingHidden: false))
-        #expect(all.sorted() == [".git/config", ".hidden.yml", "a.yml", "linked-folder", "linked.yml", "sub/.cache/c.yml", "sub/deeper/b.yml"])
+        #expect(
+            all.sorted() == [
+                ".git/config", ".hidden.yml", "a.yml", "linked-folder", "linked.yml", "sub/.cache/c.yml",
+                "sub/deeper/b.yml",
+            ])
         #expect(AtomicFileSystem.filesBelow("\(folder)/missing", skippingHidden: true) == nil)
         #expect(AtomicFileSystem.filesBelow("\(folder)/top/a.yml", skippingHidden: true) == nil)
     }
@@ -131,7 +138,8 @@ struct AtomicFileSystemTests {
         #expect(!AtomicFileSystem.isDirectory("\(folder)/file"))
     }
 
-    @Test("createDirectory makes the missing folders with the permissions asked for, and leaves an existing one as it is")
+    @Test(
+        "createDirectory makes the missing folders with the permissions asked for, and leaves an existing one as it is")
     func createDirectory() throws {
         defer { cleanUp() }
         try AtomicFileSystem.createDirectory("\(folder)/a/b/c", permissions: 0o700)
@@ -150,7 +158,9 @@ struct AtomicFileSystemTests {
     func createDirectoryOverAFile() throws {
         defer { cleanUp() }
         try make("file")
-        let failure = #expect(throws: AtomicFileSystem.Failure.self) { try AtomicFileSystem.createDirectory("\(folder)/file") }
+        let failure = #expect(throws: AtomicFileSystem.Failure.self) {
+            try AtomicFileSystem.createDirectory("\(folder)/file")
+        }
         #expect(failure?.code == ENOTDIR)
         #expect(failure?.description == "cannot create folder \(folder)/file: Not a directory")
         #expect(throws: AtomicFileSystem.Failure.self) { try AtomicFileSystem.createDirectory("\(folder)/file/below") }
@@ -161,7 +171,8 @@ struct AtomicFileSystemTests {
         #expect(AtomicFileSystem.currentDirectory == FileManager.default.currentDirectoryPath)
     }
 
-    @Test("write replaces a file whole with the permissions asked for; writeFile with exclusive refuses an existing file")
+    @Test(
+        "write replaces a file whole with the permissions asked for; writeFile with exclusive refuses an existing file")
     func writes() throws {
         defer { cleanUp() }
         let path = "\(folder)/new/key.pem"

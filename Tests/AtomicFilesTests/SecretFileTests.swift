@@ -1,6 +1,7 @@
-@testable import AtomicFiles
 import Foundation
 import Testing
+
+@testable import AtomicFiles
 
 /// SecretFile: the warning for a secret file others can read, once per file.
 @Suite("SecretFile: a key or secret readable by group or others is named once, with chmod 600")
@@ -23,14 +24,16 @@ struct SecretFileTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let owned = try file("owned.pem", mode: 0o600)
         #expect(SecretFile.exposureWarning(owned, holding: "a signing key") == nil)
-        #expect(SecretFile.exposureWarning(try file("writable-by-group.pem", mode: 0o620), holding: "a key") == nil,
-                "writing is not reading: not this warning's business")
+        #expect(
+            SecretFile.exposureWarning(try file("writable-by-group.pem", mode: 0o620), holding: "a key") == nil,
+            "writing is not reading: not this warning's business")
 
         let group = try file("group.p8", mode: 0o640)
-        #expect(SecretFile.exposureWarning(group, holding: "the DeviceCheck key") == """
-            warning: \(group) holds the DeviceCheck key and its group can read it (mode 0640); \
-            make it readable by its owner alone: chmod 600 \(group)
-            """)
+        #expect(
+            SecretFile.exposureWarning(group, holding: "the DeviceCheck key") == """
+                warning: \(group) holds the DeviceCheck key and its group can read it (mode 0640); \
+                make it readable by its owner alone: chmod 600 \(group)
+                """)
         #expect(SecretFile.exposureWarning(group, holding: "the DeviceCheck key") == nil, "once per file")
         let link = "\(folder)/another-name.p8"
         try FileManager.default.linkItem(atPath: group, toPath: link)

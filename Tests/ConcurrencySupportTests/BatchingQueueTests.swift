@@ -103,12 +103,18 @@ import Testing
         let queue: BatchingQueue<Int>
         if blocking {
             queue = BatchingQueue(maximumBatch: 10, pool: BlockingPool(threadCount: 2)) { batch in
-                if batch == [0] { entered.increment(); opened.blockingReached(1) }
+                if batch == [0] {
+                    entered.increment()
+                    opened.blockingReached(1)
+                }
                 if batch.contains(3) { throw Refused() }
             }
         } else {
             queue = BatchingQueue(maximumBatch: 10) { batch in
-                if batch == [0] { entered.increment(); await opened.reached(1) }
+                if batch == [0] {
+                    entered.increment()
+                    await opened.reached(1)
+                }
                 if batch.contains(3) { throw Refused() }
             }
         }
@@ -137,7 +143,12 @@ import Testing
     /// Counts the calls running at once.
     final class Gauge: Sendable {
         private let state = Mutex((running: 0, peak: 0))
-        func enter() { state.withLock { $0.running += 1; $0.peak = max($0.peak, $0.running) } }
+        func enter() {
+            state.withLock {
+                $0.running += 1
+                $0.peak = max($0.peak, $0.running)
+            }
+        }
         func leave() { state.withLock { $0.running -= 1 } }
         var peak: Int { state.withLock { $0.peak } }
     }

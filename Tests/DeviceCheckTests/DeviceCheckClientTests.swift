@@ -5,8 +5,8 @@ import Foundation
 import MockDeviceCheck
 import NIOSSL
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The DeviceCheck client against the in-process mock of Apple's service, over real HTTPS on loopback.
 @Suite struct DeviceCheckClientTests {
@@ -24,8 +24,10 @@ import TestSupport
             #expect(bits == .unset)
             // The live service's wording of the same answer.
             rig.server.answerNotFound(with: "Failed to find bit state")
-            #expect(try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "other")) == .unset)
-            try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: MockDeviceCheckServer.deviceToken(for: device))
+            #expect(
+                try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "other")) == .unset)
+            try await rig.client.updateBits(
+                DeviceBits(bit0: true, bit1: false), deviceToken: MockDeviceCheckServer.deviceToken(for: device))
             #expect(rig.server.bits(of: device)! == (true, false))
             let again = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: device))
             #expect(again.bit0 && !again.bit1 && again.lastUpdateTime == "2026-11")
@@ -44,25 +46,31 @@ import TestSupport
             _ = try await rig.client.queryBits(deviceToken: token())
             rig.clock.advance(by: 49 * 60)
             _ = try await rig.client.queryBits(deviceToken: token())
-            rig.clock.advance(by: 2 * 60)   // 51 minutes after the first token: a new one
+            rig.clock.advance(by: 2 * 60)  // 51 minutes after the first token: a new one
             _ = try await rig.client.queryBits(deviceToken: token())
             rig.clock.advance(by: 70 * 60)  // well past Apple's hour: still accepted, because it was renewed
             _ = try await rig.client.queryBits(deviceToken: token())
             let issued = rig.server.requests.compactMap(\.issuedAt)
             #expect(issued.count == 4)
             #expect(issued[0] == issued[1], "one JWT for calls 49 minutes apart")
-            #expect(issued[2] == issued[0] + 51 * 60 && issued[3] == issued[2] + 70 * 60, "renewed, not reused past 50 minutes")
+            #expect(
+                issued[2] == issued[0] + 51 * 60 && issued[3] == issued[2] + 70 * 60,
+                "renewed, not reused past 50 minutes")
         }
     }
 
     @Test func aJWTFromAnotherKeyIsRefusedAsAuthorization() async throws {
         try await Self.withRig { rig in
-            let stranger = try DeviceCheckCredentials(teamIdentifier: Self.team, keyIdentifier: Self.keyID,
-                                                      privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation)
-            let client = DeviceCheckClient(endpoint: try DeviceCheckEndpoint(baseURL: rig.server.baseURL),
-                                           authorization: DeviceCheckAuthorization(credentials: stranger, now: { rig.clock.now }),
-                                           httpClient: rig.http, now: { rig.clock.now * 1000 })
-            await #expect(throws: DeviceCheckError.self) { _ = try await client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "d")) }
+            let stranger = try DeviceCheckCredentials(
+                teamIdentifier: Self.team, keyIdentifier: Self.keyID,
+                privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation)
+            let client = DeviceCheckClient(
+                endpoint: try DeviceCheckEndpoint(baseURL: rig.server.baseURL),
+                authorization: DeviceCheckAuthorization(credentials: stranger, now: { rig.clock.now }),
+                httpClient: rig.http, now: { rig.clock.now * 1000 })
+            await #expect(throws: DeviceCheckError.self) {
+                _ = try await client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "d"))
+            }
             do {
                 _ = try await client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "d"))
             } catch let error as DeviceCheckError {
@@ -74,10 +82,14 @@ import TestSupport
     @Test(arguments: [
         (MockDeviceCheckServer.ScriptedAnswer.badDeviceToken, DeviceCheckError.Kind.badDeviceToken),
         (.badBits, .badRequest), (.badTimestamp, .badRequest), (.badAuthorizationToken, .authorization),
-        (.invalidAuthorizationToken, .authorization), (.authorizationTokenExpired, .authorization), (.forbidden, .authorization),
-        (.methodNotAllowed, .unexpected), (.tooManyRequests, .rateLimited), (.serverError, .unavailable), (.serviceUnavailable, .unavailable),
+        (.invalidAuthorizationToken, .authorization), (.authorizationTokenExpired, .authorization),
+        (.forbidden, .authorization),
+        (.methodNotAllowed, .unexpected), (.tooManyRequests, .rateLimited), (.serverError, .unavailable),
+        (.serviceUnavailable, .unavailable),
     ])
-    func everyAnswerOfApplesTableHasItsKind(answer: MockDeviceCheckServer.ScriptedAnswer, kind: DeviceCheckError.Kind) async throws {
+    func everyAnswerOfApplesTableHasItsKind(answer: MockDeviceCheckServer.ScriptedAnswer, kind: DeviceCheckError.Kind)
+        async throws
+    {
         try await Self.withRig { rig in
             rig.server.failNext(answer)
             let token = MockDeviceCheckServer.deviceToken(for: "device-3")
@@ -96,7 +108,7 @@ import TestSupport
     @Test func noAnswerInTimeIsATemporaryTransportFailure() async throws {
         try await Self.withRig(timeout: .milliseconds(300)) { rig in
             // Held far longer than the timeout, so that a loaded machine cannot let the answer win.
-                rig.server.failNext(.init(status: 200, delay: .seconds(120)))
+            rig.server.failNext(.init(status: 200, delay: .seconds(120)))
             do {
                 _ = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "slow"))
                 Issue.record("a call past its timeout succeeded")
@@ -111,8 +123,10 @@ import TestSupport
     /// keep the cooperative threads busy. (This test waits about a second on purpose.)
     @Test func theDeadlineCoversTheBodyToo() async throws {
         try await Self.withRig(timeout: .seconds(1)) { rig in
-            rig.server.failNext(.init(status: 200, body: #"{"bit0":false,"bit1":false,"last_update_time":"2026-11"}"#,
-                                      trickle: .seconds(20), contentType: "application/json"))
+            rig.server.failNext(
+                .init(
+                    status: 200, body: #"{"bit0":false,"bit1":false,"last_update_time":"2026-11"}"#,
+                    trickle: .seconds(20), contentType: "application/json"))
             let start = ContinuousClock.now
             do {
                 _ = try await rig.client.queryBits(deviceToken: MockDeviceCheckServer.deviceToken(for: "trickle"))
@@ -129,7 +143,8 @@ import TestSupport
         ("<html><body>Maintenance</body></html>", "text/html"), ("", "text/plain"), ("OK", "text/plain"),
         (#"{"status":"ok"}"#, "application/json"), (#"{"bit0":0,"bit1":0}"#, "application/json"),
         (#"{"bit0":"false","bit1":false}"#, "application/json"), (#"{"bit0":false}"#, "application/json"),
-        (#"{"bit0":false,"bit1":false,"last_update_time":5}"#, "application/json"), ("Bit State Not Found, maybe", "text/plain"),
+        (#"{"bit0":false,"bit1":false,"last_update_time":5}"#, "application/json"),
+        ("Bit State Not Found, maybe", "text/plain"),
     ])
     func aQueryAnswerOutsideApplesShapeIsAnError(body: String, contentType: String) async throws {
         try await Self.withRig { rig in
@@ -146,16 +161,21 @@ import TestSupport
     @Test func applesDocumentedQueryAnswersAreRead() {
         let read = { (text: String) in DeviceCheckClient.bits(fromQueryAnswer: Array(text.utf8)) }
         #expect(read("Bit State Not Found") == .unset && read("Failed to find bit state\n") == .unset)
-        #expect(read(#"{"bit0":true,"bit1":false,"last_update_time":"2026-11"}"#) == DeviceBits(bit0: true, bit1: false, lastUpdateTime: "2026-11"))
+        #expect(
+            read(#"{"bit0":true,"bit1":false,"last_update_time":"2026-11"}"#)
+                == DeviceBits(bit0: true, bit1: false, lastUpdateTime: "2026-11"))
         #expect(read(#"{"bit0":false,"bit1":true}"#) == DeviceBits(bit0: false, bit1: true))
     }
 
     @Test func anUpdateWhose200CarriesABodyIsNotTakenAsDone() async throws {
         try await Self.withRig { rig in
-            rig.server.failNext(.init(status: 200, body: "<html>Service Temporarily Unavailable</html>", path: "/v1/update_two_bits",
-                                      contentType: "text/html"))
+            rig.server.failNext(
+                .init(
+                    status: 200, body: "<html>Service Temporarily Unavailable</html>", path: "/v1/update_two_bits",
+                    contentType: "text/html"))
             await #expect(throws: DeviceCheckError.self) {
-                try await rig.client.updateBits(DeviceBits(bit0: true, bit1: false), deviceToken: MockDeviceCheckServer.deviceToken(for: "u"))
+                try await rig.client.updateBits(
+                    DeviceBits(bit0: true, bit1: false), deviceToken: MockDeviceCheckServer.deviceToken(for: "u"))
             }
         }
     }
@@ -165,8 +185,12 @@ import TestSupport
             let error = DeviceCheckError.answer(status: status, body: "")
             #expect(error.isMisconfiguration && !error.isTemporary && error.leftBitsUnchanged)
         }
-        #expect(DeviceCheckError.answer(status: 400, body: "Missing or badly formatted authorization token").isMisconfiguration)
-        #expect(!DeviceCheckError.answer(status: 503, body: "").leftBitsUnchanged && !DeviceCheckError.answer(status: 503, body: "").isMisconfiguration)
+        #expect(
+            DeviceCheckError.answer(status: 400, body: "Missing or badly formatted authorization token")
+                .isMisconfiguration)
+        #expect(
+            !DeviceCheckError.answer(status: 503, body: "").leftBitsUnchanged
+                && !DeviceCheckError.answer(status: 503, body: "").isMisconfiguration)
         #expect(DeviceCheckError.answer(status: 429, body: "").leftBitsUnchanged)
     }
 
@@ -182,23 +206,35 @@ import TestSupport
 
 @Suite struct DeviceCheckConfigurationTests {
     @Test func baseURLsMustBeHTTPSButOnLoopback() throws {
-        #expect(try DeviceCheckEndpoint(baseURL: "https://api.devicecheck.apple.com/").baseURL == "https://api.devicecheck.apple.com")
+        #expect(
+            try DeviceCheckEndpoint(baseURL: "https://api.devicecheck.apple.com/").baseURL
+                == "https://api.devicecheck.apple.com")
         for loopback in ["http://127.0.0.1:8080", "http://localhost:9", "http://[::1]:80", "http://127.8.0.1"] {
             #expect(throws: Never.self) { try DeviceCheckEndpoint(baseURL: loopback) }
         }
-        for refused in ["http://10.0.0.1", "http://api.devicecheck.apple.com", "ftp://x", "not a url", "https://x?y=1", "http://127.0.0.1.evil.com"] {
+        for refused in [
+            "http://10.0.0.1", "http://api.devicecheck.apple.com", "ftp://x", "not a url", "https://x?y=1",
+            "http://127.0.0.1.evil.com",
+        ] {
             #expect(throws: DeviceCheckError.self) { try DeviceCheckEndpoint(baseURL: refused) }
         }
-        #expect(DeviceCheckEndpoint(environment: .development).baseURL == "https://api.development.devicecheck.apple.com")
+        #expect(
+            DeviceCheckEndpoint(environment: .development).baseURL == "https://api.development.devicecheck.apple.com")
     }
 
     @Test func keysAndIdentifiersAreCheckedWithoutQuotingTheKey() throws {
         let pem = P256.Signing.PrivateKey().pemRepresentation
-        #expect(throws: Never.self) { try DeviceCheckCredentials(teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPEM: pem) }
-        #expect(throws: DeviceCheckError.self) { try DeviceCheckCredentials(teamIdentifier: "abc", keyIdentifier: "KEY1234567", privateKeyPEM: pem) }
-        let rsa = "-----BEGIN PRIVATE KEY-----\nMIIBVAIBADANBgkqhkiG9w0BAQEFAASCAT4wggE6AgEAAkEA\n-----END PRIVATE KEY-----\n"
+        #expect(throws: Never.self) {
+            try DeviceCheckCredentials(teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPEM: pem)
+        }
+        #expect(throws: DeviceCheckError.self) {
+            try DeviceCheckCredentials(teamIdentifier: "abc", keyIdentifier: "KEY1234567", privateKeyPEM: pem)
+        }
+        let rsa =
+            "-----BEGIN PRIVATE KEY-----\nMIIBVAIBADANBgkqhkiG9w0BAQEFAASCAT4wggE6AgEAAkEA\n-----END PRIVATE KEY-----\n"
         do {
-            _ = try DeviceCheckCredentials(teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPEM: rsa)
+            _ = try DeviceCheckCredentials(
+                teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPEM: rsa)
             Issue.record("a key that is not P-256 was accepted")
         } catch let error as DeviceCheckError {
             #expect(error.kind == .configuration && !error.description.contains("MIIB"))
@@ -220,7 +256,8 @@ import TestSupport
     @Test func anOpenSSLMadeP8KeyIsReadAndItsTokensVerify() throws {
         let folder = TemporaryDirectory("devicecheck-key")
         let path = folder.write("AuthKey_KEY1234567.p8", Self.openSSLMadeP8)
-        let credentials = try DeviceCheckCredentials(teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPath: path)
+        let credentials = try DeviceCheckCredentials(
+            teamIdentifier: "ABCDE12345", keyIdentifier: "KEY1234567", privateKeyPath: path)
         let token = try DeviceCheckAuthorization(credentials: credentials, now: { 1_800_000_000 }).token()
         let parts = token.split(separator: ".")
         #expect(parts.count == 3)

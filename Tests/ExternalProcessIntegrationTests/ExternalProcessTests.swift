@@ -24,13 +24,16 @@ struct ExternalProcessTests {
     @Test("arguments reach the program as given: no shell splits or expands them")
     func argumentsAsAnArray() async throws {
         let words = ["two words", "$HOME", "*", "'quoted'", "a;b"]
-        let outcome = try await ExternalProcess("sh", ["-c", #"for word in "$@"; do printf '%s\n' "$word"; done"#, "sh"] + words).run()
+        let outcome = try await ExternalProcess(
+            "sh", ["-c", #"for word in "$@"; do printf '%s\n' "$word"; done"#, "sh"] + words
+        ).run()
         #expect(outcome.outputText == words.map { $0 + "\n" }.joined())
     }
 
     @Test("standard output past the cap stops the program (one that never ends too) and fails the run")
     func outputCap() async throws {
-        let endless = ExternalProcess("sh", ["-c", "trap '' PIPE; while :; do echo 0123456789; done"], outputLimit: 4096)
+        let endless = ExternalProcess(
+            "sh", ["-c", "trap '' PIPE; while :; do echo 0123456789; done"], outputLimit: 4096)
         await #expect(throws: ExternalProcess.Failure.self) { try await endless.run() }
         do {
             _ = try await endless.run()
@@ -45,7 +48,9 @@ struct ExternalProcessTests {
 
     @Test("standard error past its cap is read to the end and cut, so a chatty program never blocks")
     func errorCap() async throws {
-        let outcome = try await ExternalProcess("sh", ["-c", "head -c 1000000 /dev/zero >&2; echo done"], errorOutputLimit: 100).run()
+        let outcome = try await ExternalProcess(
+            "sh", ["-c", "head -c 1000000 /dev/zero >&2; echo done"], errorOutputLimit: 100
+        ).run()
         #expect(outcome.succeeded && outcome.outputText == "done\n")
         #expect(outcome.errorOutput.count == 100)
     }
@@ -55,7 +60,9 @@ struct ExternalProcessTests {
         let bytes = Array("line one\nline two\n".utf8)
         let echoed = try await ExternalProcess("cat", input: bytes).run()
         #expect(echoed.output == bytes)
-        let partial = try await ExternalProcess("head", ["-c", "1"], input: Array(repeating: UInt8(ascii: "A"), count: 4 << 20)).run()
+        let partial = try await ExternalProcess(
+            "head", ["-c", "1"], input: Array(repeating: UInt8(ascii: "A"), count: 4 << 20)
+        ).run()
         #expect(partial.succeeded && partial.outputText == "A")
         let none = try await ExternalProcess("cat").run()
         #expect(none.succeeded && none.output.isEmpty)
@@ -63,20 +70,24 @@ struct ExternalProcessTests {
 
     @Test("the environment given is the child's whole environment, but for its secrets")
     func environment() async throws {
-        let outcome = try await ExternalProcess("/usr/bin/env", environment: ["PROBE": "one", "PATH": "/usr/bin:/bin"]).run()
+        let outcome = try await ExternalProcess("/usr/bin/env", environment: ["PROBE": "one", "PATH": "/usr/bin:/bin"])
+            .run()
         #expect(Set(outcome.outputText.split(separator: "\n")) == ["PROBE=one", "PATH=/usr/bin:/bin"])
     }
 
     @Test("no child sees passforge's secrets or the credentials of the runner; what ssh and git need stays")
     func secretsStayBehind() async throws {
         let secrets = [
-            "PASSFORGE_TOKEN_SECRET", "PASSFORGE_SIGNING_PASSWORD", "PASSFORGE_DATABASE_URL", "PASSFORGE_DEVICECHECK_KEY",
-            "PASSFORGE_SIGNING_KEY", "PASSFORGE_SSH_COMMAND", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN",
+            "PASSFORGE_TOKEN_SECRET", "PASSFORGE_SIGNING_PASSWORD", "PASSFORGE_DATABASE_URL",
+            "PASSFORGE_DEVICECHECK_KEY",
+            "PASSFORGE_SIGNING_KEY", "PASSFORGE_SSH_COMMAND", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+            "GITHUB_TOKEN",
             "PGPASSWORD", "DATABASE_URL", "RSYNC_PASSWORD", "SSH_PRIVATE_KEY", "client_secret",
         ]
         let kept = [
             "PATH": "/usr/bin:/bin", "HOME": "/home/ci", "SSH_AUTH_SOCK": "/tmp/agent.sock", "LANG": "C.UTF-8",
-            "GIT_SSH_COMMAND": "ssh -F /dev/null", "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "https_proxy": "http://proxy:3128",
+            "GIT_SSH_COMMAND": "ssh -F /dev/null", "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
+            "https_proxy": "http://proxy:3128",
         ]
         var given = kept
         for name in secrets { given[name] = "canary-\(name)" }
@@ -88,14 +99,17 @@ struct ExternalProcessTests {
         // With no environment given, passforge's own goes through the same filter.
         let inherited = try await ExternalProcess("/usr/bin/env").run()
         let expected = ChildEnvironment.filtered(ProcessInfo.processInfo.environment)
-        #expect(Set(inherited.outputText.split(separator: "\n").map(String.init)).isSuperset(of: expected.map { "\($0.key)=\($0.value)" }))
+        #expect(
+            Set(inherited.outputText.split(separator: "\n").map(String.init)).isSuperset(
+                of: expected.map { "\($0.key)=\($0.value)" }))
         #expect(!inherited.outputText.split(separator: "\n").contains { $0.hasPrefix("PASSFORGE_") })
     }
 
     @Test("each process gets its own working directory; passforge's own stays as it was")
     func workingDirectory() async throws {
         let before = FileManager.default.currentDirectoryPath
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-cwd-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-cwd-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let outcome = try await ExternalProcess("pwd", ["-P"], workingDirectory: folder).run()
@@ -113,13 +127,17 @@ struct ExternalProcessTests {
 
     @Test("a program not found names itself and what to install, and nothing of its arguments")
     func notFound() async throws {
-        let missing = ExternalProcess("passforge-no-such-program", ["--password", "hunter2"], installHint: "apt-get install no-such-package")
+        let missing = ExternalProcess(
+            "passforge-no-such-program", ["--password", "hunter2"], installHint: "apt-get install no-such-package")
         do {
             _ = try await missing.run()
             Issue.record("a missing program must fail")
         } catch {
             #expect(error.kind == .notFound)
-            #expect(error.description == "passforge-no-such-program is not installed here (not found in PATH); install it (apt-get install no-such-package)")
+            #expect(
+                error.description
+                    == "passforge-no-such-program is not installed here (not found in PATH); install it (apt-get install no-such-package)"
+            )
             #expect(!error.description.contains("hunter2"))
         }
         // PATH is the given environment's: sh is not found where PATH holds no folder with it.
@@ -141,7 +159,9 @@ struct ExternalProcessTests {
         // of the pool (as many threads as cores), the runs past the pool's width would never start, and those
         // started would give up (after 60 s, a guard against a hang, not a measurement) and exit 1.
         let count = ProcessInfo.processInfo.activeProcessorCount * 2 + 2
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-barrier-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "passforge-barrier-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let script = """
@@ -151,7 +171,9 @@ struct ExternalProcessTests {
             """
         let outputs = try await withThrowingTaskGroup(of: ExternalProcess.Outcome.self) { group in
             for index in 0..<count {
-                group.addTask { try await ExternalProcess("sh", ["-c", script, "sh", folder, "\(index)", "\(count)"]).run() }
+                group.addTask {
+                    try await ExternalProcess("sh", ["-c", script, "sh", folder, "\(index)", "\(count)"]).run()
+                }
             }
             return try await group.reduce(into: [ExternalProcess.Outcome]()) { $0.append($1) }
         }
@@ -160,9 +182,9 @@ struct ExternalProcessTests {
     }
 }
 
-private extension FileManager {
+extension FileManager {
     /// The folder with symbolic links resolved (the temporary folder may be one), as `pwd -P` prints it.
-    func destinationOfSymbolicLinkOrSelf(_ path: String) throws -> String {
+    fileprivate func destinationOfSymbolicLinkOrSelf(_ path: String) throws -> String {
         URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 }

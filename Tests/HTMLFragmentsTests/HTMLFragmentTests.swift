@@ -1,17 +1,23 @@
 import Testing
+
 @testable import HTMLFragments
 
 /// The libxml2 wrapper: what a fragment of tag soup reads as, with libxml2's HTML parser.
 @Suite struct HTMLFragmentTests {
     func element(_ name: String, _ attributes: [(String, String)] = [], _ children: [HTMLNode] = []) -> HTMLNode {
-        .element(HTMLElement(name: name, attributes: attributes.map { HTMLAttribute(name: $0.0, value: $0.1) }, children: children))
+        .element(
+            HTMLElement(
+                name: name, attributes: attributes.map { HTMLAttribute(name: $0.0, value: $0.1) }, children: children))
     }
 
     @Test func linksAndTextInOrderWithEntitiesDecodedAndNamesInLowerCase() throws {
-        let fragment = try HTMLFragment(parsing: "See <A HREF='https://x.example/?a=1&amp;b=2'>our &amp; terms</a> or &#106;ust text.")
-        #expect(fragment.nodes == [
-            .text("See "), element("a", [("href", "https://x.example/?a=1&b=2")], [.text("our & terms")]), .text(" or just text."),
-        ])
+        let fragment = try HTMLFragment(
+            parsing: "See <A HREF='https://x.example/?a=1&amp;b=2'>our &amp; terms</a> or &#106;ust text.")
+        #expect(
+            fragment.nodes == [
+                .text("See "), element("a", [("href", "https://x.example/?a=1&b=2")], [.text("our & terms")]),
+                .text(" or just text."),
+            ])
         #expect(fragment.discardedTags.isEmpty && fragment.strayEndTags.isEmpty)
     }
 
@@ -22,11 +28,13 @@ import Testing
     }
 
     @Test func everyOtherKindOfMarkupIsSeen() throws {
-        let fragment = try HTMLFragment(parsing: "<p>a</p><!-- note --><?php x ?><img src=x onerror=alert(1)><script>alert(1)</script>")
-        #expect(fragment.nodes == [
-            element("p", [], [.text("a")]), .comment(" note "), .processingInstruction("php"),
-            element("img", [("src", "x"), ("onerror", "alert(1)")]), element("script", [], [.text("alert(1)")]),
-        ])
+        let fragment = try HTMLFragment(
+            parsing: "<p>a</p><!-- note --><?php x ?><img src=x onerror=alert(1)><script>alert(1)</script>")
+        #expect(
+            fragment.nodes == [
+                element("p", [], [.text("a")]), .comment(" note "), .processingInstruction("php"),
+                element("img", [("src", "x"), ("onerror", "alert(1)")]), element("script", [], [.text("alert(1)")]),
+            ])
     }
 
     @Test func contentAfterAClosingHTMLTagIsStillRead() throws {
@@ -50,7 +58,9 @@ import Testing
     }
 
     @Test func markupTheParserReadsAroundIsReported() throws {
-        #expect(try HTMLFragment(parsing: "<a href=\"https://x.example\" <b onclick=x>k</a>").malformedMarkup.isEmpty == false)
+        #expect(
+            try HTMLFragment(parsing: "<a href=\"https://x.example\" <b onclick=x>k</a>").malformedMarkup.isEmpty
+                == false)
         #expect(try HTMLFragment(parsing: "<a href=\"javascript:x>k</a>").malformedMarkup.isEmpty == false)
         #expect(try HTMLFragment(parsing: "x <!-- never closed").malformedMarkup.isEmpty == false)
         // A lone ampersand or less-than sign is text, as in a browser.
@@ -67,8 +77,10 @@ import Testing
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<64 {
                 group.addTask {
-                    let fragment = try HTMLFragment(parsing: "<body onload=x>\(index) <a href='https://x.example/\(index)'>l</a></p>")
-                    return fragment.discardedTags == ["body"] && fragment.strayEndTags == ["p"] && fragment.nodes.count == 2
+                    let fragment = try HTMLFragment(
+                        parsing: "<body onload=x>\(index) <a href='https://x.example/\(index)'>l</a></p>")
+                    return fragment.discardedTags == ["body"] && fragment.strayEndTags == ["p"]
+                        && fragment.nodes.count == 2
                 }
             }
             for try await result in group { #expect(result) }

@@ -28,22 +28,24 @@ final class MockAPNsHTTP1Handler: ChannelInboundHandler {
             let token = head.uri.hasPrefix(prefix) ? String(head.uri.dropFirst(prefix.count)) : nil
             var status = 200
             if case .status(let scripted, _) = connection.state.nextAnswer(forToken: token) { status = scripted }
-            connection.state.record(MockAPNsRequest(
-                method: head.method.rawValue,
-                path: head.uri,
-                headers: head.headers.map { ($0.name.lowercased(), $0.value) },
-                body: body,
-                token: token,
-                clientSubject: connection.clientSubject,
-                clientSubjectFields: connection.clientSubjectFields,
-                connection: connection.number,
-                streamID: 0,
-                outcome: .answered(status: status)
-            ))
+            connection.state.record(
+                MockAPNsRequest(
+                    method: head.method.rawValue,
+                    path: head.uri,
+                    headers: head.headers.map { ($0.name.lowercased(), $0.value) },
+                    body: body,
+                    token: token,
+                    clientSubject: connection.clientSubject,
+                    clientSubjectFields: connection.clientSubjectFields,
+                    connection: connection.number,
+                    streamID: 0,
+                    outcome: .answered(status: status)
+                ))
             var headers = HTTPHeaders()
             headers.add(name: "content-length", value: "0")
             headers.add(name: "apns-id", value: connection.state.makeAPNsID())
-            let response = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
+            let response = HTTPResponseHead(
+                version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
             context.write(wrapOutboundOut(.head(response)), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             self.head = nil

@@ -76,7 +76,9 @@ public final class MockAPNsServer: Sendable {
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> MockAPNsServer {
         var tls = TLSConfiguration.makeServerConfigurationWithMTLS(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(configuration.certificateChainPEM).map { .certificate($0) },
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(configuration.certificateChainPEM).map {
+                .certificate($0)
+            },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: configuration.privateKeyPEM, format: .pem)),
             trustRoots: .certificates(try NIOSSLCertificate.fromPEMBytes(configuration.trustRootsPEM))
         )
@@ -99,16 +101,19 @@ public final class MockAPNsServer: Sendable {
                     let number = state.connectionAccepted(channel)
                     channel.closeFuture.whenComplete { _ in state.connectionClosed(channel) }
                     let closer = AbruptCloseHandler()
-                    let connection = MockAPNsConnection(number: number, channel: channel, state: state, abruptCloser: closer)
+                    let connection = MockAPNsConnection(
+                        number: number, channel: channel, state: state, abruptCloser: closer)
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(closer)
                     try sync.addHandler(NIOSSLServerHandler(context: sslContext))
-                    try sync.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try Self.negotiated(result, channel: channel, connection: connection,
-                                                wireProtocol: serverProtocol, settings: settings)
-                        }
-                    })
+                    try sync.addHandler(
+                        ApplicationProtocolNegotiationHandler { result, channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                try Self.negotiated(
+                                    result, channel: channel, connection: connection,
+                                    wireProtocol: serverProtocol, settings: settings)
+                            }
+                        })
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -145,7 +150,8 @@ public final class MockAPNsServer: Sendable {
                 streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
-                    let streamID = (try? stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) } ?? 0
+                    let streamID =
+                        (try? stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) } ?? 0
                     try stream.pipeline.syncOperations.addHandler(
                         MockAPNsStreamHandler(connection: connection, streamID: streamID)
                     )

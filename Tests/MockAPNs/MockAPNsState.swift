@@ -1,5 +1,5 @@
-import Synchronization
 import NIOCore
+import Synchronization
 
 /// Everything the mock shares across connections: scripts, records, counters.
 final class MockAPNsState: Sendable {

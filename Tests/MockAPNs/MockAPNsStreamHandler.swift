@@ -111,18 +111,19 @@ final class MockAPNsStreamHandler: ChannelInboundHandler {
                 headers.append((name.lowercased(), value))
             }
         }
-        connection.state.record(MockAPNsRequest(
-            method: requestHeaders.first(name: ":method") ?? "",
-            path: requestHeaders.first(name: ":path") ?? "",
-            headers: headers,
-            body: body,
-            token: token,
-            clientSubject: connection.clientSubject,
-            clientSubjectFields: connection.clientSubjectFields,
-            connection: connection.number,
-            streamID: streamID,
-            outcome: outcome
-        ))
+        connection.state.record(
+            MockAPNsRequest(
+                method: requestHeaders.first(name: ":method") ?? "",
+                path: requestHeaders.first(name: ":path") ?? "",
+                headers: headers,
+                body: body,
+                token: token,
+                clientSubject: connection.clientSubject,
+                clientSubjectFields: connection.clientSubjectFields,
+                connection: connection.number,
+                streamID: streamID,
+                outcome: outcome
+            ))
     }
 }
 

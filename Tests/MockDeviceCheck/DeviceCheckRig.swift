@@ -27,19 +27,24 @@ public struct DeviceCheckRig: Sendable {
     }
 
     /// - Parameter recordsRequests: keep every request for the test to read (the benchmark turns it off).
-    package static func start(timeout: Duration = .seconds(10), recordsRequests: Bool = true) async throws -> DeviceCheckRig {
+    package static func start(timeout: Duration = .seconds(10), recordsRequests: Bool = true) async throws
+        -> DeviceCheckRig
+    {
         let key = P256.Signing.PrivateKey()
-        let credentials = try DeviceCheckCredentials(teamIdentifier: team, keyIdentifier: keyIdentifier, privateKeyPEM: key.pemRepresentation)
+        let credentials = try DeviceCheckCredentials(
+            teamIdentifier: team, keyIdentifier: keyIdentifier, privateKeyPEM: key.pemRepresentation)
         let pki = TestPKI.shared
         let identity = pki.apnsServerCertificate()
         let clock = ManualClock()
-        let server = try await MockDeviceCheckServer(certificateChainPEM: pki.pemBytes(identity.certificate), privateKeyPEM: pki.pemBytes(identity.key),
-                                                     teamIdentifier: team, keyIdentifier: keyIdentifier, publicKey: key.publicKey,
-                                                     recordsRequests: recordsRequests, now: { clock.now })
+        let server = try await MockDeviceCheckServer(
+            certificateChainPEM: pki.pemBytes(identity.certificate), privateKeyPEM: pki.pemBytes(identity.key),
+            teamIdentifier: team, keyIdentifier: keyIdentifier, publicKey: key.publicKey,
+            recordsRequests: recordsRequests, now: { clock.now })
         let http = makeHTTPClient(trusting: pki.root)
-        let client = DeviceCheckClient(endpoint: try DeviceCheckEndpoint(baseURL: server.baseURL),
-                                       authorization: DeviceCheckAuthorization(credentials: credentials, now: { clock.now }),
-                                       httpClient: http, timeout: timeout, now: { clock.now * 1000 })
+        let client = DeviceCheckClient(
+            endpoint: try DeviceCheckEndpoint(baseURL: server.baseURL),
+            authorization: DeviceCheckAuthorization(credentials: credentials, now: { clock.now }),
+            httpClient: http, timeout: timeout, now: { clock.now * 1000 })
         return DeviceCheckRig(server: server, client: client, http: http, clock: clock, key: key)
     }
 
@@ -54,8 +59,10 @@ public struct DeviceCheckRig: Sendable {
 
     /// Runs `body` with a rig, and shuts it down however `body` ends: an HTTP
     /// client that is not shut down stops the whole test process.
-    package static func with<T>(timeout: Duration = .seconds(10), recordsRequests: Bool = true,
-                                _ body: (DeviceCheckRig) async throws -> T) async throws -> T {
+    package static func with<T>(
+        timeout: Duration = .seconds(10), recordsRequests: Bool = true,
+        _ body: (DeviceCheckRig) async throws -> T
+    ) async throws -> T {
         let rig = try await start(timeout: timeout, recordsRequests: recordsRequests)
         do {
             let result = try await body(rig)

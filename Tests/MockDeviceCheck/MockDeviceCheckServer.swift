@@ -2,8 +2,8 @@ import Crypto
 import DeviceCheck
 import Foundation
 import Hummingbird
-import Logging
 import HummingbirdHTTP2
+import Logging
 import NIOCore
 import NIOSSL
 import Synchronization
@@ -50,8 +50,10 @@ public final class MockDeviceCheckServer: Sendable {
         /// The Content-Type, when not Apple's (`text/plain` for text).
         public var contentType: String?
 
-        public init(status: Int, body: String = "", path: String? = nil, delay: Duration = .zero, trickle: Duration = .zero,
-                    contentType: String? = nil) {
+        public init(
+            status: Int, body: String = "", path: String? = nil, delay: Duration = .zero, trickle: Duration = .zero,
+            contentType: String? = nil
+        ) {
             self.status = status
             self.body = body
             self.path = path
@@ -61,11 +63,15 @@ public final class MockDeviceCheckServer: Sendable {
         }
 
         /// Each row of Apple's error table, with the live body where one is known.
-        public static let badDeviceToken = ScriptedAnswer(status: 400, body: "Missing or incorrectly formatted device token payload")
+        public static let badDeviceToken = ScriptedAnswer(
+            status: 400, body: "Missing or incorrectly formatted device token payload")
         public static let badBits = ScriptedAnswer(status: 400, body: "Missing or incorrectly formatted bits")
-        public static let badTimestamp = ScriptedAnswer(status: 400, body: "Missing or incorrectly formatted time stamp")
-        public static let badAuthorizationToken = ScriptedAnswer(status: 400, body: "Missing or badly formatted authorization token")
-        public static let invalidAuthorizationToken = ScriptedAnswer(status: 401, body: "Unable to verify authorization token")
+        public static let badTimestamp = ScriptedAnswer(
+            status: 400, body: "Missing or incorrectly formatted time stamp")
+        public static let badAuthorizationToken = ScriptedAnswer(
+            status: 400, body: "Missing or badly formatted authorization token")
+        public static let invalidAuthorizationToken = ScriptedAnswer(
+            status: 401, body: "Unable to verify authorization token")
         public static let authorizationTokenExpired = ScriptedAnswer(status: 401, body: "Authorization Token Expired")
         public static let forbidden = ScriptedAnswer(status: 403, body: "Forbidden")
         public static let methodNotAllowed = ScriptedAnswer(status: 405, body: "Method Not Allowed")
@@ -99,47 +105,56 @@ public final class MockDeviceCheckServer: Sendable {
     ///   - certificateChainPEM/privateKeyPEM: the server's TLS identity (for 127.0.0.1).
     ///   - publicKey: the team's DeviceCheck public key, to verify JWTs.
     ///   - now: seconds since 1970, for the `iat` and `timestamp` checks.
-    public init(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], teamIdentifier: String, keyIdentifier: String,
-                publicKey: P256.Signing.PublicKey, recordsRequests: Bool = true,
-                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) async throws {
+    public init(
+        certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], teamIdentifier: String, keyIdentifier: String,
+        publicKey: P256.Signing.PublicKey, recordsRequests: Bool = true,
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) async throws {
         let store = Store(State(recordsRequests: recordsRequests))
         self.store = store
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(certificateChainPEM).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: privateKeyPEM, format: .pem)))
         tls.applicationProtocols = ["h2", "http/1.1"]
-        let verifier = JWTVerifier(teamIdentifier: teamIdentifier, keyIdentifier: keyIdentifier, publicKey: publicKey, now: now)
+        let verifier = JWTVerifier(
+            teamIdentifier: teamIdentifier, keyIdentifier: keyIdentifier, publicKey: publicKey, now: now)
         let router = Router()
         for path in ["/v1/query_two_bits", "/v1/update_two_bits", "/v1/validate_device_token"] {
             router.post(RouterPath(path)) { request, _ -> Response in
                 let body = try await request.body.collect(upTo: 1 << 20)
-                let answer = Self.answer(path: path, authorization: request.headers[.authorization],
-                                         body: Data(body.readableBytesView), verifier: verifier, store: store, now: now)
+                let answer = Self.answer(
+                    path: path, authorization: request.headers[.authorization],
+                    body: Data(body.readableBytesView), verifier: verifier, store: store, now: now)
                 // A slow Apple, in real time on purpose: the delay and the trickle below are what the deadline
                 // tests measure (the client's real request timeout), not a wait for an event.
                 if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
                 var headers = HTTPFields()
                 headers[.contentType] = answer.contentType
                 guard answer.trickle > .zero, !answer.text.isEmpty else {
-                    return Response(status: .init(code: answer.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: answer.text)))
+                    return Response(
+                        status: .init(code: answer.status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: answer.text)))
                 }
                 let bytes = Array(answer.text.utf8)
                 let pause = answer.trickle / bytes.count
-                return Response(status: .init(code: answer.status), headers: headers, body: ResponseBody { writer in
-                    for byte in bytes {
-                        try await Task.sleep(for: pause)
-                        try await writer.write(ByteBuffer(bytes: [byte]))
-                    }
-                    try await writer.finish(nil)
-                })
+                return Response(
+                    status: .init(code: answer.status), headers: headers,
+                    body: ResponseBody { writer in
+                        for byte in bytes {
+                            try await Task.sleep(for: pause)
+                            try await writer.write(ByteBuffer(bytes: [byte]))
+                        }
+                        try await writer.finish(nil)
+                    })
             }
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(router: router, server: try .http2Upgrade(tlsConfiguration: tls),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "mock-devicecheck"),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
-                              // Quiet: a test's shutdown cancels the server, which Hummingbird logs as errors.
-                              logger: Logger(label: "mock-devicecheck", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let app = Application(
+            router: router, server: try .http2Upgrade(tlsConfiguration: tls),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "mock-devicecheck"),
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
+            // Quiet: a test's shutdown cancels the server, which Hummingbird logs as errors.
+            logger: Logger(label: "mock-devicecheck", factory: { _ in SwiftLogNoOpLogHandler() }))
         task = Task(executorPreference: DedicatedExecutor(label: "mock-devicecheck")) {
             try await app.runService(gracefulShutdownSignals: [])
         }
@@ -193,31 +208,41 @@ public final class MockDeviceCheckServer: Sendable {
         var trickle: Duration = .zero
     }
 
-    private static func answer(path: String, authorization: String?, body: Data, verifier: JWTVerifier, store: Store,
-                               now: @Sendable () -> Int64) -> Answer {
+    private static func answer(
+        path: String, authorization: String?, body: Data, verifier: JWTVerifier, store: Store,
+        now: @Sendable () -> Int64
+    ) -> Answer {
         let issuedAt: Int64?
         let failure: (Int, String)?
         switch verifier.verify(authorization) {
-        case .success(let iat): issuedAt = iat; failure = nil
-        case .failure(let refusal): issuedAt = nil; failure = (refusal.status, refusal.body)
+        case .success(let iat):
+            issuedAt = iat
+            failure = nil
+        case .failure(let refusal):
+            issuedAt = nil
+            failure = (refusal.status, refusal.body)
         }
         let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         let token = json?["device_token"] as? String
         // `deviceToken(for:)`'s tokens name their device; any other well-formed token is a device of its own.
         let decoded = token.flatMap { Data(base64Encoded: $0) }
-        let device = decoded.flatMap { String(data: $0, encoding: .utf8) }.flatMap { text in
-            text.contains(":") ? text.split(separator: ":", maxSplits: 1).first.map(String.init) : nil
-        } ?? (decoded != nil ? token : nil)
+        let device =
+            decoded.flatMap { String(data: $0, encoding: .utf8) }.flatMap { text in
+                text.contains(":") ? text.split(separator: ":", maxSplits: 1).first.map(String.init) : nil
+            } ?? (decoded != nil ? token : nil)
         let transaction = json?["transaction_id"] as? String
         let timestamp = (json?["timestamp"] as? NSNumber)?.int64Value
 
         return store.state.withLock { state in
             func finish(_ status: Int, _ text: String, json: Bool = false) -> Answer {
                 if state.recordsRequests {
-                    state.requests.append(Request(path: path, device: device, deviceToken: token, transactionIdentifier: transaction,
-                                                  timestamp: timestamp, issuedAt: issuedAt, status: status))
+                    state.requests.append(
+                        Request(
+                            path: path, device: device, deviceToken: token, transactionIdentifier: transaction,
+                            timestamp: timestamp, issuedAt: issuedAt, status: status))
                 }
-                return Answer(status: status, text: text, contentType: json ? "application/json" : "text/plain; charset=utf-8")
+                return Answer(
+                    status: status, text: text, contentType: json ? "application/json" : "text/plain; charset=utf-8")
             }
             if let index = state.script.firstIndex(where: { $0.path == nil || $0.path == path }) {
                 let scripted = state.script.remove(at: index)
@@ -228,16 +253,21 @@ public final class MockDeviceCheckServer: Sendable {
                 return answer
             }
             if let failure { return finish(failure.0, failure.1) }
-            guard let device, !device.isEmpty else { return finish(400, "Missing or incorrectly formatted device token payload") }
+            guard let device, !device.isEmpty else {
+                return finish(400, "Missing or incorrectly formatted device token payload")
+            }
             // Milliseconds, within ten minutes of now: a timestamp in seconds is refused.
-            guard let timestamp, abs(timestamp - now() * 1000) < 600_000 else { return finish(400, "Missing or incorrectly formatted time stamp") }
+            guard let timestamp, abs(timestamp - now() * 1000) < 600_000 else {
+                return finish(400, "Missing or incorrectly formatted time stamp")
+            }
             guard let transaction, !transaction.isEmpty, state.transactions.insert(transaction).inserted else {
                 return finish(400, "Missing or incorrectly formatted payload")
             }
             switch path {
             case "/v1/query_two_bits":
                 guard let bits = state.bits[device] else { return finish(200, state.notFoundAnswer) }
-                return finish(200, #"{"bit0":\#(bits.bit0),"bit1":\#(bits.bit1),"last_update_time":"2026-11"}"#, json: true)
+                return finish(
+                    200, #"{"bit0":\#(bits.bit0),"bit1":\#(bits.bit1),"last_update_time":"2026-11"}"#, json: true)
             case "/v1/update_two_bits":
                 guard let bit0 = json?["bit0"] as? Bool, let bit1 = json?["bit1"] as? Bool else {
                     return finish(400, "Missing or incorrectly formatted bits")
@@ -264,24 +294,32 @@ struct JWTVerifier: Sendable {
     var now: @Sendable () -> Int64
 
     func verify(_ header: String?) -> Result<Int64, Refusal> {
-        guard let header, header.hasPrefix("Bearer ") else { return .failure(Refusal(status: 400, body: "Missing or badly formatted authorization token")) }
-        let parts = header.dropFirst("Bearer ".count).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
-              let signatureBytes = Base64URL.decode(parts[2]),
-              let jose = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any],
-              let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any] else {
+        guard let header, header.hasPrefix("Bearer ") else {
             return .failure(Refusal(status: 400, body: "Missing or badly formatted authorization token"))
         }
-        guard jose["alg"] as? String == "ES256", jose["kid"] as? String == keyIdentifier, claims["iss"] as? String == teamIdentifier,
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-              publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)) else {
+        let parts = header.dropFirst("Bearer ".count).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]),
+            let claimBytes = Base64URL.decode(parts[1]),
+            let signatureBytes = Base64URL.decode(parts[2]),
+            let jose = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any],
+            let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any]
+        else {
+            return .failure(Refusal(status: 400, body: "Missing or badly formatted authorization token"))
+        }
+        guard jose["alg"] as? String == "ES256", jose["kid"] as? String == keyIdentifier,
+            claims["iss"] as? String == teamIdentifier,
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+            publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8))
+        else {
             return .failure(Refusal(status: 401, body: "Unable to verify authorization token"))
         }
         guard let iat = (claims["iat"] as? NSNumber)?.int64Value else {
             return .failure(Refusal(status: 401, body: "Unable to verify authorization token"))
         }
         // Apple rejects a token whose iat is more than an hour old (APNs' rule, which DeviceCheck follows).
-        guard now() - iat <= 3600, iat - now() <= 60 else { return .failure(Refusal(status: 401, body: "Authorization Token Expired")) }
+        guard now() - iat <= 3600, iat - now() <= 60 else {
+            return .failure(Refusal(status: 401, body: "Authorization Token Expired"))
+        }
         return .success(iat)
     }
 }

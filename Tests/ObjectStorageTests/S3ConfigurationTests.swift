@@ -114,7 +114,8 @@ import Testing
     }
 
     @Test func storeErrorsNameTheObjectAndWhatToDo() {
-        let xml = "<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code>"
+        let xml =
+            "<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code>"
             + "<Message>The signature &amp; more</Message></Error>"
         let body = Array(xml.utf8)
         let failure = StoreAnswer(status: 403, body: body).failure("PUT", "s3://b/k")

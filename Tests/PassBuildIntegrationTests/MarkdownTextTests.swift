@@ -1,13 +1,14 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TextEscaping
 
 /// Renders GitHub Flavored Markdown with the real cmark-gfm (Debian package `cmark-gfm`), with the
 /// extensions GitHub enables.
 func renderGFM(_ markdown: String) throws -> String {
-    let result = try runProcess("cmark-gfm", ["-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tagfilter"],
-                                input: Data(markdown.utf8))
+    let result = try runProcess(
+        "cmark-gfm", ["-e", "table", "-e", "autolink", "-e", "strikethrough", "-e", "tagfilter"],
+        input: Data(markdown.utf8))
     #expect(result.status == 0, "cmark-gfm failed; install it (make deps): \(result.stderr)")
     return result.stdout
 }
@@ -16,12 +17,15 @@ func renderGFM(_ markdown: String) throws -> String {
 /// autolinks, HTML of the input, and text outside `<code>` that GitHub would link as a mention.
 func liveMarkup(in html: String) -> [String] {
     var found: [String] = []
-    for tag in ["<a", "<img", "<script", "<iframe", "<!--", "<del", "<em", "<strong", "<h1", "<h2", "<details", "<div"] where html.contains(tag) {
+    for tag in ["<a", "<img", "<script", "<iframe", "<!--", "<del", "<em", "<strong", "<h1", "<h2", "<details", "<div"]
+    where html.contains(tag) {
         found.append(tag)
     }
     // Outside code spans no `@`, `://` or `www.` (GitHub links mentions and URLs in text after rendering).
     var outsideCode = html
-    while let start = outsideCode.range(of: "<code>"), let end = outsideCode.range(of: "</code>", range: start.upperBound..<outsideCode.endIndex) {
+    while let start = outsideCode.range(of: "<code>"),
+        let end = outsideCode.range(of: "</code>", range: start.upperBound..<outsideCode.endIndex)
+    {
         outsideCode.removeSubrange(start.lowerBound..<end.upperBound)
     }
     for text in ["@", "://", "www."] where outsideCode.contains(text) { found.append("text \(text)") }
@@ -79,7 +83,8 @@ func liveMarkup(in html: String) -> [String] {
     @Test func tableCellsKeepTheirColumnsAndTheRowsAfterThem() throws {
         var markdown = "| field | before | after |\n|---|---|---|\n"
         for value in Self.hostileValues {
-            markdown += "| \(MarkdownText.code(value, inTable: true)) | \(MarkdownText.code(value, inTable: true)) | x |\n"
+            markdown +=
+                "| \(MarkdownText.code(value, inTable: true)) | \(MarkdownText.code(value, inTable: true)) | x |\n"
         }
         markdown += "| LAST | row | here |\n\nAFTER THE TABLE\n"
         let html = try renderGFM(markdown)

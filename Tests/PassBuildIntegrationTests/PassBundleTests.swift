@@ -1,11 +1,12 @@
-@testable import WalletTree
 import AtomicFiles
 import Foundation
 import PassContent
 import PassPackage
-import Testing
 import TestSupport
+import Testing
+
 @testable import PassBuild
+@testable import WalletTree
 
 /// `.pkpasses` bundles: built from a content file with `bundle:`, read back
 /// with `unzip` and every member checked with `openssl smime -verify`.
@@ -16,10 +17,13 @@ import TestSupport
     func settings(_ project: ProjectFixture) throws -> BuildSettings { try project.buildSettings(secret: Self.secret) }
 
     /// A family of `count` tickets in one file with `bundle: family`.
-    func writeFamily(_ project: ProjectFixture, count: Int, name: String = "family", points: Int = 1, file: String = "family.yml") {
+    func writeFamily(
+        _ project: ProjectFixture, count: Int, name: String = "family", points: Int = 1, file: String = "family.yml"
+    ) {
         var yaml = "template: card\nbundle: \(name)\npasses:\n"
         for i in 0..<count {
-            yaml += "  - serialNumber: \(name.uppercased())-\(i)\n    data: { name: \"Member \(i)\", points: \(i == 0 ? points : i) }\n"
+            yaml +=
+                "  - serialNumber: \(name.uppercased())-\(i)\n    data: { name: \"Member \(i)\", points: \(i == 0 ? points : i) }\n"
         }
         project.directory.write("content/\(file)", yaml)
     }
@@ -29,7 +33,9 @@ import TestSupport
     }
 
     /// Unzips the bundle with `unzip` and verifies every member like a device.
-    func verifiedMembers(_ project: ProjectFixture, _ record: PassBundles.Record) throws -> [String: PassVerifier.Verified] {
+    func verifiedMembers(_ project: ProjectFixture, _ record: PassBundles.Record) throws -> [String: PassVerifier
+        .Verified]
+    {
         let work = TemporaryDirectory("passforge-bundle")
         let unzip = try runProcess("unzip", ["-q", "\(project.output)/\(record.downloadPath)", "-d", work.path])
         #expect(unzip.status == 0, "\(unzip.output)")
@@ -57,7 +63,8 @@ import TestSupport
         let entries = try ZipArchive.read(try #require(project.directory.read("output/\(record.downloadPath)")))
         for entry in entries {
             let serial = String(entry.name.dropLast(".pkpass".count))
-            #expect(entry.bytes == project.directory.read("output/\(state.passes["\(TestPKI.passType)/\(serial)"]!.path)"))
+            #expect(
+                entry.bytes == project.directory.read("output/\(state.passes["\(TestPKI.passType)/\(serial)"]!.path)"))
         }
         // Its capability is derived from the name, with its own HMAC input, never a pass's.
         let capability = PassBundles.capability(name: "family", secret: TokenSecret(Self.secret, origin: "test"))
@@ -90,14 +97,17 @@ import TestSupport
         #expect(second.downloadPath == first.downloadPath)
         #expect(second.etag != first.etag && second.updateTag > first.updateTag)
         let members = try verifiedMembers(project, second)
-        let fields = (members["FAMILY-0.pkpass"]?.passJSON["generic"] as? [String: Any])?["secondaryFields"] as? [[String: Any]]
+        let fields =
+            (members["FAMILY-0.pkpass"]?.passJSON["generic"] as? [String: Any])?["secondaryFields"] as? [[String: Any]]
         #expect(fields?.first?["value"] as? Int == 500)
 
         // A member added, then the bundle removed from the file: the file goes from the tree.
         writeFamily(project, count: 3, points: 500)
         _ = try PassBuilder(settings: settings).build()
         #expect(try bundleRecord(project).members.count == 3)
-        project.directory.write("content/family.yml", "template: card\npasses:\n  - serialNumber: FAMILY-0\n    data: { name: A, points: 1 }\n")
+        project.directory.write(
+            "content/family.yml",
+            "template: card\npasses:\n  - serialNumber: FAMILY-0\n    data: { name: A, points: 1 }\n")
         _ = try PassBuilder(settings: settings).build()
         #expect(PassBundles.load(from: project.output).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: "\(project.output)/\(first.downloadPath)"))

@@ -6,6 +6,7 @@ extension ProjectFixture {
     /// the test PKI's leaf and with `secret` as the token secret.
     func buildSettings(secret: String, jobs: Int = 2) throws -> BuildSettings {
         try BuildSettings(
-            projectFolder: root, environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: secret), jobs: jobs)
+            projectFolder: root, environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: secret),
+            jobs: jobs)
     }
 }

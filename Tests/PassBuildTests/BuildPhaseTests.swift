@@ -1,7 +1,8 @@
 import ConcurrencySupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import PassBuild
 
 /// The build as named phases (`--timings`), and the commit's checkpoints, which tests use instead of killing a
@@ -22,10 +23,12 @@ import TestSupport
         settings.recordsTimings = true
         let report = try PassBuilder(settings: settings).build()
         #expect(report.built.count == 3)
-        #expect(report.phases.map(\.name) == [
-            "load", "scan", "classify", "evaluate and sign", "check", "new state", "bundles", "landing pages", "staged state",
-            "staged", "journaled", "applying", "applied",
-        ])
+        #expect(
+            report.phases.map(\.name) == [
+                "load", "scan", "classify", "evaluate and sign", "check", "new state", "bundles", "landing pages",
+                "staged state",
+                "staged", "journaled", "applying", "applied",
+            ])
         let pipeline = try #require(report.phases.first { $0.name == "evaluate and sign" })
         #expect(pipeline.parts.map(\.name) == ["parse and evaluate", "sign"])
         #expect(pipeline.parts.allSatisfy { $0.cpuSeconds > 0 }, "\(pipeline.parts)")

@@ -1,19 +1,22 @@
 import AtomicFiles
 import Foundation
 import PassContent
+import PassModel
 import PassPackage
-import Testing
 import TestSupport
+import Testing
+
 @testable import PassBuild
 @testable import WalletTree
-import PassModel
 
 /// The pieces that make a full build fast: per-template caches, the state
 /// encoded on every core, and the parallel application of a journal.
 @Suite struct BuildPipelineTests {
     static let secret = "pipeline-token-secret-0123456789"
 
-    func settings(_ project: ProjectFixture, jobs: Int = 2) throws -> BuildSettings { try project.buildSettings(secret: Self.secret, jobs: jobs) }
+    func settings(_ project: ProjectFixture, jobs: Int = 2) throws -> BuildSettings {
+        try project.buildSettings(secret: Self.secret, jobs: jobs)
+    }
 
     /// The files of the pass at `path` in the output tree, by name.
     func entries(_ project: ProjectFixture, _ path: String) throws -> [String: [UInt8]] {
@@ -28,19 +31,27 @@ import PassModel
         let types = (0..<(ParallelPackager.Worker.openTreeFolders / 4 + 2)).map { "pass.com.example.t\($0)" }
         var yaml = "template: card\ndefaults: { download: public, data: { name: x, points: 0 } }\npasses:\n"
         for (index, type) in types.enumerated() {
-            for serial in ["A", "B"] { yaml += "  - { serialNumber: \(serial)\(index), pass: { passTypeIdentifier: \(type) } }\n" }
+            for serial in ["A", "B"] {
+                yaml += "  - { serialNumber: \(serial)\(index), pass: { passTypeIdentifier: \(type) } }\n"
+            }
         }
         project.directory.write("content/many.yml", yaml)
         // The development chain, which has a certificate for every type.
-        let settings = try BuildSettings(projectFolder: project.root, environment: ["PASSFORGE_TOKEN_SECRET": Self.secret], jobs: 1)
+        let settings = try BuildSettings(
+            projectFolder: project.root, environment: ["PASSFORGE_TOKEN_SECRET": Self.secret], jobs: 1)
         for round in 0..<2 {
-            if round == 1 { project.directory.write("content/many.yml", yaml.replacingOccurrences(of: "points: 0", with: "points: 1")) }
+            if round == 1 {
+                project.directory.write(
+                    "content/many.yml", yaml.replacingOccurrences(of: "points: 0", with: "points: 1"))
+            }
             let report = try PassBuilder(settings: settings).build()
             #expect(report.built.count == types.count * 2, "round \(round)")
             let state = try BuildState.load(from: project.output)
             for record in state.passes.values {
                 let bytes = try #require(project.directory.read("output/\(record.path)"), "\(record.key)")
-                for name in record.files { #expect(project.directory.read("output/\(name)") == bytes, "round \(round): \(name)") }
+                for name in record.files {
+                    #expect(project.directory.read("output/\(name)") == bytes, "round \(round): \(name)")
+                }
                 #expect(record.publicDownloadPath != nil && record.tokenPath != nil)
             }
         }
@@ -60,7 +71,9 @@ import PassModel
             #expect(report.built.count == 40, "round \(round)")
             for record in try BuildState.load(from: project.output).passes.values {
                 let bytes = try #require(project.directory.read("output/\(record.path)"))
-                for name in record.files { #expect(project.directory.read("output/\(name)") == bytes, "round \(round): \(name)") }
+                for name in record.files {
+                    #expect(project.directory.read("output/\(name)") == bytes, "round \(round): \(name)")
+                }
             }
         }
         #expect(!AtomicFileSystem.exists("\(project.output)/.passforge/staging"))
@@ -103,8 +116,9 @@ import PassModel
         let project = ProjectFixture(passCount: 5)
         _ = try PassBuilder(settings: try settings(project)).build()
         var state = try BuildState.load(from: project.output)
-        state.removedPasses["pass.t/gone"] = .init(typeIdentifier: "pass.t", identifier: "gone", tokenHash: "h", removedTag: 7,
-                                                  files: ["download/x.pkpass"])
+        state.removedPasses["pass.t/gone"] = .init(
+            typeIdentifier: "pass.t", identifier: "gone", tokenHash: "h", removedTag: 7,
+            files: ["download/x.pkpass"])
         #expect(BuildStateEncoding.encode(state, jobs: 3) == (try state.encoded()))
         // Enough records for several batches encoded on every core, in key order.
         let some = state.passes.values.first!
@@ -122,11 +136,16 @@ import PassModel
         let folder = TemporaryDirectory()
         let tree = OutputTree(directory: folder.path)
         try tree.prepareStaging()
-        let a = try tree.stage([1], name: "a"), b = try tree.stage([2], name: "b")
+        let a = try tree.stage([1], name: "a")
+        let b = try tree.stage([2], name: "b")
         let stagedState = try tree.stage(try BuildState().encoded(), name: "state.json")
         let journal = OutputTree.Journal(
-            operations: [.init(kind: .link, path: "download/a.pkpass", source: a), .init(kind: .link, path: "download/b.pkpass", source: b),
-                         .init(kind: .move, path: "v1/passes/t/a", source: a), .init(kind: .move, path: "v1/passes/t/b", source: b)],
+            operations: [
+                .init(kind: .link, path: "download/a.pkpass", source: a),
+                .init(kind: .link, path: "download/b.pkpass", source: b),
+                .init(kind: .move, path: "v1/passes/t/a", source: a),
+                .init(kind: .move, path: "v1/passes/t/b", source: b),
+            ],
             stagedState: stagedState, stagedDownloadsList: try tree.stage(Array("x\n".utf8), name: "downloads.csv"))
         // The links and one move were made before the process died.
         try AtomicFileSystem.hardLink("\(folder.path)/\(a)", as: "\(folder.path)/download/a.pkpass")
@@ -139,6 +158,8 @@ import PassModel
         #expect(folder.read("v1/passes/t/b") == [2])
         #expect(folder.read("download/a.pkpass") == [1])
         #expect(folder.read("download/b.pkpass") == [2])
-        #expect(FileStamp(path: "\(folder.path)/v1/passes/t/b")?.inode == FileStamp(path: "\(folder.path)/download/b.pkpass")?.inode)
+        #expect(
+            FileStamp(path: "\(folder.path)/v1/passes/t/b")?.inode
+                == FileStamp(path: "\(folder.path)/download/b.pkpass")?.inode)
     }
 }

@@ -1,9 +1,10 @@
-@testable import WalletTree
 import Foundation
 import PassContent
-import Testing
 import TestSupport
+import Testing
+
 @testable import PassBuild
+@testable import WalletTree
 
 /// The planner's decisions, taken on a project that was built once: what it
 /// reuses, what it signs again, and what Apple's rules make it refuse.
@@ -26,8 +27,9 @@ import TestSupport
 
     /// Plans the next build, as `passforge build` would, with `secret` as the token secret.
     func plan(secret: String = Self.secret) throws -> BuildPlan {
-        var planner = BuildPlanner(settings: settings, state: try builtState(), secret: TokenSecret(secret, origin: "test"),
-                                   identities: SigningIdentities(settings: settings), consumer: PlanOnly())
+        var planner = BuildPlanner(
+            settings: settings, state: try builtState(), secret: TokenSecret(secret, origin: "test"),
+            identities: SigningIdentities(settings: settings), consumer: PlanOnly())
         return try planner.makePlan(progress: { _ in })
     }
 
@@ -72,26 +74,30 @@ import TestSupport
     }
 
     @Test func aChangedSerialInAOnePassFileIsRefused() throws {
-        project.directory.write("content/cards.yml", """
-        template: card
-        serialNumber: C-0001
-        data: { name: "Member 0", points: 0 }
-        """)
+        project.directory.write(
+            "content/cards.yml",
+            """
+            template: card
+            serialNumber: C-0001
+            data: { name: "Member 0", points: 0 }
+            """)
         #expect(try refusal() == ["content.serial-changed"])
     }
 
     @Test func aPassDroppedFromAListIsRemovedAndTheNewOneBuilt() throws {
         project.writeList(count: 2)
         _ = try PassBuilder(settings: settings).build()
-        project.directory.write("content/cards.yml", """
-        template: card
-        defaults: { data: { points: 0 } }
-        passes:
-          - serialNumber: C-0000
-            data: { name: "Member 0", points: 0 }
-          - serialNumber: C-0002
-            data: { name: "Member 2", points: 2 }
-        """)
+        project.directory.write(
+            "content/cards.yml",
+            """
+            template: card
+            defaults: { data: { points: 0 } }
+            passes:
+              - serialNumber: C-0000
+                data: { name: "Member 0", points: 0 }
+              - serialNumber: C-0002
+                data: { name: "Member 2", points: 2 }
+            """)
         let plan = try plan()
         #expect(plan.removed.map(\.key) == ["\(TestPKI.passType)/C-0001"])
         #expect(plan.jobs.map(\.record.key) == ["\(TestPKI.passType)/C-0002"])

@@ -1,10 +1,11 @@
 import Foundation
 import PassContent
-import Testing
+import PassModel
 import TestSupport
+import Testing
+
 @testable import PassBuild
 @testable import WalletTree
-import PassModel
 
 /// A large file with `passes:` is parsed in runs of entries by the workers
 /// that evaluate them. What it gives, problems included, must be what a
@@ -23,7 +24,9 @@ import PassModel
             #expect(runs.first?.lowerBound == 0 && runs.last?.upperBound == count, "\(count) \(jobs)")
             #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "\(count) \(jobs)")
             #expect(runs.allSatisfy { $0.count <= BuildPlanner.runLength && !$0.isEmpty }, "\(count) \(jobs)")
-            #expect(runs.suffix(jobs).allSatisfy { $0.count <= BuildPlanner.shortestRun }, "\(count) \(jobs): \(runs.suffix(jobs))")
+            #expect(
+                runs.suffix(jobs).allSatisfy { $0.count <= BuildPlanner.shortestRun },
+                "\(count) \(jobs): \(runs.suffix(jobs))")
         }
         #expect(BuildPlanner.runs(of: 10_000, jobs: 2).first?.count == BuildPlanner.runLength)
     }
@@ -34,7 +37,8 @@ import PassModel
     static func list(count: Int = count, header: String = "", entry: (Int) -> String = { _ in "" }) -> String {
         var yaml = "# cards\ntemplate: card\n\(header)defaults: { data: { points: 0 } }\n\npasses:\n  # members\n"
         for i in 0..<count {
-            yaml += "  - serialNumber: C-\(String(format: "%04d", i))\n    data: { name: \"Member \(i)\", points: \(i) }\n\(entry(i))"
+            yaml +=
+                "  - serialNumber: C-\(String(format: "%04d", i))\n    data: { name: \"Member \(i)\", points: \(i) }\n\(entry(i))"
             if i % 7 == 0 { yaml += "\n  # a comment\n" }
         }
         return yaml
@@ -63,14 +67,21 @@ import PassModel
         for start in stride(from: 0, to: list.entries.count, by: 100) {
             let run = start..<min(start + 100, list.entries.count)
             let excerpt = list.excerpt(run, of: bytes)
-            let part = ContentLoader.definitions(in: "content/cards.yml", excerpt: excerpt.bytes, firstEntry: run.lowerBound,
-                                                 excerptEntryLine: excerpt.excerptEntryLine, entryLine: excerpt.entryLine)
+            let part = ContentLoader.definitions(
+                in: "content/cards.yml", excerpt: excerpt.bytes, firstEntry: run.lowerBound,
+                excerptEntryLine: excerpt.excerptEntryLine, entryLine: excerpt.entryLine)
             definitions += part.definitions
             problems += part.problems
         }
         #expect(problems == whole.problems)
-        let line = try #require(yaml.split(separator: "\n", omittingEmptySubsequences: false).firstIndex(of: "    template: [card]")) + 1
-        #expect(problems.map { "\($0.location) \($0.keyPath?.description ?? "")" } == ["content/cards.yml:\(line):15 passes[300].template"])
+        let line =
+            try #require(
+                yaml.split(separator: "\n", omittingEmptySubsequences: false).firstIndex(of: "    template: [card]"))
+            + 1
+        #expect(
+            problems.map { "\($0.location) \($0.keyPath?.description ?? "")" } == [
+                "content/cards.yml:\(line):15 passes[300].template"
+            ])
         #expect(definitions.count == whole.definitions.count)
         for (part, full) in zip(definitions, whole.definitions) {
             #expect(part.serialNumber == full.serialNumber)
@@ -89,7 +100,8 @@ import PassModel
         let report = try PassBuilder(settings: try settings(project)).build()
         #expect(report.built.count == Self.count)
         let state = try BuildState.load(from: project.output)
-        let record = try #require(state.contentFiles[project.directory.file("content/cards.yml")] ?? state.contentFiles.values.first)
+        let record = try #require(
+            state.contentFiles[project.directory.file("content/cards.yml")] ?? state.contentFiles.values.first)
         #expect(record.passes == (0..<Self.count).map { "\(TestPKI.passType)/C-\(String(format: "%04d", $0))" })
         #expect(record.entries.map { PassListEntries.hashes(in: $0).count } == Self.count + 1)
         // The next build reuses every pass.
@@ -103,8 +115,10 @@ import PassModel
         let whole = ContentLoader.definitions(in: "content/cards.yml", bytes: Array(yaml.utf8)).problems
         #expect(whole.count == 1)
         // The planner names the file by its path under the content folder; the location within it is the same.
-        #expect(errors.map { "\($0.location.line):\($0.location.column) \($0.rule) \($0.keyPath?.description ?? "")" }
-            == whole.map { "\($0.location.line):\($0.location.column) \($0.rule) \($0.keyPath?.description ?? "")" })
+        #expect(
+            errors.map { "\($0.location.line):\($0.location.column) \($0.rule) \($0.keyPath?.description ?? "")" }
+                == whole.map { "\($0.location.line):\($0.location.column) \($0.rule) \($0.keyPath?.description ?? "")" }
+        )
     }
 
     @Test func aProblemBeforePassesIsReportedOnceNotOncePerRun() throws {
@@ -120,12 +134,15 @@ import PassModel
         let whole = ContentLoader.definitions(in: "content/cards.yml", bytes: Array(yaml.utf8))
         #expect(whole.definitions.isEmpty)
         #expect(errors.map(\.rule) == ["yaml.syntax"])
-        #expect(errors.map { "\($0.location.line):\($0.location.column) \($0.message)" }
-            == whole.problems.map { "\($0.location.line):\($0.location.column) \($0.message)" })
+        #expect(
+            errors.map { "\($0.location.line):\($0.location.column) \($0.message)" }
+                == whole.problems.map { "\($0.location.line):\($0.location.column) \($0.message)" })
     }
 
     @Test func aSerialRepeatedInALaterRunPointsAtTheFirst() throws {
-        let yaml = Self.list(entry: { $0 == Self.count - 1 ? "  - serialNumber: C-0010\n    data: { name: Again }\n" : "" })
+        let yaml = Self.list(entry: {
+            $0 == Self.count - 1 ? "  - serialNumber: C-0010\n    data: { name: Again }\n" : ""
+        })
         let errors = try #require(try errors(of: yaml))
         let whole = ContentLoader.definitions(in: "content/cards.yml", bytes: Array(yaml.utf8))
         #expect(errors.map(\.rule) == ["content.duplicate-serial"])

@@ -1,10 +1,11 @@
 import Foundation
 import PassContent
-@testable import PassModel
 import PassPackage
-import Testing
 import TestSupport
+import Testing
+
 @testable import PassBuild
+@testable import PassModel
 @testable import WalletTree
 
 /// The build refuses what `inspect` or a device would refuse (PNG bombs, huge images, a pass over
@@ -16,7 +17,8 @@ import TestSupport
         func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(value >> $0 & 0xFF) } }
         let header = Array("IHDR".utf8) + bigEndian(width) + bigEndian(height) + [8, 6, 0, 0, 0]
         let end = Array("IEND".utf8)
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + bigEndian(13) + header + bigEndian(CRC32.checksum(header)) + bigEndian(0) + end + bigEndian(CRC32.checksum(end))
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + bigEndian(13) + header
+            + bigEndian(CRC32.checksum(header)) + bigEndian(0) + end + bigEndian(CRC32.checksum(end))
     }
 
     /// A real `width`×`height` PNG, padded after its end to `size` bytes (readers stop at IEND).
@@ -27,7 +29,8 @@ import TestSupport
 
     func build(_ project: ProjectFixture) throws -> BuildFailure? {
         do {
-            _ = try PassBuilder(settings: try project.buildSettings(secret: "bounds-test-token-secret-0123456789")).build()
+            _ = try PassBuilder(settings: try project.buildSettings(secret: "bounds-test-token-secret-0123456789"))
+                .build()
             return nil
         } catch let failure as BuildFailure {
             return failure
@@ -61,8 +64,13 @@ import TestSupport
         // Five images each under the per-image bound, 70 MB in all.
         let size = 14 << 20
         #expect(size <= ImageLimits.maximumFileSize && 5 * size > PackageLimits.maximumTotalSize)
-        for (name, side) in [("icon@2x.png", 58), ("icon@3x.png", 87), ("logo@2x.png", 200), ("thumbnail.png", 90), ("thumbnail@2x.png", 180)] {
-            project.directory.write("templates/card/\(name)", bytes: Self.paddedPNG(width: side, height: name.hasPrefix("logo") ? 80 : side, size: size))
+        for (name, side) in [
+            ("icon@2x.png", 58), ("icon@3x.png", 87), ("logo@2x.png", 200), ("thumbnail.png", 90),
+            ("thumbnail@2x.png", 180),
+        ] {
+            project.directory.write(
+                "templates/card/\(name)",
+                bytes: Self.paddedPNG(width: side, height: name.hasPrefix("logo") ? 80 : side, size: size))
         }
         let failure = try #require(try build(project))
         let errors = failure.diagnostics.filter(\.isError)
@@ -73,7 +81,9 @@ import TestSupport
         #expect(project.snapshot().keys.filter { $0.hasPrefix("v1/") }.isEmpty)
 
         // Under the bound, the same project builds.
-        for name in ["icon@3x.png", "logo@2x.png", "thumbnail@2x.png"] { try FileManager.default.removeItem(atPath: project.directory.file("templates/card/\(name)")) }
+        for name in ["icon@3x.png", "logo@2x.png", "thumbnail@2x.png"] {
+            try FileManager.default.removeItem(atPath: project.directory.file("templates/card/\(name)"))
+        }
         #expect(try build(project) == nil)
     }
 }

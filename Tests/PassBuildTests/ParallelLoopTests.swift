@@ -1,8 +1,9 @@
-@testable import PassBuild
-@testable import WalletTree
 import ConcurrencySupport
 import Synchronization
 import Testing
+
+@testable import PassBuild
+@testable import WalletTree
 
 @Suite struct ParallelLoopTests {
     @Test(arguments: [1, 2, 3, 8])

@@ -1,8 +1,9 @@
 import AtomicFiles
 import Foundation
 import PassContent
-import Testing
 import TestSupport
+import Testing
+
 @testable import PassBuild
 @testable import WalletTree
 
@@ -15,7 +16,9 @@ import TestSupport
         #expect(token.count == 43 && !token.contains("=") && !token.contains("+") && !token.contains("/"))
         let capability = secret.downloadCapability(passTypeIdentifier: "pass.a", serialNumber: "S1")
         #expect(capability.count == 22 && !token.hasPrefix(capability))
-        #expect(TokenSecret("another-secret-0123", origin: "t").authenticationToken(passTypeIdentifier: "pass.a", serialNumber: "S1") != token)
+        #expect(
+            TokenSecret("another-secret-0123", origin: "t").authenticationToken(
+                passTypeIdentifier: "pass.a", serialNumber: "S1") != token)
     }
 
     @Test func fallbackSecretIsCreatedOnceAndRefusedUnderCI() throws {
@@ -29,16 +32,19 @@ import TestSupport
             _ = try TokenSecret.resolve(environment: ["CI": "true"], projectStateDirectory: TemporaryDirectory().path)
         }
         #expect(throws: BuildError.self) {
-            _ = try TokenSecret.resolve(environment: ["PASSFORGE_TOKEN_SECRET": "short"], projectStateDirectory: folder.path)
+            _ = try TokenSecret.resolve(
+                environment: ["PASSFORGE_TOKEN_SECRET": "short"], projectStateDirectory: folder.path)
         }
     }
 }
 
 @Suite struct OutputTreeTests {
     func record(_ serial: String) -> BuildState.ItemRecord {
-        .init(typeIdentifier: "pass.t", identifier: serial, teamIdentifier: "T", updateTag: 5, etag: "\"e\"", size: 1,
-              tokenHash: nil, fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "c.yml",
-              downloadPath: "download/\(serial).pkpass", publicDownloadPath: nil)
+        .init(
+            typeIdentifier: "pass.t", identifier: serial, teamIdentifier: "T", updateTag: 5, etag: "\"e\"", size: 1,
+            tokenHash: nil, fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [],
+            sourceFile: "c.yml",
+            downloadPath: "download/\(serial).pkpass", publicDownloadPath: nil)
     }
 
     @Test func journalIsRolledForwardAfterAnInterruption() throws {
@@ -50,8 +56,10 @@ import TestSupport
         state.passes["pass.t/A"] = record("A")
         let stagedState = try tree.stage(try state.encoded(), name: "state.json")
         let journal = OutputTree.Journal(
-            operations: [.init(kind: .move, path: "v1/passes/pass.t/A", source: staged),
-                         .init(kind: .link, path: "download/A.pkpass", source: "v1/passes/pass.t/A")],
+            operations: [
+                .init(kind: .move, path: "v1/passes/pass.t/A", source: staged),
+                .init(kind: .link, path: "download/A.pkpass", source: "v1/passes/pass.t/A"),
+            ],
             stagedState: stagedState, stagedDownloadsList: try tree.stage(Array("x\n".utf8), name: "downloads.csv"))
         // Written but never applied, as if the process died right after the journal.
         try AtomicFileSystem.write(Array(try JSONEncoder().encode(journal)), to: tree.journalPath)
@@ -97,8 +105,10 @@ import TestSupport
     @Test func updateTagsIncreaseStrictlyEvenWhenTheClockDoesNot() throws {
         let project = ProjectFixture(passCount: 1)
         var settings = BuildSettings(
-            contentDirectory: project.directory.file("content"), templatesDirectory: project.directory.file("templates"),
-            outputDirectory: project.output, configuration: try ProjectConfiguration.load(file: project.directory.file("passforge.yml")),
+            contentDirectory: project.directory.file("content"),
+            templatesDirectory: project.directory.file("templates"),
+            outputDirectory: project.output,
+            configuration: try ProjectConfiguration.load(file: project.directory.file("passforge.yml")),
             projectStateDirectory: project.directory.file(".passforge"),
             environment: TestPKI.shared.environment(TestPKI.shared.leaf()))
         settings.jobs = 1

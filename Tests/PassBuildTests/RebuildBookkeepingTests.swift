@@ -1,8 +1,9 @@
-import PassModel
 import AtomicFiles
 import Foundation
-import Testing
+import PassModel
 import TestSupport
+import Testing
+
 @testable import PassBuild
 @testable import WalletTree
 
@@ -26,37 +27,50 @@ import TestSupport
         check(previous, ordered: [], added: [])
         // Told which keys of the old order are gone, it looks none of the others up.
         let dictionary = Dictionary(uniqueKeysWithValues: (previous.filter { $0 != "a/3" } + ["b/5"]).map { ($0, 0) })
-        #expect(BuildStateEncoding.sortedKeys(of: dictionary, ordered: previous, removed: ["a/3"], added: ["b/5"]) == dictionary.keys.sorted())
+        #expect(
+            BuildStateEncoding.sortedKeys(of: dictionary, ordered: previous, removed: ["a/3"], added: ["b/5"])
+                == dictionary.keys.sorted())
         // Not told of a removed key: the count gives it away, when the new key is among those added or there is none.
-        #expect(BuildStateEncoding.sortedKeys(of: dictionary, ordered: previous, removed: [], added: ["b/5"]) == dictionary.keys.sorted())
+        #expect(
+            BuildStateEncoding.sortedKeys(of: dictionary, ordered: previous, removed: [], added: ["b/5"])
+                == dictionary.keys.sorted())
         let fewer = Dictionary(uniqueKeysWithValues: previous.dropFirst().map { ($0, 0) })
-        #expect(BuildStateEncoding.sortedKeys(of: fewer, ordered: previous, removed: [], added: []) == fewer.keys.sorted())
+        #expect(
+            BuildStateEncoding.sortedKeys(of: fewer, ordered: previous, removed: [], added: []) == fewer.keys.sorted())
     }
 
     @Test func contentFileRecordsAreCompletedFromThePreviousOnes() {
         func record(_ hash: String, _ identity: String?) -> BuildState.ContentFileRecord {
             .init(hash: hash, passes: ["pass.t/\(hash)"], stamp: identity)
         }
-        let previous = ["a.yml": record("a", "1"), "b.yml": record("b", "2"), "c.yml": record("c", "3"), "d.yml": record("d", "4")]
+        let previous = [
+            "a.yml": record("a", "1"), "b.yml": record("b", "2"), "c.yml": record("c", "3"), "d.yml": record("d", "4"),
+        ]
         // Every previous file still there: b's stamp settled anew, c parsed again, e new.
         var plan = BuildPlan()
         plan.reusedFiles = [("a.yml", "1"), ("b.yml", "9"), ("d.yml", nil)]
         plan.contentFiles = ["c.yml": record("c2", "5"), "e.yml": record("e", "6")]
         plan.completeContentFiles(from: previous)
-        #expect(plan.contentFiles == ["a.yml": record("a", "1"), "b.yml": record("b", "9"), "c.yml": record("c2", "5"),
-                                      "d.yml": record("d", nil), "e.yml": record("e", "6")])
+        #expect(
+            plan.contentFiles == [
+                "a.yml": record("a", "1"), "b.yml": record("b", "9"), "c.yml": record("c2", "5"),
+                "d.yml": record("d", nil), "e.yml": record("e", "6"),
+            ])
         #expect(plan.reusedFiles.isEmpty)
         // A previous file gone: it is not carried over.
         plan = BuildPlan()
         plan.reusedFiles = [("a.yml", "1"), ("d.yml", "4")]
         plan.contentFiles = ["c.yml": record("c2", "5")]
         plan.completeContentFiles(from: previous)
-        #expect(plan.contentFiles == ["a.yml": record("a", "1"), "c.yml": record("c2", "5"), "d.yml": record("d", "4")])
+        #expect(
+            plan.contentFiles == ["a.yml": record("a", "1"), "c.yml": record("c2", "5"), "d.yml": record("d", "4")])
     }
 
     @Test func pathsSortedInPartsAreSortedPaths() {
         var generator = SystemRandomNumberGenerator()
-        let paths = (0..<20_000).map { _ in "content/\(["a", "B", "é", "a/b", "a.b"].randomElement(using: &generator)!)\(UInt32.random(in: 0..<50_000, using: &generator)).yml" }
+        let paths = (0..<20_000).map { _ in
+            "content/\(["a", "B", "é", "a/b", "a.b"].randomElement(using: &generator)!)\(UInt32.random(in: 0..<50_000, using: &generator)).yml"
+        }
         for jobs in [1, 2, 3, 8] { #expect(BuildPlanner.sorted(paths, jobs: jobs) == paths.sorted()) }
         #expect(BuildPlanner.sorted([], jobs: 2) == [])
     }
@@ -76,14 +90,20 @@ import TestSupport
     }
 
     @Test func aStampIsSpelledAsItsNumbers() {
-        for (size, inode, modified, changed) in [(Int64(0), UInt64(0), Int64(0), Int64(0)), (1234, 98_765, 1_700_000_000_123_456_789, 1_700_000_000_999_999_999),
-                                                 (.max, .max, .min, -1), (-5, 10, 9, 100)] {
+        for (size, inode, modified, changed) in [
+            (Int64(0), UInt64(0), Int64(0), Int64(0)),
+            (1234, 98_765, 1_700_000_000_123_456_789, 1_700_000_000_999_999_999),
+            (.max, .max, .min, -1), (-5, 10, 9, 100),
+        ] {
             var stamp = FileStamp(path: "/")!
             (stamp.size, stamp.inode, stamp.modified, stamp.changed) = (size, inode, modified, changed)
             #expect(stamp.description == "\(size):\(inode):\(modified):\(changed)")
             #expect(stamp.isSpelled(as: stamp.description))
-            for other in ["\(size):\(inode):\(modified):\(changed) ", "\(size):\(inode):\(modified):\(changed)0", "\(size):\(inode):\(modified):",
-                          String("x\(size):\(inode):\(modified):\(changed)".dropLast()), "", String(repeating: "9", count: 200)] {
+            for other in [
+                "\(size):\(inode):\(modified):\(changed) ", "\(size):\(inode):\(modified):\(changed)0",
+                "\(size):\(inode):\(modified):",
+                String("x\(size):\(inode):\(modified):\(changed)".dropLast()), "", String(repeating: "9", count: 200),
+            ] {
                 #expect(!stamp.isSpelled(as: other))
             }
         }
@@ -111,15 +131,20 @@ import TestSupport
         var state = BuildState()
         state.passes["pass.t/a\"b\\"] = .init(
             typeIdentifier: "pass.t", identifier: "a\"b\\", teamIdentifier: "T", updateTag: 3, etag: "\"e\"", size: 9,
-            tokenHash: nil, fingerprint: "f\\\"", definitionHash: "d", templateName: "t", imagePaths: ["x\\"], sourceFile: "s",
+            tokenHash: nil, fingerprint: "f\\\"", definitionHash: "d", templateName: "t", imagePaths: ["x\\"],
+            sourceFile: "s",
             downloadPath: "download/q.pkpass", publicDownloadPath: nil)
         let bytes = try state.encoded()
         #expect(try BuildStateDecoding.decode(bytes, jobs: 1).state == state)
         // The same state with every field name of the pass spelled with an escape.
         var text = String(decoding: bytes, as: UTF8.self)
-        for name in ["passTypeIdentifier", "serialNumber", "teamIdentifier", "updateTag", "etag", "size", "fingerprint", "definitionHash",
-                     "templateName", "imagePaths", "sourceFile", "downloadPath"] {
-            text = text.replacingOccurrences(of: "\"\(name)\":", with: "\"\\u00\(String(name.utf8.first!, radix: 16))\(name.dropFirst())\":")
+        for name in [
+            "passTypeIdentifier", "serialNumber", "teamIdentifier", "updateTag", "etag", "size", "fingerprint",
+            "definitionHash",
+            "templateName", "imagePaths", "sourceFile", "downloadPath",
+        ] {
+            text = text.replacingOccurrences(
+                of: "\"\(name)\":", with: "\"\\u00\(String(name.utf8.first!, radix: 16))\(name.dropFirst())\":")
         }
         #expect(text != String(decoding: bytes, as: UTF8.self))
         #expect(try BuildStateDecoding.decode(Array(text.utf8), jobs: 1).state == state)
@@ -130,7 +155,8 @@ import TestSupport
         for serial in ["1", "2", "3"] {
             state.passes["pass.t/\(serial)"] = .init(
                 typeIdentifier: "pass.t", identifier: serial, teamIdentifier: "T", updateTag: 1, etag: "\"e\"", size: 1,
-                tokenHash: "h", fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s",
+                tokenHash: "h", fingerprint: "f", definitionHash: "d", templateName: "t", imagePaths: [],
+                sourceFile: "s",
                 downloadPath: "download/\(serial).pkpass", publicDownloadPath: nil)
         }
         let folder = TemporaryDirectory()

@@ -1,6 +1,7 @@
 import Foundation
 import PassModel
 import Testing
+
 @testable import PassContent
 
 /// A seeded generator (SplitMix64): the same seed gives the same cases, so a
@@ -29,13 +30,21 @@ struct FuzzRandom {
 /// near-valid ones, and hostile ones (deep nesting, huge scalars, alias
 /// bombs, invalid UTF-8, NUL bytes).
 enum ContentFuzzer {
-    static let words = ["card", "boarding", "Jane", "14C", "Gold", "", "0042", "NO", "yes", "~", "null", "1e999", "-.inf",
-                        "0x1F", "2026-12-01T09:30:00Z", "{{ name }}", "{{", "}}", "a: b", "- x", "#", "'", "\"", "ü東🎟", "\u{202E}"]
-    static let tokens: [[UInt8]] = [
-        "{", "}", "[", "]", ":", ": ", "- ", ",", "&a ", "*a", "&b [*a, *a]", "!!binary ", "!!int ", "!!map ", "\t", "\"", "'", "|\n",
-        ">-\n", "#", "---\n", "...\n", "? ", "%YAML 1.1\n", "<<: *a\n", "{{", "}}", "{{ x.y }}", "\r", "\n  ", "\n- ", "0x", "1e999",
-        "~", "null", "@", "`", "%", "\\", "\\u0000", "\\ud800", "serialNumber: ", "passes:\n  - ", "bundle: b\n", "template: card\n",
-    ].map { Array($0.utf8) } + [[0], [0xFF], [0xC3], [0xED, 0xA0, 0x80], [0xEF, 0xBB, 0xBF], [0xFE, 0xFF], [0xF4, 0x90, 0x80, 0x80]]
+    static let words = [
+        "card", "boarding", "Jane", "14C", "Gold", "", "0042", "NO", "yes", "~", "null", "1e999", "-.inf",
+        "0x1F", "2026-12-01T09:30:00Z", "{{ name }}", "{{", "}}", "a: b", "- x", "#", "'", "\"", "ü東🎟", "\u{202E}",
+    ]
+    static let tokens: [[UInt8]] =
+        [
+            "{", "}", "[", "]", ":", ": ", "- ", ",", "&a ", "*a", "&b [*a, *a]", "!!binary ", "!!int ", "!!map ", "\t",
+            "\"", "'", "|\n",
+            ">-\n", "#", "---\n", "...\n", "? ", "%YAML 1.1\n", "<<: *a\n", "{{", "}}", "{{ x.y }}", "\r", "\n  ",
+            "\n- ", "0x", "1e999",
+            "~", "null", "@", "`", "%", "\\", "\\u0000", "\\ud800", "serialNumber: ", "passes:\n  - ", "bundle: b\n",
+            "template: card\n",
+        ].map { Array($0.utf8) } + [
+            [0], [0xFF], [0xC3], [0xED, 0xA0, 0x80], [0xEF, 0xBB, 0xBF], [0xFE, 0xFF], [0xF4, 0x90, 0x80, 0x80],
+        ]
 
     static func word(_ random: inout FuzzRandom) -> String { random.pick(words) }
 
@@ -63,12 +72,24 @@ enum ContentFuzzer {
         if !inList || random.chance(20) { object["template"] = random.chance(90) ? .string("card") : scalar(&random) }
         object["serialNumber"] = random.chance(85) ? .string("S-\(random.below(1000))") : scalar(&random)
         if random.chance(80) {
-            object["data"] = random.chance(90)
-                ? .object(JSONObject([("name", scalar(&random)), ("points", .int(random.below(500))), ("extra", value(&random, depth: 3))]))
+            object["data"] =
+                random.chance(90)
+                ? .object(
+                    JSONObject([
+                        ("name", scalar(&random)), ("points", .int(random.below(500))),
+                        ("extra", value(&random, depth: 3)),
+                    ]))
                 : value(&random, depth: 2)
         }
-        if random.chance(30) { object["pass"] = random.chance(80) ? .object(JSONObject([("description", scalar(&random))])) : value(&random, depth: 2) }
-        if random.chance(15) { object["images"] = random.chance(70) ? .object(JSONObject([("thumbnail.png", .string("x.png"))])) : value(&random, depth: 2) }
+        if random.chance(30) {
+            object["pass"] =
+                random.chance(80) ? .object(JSONObject([("description", scalar(&random))])) : value(&random, depth: 2)
+        }
+        if random.chance(15) {
+            object["images"] =
+                random.chance(70)
+                ? .object(JSONObject([("thumbnail.png", .string("x.png"))])) : value(&random, depth: 2)
+        }
         if random.chance(10) { object["download"] = random.chance(50) ? .string("public") : scalar(&random) }
         if random.chance(10) { object[word(&random)] = value(&random, depth: 2) }
         return object
@@ -78,9 +99,16 @@ enum ContentFuzzer {
         guard random.chance(50) else { return .object(definition(&random, inList: false)) }
         var object = JSONObject()
         object["template"] = .string("card")
-        if random.chance(40) { object["defaults"] = .object(JSONObject([("data", .object(JSONObject([("points", .int(1))])))])) }
-        if random.chance(30) { object["bundle"] = random.chance(80) ? .string("family-\(random.below(9))") : scalar(&random) }
-        object["passes"] = random.chance(90) ? .array((0..<random.below(14)).map { _ in .object(definition(&random, inList: true)) }) : value(&random, depth: 2)
+        if random.chance(40) {
+            object["defaults"] = .object(JSONObject([("data", .object(JSONObject([("points", .int(1))])))]))
+        }
+        if random.chance(30) {
+            object["bundle"] = random.chance(80) ? .string("family-\(random.below(9))") : scalar(&random)
+        }
+        object["passes"] =
+            random.chance(90)
+            ? .array((0..<random.below(14)).map { _ in .object(definition(&random, inList: true)) })
+            : value(&random, depth: 2)
         return .object(object)
     }
 
@@ -89,10 +117,14 @@ enum ContentFuzzer {
         func inline(_ value: JSONValue) -> String {
             switch value {
             case .string(let text):
-                if random.chance(50), !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) { return text }
+                if random.chance(50), !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) {
+                    return text
+                }
                 return value.serializedString()
             case .array(let items): return "[" + items.map(inline).joined(separator: ", ") + "]"
-            case .object(let object): return "{" + object.map { "\(inline(.string($0.key))): \(inline($0.value))" }.joined(separator: ", ") + "}"
+            case .object(let object):
+                return "{" + object.map { "\(inline(.string($0.key))): \(inline($0.value))" }.joined(separator: ", ")
+                    + "}"
             default: return value.serializedString()
             }
         }
@@ -106,13 +138,16 @@ enum ContentFuzzer {
                 case .array(let inner): nested = !inner.isEmpty
                 default: nested = false
                 }
-                return nested ? "\(indent)\(key):\n" + yaml(member.value, &random, indent: indent + "  ")
+                return nested
+                    ? "\(indent)\(key):\n" + yaml(member.value, &random, indent: indent + "  ")
                     : "\(indent)\(key): \(inline(member.value))\n"
             }.joined()
         case .array(let items) where !items.isEmpty && random.chance(80):
             return items.map { item in
                 let body = yaml(item, &random, indent: indent + "  ")
-                if case .object = item, body.hasPrefix(indent + "  ") { return "\(indent)- " + body.dropFirst(indent.count + 2) }
+                if case .object = item, body.hasPrefix(indent + "  ") {
+                    return "\(indent)- " + body.dropFirst(indent.count + 2)
+                }
                 return "\(indent)-\n" + body
             }.joined()
         default:
@@ -144,33 +179,96 @@ enum ContentFuzzer {
     static func hostile() -> [(name: String, file: String, bytes: [UInt8])] {
         var cases: [(String, String, [UInt8])] = []
         let depth = 50_000
-        cases.append(("deep flow YAML", "deep.yml", Array(("template: card\nserialNumber: A\ndata: " + String(repeating: "[", count: depth)).utf8)))
-        cases.append(("deep flow YAML maps", "deep2.yml", Array(("data: " + String(repeating: "{a: ", count: depth)).utf8)))
-        cases.append(("deep block YAML", "deep3.yml",
-                      Array((0..<5_000).map { String(repeating: " ", count: $0) + "a:\n" }.joined().utf8)))
-        cases.append(("deep block sequences", "deep4.yml", Array(("data:\n" + String(repeating: "- ", count: 5_000) + "x\n").utf8)))
-        cases.append(("deep JSON", "deep.json", Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)))
-        cases.append(("huge scalar", "huge.yml", Array(("template: card\nserialNumber: " + String(repeating: "A", count: 8 << 20) + "\n").utf8)))
-        cases.append(("huge quoted scalar", "huge2.yml", Array(("template: card\nserialNumber: A\ndata: { name: \"" + String(repeating: "é", count: 2 << 20) + "\" }\n").utf8)))
+        cases.append(
+            (
+                "deep flow YAML", "deep.yml",
+                Array(("template: card\nserialNumber: A\ndata: " + String(repeating: "[", count: depth)).utf8)
+            ))
+        cases.append(
+            ("deep flow YAML maps", "deep2.yml", Array(("data: " + String(repeating: "{a: ", count: depth)).utf8)))
+        cases.append(
+            (
+                "deep block YAML", "deep3.yml",
+                Array((0..<5_000).map { String(repeating: " ", count: $0) + "a:\n" }.joined().utf8)
+            ))
+        cases.append(
+            (
+                "deep block sequences", "deep4.yml",
+                Array(("data:\n" + String(repeating: "- ", count: 5_000) + "x\n").utf8)
+            ))
+        cases.append(
+            (
+                "deep JSON", "deep.json",
+                Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+            ))
+        cases.append(
+            (
+                "huge scalar", "huge.yml",
+                Array(("template: card\nserialNumber: " + String(repeating: "A", count: 8 << 20) + "\n").utf8)
+            ))
+        cases.append(
+            (
+                "huge quoted scalar", "huge2.yml",
+                Array(
+                    ("template: card\nserialNumber: A\ndata: { name: \"" + String(repeating: "é", count: 2 << 20)
+                        + "\" }\n").utf8)
+            ))
         cases.append(("huge key", "huge3.yml", Array((String(repeating: "k", count: 1 << 20) + ": 1\n").utf8)))
-        cases.append(("huge JSON string", "huge.json", Array(("{\"template\": \"card\", \"serialNumber\": \"" + String(repeating: "x", count: 8 << 20) + "\"}").utf8)))
+        cases.append(
+            (
+                "huge JSON string", "huge.json",
+                Array(
+                    ("{\"template\": \"card\", \"serialNumber\": \"" + String(repeating: "x", count: 8 << 20) + "\"}")
+                        .utf8)
+            ))
         var laughs = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
-        for level in 1...9 { laughs += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ", ") + "]\n" }
-        cases.append(("billion laughs", "laughs.yml", Array(("template: card\nserialNumber: A\ndata:\n  " + laughs.replacingOccurrences(of: "\n", with: "\n  ")).utf8)))
-        cases.append(("billion laughs in keys", "laughs2.yml", Array("a: &a {x: 1, y: 2}\nb: &b {<<: [*a, *a, *a]}\nc: &c [*b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c]\n".utf8)))
+        for level in 1...9 {
+            laughs +=
+                "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ", ") + "]\n"
+        }
+        cases.append(
+            (
+                "billion laughs", "laughs.yml",
+                Array(
+                    ("template: card\nserialNumber: A\ndata:\n  " + laughs.replacingOccurrences(of: "\n", with: "\n  "))
+                        .utf8)
+            ))
+        cases.append(
+            (
+                "billion laughs in keys", "laughs2.yml",
+                Array(
+                    "a: &a {x: 1, y: 2}\nb: &b {<<: [*a, *a, *a]}\nc: &c [*b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c]\n"
+                        .utf8)
+            ))
         cases.append(("alias to undefined anchor", "alias.yml", Array("template: *nowhere\n".utf8)))
         cases.append(("recursive anchor", "alias2.yml", Array("a: &a [*a]\n".utf8)))
-        cases.append(("invalid UTF-8", "utf8.yml", Array("template: card\nserialNumber: A\ndata: { name: \"".utf8) + [0xC3, 0x28, 0xFF] + Array("\" }\n".utf8)))
-        cases.append(("invalid UTF-8 JSON", "utf8.json", Array("{\n  \"template\": \"card\",\n  \"serialNumber\": \"".utf8) + [0xED, 0xA0, 0x80] + Array("\"\n}".utf8)))
+        cases.append(
+            (
+                "invalid UTF-8", "utf8.yml",
+                Array("template: card\nserialNumber: A\ndata: { name: \"".utf8) + [0xC3, 0x28, 0xFF]
+                    + Array("\" }\n".utf8)
+            ))
+        cases.append(
+            (
+                "invalid UTF-8 JSON", "utf8.json",
+                Array("{\n  \"template\": \"card\",\n  \"serialNumber\": \"".utf8) + [0xED, 0xA0, 0x80]
+                    + Array("\"\n}".utf8)
+            ))
         cases.append(("NUL bytes", "nul.yml", Array("template: card\nserial\0Number: A\0\n".utf8)))
-        cases.append(("NUL bytes JSON", "nul.json", Array("{\"template\": \"card\0\", \"serialNumber\": \"A\"}\0".utf8)))
+        cases.append(
+            ("NUL bytes JSON", "nul.json", Array("{\"template\": \"card\0\", \"serialNumber\": \"A\"}\0".utf8)))
         cases.append(("UTF-16 YAML", "utf16.yml", utf16LE("template: card\nserialNumber: A\n")))
         cases.append(("only a BOM", "bom.yml", [0xEF, 0xBB, 0xBF]))
         cases.append(("empty", "empty.yml", []))
         cases.append(("empty JSON", "empty.json", []))
         cases.append(("a tab indentation", "tab.yml", Array("template: card\ndata:\n\tname: x\n".utf8)))
-        cases.append(("many documents", "docs.yml", Array(String(repeating: "---\ntemplate: card\n", count: 1_000).utf8)))
-        cases.append(("100,000 passes", "many.yml", Array(("template: card\npasses:\n" + String(repeating: "  - {serialNumber: A}\n", count: 100_000)).utf8)))
+        cases.append(
+            ("many documents", "docs.yml", Array(String(repeating: "---\ntemplate: card\n", count: 1_000).utf8)))
+        cases.append(
+            (
+                "100,000 passes", "many.yml",
+                Array(("template: card\npasses:\n" + String(repeating: "  - {serialNumber: A}\n", count: 100_000)).utf8)
+            ))
         return cases
     }
 }
@@ -203,7 +301,9 @@ enum ContentFuzzer {
         for _ in 0..<count {
             let seconds = Double(Self.hangBound.components.seconds)
             guard finished.wait(timeout: .now() + seconds) == .success else {
-                Issue.record("\(name) case \(progress.current) (seed \(Self.seed)) did not finish within \(Self.hangBound): a hang")
+                Issue.record(
+                    "\(name) case \(progress.current) (seed \(Self.seed)) did not finish within \(Self.hangBound): a hang"
+                )
                 return
             }
         }
@@ -217,23 +317,31 @@ enum ContentFuzzer {
             if location.line < 1 || location.column < 1 || location.file.isEmpty {
                 return "\(name): diagnostic without line and column: \(diagnostic)"
             }
-            guard diagnostic.description.hasPrefix("\(location.file):\(location.line):\(location.column): \(diagnostic.severity.rawValue): ") else {
+            guard
+                diagnostic.description.hasPrefix(
+                    "\(location.file):\(location.line):\(location.column): \(diagnostic.severity.rawValue): ")
+            else {
                 return "\(name): diagnostic not in file:line:col form: \(diagnostic)"
             }
             return nil
         }
     }
 
-    static func checkContent(_ bytes: [UInt8], file: String, case name: String, outcomes: FailureLog, template: Template) -> [String] {
+    static func checkContent(
+        _ bytes: [UInt8], file: String, case name: String, outcomes: FailureLog, template: Template
+    ) -> [String] {
         let (definitions, problems) = ContentLoader.definitions(in: file, bytes: bytes)
         outcomes.count(definitions.isEmpty ? (problems.contains(where: \.isError) ? "rejected" : "empty") : "accepted")
         var failures = badDiagnostics(problems, case: name)
         // Accepted passes go on through rendering and Apple's rules, as in a build.
         for definition in definitions {
-            switch PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])).render(definition, template: template) {
+            switch PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"]))
+                .render(definition, template: template)
+            {
             case .failure(let errors): failures += badDiagnostics(errors.diagnostics, case: "\(name) rendered")
             case .success(let rendered):
-                let diagnostics = PassValidator().validate(rendered.source.jsonValue, options: .init(allowsHTTPWebService: false))
+                let diagnostics = PassValidator().validate(
+                    rendered.source.jsonValue, options: .init(allowsHTTPWebService: false))
                 failures += badDiagnostics(rendered.locate(diagnostics), case: "\(name) validated")
             }
         }
@@ -242,18 +350,20 @@ enum ContentFuzzer {
 
     /// The `card` template the generated passes use.
     static func cardTemplate(in folder: TemplateFolder) -> Template? {
-        folder.write("card/pass.json", #"""
-        {
-          "passTypeIdentifier": "pass.example", "teamIdentifier": "ABCDE12345", "organizationName": "Fuzz",
-          "description": "Card of {{ name }}",
-          "generic": {
-            "primaryFields": [{"key": "name", "label": "Name", "value": "{{ name }}"}],
-            "secondaryFields": [{"key": "points", "label": "Points", "value": "{{ points }}"}],
-            "backFields": [{"key": "extra", "label": "Extra", "value": "{{ extra }}"}]
-          },
-          "barcodes": [{"format": "PKBarcodeFormatQR", "message": "{{ serialNumber }}", "messageEncoding": "iso-8859-1"}]
-        }
-        """#)
+        folder.write(
+            "card/pass.json",
+            #"""
+            {
+              "passTypeIdentifier": "pass.example", "teamIdentifier": "ABCDE12345", "organizationName": "Fuzz",
+              "description": "Card of {{ name }}",
+              "generic": {
+                "primaryFields": [{"key": "name", "label": "Name", "value": "{{ name }}"}],
+                "secondaryFields": [{"key": "points", "label": "Points", "value": "{{ points }}"}],
+                "backFields": [{"key": "extra", "label": "Extra", "value": "{{ extra }}"}]
+              },
+              "barcodes": [{"format": "PKBarcodeFormatQR", "message": "{{ serialNumber }}", "messageEncoding": "iso-8859-1"}]
+            }
+            """#)
         return try? folder.loader.load("card").get()
     }
 
@@ -270,10 +380,12 @@ enum ContentFuzzer {
             var random = FuzzRandom(seed: Self.seed &+ UInt64(index))
             let value = ContentFuzzer.contentFile(&random)
             let asJSON = random.chance(30)
-            var bytes = asJSON ? value.serialized(pretty: random.chance(50)) : Array(ContentFuzzer.yaml(value, &random).utf8)
+            var bytes =
+                asJSON ? value.serialized(pretty: random.chance(50)) : Array(ContentFuzzer.yaml(value, &random).utf8)
             if random.chance(70) { bytes = ContentFuzzer.mutate(bytes, &random) }
-            return Self.checkContent(bytes, file: "content/fuzz-\(index).\(asJSON ? "json" : "yml")", case: "content case \(index)",
-                                     outcomes: outcomes, template: template)
+            return Self.checkContent(
+                bytes, file: "content/fuzz-\(index).\(asJSON ? "json" : "yml")", case: "content case \(index)",
+                outcomes: outcomes, template: template)
         }
     }
 
@@ -283,26 +395,30 @@ enum ContentFuzzer {
             let (name, file, bytes) = cases[index]
             let (definitions, problems) = ContentLoader.definitions(in: "content/\(file)", bytes: bytes)
             var failures = Self.badDiagnostics(problems, case: name)
-            if definitions.isEmpty, !problems.contains(where: \.isError) { failures.append("\(name): no pass and no error") }
+            if definitions.isEmpty, !problems.contains(where: \.isError) {
+                failures.append("\(name): no pass and no error")
+            }
             return failures
         }
     }
 
     @Test func generatedAndMutatedTemplates() {
         let folder = TemplateFolder()
-        let validPass = Array(#"""
-        {
-          "description": "Card of {{ name }}",
-          "generic": {
-            "primaryFields": [{"key": "name", "label": "name_label", "value": "{{ name }}"}],
-            "secondaryFields": [{"key": "points", "label": "Points", "value": "{{ points }}"}]
-          },
-          "barcodes": [{"format": "PKBarcodeFormatQR", "message": "{{ serialNumber }}", "messageEncoding": "iso-8859-1"}]
-        }
-        """#.utf8)
+        let validPass = Array(
+            #"""
+            {
+              "description": "Card of {{ name }}",
+              "generic": {
+                "primaryFields": [{"key": "name", "label": "name_label", "value": "{{ name }}"}],
+                "secondaryFields": [{"key": "points", "label": "Points", "value": "{{ points }}"}]
+              },
+              "barcodes": [{"format": "PKBarcodeFormatQR", "message": "{{ serialNumber }}", "messageEncoding": "iso-8859-1"}]
+            }
+            """#.utf8)
         let validStrings = utf16LE("/* c */\n\"name_label\" = \"Name {{ name }}\";\n\"Points\" = \"Punkte\";\n")
         let definition = ContentLoader.definitions(
-            in: "content/d.yml", bytes: Array("template: t\nserialNumber: S-1\ndata: { name: Ann, points: 3 }\n".utf8)).definitions[0]
+            in: "content/d.yml", bytes: Array("template: t\nserialNumber: S-1\ndata: { name: Ann, points: 3 }\n".utf8)
+        ).definitions[0]
         let templates = folder.path
         run(Self.templateCases, name: "template") { index in
             var random = FuzzRandom(seed: Self.seed &+ 1_000_000 &+ UInt64(index))
@@ -314,8 +430,15 @@ enum ContentFuzzer {
             var strings = validStrings
             switch random.below(3) {
             case 0: pass = ContentFuzzer.mutate(pass, &random)
-            case 1: strings = random.chance(50) ? ContentFuzzer.mutate(strings, &random)
-                : Array(String(decoding: ContentFuzzer.mutate(Array("\"a\" = \"b {{ name }}\";\n\"c\" = \"d\";\n".utf8), &random), as: UTF8.self).utf8)
+            case 1:
+                strings =
+                    random.chance(50)
+                    ? ContentFuzzer.mutate(strings, &random)
+                    : Array(
+                        String(
+                            decoding: ContentFuzzer.mutate(
+                                Array("\"a\" = \"b {{ name }}\";\n\"c\" = \"d\";\n".utf8), &random), as: UTF8.self
+                        ).utf8)
             default:
                 pass = ContentFuzzer.mutate(pass, &random)
                 strings = ContentFuzzer.mutate(strings, &random)
@@ -326,8 +449,11 @@ enum ContentFuzzer {
             case .failure(let errors):
                 return Self.badDiagnostics(errors.diagnostics, case: "template case \(index)")
             case .success(let template):
-                var failures = Self.badDiagnostics(template.warnings.filter { $0.rule != "template.ignored-file" }, case: "template case \(index)")
-                if case .failure(let errors) = PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])).render(definition, template: template) {
+                var failures = Self.badDiagnostics(
+                    template.warnings.filter { $0.rule != "template.ignored-file" }, case: "template case \(index)")
+                if case .failure(let errors) = PassRenderer(
+                    configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])
+                ).render(definition, template: template) {
                     failures += Self.badDiagnostics(errors.diagnostics, case: "template case \(index) rendered")
                 }
                 return failures
@@ -362,7 +488,8 @@ final class FailureLog: @unchecked Sendable {
 
     @Test func invalidUTF8InYAMLIsReportedAtItsLineAndColumn() throws {
         // Found: the error named the file only.
-        let error = try error(Array("template: card\nserialNumber: A\ndata: { name: \"".utf8) + [0xC3, 0x28] + Array("\" }\n".utf8))
+        let error = try error(
+            Array("template: card\nserialNumber: A\ndata: { name: \"".utf8) + [0xC3, 0x28] + Array("\" }\n".utf8))
         #expect(error.rule == "yaml.encoding")
         #expect(error.description.hasPrefix("content/x.yml:3:16: error:"), "\(error)")
     }
@@ -376,8 +503,10 @@ final class FailureLog: @unchecked Sendable {
     }
 
     @Test func invalidUTF8AndNULInJSONAreReportedAtTheirLine() throws {
-        let utf8 = try error(Array("{\n  \"template\": \"card\",\n  \"serialNumber\": \"".utf8) + [0xED, 0xA0, 0x80] + Array("\"\n}".utf8),
-                             file: "content/x.json")
+        let utf8 = try error(
+            Array("{\n  \"template\": \"card\",\n  \"serialNumber\": \"".utf8) + [0xED, 0xA0, 0x80]
+                + Array("\"\n}".utf8),
+            file: "content/x.json")
         #expect(utf8.location.line == 3 && utf8.location.column > 0, "\(utf8)")
         let nul = try error(Array("{\"template\": \"card\0\"}".utf8), file: "content/x.json")
         #expect(nul.location.line == 1 && nul.location.column > 0, "\(nul)")

@@ -1,5 +1,6 @@
 import PassModel
 import Testing
+
 @testable import PassContent
 
 @Suite struct ContentLoaderTests {
@@ -9,13 +10,14 @@ import Testing
     }
 
     @Test func onePassPerFile() {
-        let (definitions, problems) = load("""
-        template: boarding
-        serialNumber: BA-1
-        data: {seat: 14C}
-        pass: {relevantDate: "2026-12-01T09:30:00Z"}
-        images: {thumbnail.png: photos/jane.png}
-        """)
+        let (definitions, problems) = load(
+            """
+            template: boarding
+            serialNumber: BA-1
+            data: {seat: 14C}
+            pass: {relevantDate: "2026-12-01T09:30:00Z"}
+            images: {thumbnail.png: photos/jane.png}
+            """)
         #expect(problems.isEmpty)
         let pass = definitions[0]
         #expect(pass.serialNumber == "BA-1")
@@ -26,15 +28,16 @@ import Testing
     }
 
     @Test func manyPassesWithDefaultsDeepMerged() {
-        let (definitions, problems) = load("""
-        template: member
-        defaults: { data: { tier: Gold, points: 0 } }
-        passes:
-          - serialNumber: M-1
-            data: { name: Ann }
-          - serialNumber: M-2
-            data: { name: Bo, tier: Silver }
-        """)
+        let (definitions, problems) = load(
+            """
+            template: member
+            defaults: { data: { tier: Gold, points: 0 } }
+            passes:
+              - serialNumber: M-1
+                data: { name: Ann }
+              - serialNumber: M-2
+                data: { name: Bo, tier: Silver }
+            """)
         #expect(problems.isEmpty)
         #expect(definitions.map(\.serialNumber) == ["M-1", "M-2"])
         #expect(definitions[0].data["tier"]?.stringValue == "Gold")
@@ -58,14 +61,15 @@ import Testing
     }
 
     @Test func reportsEveryProblemInAFile() {
-        let (_, problems) = load("""
-        template: t
-        passes:
-          - serialNumber: ok-1
-            colour: red
-          - data: {}
-          - serialNumber: 12
-        """)
+        let (_, problems) = load(
+            """
+            template: t
+            passes:
+              - serialNumber: ok-1
+                colour: red
+              - data: {}
+              - serialNumber: 12
+            """)
         #expect(problems.map(\.rule).sorted() == ["content.required", "content.type", "content.unknown-key"])
     }
 
@@ -75,7 +79,8 @@ import Testing
     }
 
     @Test func jsonContentFilesWork() {
-        let (definitions, problems) = load(#"{"template": "coupon", "serialNumber": "C-1", "download": "public"}"#, file: "content/c.json")
+        let (definitions, problems) = load(
+            #"{"template": "coupon", "serialNumber": "C-1", "download": "public"}"#, file: "content/c.json")
         #expect(problems.isEmpty)
         #expect(definitions.first?.download == .public)
     }
@@ -88,12 +93,14 @@ import Testing
 
 @Suite struct ConfigurationTests {
     @Test func readsDefaultsAndSigning() throws {
-        let root = try YAMLSourceParser.parse(Array("""
-        passTypeIdentifier: pass.com.example
-        teamIdentifier: ABCDE12345
-        signing:
-          pass.com.other: { certificate: certs/other.p12 }
-        """.utf8), file: "proj/passforge.yml")
+        let root = try YAMLSourceParser.parse(
+            Array(
+                """
+                passTypeIdentifier: pass.com.example
+                teamIdentifier: ABCDE12345
+                signing:
+                  pass.com.other: { certificate: certs/other.p12 }
+                """.utf8), file: "proj/passforge.yml")
         let config = try ProjectConfiguration.parse(root, file: "proj/passforge.yml")
         #expect(config.defaultValue("teamIdentifier") == "ABCDE12345")
         #expect(config.signing["pass.com.other"]?.certificate == "proj/certs/other.p12")
@@ -115,9 +122,12 @@ import Testing
         let base = try JSONSourceParser.parse(Array(#"{"a": {"x": 1, "y": 2}, "list": [1, 2]}"#.utf8), file: "b.json")
         let top = try JSONSourceParser.parse(Array(#"{"a": {"y": 3}, "list": [9]}"#.utf8), file: "t.json")
         let merged = base.merging(top)
-        #expect(merged.jsonValue == .object(JSONObject([
-            ("a", .object(JSONObject([("x", .int(1)), ("y", .int(3))]))), ("list", .array([.int(9)])),
-        ])))
+        #expect(
+            merged.jsonValue
+                == .object(
+                    JSONObject([
+                        ("a", .object(JSONObject([("x", .int(1)), ("y", .int(3))]))), ("list", .array([.int(9)])),
+                    ])))
         #expect(merged.location(at: ["a", "y"]).file == "t.json")
         #expect(merged.location(at: ["a", "x"]).file == "b.json")
     }

@@ -1,7 +1,8 @@
 import Foundation
 import PassModel
-import Testing
 import TestSupport
+import Testing
+
 @testable import PassContent
 
 /// `.pkpasstemplate` bundles as Apple's Pass Designer saves them: a folder
@@ -28,9 +29,13 @@ import TestSupport
             let json = template.passJSON.jsonValue
             // Pass Designer's `_id` keys and empty identity keys are gone; the rest is kept.
             #expect(!json.serializedString().contains("_id"))
-            for key in ["organizationName", "passTypeIdentifier", "serialNumber", "teamIdentifier"] { #expect(json[key] == nil) }
+            for key in ["organizationName", "passTypeIdentifier", "serialNumber", "teamIdentifier"] {
+                #expect(json[key] == nil)
+            }
             #expect(json["description"]?.stringValue == "Concert ticket")
-            #expect(json["barcodes"]?.arrayValue?.first?["message"]?.stringValue == "https://tickets.example.com/{{ serialNumber }}")
+            #expect(
+                json["barcodes"]?.arrayValue?.first?["message"]?.stringValue
+                    == "https://tickets.example.com/{{ serialNumber }}")
             #expect(template.placeholders.paths.sorted() == ["event", "seat", "serialNumber", "serialNumber"])
         }
     }
@@ -40,13 +45,19 @@ import TestSupport
         Self.writeBundle(in: folder)
         let template = try folder.loader.load("Concert").get()
         let (definitions, problems) = ContentLoader.definitions(
-            in: "content/c.yml", bytes: Array("template: Concert\nserialNumber: T-1\ndata: { event: Jazz Night, seat: 12 }\n".utf8))
+            in: "content/c.yml",
+            bytes: Array("template: Concert\nserialNumber: T-1\ndata: { event: Jazz Night, seat: 12 }\n".utf8))
         #expect(problems.isEmpty)
-        let configuration = ProjectConfiguration(passDefaults: SourceNode(json: .object(JSONObject([
-            ("organizationName", .string("Example Hall")), ("passTypeIdentifier", .string("pass.example")),
-            ("teamIdentifier", .string("ABCDE12345")),
-        ])), at: SourceLocation(file: "passforge.yml")))
-        let rendered = try PassRenderer(configuration: configuration, boundary: ProjectBoundary(folders: ["/"])).render(definitions[0], template: template).get().source.jsonValue
+        let configuration = ProjectConfiguration(
+            passDefaults: SourceNode(
+                json: .object(
+                    JSONObject([
+                        ("organizationName", .string("Example Hall")), ("passTypeIdentifier", .string("pass.example")),
+                        ("teamIdentifier", .string("ABCDE12345")),
+                    ])), at: SourceLocation(file: "passforge.yml")))
+        let rendered = try PassRenderer(configuration: configuration, boundary: ProjectBoundary(folders: ["/"])).render(
+            definitions[0], template: template
+        ).get().source.jsonValue
         #expect(rendered["organizationName"]?.stringValue == "Example Hall")
         #expect(rendered["serialNumber"]?.stringValue == "T-1")
         #expect(rendered["eventTicket"]?["secondaryFields"]?.arrayValue?.first?["value"] == .int(12))

@@ -1,11 +1,13 @@
 import Foundation
 import PassModel
 import Testing
+
 @testable import PassContent
 
 /// A scratch templates folder for one test, removed afterwards.
 final class TemplateFolder {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-templates-\(UUID().uuidString)").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-templates-\(UUID().uuidString)")
+        .path
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
@@ -13,7 +15,8 @@ final class TemplateFolder {
 
     func write(_ relative: String, bytes: [UInt8]) {
         let full = "\(path)/\(relative)"
-        try? FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: full, contents: Data(bytes))
     }
 
@@ -30,15 +33,15 @@ func utf16LE(_ text: String) -> [UInt8] {
 /// named by language, placeholders filled in pass.strings values.
 @Suite struct LocalizationTests {
     static let passJSON = """
-    {
-      "description": "Boarding pass",
-      "boardingPass": {
-        "transitType": "PKTransitTypeAir",
-        "primaryFields": [{"key": "gate", "label": "gate_label", "value": "{{ gate }}"}],
-        "backFields": [{"key": "note", "label": "note_label", "value": "welcome_text"}]
-      }
-    }
-    """
+        {
+          "description": "Boarding pass",
+          "boardingPass": {
+            "transitType": "PKTransitTypeAir",
+            "primaryFields": [{"key": "gate", "label": "gate_label", "value": "{{ gate }}"}],
+            "backFields": [{"key": "note", "label": "note_label", "value": "welcome_text"}]
+          }
+        }
+        """
 
     func definition(_ yaml: String) -> PassDefinition {
         let (definitions, problems) = ContentLoader.definitions(in: "content/p.yml", bytes: Array(yaml.utf8))
@@ -49,7 +52,10 @@ func utf16LE(_ text: String) -> [UInt8] {
     @Test func aSyntaxErrorInPassStringsIsAnErrorAtItsLine() throws {
         let folder = TemplateFolder()
         folder.write("air/pass.json", Self.passJSON)
-        folder.write("air/de.lproj/pass.strings", bytes: utf16LE("/* German */\n\"gate_label\" = \"Flugsteig\";\n\"note_label\" = \"Notiz\"\n\"x\" = \"y\";\n"))
+        folder.write(
+            "air/de.lproj/pass.strings",
+            bytes: utf16LE(
+                "/* German */\n\"gate_label\" = \"Flugsteig\";\n\"note_label\" = \"Notiz\"\n\"x\" = \"y\";\n"))
         guard case .failure(let errors) = folder.loader.load("air") else {
             Issue.record("a broken pass.strings was accepted")
             return
@@ -65,9 +71,15 @@ func utf16LE(_ text: String) -> [UInt8] {
     @Test func aLabelMissingFromOneLanguageIsAWarningNamingIt() throws {
         let folder = TemplateFolder()
         folder.write("air/pass.json", Self.passJSON)
-        folder.write("air/de.lproj/pass.strings", bytes: utf16LE("\"gate_label\" = \"Flugsteig\";\n\"note_label\" = \"Notiz\";\n\"welcome_text\" = \"Willkommen\";\n"))
+        folder.write(
+            "air/de.lproj/pass.strings",
+            bytes: utf16LE(
+                "\"gate_label\" = \"Flugsteig\";\n\"note_label\" = \"Notiz\";\n\"welcome_text\" = \"Willkommen\";\n"))
         // UTF-8 with a BOM, comments and escapes: all read.
-        folder.write("air/fr.lproj/pass.strings", bytes: [0xEF, 0xBB, 0xBF] + Array("// French\n\"gate_label\" = \"Porte \\\"A\\\"\";\n\"note_label\" = \"Note\";\n".utf8))
+        folder.write(
+            "air/fr.lproj/pass.strings",
+            bytes: [0xEF, 0xBB, 0xBF]
+                + Array("// French\n\"gate_label\" = \"Porte \\\"A\\\"\";\n\"note_label\" = \"Note\";\n".utf8))
         let template = try folder.loader.load("air").get()
         #expect(template.languages == ["de", "fr"])
         #expect(template.localizations.first { $0.language == "fr" }?.entries.first?.value == "Porte \"A\"")
@@ -85,7 +97,9 @@ func utf16LE(_ text: String) -> [UInt8] {
         let folder = TemplateFolder()
         folder.write("air/pass.json", Self.passJSON)
         for language in ["en", "de"] {
-            folder.write("air/\(language).lproj/pass.strings", "\"gate_label\" = \"G\";\n\"note_label\" = \"N\";\n\"welcome_text\" = \"W\";\n")
+            folder.write(
+                "air/\(language).lproj/pass.strings",
+                "\"gate_label\" = \"G\";\n\"note_label\" = \"N\";\n\"welcome_text\" = \"W\";\n")
         }
         let template = try folder.loader.load("air").get()
         #expect(template.warnings.isEmpty, "\(template.warnings)")
@@ -94,26 +108,42 @@ func utf16LE(_ text: String) -> [UInt8] {
     @Test func placeholdersInPassStringsValuesAreFilledFromTheData() throws {
         let folder = TemplateFolder()
         folder.write("air/pass.json", Self.passJSON)
-        folder.write("air/de.lproj/pass.strings", bytes: utf16LE("\"gate_label\" = \"Flugsteig\";\n\"note_label\" = \"Notiz\";\n\"welcome_text\" = \"Willkommen, {{ passenger.name }}! Sitz {{ seat }}\";\n"))
+        folder.write(
+            "air/de.lproj/pass.strings",
+            bytes: utf16LE(
+                "\"gate_label\" = \"Flugsteig\";\n\"note_label\" = \"Notiz\";\n\"welcome_text\" = \"Willkommen, {{ passenger.name }}! Sitz {{ seat }}\";\n"
+            ))
         let template = try folder.loader.load("air").get()
-        let pass = definition("template: air\nserialNumber: A-1\ndata: { gate: B7, seat: 14, passenger: { name: Jana } }\n")
-        let rendered = try PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])).render(pass, template: template).get()
+        let pass = definition(
+            "template: air\nserialNumber: A-1\ndata: { gate: B7, seat: 14, passenger: { name: Jana } }\n")
+        let rendered = try PassRenderer(
+            configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])
+        ).render(pass, template: template).get()
         let strings = try #require(rendered.files.first { $0.name == "de.lproj/pass.strings" })
         #expect(strings.source == "content/p.yml")
         let table = try PassStrings.table(strings.bytes)
         #expect(table["welcome_text"] == "Willkommen, Jana! Sitz 14")
         #expect(table["gate_label"] == "Flugsteig")
         // The template's own file is untouched, for the next pass.
-        #expect(template.files.first { $0.name == "de.lproj/pass.strings" }.map { try? PassStrings.table($0.bytes)["welcome_text"] } == "Willkommen, {{ passenger.name }}! Sitz {{ seat }}")
+        #expect(
+            template.files.first { $0.name == "de.lproj/pass.strings" }.map {
+                try? PassStrings.table($0.bytes)["welcome_text"]
+            } == "Willkommen, {{ passenger.name }}! Sitz {{ seat }}")
     }
 
     @Test func aPlaceholderWithNoValueInPassStringsNamesBothFiles() throws {
         let folder = TemplateFolder()
         folder.write("air/pass.json", Self.passJSON)
-        folder.write("air/de.lproj/pass.strings", "\"gate_label\" = \"G\";\n\"note_label\" = \"N\";\n\n\"welcome_text\" = \"Hallo {{ nickname }}\";\n")
+        folder.write(
+            "air/de.lproj/pass.strings",
+            "\"gate_label\" = \"G\";\n\"note_label\" = \"N\";\n\n\"welcome_text\" = \"Hallo {{ nickname }}\";\n")
         let template = try folder.loader.load("air").get()
         let pass = definition("template: air\nserialNumber: A-1\ndata: { gate: B7 }\n")
-        guard case .failure(let errors) = PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])).render(pass, template: template) else {
+        guard
+            case .failure(let errors) = PassRenderer(
+                configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: ["/"])
+            ).render(pass, template: template)
+        else {
             Issue.record("a missing placeholder value was accepted")
             return
         }
@@ -129,7 +159,8 @@ func utf16LE(_ text: String) -> [UInt8] {
     @Test func aMalformedPlaceholderInPassStringsIsAnErrorAtItsLine() throws {
         let folder = TemplateFolder()
         folder.write("air/pass.json", Self.passJSON)
-        folder.write("air/de.lproj/pass.strings", "\"gate_label\" = \"G\";\n\"welcome_text\" = \"Hallo {{ nick name }}\";\n")
+        folder.write(
+            "air/de.lproj/pass.strings", "\"gate_label\" = \"G\";\n\"welcome_text\" = \"Hallo {{ nick name }}\";\n")
         guard case .failure(let errors) = folder.loader.load("air") else {
             Issue.record("a malformed placeholder was accepted")
             return

@@ -2,6 +2,7 @@ import Foundation
 import PassModel
 import TestSupport
 import Testing
+
 @testable import PassContent
 
 /// The 1-based line of the first line of `text` that contains `needle`.
@@ -13,37 +14,37 @@ func line(of needle: String, in text: String) -> Int {
 /// Order content: order templates, order entries, the kind checks, passforge.yml's order defaults.
 @Suite struct OrderContentTests {
     static let orderJSON = """
-    {
-      "orderTypeIdentifier": "order.com.example.shop",
-      "orderType": "ecommerce",
-      "orderManagementURL": "https://shop.example.com/orders/{{ orderIdentifier }}",
-      "status": "{{ status }}",
-      "statusDescription": "status_text",
-      "createdAt": "{{ createdAt }}",
-      "merchant": {
-        "displayName": "Northwind Home",
-        "merchantIdentifier": "merchant.com.example.northwind",
-        "url": "https://shop.example.com/",
-        "logo": "logo"
-      },
-      "lineItems": "{{ lineItems }}",
-      "payment": { "total": { "amount": "{{ total }}", "currency": "{{ currency }}" }, "status": "paid" }
-    }
-    """
+        {
+          "orderTypeIdentifier": "order.com.example.shop",
+          "orderType": "ecommerce",
+          "orderManagementURL": "https://shop.example.com/orders/{{ orderIdentifier }}",
+          "status": "{{ status }}",
+          "statusDescription": "status_text",
+          "createdAt": "{{ createdAt }}",
+          "merchant": {
+            "displayName": "Northwind Home",
+            "merchantIdentifier": "merchant.com.example.northwind",
+            "url": "https://shop.example.com/",
+            "logo": "logo"
+          },
+          "lineItems": "{{ lineItems }}",
+          "payment": { "total": { "amount": "{{ total }}", "currency": "{{ currency }}" }, "status": "paid" }
+        }
+        """
 
     static let entry = """
-    template: shop
-    orderIdentifier: SO-1
-    data:
-      status: open
-      createdAt: "2026-11-20T14:05:00+01:00"
-      total: "19.90"
-      currency: EUR
-      lineItems:
-        - title: Mug
-          quantity: 2
-          image: mug
-    """
+        template: shop
+        orderIdentifier: SO-1
+        data:
+          status: open
+          createdAt: "2026-11-20T14:05:00+01:00"
+          total: "19.90"
+          currency: EUR
+          lineItems:
+            - title: Mug
+              quantity: 2
+              image: mug
+        """
 
     /// A templates folder with the order template `shop`: order.json, a 300 × 300 logo and product image,
     /// and English and German order.strings.
@@ -57,13 +58,17 @@ func line(of needle: String, in text: String) -> Int {
         return folder
     }
 
-    static func definitions(_ text: String, file: String = "content/orders/o.yml") -> ([PassDefinition], [ContentDiagnostic]) {
+    static func definitions(_ text: String, file: String = "content/orders/o.yml") -> (
+        [PassDefinition], [ContentDiagnostic]
+    ) {
         let result = ContentLoader.definitions(in: file, bytes: Array(text.utf8))
         return (result.definitions, result.problems)
     }
 
-    static func render(_ text: String, templates: TemplateFolder, configuration: ProjectConfiguration = ProjectConfiguration(),
-                       file: String = "content/orders/o.yml") throws -> Result<RenderedPass, ContentErrors> {
+    static func render(
+        _ text: String, templates: TemplateFolder, configuration: ProjectConfiguration = ProjectConfiguration(),
+        file: String = "content/orders/o.yml"
+    ) throws -> Result<RenderedPass, ContentErrors> {
         let (definitions, problems) = definitions(text, file: file)
         try #require(problems.filter(\.isError).isEmpty, "\(problems)")
         let template = try templates.loader.load(try #require(definitions.first).templateName).get()
@@ -78,8 +83,10 @@ func line(of needle: String, in text: String) -> Int {
         let template = try folder.loader.load("shop").get()
         #expect(template.kind == .order)
         #expect(template.passJSONPath == folder.file("shop/order.json"))
-        #expect(template.files.map(\.name) == ["de.lproj/order.strings", "en.lproj/order.strings", "logo.png", "mug.png"])
-        #expect(template.localizations.map(\.fileName).sorted() == ["de.lproj/order.strings", "en.lproj/order.strings"])
+        #expect(
+            template.files.map(\.name) == ["de.lproj/order.strings", "en.lproj/order.strings", "logo.png", "mug.png"])
+        #expect(
+            template.localizations.map(\.fileName).sorted() == ["de.lproj/order.strings", "en.lproj/order.strings"])
         #expect(template.warnings.isEmpty, "\(template.warnings)")
         #expect(template.passJSON["merchant"]?["logo"]?.location.line == line(of: "\"logo\"", in: Self.orderJSON))
     }
@@ -165,7 +172,8 @@ func line(of needle: String, in text: String) -> Int {
     // MARK: Entries
 
     @Test func oneOrderPerFile() throws {
-        let (definitions, problems) = Self.definitions(Self.entry + "\norder: {orderNumber: \"1042\"}\nimages: {mug.jpg: photos/mug.jpg}\n")
+        let (definitions, problems) = Self.definitions(
+            Self.entry + "\norder: {orderNumber: \"1042\"}\nimages: {mug.jpg: photos/mug.jpg}\n")
         #expect(problems.isEmpty, "\(problems)")
         let order = try #require(definitions.first)
         #expect(order.kind == .order)
@@ -176,13 +184,14 @@ func line(of needle: String, in text: String) -> Int {
     }
 
     @Test func anOrderInJSON() throws {
-        let (definitions, problems) = Self.definitions("""
-        {
-          "template": "shop",
-          "orderIdentifier": "SO-9",
-          "order": { "status": "completed" }
-        }
-        """, file: "content/orders/o.json")
+        let (definitions, problems) = Self.definitions(
+            """
+            {
+              "template": "shop",
+              "orderIdentifier": "SO-9",
+              "order": { "status": "completed" }
+            }
+            """, file: "content/orders/o.json")
         #expect(problems.isEmpty, "\(problems)")
         let order = try #require(definitions.first)
         #expect(order.kind == .order && order.serialNumber == "SO-9" && order.serialLocation.line == 3)
@@ -190,22 +199,25 @@ func line(of needle: String, in text: String) -> Int {
     }
 
     @Test func manyOrdersWithDefaultsDeepMerged() throws {
-        let (definitions, problems) = Self.definitions("""
-        template: shop
-        defaults:
-          data: { currency: EUR, status: open }
-          order: { merchant: { displayName: Northwind } }
-        orders:
-          - orderIdentifier: SO-1
-            data: { total: "5.00" }
-          - orderIdentifier: SO-2
-            data: { total: "7.00", status: completed }
-            order: { orderNumber: "2" }
-        """)
+        let (definitions, problems) = Self.definitions(
+            """
+            template: shop
+            defaults:
+              data: { currency: EUR, status: open }
+              order: { merchant: { displayName: Northwind } }
+            orders:
+              - orderIdentifier: SO-1
+                data: { total: "5.00" }
+              - orderIdentifier: SO-2
+                data: { total: "7.00", status: completed }
+                order: { orderNumber: "2" }
+            """)
         #expect(problems.isEmpty, "\(problems)")
         #expect(definitions.map(\.serialNumber) == ["SO-1", "SO-2"])
         #expect(definitions.allSatisfy { $0.kind == .order && $0.templateName == "shop" })
-        #expect(definitions[0].data["currency"]?.stringValue == "EUR" && definitions[1].data["status"]?.stringValue == "completed")
+        #expect(
+            definitions[0].data["currency"]?.stringValue == "EUR"
+                && definitions[1].data["status"]?.stringValue == "completed")
         #expect(definitions[1].passOverride?["merchant"]?["displayName"]?.stringValue == "Northwind")
         #expect(definitions[1].passOverride?["orderNumber"]?.stringValue == "2")
         #expect(definitions[1].serialLocation.line == 8)
@@ -231,7 +243,10 @@ func line(of needle: String, in text: String) -> Int {
         for (text, key, line) in [
             ("template: coupon\nserialNumber: C-1\norder: {status: open}\n", "order", 3),
             ("template: coupon\npasses:\n  - serialNumber: C-1\n  - orderIdentifier: C-2\n", "orderIdentifier", 4),
-            ("template: coupon\ndefaults:\n  order: {status: open}\npasses:\n  - serialNumber: C-1\n  - serialNumber: C-2\n", "order", 3),
+            (
+                "template: coupon\ndefaults:\n  order: {status: open}\npasses:\n  - serialNumber: C-1\n  - serialNumber: C-2\n",
+                "order", 3
+            ),
         ] {
             let (definitions, problems) = Self.definitions(text)
             let errors = problems.filter { $0.rule == "content.kind-key" }
@@ -245,7 +260,8 @@ func line(of needle: String, in text: String) -> Int {
     }
 
     @Test func passesAndOrdersInOneFileAreAnError() throws {
-        let (definitions, problems) = Self.definitions("template: shop\npasses: []\norders:\n  - orderIdentifier: SO-1\n")
+        let (definitions, problems) = Self.definitions(
+            "template: shop\npasses: []\norders:\n  - orderIdentifier: SO-1\n")
         #expect(definitions.isEmpty)
         let error = try #require(problems.first)
         #expect(error.rule == "content.kind-key" && error.location.line == 3)
@@ -263,7 +279,8 @@ func line(of needle: String, in text: String) -> Int {
         let folder = Self.shopTemplates()
         folder.write("coupon/pass.json", "{\"description\": \"x\"}")
         // A pass entry naming an order template.
-        guard case .failure(let errors) = try Self.render("template: shop\nserialNumber: SO-1\n", templates: folder) else {
+        guard case .failure(let errors) = try Self.render("template: shop\nserialNumber: SO-1\n", templates: folder)
+        else {
             Issue.record("a pass entry rendered with an order template")
             return
         }
@@ -272,7 +289,8 @@ func line(of needle: String, in text: String) -> Int {
         #expect(error.location.file == "content/orders/o.yml" && error.location.line == 2)
         #expect(error.message.contains("`shop` is an order template") && error.message.contains("`orderIdentifier:`"))
         // An order entry naming a pass template.
-        guard case .failure(let second) = try Self.render("template: coupon\norderIdentifier: C-1\n", templates: folder) else {
+        guard case .failure(let second) = try Self.render("template: coupon\norderIdentifier: C-1\n", templates: folder)
+        else {
             Issue.record("an order entry rendered with a pass template")
             return
         }
@@ -284,24 +302,32 @@ func line(of needle: String, in text: String) -> Int {
     // MARK: passforge.yml
 
     @Test func orderTypeIdentifierAndWebServiceURLApplyToOrdersOnly() throws {
-        let root = try YAMLSourceParser.parse(Array("""
-        passTypeIdentifier: pass.com.example.shop
-        teamIdentifier: ABCDE12345
-        organizationName: Northwind
-        orderTypeIdentifier: order.com.example.shop
-        webServiceURL: https://orders.example.com/
-        signing:
-          order.com.example.shop: { certificate: secrets/order.pem, key: secrets/order.key }
-        """.utf8), file: "passforge.yml")
+        let root = try YAMLSourceParser.parse(
+            Array(
+                """
+                passTypeIdentifier: pass.com.example.shop
+                teamIdentifier: ABCDE12345
+                organizationName: Northwind
+                orderTypeIdentifier: order.com.example.shop
+                webServiceURL: https://orders.example.com/
+                signing:
+                  order.com.example.shop: { certificate: secrets/order.pem, key: secrets/order.key }
+                """.utf8), file: "passforge.yml")
         let configuration = try ProjectConfiguration.parse(root, file: "passforge.yml")
         #expect(configuration.orderDefaults.members?.map(\.key) == ["orderTypeIdentifier", "webServiceURL"])
-        #expect(configuration.passDefaults.members?.map(\.key) == ["passTypeIdentifier", "teamIdentifier", "organizationName", "webServiceURL"])
+        #expect(
+            configuration.passDefaults.members?.map(\.key) == [
+                "passTypeIdentifier", "teamIdentifier", "organizationName", "webServiceURL",
+            ])
         #expect(configuration.defaultValue("orderTypeIdentifier") == "order.com.example.shop")
         #expect(configuration.signing["order.com.example.shop"]?.certificate == "secrets/order.pem")
 
-        let template = Self.orderJSON.replacingOccurrences(of: "  \"orderTypeIdentifier\": \"order.com.example.shop\",\n", with: "")
-        let rendered = try Self.render(Self.entry + "\n  city: Bergen\n", templates: Self.shopTemplates(orderJSON: template),
-                                       configuration: configuration).get()
+        let template = Self.orderJSON.replacingOccurrences(
+            of: "  \"orderTypeIdentifier\": \"order.com.example.shop\",\n", with: "")
+        let rendered = try Self.render(
+            Self.entry + "\n  city: Bergen\n", templates: Self.shopTemplates(orderJSON: template),
+            configuration: configuration
+        ).get()
         #expect(rendered.typeIdentifier == "order.com.example.shop")
         #expect(rendered.source["orderTypeIdentifier"]?.location.line == 4)
         #expect(rendered.source["webServiceURL"]?.stringValue == "https://orders.example.com/")
@@ -312,12 +338,15 @@ func line(of needle: String, in text: String) -> Int {
         // A webServiceURL needs an authenticationToken, which the build sets (as for passes).
         #expect(rendered.orderDiagnostics().map(\.rule).contains("order.authenticationToken"))
         var withToken = rendered
-        withToken.source.set("authenticationToken", to: .scalar(.string("0123456789abcdef0123"), at: SourceLocation(file: "passforge.yml")))
+        withToken.source.set(
+            "authenticationToken",
+            to: .scalar(.string("0123456789abcdef0123"), at: SourceLocation(file: "passforge.yml")))
         #expect(withToken.orderDiagnostics().filter(\.isError).isEmpty, "\(withToken.orderDiagnostics())")
     }
 
     @Test func anUnknownConfigurationKeyListsOrderTypeIdentifier() throws {
-        let root = try YAMLSourceParser.parse(Array("orderTypeIdentifer: order.com.example.shop\n".utf8), file: "passforge.yml")
+        let root = try YAMLSourceParser.parse(
+            Array("orderTypeIdentifer: order.com.example.shop\n".utf8), file: "passforge.yml")
         #expect(throws: ContentErrors.self) { try ProjectConfiguration.parse(root, file: "passforge.yml") }
         do { _ = try ProjectConfiguration.parse(root, file: "passforge.yml") } catch {
             #expect(error.diagnostics.first?.rule == "config.unknown-key")

@@ -2,6 +2,7 @@ import Foundation
 import PassModel
 import TestSupport
 import Testing
+
 @testable import PassContent
 
 /// Rendering an order and running Apple's order rules on it: each rule family that content can break
@@ -11,7 +12,8 @@ import Testing
     static let token = "0123456789abcdef0123"
 
     /// The order's diagnostics, from `entry` rendered with the `shop` template.
-    func diagnostics(_ entry: String, templates: TemplateFolder = Fixture.shopTemplates()) throws -> [ContentDiagnostic] {
+    func diagnostics(_ entry: String, templates: TemplateFolder = Fixture.shopTemplates()) throws -> [ContentDiagnostic]
+    {
         switch try Fixture.render(entry, templates: templates) {
         case .success(let order): return order.orderDiagnostics()
         case .failure(let errors): return errors.diagnostics
@@ -19,7 +21,9 @@ import Testing
     }
 
     /// The one error of `rule` in `entry`'s order; fails the test when there is none.
-    func error(_ rule: String, in entry: String, templates: TemplateFolder = Fixture.shopTemplates()) throws -> ContentDiagnostic {
+    func error(_ rule: String, in entry: String, templates: TemplateFolder = Fixture.shopTemplates()) throws
+        -> ContentDiagnostic
+    {
         let found = try diagnostics(entry, templates: templates)
         return try #require(found.first { $0.rule == rule && $0.isError }, "no \(rule) in \(found)")
     }
@@ -65,23 +69,25 @@ import Testing
     }
 
     @Test func anEnumValueFromContentIsAnErrorAtTheContentLine() throws {
-        let entry = Fixture.entry.replacingOccurrences(of: "status: open", with: "status: shiped") + "\n  city: Bergen\n"
+        let entry =
+            Fixture.entry.replacingOccurrences(of: "status: open", with: "status: shiped") + "\n  city: Bergen\n"
         let error = try error("order.enum", in: entry)
         #expect(error.location.file == "content/orders/o.yml" && error.location.line == 4)
         #expect(error.message.contains("\"open\", \"completed\", \"cancelled\""))
     }
 
     @Test func aFulfillmentStatusIsCheckedAgainstItsType() throws {
-        let entry = Fixture.entry + """
+        let entry =
+            Fixture.entry + """
 
-          city: Bergen
-        order:
-          fulfillments:
-            - fulfillmentType: pickup
-              fulfillmentIdentifier: P-1
-              displayName: Harbour Street
-              status: onTheWay
-        """
+                  city: Bergen
+                order:
+                  fulfillments:
+                    - fulfillmentType: pickup
+                      fulfillmentIdentifier: P-1
+                      displayName: Harbour Street
+                      status: onTheWay
+                """
         let error = try error("order.enum", in: entry)
         #expect(error.keyPath == ["fulfillments", 0, "status"])
         #expect(error.location.line == line(of: "status: onTheWay", in: entry))
@@ -89,7 +95,9 @@ import Testing
     }
 
     @Test func aDateThatIsNotRFC3339IsAnErrorAtTheContentLine() throws {
-        let entry = Fixture.entry.replacingOccurrences(of: "\"2026-11-20T14:05:00+01:00\"", with: "\"2026-11-20 14:05\"") + "\n  city: Bergen\n"
+        let entry =
+            Fixture.entry.replacingOccurrences(of: "\"2026-11-20T14:05:00+01:00\"", with: "\"2026-11-20 14:05\"")
+            + "\n  city: Bergen\n"
         let found = try diagnostics(entry)
         let error = try #require(found.first { $0.rule == "order.date" })
         #expect(error.location.file == "content/orders/o.yml" && error.location.line == 5)
@@ -98,7 +106,8 @@ import Testing
     }
 
     @Test func aCurrencyAndAnAmountAreCheckedAtTheContentLine() throws {
-        let entry = Fixture.entry.replacingOccurrences(of: "currency: EUR", with: "currency: EU")
+        let entry =
+            Fixture.entry.replacingOccurrences(of: "currency: EUR", with: "currency: EU")
             .replacingOccurrences(of: "total: \"19.90\"", with: "total: \"19,90\"") + "\n  city: Bergen\n"
         let currency = try error("order.currency", in: entry)
         #expect(currency.location.line == 7 && currency.message.contains("ISO 4217"))
@@ -107,10 +116,15 @@ import Testing
     }
 
     @Test func aURLFromTheOverrideIsAnErrorAtItsLine() throws {
-        let entry = Fixture.entry + "\n  city: Bergen\norder:\n  orderManagementURL: shop.example.com/orders/1\n  webServiceURL: http://orders.example.com/\n  authenticationToken: \(Self.token)\n"
+        let entry =
+            Fixture.entry
+            + "\n  city: Bergen\norder:\n  orderManagementURL: shop.example.com/orders/1\n  webServiceURL: http://orders.example.com/\n  authenticationToken: \(Self.token)\n"
         let found = try diagnostics(entry)
         let urls = found.filter { $0.rule == "order.url" || $0.rule == "order.url.https" }
-        #expect(urls.map(\.location.line) == [line(of: "orderManagementURL", in: entry), line(of: "webServiceURL", in: entry)], "\(found)")
+        #expect(
+            urls.map(\.location.line) == [
+                line(of: "orderManagementURL", in: entry), line(of: "webServiceURL", in: entry),
+            ], "\(found)")
         #expect(urls.last?.message.contains("https://") == true)
     }
 
@@ -119,7 +133,10 @@ import Testing
         let createdAt = try #require(order.source["createdAt"]?.stringValue)
         let created = try #require(ISO8601DateFormatter().date(from: createdAt))
         #expect(order.orderDiagnostics(checkedAt: created).isEmpty)
-        let error = try #require(order.orderDiagnostics(checkedAt: created.addingTimeInterval(-60)).first { $0.rule == "order.createdAt.future" })
+        let error = try #require(
+            order.orderDiagnostics(checkedAt: created.addingTimeInterval(-60)).first {
+                $0.rule == "order.createdAt.future"
+            })
         #expect(error.location.file == "content/orders/o.yml" && error.location.line == 5 && error.isError)
         // A new order: updatedAt is createdAt as written.
         #expect(order.withUpdatedAtOfNewOrder().source["updatedAt"]?.stringValue == createdAt)
@@ -128,7 +145,9 @@ import Testing
     @Test func anImageThatIsNotInTheOrderIsAnErrorAtTheLineThatNamesIt() throws {
         let entry = Fixture.entry.replacingOccurrences(of: "image: mug", with: "image: teapot") + "\n  city: Bergen\n"
         let error = try error("order.image", in: entry)
-        #expect(error.location.file == "content/orders/o.yml" && error.location.line == line(of: "image: teapot", in: entry))
+        #expect(
+            error.location.file == "content/orders/o.yml" && error.location.line == line(of: "image: teapot", in: entry)
+        )
         #expect(error.keyPath == ["lineItems", 0, "image"])
         #expect(error.message.contains("teapot.png"))
     }
@@ -139,7 +158,9 @@ import Testing
         folder.write("shop/logo.png", bytes: PNGFactory.png(width: 120, height: 80))
         let found = try diagnostics(Fixture.entry + "\n  city: Bergen\n", templates: folder)
         let format = try #require(found.first { $0.rule == "order.image" })
-        #expect(format.location.line == line(of: "image: mug", in: Fixture.entry) && format.message.contains("not a PNG or JPEG"))
+        #expect(
+            format.location.line == line(of: "image: mug", in: Fixture.entry)
+                && format.message.contains("not a PNG or JPEG"))
         let size = try #require(found.first { $0.rule == "order.image.size" })
         #expect(!size.isError && size.location.file == folder.file("shop/order.json"))
         #expect(size.location.line == line(of: "\"logo\"", in: Fixture.orderJSON) && size.message.contains("120 × 80"))
@@ -147,8 +168,12 @@ import Testing
 
     @Test func anOwnImageReplacesTheTemplatesOne() throws {
         let folder = Fixture.shopTemplates()
-        folder.write("content/photos/mug.jpg", bytes: [0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x01, 0x2C, 0x01, 0x2C, 0x01, 0x01, 0x11, 0x00])
-        let entry = Fixture.entry.replacingOccurrences(of: "image: mug", with: "image: own-mug") + "\n  city: Bergen\nimages:\n  own-mug.jpg: photos/mug.jpg\n"
+        folder.write(
+            "content/photos/mug.jpg",
+            bytes: [0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x01, 0x2C, 0x01, 0x2C, 0x01, 0x01, 0x11, 0x00])
+        let entry =
+            Fixture.entry.replacingOccurrences(of: "image: mug", with: "image: own-mug")
+            + "\n  city: Bergen\nimages:\n  own-mug.jpg: photos/mug.jpg\n"
         let order = try Fixture.render(entry, templates: folder, file: folder.file("content/o.yml")).get()
         #expect(order.files.contains { $0.name == "own-mug.jpg" })
         #expect(order.orderDiagnostics().isEmpty, "\(order.orderDiagnostics())")
@@ -157,17 +182,17 @@ import Testing
     @Test func aReceiptMustBeAFileOfTheOrder() throws {
         let transaction = """
 
-          city: Bergen
-        order:
-          payment:
-            transactions:
-              - amount: { amount: "19.90", currency: EUR }
-                createdAt: "2026-11-20T14:05:00+01:00"
-                paymentMethod: { displayName: Visa }
-                status: completed
-                transactionType: purchase
-                receipt: receipt.pdf
-        """
+              city: Bergen
+            order:
+              payment:
+                transactions:
+                  - amount: { amount: "19.90", currency: EUR }
+                    createdAt: "2026-11-20T14:05:00+01:00"
+                    paymentMethod: { displayName: Visa }
+                    status: completed
+                    transactionType: purchase
+                    receipt: receipt.pdf
+            """
         let folder = Fixture.shopTemplates()
         let error = try error("order.file", in: Fixture.entry + transaction, templates: folder)
         #expect(error.location.line == line(of: "receipt: receipt.pdf", in: Fixture.entry + transaction))
@@ -203,7 +228,9 @@ import Testing
         let nextText = try #require(next.source["updatedAt"]?.stringValue)
         #expect(firstText < nextText)
         #expect(first.orderDiagnostics().isEmpty, "\(first.orderDiagnostics())")
-        #expect(order.withUpdatedAt(Date(timeIntervalSince1970: 1_800_000_000.25)).source["updatedAt"]?.stringValue == "2027-01-15T08:00:00.250Z")
+        #expect(
+            order.withUpdatedAt(Date(timeIntervalSince1970: 1_800_000_000.25)).source["updatedAt"]?.stringValue
+                == "2027-01-15T08:00:00.250Z")
     }
 
     @Test func anUpdateTagBeforeCreatedAtIsAnErrorAtCreatedAt() throws {
@@ -222,14 +249,17 @@ import Testing
 
     @Test func createdAtIsRequired() throws {
         let json = Fixture.orderJSON.replacingOccurrences(of: "  \"createdAt\": \"{{ createdAt }}\",\n", with: "")
-        let error = try error("order.key.required", in: Fixture.entry + "\n  city: Bergen\n", templates: Fixture.shopTemplates(orderJSON: json))
+        let error = try error(
+            "order.key.required", in: Fixture.entry + "\n  city: Bergen\n",
+            templates: Fixture.shopTemplates(orderJSON: json))
         #expect(error.keyPath == ["createdAt"])
     }
 
     // MARK: The repository's examples
 
     @Test func theExampleOrdersRenderAndPassEveryRule() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
         let loader = TemplateLoader(directory: "\(root)/templates")
         let files = try ContentLoader(directory: "\(root)/content").contentFiles()
         var fulfillmentTypes: [String] = []
@@ -240,14 +270,17 @@ import Testing
             for definition in definitions where definition.kind == .order {
                 let template = try loader.load(definition.templateName).get()
                 #expect(template.kind == .order && template.warnings.isEmpty, "\(template.warnings)")
-                var order = try PassRenderer(configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: [root]))
-                    .render(definition, template: template).get()
+                var order = try PassRenderer(
+                    configuration: ProjectConfiguration(), boundary: ProjectBoundary(folders: [root])
+                )
+                .render(definition, template: template).get()
                 order.source.set("authenticationToken", to: .scalar(.string(Self.token), at: definition.location))
                 let found = order.withUpdatedAt(Date()).orderDiagnostics()
                 #expect(found.isEmpty, "\(found)")
                 let images = order.source["lineItems"]?.elements?.compactMap { $0["image"]?.stringValue } ?? []
                 #expect(!images.isEmpty, "each example order has a product image")
-                fulfillmentTypes += order.source["fulfillments"]?.elements?.compactMap { $0["fulfillmentType"]?.stringValue } ?? []
+                fulfillmentTypes +=
+                    order.source["fulfillments"]?.elements?.compactMap { $0["fulfillmentType"]?.stringValue } ?? []
             }
         }
         #expect(fulfillmentTypes.sorted() == ["pickup", "shipping"])

@@ -1,5 +1,6 @@
 import PassModel
 import Testing
+
 @testable import PassContent
 
 @Suite struct PlaceholderTests {
@@ -14,8 +15,9 @@ import Testing
 
     func render(_ template: PlaceholderTemplate, _ data: SourceNode) -> (SourceNode, [ContentDiagnostic]) {
         var problems: [ContentDiagnostic] = []
-        let renderer = PlaceholderRenderer(data: data, builtins: ["serialNumber": .scalar(.string("S1"), at: SourceLocation(file: "content/p.yml"))],
-                                           definitionLocation: SourceLocation(file: "content/p.yml", line: 3, column: 1), serialNumber: "S1")
+        let renderer = PlaceholderRenderer(
+            data: data, builtins: ["serialNumber": .scalar(.string("S1"), at: SourceLocation(file: "content/p.yml"))],
+            definitionLocation: SourceLocation(file: "content/p.yml", line: 3, column: 1), serialNumber: "S1")
         return (renderer.render(template, problems: &problems), problems)
     }
 
@@ -52,7 +54,8 @@ import Testing
     }
 
     @Test func malformedPlaceholdersAreTemplateErrors() throws {
-        let node = try JSONSourceParser.parse(Array(#"{"a": "{{ bad name }}", "b": "{{ open"}"#.utf8), file: "templates/t/pass.json")
+        let node = try JSONSourceParser.parse(
+            Array(#"{"a": "{{ bad name }}", "b": "{{ open"}"#.utf8), file: "templates/t/pass.json")
         let errors = try #require(PlaceholderTemplate.parse(node).failure)
         #expect(Set(errors.diagnostics.map(\.rule)) == ["placeholder.syntax", "placeholder.unclosed"])
     }

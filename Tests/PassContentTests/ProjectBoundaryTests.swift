@@ -1,6 +1,7 @@
 import Foundation
 import PassModel
 import Testing
+
 @testable import PassContent
 
 /// Files that go into a signed pass come from the project only: a template file or a pass image that
@@ -9,7 +10,9 @@ import Testing
 @Suite struct ProjectBoundaryTests {
     /// templates/, content/ and a secret beside them (outside both), in one scratch folder.
     final class Project {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("passforge-boundary-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "passforge-boundary-\(UUID().uuidString)"
+        ).path
         var templates: String { "\(root)/templates" }
         var content: String { "\(root)/content" }
         var secret: String { "\(root)/secret.txt" }
@@ -27,7 +30,8 @@ import Testing
 
         func write(_ relative: String, _ text: String) {
             let full = "\(root)/\(relative)"
-            try? FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try? FileManager.default.removeItem(atPath: full)
             FileManager.default.createFile(atPath: full, contents: Data(text.utf8))
         }
@@ -43,7 +47,8 @@ import Testing
             let (definitions, problems) = ContentLoader.definitions(in: file, bytes: Array(yaml.utf8))
             guard problems.isEmpty, let definition = definitions.first else { return .failure(ContentErrors(problems)) }
             let template = try! loader.load("t").get()
-            return PassRenderer(configuration: ProjectConfiguration(), boundary: boundary).render(definition, template: template)
+            return PassRenderer(configuration: ProjectConfiguration(), boundary: boundary).render(
+                definition, template: template)
         }
     }
 
@@ -66,11 +71,15 @@ import Testing
     @Test func templateImagesAndLocalizationsLinkedOutsideAreRefused() throws {
         let project = Project()
         try project.link("templates/t/logo.png", to: project.secret)
-        try FileManager.default.createDirectory(atPath: "\(project.templates)/t/de.lproj", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: "\(project.templates)/t/de.lproj", withIntermediateDirectories: true)
         try project.link("templates/t/de.lproj/pass.strings", to: project.secret)
         let problems = errors(project.loader.load("t"))
         #expect(problems.map(\.rule) == ["template.outside-project", "template.outside-project"])
-        #expect(Set(problems.map(\.location.file)) == ["\(project.templates)/t/logo.png", "\(project.templates)/t/de.lproj/pass.strings"])
+        #expect(
+            Set(problems.map(\.location.file)) == [
+                "\(project.templates)/t/logo.png", "\(project.templates)/t/de.lproj/pass.strings",
+            ])
         #expect(!problems.description.contains("Zsecret"))
     }
 
@@ -89,7 +98,8 @@ import Testing
         let template = try project.loader.load("u").get()
         #expect(template.files.map(\.bytes) == [Array("icon".utf8)])
         try project.link("content/photos/shared.png", to: "\(project.templates)/t/icon.png")
-        let rendered = try project.render("template: t\nserialNumber: A\nimages: {thumbnail.png: photos/shared.png}\n").get()
+        let rendered = try project.render("template: t\nserialNumber: A\nimages: {thumbnail.png: photos/shared.png}\n")
+            .get()
         #expect(rendered.files.first { $0.name == "thumbnail.png" }?.bytes == Array("icon".utf8))
     }
 
@@ -105,12 +115,16 @@ import Testing
         }
         // Inside, through `..`, is fine.
         project.write("content/a/b.yml", "")
-        #expect(throws: Never.self) { try project.render("template: t\nserialNumber: A\nimages: {thumbnail.png: photos/../photos/jane.png}\n").get() }
+        #expect(throws: Never.self) {
+            try project.render("template: t\nserialNumber: A\nimages: {thumbnail.png: photos/../photos/jane.png}\n")
+                .get()
+        }
     }
 
     @Test func absoluteImagePathsAreRefusedWhenParsed() {
         for path in ["/etc/passwd", "~/.ssh/id_ed25519"] {
-            let result = ContentLoader.definitions(in: "content/x.yml", bytes: Array("template: t\nserialNumber: A\nimages:\n  icon.png: \(path)\n".utf8))
+            let result = ContentLoader.definitions(
+                in: "content/x.yml", bytes: Array("template: t\nserialNumber: A\nimages:\n  icon.png: \(path)\n".utf8))
             #expect(result.definitions.isEmpty)
             #expect(result.problems.map(\.rule) == ["content.image-path"])
             #expect(result.problems.first?.location.line == 4)
@@ -121,7 +135,9 @@ import Testing
         let project = Project()
         try project.link("content/out", to: project.root)
         #expect(project.boundary.containedPath("\(project.content)/out/secret.txt") == .failure(.outside))
-        #expect(project.boundary.containedPath("\(project.content)/out/content/photos/jane.png").map { _ in true } == .success(true))
+        #expect(
+            project.boundary.containedPath("\(project.content)/out/content/photos/jane.png").map { _ in true }
+                == .success(true))
         #expect(project.boundary.read("\(project.content)/missing.png") == .failure(.unreadable))
         // A folder named like a root's prefix is not inside it.
         project.write("content-other/x.png", "x")
@@ -129,7 +145,10 @@ import Testing
     }
 
     @Test func namesWithControlOrBidiCharactersAreUnsafe() {
-        for name in ["content/new\n\n<!--\n.yml", "content/a\u{1B}[31m.yml", "content/\u{202E}lmy.exe", "content/tab\t.yml", "content/del\u{7F}.yml"] {
+        for name in [
+            "content/new\n\n<!--\n.yml", "content/a\u{1B}[31m.yml", "content/\u{202E}lmy.exe", "content/tab\t.yml",
+            "content/del\u{7F}.yml",
+        ] {
             #expect(ProjectBoundary.hasUnsafeName(name), "\(name.debugDescription)")
         }
         #expect(!ProjectBoundary.hasUnsafeName("content/Zürich 東京/pass-1.yml"))
@@ -151,6 +170,8 @@ import Testing
         }
         // A link within the folder is read.
         try project.link("p/passforge.yml", to: "real.yml")
-        #expect(try ProjectConfiguration.load(file: "\(project.root)/p/passforge.yml").defaultValue("organizationName") == "Example")
+        #expect(
+            try ProjectConfiguration.load(file: "\(project.root)/p/passforge.yml").defaultValue("organizationName")
+                == "Example")
     }
 }

@@ -1,5 +1,6 @@
 import PassModel
 import Testing
+
 @testable import PassContent
 
 @Suite struct JSONSourceParserTests {
@@ -32,7 +33,8 @@ import Testing
             _ = try JSONSourceParser.parse(Array(text.utf8), file: "bad.json")
         } throws: { error in
             guard let diagnostic = error as? ContentDiagnostic else { return false }
-            return diagnostic.location.file == "bad.json" && diagnostic.location.line == line && diagnostic.message.contains(fragment)
+            return diagnostic.location.file == "bad.json" && diagnostic.location.line == line
+                && diagnostic.message.contains(fragment)
         }
     }
 
@@ -54,18 +56,18 @@ import Testing
 @Suite struct YAMLSourceParserTests {
     @Test func typesScalarsLikeAnEditorExpects() throws {
         let yaml = """
-        seat: 14C
-        count: 42
-        price: 9.5
-        ok: true
-        quoted: "0042"
-        when: 2026-12-01T09:30:00Z
-        empty: ~
-        country: NO
-        hex: 0x1F
-        exp: 1e3
-        version: 1.2.3
-        """
+            seat: 14C
+            count: 42
+            price: 9.5
+            ok: true
+            quoted: "0042"
+            when: 2026-12-01T09:30:00Z
+            empty: ~
+            country: NO
+            hex: 0x1F
+            exp: 1e3
+            version: 1.2.3
+            """
         let node = try YAMLSourceParser.parse(Array(yaml.utf8), file: "p.yml")
         #expect(node["seat"]?.scalarValue == .string("14C"))
         #expect(node["count"]?.scalarValue == .int(42))
@@ -88,7 +90,8 @@ import Testing
             _ = try YAMLSourceParser.parse(Array(yaml.utf8), file: "bad.yml")
         } throws: { error in
             guard let diagnostic = error as? ContentDiagnostic else { return false }
-            return diagnostic.location.file == "bad.yml" && diagnostic.location.line >= 3 && diagnostic.rule == "yaml.syntax"
+            return diagnostic.location.file == "bad.yml" && diagnostic.location.line >= 3
+                && diagnostic.rule == "yaml.syntax"
         }
     }
 
@@ -106,7 +109,9 @@ import Testing
     @Test func aliasBombsAreRefused() {
         var yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
         for level in 1...8 {
-            yaml += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+            yaml +=
+                "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
+                + "]\n"
         }
         #expect {
             _ = try YAMLSourceParser.parse(Array(yaml.utf8), file: "bomb.yml", maximumNodeCount: 50_000)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 // The keys and rules Apple's pass-builder package knows: one test per new
@@ -48,8 +49,14 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
     @Test(arguments: [
         KeyExample("logoSymbolName", "ticket", .generic),
         KeyExample("stripColor", "rgb(1, 2, 3)", .coupon),
-        KeyExample("featuredActions", [["identifier": "a", "type": "openURL", "url": "https://example.com/"], ["identifier": "b", "type": "call"]], .storeCard),
-        KeyExample("upcomingPassInformation", [["identifier": "day-2", "name": "Day 2", "type": "event"]], .eventTicket),
+        KeyExample(
+            "featuredActions",
+            [
+                ["identifier": "a", "type": "openURL", "url": "https://example.com/"],
+                ["identifier": "b", "type": "call"],
+            ], .storeCard),
+        KeyExample(
+            "upcomingPassInformation", [["identifier": "day-2", "name": "Day 2", "type": "event"]], .eventTicket),
         KeyExample("preferredStyleSchemes", ["eventTicket"], .eventTicket),
     ])
     func newKeyAloneIsAccepted(_ example: KeyExample) {
@@ -60,12 +67,13 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
     /// The keys that only poster event tickets show, each on a poster event ticket.
     @Test(arguments: PassLinks.posterEventTicketOnlyKeys)
     func posterEventTicketKeyIsAccepted(key: String) {
-        let value: JSONValue = switch key {
-        case "auxiliaryStoreIdentifiers": [284882215]
-        case "footerBackgroundColor": "rgb(0, 0, 0)"
-        case "suppressHeaderDarkening", "useAutomaticColors": true
-        default: .string("https://example.com/\(key)")
-        }
+        let value: JSONValue =
+            switch key {
+            case "auxiliaryStoreIdentifiers": [284_882_215]
+            case "footerBackgroundColor": "rgb(0, 0, 0)"
+            case "suppressHeaderDarkening", "useAutomaticColors": true
+            default: .string("https://example.com/\(key)")
+            }
         #expect(problems(of: posterEventTicket.setting(key, value)) == [])
     }
 
@@ -82,13 +90,20 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
     }
 
     @Test func additionalInfoFieldsMayDetectLinks() {
-        let json = minimalPass(.generic).setting("generic.additionalInfoFields", [["key": "k", "value": "https://example.com", "dataDetectorTypes": ["PKDataDetectorTypeLink"]]])
+        let json = minimalPass(.generic).setting(
+            "generic.additionalInfoFields",
+            [["key": "k", "value": "https://example.com", "dataDetectorTypes": ["PKDataDetectorTypeLink"]]])
         #expect(problems(of: json) == [])
     }
 
     /// Semantic tags of each family, on the style they are for.
     @Test(arguments: [
-        KeyExample("eventStartDateInfo", .object(["date": "2026-12-12T20:00+01:00", "timeZone": "Europe/Berlin", "ignoreTimeComponents": false, "unannounced": false, "undetermined": false]), .eventTicket),
+        KeyExample(
+            "eventStartDateInfo",
+            .object([
+                "date": "2026-12-12T20:00+01:00", "timeZone": "Europe/Berlin", "ignoreTimeComponents": false,
+                "unannounced": false, "undetermined": false,
+            ]), .eventTicket),
         KeyExample("venueDoorsOpenDate", "2026-12-12T19:00:00+01:00", .eventTicket),
         KeyExample("venueEntranceGate", "4", .eventTicket),
         KeyExample("tailgatingAllowed", true, .eventTicket),
@@ -97,7 +112,14 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
         KeyExample("genre", "Jazz", .eventTicket),
         KeyExample("leagueAbbreviation", "NL", .eventTicket),
         KeyExample("homeTeamLocation", "Hamburg", .eventTicket),
-        KeyExample("seats", [["seatIdentifier": "B-12-7", "seatAisle": "3", "seatLevel": "Upper", "seatDescription": "Aisle seat", "seatSectionColor": "rgb(200, 0, 0)"]], .eventTicket),
+        KeyExample(
+            "seats",
+            [
+                [
+                    "seatIdentifier": "B-12-7", "seatAisle": "3", "seatLevel": "Upper", "seatDescription": "Aisle seat",
+                    "seatSectionColor": "rgb(200, 0, 0)",
+                ]
+            ], .eventTicket),
         KeyExample("boardingZone", "3", .boardingPass),
         KeyExample("airlineLoungePlaceID", "I5C0A3E4B1F2D", .boardingPass),
         KeyExample("carNumber", "7", .boardingPass),
@@ -120,12 +142,16 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
         #expect(problems(of: minimalPass(style).setting("semantics", .object([tag: value]))) == [])
     }
 
-    @Test(arguments: ["PKBarcodeFormatCode39", "PKBarcodeFormatCodabar", "PKBarcodeFormatEAN13", "PKBarcodeFormatI2of5"])
+    @Test(arguments: [
+        "PKBarcodeFormatCode39", "PKBarcodeFormatCodabar", "PKBarcodeFormatEAN13", "PKBarcodeFormatI2of5",
+    ])
     func recentBarcodeFormatWithAFallbackIsAccepted(format: String) throws {
-        let json = minimalPass(.storeCard).setting("barcodes", [
-            ["format": .string(format), "message": "4006381333931", "messageEncoding": "iso-8859-1"],
-            ["format": "PKBarcodeFormatPDF417", "message": "4006381333931", "messageEncoding": "iso-8859-1"],
-        ])
+        let json = minimalPass(.storeCard).setting(
+            "barcodes",
+            [
+                ["format": .string(format), "message": "4006381333931", "messageEncoding": "iso-8859-1"],
+                ["format": "PKBarcodeFormatPDF417", "message": "4006381333931", "messageEncoding": "iso-8859-1"],
+            ])
         #expect(problems(of: json) == [])
         #expect(try Pass(json: json).barcodes?.first?.format.rawValue == format)
     }
@@ -140,7 +166,9 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
 
     @Test func nfcRequiresAuthenticationIsRequired() {
         let diagnostics = validate(posterEventTicket.setting("nfc.requiresAuthentication", nil))
-        #expect(problems(diagnostics) == ["error posterEventTicket.nfc.requiresAuthentication @ nfc.requiresAuthentication"])
+        #expect(
+            problems(diagnostics) == ["error posterEventTicket.nfc.requiresAuthentication @ nfc.requiresAuthentication"]
+        )
         // false is an answer too.
         #expect(problems(of: posterEventTicket.setting("nfc.requiresAuthentication", false)) == [])
     }
@@ -166,28 +194,43 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
 
     @Test(arguments: ["awayTeamAbbreviation", "homeTeamAbbreviation"])
     func sportsTicketsNeedTeamAbbreviations(tag: String) {
-        #expect(problems(of: posterEventTicket.setting("semantics.\(tag)", nil)) == ["error posterEventTicket.\(tag) @ semantics.\(tag)"])
+        #expect(
+            problems(of: posterEventTicket.setting("semantics.\(tag)", nil)) == [
+                "error posterEventTicket.\(tag) @ semantics.\(tag)"
+            ])
     }
 
     var livePerformance: JSONValue {
-        posterEventTicket.setting("semantics", [
-            "eventType": "PKEventTypeLivePerformance", "eventName": "Long Night Tour", "venueName": "Harbour Hall",
-            "eventStartDate": "2026-12-12T20:00:00+01:00", "performerNames": ["The Midnight Owls"], "artistIDs": ["1"],
-            "seats": [["seatNumber": "7"]],
-        ])
+        posterEventTicket.setting(
+            "semantics",
+            [
+                "eventType": "PKEventTypeLivePerformance", "eventName": "Long Night Tour", "venueName": "Harbour Hall",
+                "eventStartDate": "2026-12-12T20:00:00+01:00", "performerNames": ["The Midnight Owls"],
+                "artistIDs": ["1"],
+                "seats": [["seatNumber": "7"]],
+            ])
     }
 
     @Test func livePerformanceNeedsPerformers() {
         #expect(problems(of: livePerformance) == [])
-        #expect(problems(of: livePerformance.setting("semantics.performerNames", [])) == ["error posterEventTicket.performerNames @ semantics.performerNames"])
+        #expect(
+            problems(of: livePerformance.setting("semantics.performerNames", [])) == [
+                "error posterEventTicket.performerNames @ semantics.performerNames"
+            ])
     }
 
     @Test func livePerformanceShouldHaveArtistIDs() {
-        #expect(problems(of: livePerformance.setting("semantics.artistIDs", nil)) == ["warning posterEventTicket.artistIDs @ semantics.artistIDs"])
+        #expect(
+            problems(of: livePerformance.setting("semantics.artistIDs", nil)) == [
+                "warning posterEventTicket.artistIDs @ semantics.artistIDs"
+            ])
     }
 
     @Test func seatsAreRecommended() {
-        #expect(problems(of: posterEventTicket.setting("semantics.seats", [])) == ["warning posterEventTicket.seats @ semantics.seats"])
+        #expect(
+            problems(of: posterEventTicket.setting("semantics.seats", [])) == [
+                "warning posterEventTicket.seats @ semantics.seats"
+            ])
     }
 
     @Test func withoutTheSchemeNoneOfThisIsRequired() {
@@ -208,7 +251,8 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
 
     @Test(arguments: ["sellURL", "footerBackgroundColor", "useAutomaticColors", "eventLogoText"])
     func posterOnlyKeyOnAnotherPassIsAWarning(key: String) {
-        let json = minimalPass(.eventTicket).setting(key, key == "useAutomaticColors" ? true : key == "footerBackgroundColor" ? "rgb(0, 0, 0)" : "x")
+        let json = minimalPass(.eventTicket).setting(
+            key, key == "useAutomaticColors" ? true : key == "footerBackgroundColor" ? "rgb(0, 0, 0)" : "x")
         let diagnostics = validate(json)
         #expect(problems(diagnostics) == ["warning key.posterEventTicketOnly @ \(key)"])
         #expect(diagnostics[0].message.contains("posterEventTicket"))
@@ -236,11 +280,15 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
     }
 
     @Test func seatsAreRecommended() {
-        #expect(problems(of: semanticBoardingPass.setting("semantics.seats", nil)) == ["warning semanticBoardingPass.seats @ semantics.seats"])
+        #expect(
+            problems(of: semanticBoardingPass.setting("semantics.seats", nil)) == [
+                "warning semanticBoardingPass.seats @ semantics.seats"
+            ])
     }
 
     @Test func rulesApplyWhateverTheTransitType() {
-        let train = semanticBoardingPass.setting("boardingPass.transitType", "PKTransitTypeTrain").setting("semantics.airlineCode", nil)
+        let train = semanticBoardingPass.setting("boardingPass.transitType", "PKTransitTypeTrain").setting(
+            "semantics.airlineCode", nil)
         #expect(problems(of: train) == ["error semanticBoardingPass.airlineCode @ semantics.airlineCode"])
     }
 }
@@ -249,7 +297,9 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
     @Test(arguments: ["message", "encryptionPublicKey"])
     func nfcKeys(key: String) {
         let diagnostics = validate(posterEventTicket.setting("nfc.\(key)", nil))
-        #expect(problems(diagnostics).contains("error nfc.\(key == "message" ? "message" : "encryptionPublicKey.missing") @ nfc.\(key)"))
+        #expect(
+            problems(diagnostics).contains(
+                "error nfc.\(key == "message" ? "message" : "encryptionPublicKey.missing") @ nfc.\(key)"))
     }
 
     @Test(arguments: ["latitude", "longitude"])
@@ -268,7 +318,10 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
 
     @Test(arguments: ["identifier", "type"])
     func featuredActionKeys(key: String) {
-        #expect(problems(of: posterEventTicket.setting("featuredActions[0].\(key)", nil)) == ["error featuredAction.\(key) @ featuredActions[0].\(key)"])
+        #expect(
+            problems(of: posterEventTicket.setting("featuredActions[0].\(key)", nil)) == [
+                "error featuredAction.\(key) @ featuredActions[0].\(key)"
+            ])
     }
 
     @Test func featuredActionIdentifiersAreUnique() {
@@ -278,7 +331,10 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
 
     @Test(arguments: ["identifier", "name", "type"])
     func upcomingEntryKeys(key: String) {
-        #expect(problems(of: posterEventTicket.setting("upcomingPassInformation[0].\(key)", nil)) == ["error upcoming.\(key) @ upcomingPassInformation[0].\(key)"])
+        #expect(
+            problems(of: posterEventTicket.setting("upcomingPassInformation[0].\(key)", nil)) == [
+                "error upcoming.\(key) @ upcomingPassInformation[0].\(key)"
+            ])
     }
 
     @Test(arguments: ["url", "sha256"])
@@ -295,12 +351,16 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
 
     @Test(arguments: ["latitude", "longitude"])
     func locationKeys(key: String) {
-        let json = minimalPass(.generic).setting("locations", [["latitude": 1, "longitude": 2]]).setting("locations[0].\(key)", nil)
+        let json = minimalPass(.generic).setting("locations", [["latitude": 1, "longitude": 2]]).setting(
+            "locations[0].\(key)", nil)
         #expect(problems(of: json) == ["error location.\(key) @ locations[0].\(key)"])
     }
 
     @Test func beaconKey() {
-        #expect(problems(of: minimalPass(.generic).setting("beacons", [["major": 1]])) == ["error beacon.proximityUUID @ beacons[0].proximityUUID"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("beacons", [["major": 1]])) == [
+                "error beacon.proximityUUID @ beacons[0].proximityUUID"
+            ])
     }
 
     @Test func relevantDatesEntryKeys() {
@@ -310,23 +370,29 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
 }
 
 @Suite struct NewLimitTests {
-    @Test(arguments: ["PKBarcodeFormatCode39", "PKBarcodeFormatCodabar", "PKBarcodeFormatEAN13", "PKBarcodeFormatI2of5"])
+    @Test(arguments: [
+        "PKBarcodeFormatCode39", "PKBarcodeFormatCodabar", "PKBarcodeFormatEAN13", "PKBarcodeFormatI2of5",
+    ])
     func recentFormatAsOnlyBarcodeIsAWarning(format: String) {
-        let json = minimalPass(.coupon).setting("barcodes", [["format": .string(format), "message": "4006381333931", "messageEncoding": "iso-8859-1"]])
+        let json = minimalPass(.coupon).setting(
+            "barcodes", [["format": .string(format), "message": "4006381333931", "messageEncoding": "iso-8859-1"]])
         let diagnostics = validate(json)
         #expect(problems(diagnostics) == ["warning barcode.recentFormatOnly @ barcodes[0].format"])
         #expect(diagnostics[0].message.contains("older iOS"))
     }
 
     @Test func semanticTagTypesAreChecked() {
-        let json = semanticBoardingPass.setting("semantics.flightNumber", "117").setting("semantics.seats[0].seatNumber", 14)
-            .setting("semantics.originalArrivalDate", "2026-12-01").setting("semantics.passengerCapabilities", "PRIORITY")
-        #expect(Set(problems(of: json)) == [
-            "error date.format @ semantics.originalArrivalDate",
-            "error key.type @ semantics.flightNumber",
-            "error key.type @ semantics.passengerCapabilities",
-            "error key.type @ semantics.seats[0].seatNumber",
-        ])
+        let json = semanticBoardingPass.setting("semantics.flightNumber", "117").setting(
+            "semantics.seats[0].seatNumber", 14
+        )
+        .setting("semantics.originalArrivalDate", "2026-12-01").setting("semantics.passengerCapabilities", "PRIORITY")
+        #expect(
+            Set(problems(of: json)) == [
+                "error date.format @ semantics.originalArrivalDate",
+                "error key.type @ semantics.flightNumber",
+                "error key.type @ semantics.passengerCapabilities",
+                "error key.type @ semantics.seats[0].seatNumber",
+            ])
     }
 
     @Test func semanticTagOnAnotherStyleIsAWarning() {
@@ -336,28 +402,47 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
     }
 
     @Test func newColorsAreChecked() {
-        #expect(problems(of: posterEventTicket.setting("footerBackgroundColor", "#000000")) == ["error color @ footerBackgroundColor"])
-        #expect(problems(of: posterEventTicket.setting("semantics.seats[0].seatSectionColor", "red")) == ["error color @ semantics.seats[0].seatSectionColor"])
+        #expect(
+            problems(of: posterEventTicket.setting("footerBackgroundColor", "#000000")) == [
+                "error color @ footerBackgroundColor"
+            ])
+        #expect(
+            problems(of: posterEventTicket.setting("semantics.seats[0].seatSectionColor", "red")) == [
+                "error color @ semantics.seats[0].seatSectionColor"
+            ])
     }
 
     @Test func currencyCodeAndNumberStyleTogetherIsAWarning() {
-        let json = minimalPass(.storeCard).setting("storeCard.primaryFields", [["key": "b", "value": 5, "currencyCode": "EUR", "numberStyle": "PKNumberStyleDecimal"]])
-        #expect(problems(of: json) == ["warning field.currencyCode.numberStyle @ storeCard.primaryFields[0].currencyCode"])
+        let json = minimalPass(.storeCard).setting(
+            "storeCard.primaryFields",
+            [["key": "b", "value": 5, "currencyCode": "EUR", "numberStyle": "PKNumberStyleDecimal"]])
+        #expect(
+            problems(of: json) == ["warning field.currencyCode.numberStyle @ storeCard.primaryFields[0].currencyCode"])
     }
 
     @Test func upcomingEntryTypeOtherThanEventIsAWarning() {
-        #expect(problems(of: posterEventTicket.setting("upcomingPassInformation[0].type", "flight")) == ["warning upcoming.type.value @ upcomingPassInformation[0].type"])
+        #expect(
+            problems(of: posterEventTicket.setting("upcomingPassInformation[0].type", "flight")) == [
+                "warning upcoming.type.value @ upcomingPassInformation[0].type"
+            ])
     }
 
     @Test func upcomingEntryIdentifiersAreUnique() {
-        let json = posterEventTicket.setting("upcomingPassInformation[1]", ["identifier": "match-2027-01-09", "name": "Again", "type": "event"])
+        let json = posterEventTicket.setting(
+            "upcomingPassInformation[1]", ["identifier": "match-2027-01-09", "name": "Again", "type": "event"])
         #expect(problems(of: json) == ["error upcoming.identifier.unique @ upcomingPassInformation[1].identifier"])
     }
 
     @Test func upcomingImagesAreHTTPSAndAtMost2MB() {
         let path = "upcomingPassInformation[0].images.headerImage.urls[0]"
-        #expect(problems(of: posterEventTicket.setting("\(path).url", "http://img.example.com/h.png")) == ["error upcoming.image.url @ \(path).url"])
-        #expect(problems(of: posterEventTicket.setting("\(path).size", 2_097_153)) == ["error upcoming.image.size @ \(path).size"])
+        #expect(
+            problems(of: posterEventTicket.setting("\(path).url", "http://img.example.com/h.png")) == [
+                "error upcoming.image.url @ \(path).url"
+            ])
+        #expect(
+            problems(of: posterEventTicket.setting("\(path).size", 2_097_153)) == [
+                "error upcoming.image.size @ \(path).size"
+            ])
     }
 
     @Test func upcomingEntryDateIsChecked() {
@@ -366,20 +451,31 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
     }
 
     @Test func nfcAuthenticationWithoutSharingProhibitedIsAWarning() {
-        #expect(problems(of: posterEventTicket.setting("sharingProhibited", nil)) == ["warning nfc.requiresAuthentication.sharing @ nfc.requiresAuthentication"])
+        #expect(
+            problems(of: posterEventTicket.setting("sharingProhibited", nil)) == [
+                "warning nfc.requiresAuthentication.sharing @ nfc.requiresAuthentication"
+            ])
     }
 }
 
 @Suite struct PosterImageRuleTests {
     func png(_ width: UInt32, _ height: UInt32) -> [UInt8] { makePNG(width: width, height: height) }
-    var icons: [String: [UInt8]] { ["icon.png": png(38, 38), "icon@2x.png": png(76, 76), "icon@3x.png": png(114, 114)] }
+    var icons: [String: [UInt8]] {
+        ["icon.png": png(38, 38), "icon@2x.png": png(76, 76), "icon@3x.png": png(114, 114)]
+    }
 
     @Test func posterEventTicketNeedsArtworkOrBackground() {
         let diagnostics = ImageRules.validate(files: icons, pass: posterEventTicket)
         #expect(problems(diagnostics) == ["error image.posterArtwork @ artwork.png"])
         #expect(diagnostics[0].message.contains("artwork.png"))
-        #expect(problems(ImageRules.validate(files: icons.merging(["artwork@3x.png": png(1074, 1344)]) { $1 }, pass: posterEventTicket)) == [])
-        #expect(problems(ImageRules.validate(files: icons.merging(["background@2x.png": png(690, 1010)]) { $1 }, pass: posterEventTicket)) == [])
+        #expect(
+            problems(
+                ImageRules.validate(
+                    files: icons.merging(["artwork@3x.png": png(1074, 1344)]) { $1 }, pass: posterEventTicket)) == [])
+        #expect(
+            problems(
+                ImageRules.validate(
+                    files: icons.merging(["background@2x.png": png(690, 1010)]) { $1 }, pass: posterEventTicket)) == [])
     }
 
     @Test func posterImagesAndSizes() {
@@ -388,22 +484,42 @@ let semanticBoardingPass = parsed(validSemanticBoardingPass)
             "secondaryLogo@3x.png": png(405, 36), "logo.png": png(160, 50),
         ]) { $1 }
         #expect(problems(ImageRules.validate(files: files, pass: posterEventTicket)) == [])
-        #expect(problems(ImageRules.validate(files: files.merging(["background.png": png(345, 505)]) { $1 }, pass: parsed(validPosterGeneric))) == [])
-        #expect(problems(ImageRules.validate(files: icons.merging(["artwork.png": png(375, 448)]) { $1 }, pass: posterEventTicket)) == ["warning image.size @ artwork.png"])
-        #expect(problems(ImageRules.validate(files: icons.merging(["secondaryLogo.png": png(135, 13)]) { $1 }, pass: parsed(validPosterGeneric))) == ["warning image.size @ secondaryLogo.png"])
+        #expect(
+            problems(
+                ImageRules.validate(
+                    files: files.merging(["background.png": png(345, 505)]) { $1 }, pass: parsed(validPosterGeneric)))
+                == [])
+        #expect(
+            problems(
+                ImageRules.validate(
+                    files: icons.merging(["artwork.png": png(375, 448)]) { $1 }, pass: posterEventTicket)) == [
+                    "warning image.size @ artwork.png"
+                ])
+        #expect(
+            problems(
+                ImageRules.validate(
+                    files: icons.merging(["secondaryLogo.png": png(135, 13)]) { $1 }, pass: parsed(validPosterGeneric)))
+                == ["warning image.size @ secondaryLogo.png"])
     }
 
     @Test func posterImagesOnAClassicEventTicketAreAWarning() {
         let files = icons.merging(["artwork.png": png(358, 448)]) { $1 }
-        #expect(problems(ImageRules.validate(files: files, pass: minimalPass(.eventTicket))) == ["warning image.posterOnly @ artwork.png"])
+        #expect(
+            problems(ImageRules.validate(files: files, pass: minimalPass(.eventTicket))) == [
+                "warning image.posterOnly @ artwork.png"
+            ])
         // Without the pass.json the scheme is unknown, so nothing is said.
         #expect(problems(ImageRules.validate(files: files, style: .eventTicket)) == [])
-        #expect(problems(ImageRules.validate(files: files, pass: minimalPass(.generic))) == ["error image.notAllowed @ artwork.png"])
+        #expect(
+            problems(ImageRules.validate(files: files, pass: minimalPass(.generic))) == [
+                "error image.notAllowed @ artwork.png"
+            ])
     }
 
     @Test func missingIconScalesAreWarnings() {
         let diagnostics = ImageRules.validate(files: ["icon.png": png(38, 38)], pass: minimalPass(.generic))
-        #expect(problems(diagnostics) == ["warning image.iconScale @ icon@2x.png", "warning image.iconScale @ icon@3x.png"])
+        #expect(
+            problems(diagnostics) == ["warning image.iconScale @ icon@2x.png", "warning image.iconScale @ icon@3x.png"])
         #expect(diagnostics[0].message.contains("76×76"))
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 @Suite struct BarcodeRuleTests {
@@ -12,21 +13,29 @@ import Testing
     }
 
     @Test func formatMissing() {
-        #expect(problems(of: pass(barcodes: [qr.setting("format", nil)])) == ["error barcode.format @ barcodes[0].format"])
+        #expect(
+            problems(of: pass(barcodes: [qr.setting("format", nil)])) == ["error barcode.format @ barcodes[0].format"])
     }
 
     @Test func formatMustBeKnown() {
         let diagnostics = validate(pass(barcodes: [qr, qr.setting("format", "QR")]))
         #expect(problems(diagnostics) == ["error barcode.format @ barcodes[1].format"])
-        #expect(diagnostics[0].message == "barcode format \"QR\" is not one of PKBarcodeFormatQR, PKBarcodeFormatPDF417, PKBarcodeFormatAztec, PKBarcodeFormatCode128, PKBarcodeFormatCode39, PKBarcodeFormatCodabar, PKBarcodeFormatEAN13, PKBarcodeFormatI2of5; use PKBarcodeFormatQR")
+        #expect(
+            diagnostics[0].message
+                == "barcode format \"QR\" is not one of PKBarcodeFormatQR, PKBarcodeFormatPDF417, PKBarcodeFormatAztec, PKBarcodeFormatCode128, PKBarcodeFormatCode39, PKBarcodeFormatCodabar, PKBarcodeFormatEAN13, PKBarcodeFormatI2of5; use PKBarcodeFormatQR"
+        )
     }
 
     @Test func messageRequired() {
-        #expect(problems(of: pass(barcodes: [qr.setting("message", nil)])) == ["error barcode.message @ barcodes[0].message"])
+        #expect(
+            problems(of: pass(barcodes: [qr.setting("message", nil)])) == [
+                "error barcode.message @ barcodes[0].message"
+            ])
     }
 
     @Test func messageMustBeAString() {
-        #expect(problems(of: pass(barcodes: [qr.setting("message", 12345)])) == ["error key.type @ barcodes[0].message"])
+        #expect(
+            problems(of: pass(barcodes: [qr.setting("message", 12345)])) == ["error key.type @ barcodes[0].message"])
     }
 
     @Test func messageEncodingRequired() {
@@ -49,11 +58,12 @@ import Testing
         let json = minimalPass(.generic).setting("barcode", ["format": "PKBarcodeFormatCode93"])
         let diagnostics = validate(json)
         #expect(diagnostics.last?.message.hasPrefix("the legacy barcode has no messageEncoding") == true)
-        #expect(problems(diagnostics) == [
-            "error barcode.format @ barcode.format",
-            "error barcode.message @ barcode.message",
-            "error barcode.messageEncoding @ barcode.messageEncoding",
-        ])
+        #expect(
+            problems(diagnostics) == [
+                "error barcode.format @ barcode.format",
+                "error barcode.message @ barcode.message",
+                "error barcode.messageEncoding @ barcode.messageEncoding",
+            ])
     }
 
     @Test func legacyCode128WarnsAboutOldDevicesToo() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 @Suite struct IdentityRuleTests {
@@ -6,7 +7,9 @@ import Testing
         #expect(problems(of: [1, 2]) == ["error json.root @ (top level)"])
     }
 
-    @Test(arguments: ["formatVersion", "passTypeIdentifier", "serialNumber", "teamIdentifier", "organizationName", "description"])
+    @Test(arguments: [
+        "formatVersion", "passTypeIdentifier", "serialNumber", "teamIdentifier", "organizationName", "description",
+    ])
     func requiredKeyMissing(key: String) {
         let diagnostics = validate(minimalPass(.generic).setting(key, nil))
         #expect(problems(diagnostics) == ["error key.required @ \(key)"])
@@ -16,11 +19,16 @@ import Testing
     @Test func requiredKeyOfWrongType() {
         let diagnostics = validate(minimalPass(.generic).setting("serialNumber", 42))
         #expect(problems(diagnostics) == ["error key.type @ serialNumber"])
-        #expect(diagnostics[0].message == "serialNumber must be a string, but it is a number (42); put it in quotes: \"42\"")
+        #expect(
+            diagnostics[0].message == "serialNumber must be a string, but it is a number (42); put it in quotes: \"42\""
+        )
     }
 
     @Test func emptyOrganizationNameIsAWarning() {
-        #expect(problems(of: minimalPass(.generic).setting("organizationName", " ")) == ["warning key.empty @ organizationName"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("organizationName", " ")) == [
+                "warning key.empty @ organizationName"
+            ])
     }
 
     @Test(arguments: [JSONValue.int(2), .string("1"), .double(1.5)])
@@ -53,10 +61,15 @@ import Testing
         #expect(problems(of: minimalPass(.generic).setting("serialNumber", .string(serial))) == [])
     }
 
-    @Test(arguments: ["pass.com/example", "pass..example", "pass.example.", "tickets", "pass.com.exa mple", "../pass.x", "",
-                      "pass.", "pass..", "pass.com_example", "pass.com.exämple", "pass.com.example\n", "pass.com.ex\u{0}ample"])
+    @Test(arguments: [
+        "pass.com/example", "pass..example", "pass.example.", "tickets", "pass.com.exa mple", "../pass.x", "",
+        "pass.", "pass..", "pass.com_example", "pass.com.exämple", "pass.com.example\n", "pass.com.ex\u{0}ample",
+    ])
     func passTypeIdentifierMustBeReverseDNSAndPathSafe(identifier: String) {
-        #expect(problems(of: minimalPass(.generic).setting("passTypeIdentifier", .string(identifier))) == ["error passTypeIdentifier.format @ passTypeIdentifier"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("passTypeIdentifier", .string(identifier))) == [
+                "error passTypeIdentifier.format @ passTypeIdentifier"
+            ])
     }
 
     @Test(arguments: ["pass.x", "pass.com.example.tickets", "pass.COM.Example-2.a1", "pass.-.x"])
@@ -65,12 +78,18 @@ import Testing
     }
 
     @Test func passTypeIdentifierWithoutPassPrefixIsAWarning() {
-        #expect(problems(of: minimalPass(.generic).setting("passTypeIdentifier", "com.example.tickets")) == ["warning passTypeIdentifier.prefix @ passTypeIdentifier"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("passTypeIdentifier", "com.example.tickets")) == [
+                "warning passTypeIdentifier.prefix @ passTypeIdentifier"
+            ])
     }
 
     @Test(arguments: ["A1B2C3D4E", "A1B2C3D4E5F", "a1b2c3d4e5", "A1B2C3D4-5"])
     func teamIdentifierIsTenUpperCaseAlphanumerics(team: String) {
-        #expect(problems(of: minimalPass(.generic).setting("teamIdentifier", .string(team))) == ["error teamIdentifier.format @ teamIdentifier"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("teamIdentifier", .string(team))) == [
+                "error teamIdentifier.format @ teamIdentifier"
+            ])
     }
 
     @Test func lowerCaseTeamIdentifierSuggestsUpperCase() {
@@ -110,18 +129,22 @@ import Testing
             .setting("beacons[0].mayor", 1)
             .setting("nfc.messages", "x")
             .setting("relevantDates[1].dates", "x")
-        #expect(problems(of: pass) == [
-            "warning unknown-key @ barcodes[0].alttext",
-            "warning unknown-key @ boardingPass.colour",
-            "warning unknown-key @ relevantDates[1].dates",
-            "warning unknown-key @ locations[0].lat",
-            "warning unknown-key @ beacons[0].mayor",
-            "warning unknown-key @ nfc.messages",
-        ])
+        #expect(
+            problems(of: pass) == [
+                "warning unknown-key @ barcodes[0].alttext",
+                "warning unknown-key @ boardingPass.colour",
+                "warning unknown-key @ relevantDates[1].dates",
+                "warning unknown-key @ locations[0].lat",
+                "warning unknown-key @ beacons[0].mayor",
+                "warning unknown-key @ nfc.messages",
+            ])
     }
 
     @Test func unknownSemanticTagIsAWarningWithASuggestion() {
-        #expect(problems(of: minimalPass(.generic).setting("semantics", ["anythingAtAll": [1, 2]])) == ["warning unknown-key @ semantics.anythingAtAll"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("semantics", ["anythingAtAll": [1, 2]])) == [
+                "warning unknown-key @ semantics.anythingAtAll"
+            ])
         let diagnostics = validate(minimalPass(.eventTicket).setting("semantics", ["evenName": "x"]))
         #expect(problems(diagnostics) == ["warning unknown-key @ semantics.evenName"])
         #expect(diagnostics[0].message.contains("Did you mean \"eventName\"?"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 /// A minimal PNG: signature, IHDR with a correct CRC, and IEND. The CRC is
@@ -75,7 +76,10 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
         #expect(PassImageName(path: "banner@2x.png")?.kind == nil)
     }
 
-    @Test(arguments: ["logo.jpg", "logo@4x.png", "logo@1x.png", "Logo.PNG", "a/b/logo.png", "images/logo.png", ".lproj/logo.png", "@2x.png"])
+    @Test(arguments: [
+        "logo.jpg", "logo@4x.png", "logo@1x.png", "Logo.PNG", "a/b/logo.png", "images/logo.png", ".lproj/logo.png",
+        "@2x.png",
+    ])
     func rejectsMalformedNames(path: String) {
         #expect(PassImageName(path: path) == nil)
     }
@@ -84,28 +88,42 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
 @Suite struct ImageRuleTests {
     func png(_ width: UInt32, _ height: UInt32) -> [UInt8] { makePNG(width: width, height: height) }
 
-    var icons: [String: [UInt8]] { ["icon.png": png(29, 29), "icon@2x.png": png(58, 58), "icon@3x.png": png(114, 114)] }
+    var icons: [String: [UInt8]] {
+        ["icon.png": png(29, 29), "icon@2x.png": png(58, 58), "icon@3x.png": png(114, 114)]
+    }
 
     func check(_ files: [String: [UInt8]], _ style: PassStyle) -> [String] {
         problems(ImageRules.validate(files: files, style: style))
     }
 
     @Test func correctImagesForEachStyle() {
-        #expect(check(icons.merging(["logo.png": png(160, 50), "logo@2x.png": png(200, 60), "footer@2x.png": png(572, 30)]) { $1 }, .boardingPass) == [])
-        #expect(check(icons.merging(["strip.png": png(375, 144), "strip@3x.png": png(1125, 432)]) { $1 }, .coupon) == [])
+        #expect(
+            check(
+                icons.merging(["logo.png": png(160, 50), "logo@2x.png": png(200, 60), "footer@2x.png": png(572, 30)]) {
+                    $1
+                }, .boardingPass) == [])
+        #expect(
+            check(icons.merging(["strip.png": png(375, 144), "strip@3x.png": png(1125, 432)]) { $1 }, .coupon) == [])
         #expect(check(icons.merging(["strip@2x.png": png(750, 288)]) { $1 }, .storeCard) == [])
         #expect(check(icons.merging(["strip@2x.png": png(750, 196)]) { $1 }, .eventTicket) == [])
-        #expect(check(icons.merging(["background@2x.png": png(360, 440), "thumbnail@2x.png": png(180, 180)]) { $1 }, .eventTicket) == [])
+        #expect(
+            check(
+                icons.merging(["background@2x.png": png(360, 440), "thumbnail@2x.png": png(180, 180)]) { $1 },
+                .eventTicket) == [])
         #expect(check(icons.merging(["thumbnail.png": png(90, 90)]) { $1 }, .generic) == [])
     }
 
     @Test func aPNGBombIsRefusedFromItsHeader() {
         // 50000×50000 pixels in 57 bytes: 10 GB to decode on a phone. An error, not the size warning.
-        let diagnostics = ImageRules.validate(files: icons.merging(["strip@3x.png": png(50_000, 50_000)]) { $1 }, style: .coupon)
+        let diagnostics = ImageRules.validate(
+            files: icons.merging(["strip@3x.png": png(50_000, 50_000)]) { $1 }, style: .coupon)
         #expect(problems(diagnostics) == ["error image.dimensions @ strip@3x.png"])
         #expect(diagnostics[0].message.contains("50000×50000") && diagnostics[0].message.contains("2048"))
         // One side too long is enough; the largest image Apple describes (a poster background at @3x) is fine.
-        #expect(check(icons.merging(["strip@3x.png": png(1125, 2049)]) { $1 }, .coupon) == ["error image.dimensions @ strip@3x.png"])
+        #expect(
+            check(icons.merging(["strip@3x.png": png(1125, 2049)]) { $1 }, .coupon) == [
+                "error image.dimensions @ strip@3x.png"
+            ])
         #expect(check(icons.merging(["background@3x.png": png(1035, 1515)]) { $1 }, .eventTicket) == [])
         #expect(max(345, 505) * 3 < ImageLimits.maximumPixelSide)
     }
@@ -123,11 +141,13 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
     }
 
     @Test func iOS18IconSizeIsAccepted() {
-        #expect(check(["icon.png": png(38, 38), "icon@2x.png": png(76, 76), "icon@3x.png": png(114, 114)], .generic) == [])
+        #expect(
+            check(["icon.png": png(38, 38), "icon@2x.png": png(76, 76), "icon@3x.png": png(114, 114)], .generic) == [])
     }
 
     @Test func notAPNGIsAnError() {
-        let diagnostics = ImageRules.validate(files: icons.merging(["logo.png": [0xFF, 0xD8, 0xFF, 0xE0, 0, 0, 0, 0, 0, 0]]) { $1 }, style: .coupon)
+        let diagnostics = ImageRules.validate(
+            files: icons.merging(["logo.png": [0xFF, 0xD8, 0xFF, 0xE0, 0, 0, 0, 0, 0, 0]]) { $1 }, style: .coupon)
         #expect(problems(diagnostics) == ["error image.notPNG @ logo.png"])
         #expect(diagnostics[0].message.contains("JPEG"))
     }
@@ -136,13 +156,25 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
         let diagnostics = ImageRules.validate(files: icons.merging(["footer.png": png(286, 15)]) { $1 }, style: .coupon)
         #expect(problems(diagnostics) == ["error image.notAllowed @ footer.png"])
         #expect(diagnostics[0].message.contains("logo, icon, strip"))
-        #expect(check(icons.merging(["strip@2x.png": png(750, 246)]) { $1 }, .boardingPass) == ["error image.notAllowed @ strip@2x.png"])
-        #expect(check(icons.merging(["thumbnail.png": png(90, 90)]) { $1 }, .storeCard) == ["error image.notAllowed @ thumbnail.png"])
-        #expect(check(icons.merging(["background.png": png(180, 220)]) { $1 }, .generic) == ["error image.notAllowed @ background.png"])
+        #expect(
+            check(icons.merging(["strip@2x.png": png(750, 246)]) { $1 }, .boardingPass) == [
+                "error image.notAllowed @ strip@2x.png"
+            ])
+        #expect(
+            check(icons.merging(["thumbnail.png": png(90, 90)]) { $1 }, .storeCard) == [
+                "error image.notAllowed @ thumbnail.png"
+            ])
+        #expect(
+            check(icons.merging(["background.png": png(180, 220)]) { $1 }, .generic) == [
+                "error image.notAllowed @ background.png"
+            ])
     }
 
     @Test func unknownImageNameIsAnError() {
-        #expect(check(icons.merging(["banner.png": png(10, 10)]) { $1 }, .generic) == ["error image.notAllowed @ banner.png"])
+        #expect(
+            check(icons.merging(["banner.png": png(10, 10)]) { $1 }, .generic) == [
+                "error image.notAllowed @ banner.png"
+            ])
     }
 
     @Test(arguments: ["logo.jpg", "logo@4x.png", "img/logo.png"])
@@ -165,60 +197,91 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
             files["\(language).lproj/icon@3x.png"] = png(87, 87)
         }
         #expect(check(files, .generic) == [])
-        #expect(check(["en.lproj/icon.png": png(29, 29), "de.lproj/logo.png": png(100, 50)], .generic) == [
-            "error image.iconMissing @ icon.png",
-            "warning image.iconScale @ en.lproj/icon@2x.png",
-            "warning image.iconScale @ en.lproj/icon@3x.png",
-        ])
+        #expect(
+            check(["en.lproj/icon.png": png(29, 29), "de.lproj/logo.png": png(100, 50)], .generic) == [
+                "error image.iconMissing @ icon.png",
+                "warning image.iconScale @ en.lproj/icon@2x.png",
+                "warning image.iconScale @ en.lproj/icon@3x.png",
+            ])
     }
 
     @Test func wrongSizeIsAWarning() {
-        let diagnostics = ImageRules.validate(files: icons.merging(["strip@2x.png": png(750, 246)]) { $1 }, style: .eventTicket)
+        let diagnostics = ImageRules.validate(
+            files: icons.merging(["strip@2x.png": png(750, 246)]) { $1 }, style: .eventTicket)
         #expect(problems(diagnostics) == ["warning image.size @ strip@2x.png"])
         #expect(diagnostics[0].message.contains("750×246"))
         #expect(diagnostics[0].message.contains("750×196"))
-        #expect(check(["icon.png": png(29, 29), "icon@2x.png": png(58, 58), "icon@3x.png": png(58, 58)], .generic) == ["warning image.size @ icon@3x.png"])
-        #expect(check(icons.merging(["thumbnail@2x.png": png(90, 90)]) { $1 }, .generic) == ["warning image.size @ thumbnail@2x.png"])
-        #expect(check(icons.merging(["footer.png": png(286, 30)]) { $1 }, .boardingPass) == ["warning image.size @ footer.png"])
-        #expect(check(icons.merging(["background.png": png(200, 220)]) { $1 }, .eventTicket) == ["warning image.size @ background.png"])
+        #expect(
+            check(["icon.png": png(29, 29), "icon@2x.png": png(58, 58), "icon@3x.png": png(58, 58)], .generic) == [
+                "warning image.size @ icon@3x.png"
+            ])
+        #expect(
+            check(icons.merging(["thumbnail@2x.png": png(90, 90)]) { $1 }, .generic) == [
+                "warning image.size @ thumbnail@2x.png"
+            ])
+        #expect(
+            check(icons.merging(["footer.png": png(286, 30)]) { $1 }, .boardingPass) == [
+                "warning image.size @ footer.png"
+            ])
+        #expect(
+            check(icons.merging(["background.png": png(200, 220)]) { $1 }, .eventTicket) == [
+                "warning image.size @ background.png"
+            ])
     }
 
     @Test func stripSizeDependsOnStyle() {
         #expect(check(icons.merging(["strip.png": png(375, 98)]) { $1 }, .coupon) == ["warning image.size @ strip.png"])
-        #expect(check(icons.merging(["strip.png": png(375, 144)]) { $1 }, .eventTicket) == ["warning image.size @ strip.png"])
+        #expect(
+            check(icons.merging(["strip.png": png(375, 144)]) { $1 }, .eventTicket) == [
+                "warning image.size @ strip.png"
+            ])
     }
 
     @Test func logoMayBeSmallerButNotLarger() {
         #expect(check(icons.merging(["logo@2x.png": png(100, 100)]) { $1 }, .generic) == [])
-        #expect(check(icons.merging(["logo@2x.png": png(321, 100)]) { $1 }, .generic) == ["warning image.size @ logo@2x.png"])
+        #expect(
+            check(icons.merging(["logo@2x.png": png(321, 100)]) { $1 }, .generic) == [
+                "warning image.size @ logo@2x.png"
+            ])
         #expect(check(icons.merging(["logo.png": png(160, 51)]) { $1 }, .generic) == ["warning image.size @ logo.png"])
     }
 
     @Test func eventTicketStripCannotBeCombinedWithBackgroundOrThumbnail() {
-        #expect(check(icons.merging(["strip.png": png(375, 98), "background.png": png(180, 220)]) { $1 }, .eventTicket)
-            == ["error image.stripCombination @ background.png"])
-        #expect(check(icons.merging(["strip@2x.png": png(750, 196), "thumbnail@2x.png": png(180, 180)]) { $1 }, .eventTicket)
-            == ["error image.stripCombination @ thumbnail@2x.png"])
+        #expect(
+            check(icons.merging(["strip.png": png(375, 98), "background.png": png(180, 220)]) { $1 }, .eventTicket)
+                == ["error image.stripCombination @ background.png"])
+        #expect(
+            check(
+                icons.merging(["strip@2x.png": png(750, 196), "thumbnail@2x.png": png(180, 180)]) { $1 }, .eventTicket)
+                == ["error image.stripCombination @ thumbnail@2x.png"])
     }
 
     @Test func imageBothTopLevelAndLocalizedIsAnError() {
-        let files = icons.merging(["logo.png": png(160, 50), "fr.lproj/logo@2x.png": png(320, 100), "fr.lproj/strip.png": png(375, 144)]) { $1 }
+        let files = icons.merging([
+            "logo.png": png(160, 50), "fr.lproj/logo@2x.png": png(320, 100), "fr.lproj/strip.png": png(375, 144),
+        ]) { $1 }
         #expect(check(files, .coupon) == ["error image.localizedDuplicate @ fr.lproj/logo@2x.png"])
     }
 
     @Test func nonImageFilesAreSkipped() {
-        let files = icons.merging(["pass.json": [0x7B, 0x7D], "en.lproj/pass.strings": [0xFF, 0xFE], "manifest.json": [], "signature": [1]]) { $1 }
+        let files = icons.merging([
+            "pass.json": [0x7B, 0x7D], "en.lproj/pass.strings": [0xFF, 0xFE], "manifest.json": [], "signature": [1],
+        ]) { $1 }
         #expect(check(files, .generic) == [])
     }
 
     @Test func validateWithHeadersAlreadyRead() {
-        let images: [String: PNGImageInfo?] = ["icon.png": PNGImageInfo(width: 29, height: 29), "logo.png": nil, "strip.png": PNGImageInfo(width: 1, height: 1)]
-        #expect(problems(ImageRules.validate(images: images, style: .storeCard)) == [
-            "error image.notPNG @ logo.png",
-            "warning image.size @ strip.png",
-            "warning image.iconScale @ icon@2x.png",
-            "warning image.iconScale @ icon@3x.png",
-        ])
+        let images: [String: PNGImageInfo?] = [
+            "icon.png": PNGImageInfo(width: 29, height: 29), "logo.png": nil,
+            "strip.png": PNGImageInfo(width: 1, height: 1),
+        ]
+        #expect(
+            problems(ImageRules.validate(images: images, style: .storeCard)) == [
+                "error image.notPNG @ logo.png",
+                "warning image.size @ strip.png",
+                "warning image.iconScale @ icon@2x.png",
+                "warning image.iconScale @ icon@3x.png",
+            ])
     }
 }
 
@@ -230,7 +293,9 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
         #expect(PassStyle.generic.expectedSize(of: .strip) == nil)
         #expect(PassStyle.boardingPass.expectedSize(of: .footer) == .atMost(PointSize(width: 286, height: 15)))
         #expect(PassStyle.generic.expectedSize(of: .thumbnail) == .exactly([PointSize(width: 90, height: 90)]))
-        #expect(PassStyle.eventTicket.expectedSize(of: .background) == .exactly([PointSize(width: 180, height: 220), PointSize(width: 345, height: 505)]))
+        #expect(
+            PassStyle.eventTicket.expectedSize(of: .background)
+                == .exactly([PointSize(width: 180, height: 220), PointSize(width: 345, height: 505)]))
         #expect(PassStyle.posterGeneric.expectedSize(of: .background) == .exactly([PointSize(width: 345, height: 505)]))
         #expect(PassStyle.eventTicket.expectedSize(of: .artwork) == .exactly([PointSize(width: 358, height: 448)]))
         #expect(PassStyle.posterGeneric.expectedSize(of: .primaryLogo) == .atMost(PointSize(width: 126, height: 30)))
@@ -243,8 +308,14 @@ func makePNG(width: UInt32, height: UInt32, corruptCRC: Bool = false) -> [UInt8]
     @Test func allowedImages() {
         #expect(PassStyle.boardingPass.allowedImages == [.logo, .icon, .footer])
         #expect(PassStyle.coupon.allowedImages == [.logo, .icon, .strip])
-        #expect(PassStyle.eventTicket.allowedImages == [.logo, .icon, .strip, .background, .thumbnail, .artwork, .primaryLogo, .secondaryLogo])
-        #expect(PassStyle.posterGeneric.allowedImages == [.logo, .icon, .background, .artwork, .primaryLogo, .secondaryLogo])
+        #expect(
+            PassStyle.eventTicket.allowedImages == [
+                .logo, .icon, .strip, .background, .thumbnail, .artwork, .primaryLogo, .secondaryLogo,
+            ])
+        #expect(
+            PassStyle.posterGeneric.allowedImages == [
+                .logo, .icon, .background, .artwork, .primaryLogo, .secondaryLogo,
+            ])
         #expect(PassStyle.generic.allowedImages == [.logo, .icon, .thumbnail])
         #expect(PassStyle.storeCard.allowedImages == [.logo, .icon, .strip])
         #expect(PassStyle.eventTicket.key == "eventTicket")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 /// A JSON object keeps its keys in the order written, small (found by a scan) or large (found
@@ -30,7 +31,8 @@ import Testing
         #expect(object.hashValue == JSONObject(expected).hashValue)
         // The same pairs in another order are another object, as before (the order is part of it).
         #expect(object != JSONObject(expected.reversed()))
-        #expect(JSONValue.object(object).serializedString() == JSONValue.object(JSONObject(expected)).serializedString())
+        #expect(
+            JSONValue.object(object).serializedString() == JSONValue.object(JSONObject(expected)).serializedString())
     }
 
     @Test func removingEveryKeyOfALargeObjectLeavesItEmpty() {

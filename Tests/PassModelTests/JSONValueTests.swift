@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+
 @testable import PassModel
 
 @Suite struct JSONParserTests {
@@ -120,7 +122,7 @@ import Testing
         #expect(pass.nfc?.encryptionPublicKey == p256PublicKey)
         #expect(pass.semantics?["airlineCode"] == "EX")
         #expect(pass.userInfo?.objectValue?.keys == ["tier", "miles"])
-        #expect(pass.associatedStoreIdentifiers == [284882215])
+        #expect(pass.associatedStoreIdentifiers == [284_882_215])
     }
 
     @Test func numericValuesStayIntegers() throws {
@@ -131,7 +133,10 @@ import Testing
 
     @Test func buildsAPassInCodeThatValidates() {
         var structure = PassStructure(transitType: .train)
-        structure[.primary] = [Field(key: "from", label: "FROM", value: .string("Paris")), Field(key: "to", label: "TO", value: .string("Lyon"))]
+        structure[.primary] = [
+            Field(key: "from", label: "FROM", value: .string("Paris")),
+            Field(key: "to", label: "TO", value: .string("Lyon")),
+        ]
         var pass = Pass(
             passTypeIdentifier: "pass.com.example.rail", serialNumber: "R-1", teamIdentifier: "A1B2C3D4E5",
             organizationName: "Example Rail", description: "Train ticket", style: .boardingPass, structure: structure
@@ -140,13 +145,21 @@ import Testing
         pass.backgroundColor = RGBColor(red: 1, green: 2, blue: 3)
         pass.relevantDate = try? W3CDate(parsing: "2026-05-01T08:00+02:00")
         #expect(problems(of: pass.json) == [])
-        #expect(pass.json.objectValue?.keys.prefix(6) == ["formatVersion", "passTypeIdentifier", "serialNumber", "teamIdentifier", "organizationName", "description"])
+        #expect(
+            pass.json.objectValue?.keys.prefix(6) == [
+                "formatVersion", "passTypeIdentifier", "serialNumber", "teamIdentifier", "organizationName",
+                "description",
+            ])
         #expect(pass.json["backgroundColor"] == "rgb(1, 2, 3)")
     }
 
     @Test func decodingRejectsValuesApplesFormatRejects() {
-        #expect(throws: DecodingError.self) { try Pass(json: minimalPass(.boardingPass).setting("boardingPass.transitType", "plane")) }
-        #expect(throws: DecodingError.self) { try Pass(json: minimalPass(.generic).setting("relevantDate", "2026-12-01")) }
+        #expect(throws: DecodingError.self) {
+            try Pass(json: minimalPass(.boardingPass).setting("boardingPass.transitType", "plane"))
+        }
+        #expect(throws: DecodingError.self) {
+            try Pass(json: minimalPass(.generic).setting("relevantDate", "2026-12-01"))
+        }
         #expect(throws: DecodingError.self) { try Pass(json: minimalPass(.generic).setting("labelColor", "#fff")) }
         #expect(throws: DecodingError.self) { try Pass(json: minimalPass(.generic).setting("serialNumber", nil)) }
     }
@@ -168,7 +181,9 @@ import Testing
         #expect(throws: W3CDate.ParseError.missingTime) { try W3CDate(parsing: "2026-12-01") }
         #expect(throws: W3CDate.ParseError.missingTimeZone) { try W3CDate(parsing: "2026-12-01T10:00") }
         #expect(throws: W3CDate.ParseError.malformed) { try W3CDate(parsing: "2026-12-01T10") }
-        #expect(throws: W3CDate.ParseError.outOfRange("day 31, but that month has 30 days")) { try W3CDate(parsing: "2026-11-31T10:00Z") }
+        #expect(throws: W3CDate.ParseError.outOfRange("day 31, but that month has 30 days")) {
+            try W3CDate(parsing: "2026-11-31T10:00Z")
+        }
     }
 }
 
@@ -185,7 +200,10 @@ import Testing
     }
 
     @Test func subjectPublicKeyInfoChecksThePoint() {
-        let algorithm: [UInt8] = [0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
+        let algorithm: [UInt8] = [
+            0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D,
+            0x03, 0x01, 0x07,
+        ]
         func spki(_ point: [UInt8]) -> [UInt8] {
             let bitString: [UInt8] = [0x03, UInt8(point.count + 1), 0x00] + point
             return [0x30, UInt8(algorithm.count + bitString.count)] + algorithm + bitString
@@ -193,7 +211,8 @@ import Testing
         #expect(SubjectPublicKeyInfo.checkP256(spki([0x04] + Array(repeating: 1, count: 64))) == nil)
         #expect(SubjectPublicKeyInfo.checkP256(spki([0x04] + Array(repeating: 1, count: 10))) == .badPoint)
         #expect(SubjectPublicKeyInfo.checkP256(spki([0x05] + Array(repeating: 1, count: 64))) == .badPoint)
-        #expect(SubjectPublicKeyInfo.oidString([0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]) == "1.2.840.10045.3.1.7")
+        #expect(
+            SubjectPublicKeyInfo.oidString([0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]) == "1.2.840.10045.3.1.7")
     }
 
     @Test func spelling() {
@@ -211,8 +230,6 @@ import Testing
         #expect(RGBColor.fromHex("#fff") == RGBColor(red: 255, green: 255, blue: 255))
     }
 }
-
-import Foundation
 
 @Suite struct FoundationInteropTests {
     @Test func jsonValueWorksWithFoundationCoders() throws {

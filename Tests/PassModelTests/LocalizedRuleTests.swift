@@ -5,12 +5,13 @@ import Testing
 /// distributed pass is judged by what Wallet does (guidance as warnings).
 @Suite struct LocalizedRuleTests {
     func pass(changeMessage: String, extra: String = "") throws -> JSONValue {
-        try JSONValue(parsing: """
-            {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
-             "organizationName": "O", "description": "D"\(extra),
-             "boardingPass": {"transitType": "PKTransitTypeAir",
-               "primaryFields": [{"key": "seat", "value": "12A", "changeMessage": "\(changeMessage)"}]}}
-            """)
+        try JSONValue(
+            parsing: """
+                {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
+                 "organizationName": "O", "description": "D"\(extra),
+                 "boardingPass": {"transitType": "PKTransitTypeAir",
+                   "primaryFields": [{"key": "seat", "value": "12A", "changeMessage": "\(changeMessage)"}]}}
+                """)
     }
 
     func rules(_ diagnostics: [Diagnostic]) -> [String] { diagnostics.filter(\.isError).map(\.rule) }
@@ -18,7 +19,9 @@ import Testing
     @Test func changeMessageKeyIsResolvedThroughPassStrings() throws {
         let json = try pass(changeMessage: "seatchangeMessage")
         #expect(rules(PassValidator().validate(json)) == ["field.changeMessage"])
-        let strings = ["en": ["seatchangeMessage": "Seat number changed to %@"], "de": ["seatchangeMessage": "Sitzplatz: %@"]]
+        let strings = [
+            "en": ["seatchangeMessage": "Seat number changed to %@"], "de": ["seatchangeMessage": "Sitzplatz: %@"],
+        ]
         #expect(rules(PassValidator().validate(json, options: .init(localizations: strings))) == [])
         let german = ["de": ["seatchangeMessage": "Sitzplatz geändert"]]
         let diagnostics = PassValidator().validate(json, options: .init(localizations: german)).filter(\.isError)
@@ -28,11 +31,12 @@ import Testing
     }
 
     @Test func attributedValueKeyIsResolvedThroughPassStrings() throws {
-        let json = try JSONValue(parsing: """
-            {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
-             "organizationName": "O", "description": "D",
-             "generic": {"backFields": [{"key": "k", "value": "v", "attributedValue": "linkText"}]}}
-            """)
+        let json = try JSONValue(
+            parsing: """
+                {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
+                 "organizationName": "O", "description": "D",
+                 "generic": {"backFields": [{"key": "k", "value": "v", "attributedValue": "linkText"}]}}
+                """)
         #expect(PassValidator.checksLocalizedText(in: json))
         #expect(rules(PassValidator().validate(json)) == [])
         let strings = ["fr": ["linkText": "<b>Voir</b> <a href='https://example.com'>ici</a>"]]
@@ -42,29 +46,37 @@ import Testing
     }
 
     @Test func hexColoursAndAlignmentAreErrorsForOwnContentAndWarningsForDistributedPasses() throws {
-        let json = try JSONValue(parsing: """
-            {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
-             "organizationName": "O", "description": "D", "backgroundColor": "#1595d7",
-             "generic": {"primaryFields": [{"key": "k", "value": "v", "textAlignment": "PKTextAlignmentCenter"}]}}
-            """)
+        let json = try JSONValue(
+            parsing: """
+                {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
+                 "organizationName": "O", "description": "D", "backgroundColor": "#1595d7",
+                 "generic": {"primaryFields": [{"key": "k", "value": "v", "textAlignment": "PKTextAlignmentCenter"}]}}
+                """)
         #expect(Set(rules(PassValidator().validate(json))) == ["color", "field.textAlignment.placement"])
         let distributed = PassValidator().validate(json, options: .init(audience: .distributedPass))
         #expect(rules(distributed) == [])
-        #expect(Set(distributed.filter { !$0.isError }.map(\.rule)).isSuperset(of: ["color", "field.textAlignment.placement"]))
+        #expect(
+            Set(distributed.filter { !$0.isError }.map(\.rule)).isSuperset(of: [
+                "color", "field.textAlignment.placement",
+            ]))
         // A colour Wallet cannot read stays an error for both.
         let blue = try JSONValue(parsing: #"{"backgroundColor": "blue"}"#)
         #expect(rules(PassValidator().validate(blue, options: .init(audience: .distributedPass))).contains("color"))
     }
 
     @Test func keysWalletIgnoresWhereTheyAreAreWarningsForDistributedPasses() throws {
-        let json = try JSONValue(parsing: """
-            {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
-             "organizationName": "O", "description": "D", "groupingIdentifier": "g",
-             "generic": {"transitType": "PKTransitTypeAir",
-               "primaryFields": [{"key": "k", "value": "v", "dataDetectorTypes": ["PKDataDetectorTypeLink"]}],
-               "auxiliaryFields": [{"key": "a", "value": "v", "row": 1}]}}
-            """)
-        let expected: Set = ["transitType.forbidden", "field.dataDetectorTypes.placement", "field.row.placement", "groupingIdentifier.style"]
+        let json = try JSONValue(
+            parsing: """
+                {"formatVersion": 1, "passTypeIdentifier": "pass.com.example", "serialNumber": "S1", "teamIdentifier": "A1B2C3D4E5",
+                 "organizationName": "O", "description": "D", "groupingIdentifier": "g",
+                 "generic": {"transitType": "PKTransitTypeAir",
+                   "primaryFields": [{"key": "k", "value": "v", "dataDetectorTypes": ["PKDataDetectorTypeLink"]}],
+                   "auxiliaryFields": [{"key": "a", "value": "v", "row": 1}]}}
+                """)
+        let expected: Set = [
+            "transitType.forbidden", "field.dataDetectorTypes.placement", "field.row.placement",
+            "groupingIdentifier.style",
+        ]
         #expect(Set(rules(PassValidator().validate(json))) == expected)
         let distributed = PassValidator().validate(json, options: .init(audience: .distributedPass))
         #expect(rules(distributed) == [])

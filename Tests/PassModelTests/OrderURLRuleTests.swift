@@ -1,16 +1,22 @@
 import Testing
+
 @testable import PassModel
 
 /// The one URL rule of order.json (`OrderURLKey`): every URL key of Apple's order format is https, and the
 /// table of URL keys names exactly the keys the schema marks as URLs.
 @Suite struct OrderURLRuleTests {
     /// The valid order with `text` at the first place `pattern` names (index 0 for "[]").
-    func diagnostics(setting pattern: String, to text: String, allowsHTTPWebService: Bool = false,
-                     checkedAt: Double? = nil) throws -> [Diagnostic] {
+    func diagnostics(
+        setting pattern: String, to text: String, allowsHTTPWebService: Bool = false,
+        checkedAt: Double? = nil
+    ) throws -> [Diagnostic] {
         var tree = try JSONValue(parsing: validOrder)
         tree.set(.string(text), at: Self.path(pattern))
-        return OrderValidator().validate(tree, options: .init(files: orderFiles, allowsHTTPWebService: allowsHTTPWebService,
-                                                             checkedAt: checkedAt))
+        return OrderValidator().validate(
+            tree,
+            options: .init(
+                files: orderFiles, allowsHTTPWebService: allowsHTTPWebService,
+                checkedAt: checkedAt))
     }
 
     static func path(_ pattern: String) -> JSONPath {
@@ -49,15 +55,21 @@ import Testing
         let table = Set(OrderURLKey.all.map(\.pattern))
         #expect(table.count == OrderURLKey.all.count)
         #expect(Self.schemaURLPatterns(OrderSchema.order) == table)
-        #expect(table.isSuperset(of: ["orderManagementURL", "merchant.url", "fulfillments[].trackingURL", "returns[].returnManagementURL",
-                                      "returnInfo.returnPolicyURL", "orderProvider.url", "associatedApplications[].launchURL"]))
+        #expect(
+            table.isSuperset(of: [
+                "orderManagementURL", "merchant.url", "fulfillments[].trackingURL", "returns[].returnManagementURL",
+                "returnInfo.returnPolicyURL", "orderProvider.url", "associatedApplications[].launchURL",
+            ]))
     }
 
     /// One rejecting case per scheme and per key: javascript:, data:, vbscript:, plain http: and others.
-    @Test(arguments: OrderURLKey.all.map(\.pattern),
-          ["javascript:alert(document.cookie)", "JavaScript://%0Aalert(1)", "data:text/html;base64,PHNjcmlwdD4=",
-           "vbscript:msgbox(1)", "http://shop.example.com/orders/1", "ftp://shop.example.com/", "file:///etc/passwd",
-           "exampleshop://orders/1"])
+    @Test(
+        arguments: OrderURLKey.all.map(\.pattern),
+        [
+            "javascript:alert(document.cookie)", "JavaScript://%0Aalert(1)", "data:text/html;base64,PHNjcmlwdD4=",
+            "vbscript:msgbox(1)", "http://shop.example.com/orders/1", "ftp://shop.example.com/", "file:///etc/passwd",
+            "exampleshop://orders/1",
+        ])
     func everyURLKeyRefusesEveryOtherScheme(pattern: String, url: String) throws {
         let found = try diagnostics(setting: pattern, to: url)
         #expect(errors(found) == ["order.url.https @ \(Self.path(pattern))"])
@@ -65,15 +77,19 @@ import Testing
         #expect(message.contains("must be https") && message.contains("https://shop.example.com"))
     }
 
-    @Test(arguments: ["java\tscript:alert(1)", " https://shop.example.com/", "https://shop.example.com/\n", "/orders/1",
-                      "shop.example.com/orders", ":x", "https:shop.example.com", "https://", "https:///orders",
-                      "https:\\\\evil.example", "https://@/x"])
+    @Test(arguments: [
+        "java\tscript:alert(1)", " https://shop.example.com/", "https://shop.example.com/\n", "/orders/1",
+        "shop.example.com/orders", ":x", "https:shop.example.com", "https://", "https:///orders",
+        "https:\\\\evil.example", "https://@/x",
+    ])
     func aURLThatIsNotAnAbsoluteURLWithAHostIsRefused(url: String) throws {
         let found = try diagnostics(setting: "merchant.url", to: url)
         #expect(errors(found) == ["order.url @ merchant.url"])
     }
 
-    @Test(arguments: ["https://shop.example.com", "HTTPS://Shop.Example.com/orders/1?x=1#top", "https://shop.example.com:8443/o"])
+    @Test(arguments: [
+        "https://shop.example.com", "HTTPS://Shop.Example.com/orders/1?x=1#top", "https://shop.example.com:8443/o",
+    ])
     func httpsURLsPass(url: String) throws {
         for key in OrderURLKey.all {
             #expect(errors(try diagnostics(setting: key.pattern, to: url)) == [], "\(key.pattern)")
@@ -84,10 +100,12 @@ import Testing
         let production = try diagnostics(setting: "webServiceURL", to: "http://localhost:8080/")
         #expect(errors(production) == ["order.url.https @ webServiceURL"])
         #expect(production.first?.message.contains("--allow-http-web-service") == true)
-        let development = try diagnostics(setting: "webServiceURL", to: "http://localhost:8080/", allowsHTTPWebService: true)
+        let development = try diagnostics(
+            setting: "webServiceURL", to: "http://localhost:8080/", allowsHTTPWebService: true)
         #expect(errors(development) == [])
         for key in OrderURLKey.all where key.pattern != "webServiceURL" {
-            let found = try diagnostics(setting: key.pattern, to: "http://shop.example.com/", allowsHTTPWebService: true)
+            let found = try diagnostics(
+                setting: key.pattern, to: "http://shop.example.com/", allowsHTTPWebService: true)
             #expect(errors(found) == ["order.url.https @ \(Self.path(key.pattern))"])
             #expect(found.first?.message.contains("--allow-http-web-service") == false)
         }

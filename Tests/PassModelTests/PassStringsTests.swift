@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 @Suite struct PassStringsTests {
@@ -32,13 +33,13 @@ import Testing
 
     @Test func parsesUTF8WithAndWithoutBOMAndComments() throws {
         let text = """
-        /* Localized strings
-           for the pass */
-        "gate" = "Puerta"; // trailing comment
-        // a line comment
-        "seat"="Asiento" ;
-        "url" = "https://example.com/a//b"; /* not a comment inside a string: // /* */
-        """
+            /* Localized strings
+               for the pass */
+            "gate" = "Puerta"; // trailing comment
+            // a line comment
+            "seat"="Asiento" ;
+            "url" = "https://example.com/a//b"; /* not a comment inside a string: // /* */
+            """
         let expected = ["gate=Puerta", "seat=Asiento", "url=https://example.com/a//b"]
         #expect(pairs(try PassStrings.parse(Array(text.utf8))) == expected)
         #expect(pairs(try PassStrings.parse([0xEF, 0xBB, 0xBF] + Array(text.utf8))) == expected)
@@ -90,7 +91,10 @@ import Testing
     }
 
     @Test func reportsColumn() {
-        #expect(throws: PassStrings.ParseError(line: 2, column: 5, message: "expected '=' after the key \"b\"; write \"key\" = \"value\";")) {
+        #expect(
+            throws: PassStrings.ParseError(
+                line: 2, column: 5, message: "expected '=' after the key \"b\"; write \"key\" = \"value\";")
+        ) {
             try PassStrings.parse(Array("\"a\" = \"1\";\n\"b\" : \"2\";".utf8))
         }
     }
@@ -112,7 +116,9 @@ import Testing
 
     @Test func unpairedSurrogateInUTF16IsAnError() {
         // "\"" then a lone high surrogate D800 in UTF-16LE.
-        #expect(throws: PassStrings.ParseError.self) { try PassStrings.parse([0xFF, 0xFE, 0x22, 0x00, 0x00, 0xD8, 0x22, 0x00]) }
+        #expect(throws: PassStrings.ParseError.self) {
+            try PassStrings.parse([0xFF, 0xFE, 0x22, 0x00, 0x00, 0xD8, 0x22, 0x00])
+        }
     }
 }
 
@@ -121,7 +127,10 @@ import Testing
         let text = "/* c */\n\"a\" = \"1\";\n  \"b\"=\t\"two\";\r\n\"c\" =\n  \"3\";"
         let entries = try PassStrings.entries(Array(text.utf8))
         #expect(entries.map(\.key) == ["a", "b", "c"])
-        #expect(entries.map { [$0.keyLine, $0.keyColumn, $0.valueLine, $0.valueColumn] } == [[2, 1, 2, 7], [3, 3, 3, 8], [4, 1, 5, 3]])
+        #expect(
+            entries.map { [$0.keyLine, $0.keyColumn, $0.valueLine, $0.valueColumn] } == [
+                [2, 1, 2, 7], [3, 3, 3, 8], [4, 1, 5, 3],
+            ])
         // UTF-16 gives the same positions.
         let utf16: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
         #expect(try PassStrings.entries(utf16) == entries)

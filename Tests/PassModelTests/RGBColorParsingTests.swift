@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 /// The byte reader of colours (ASCII texts) answers exactly as the general
@@ -8,15 +9,20 @@ import Testing
     struct Generator {
         var state: UInt64
         mutating func next(_ bound: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int((state >> 33) % UInt64(bound))
         }
     }
 
-    static let pieces = ["rgb(", "rgb (", "RGB(", ")", ",", " ", "\t", "\n", "\r\n", "\u{0B}", "+", "-", "0", "00", "1", "25", "255", "256",
-                         "999999999999999999999999", "7", "x", "(", ""]
+    static let pieces = [
+        "rgb(", "rgb (", "RGB(", ")", ",", " ", "\t", "\n", "\r\n", "\u{0B}", "+", "-", "0", "00", "1", "25", "255",
+        "256",
+        "999999999999999999999999", "7", "x", "(", "",
+    ]
     static let spaces = ["", "", " ", "  ", "\t", "\n", "\r\n", "\u{0B}", "\u{0C}", "\u{1F}"]
-    static let numbers = ["0", "00", "1", "25", "255", "0255", "256", "+7", "-0", "-1", "+", "", "1 2", "12a", "999999999999999999999999"]
+    static let numbers = [
+        "0", "00", "1", "25", "255", "0255", "256", "+7", "-0", "-1", "+", "", "1 2", "12a", "999999999999999999999999",
+    ]
 
     @Test func theByteReaderAgreesWithTheCharacterReaderOnASCIIText() {
         var random = Generator(state: 11)
@@ -46,7 +52,10 @@ import Testing
         #expect(RGBColor(parsing: text) != nil)
     }
 
-    @Test(arguments: ["rgb(1,2)", "rgb(1,2,3,4)", "rgb(256,0,0)", "rgb(-1,0,0)", "rgb(1,,3)", "rgb( , 1, 2)", "rgb(1,2,3", "#ffffff", ""])
+    @Test(arguments: [
+        "rgb(1,2)", "rgb(1,2,3,4)", "rgb(256,0,0)", "rgb(-1,0,0)", "rgb(1,,3)", "rgb( , 1, 2)", "rgb(1,2,3", "#ffffff",
+        "",
+    ])
     func notColours(text: String) {
         #expect(RGBColor(parsing: text) == nil)
     }

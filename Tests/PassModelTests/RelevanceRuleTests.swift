@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 @Suite struct DateRuleTests {
@@ -6,21 +7,35 @@ import Testing
     func dateNeedsHoursAndMinutes(key: String) {
         let diagnostics = validate(minimalPass(.generic).setting(key, "2026-12-01"))
         #expect(problems(diagnostics) == ["error date.format @ \(key)"])
-        #expect(diagnostics[0].message == "\(key) \"2026-12-01\" has a date but no time, and Wallet needs at least hours and minutes; write e.g. 2026-12-01T09:30Z")
+        #expect(
+            diagnostics[0].message
+                == "\(key) \"2026-12-01\" has a date but no time, and Wallet needs at least hours and minutes; write e.g. 2026-12-01T09:30Z"
+        )
     }
 
-    @Test(arguments: ["2026-12-01T09:30", "2026-12-01T09", "2026-13-01T09:30Z", "2026-02-29T09:30Z", "2026-12-01 09:30Z", "01/12/2026 09:30", "2026-12-01T24:00Z"])
+    @Test(arguments: [
+        "2026-12-01T09:30", "2026-12-01T09", "2026-13-01T09:30Z", "2026-02-29T09:30Z", "2026-12-01 09:30Z",
+        "01/12/2026 09:30", "2026-12-01T24:00Z",
+    ])
     func malformedDates(text: String) {
-        #expect(problems(of: minimalPass(.generic).setting("relevantDate", .string(text))) == ["error date.format @ relevantDate"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("relevantDate", .string(text))) == [
+                "error date.format @ relevantDate"
+            ])
     }
 
-    @Test(arguments: ["2026-12-01T09:30Z", "2026-12-01T09:30:15+01:00", "2026-12-01T09:30:15.250-0800", "2028-02-29T00:00+05:30"])
+    @Test(arguments: [
+        "2026-12-01T09:30Z", "2026-12-01T09:30:15+01:00", "2026-12-01T09:30:15.250-0800", "2028-02-29T00:00+05:30",
+    ])
     func validDates(text: String) {
         #expect(problems(of: minimalPass(.generic).setting("expirationDate", .string(text))) == [])
     }
 
     @Test func dateMustBeAString() {
-        #expect(problems(of: minimalPass(.generic).setting("relevantDate", 1_700_000_000)) == ["error key.type @ relevantDate"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("relevantDate", 1_700_000_000)) == [
+                "error key.type @ relevantDate"
+            ])
     }
 
     func relevantDates(_ entries: JSONValue) -> [String] {
@@ -32,29 +47,46 @@ import Testing
     }
 
     @Test func relevantDatesEntryCannotHaveBoth() {
-        #expect(relevantDates([["date": "2026-12-01T09:30Z", "startDate": "2026-12-01T09:30Z", "endDate": "2026-12-01T10:30Z"]])
-            == ["error relevantDates.entry @ relevantDates[0]"])
+        #expect(
+            relevantDates([
+                ["date": "2026-12-01T09:30Z", "startDate": "2026-12-01T09:30Z", "endDate": "2026-12-01T10:30Z"]
+            ])
+                == ["error relevantDates.entry @ relevantDates[0]"])
     }
 
     @Test func relevantDatesIntervalNeedsBothEnds() {
-        #expect(relevantDates([["startDate": "2026-12-01T09:30Z"]]) == ["error relevantDates.entry @ relevantDates[0].endDate"])
-        #expect(relevantDates([["endDate": "2026-12-01T09:30Z"]]) == ["error relevantDates.entry @ relevantDates[0].startDate"])
+        #expect(
+            relevantDates([["startDate": "2026-12-01T09:30Z"]]) == [
+                "error relevantDates.entry @ relevantDates[0].endDate"
+            ])
+        #expect(
+            relevantDates([["endDate": "2026-12-01T09:30Z"]]) == [
+                "error relevantDates.entry @ relevantDates[0].startDate"
+            ])
     }
 
     @Test func relevantDatesIntervalAtMost24Hours() {
         #expect(relevantDates([["startDate": "2026-12-01T09:30Z", "endDate": "2026-12-02T09:30Z"]]) == [])
-        let diagnostics = validate(minimalPass(.eventTicket).setting("relevantDates", [["startDate": "2026-12-01T09:30Z", "endDate": "2026-12-02T10:00Z"]]))
+        let diagnostics = validate(
+            minimalPass(.eventTicket).setting(
+                "relevantDates", [["startDate": "2026-12-01T09:30Z", "endDate": "2026-12-02T10:00Z"]]))
         #expect(problems(diagnostics) == ["error relevantDates.interval @ relevantDates[0].endDate"])
         #expect(diagnostics[0].message.contains("24.5 hours"))
     }
 
     @Test func relevantDatesIntervalRespectsTimeZones() {
         // 09:30+01:00 is 08:30Z, so this interval is 25 hours long.
-        #expect(relevantDates([["startDate": "2026-12-01T09:30+01:00", "endDate": "2026-12-02T09:30Z"]]) == ["error relevantDates.interval @ relevantDates[0].endDate"])
+        #expect(
+            relevantDates([["startDate": "2026-12-01T09:30+01:00", "endDate": "2026-12-02T09:30Z"]]) == [
+                "error relevantDates.interval @ relevantDates[0].endDate"
+            ])
     }
 
     @Test func relevantDatesEndAfterStart() {
-        #expect(relevantDates([["startDate": "2026-12-01T10:30Z", "endDate": "2026-12-01T10:30Z"]]) == ["error relevantDates.order @ relevantDates[0].endDate"])
+        #expect(
+            relevantDates([["startDate": "2026-12-01T10:30Z", "endDate": "2026-12-01T10:30Z"]]) == [
+                "error relevantDates.order @ relevantDates[0].endDate"
+            ])
     }
 
     @Test func relevantDatesEntryDatesAreW3C() {
@@ -91,9 +123,10 @@ import Testing
     }
 
     @Test func altitudeAndRelevantTextTypes() {
-        #expect(locations([location.setting("altitude", "high").setting("relevantText", 1)]) == [
-            "error key.type @ locations[0].altitude", "error key.type @ locations[0].relevantText",
-        ])
+        #expect(
+            locations([location.setting("altitude", "high").setting("relevantText", 1)]) == [
+                "error key.type @ locations[0].altitude", "error key.type @ locations[0].relevantText",
+            ])
     }
 }
 
@@ -113,7 +146,10 @@ import Testing
 
     @Test(arguments: ["not-a-uuid", "E2C56DB5DFFB48D2B060D0F5A71096E0", "E2C56DB5-DFFB-48D2-B060-D0F5A71096EG"])
     func proximityUUIDFormat(uuid: String) {
-        #expect(beacons([beacon.setting("proximityUUID", .string(uuid))]) == ["error beacon.proximityUUID @ beacons[0].proximityUUID"])
+        #expect(
+            beacons([beacon.setting("proximityUUID", .string(uuid))]) == [
+                "error beacon.proximityUUID @ beacons[0].proximityUUID"
+            ])
     }
 
     @Test(arguments: [("major", 65536.0), ("major", -1), ("minor", 1.5), ("minor", 100_000)])
@@ -129,7 +165,10 @@ import Testing
 @Suite struct MaxDistanceRuleTests {
     @Test(arguments: [0, -5.5])
     func maxDistanceMustBePositive(distance: Double) {
-        #expect(problems(of: minimalPass(.generic).setting("maxDistance", .double(distance))) == ["error maxDistance @ maxDistance"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("maxDistance", .double(distance))) == [
+                "error maxDistance @ maxDistance"
+            ])
     }
 
     @Test func maxDistanceMustBeANumber() {

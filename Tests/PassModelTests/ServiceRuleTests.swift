@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 @Suite struct WebServiceRuleTests {
@@ -10,7 +11,9 @@ import Testing
         #expect(problems(of: pass(url: "https://passes.example.com:8443/wallet/")) == [])
     }
 
-    @Test(arguments: ["HTTPS://passes.example.com/", "https://x", "https://passes.example.com/wallet/v2", "https://exämple.com/"])
+    @Test(arguments: [
+        "HTTPS://passes.example.com/", "https://x", "https://passes.example.com/wallet/v2", "https://exämple.com/",
+    ])
     func httpsInAnyCaseWithAHostIsAccepted(url: String) {
         #expect(problems(of: pass(url: .string(url))) == [])
     }
@@ -28,21 +31,30 @@ import Testing
 
     @Test(arguments: ["ftp://example.com/", "passes.example.com", ""])
     func otherSchemesAreErrors(url: String) {
-        #expect(problems(of: pass(url: .string(url)), allowingHTTP: true) == ["error webServiceURL.scheme @ webServiceURL"])
+        #expect(
+            problems(of: pass(url: .string(url)), allowingHTTP: true) == ["error webServiceURL.scheme @ webServiceURL"])
     }
 
-    @Test(arguments: ["https://", "https:///path", "https://example.com/?a=1", "https://example.com/#x", "https://exa mple.com/",
-                      "https://:8443/", "https://exa\u{A0}mple.com/", "https://example.com/\t", "HTTPS://example.com/?"])
+    @Test(arguments: [
+        "https://", "https:///path", "https://example.com/?a=1", "https://example.com/#x", "https://exa mple.com/",
+        "https://:8443/", "https://exa\u{A0}mple.com/", "https://example.com/\t", "HTTPS://example.com/?",
+    ])
     func urlMustBeAPlainBaseURL(url: String) {
         #expect(problems(of: pass(url: .string(url))) == ["error webServiceURL.format @ webServiceURL"])
     }
 
     @Test func tokenAtLeast16Characters() {
-        #expect(problems(of: pass(url: "https://example.com/", token: "0123456789abcde")) == ["error authenticationToken.length @ authenticationToken"])
+        #expect(
+            problems(of: pass(url: "https://example.com/", token: "0123456789abcde")) == [
+                "error authenticationToken.length @ authenticationToken"
+            ])
     }
 
     @Test func urlRequiresToken() {
-        #expect(problems(of: pass(url: "https://example.com/", token: nil)) == ["error webService.pair @ authenticationToken"])
+        #expect(
+            problems(of: pass(url: "https://example.com/", token: nil)) == [
+                "error webService.pair @ authenticationToken"
+            ])
     }
 
     @Test func tokenRequiresURL() {
@@ -50,7 +62,10 @@ import Testing
     }
 
     @Test func tokenMustBeAString() {
-        #expect(problems(of: pass(url: "https://example.com/", token: 1234567890123456789)) == ["error key.type @ authenticationToken"])
+        #expect(
+            problems(of: pass(url: "https://example.com/", token: 1_234_567_890_123_456_789)) == [
+                "error key.type @ authenticationToken"
+            ])
     }
 }
 
@@ -59,28 +74,38 @@ import Testing
 
     @Test func appLaunchURLRequiresStoreIdentifiers() {
         #expect(problems(of: base) == ["error appLaunchURL.storeIdentifiers @ associatedStoreIdentifiers"])
-        #expect(problems(of: base.setting("associatedStoreIdentifiers", [])) == ["error appLaunchURL.storeIdentifiers @ associatedStoreIdentifiers"])
-        #expect(problems(of: base.setting("associatedStoreIdentifiers", [284882215, 375380948])) == [])
+        #expect(
+            problems(of: base.setting("associatedStoreIdentifiers", [])) == [
+                "error appLaunchURL.storeIdentifiers @ associatedStoreIdentifiers"
+            ])
+        #expect(problems(of: base.setting("associatedStoreIdentifiers", [284_882_215, 375_380_948])) == [])
     }
 
     @Test func storeIdentifiersAreNumbers() {
         let diagnostics = validate(base.setting("associatedStoreIdentifiers", ["284882215"]))
         #expect(problems(diagnostics) == ["error key.type @ associatedStoreIdentifiers[0]"])
-        #expect(problems(of: base.setting("associatedStoreIdentifiers", "284882215")) == ["error key.type @ associatedStoreIdentifiers"])
+        #expect(
+            problems(of: base.setting("associatedStoreIdentifiers", "284882215")) == [
+                "error key.type @ associatedStoreIdentifiers"
+            ])
     }
 
     @Test func storeIdentifiersArePositiveWholeNumbers() {
-        #expect(problems(of: base.setting("associatedStoreIdentifiers", [1.5, -3])) == [
-            "error associatedStoreIdentifiers.value @ associatedStoreIdentifiers[0]",
-            "error associatedStoreIdentifiers.value @ associatedStoreIdentifiers[1]",
-        ])
+        #expect(
+            problems(of: base.setting("associatedStoreIdentifiers", [1.5, -3])) == [
+                "error associatedStoreIdentifiers.value @ associatedStoreIdentifiers[0]",
+                "error associatedStoreIdentifiers.value @ associatedStoreIdentifiers[1]",
+            ])
     }
 }
 
 @Suite struct OtherKeyRuleTests {
     @Test(arguments: [PassStyle.coupon, .generic, .storeCard])
     func groupingIdentifierOnlyOnEventTicketsAndBoardingPasses(style: PassStyle) {
-        #expect(problems(of: minimalPass(style).setting("groupingIdentifier", "g")) == ["error groupingIdentifier.style @ groupingIdentifier"])
+        #expect(
+            problems(of: minimalPass(style).setting("groupingIdentifier", "g")) == [
+                "error groupingIdentifier.style @ groupingIdentifier"
+            ])
     }
 
     @Test(arguments: [PassStyle.eventTicket, .boardingPass])
@@ -91,7 +116,9 @@ import Testing
     @Test func voidedMustBeABoolean() {
         let diagnostics = validate(minimalPass(.coupon).setting("voided", "true"))
         #expect(problems(diagnostics) == ["error key.type @ voided"])
-        #expect(diagnostics[0].message == "voided must be a boolean, but it is a string (\"true\"); write true without quotes")
+        #expect(
+            diagnostics[0].message
+                == "voided must be a boolean, but it is a string (\"true\"); write true without quotes")
         #expect(problems(of: minimalPass(.coupon).setting("voided", 1)) == ["error key.type @ voided"])
     }
 
@@ -101,12 +128,13 @@ import Testing
             .setting("suppressStripShine", 0)
             .setting("logoText", ["x"])
             .setting("userInfo", "x")
-        #expect(problems(of: json) == [
-            "error key.type @ logoText",
-            "error key.type @ suppressStripShine",
-            "error key.type @ sharingProhibited",
-            "error key.type @ userInfo",
-        ])
+        #expect(
+            problems(of: json) == [
+                "error key.type @ logoText",
+                "error key.type @ suppressStripShine",
+                "error key.type @ sharingProhibited",
+                "error key.type @ userInfo",
+            ])
     }
 
     @Test(arguments: ["backgroundColor", "foregroundColor", "labelColor"])
@@ -118,7 +146,10 @@ import Testing
 
     @Test(arguments: ["rgb(256, 0, 0)", "rgb(0, 0)", "rgb(1.5, 0, 0)", "rgba(0, 0, 0, 1)", "red", "rgb(-1, 0, 0)"])
     func colorComponentsAre0To255(text: String) {
-        #expect(problems(of: minimalPass(.coupon).setting("backgroundColor", .string(text))) == ["error color @ backgroundColor"])
+        #expect(
+            problems(of: minimalPass(.coupon).setting("backgroundColor", .string(text))) == [
+                "error color @ backgroundColor"
+            ])
     }
 
     @Test func semanticsEventTypeMustBeKnown() {
@@ -146,8 +177,12 @@ import Testing
 
     @Test func messageAtMost64BytesOfUTF8() {
         let key = JSONValue.string(p256PublicKey)
-        #expect(problems(nfc(["message": .string(String(repeating: "a", count: 64)), "encryptionPublicKey": key])) == [])
-        #expect(problems(nfc(["message": .string(String(repeating: "a", count: 65)), "encryptionPublicKey": key])) == ["error nfc.message.length @ nfc.message"])
+        #expect(
+            problems(nfc(["message": .string(String(repeating: "a", count: 64)), "encryptionPublicKey": key])) == [])
+        #expect(
+            problems(nfc(["message": .string(String(repeating: "a", count: 65)), "encryptionPublicKey": key])) == [
+                "error nfc.message.length @ nfc.message"
+            ])
         // 33 characters, but 66 bytes.
         let diagnostics = nfc(["message": .string(String(repeating: "é", count: 33)), "encryptionPublicKey": key])
         #expect(problems(diagnostics) == ["error nfc.message.length @ nfc.message"])
@@ -175,7 +210,10 @@ import Testing
     }
 
     @Test func requiresAuthenticationIsABoolean() {
-        #expect(problems(nfc(["message": "m", "encryptionPublicKey": .string(p256PublicKey), "requiresAuthentication": "yes"])) == ["error key.type @ nfc.requiresAuthentication"])
+        #expect(
+            problems(
+                nfc(["message": "m", "encryptionPublicKey": .string(p256PublicKey), "requiresAuthentication": "yes"]))
+                == ["error key.type @ nfc.requiresAuthentication"])
     }
 
     @Test func nfcMustBeAnObject() {

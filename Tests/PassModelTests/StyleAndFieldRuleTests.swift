@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PassModel
 
 @Suite struct StyleRuleTests {
@@ -19,16 +20,24 @@ import Testing
     }
 
     @Test func transitTypeRequiredOnBoardingPass() {
-        #expect(problems(of: minimalPass(.boardingPass).setting("boardingPass.transitType", nil)) == ["error transitType.required @ boardingPass.transitType"])
+        #expect(
+            problems(of: minimalPass(.boardingPass).setting("boardingPass.transitType", nil)) == [
+                "error transitType.required @ boardingPass.transitType"
+            ])
     }
 
     @Test func transitTypeMustBeKnown() {
         let diagnostics = validate(minimalPass(.boardingPass).setting("boardingPass.transitType", "plane"))
         #expect(problems(diagnostics) == ["error transitType.value @ boardingPass.transitType"])
-        #expect(diagnostics[0].message == "transitType \"plane\" is not one of PKTransitTypeAir, PKTransitTypeBoat, PKTransitTypeBus, PKTransitTypeGeneric, PKTransitTypeTrain; use PKTransitTypeAir for flights")
+        #expect(
+            diagnostics[0].message
+                == "transitType \"plane\" is not one of PKTransitTypeAir, PKTransitTypeBoat, PKTransitTypeBus, PKTransitTypeGeneric, PKTransitTypeTrain; use PKTransitTypeAir for flights"
+        )
     }
 
-    @Test(arguments: [("ferry", TransitType.boat), ("Train", .train), ("PKTransitTypeBuss", .bus), ("hovercraft", .generic)])
+    @Test(arguments: [
+        ("ferry", TransitType.boat), ("Train", .train), ("PKTransitTypeBuss", .bus), ("hovercraft", .generic),
+    ])
     func transitTypeSuggestion(text: String, expected: TransitType) {
         let diagnostics = validate(minimalPass(.boardingPass).setting("boardingPass.transitType", .string(text)))
         #expect(diagnostics.first?.message.contains("; use \(expected.rawValue)") == true, "\(diagnostics)")
@@ -41,11 +50,17 @@ import Testing
     }
 
     @Test func fieldArrayMustBeAnArray() {
-        #expect(problems(of: minimalPass(.generic).setting("generic.primaryFields", ["key": "a"])) == ["error key.type @ generic.primaryFields"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("generic.primaryFields", ["key": "a"])) == [
+                "error key.type @ generic.primaryFields"
+            ])
     }
 
     @Test func fieldMustBeAnObject() {
-        #expect(problems(of: minimalPass(.generic).setting("generic.primaryFields", ["a"])) == ["error key.type @ generic.primaryFields[0]"])
+        #expect(
+            problems(of: minimalPass(.generic).setting("generic.primaryFields", ["a"])) == [
+                "error key.type @ generic.primaryFields[0]"
+            ])
     }
 }
 
@@ -60,7 +75,10 @@ import Testing
     }
 
     @Test func keyEmpty() {
-        #expect(problems(of: pass(["key": "", "value": "x"])) == ["error field.key.missing @ generic.secondaryFields[0].key"])
+        #expect(
+            problems(of: pass(["key": "", "value": "x"])) == [
+                "error field.key.missing @ generic.secondaryFields[0].key"
+            ])
     }
 
     @Test func keyWrongType() {
@@ -75,7 +93,8 @@ import Testing
     }
 
     @Test func keyUniqueWithinOneArray() {
-        let json = minimalPass(.generic).setting("generic.backFields", [["key": "a", "value": "1"], ["key": "a", "value": "2"]])
+        let json = minimalPass(.generic).setting(
+            "generic.backFields", [["key": "a", "value": "1"], ["key": "a", "value": "2"]])
         #expect(problems(of: json) == ["error field.key.unique @ generic.backFields[1].key"])
     }
 
@@ -85,11 +104,17 @@ import Testing
 
     @Test(arguments: [JSONValue.bool(true), .null, ["x"], ["a": 1]])
     func valueMustBeStringOrNumber(value: JSONValue) {
-        #expect(problems(of: pass(["key": "a", "value": value])) == ["error field.value.type @ generic.secondaryFields[0].value"])
+        #expect(
+            problems(of: pass(["key": "a", "value": value])) == [
+                "error field.value.type @ generic.secondaryFields[0].value"
+            ])
     }
 
     @Test func labelMustBeAString() {
-        #expect(problems(of: pass(["key": "a", "value": "x", "label": 5])) == ["error key.type @ generic.secondaryFields[0].label"])
+        #expect(
+            problems(of: pass(["key": "a", "value": "x", "label": 5])) == [
+                "error key.type @ generic.secondaryFields[0].label"
+            ])
     }
 
     @Test(arguments: ["dateStyle", "timeStyle"])
@@ -100,7 +125,10 @@ import Testing
     }
 
     @Test func dateStyleWithNumberValue() {
-        #expect(problems(of: pass(["key": "a", "value": 5, "dateStyle": "PKDateStyleShort"])) == ["error field.value.date @ generic.secondaryFields[0].value"])
+        #expect(
+            problems(of: pass(["key": "a", "value": 5, "dateStyle": "PKDateStyleShort"])) == [
+                "error field.value.date @ generic.secondaryFields[0].value"
+            ])
     }
 
     @Test func dateValueNeedsHoursAndMinutes() {
@@ -129,7 +157,8 @@ import Testing
 
     @Test(arguments: ["headerFields", "secondaryFields", "auxiliaryFields"])
     func textAlignmentAllowedElsewhere(area: String) {
-        #expect(problems(of: pass(["key": "a", "value": "x", "textAlignment": "PKTextAlignmentNatural"], in: area)) == [])
+        #expect(
+            problems(of: pass(["key": "a", "value": "x", "textAlignment": "PKTextAlignmentNatural"], in: area)) == [])
     }
 
     @Test func dateStyleMustBeKnown() {
@@ -143,7 +172,9 @@ import Testing
     }
 
     @Test func ignoresTimeZoneMustBeABoolean() {
-        let json = pass(["key": "a", "value": "2026-12-01T10:00Z", "dateStyle": "PKDateStyleShort", "ignoresTimeZone": "true"])
+        let json = pass([
+            "key": "a", "value": "2026-12-01T10:00Z", "dateStyle": "PKDateStyleShort", "ignoresTimeZone": "true",
+        ])
         let diagnostics = validate(json)
         #expect(problems(diagnostics) == ["error key.type @ generic.secondaryFields[0].ignoresTimeZone"])
         #expect(diagnostics[0].message.contains("write true without quotes"))
@@ -155,11 +186,17 @@ import Testing
     }
 
     @Test func numberStyleMustBeKnown() {
-        #expect(problems(of: pass(["key": "a", "value": 1, "numberStyle": "PKNumberStylePercentage"])) == ["error field.numberStyle @ generic.secondaryFields[0].numberStyle"])
+        #expect(
+            problems(of: pass(["key": "a", "value": 1, "numberStyle": "PKNumberStylePercentage"])) == [
+                "error field.numberStyle @ generic.secondaryFields[0].numberStyle"
+            ])
     }
 
     @Test func numberStyleNeedsANumber() {
-        #expect(problems(of: pass(["key": "a", "value": "25%", "numberStyle": "PKNumberStylePercent"])) == ["error field.numberStyle.numeric @ generic.secondaryFields[0].numberStyle"])
+        #expect(
+            problems(of: pass(["key": "a", "value": "25%", "numberStyle": "PKNumberStylePercent"])) == [
+                "error field.numberStyle.numeric @ generic.secondaryFields[0].numberStyle"
+            ])
     }
 
     @Test func currencyCodeNeedsANumber() {
@@ -168,11 +205,16 @@ import Testing
     }
 
     @Test func currencyCodeMustLookLikeISO4217() {
-        #expect(problems(of: pass(["key": "a", "value": 1, "currencyCode": "euro"])) == ["error field.currencyCode @ generic.secondaryFields[0].currencyCode"])
+        #expect(
+            problems(of: pass(["key": "a", "value": 1, "currencyCode": "euro"])) == [
+                "error field.currencyCode @ generic.secondaryFields[0].currencyCode"
+            ])
     }
 
     @Test func dataDetectorTypesMustBeKnown() {
-        let json = pass(["key": "a", "value": "x", "dataDetectorTypes": ["PKDataDetectorTypeLink", "PKDataDetectorTypeEmail"]], in: "backFields")
+        let json = pass(
+            ["key": "a", "value": "x", "dataDetectorTypes": ["PKDataDetectorTypeLink", "PKDataDetectorTypeEmail"]],
+            in: "backFields")
         #expect(problems(of: json) == ["error field.dataDetectorTypes @ generic.backFields[0].dataDetectorTypes[1]"])
     }
 
@@ -182,37 +224,59 @@ import Testing
     }
 
     @Test func dataDetectorTypesOnlyOnBackFields() {
-        let json = pass(["key": "a", "value": "x", "dataDetectorTypes": ["PKDataDetectorTypeLink"]], in: "secondaryFields")
-        #expect(problems(of: json) == ["error field.dataDetectorTypes.placement @ generic.secondaryFields[0].dataDetectorTypes"])
+        let json = pass(
+            ["key": "a", "value": "x", "dataDetectorTypes": ["PKDataDetectorTypeLink"]], in: "secondaryFields")
+        #expect(
+            problems(of: json) == [
+                "error field.dataDetectorTypes.placement @ generic.secondaryFields[0].dataDetectorTypes"
+            ])
     }
 
-    @Test(arguments: ["<b>bold</b>", "<a href=\"https://x.example\" target=\"_blank\">x</a>", "<img src=x>", "<a>no href</a>", "<br/>",
-                      "<script>alert(1)</script>", "<a href=\"https://x.example\" onclick=\"steal()\">x</a>", "x<!-- c -->", "<p>x</p>",
-                      "x</p>", "<body onload=\"x()\">y", "<a href=\"https://x.example\"><img src=y></a>", "<svg><a href=\"https://x.example\">z</a></svg>"])
+    @Test(arguments: [
+        "<b>bold</b>", "<a href=\"https://x.example\" target=\"_blank\">x</a>", "<img src=x>", "<a>no href</a>",
+        "<br/>",
+        "<script>alert(1)</script>", "<a href=\"https://x.example\" onclick=\"steal()\">x</a>", "x<!-- c -->",
+        "<p>x</p>",
+        "x</p>", "<body onload=\"x()\">y", "<a href=\"https://x.example\"><img src=y></a>",
+        "<svg><a href=\"https://x.example\">z</a></svg>",
+    ])
     func attributedValueOnlyAllowsLinks(text: String) {
-        let diagnostics = validate(pass(["key": "a", "value": "x", "attributedValue": .string(text)], in: "backFields"))
+        let diagnostics = validate(
+            pass(["key": "a", "value": "x", "attributedValue": .string(text)], in: "backFields"))
         #expect(problems(diagnostics) == ["error field.attributedValue @ generic.backFields[0].attributedValue"])
         #expect(diagnostics.first?.message.contains("<a href") == true)
     }
 
-    @Test(arguments: ["plain", "<a href=\"https://x\">x</a>", "<a  HREF = 'tel:+4712345678' >y</a >", "a < b", "1 < 2 but 3 > 2", 42,
-                      "<a href=mailto:help@example.com>mail</a> &amp; <a href='http://example.com/?a=1&amp;b=2'>web</a>", "x</a>"] as [JSONValue])
+    @Test(
+        arguments: [
+            "plain", "<a href=\"https://x\">x</a>", "<a  HREF = 'tel:+4712345678' >y</a >", "a < b", "1 < 2 but 3 > 2",
+            42,
+            "<a href=mailto:help@example.com>mail</a> &amp; <a href='http://example.com/?a=1&amp;b=2'>web</a>", "x</a>",
+        ] as [JSONValue])
     func attributedValueAccepts(value: JSONValue) {
         #expect(problems(of: pass(["key": "a", "value": "x", "attributedValue": value], in: "backFields")) == [])
     }
 
     /// Only https, http, tel and mailto targets: a link to javascript:, data:, vbscript: or a relative path is refused.
-    @Test(arguments: ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "java&#9;script:alert(1)", "&#106;avascript:alert(1)",
-                      "javascript&colon;alert(1)", "data:text/html,<script>x</script>", "vbscript:msgbox", "/relative", "terms.html",
-                      "https:evil.example", "https:///x", "tel:", " https://x.example", "file:///etc/passwd"])
+    @Test(arguments: [
+        "javascript:alert(1)", "JAVASCRIPT:alert(1)", "java&#9;script:alert(1)", "&#106;avascript:alert(1)",
+        "javascript&colon;alert(1)", "data:text/html,<script>x</script>", "vbscript:msgbox", "/relative", "terms.html",
+        "https:evil.example", "https:///x", "tel:", " https://x.example", "file:///etc/passwd",
+    ])
     func attributedValueLinksOnlyToWebPhoneAndMail(href: String) {
-        let diagnostics = validate(pass(["key": "a", "value": "x", "attributedValue": .string("See <a href=\"\(href)\">this</a>")], in: "backFields"))
+        let diagnostics = validate(
+            pass(
+                ["key": "a", "value": "x", "attributedValue": .string("See <a href=\"\(href)\">this</a>")],
+                in: "backFields"))
         #expect(problems(diagnostics) == ["error field.attributedValue.link @ generic.backFields[0].attributedValue"])
         #expect(diagnostics.first?.message.contains("https, http, tel or mailto") == true)
     }
 
     @Test func attributedValueMustBeStringOrNumber() {
-        #expect(problems(of: pass(["key": "a", "value": "x", "attributedValue": true], in: "backFields")) == ["error field.attributedValue @ generic.backFields[0].attributedValue"])
+        #expect(
+            problems(of: pass(["key": "a", "value": "x", "attributedValue": true], in: "backFields")) == [
+                "error field.attributedValue @ generic.backFields[0].attributedValue"
+            ])
     }
 
     @Test(arguments: [JSONValue.int(2), .int(-1), .string("1")])
@@ -229,8 +293,10 @@ import Testing
     }
 
     @Test func fieldSemanticsEventTypeIsChecked() {
-        let json = pass(["key": "a", "value": "x", "semantics": ["eventType": "PKEventTypeConcert"]], style: .eventTicket)
-        #expect(problems(of: json) == ["error semantics.eventType @ eventTicket.secondaryFields[0].semantics.eventType"])
+        let json = pass(
+            ["key": "a", "value": "x", "semantics": ["eventType": "PKEventTypeConcert"]], style: .eventTicket)
+        #expect(
+            problems(of: json) == ["error semantics.eventType @ eventTicket.secondaryFields[0].semantics.eventType"])
     }
 }
 

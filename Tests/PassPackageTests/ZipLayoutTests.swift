@@ -1,13 +1,15 @@
 import Foundation
 import PassPackage
-import Testing
 import TestSupport
+import Testing
 
 /// Without libzip's consistency check, every zip a conforming reader reads
 /// is read, and what a crafted archive could lie about is still refused.
 @Suite("Zip layouts other writers use")
 struct ZipLayoutTests {
-    let files: [(String, [UInt8])] = [("pass.json", Array(#"{"a": 1}"#.utf8)), ("icon.png", [UInt8](repeating: 7, count: 300))]
+    let files: [(String, [UInt8])] = [
+        ("pass.json", Array(#"{"a": 1}"#.utf8)), ("icon.png", [UInt8](repeating: 7, count: 300)),
+    ]
 
     @Test func dataDescriptorFlagWithSizesInTheLocalHeaderIsRead() throws {
         let archive = dataDescriptorZip(files)

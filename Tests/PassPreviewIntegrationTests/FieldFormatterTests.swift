@@ -12,10 +12,14 @@ struct FieldFormatterTests {
     @Test("dateStyle and timeStyle, with ignoresTimeZone keeping the value's own offset")
     func dates() {
         let english = FieldFormatter(language: "en", deviceTimeZone: utc)
-        let departs = field([("value", .string("2026-12-01T09:30:00+01:00")), ("dateStyle", .string("PKDateStyleNone")),
-                             ("timeStyle", .string("PKDateStyleShort")), ("ignoresTimeZone", .bool(true))])
+        let departs = field([
+            ("value", .string("2026-12-01T09:30:00+01:00")), ("dateStyle", .string("PKDateStyleNone")),
+            ("timeStyle", .string("PKDateStyleShort")), ("ignoresTimeZone", .bool(true)),
+        ])
         #expect(english.value(of: departs).replacingOccurrences(of: "\u{202F}", with: " ") == "9:30 AM")
-        let inDeviceZone = field([("value", .string("2026-12-01T09:30:00+01:00")), ("timeStyle", .string("PKDateStyleShort"))])
+        let inDeviceZone = field([
+            ("value", .string("2026-12-01T09:30:00+01:00")), ("timeStyle", .string("PKDateStyleShort")),
+        ])
         #expect(english.value(of: inDeviceZone).replacingOccurrences(of: "\u{202F}", with: " ") == "8:30 AM")
         let date = field([("value", .string("2026-12-01T09:30:00Z")), ("dateStyle", .string("PKDateStyleMedium"))])
         #expect(english.value(of: date) == "Dec 1, 2026")
@@ -24,9 +28,11 @@ struct FieldFormatterTests {
 
     @Test("isRelative shows Today and Tomorrow in the pass's language")
     func relativeDates() {
-        let now = Date(timeIntervalSince1970: 1_796_000_000) // 2026-11-29T…Z
+        let now = Date(timeIntervalSince1970: 1_796_000_000)  // 2026-11-29T…Z
         let tomorrow = ISO8601DateFormatter().string(from: now.addingTimeInterval(86_400))
-        let relative = field([("value", .string(tomorrow)), ("dateStyle", .string("PKDateStyleMedium")), ("isRelative", .bool(true))])
+        let relative = field([
+            ("value", .string(tomorrow)), ("dateStyle", .string("PKDateStyleMedium")), ("isRelative", .bool(true)),
+        ])
         #expect(FieldFormatter(language: "en", deviceTimeZone: utc, now: now).value(of: relative) == "Tomorrow")
         #expect(FieldFormatter(language: "de", deviceTimeZone: utc, now: now).value(of: relative) == "Morgen")
     }
@@ -35,9 +41,16 @@ struct FieldFormatterTests {
     func numbers() {
         let balance = field([("value", .double(12.5)), ("currencyCode", .string("EUR"))])
         #expect(FieldFormatter(language: "en").value(of: balance) == "€12.50")
-        #expect(FieldFormatter(language: "de").value(of: balance).replacingOccurrences(of: "\u{00A0}", with: " ") == "12,50 €")
-        #expect(FieldFormatter(language: "en").value(of: field([("value", .double(0.15)), ("numberStyle", .string("PKNumberStylePercent"))])) == "15%")
-        #expect(FieldFormatter(language: "en").value(of: field([("value", .int(1234567)), ("numberStyle", .string("PKNumberStyleDecimal"))])) == "1,234,567")
+        #expect(
+            FieldFormatter(language: "de").value(of: balance).replacingOccurrences(of: "\u{00A0}", with: " ")
+                == "12,50 €")
+        #expect(
+            FieldFormatter(language: "en").value(
+                of: field([("value", .double(0.15)), ("numberStyle", .string("PKNumberStylePercent"))])) == "15%")
+        #expect(
+            FieldFormatter(language: "en").value(
+                of: field([("value", .int(1_234_567)), ("numberStyle", .string("PKNumberStyleDecimal"))]))
+                == "1,234,567")
         #expect(FieldFormatter(language: "en").value(of: field([("value", .int(117))])) == "117")
     }
 

@@ -1,9 +1,10 @@
 import AtomicFiles
 import Foundation
-@testable import PassPreview
-import Testing
 import TestSupport
+import Testing
 import WalletTree
+
+@testable import PassPreview
 
 /// `passforge links` has a row for each `.pkpasses` bundle: its landing page, its download and a snippet.
 @Suite struct LandingLinksBundleTests {
@@ -22,25 +23,32 @@ import WalletTree
         let pages = try #require(LandingLinks.pageList(in: project.output))
         let pagePath = try #require(pages.pages["bundle/family"]?.pagePath)
         let index = try PublishedIndex.load(from: project.output)
-        let links = LandingLinks(index: index, pages: pages, bundles: LandingLinks.bundles(in: project.output), baseURL: nil,
-                                 filter: .init())
+        let links = LandingLinks(
+            index: index, pages: pages, bundles: LandingLinks.bundles(in: project.output), baseURL: nil,
+            filter: .init())
         let row = try #require(links.rows.last)
         #expect(links.rows.count == index.items.count + 1)
-        #expect(row.kind == "bundle" && row.identifier == "family" && row.template == "card" && row.typeIdentifier == TestPKI.passType)
+        #expect(
+            row.kind == "bundle" && row.identifier == "family" && row.template == "card"
+                && row.typeIdentifier == TestPKI.passType)
         #expect(row.landingURL == "https://passes.example.com/\(pagePath)")
         #expect(row.downloadURL == "https://passes.example.com/\(bundle.downloadPath)")
         #expect(row.snippet.contains("href=\"\(row.downloadURL)\"") && row.snippet.contains("Add to Apple Wallet"))
 
         // Chosen by its name like a serial, or by its members' template; an offer filter leaves it out.
-        let byName = LandingLinks(index: index, pages: pages, bundles: LandingLinks.bundles(in: project.output), baseURL: nil,
-                                  filter: .init(serials: ["family"]))
+        let byName = LandingLinks(
+            index: index, pages: pages, bundles: LandingLinks.bundles(in: project.output), baseURL: nil,
+            filter: .init(serials: ["family"]))
         #expect(byName.rows.map(\.kind) == ["bundle"])
-        let byOffer = LandingLinks(index: index, pages: pages, bundles: LandingLinks.bundles(in: project.output), baseURL: nil,
-                                   filter: .init(offer: "welcome"))
+        let byOffer = LandingLinks(
+            index: index, pages: pages, bundles: LandingLinks.bundles(in: project.output), baseURL: nil,
+            filter: .init(offer: "welcome"))
         #expect(!byOffer.rows.contains { $0.kind == "bundle" })
 
         let csv = try project.passforge(["links", "family", "--format", "csv"], environment: environment)
         #expect(csv.status == 0, "\(csv.output)")
-        #expect(csv.stdout.contains("\nbundle,\(TestPKI.passType),family,card,,https://passes.example.com/\(pagePath),"), "\(csv.stdout)")
+        #expect(
+            csv.stdout.contains("\nbundle,\(TestPKI.passType),family,card,,https://passes.example.com/\(pagePath),"),
+            "\(csv.stdout)")
     }
 }

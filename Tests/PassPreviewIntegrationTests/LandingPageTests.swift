@@ -2,8 +2,8 @@ import Foundation
 import PassBuild
 import PassContent
 import PassPreview
-import Testing
 import TestSupport
+import Testing
 import WalletTree
 
 /// The landing page `passforge build` writes beside every download link, built in process with the
@@ -11,7 +11,9 @@ import WalletTree
 @Suite("Landing pages")
 struct LandingPageTests {
     static let secret = "landing-page-tests-secret"
-    static let badge = Array("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"110\" height=\"34\"><rect width=\"110\" height=\"34\"/></svg>".utf8)
+    static let badge = Array(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"110\" height=\"34\"><rect width=\"110\" height=\"34\"/></svg>"
+            .utf8)
 
     /// A project of `count` cards with `landingPages:` (a base URL, an English badge unless `badges` is false).
     func project(count: Int = 3, badges: Bool = true, extra: String = "") -> ProjectFixture {
@@ -27,22 +29,30 @@ struct LandingPageTests {
     }
 
     func build(_ project: ProjectFixture) throws -> BuildReport {
-        var settings = try BuildSettings(projectFolder: project.root, environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret),
-                                         jobs: 2)
-        settings.landingPages = try LandingPageRenderer(configuration: settings.configuration, templatesDirectory: settings.templatesDirectory)
+        var settings = try BuildSettings(
+            projectFolder: project.root,
+            environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret),
+            jobs: 2)
+        settings.landingPages = try LandingPageRenderer(
+            configuration: settings.configuration, templatesDirectory: settings.templatesDirectory)
         return try PassBuilder(settings: settings).build()
     }
 
     /// The landing page of `serial` (its default page) and the download it offers.
-    func page(_ project: ProjectFixture, _ serial: String, language: String? = nil) throws -> (html: String, download: String) {
+    func page(_ project: ProjectFixture, _ serial: String, language: String? = nil) throws -> (
+        html: String, download: String
+    ) {
         let state = try BuildState.load(from: project.output)
         let record = try #require(state.passes.values.first { $0.identifier == serial })
         let capability = String(try #require(TreeLayout.capability(ofDownloadPath: record.downloadPath)))
-        let bytes = try #require(project.directory.read("output/\(TreeLayout.landingPagePath(capability: capability, language: language))"))
+        let bytes = try #require(
+            project.directory.read("output/\(TreeLayout.landingPagePath(capability: capability, language: language))"))
         return (String(decoding: bytes, as: UTF8.self), String(TreeLayout.fileName(of: record.downloadPath)))
     }
 
-    @Test("every pass gets a page: the badge links its download, QR of its own URL, noindex, no-referrer, CSP, Open Graph")
+    @Test(
+        "every pass gets a page: the badge links its download, QR of its own URL, noindex, no-referrer, CSP, Open Graph"
+    )
     func pagePerPass() throws {
         let project = project()
         _ = try build(project)
@@ -57,10 +67,15 @@ struct LandingPageTests {
             #expect(html.contains("<meta name=\"referrer\" content=\"no-referrer\">"))
             #expect(html.contains("http-equiv=\"Content-Security-Policy\" content=\"default-src &#39;none&#39;"))
             #expect(html.contains("<meta property=\"og:title\" content=\"passforge tests\">"))
-            #expect(html.contains("<meta property=\"og:image\" content=\"https://passes.example.com/download/\(capability).png\">"))
-            #expect(html.contains("<meta property=\"og:url\" content=\"https://passes.example.com/download/\(capability).html\">"))
+            #expect(
+                html.contains(
+                    "<meta property=\"og:image\" content=\"https://passes.example.com/download/\(capability).png\">"))
+            #expect(
+                html.contains(
+                    "<meta property=\"og:url\" content=\"https://passes.example.com/download/\(capability).html\">"))
             #expect(html.contains("class=\"handoff\"") && html.contains("<svg"))
-            #expect(html.contains(record.identifier.replacingOccurrences(of: "C-", with: "")) || html.contains("Member"))
+            #expect(
+                html.contains(record.identifier.replacingOccurrences(of: "C-", with: "")) || html.contains("Member"))
             // Nothing is loaded from elsewhere, and no script runs.
             #expect(!html.contains("<script"))
             #expect(!html.contains("src=\"http") && !html.contains("url('http") && !html.contains("href=\"//"))
@@ -73,11 +88,13 @@ struct LandingPageTests {
     @Test("hostile field values stay text on the page")
     func hostileValuesStayText() throws {
         let project = project(count: 0)
-        project.directory.write("content/hostile.yml", """
-        template: card
-        serialNumber: H-1
-        data: { name: "<script>alert(1)</script><img src=x onerror=alert(2)>\\"'&amp;", points: 1 }
-        """)
+        project.directory.write(
+            "content/hostile.yml",
+            """
+            template: card
+            serialNumber: H-1
+            data: { name: "<script>alert(1)</script><img src=x onerror=alert(2)>\\"'&amp;", points: 1 }
+            """)
         _ = try build(project)
         let (html, _) = try page(project, "H-1")
         #expect(!html.contains("<script>alert(1)"))
@@ -88,23 +105,27 @@ struct LandingPageTests {
     @Test("a voided or expired pass gets a page that says so, with no badge, no link and no QR code")
     func voidedAndExpired() throws {
         let project = project(count: 0)
-        project.directory.write("content/gone.yml", """
-        template: card
-        passes:
-          - serialNumber: V-1
-            data: { name: Voided, points: 1 }
-            pass: { voided: true }
-          - serialNumber: E-1
-            data: { name: Expired, points: 1 }
-            pass: { expirationDate: "2020-01-01T00:00:00Z" }
-          - serialNumber: L-1
-            data: { name: Live, points: 1 }
-        """)
+        project.directory.write(
+            "content/gone.yml",
+            """
+            template: card
+            passes:
+              - serialNumber: V-1
+                data: { name: Voided, points: 1 }
+                pass: { voided: true }
+              - serialNumber: E-1
+                data: { name: Expired, points: 1 }
+                pass: { expirationDate: "2020-01-01T00:00:00Z" }
+              - serialNumber: L-1
+                data: { name: Live, points: 1 }
+            """)
         _ = try build(project)
         for (serial, message) in [("V-1", "This pass is no longer valid."), ("E-1", "This pass has expired.")] {
             let (html, download) = try page(project, serial)
             #expect(html.contains(message))
-            #expect(!html.contains("class=\"badge\"") && !html.contains("href=\"\(download)\"") && !html.contains("class=\"handoff\""))
+            #expect(
+                !html.contains("class=\"badge\"") && !html.contains("href=\"\(download)\"")
+                    && !html.contains("class=\"handoff\""))
         }
         let (live, download) = try page(project, "L-1")
         #expect(live.contains("href=\"\(download)\""))
@@ -130,21 +151,26 @@ struct LandingPageTests {
         #expect(changed.count == 1)
         #expect(after[changed[0]].map { String(decoding: $0, as: UTF8.self).contains("500") } == true)
         // A project template: every page is made again from it, and hostile values stay escaped.
-        project.directory.write("templates/_landing/page.mustache", "<p>{{title}}|{{download}}|{{#badge}}{{src}}{{/badge}}</p>")
+        project.directory.write(
+            "templates/_landing/page.mustache", "<p>{{title}}|{{download}}|{{#badge}}{{src}}{{/badge}}</p>")
         _ = try build(project)
         let custom = project.snapshot().filter { $0.key.hasPrefix("download/") && $0.key.hasSuffix(".html") }
         #expect(custom.count == 3)
         for (path, bytes) in custom {
             let capability = TreeLayout.fileName(of: path).dropLast(".html".count)
-            #expect(String(decoding: bytes, as: UTF8.self) == "<p>passforge tests|\(capability).pkpass|badge-en.svg</p>")
+            #expect(
+                String(decoding: bytes, as: UTF8.self) == "<p>passforge tests|\(capability).pkpass|badge-en.svg</p>")
         }
     }
 
     @Test("without badge files: a plain text link and one warning")
     func noBadges() throws {
         let project = project(badges: false)
-        var settings = try BuildSettings(projectFolder: project.root, environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret))
-        let renderer = try LandingPageRenderer(configuration: settings.configuration, templatesDirectory: settings.templatesDirectory)
+        var settings = try BuildSettings(
+            projectFolder: project.root,
+            environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret))
+        let renderer = try LandingPageRenderer(
+            configuration: settings.configuration, templatesDirectory: settings.templatesDirectory)
         #expect(renderer.warnings.count == 1)
         #expect(renderer.warnings.first?.contains("landingPages.badges") == true)
         settings.landingPages = renderer
@@ -167,10 +193,14 @@ struct LandingPageTests {
         let (french, _) = try page(project, "C-0000", language: "fr")
         let (fallback, _) = try page(project, "C-0000")
         // The default page is the first language's (its own URL in the QR code and og:url).
-        #expect(fallback.contains("<html lang=\"en\">") && fallback.contains("badge-en.svg") && fallback.contains("hreflang=\"fr\""))
+        #expect(
+            fallback.contains("<html lang=\"en\">") && fallback.contains("badge-en.svg")
+                && fallback.contains("hreflang=\"fr\""))
         #expect(french.contains("<html lang=\"fr\">") && french.contains("Nom") && french.contains("badge-fr.svg"))
         #expect(english.contains("<html lang=\"en\">") && english.contains("badge-en.svg"))
-        let capability = try #require(TreeLayout.capability(ofDownloadPath: try BuildState.load(from: project.output).passes.values.first!.downloadPath))
+        let capability = try #require(
+            TreeLayout.capability(
+                ofDownloadPath: try BuildState.load(from: project.output).passes.values.first!.downloadPath))
         #expect(english.contains("href=\"\(capability).fr.html\" hreflang=\"fr\""))
         #expect(french.contains("href=\"\(capability).en.html\" hreflang=\"en\""))
     }

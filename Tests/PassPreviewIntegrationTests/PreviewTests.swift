@@ -1,12 +1,13 @@
 import Foundation
 import PassBuild
-import WalletTree
 import PassPreview
-import Testing
 import TestSupport
+import Testing
+import WalletTree
 
 /// The repository's root, for the example project and the scripts.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
 
 /// The venv python with selenium, zxing-cpp and pillow (scripts/test-venv.sh).
 func testPython() throws -> String {
@@ -50,46 +51,60 @@ func passforge(_ arguments: [String], in directory: String) throws -> ProcessRes
 func passforge(_ arguments: [String], in directory: String) async throws -> ProcessResult {
     var environment = ProcessInfo.processInfo.environment
     environment["CI"] = nil
-    return try await runProcessWithoutBlocking(passforgeExecutable(), arguments, directory: directory,
-                                               environment: environment)
+    return try await runProcessWithoutBlocking(
+        passforgeExecutable(), arguments, directory: directory,
+        environment: environment)
 }
 
 @Suite("passforge preview in a real browser", .serialized)
 struct PreviewBrowserTests {
-    @Test("every example pass: barcodes decode from a screenshot, labels and values are on the page, no console errors, languages switch")
+    @Test(
+        "every example pass: barcodes decode from a screenshot, labels and values are on the page, no console errors, languages switch"
+    )
     func examplePassesInChromium() async throws {
         let project = try exampleProject()
         let preview = try await passforge(["preview", "--out", "gallery"], in: project.path)
         #expect(preview.status == 0, "\(preview.output)")
-        let pages = try FileManager.default.contentsOfDirectory(atPath: project.file("gallery/pass.com.example.passforge"))
+        let pages = try FileManager.default.contentsOfDirectory(
+            atPath: project.file("gallery/pass.com.example.passforge"))
         #expect(pages.count >= 19, "\(pages)")
-        let check = try await runProcessWithoutBlocking(try await testPython(), ["\(repositoryRoot)/scripts/check-preview-pages.py", project.file("gallery"),
-                                                      "--screenshots", project.file("screenshots")])
+        let check = try await runProcessWithoutBlocking(
+            try await testPython(),
+            [
+                "\(repositoryRoot)/scripts/check-preview-pages.py", project.file("gallery"),
+                "--screenshots", project.file("screenshots"),
+            ])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("\"failures\": 0"), "\(check.output)")
         // The localized member card was switched to German and back.
-        #expect(check.stdout.contains("languages en, de") || check.stdout.contains("languages de, en"), "\(check.stdout)")
+        #expect(
+            check.stdout.contains("languages en, de") || check.stdout.contains("languages de, en"), "\(check.stdout)")
     }
 
-    @Test("--watch: an edited content file shows on the open page within 2 s, a broken one shows its error at file:line")
+    @Test(
+        "--watch: an edited content file shows on the open page within 2 s, a broken one shows its error at file:line")
     func watchReloadsAndShowsErrors() async throws {
         let project = try exampleProject()
         let server = try await WatchServer(project: project)
         defer { server.stop() }
-        let check = try await Self.checkWatch(server.base + "pass.com.example.passforge/BP-K7QX2M-PF117-1201-1.html",
-                                        project.file("content/flights/pf117-2026-12-01-appleseed.yml"), "gate: B32", "gate: C77", "C77")
+        let check = try await Self.checkWatch(
+            server.base + "pass.com.example.passforge/BP-K7QX2M-PF117-1201-1.html",
+            project.file("content/flights/pf117-2026-12-01-appleseed.yml"), "gate: B32", "gate: C77", "C77")
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("edit shown after"), "\(check.output)")
         #expect(check.stdout.contains("pf117-2026-12-01-appleseed.yml:"), "\(check.output)")
     }
 
-    @Test("--watch with orders: an edited order shows on its open page, a broken order file shows its error at file:line")
+    @Test(
+        "--watch with orders: an edited order shows on its open page, a broken order file shows its error at file:line")
     func watchReloadsOrders() async throws {
         let project = try exampleProject()
         let server = try await WatchServer(project: project)
         defer { server.stop() }
-        let check = try await Self.checkWatch(server.base + "order.com.example.passforge/SO-2026-1042.html",
-                                        project.file("content/orders/so-2026-1042-shipping.yml"), "carrier: PostNord", "carrier: Bring Parcels", "Bring Parcels")
+        let check = try await Self.checkWatch(
+            server.base + "order.com.example.passforge/SO-2026-1042.html",
+            project.file("content/orders/so-2026-1042-shipping.yml"), "carrier: PostNord", "carrier: Bring Parcels",
+            "Bring Parcels")
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("edit shown after"), "\(check.output)")
         #expect(check.stdout.contains("so-2026-1042-shipping.yml:"), "\(check.output)")
@@ -102,24 +117,32 @@ struct PreviewBrowserTests {
     /// answer says `nosniff`. A field holding `<!--<script>` (which, written
     /// raw into the page's JSON, turned the rest of the page's scripts into
     /// text) leaves the language switcher and live reload working in Chromium.
-    @Test("--watch: a foreign Host is refused, no page shows a token, nosniff everywhere, `<!--<script>` in a field breaks no script")
+    @Test(
+        "--watch: a foreign Host is refused, no page shows a token, nosniff everywhere, `<!--<script>` in a field breaks no script"
+    )
     func watchServerTrustsOnlyItsOwnNames() async throws {
         let project = try exampleProject()
         let members = project.file("content/members/members.yml")
         let content = try String(contentsOfFile: members, encoding: .utf8)
         let hostile = "Ann <!--<script> Fischer"
-        try content.replacingOccurrences(of: "name: Ann Fischer", with: "name: \"\(hostile)\"").write(toFile: members, atomically: true, encoding: .utf8)
+        try content.replacingOccurrences(of: "name: Ann Fischer", with: "name: \"\(hostile)\"").write(
+            toFile: members, atomically: true, encoding: .utf8)
         let secret = "preview-test-token-secret-0123456789"
         let server = try await WatchServer(project: project, environment: ["PASSFORGE_TOKEN_SECRET": secret])
         defer { server.stop() }
         let port = server.port
         let page = "pass.com.example.passforge/BL-M-0001.html"
 
-        for host in ["localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)", "LOCALHOST:\(port)", "localhost", "127.0.0.1"] {
+        for host in [
+            "localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)", "LOCALHOST:\(port)", "localhost", "127.0.0.1",
+        ] {
             #expect(try await Curl.get(server.base + page, host: host).status == 200, "Host: \(host)")
         }
-        for host in ["attacker.example", "attacker.example:\(port)", "127.0.0.1.attacker.example:\(port)", "localhost:\(port + 1)",
-                     "0.0.0.0:\(port)", "127.0.0.2:\(port)", "localhost.:\(port)"] {
+        for host in [
+            "attacker.example", "attacker.example:\(port)", "127.0.0.1.attacker.example:\(port)",
+            "localhost:\(port + 1)",
+            "0.0.0.0:\(port)", "127.0.0.2:\(port)", "localhost.:\(port)",
+        ] {
             for path in ["", "index.html", page, "_passforge/events", "no-such-page.html"] {
                 let answer = try await Curl.get(server.base + path, host: host)
                 #expect(answer.status == 403, "Host: \(host) /\(path): \(answer.status)")
@@ -127,7 +150,9 @@ struct PreviewBrowserTests {
                 #expect(answer.header("X-Content-Type-Options") == "nosniff", "Host: \(host) /\(path)")
             }
         }
-        for host in [nil, "localhost:\(port):1", "user@localhost:\(port)", "localhost:abc", "[::1", "local host"] as [String?] {
+        for host in [nil, "localhost:\(port):1", "user@localhost:\(port)", "localhost:abc", "[::1", "local host"]
+            as [String?]
+        {
             let answer = try await Curl.get(server.base + page, host: host ?? "")
             #expect(answer.status == 400, "Host: \(host ?? "none"): \(answer.status)")
         }
@@ -136,7 +161,9 @@ struct PreviewBrowserTests {
         let gallery = project.file("gallery")
         var pages = ["index.html"]
         for folder in try FileManager.default.contentsOfDirectory(atPath: gallery) where !folder.hasSuffix(".html") {
-            pages += try FileManager.default.contentsOfDirectory(atPath: "\(gallery)/\(folder)").map { "\(folder)/\($0)" }
+            pages += try FileManager.default.contentsOfDirectory(atPath: "\(gallery)/\(folder)").map {
+                "\(folder)/\($0)"
+            }
         }
         #expect(pages.count >= 19, "\(pages)")
         let tokens = TokenSecret(secret, origin: "test")
@@ -148,9 +175,14 @@ struct PreviewBrowserTests {
             #expect(answer.header("Cache-Control") == "no-store", "\(path)")
             for type in try FileManager.default.contentsOfDirectory(atPath: gallery) where !type.hasSuffix(".html") {
                 for file in try FileManager.default.contentsOfDirectory(atPath: "\(gallery)/\(type)") {
-                    let token = tokens.authenticationToken(passTypeIdentifier: type, serialNumber: String(file.dropLast(".html".count)))
+                    let token = tokens.authenticationToken(
+                        passTypeIdentifier: type, serialNumber: String(file.dropLast(".html".count)))
                     #expect(!answer.body.contains(token), "\(path) shows the token of \(type)/\(file)")
-                    if path == "\(type)/\(file)", answer.body.contains(#""authenticationToken": "\#(token.prefix(4))…""#) { masksSeen += 1 }
+                    if path == "\(type)/\(file)",
+                        answer.body.contains(#""authenticationToken": "\#(token.prefix(4))…""#)
+                    {
+                        masksSeen += 1
+                    }
                 }
             }
         }
@@ -159,27 +191,35 @@ struct PreviewBrowserTests {
         #expect(events.status == 200 && events.header("X-Content-Type-Options") == "nosniff", "\(events.head)")
 
         // In Chromium: the hostile value is shown as text, the language switcher and live reload work.
-        let check = try await Self.checkWatch(server.base + page, members, "stamps: 7", "stamps: 8", "8 / 10", literal: hostile)
+        let check = try await Self.checkWatch(
+            server.base + page, members, "stamps: 7", "stamps: 8", "8 / 10", literal: hostile)
         #expect(check.status == 0, "\(check.output)")
         #expect(check.stdout.contains("edit shown after"), "\(check.output)")
-        #expect(check.stdout.contains("languages switched: en, de") || check.stdout.contains("languages switched: de, en"), "\(check.output)")
+        #expect(
+            check.stdout.contains("languages switched: en, de") || check.stdout.contains("languages switched: de, en"),
+            "\(check.output)")
     }
 
     /// scripts/check-preview-watch.py in headless Chromium.
-    static func checkWatch(_ url: String, _ file: String, _ old: String, _ new: String, _ shown: String, literal: String? = nil) async throws -> ProcessResult {
+    static func checkWatch(
+        _ url: String, _ file: String, _ old: String, _ new: String, _ shown: String, literal: String? = nil
+    ) async throws -> ProcessResult {
         // The issue's bound is 2 s. When the whole suite runs in parallel on a 2-core CI machine, the
         // load average is several times the core count and the page can take a little longer; then the
         // bound is 10 s (still far from a manual reload), and the script prints the measured delay.
         var environment = ProcessInfo.processInfo.environment
         environment["WATCH_DEADLINE"] = machineIsOverloaded() ? "10" : "2"
-        return try await runProcessWithoutBlocking(try await testPython(), ["\(repositoryRoot)/scripts/check-preview-watch.py", url, file, old, new, shown]
-                              + (literal.map { ["--literal", $0] } ?? []), environment: environment)
+        return try await runProcessWithoutBlocking(
+            try await testPython(),
+            ["\(repositoryRoot)/scripts/check-preview-watch.py", url, file, old, new, shown]
+                + (literal.map { ["--literal", $0] } ?? []), environment: environment)
     }
 
     /// The 1-minute load average is more than twice the cores (`/proc/loadavg`).
     static func machineIsOverloaded() -> Bool {
         guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
-              let load = text.split(separator: " ").first.flatMap({ Double($0) }) else { return false }
+            let load = text.split(separator: " ").first.flatMap({ Double($0) })
+        else { return false }
         return load > 2 * Double(ProcessInfo.processInfo.activeProcessorCount)
     }
 }
@@ -196,8 +236,9 @@ final class WatchServer: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["CI"] = nil
         environment.merge(extra) { _, new in new }
-        process = try BackgroundProcess(passforgeExecutable(), ["preview", "--watch", "--port", "0", "--out", "gallery"],
-                                        directory: project.path, environment: environment)
+        process = try BackgroundProcess(
+            passforgeExecutable(), ["preview", "--watch", "--port", "0", "--out", "gallery"],
+            directory: project.path, environment: environment)
         // "serving the preview on http://127.0.0.1:PORT/"
         let url = try await process.value("its URL") { stdout, _ in
             stdout.range(of: #"http://127\.0\.0\.1:\d+/"#, options: .regularExpression).map { String(stdout[$0]) }
@@ -244,7 +285,9 @@ enum Curl {
 
     private static func answer(_ url: String, _ result: ProcessResult) throws -> Answer {
         // 28: the time ran out, which ends an event stream on purpose.
-        guard result.status == 0 || result.status == 28 else { throw PreviewTestError("curl \(url) failed: \(result.output)") }
+        guard result.status == 0 || result.status == 28 else {
+            throw PreviewTestError("curl \(url) failed: \(result.output)")
+        }
         let parts = result.stdout.components(separatedBy: "\r\n\r\n")
         let head = parts[0]
         let status = head.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
@@ -277,9 +320,14 @@ struct InitTests {
         let preview = try passforge(["preview"], in: project)
         #expect(preview.status == 0, "\(preview.output)")
         #expect(!preview.output.contains(": warning:"), "\(preview.output)")
-        #expect(preview.stdout.contains("preview of 5 passes and 1 order") && preview.stdout.contains("0 warnings"), "\(preview.output)")
+        #expect(
+            preview.stdout.contains("preview of 5 passes and 1 order") && preview.stdout.contains("0 warnings"),
+            "\(preview.output)")
         let pages = try FileManager.default.contentsOfDirectory(atPath: "\(project)/preview/pass.com.example.passes")
-        #expect(pages.sorted() == ["BADGE-0001.html", "CARD-0001.html", "COUPON-0001.html", "FLIGHT-0001.html", "TICKET-0001.html"])
+        #expect(
+            pages.sorted() == [
+                "BADGE-0001.html", "CARD-0001.html", "COUPON-0001.html", "FLIGHT-0001.html", "TICKET-0001.html",
+            ])
     }
 
     @Test("init refuses to overwrite, and writes nothing then")
@@ -297,47 +345,58 @@ struct InitTests {
 
 @Suite("the build refuses a barcode message its format cannot encode")
 struct BarcodeValidationBuildTests {
-    @Test("validate reports barcode.encodable at the content line of the message, with the reason", arguments: [
-        ("PKBarcodeFormatQR", String(repeating: "Q", count: 4_400), "too long"),
-        ("PKBarcodeFormatPDF417", String(repeating: "P", count: 2_000), "too long"),
-        ("PKBarcodeFormatAztec", String(repeating: "a", count: 4_000), "too long"),
-        ("PKBarcodeFormatCode128", "東京 gate 5", "Code 128 encodes only ISO 8859-1"),
-        ("PKBarcodeFormatCode39", "member-42", "Code 39 encodes only digits, capital letters"),
-        ("PKBarcodeFormatCodabar", "A12X4B", "Codabar encodes only digits"),
-        ("PKBarcodeFormatEAN13", "400638133393", "EAN-13"),
-        ("PKBarcodeFormatI2of5", "12345", "odd number"),
-    ])
+    @Test(
+        "validate reports barcode.encodable at the content line of the message, with the reason",
+        arguments: [
+            ("PKBarcodeFormatQR", String(repeating: "Q", count: 4_400), "too long"),
+            ("PKBarcodeFormatPDF417", String(repeating: "P", count: 2_000), "too long"),
+            ("PKBarcodeFormatAztec", String(repeating: "a", count: 4_000), "too long"),
+            ("PKBarcodeFormatCode128", "東京 gate 5", "Code 128 encodes only ISO 8859-1"),
+            ("PKBarcodeFormatCode39", "member-42", "Code 39 encodes only digits, capital letters"),
+            ("PKBarcodeFormatCodabar", "A12X4B", "Codabar encodes only digits"),
+            ("PKBarcodeFormatEAN13", "400638133393", "EAN-13"),
+            ("PKBarcodeFormatI2of5", "12345", "odd number"),
+        ])
     func unencodableMessage(format: String, message: String, reason: String) throws {
         let project = ProjectFixture(passCount: 0)
-        project.directory.write("templates/code/pass.json", """
-        {
-          "description": "Barcode test",
-          "generic": { "primaryFields": [{"key": "name", "label": "Name", "value": "test"}] },
-          "barcodes": [
-            {"format": "{{ format }}", "message": "{{ code }}", "messageEncoding": "iso-8859-1"},
-            {"format": "PKBarcodeFormatQR", "message": "fallback", "messageEncoding": "iso-8859-1"}
-          ]
-        }
-        """)
+        project.directory.write(
+            "templates/code/pass.json",
+            """
+            {
+              "description": "Barcode test",
+              "generic": { "primaryFields": [{"key": "name", "label": "Name", "value": "test"}] },
+              "barcodes": [
+                {"format": "{{ format }}", "message": "{{ code }}", "messageEncoding": "iso-8859-1"},
+                {"format": "PKBarcodeFormatQR", "message": "fallback", "messageEncoding": "iso-8859-1"}
+              ]
+            }
+            """)
         for name in ["icon.png", "icon@2x.png"] {
-            try FileManager.default.copyItem(atPath: project.directory.file("templates/card/\(name)"), toPath: project.directory.file("templates/code/\(name)"))
+            try FileManager.default.copyItem(
+                atPath: project.directory.file("templates/card/\(name)"),
+                toPath: project.directory.file("templates/code/\(name)"))
         }
         // The EAN-13 case: 12 digits are fine, so the test uses a 13th that is a wrong check digit.
         let value = format == "PKBarcodeFormatEAN13" ? message + "2" : message
-        project.directory.write("content/code.yml", """
-        template: code
-        serialNumber: CODE-1
-        data:
-          format: \(format)
-          code: "\(value)"
-        """)
+        project.directory.write(
+            "content/code.yml",
+            """
+            template: code
+            serialNumber: CODE-1
+            data:
+              format: \(format)
+              code: "\(value)"
+            """)
         let result = try project.passforge(["validate", "--development-signing"])
         #expect(result.status == 1, "\(result.output)")
-        let line = result.stderr.split(separator: "\n").first { $0.contains("[barcode.encodable]") }.map(String.init) ?? ""
+        let line =
+            result.stderr.split(separator: "\n").first { $0.contains("[barcode.encodable]") }.map(String.init) ?? ""
         #expect(line.hasPrefix("content/code.yml:5:"), "\(result.output)")
         #expect(line.contains("barcodes[0].message"), "\(line)")
         #expect(line.contains(reason), "\(line)")
-        #expect(result.stderr.components(separatedBy: "[barcode.encodable]").count == 2, "only the first barcode fails: \(result.output)")
+        #expect(
+            result.stderr.components(separatedBy: "[barcode.encodable]").count == 2,
+            "only the first barcode fails: \(result.output)")
     }
 }
 
@@ -347,11 +406,14 @@ struct PreviewHostRuleTests {
     func verdicts() {
         let loopback = PreviewHostRule(boundHost: "127.0.0.1")
         let cases: [(String, PreviewHostRule.Verdict)] = [
-            ("localhost", .allowed), ("localhost:8080", .allowed), ("LocalHost:8080", .allowed), ("127.0.0.1:8080", .allowed),
+            ("localhost", .allowed), ("localhost:8080", .allowed), ("LocalHost:8080", .allowed),
+            ("127.0.0.1:8080", .allowed),
             ("[::1]:8080", .allowed), ("[::1]", .allowed),
             ("localhost:8081", .foreign), ("attacker.example", .foreign), ("attacker.example:8080", .foreign),
-            ("localhost.", .foreign), ("127.0.0.2:8080", .foreign), ("0.0.0.0:8080", .foreign), ("[::2]:8080", .foreign),
-            ("", .malformed), ("localhost:", .malformed), ("localhost:80:80", .malformed), ("localhost:http", .malformed),
+            ("localhost.", .foreign), ("127.0.0.2:8080", .foreign), ("0.0.0.0:8080", .foreign),
+            ("[::2]:8080", .foreign),
+            ("", .malformed), ("localhost:", .malformed), ("localhost:80:80", .malformed),
+            ("localhost:http", .malformed),
             ("user@localhost", .malformed), ("local host", .malformed), ("[::1", .malformed), ("[::1]x", .malformed),
             ("[]:8080", .malformed), ("localhost:123456", .malformed), ("localhost/x", .malformed),
         ]

@@ -1,10 +1,11 @@
 import AtomicFiles
 import Foundation
 import PassBuild
-import WalletTree
-@testable import PassPublish
-import Testing
 import TestSupport
+import Testing
+import WalletTree
+
+@testable import PassPublish
 
 /// `.pkpasses` bundles (`bundle:` in a content file) carried by `passforge
 /// publish` with their bundles.json, to a folder and over rsync and ssh.
@@ -26,7 +27,8 @@ import TestSupport
         // First publish: the bundle, its list, and the downloads list that names it.
         let first = try publisher.publish()
         let bundle = try built.bundle()
-        #expect(first.passesSent == 5 && first.bundlesSent == 1 && first.bundleBytesSent == bundle.size && first.stateSent)
+        #expect(
+            first.passesSent == 5 && first.bundlesSent == 1 && first.bundleBytesSent == bundle.size && first.stateSent)
         #expect(first.description.contains("bundles: 1 sent (\(bundle.size) bytes), 0 removed"), "\(first)")
         try dest.expectSameBundles(as: built)
         let csv = String(decoding: dest.bytes(".passforge/downloads.csv") ?? [], as: UTF8.self)
@@ -55,8 +57,10 @@ import TestSupport
         let dryRun = try publisher.publish(dryRun: true)
         #expect(dryRun.isDryRun && dryRun.passesSent == 1 && dryRun.bundlesSent == 1 && dryRun.stateSent)
         #expect(dryRun.plannedUploads.contains(changed.downloadPath) && dryRun.plannedRemovals.isEmpty)
-        #expect(dryRun.description.contains("would send 1 pass (3 files, ") && dryRun.description.contains("1 bundle (\(changed.size) bytes)"),
-                "\(dryRun)")
+        #expect(
+            dryRun.description.contains("would send 1 pass (3 files, ")
+                && dryRun.description.contains("1 bundle (\(changed.size) bytes)"),
+            "\(dryRun)")
         #expect(dest.identities() == beforeDryRun)
         let member = try publisher.publish()
         #expect(member.passesSent == 1 && member.bundlesSent == 1 && member.bundlesRemoved == 0)
@@ -76,7 +80,8 @@ import TestSupport
         built.writeFamily(bundle: nil, points: 77)
         try built.build()
         #expect(try built.bundles().bundles.isEmpty)
-        let dryRemoval = try built.project.passforge(["publish", "--dry-run", dest.root], environment: built.environment)
+        let dryRemoval = try built.project.passforge(
+            ["publish", "--dry-run", dest.root], environment: built.environment)
         #expect(dryRemoval.status == 0, "\(dryRemoval.output)")
         #expect(dryRemoval.stdout.contains("would remove \(renamed.downloadPath)\n"), "\(dryRemoval.stdout)")
         #expect(dryRemoval.stdout.contains("would remove 0 passes and 1 bundle (1 file)"), "\(dryRemoval.stdout)")
@@ -148,8 +153,9 @@ import TestSupport
         #expect(publish.bundlesRemoved == 1, "\(publish)")
         #expect(!dest.exists(bundle.downloadPath) && !dest.exists(BundleList.path))
         try dest.expectConsistent()
-        #expect(try Publisher(outputDirectory: plain.output, destination: .directory(dest.root)).publish().description
-            .hasPrefix("nothing to publish"))
+        #expect(
+            try Publisher(outputDirectory: plain.output, destination: .directory(dest.root)).publish().description
+                .hasPrefix("nothing to publish"))
     }
 
     /// CI: a fresh output built from the published state keeps the bundles
@@ -162,7 +168,8 @@ import TestSupport
         let bundle = try built.bundle()
 
         let clone = built.project.directory.file("clone-output")
-        let result = try built.project.passforge(["build", "--state-from", dest.root, "--output", clone], environment: built.environment)
+        let result = try built.project.passforge(
+            ["build", "--state-from", dest.root, "--output", clone], environment: built.environment)
         #expect(result.status == 0, "\(result.output)")
         #expect(AtomicFileSystem.readFile("\(clone)/\(BundleList.path)") == dest.bytes(BundleList.path))
 
@@ -175,9 +182,11 @@ import TestSupport
 
     @Test func bundlePathsAreBuildOwnedAndNothingElse() {
         #expect(TreePath.isBuildOwned("download/Ab-_0123456789abcdefghij.pkpasses"))
-        for path in ["download/../x.pkpasses", "download/.hidden.pkpasses", "download/a/b.pkpasses", ".pkpasses",
-                     "download/.pkpasses", "v1/devices/x.pkpasses", "../download/a.pkpasses", "download/a b.pkpasses",
-                     ".passforge/bundles.json", "download/a.pkpasses.publishing"] {
+        for path in [
+            "download/../x.pkpasses", "download/.hidden.pkpasses", "download/a/b.pkpasses", ".pkpasses",
+            "download/.pkpasses", "v1/devices/x.pkpasses", "../download/a.pkpasses", "download/a b.pkpasses",
+            ".passforge/bundles.json", "download/a.pkpasses.publishing",
+        ] {
             #expect(!TreePath.isBuildOwned(path), "\(path)")
         }
     }

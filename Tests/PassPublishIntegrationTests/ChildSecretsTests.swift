@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What the programs `passforge publish` starts (ssh, and rsync with its own
 /// ssh) see of passforge's environment: the real CLI publishes to a real sshd
@@ -14,8 +14,9 @@ import TestSupport
         let dumps = folder.file("dumps")
         try FileManager.default.createDirectory(atPath: dumps, withIntermediateDirectories: true)
         for program in ["ssh", "rsync"] {
-            let real = try #require(runProcess("sh", ["-c", "command -v \(program)"]).stdout
-                .trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty, "\(program) is not installed")
+            let real = try #require(
+                runProcess("sh", ["-c", "command -v \(program)"]).stdout
+                    .trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty, "\(program) is not installed")
             let script = "#!/bin/sh\nenv > '\(dumps)/\(program).'$$\nexec '\(real)' \"$@\"\n"
             let wrapper = folder.write("bin/\(program)", script)
             #expect(chmod(wrapper, 0o755) == 0)
@@ -30,7 +31,7 @@ import TestSupport
         var environment = canaries
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         environment["PATH"] = folder.file("bin") + ":" + path
-        environment["PASSFORGE_SSH_COMMAND"] = server.sshCommand   // "ssh -p …": the wrapper, first in PATH
+        environment["PASSFORGE_SSH_COMMAND"] = server.sshCommand  // "ssh -p …": the wrapper, first in PATH
 
         let destination = TemporaryDirectory("passforge-remote")
         let target = "\(server.userHost):\(destination.file("site"))"
@@ -53,6 +54,6 @@ import TestSupport
     }
 }
 
-private extension String {
-    var nilIfEmpty: String? { isEmpty ? nil : self }
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }

@@ -1,10 +1,11 @@
 import AtomicFiles
 import Foundation
 import PassBuild
-import WalletTree
-@testable import PassPublish
-import Testing
 import TestSupport
+import Testing
+import WalletTree
+
+@testable import PassPublish
 
 /// `passforge publish` to a local folder, over trees built by the real CLI.
 @Suite struct DirectoryPublishTests {
@@ -23,7 +24,9 @@ import TestSupport
         #expect(first.stateSent && first.passesRemoved == 0)
         #expect(first.lastUpdateTag == state.lastUpdateTag)
         #expect(dest.bytes(".passforge/state.json") == AtomicFileSystem.readFile(BuildState.path(in: built.output)))
-        #expect(dest.bytes(".passforge/downloads.csv") == AtomicFileSystem.readFile("\(built.output)/.passforge/downloads.csv"))
+        #expect(
+            dest.bytes(".passforge/downloads.csv")
+                == AtomicFileSystem.readFile("\(built.output)/.passforge/downloads.csv"))
         for record in state.passes.values {
             let tokenPath = try #require(record.tokenPath)
             #expect(dest.identity(tokenPath)?.inode == dest.identity(record.path)?.inode)
@@ -32,8 +35,11 @@ import TestSupport
         try dest.expectConsistent()
         // Nothing local-only travels: no journal, staging, lock or secret.
         let landing = try built.landingPages().allFiles.map(\.path) + [LandingPageList.path]
-        #expect(Set(dest.identities().keys).isSubset(of: Set(state.passes.values.flatMap { PassFiles($0).allPaths } + landing
-            + [".passforge/state.json", ".passforge/downloads.csv"])))
+        #expect(
+            Set(dest.identities().keys).isSubset(
+                of: Set(
+                    state.passes.values.flatMap { PassFiles($0).allPaths } + landing
+                        + [".passforge/state.json", ".passforge/downloads.csv"])))
 
         // The server at DEST writes index files; publishing never touches them.
         let index = try dest.writeDeviceIndex()
@@ -57,8 +63,10 @@ import TestSupport
         dest.expectSame(as: built.output, record: changed)
         let after = dest.identities()
         let changedPage = try built.landingPage("C-0002").files.map(\.path)
-        for (path, identity) in before where !PassFiles(changed).allPaths.contains(path) && !path.hasPrefix(".passforge/")
-            && !changedPage.contains(path) {
+        for (path, identity) in before
+        where !PassFiles(changed).allPaths.contains(path) && !path.hasPrefix(".passforge/")
+            && !changedPage.contains(path)
+        {
             #expect(after[path] == identity, "\(path) was rewritten")
         }
         #expect(dest.identity(index) == indexIdentity)
@@ -89,7 +97,8 @@ import TestSupport
         try built.build(count: 3, points: { $0 == 0 ? 0 : $0 + 500 })
         let failing = FailingTransport(inner: DirectoryTransport(root: dest.root), passes: 1)
         #expect(throws: HarnessFailure.self) {
-            try Publisher(outputDirectory: built.output, destination: .directory(dest.root), transport: failing).publish()
+            try Publisher(outputDirectory: built.output, destination: .directory(dest.root), transport: failing)
+                .publish()
         }
         #expect(dest.bytes(".passforge/state.json") == previousState)
         try dest.expectConsistent(newer: try built.state())
@@ -159,8 +168,12 @@ import TestSupport
             try Publisher(outputDirectory: built.output, destination: .directory(dest.root)).publish()
         }
         // Refused as the state is read, before any plan is made.
-        #expect(error?.description.contains("the build state at \(dest.root) is refused") == true, "\(String(describing: error))")
-        #expect(error?.description.contains("which is not download/<capability>.pkpass") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains("the build state at \(dest.root) is refused") == true,
+            "\(String(describing: error))")
+        #expect(
+            error?.description.contains("which is not download/<capability>.pkpass") == true,
+            "\(String(describing: error))")
         #expect(dest.exists(index))
     }
 
@@ -171,7 +184,8 @@ import TestSupport
         _ = try Publisher(outputDirectory: newer.output, destination: .directory(folder.path)).publish()
         let result = try older.publishCommand(folder.path)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("holds a newer build") && result.stderr.contains("--state-from"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("holds a newer build") && result.stderr.contains("--state-from"), "\(result.stderr)")
     }
 
     @Test func publishingWithoutABuildSaysWhatToDo() throws {

@@ -3,8 +3,9 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-@testable import PassPublish
 import Synchronization
+
+@testable import PassPublish
 
 /// An in-process stand-in for an S3 store, for what the real one (SeaweedFS)
 /// cannot be made to do: answer 5xx or 429 on demand, or 501 to a

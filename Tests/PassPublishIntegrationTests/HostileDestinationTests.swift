@@ -1,10 +1,11 @@
 import AtomicFiles
 import Foundation
 import PassBuild
-import WalletTree
-@testable import PassPublish
-import Testing
 import TestSupport
+import Testing
+import WalletTree
+
+@testable import PassPublish
 
 /// Issue 24: the published host is not trusted. A destination whose state,
 /// bundle list or folders were tampered with must make `--state-from` and
@@ -41,8 +42,9 @@ import TestSupport
         func tamper(_ name: String, _ change: (inout [String: Any]) -> Void) throws {
             var object = try #require(try JSONSerialization.jsonObject(with: Data(published[name]!)) as? [String: Any])
             change(&object)
-            try AtomicFileSystem.write(Array(try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])),
-                                       to: "\(dest)/\(name)")
+            try AtomicFileSystem.write(
+                Array(try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])),
+                to: "\(dest)/\(name)")
         }
 
         var victimIsIntact: Bool { AtomicFileSystem.readFile(victim) == Array("precious".utf8) }
@@ -54,7 +56,10 @@ import TestSupport
     }
 
     /// Adds a record for a pass that is not in the content (so a build removes its files).
-    static func addPass(_ state: inout [String: Any], key: String? = nil, serial: String = "GONE-1", _ change: (inout [String: Any]) -> Void) {
+    static func addPass(
+        _ state: inout [String: Any], key: String? = nil, serial: String = "GONE-1",
+        _ change: (inout [String: Any]) -> Void
+    ) {
         var record = Self.record(state)
         record["serialNumber"] = serial
         change(&record)
@@ -64,41 +69,72 @@ import TestSupport
     }
 
     /// Each attack of the issue, with a phrase its error must hold.
-    static let attacks: [(name: String, file: String, phrase: String, change: @Sendable (inout [String: Any]) -> Void)] = [
-        ("a removed pass's downloadPath leaves the tree", ".passforge/state.json", "which is not download/<capability>.pkpass",
-         { addPass(&$0) { $0["downloadPath"] = "../victims/v1.txt" } }),
-        ("a tokenPath leaves the tree", ".passforge/state.json", "which is not by-token/",
-         { addPass(&$0) { $0["tokenPath"] = "by-token/../../victims/v1.txt" } }),
-        ("a removed pass's files leave the tree", ".passforge/state.json", "which is not a pass, token link or download path",
-         { state in
-             state["removedPasses"] = ["\(TestPKI.passType)/GONE-2": [
-                 "passTypeIdentifier": TestPKI.passType, "serialNumber": "GONE-2", "tokenHash": String(repeating: "a", count: 64),
-                 "removedTag": 1, "files": ["v1/passes/\(TestPKI.passType)/GONE-2", "../victims/v1.txt"]]]
-         }),
-        ("a bundle's downloadPath leaves the tree", BundleList.path, "which is not download/<capability>.pkpasses",
-         { list in
-             var bundles = list["bundles"] as! [[String: Any]]
-             bundles[0]["downloadPath"] = "../victims/v1.txt"
-             list["bundles"] = bundles
-         }),
-        ("a key is not type/serial", ".passforge/state.json", "is listed under a key that is not its passTypeIdentifier/serialNumber",
-         { addPass(&$0, key: "\(TestPKI.passType)/OTHER") { _ in } }),
-        ("a serial holds a newline and a formula", ".passforge/state.json", "which does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}",
-         { addPass(&$0, serial: "X\n=cmd|' /C calc'!A0") { _ in } }),
-        ("the last update tag is Int64.max", ".passforge/state.json", "lastUpdateTag is 9223372036854775807",
-         { $0["lastUpdateTag"] = Int64.max }),
-        ("the last update tag is far ahead", ".passforge/state.json", "lastUpdateTag is 99999999999999",
-         { $0["lastUpdateTag"] = 99_999_999_999_999 as Int64 }),
-        ("a pass's update tag is Int64.max", ".passforge/state.json", "has updateTag 9223372036854775807",
-         { addPass(&$0) { $0["updateTag"] = Int64.max } }),
-        ("a negative update tag", ".passforge/state.json", "has updateTag -5",
-         { addPass(&$0) { $0["updateTag"] = -5 } }),
-    ]
+    static let attacks:
+        [(name: String, file: String, phrase: String, change: @Sendable (inout [String: Any]) -> Void)] = [
+            (
+                "a removed pass's downloadPath leaves the tree", ".passforge/state.json",
+                "which is not download/<capability>.pkpass",
+                { addPass(&$0) { $0["downloadPath"] = "../victims/v1.txt" } }
+            ),
+            (
+                "a tokenPath leaves the tree", ".passforge/state.json", "which is not by-token/",
+                { addPass(&$0) { $0["tokenPath"] = "by-token/../../victims/v1.txt" } }
+            ),
+            (
+                "a removed pass's files leave the tree", ".passforge/state.json",
+                "which is not a pass, token link or download path",
+                { state in
+                    state["removedPasses"] = [
+                        "\(TestPKI.passType)/GONE-2": [
+                            "passTypeIdentifier": TestPKI.passType, "serialNumber": "GONE-2",
+                            "tokenHash": String(repeating: "a", count: 64),
+                            "removedTag": 1, "files": ["v1/passes/\(TestPKI.passType)/GONE-2", "../victims/v1.txt"],
+                        ]
+                    ]
+                }
+            ),
+            (
+                "a bundle's downloadPath leaves the tree", BundleList.path,
+                "which is not download/<capability>.pkpasses",
+                { list in
+                    var bundles = list["bundles"] as! [[String: Any]]
+                    bundles[0]["downloadPath"] = "../victims/v1.txt"
+                    list["bundles"] = bundles
+                }
+            ),
+            (
+                "a key is not type/serial", ".passforge/state.json",
+                "is listed under a key that is not its passTypeIdentifier/serialNumber",
+                { addPass(&$0, key: "\(TestPKI.passType)/OTHER") { _ in } }
+            ),
+            (
+                "a serial holds a newline and a formula", ".passforge/state.json",
+                "which does not match [A-Za-z0-9][A-Za-z0-9._~-]{0,127}",
+                { addPass(&$0, serial: "X\n=cmd|' /C calc'!A0") { _ in } }
+            ),
+            (
+                "the last update tag is Int64.max", ".passforge/state.json", "lastUpdateTag is 9223372036854775807",
+                { $0["lastUpdateTag"] = Int64.max }
+            ),
+            (
+                "the last update tag is far ahead", ".passforge/state.json", "lastUpdateTag is 99999999999999",
+                { $0["lastUpdateTag"] = 99_999_999_999_999 as Int64 }
+            ),
+            (
+                "a pass's update tag is Int64.max", ".passforge/state.json", "has updateTag 9223372036854775807",
+                { addPass(&$0) { $0["updateTag"] = Int64.max } }
+            ),
+            (
+                "a negative update tag", ".passforge/state.json", "has updateTag -5",
+                { addPass(&$0) { $0["updateTag"] = -5 } }
+            ),
+        ]
 
     @Test func everyHostileStateIsRefusedWholeAndTheLocalStateIsKept() throws {
         let scene = try Scene()
         let clone = TemporaryDirectory("passforge-clone")
-        let withState = clone.file("with-state"), fresh = clone.file("fresh")
+        let withState = clone.file("with-state")
+        let fresh = clone.file("fresh")
         _ = try PublishDestination.directory(scene.dest).fetchState(into: withState)
         let localBefore = ProjectFixture.snapshotOf("\(withState)/.passforge")
         for attack in Self.attacks {
@@ -109,7 +145,9 @@ import TestSupport
                     try PublishDestination.directory(scene.dest).fetchState(into: output)
                 }
                 let message = error?.description ?? ""
-                #expect(message.hasPrefix("the build state at \(scene.dest) is refused, and nothing was taken from it: "), "\(attack.name): \(message)")
+                #expect(
+                    message.hasPrefix("the build state at \(scene.dest) is refused, and nothing was taken from it: "),
+                    "\(attack.name): \(message)")
                 #expect(message.contains(attack.phrase), "\(attack.name): \(message)")
                 #expect(!message.contains("\n"), "\(attack.name): one line: \(message)")
             }
@@ -120,7 +158,8 @@ import TestSupport
             let publish = #expect(throws: PublishError.self, "\(attack.name)") {
                 try Publisher(outputDirectory: scene.built.output, destination: .directory(scene.dest)).publish()
             }
-            #expect(publish?.description.contains("is refused") == true, "\(attack.name): \(String(describing: publish))")
+            #expect(
+                publish?.description.contains("is refused") == true, "\(attack.name): \(String(describing: publish))")
             #expect(scene.victimIsIntact, "\(attack.name)")
         }
     }
@@ -132,9 +171,12 @@ import TestSupport
             try scene.restore()
             try scene.tamper(attack.file, attack.change)
             try FileManager.default.removeItem(atPath: scene.built.output)
-            let result = try scene.built.project.passforge(["build", "--state-from", scene.dest], environment: scene.built.environment)
+            let result = try scene.built.project.passforge(
+                ["build", "--state-from", scene.dest], environment: scene.built.environment)
             #expect(result.status != 0, "\(attack.name): \(result.output)")
-            #expect(result.stderr.contains("the build state at \(scene.dest) is refused"), "\(attack.name): \(result.output)")
+            #expect(
+                result.stderr.contains("the build state at \(scene.dest) is refused"),
+                "\(attack.name): \(result.output)")
             #expect(result.stderr.contains(attack.phrase), "\(attack.name): \(result.output)")
             #expect(scene.victimIsIntact, "\(attack.name)")
             #expect(!FileManager.default.fileExists(atPath: BuildState.path(in: scene.built.output)), "\(attack.name)")
@@ -151,9 +193,12 @@ import TestSupport
         for (index, attack) in Self.attacks.enumerated() where attack.name.contains("leaves the tree") {
             let name = attack.file
             scene.built.writeFamily(points: 10 + index)  // a change, so that the build does not stop early
-            var object = try #require(try JSONSerialization.jsonObject(with: Data(name == BundleList.path ? goodBundles : goodState)) as? [String: Any])
+            var object = try #require(
+                try JSONSerialization.jsonObject(with: Data(name == BundleList.path ? goodBundles : goodState))
+                    as? [String: Any])
             attack.change(&object)
-            try AtomicFileSystem.write(Array(try JSONSerialization.data(withJSONObject: object)), to: "\(output)/\(name)")
+            try AtomicFileSystem.write(
+                Array(try JSONSerialization.data(withJSONObject: object)), to: "\(output)/\(name)")
             let result = try scene.built.project.passforge(["build"], environment: scene.built.environment)
             #expect(result.status != 0, "\(attack.name): \(result.output)")
             #expect(result.stderr.contains("is refused"), "\(attack.name): \(result.output)")
@@ -174,8 +219,12 @@ import TestSupport
         try handle.truncate(atOffset: UInt64(BuildState.maximumPublishedSize) + 44 << 20)
         try handle.close()
         let clone = TemporaryDirectory("passforge-clone")
-        let error = #expect(throws: PublishError.self) { try PublishDestination.directory(scene.dest).fetchState(into: clone.file("output")) }
-        #expect(error?.description.contains("is 300 MB, more than the 256 MB a published build's state.json may be") == true, "\(String(describing: error))")
+        let error = #expect(throws: PublishError.self) {
+            try PublishDestination.directory(scene.dest).fetchState(into: clone.file("output"))
+        }
+        #expect(
+            error?.description.contains("is 300 MB, more than the 256 MB a published build's state.json may be")
+                == true, "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: BuildState.path(in: clone.file("output"))))
     }
 
@@ -191,8 +240,12 @@ import TestSupport
             let error = #expect(throws: PublishError.self, "\(linked)") {
                 try Publisher(outputDirectory: built.output, destination: .directory(dest)).publish()
             }
-            #expect(error?.description.contains("\(dest)/\(linked) is a symbolic link") == true, "\(linked): \(String(describing: error))")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty, "\(linked): written through the link")
+            #expect(
+                error?.description.contains("\(dest)/\(linked) is a symbolic link") == true,
+                "\(linked): \(String(describing: error))")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty,
+                "\(linked): written through the link")
         }
     }
 
@@ -209,7 +262,9 @@ import TestSupport
         let passes = "\(dest)/v1/passes/\(TestPKI.passType)"
         try FileManager.default.removeItem(atPath: passes)
         try FileManager.default.createSymbolicLink(atPath: passes, withDestinationPath: outside.path)
-        #expect(throws: PublishError.self) { try Publisher(outputDirectory: built.output, destination: .directory(dest)).publish() }
+        #expect(throws: PublishError.self) {
+            try Publisher(outputDirectory: built.output, destination: .directory(dest)).publish()
+        }
         #expect(outside.read(gone.identifier) == Array("not the destination's".utf8))
     }
 
@@ -224,10 +279,16 @@ import TestSupport
             try FileManager.default.removeItem(atPath: path)
             try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: secret.file("secret.csv"))
             let clone = TemporaryDirectory("passforge-clone")
-            let error = #expect(throws: PublishError.self, "\(name)") { try PublishDestination.directory(scene.dest).fetchState(into: clone.file("output")) }
-            #expect(error?.description.contains("\(path) is a symbolic link") == true, "\(name): \(String(describing: error))")
+            let error = #expect(throws: PublishError.self, "\(name)") {
+                try PublishDestination.directory(scene.dest).fetchState(into: clone.file("output"))
+            }
+            #expect(
+                error?.description.contains("\(path) is a symbolic link") == true,
+                "\(name): \(String(describing: error))")
             for (file, bytes) in ProjectFixture.snapshotOf(clone.path) {
-                #expect(!String(decoding: bytes, as: UTF8.self).contains("a secret outside DEST"), "\(name): copied into \(file)")
+                #expect(
+                    !String(decoding: bytes, as: UTF8.self).contains("a secret outside DEST"),
+                    "\(name): copied into \(file)")
             }
             try FileManager.default.removeItem(atPath: path)
             try AtomicFileSystem.write(kept, to: path)
@@ -237,12 +298,18 @@ import TestSupport
     @Test func aHostileStateOverSSHIsRefusedToo() throws {
         let server = try SSHServer()
         let scene = try Scene()
-        let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) { $1 }
+        let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) {
+            $1
+        }
         let destination = try PublishDestination(parsing: "\(server.userHost):\(scene.dest)")
         let clone = TemporaryDirectory("passforge-clone")
         try scene.tamper(".passforge/state.json", Self.attacks[0].change)
-        let error = #expect(throws: PublishError.self) { try destination.fetchState(into: clone.file("output"), environment: environment) }
-        #expect(error?.description.contains("the build state at \(destination) is refused") == true, "\(String(describing: error))")
+        let error = #expect(throws: PublishError.self) {
+            try destination.fetchState(into: clone.file("output"), environment: environment)
+        }
+        #expect(
+            error?.description.contains("the build state at \(destination) is refused") == true,
+            "\(String(describing: error))")
         #expect(error?.description.contains(Self.attacks[0].phrase) == true, "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: BuildState.path(in: clone.file("output"))))
         #expect(scene.victimIsIntact)
@@ -252,8 +319,12 @@ import TestSupport
         let csv = "\(scene.dest)/.passforge/downloads.csv"
         try FileManager.default.removeItem(atPath: csv)
         try FileManager.default.createSymbolicLink(atPath: csv, withDestinationPath: scene.victim)
-        let linked = #expect(throws: PublishError.self) { try destination.fetchState(into: clone.file("output"), environment: environment) }
-        #expect(linked?.description.contains(".passforge/downloads.csv\" is a symbolic link") == true, "\(String(describing: linked))")
+        let linked = #expect(throws: PublishError.self) {
+            try destination.fetchState(into: clone.file("output"), environment: environment)
+        }
+        #expect(
+            linked?.description.contains(".passforge/downloads.csv\" is a symbolic link") == true,
+            "\(String(describing: linked))")
     }
 
     /// PASSFORGE_SSH_COMMAND with a key whose path holds a space and a quote reaches the host, for ssh and rsync alike.
@@ -263,14 +334,17 @@ import TestSupport
         let key = keys.file("my keys/it's key")
         try FileManager.default.createDirectory(atPath: keys.file("my keys"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: server.clientKey, toPath: key)
-        let command = server.sshCommand.replacingOccurrences(of: "-i \(server.clientKey)", with: #"-i "\#(keys.path)/my keys/it's key""#)
+        let command = server.sshCommand.replacingOccurrences(
+            of: "-i \(server.clientKey)", with: #"-i "\#(keys.path)/my keys/it's key""#)
         #expect(try SSHCommandLine(parsing: command).options.contains(key))
         let built = try BuiltProject(passCount: 2)
         let folder = TemporaryDirectory("passforge-remote")
         let dest = DestinationTree(root: folder.file("site"))
         let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": command]) { $1 }
-        let summary = try Publisher(outputDirectory: built.output, destination: PublishDestination(parsing: "\(server.userHost):\(dest.root)"),
-                                    environment: environment).publish()
+        let summary = try Publisher(
+            outputDirectory: built.output, destination: PublishDestination(parsing: "\(server.userHost):\(dest.root)"),
+            environment: environment
+        ).publish()
         #expect(summary.passesSent == 2 && summary.stateSent)
         try dest.expectConsistent()
     }
@@ -278,18 +352,30 @@ import TestSupport
     @Test func sshCommandWords() throws {
         #expect(try SSHCommandLine(parsing: "ssh").words == ["ssh"])
         #expect(try SSHCommandLine(parsing: "  ssh  -p 2222\t-i key ").words == ["ssh", "-p", "2222", "-i", "key"])
-        #expect(try SSHCommandLine(parsing: #"ssh -i "/a b/k" -o 'User=x y'"#).words == ["ssh", "-i", "/a b/k", "-o", "User=x y"])
+        #expect(
+            try SSHCommandLine(parsing: #"ssh -i "/a b/k" -o 'User=x y'"#).words == [
+                "ssh", "-i", "/a b/k", "-o", "User=x y",
+            ])
         #expect(try SSHCommandLine(parsing: #"ssh -i /a\ b/k"#).words == ["ssh", "-i", "/a b/k"])
         #expect(try SSHCommandLine(parsing: #"ssh -i "it's \"q\" \\ \x""#).words == ["ssh", "-i", #"it's "q" \ \x"#])
-        #expect(try SSHCommandLine(parsing: #"ssh -o "ProxyCommand=nc %h %p" ''"#).words == ["ssh", "-o", "ProxyCommand=nc %h %p", ""])
+        #expect(
+            try SSHCommandLine(parsing: #"ssh -o "ProxyCommand=nc %h %p" ''"#).words == [
+                "ssh", "-o", "ProxyCommand=nc %h %p", "",
+            ])
         #expect(try SSHCommandLine(parsing: #"ssh -i 'a'"b"c"#).words == ["ssh", "-i", "abc"])
-        #expect(try SSHCommandLine(parsing: "ssh -i \"it's\" -o 'a b'").rsyncArgument == "'ssh' '-i' 'it''s' '-o' 'a b'")
-        for bad in ["ssh -i 'key", #"ssh -i "key"#, #"ssh \"#, "ssh; reboot", "ssh $(id)", "ssh `id`", #"ssh "$HOME/k""#, "ssh | x",
-                    "ssh -i ~/k", "ssh -i *.key", "ssh > f", "", "''", "ssh\u{1B}[2J"] {
+        #expect(
+            try SSHCommandLine(parsing: "ssh -i \"it's\" -o 'a b'").rsyncArgument == "'ssh' '-i' 'it''s' '-o' 'a b'")
+        for bad in [
+            "ssh -i 'key", #"ssh -i "key"#, #"ssh \"#, "ssh; reboot", "ssh $(id)", "ssh `id`", #"ssh "$HOME/k""#,
+            "ssh | x",
+            "ssh -i ~/k", "ssh -i *.key", "ssh > f", "", "''", "ssh\u{1B}[2J",
+        ] {
             #expect(throws: PublishError.self, "\(bad.debugDescription)") { try SSHCommandLine(parsing: bad) }
         }
         let error = #expect(throws: PublishError.self) { try SSHCommandLine(parsing: "ssh -i 'key") }
-        #expect(error?.description.contains("PASSFORGE_SSH_COMMAND cannot be read as a command (a ' is not closed)") == true)
+        #expect(
+            error?.description.contains("PASSFORGE_SSH_COMMAND cannot be read as a command (a ' is not closed)") == true
+        )
     }
 }
 

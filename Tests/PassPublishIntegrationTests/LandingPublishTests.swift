@@ -11,7 +11,8 @@ import WalletTree
 extension BuiltProject {
     /// The landing pages of the last build (`.passforge/landing-pages.txt`).
     func landingPages() throws -> LandingPageList {
-        let bytes = try #require(AtomicFileSystem.readFile("\(output)/\(LandingPageList.path)"), "the build wrote no landing pages")
+        let bytes = try #require(
+            AtomicFileSystem.readFile("\(output)/\(LandingPageList.path)"), "the build wrote no landing pages")
         return try #require(LandingPageList(decoding: bytes))
     }
 
@@ -111,7 +112,8 @@ extension DestinationTree {
         let files = try built.landingPages().allFiles
 
         let yml = try #require(AtomicFileSystem.readFile(built.project.directory.file("passforge.yml")))
-        built.project.directory.write("passforge.yml", String(decoding: yml, as: UTF8.self) + "\nlandingPages:\n  enabled: false\n")
+        built.project.directory.write(
+            "passforge.yml", String(decoding: yml, as: UTF8.self) + "\nlandingPages:\n  enabled: false\n")
         try built.build()
         #expect(AtomicFileSystem.readFile("\(built.output)/\(LandingPageList.path)") == nil)
         let off = try publisher.publish()
@@ -130,8 +132,9 @@ extension DestinationTree {
         _ = try Publisher(outputDirectory: built.output, destination: .directory(dest.root)).publish()
 
         let clone = built.project.directory.file("clone-output")
-        let result = try built.project.passforge(["build", "--state-from", dest.root, "--output", clone],
-                                                 environment: built.environment)
+        let result = try built.project.passforge(
+            ["build", "--state-from", dest.root, "--output", clone],
+            environment: built.environment)
         #expect(result.status == 0, "\(result.output)")
         #expect(AtomicFileSystem.readFile("\(clone)/\(LandingPageList.path)") == dest.bytes(LandingPageList.path))
         let before = dest.identities()
@@ -143,12 +146,16 @@ extension DestinationTree {
     }
 
     @Test func landingFilesAreBuildOwnedDownloadsOfTheirOwn() {
-        for path in ["download/Ab-_0123456789abcdefghij.html", "download/Ab-_0123456789abcdefghij.fr-CA.html",
-                     "download/Ab-_0123456789abcdefghij.png", "download/badge-en.svg"] {
+        for path in [
+            "download/Ab-_0123456789abcdefghij.html", "download/Ab-_0123456789abcdefghij.fr-CA.html",
+            "download/Ab-_0123456789abcdefghij.png", "download/badge-en.svg",
+        ] {
             #expect(LandingComparison.isLandingFile(path), "\(path)")
         }
-        for path in ["download/Ab-_0123456789abcdefghij.pkpass", "download/a.pkpasses", "download/.x.html",
-                     "download/a/b.html", "v1/passes/a/b.html", "download/../x.html", ".passforge/landing-pages.txt"] {
+        for path in [
+            "download/Ab-_0123456789abcdefghij.pkpass", "download/a.pkpasses", "download/.x.html",
+            "download/a/b.html", "v1/passes/a/b.html", "download/../x.html", ".passforge/landing-pages.txt",
+        ] {
             #expect(!LandingComparison.isLandingFile(path), "\(path)")
         }
     }
@@ -164,8 +171,9 @@ extension DestinationTree {
         let target = "\(server.userHost):\(dest.root)"
         let ssh = ["PASSFORGE_SSH_COMMAND": server.sshCommand]
         let environment = ProcessInfo.processInfo.environment.merging(ssh) { $1 }
-        let publisher = try Publisher(outputDirectory: built.output, destination: PublishDestination(parsing: target),
-                                      environment: environment)
+        let publisher = try Publisher(
+            outputDirectory: built.output, destination: PublishDestination(parsing: target),
+            environment: environment)
         let first = try publisher.publish()
         #expect(first.landingFilesSent == (try built.landingPages()).allFiles.count, "\(first)")
         try dest.expectSameLandingPages(as: built)
@@ -191,7 +199,8 @@ extension DestinationTree {
         defer { bucket.close() }
         let built = try BuiltProject(passCount: 3)
         let publisher = try Publisher(
-            outputDirectory: built.output, destination: .objectStorage(bucket: bucket.store.bucket, prefix: bucket.prefix),
+            outputDirectory: built.output,
+            destination: .objectStorage(bucket: bucket.store.bucket, prefix: bucket.prefix),
             environment: bucket.environment)
         let first = try publisher.publish()
         let list = try built.landingPages()
@@ -199,7 +208,9 @@ extension DestinationTree {
         for file in list.allFiles {
             let object = try #require(try bucket.object(file.path), "\(file.path) is missing")
             #expect(digest(object.body) == file.etag, "\(file.path)")
-            let type = file.path.hasSuffix(".html") ? "text/html; charset=utf-8" : file.path.hasSuffix(".png") ? "image/png" : "image/svg+xml"
+            let type =
+                file.path.hasSuffix(".html")
+                ? "text/html; charset=utf-8" : file.path.hasSuffix(".png") ? "image/png" : "image/svg+xml"
             #expect(object.contentType == type, "\(file.path)")
         }
         #expect(try bucket.object(LandingPageList.path)?.body == list.encoded)

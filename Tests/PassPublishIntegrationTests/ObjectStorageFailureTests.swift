@@ -1,7 +1,7 @@
 import ConcurrencySupport
 import Foundation
-import Synchronization
 import ObjectStorage
+import Synchronization
 import Testing
 
 @testable import PassPublish
@@ -12,8 +12,10 @@ import Testing
     static let bridge = BlockingBridge(pool: BlockingPool(threadCount: 2))
 
     /// A fake store and a client of it, both shut down however `body` ends (a client must be).
-    static func withStore(conditionalWrites: Bool = true, attempts: Int = 5,
-                          _ body: (FakeObjectStore, S3Client) async throws -> Void) async throws {
+    static func withStore(
+        conditionalWrites: Bool = true, attempts: Int = 5,
+        _ body: (FakeObjectStore, S3Client) async throws -> Void
+    ) async throws {
         let store = try await FakeObjectStore.start(conditionalWrites: conditionalWrites)
         let client = S3Client(
             configuration: S3Configuration(
@@ -68,10 +70,12 @@ import Testing
 
     @Test func theLockKeepsASecondPublishOutAndIsTakenOverFromADeadProcess() async throws {
         try await Self.withStore { store, client in
-            let lock = try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
+            let lock = try ObjectStorageLock.acquire(
+                client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             #expect(store.state.withLock { $0.objects[Self.lockPath] } != nil)
             let refused = #expect(throws: PublishError.self) {
-                try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
+                try ObjectStorageLock.acquire(
+                    client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             }
             #expect(refused?.description.contains("another passforge publish to s3://b/p is running") == true)
             lock.release()
@@ -81,7 +85,8 @@ import Testing
             var dead = ObjectStorageLock.Holder.current()
             dead.pid = Int32.max - 7
             store.state.withLock { $0.objects[Self.lockPath] = dead.bytes }
-            let taken = try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
+            let taken = try ObjectStorageLock.acquire(
+                client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             let holder = store.state.withLock { $0.objects[Self.lockPath] }
             #expect(holder != nil && holder != dead.bytes)
             taken.release()
@@ -92,11 +97,13 @@ import Testing
     /// which still keeps a second publish out.
     @Test func withoutConditionalWritesTheLockIsCheckedThenPut() async throws {
         try await Self.withStore(conditionalWrites: false) { store, client in
-            let lock = try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
+            let lock = try ObjectStorageLock.acquire(
+                client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             #expect(store.state.withLock { $0.objects[Self.lockPath] } != nil)
             #expect(store.state.withLock { $0.requests.contains("PUT \(Self.lockPath)") })
             #expect(throws: PublishError.self) {
-                try ObjectStorageLock.acquire(client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
+                try ObjectStorageLock.acquire(
+                    client: client, key: Self.lockKey, destination: "s3://b/p", bridge: Self.bridge)
             }
             lock.release()
             #expect(store.state.withLock { $0.objects[Self.lockPath] } == nil)

@@ -140,7 +140,10 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
             environment: bucket.environment)
         let plan = try publisher.publish(dryRun: true)
         // Its landing page after it: the page shows the changed pass, its logo did not change.
-        #expect(plan.plannedUploads == PassFiles(changed).allPaths + [try #require(try built.landingPage("C-0000").pagePath)])
+        #expect(
+            plan.plannedUploads == PassFiles(changed).allPaths + [
+                try #require(try built.landingPage("C-0000").pagePath)
+            ])
         let summary = try publisher.publish()
         #expect(summary.passesSent == 1 && summary.filesSent == PassFiles(changed).allPaths.count && summary.stateSent)
         try bucket.expectSame(as: built.output, record: changed)
@@ -159,7 +162,8 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         let removed = try built.record("C-0002")
         try built.build(count: 2)
 
-        try killPublish(built, to: bucket.destination, at: "removing", environment: bucket.store.environment, bucket: bucket)
+        try killPublish(
+            built, to: bucket.destination, at: "removing", environment: bucket.store.environment, bucket: bucket)
         // Killed between the state and the deletions: the new state is there, the removed pass's objects too.
         #expect(
             try bucket.object(TreeLayout.statePath).map { digest($0.body) }
@@ -235,7 +239,8 @@ func digest(_ bytes: [UInt8]) -> String { BuildState.etag(of: bytes) }
         let after = try built.state()
 
         for point in ["items-uploaded", "uploaded"] {
-            try killPublish(built, to: bucket.destination, at: point, environment: bucket.store.environment, bucket: bucket)
+            try killPublish(
+                built, to: bucket.destination, at: point, environment: bucket.store.environment, bucket: bucket)
             #expect(try bucket.state().lastUpdateTag == before.lastUpdateTag, "the state goes last")
             try bucket.expectConsistent(newer: after)
         }

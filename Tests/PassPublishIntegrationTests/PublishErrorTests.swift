@@ -1,8 +1,8 @@
-@testable import AtomicFiles
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
+@testable import AtomicFiles
 @testable import PassPublish
 
 /// Each failure carries a code to match on, and the message the command line prints unchanged.

@@ -1,12 +1,13 @@
 import AtomicFiles
 import ConcurrencySupport
-import ObjectStorage
 import Foundation
+import ObjectStorage
 import PassBuild
-import WalletTree
-@testable import PassPublish
-import Testing
 import TestSupport
+import Testing
+import WalletTree
+
+@testable import PassPublish
 
 /// A project built by the real `passforge build`, and what the tests check
 /// about a destination it was published to.
@@ -81,7 +82,9 @@ struct DestinationTree {
         var result: [String: FileStamp] = [:]
         let enumerator = FileManager.default.enumerator(atPath: root)
         while let relative = enumerator?.nextObject() as? String {
-            if let identity = identity(relative), identity.isRegularFile, !relative.hasSuffix(".lock") { result[relative] = identity }
+            if let identity = identity(relative), identity.isRegularFile, !relative.hasSuffix(".lock") {
+                result[relative] = identity
+            }
         }
         return result
     }
@@ -94,23 +97,32 @@ struct DestinationTree {
         let state = try state()
         for record in state.passes.values {
             let files = PassFiles(record)
-            let contents = try #require(self.bytes(files.passPath), "\(files.passPath) is missing", sourceLocation: sourceLocation)
+            let contents = try #require(
+                self.bytes(files.passPath), "\(files.passPath) is missing", sourceLocation: sourceLocation)
             let etags = [record.etag, newer?.passes[record.key]?.etag].compactMap { $0 }
             #expect(etags.contains(BuildState.etag(of: contents)), "\(files.passPath)", sourceLocation: sourceLocation)
             let inode = identity(files.passPath)?.inode
             for link in files.linkPaths {
-                #expect(identity(link)?.inode == inode, "\(link) is not a link of \(files.passPath)", sourceLocation: sourceLocation)
+                #expect(
+                    identity(link)?.inode == inode, "\(link) is not a link of \(files.passPath)",
+                    sourceLocation: sourceLocation)
             }
         }
     }
 
     /// Every file of the pass is at the destination with the local bytes and modification time.
-    func expectSame(as output: String, record: BuildState.ItemRecord, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectSame(as output: String, record: BuildState.ItemRecord, sourceLocation: SourceLocation = #_sourceLocation)
+    {
         let local = FileStamp(path: "\(output)/\(record.path)")
         for path in PassFiles(record).allPaths {
-            #expect(bytes(path) == AtomicFileSystem.readFile("\(output)/\(record.path)"), "\(path)", sourceLocation: sourceLocation)
-            #expect(identity(path)?.modifiedSeconds == local?.modifiedSeconds, "\(path)", sourceLocation: sourceLocation)
-            #expect(identity(path)?.modifiedNanoseconds == local?.modifiedNanoseconds, "\(path)", sourceLocation: sourceLocation)
+            #expect(
+                bytes(path) == AtomicFileSystem.readFile("\(output)/\(record.path)"), "\(path)",
+                sourceLocation: sourceLocation)
+            #expect(
+                identity(path)?.modifiedSeconds == local?.modifiedSeconds, "\(path)", sourceLocation: sourceLocation)
+            #expect(
+                identity(path)?.modifiedNanoseconds == local?.modifiedNanoseconds, "\(path)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -123,22 +135,30 @@ struct DestinationTree {
     /// The destination has the build's bundle list and exactly its bundles,
     /// each with the local bytes and modification time.
     func expectSameBundles(as built: BuiltProject, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(bytes(BundleList.path) == AtomicFileSystem.readFile("\(built.output)/\(BundleList.path)"), sourceLocation: sourceLocation)
+        #expect(
+            bytes(BundleList.path) == AtomicFileSystem.readFile("\(built.output)/\(BundleList.path)"),
+            sourceLocation: sourceLocation)
         let bundles = try built.bundles().bundles.values
         #expect(bundleFiles() == Set(bundles.map(\.downloadPath)), sourceLocation: sourceLocation)
         for bundle in bundles {
             let local = FileStamp(path: "\(built.output)/\(bundle.downloadPath)")
-            #expect(bytes(bundle.downloadPath) == AtomicFileSystem.readFile("\(built.output)/\(bundle.downloadPath)"),
-                    "\(bundle.downloadPath)", sourceLocation: sourceLocation)
-            #expect(identity(bundle.downloadPath)?.modifiedSeconds == local?.modifiedSeconds, sourceLocation: sourceLocation)
-            #expect(identity(bundle.downloadPath)?.modifiedNanoseconds == local?.modifiedNanoseconds, sourceLocation: sourceLocation)
+            #expect(
+                bytes(bundle.downloadPath) == AtomicFileSystem.readFile("\(built.output)/\(bundle.downloadPath)"),
+                "\(bundle.downloadPath)", sourceLocation: sourceLocation)
+            #expect(
+                identity(bundle.downloadPath)?.modifiedSeconds == local?.modifiedSeconds, sourceLocation: sourceLocation
+            )
+            #expect(
+                identity(bundle.downloadPath)?.modifiedNanoseconds == local?.modifiedNanoseconds,
+                sourceLocation: sourceLocation)
         }
     }
 
     /// A device index file, as the server at the destination writes it.
     func writeDeviceIndex(_ device: String = "1a2b3c4d5e6f") throws -> String {
         let relative = "v1/devices/\(device)/registrations/\(TestPKI.passType)"
-        try AtomicFileSystem.write(Array(#"{"serialNumbers":["C-0000"],"lastUpdated":"1"}"#.utf8), to: "\(root)/\(relative)")
+        try AtomicFileSystem.write(
+            Array(#"{"serialNumbers":["C-0000"],"lastUpdated":"1"}"#.utf8), to: "\(root)/\(relative)")
         return relative
     }
 }
@@ -159,7 +179,9 @@ struct FailingTransport: PublishTransport {
         throw HarnessFailure("connection lost after \(passes) passes")
     }
     func uploadState(_ names: [String], from localRoot: String) throws { try inner.uploadState(names, from: localRoot) }
-    func remove(_ paths: [String], emptyFolders folders: [String]) throws { try inner.remove(paths, emptyFolders: folders) }
+    func remove(_ paths: [String], emptyFolders folders: [String]) throws {
+        try inner.remove(paths, emptyFolders: folders)
+    }
 }
 
 /// A publish that stops at `point` as if killed there: run in this process with a checkpoint (`Checkpoints`,
@@ -179,8 +201,10 @@ func killPublish(
         try whileStalled()
     }
     let environment = ProcessInfo.processInfo.environment.merging(built.environment) { $1 }.merging(extra) { $1 }
-    _ = try Publisher(outputDirectory: built.output, destination: target, environment: environment,
-                      checkpoints: checkpoint).publish()
+    _ = try Publisher(
+        outputDirectory: built.output, destination: target, environment: environment,
+        checkpoints: checkpoint
+    ).publish()
     try checkpoint.result()
     try snapshot.restore()
 }

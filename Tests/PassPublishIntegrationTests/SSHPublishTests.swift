@@ -1,10 +1,11 @@
 import AtomicFiles
 import Foundation
 import PassBuild
-import WalletTree
-@testable import PassPublish
-import Testing
 import TestSupport
+import Testing
+import WalletTree
+
+@testable import PassPublish
 
 /// `passforge publish user@host:/path` and `--state-from` over rsync and ssh,
 /// to a real sshd on a loopback port (its files land on this machine, so the
@@ -15,7 +16,9 @@ import TestSupport
         let built = try BuiltProject(passCount: 3)
         let folder = TemporaryDirectory("passforge-remote")
         let dest = DestinationTree(root: folder.file("site"))
-        let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) { $1 }
+        let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) {
+            $1
+        }
         let destination = try PublishDestination(parsing: "\(server.userHost):\(dest.root)")
         let publisher = try Publisher(outputDirectory: built.output, destination: destination, environment: environment)
 
@@ -24,7 +27,9 @@ import TestSupport
         #expect(first.passesSent == 3 && first.stateSent)
         #expect(first.filesSent == state.passes.values.reduce(0) { $0 + PassFiles($1).allPaths.count })
         #expect(dest.bytes(".passforge/state.json") == AtomicFileSystem.readFile(BuildState.path(in: built.output)))
-        #expect(dest.bytes(".passforge/downloads.csv") == AtomicFileSystem.readFile("\(built.output)/.passforge/downloads.csv"))
+        #expect(
+            dest.bytes(".passforge/downloads.csv")
+                == AtomicFileSystem.readFile("\(built.output)/.passforge/downloads.csv"))
         for record in state.passes.values { dest.expectSame(as: built.output, record: record) }
         try dest.expectConsistent()
         let index = try dest.writeDeviceIndex()
@@ -43,8 +48,10 @@ import TestSupport
         dest.expectSame(as: built.output, record: changed)
         let after = dest.identities()
         let changedPage = try built.landingPage("C-0001").files.map(\.path)
-        for (path, identity) in before where !PassFiles(changed).allPaths.contains(path) && !path.hasPrefix(".passforge/")
-            && !changedPage.contains(path) {
+        for (path, identity) in before
+        where !PassFiles(changed).allPaths.contains(path) && !path.hasPrefix(".passforge/")
+            && !changedPage.contains(path)
+        {
             #expect(after[path] == identity, "\(path) was rewritten")
         }
         try dest.expectConsistent()
@@ -52,7 +59,8 @@ import TestSupport
         // A removal, through the CLI this time.
         let gone = try built.record("C-0002")
         try built.build(count: 2, points: { $0 == 1 ? 42 : $0 })
-        let result = try built.publishCommand(destination.description, environment: ["PASSFORGE_SSH_COMMAND": server.sshCommand])
+        let result = try built.publishCommand(
+            destination.description, environment: ["PASSFORGE_SSH_COMMAND": server.sshCommand])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("removed 1"), "\(result.stdout)")
         for path in PassFiles(gone).allPaths { #expect(!dest.exists(path), "\(path)") }
@@ -85,13 +93,17 @@ import TestSupport
 
     @Test func stateFromOverSSH() throws {
         let server = try SSHServer()
-        let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) { $1 }
+        let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) {
+            $1
+        }
         let folder = TemporaryDirectory("passforge-remote")
         let clone = TemporaryDirectory("passforge-clone")
         let output = clone.file("output")
         let destination = try PublishDestination(parsing: "\(server.userHost):\(folder.file("site"))")
 
-        let missing = #expect(throws: PublishError.self) { try destination.fetchState(into: output, environment: environment) }
+        let missing = #expect(throws: PublishError.self) {
+            try destination.fetchState(into: output, environment: environment)
+        }
         #expect(missing?.description.contains("does not exist") == true, "\(String(describing: missing))")
 
         try FileManager.default.createDirectory(atPath: folder.file("site"), withIntermediateDirectories: true)
@@ -101,8 +113,11 @@ import TestSupport
         _ = try Publisher(outputDirectory: built.output, destination: destination, environment: environment).publish()
         let outcome = try destination.fetchState(into: output, environment: environment)
         #expect(outcome == .fetched(lastUpdateTag: try built.state().lastUpdateTag))
-        #expect(clone.read("output/.passforge/state.json") == AtomicFileSystem.readFile(BuildState.path(in: built.output)))
-        #expect(clone.read("output/.passforge/downloads.csv") == AtomicFileSystem.readFile("\(built.output)/.passforge/downloads.csv"))
+        #expect(
+            clone.read("output/.passforge/state.json") == AtomicFileSystem.readFile(BuildState.path(in: built.output)))
+        #expect(
+            clone.read("output/.passforge/downloads.csv")
+                == AtomicFileSystem.readFile("\(built.output)/.passforge/downloads.csv"))
     }
 
     @Test func bundlesOverSSH() throws {
@@ -110,7 +125,9 @@ import TestSupport
         let built = try BundlePublishTests.builtWithBundle()
         let folder = TemporaryDirectory("passforge-remote")
         let dest = DestinationTree(root: folder.file("site"))
-        let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) { $1 }
+        let environment = ProcessInfo.processInfo.environment.merging(["PASSFORGE_SSH_COMMAND": server.sshCommand]) {
+            $1
+        }
         let destination = try PublishDestination(parsing: "\(server.userHost):\(dest.root)")
         let publisher = try Publisher(outputDirectory: built.output, destination: destination, environment: environment)
 
@@ -155,20 +172,28 @@ import TestSupport
 
         // No sshd on that port.
         let closed = try Loopback.freePort()
-        let unreachable = try built.publishCommand(target, environment: [
-            "PASSFORGE_SSH_COMMAND": server.sshCommand.replacingOccurrences(of: "-p \(server.port)", with: "-p \(closed)"),
-        ])
+        let unreachable = try built.publishCommand(
+            target,
+            environment: [
+                "PASSFORGE_SSH_COMMAND": server.sshCommand.replacingOccurrences(
+                    of: "-p \(server.port)", with: "-p \(closed)")
+            ])
         #expect(unreachable.status == 1)
-        #expect(unreachable.stderr.contains("unreachable") && unreachable.stderr.contains("port"), "\(unreachable.stderr)")
+        #expect(
+            unreachable.stderr.contains("unreachable") && unreachable.stderr.contains("port"), "\(unreachable.stderr)")
 
         // A key the server does not know.
         let stranger = folder.file("stranger_key")
         try runProcess("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", stranger])
-        let denied = try built.publishCommand(target, environment: [
-            "PASSFORGE_SSH_COMMAND": server.sshCommand.replacingOccurrences(of: server.clientKey, with: stranger),
-        ])
+        let denied = try built.publishCommand(
+            target,
+            environment: [
+                "PASSFORGE_SSH_COMMAND": server.sshCommand.replacingOccurrences(of: server.clientKey, with: stranger)
+            ])
         #expect(denied.status == 1)
-        #expect(denied.stderr.contains("could not log in") && denied.stderr.contains("PASSFORGE_SSH_COMMAND"), "\(denied.stderr)")
+        #expect(
+            denied.stderr.contains("could not log in") && denied.stderr.contains("PASSFORGE_SSH_COMMAND"),
+            "\(denied.stderr)")
 
         // A destination under a file: the folder cannot be made.
         folder.write("a-file", "not a folder")

@@ -5,8 +5,8 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import PassPush
-import Testing
 import TestSupport
+import Testing
 
 @Suite("APNs client against the mock, over loopback")
 struct APNsClientTests {
@@ -42,8 +42,9 @@ struct APNsClientTests {
             #expect(response.reason == "Unregistered")
             let timestamp = try #require(response.timestamp)
             #expect(abs(timestamp.timeIntervalSince(lastValid)) < 0.001)
-            #expect(APNsVerdict(response, topic: topic, endpoint: harness.client.endpoint)
-                == .tokenInvalid(since: timestamp, reason: "Unregistered"))
+            #expect(
+                APNsVerdict(response, topic: topic, endpoint: harness.client.endpoint)
+                    == .tokenInvalid(since: timestamp, reason: "Unregistered"))
         }
     }
 
@@ -118,9 +119,10 @@ struct APNsClientTests {
         let other = pki.apnsServerCertificate()
         // A real certificate with somebody else's key.
         #expect(throws: APNsClientError.self) {
-            _ = try APNsClient(identity: APNsClientIdentity(
-                certificateChainPEM: pki.clientChainPEM(pki.leaf()), privateKeyPEM: pki.pemBytes(other.key)
-            ))
+            _ = try APNsClient(
+                identity: APNsClientIdentity(
+                    certificateChainPEM: pki.clientChainPEM(pki.leaf()), privateKeyPEM: pki.pemBytes(other.key)
+                ))
         }
     }
 }

@@ -32,10 +32,16 @@ struct APNsRulesTests {
     }
 
     @Test func stopMessagesSayWhatIsWrongAndWhatToDo() {
-        guard case .stop(let forbidden) = verdict(403, "BadCertificate") else { Issue.record(); return }
+        guard case .stop(let forbidden) = verdict(403, "BadCertificate") else {
+            Issue.record()
+            return
+        }
         #expect(forbidden.message.contains("403 BadCertificate"))
         #expect(forbidden.message.contains("pass.com.example.test"))
-        guard case .stop(let topic) = verdict(400, "DeviceTokenNotForTopic") else { Issue.record(); return }
+        guard case .stop(let topic) = verdict(400, "DeviceTokenNotForTopic") else {
+            Issue.record()
+            return
+        }
         #expect(topic.message.contains("passTypeIdentifier"))
     }
 
@@ -52,7 +58,7 @@ struct APNsRulesTests {
     }
 
     @Test func parsesEndpoints() throws {
-        #expect(try APNsEndpoint(parsing: "https://api.push.apple.com") .description == "api.push.apple.com:443")
+        #expect(try APNsEndpoint(parsing: "https://api.push.apple.com").description == "api.push.apple.com:443")
         #expect(try APNsEndpoint(parsing: "https://127.0.0.1:8443/").baseURL == "https://127.0.0.1:8443")
         #expect(throws: APNsClientError.self) { try APNsEndpoint(parsing: "http://api.push.apple.com") }
         #expect(throws: APNsClientError.self) { try APNsEndpoint(parsing: "https://host/3/device") }
@@ -60,12 +66,13 @@ struct APNsRulesTests {
     }
 
     @Test func identityNeverShowsItsKey() {
-        let identity = APNsClientIdentity(certificateChainPEM: Array("CERT".utf8), privateKeyPEM: Array("SECRET KEY".utf8))
+        let identity = APNsClientIdentity(
+            certificateChainPEM: Array("CERT".utf8), privateKeyPEM: Array("SECRET KEY".utf8))
         var dumped = ""
         dump(identity, to: &dumped)
         for text in [String(describing: identity), String(reflecting: identity), dumped, "\(identity)"] {
             #expect(!text.contains("SECRET"))
-            #expect(!text.contains("83, 69, 67")) // the key's bytes as numbers
+            #expect(!text.contains("83, 69, 67"))  // the key's bytes as numbers
         }
     }
 

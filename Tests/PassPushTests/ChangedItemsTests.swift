@@ -1,21 +1,29 @@
-import Testing
-@testable import PassPush
-import RegistrationStore
-import WalletTree
 import PassModel
+import RegistrationStore
+import Testing
+import WalletTree
+
+@testable import PassPush
 
 /// `push` says how many passes and how many orders changed, each by the kind its state record gives.
 @Suite struct ChangedItemsTests {
     @Test func passesAndOrdersAreCountedByTheirRecordsKind() {
         var state = BuildState()
         func record(_ type: String, _ identifier: String, kind: WalletItemKind) -> BuildState.ItemRecord {
-            .init(typeIdentifier: type, identifier: identifier, teamIdentifier: "T", updateTag: 1, etag: "e", size: 1, fingerprint: "f",
-                  definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s", downloadPath: "download/x.pkpass", kind: kind)
+            .init(
+                typeIdentifier: type, identifier: identifier, teamIdentifier: "T", updateTag: 1, etag: "e", size: 1,
+                fingerprint: "f",
+                definitionHash: "d", templateName: "t", imagePaths: [], sourceFile: "s",
+                downloadPath: "download/x.pkpass", kind: kind)
         }
-        for item in [record("pass.x", "A", kind: .pass), record("pass.x", "B", kind: .pass), record("order.x", "O1", kind: .order)] {
+        for item in [
+            record("pass.x", "A", kind: .pass), record("pass.x", "B", kind: .pass),
+            record("order.x", "O1", kind: .order),
+        ] {
             state.passes[item.key] = item
         }
-        state.removedPasses["order.x/O2"] = .init(typeIdentifier: "order.x", identifier: "O2", tokenHash: "h", removedTag: 2, kind: .order)
+        state.removedPasses["order.x/O2"] = .init(
+            typeIdentifier: "order.x", identifier: "O2", tokenHash: "h", removedTag: 2, kind: .order)
         let items = [("pass.x", "A"), ("pass.x", "B"), ("order.x", "O1"), ("order.x", "O2")].map {
             PassReference(passTypeIdentifier: $0.0, serialNumber: $0.1)
         }

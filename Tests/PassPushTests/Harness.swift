@@ -36,13 +36,14 @@ struct Harness {
     ) async throws -> Harness {
         let pki = TestPKI.shared
         let server = pki.apnsServerCertificate()
-        let mock = try await MockAPNsServer.start(MockAPNsServer.Configuration(
-            certificateChainPEM: pki.pemBytes(server.certificate),
-            privateKeyPEM: pki.pemBytes(server.key),
-            trustRootsPEM: pki.pemBytes(pki.root),
-            maxConcurrentStreams: maxConcurrentStreams,
-            wireProtocol: serverProtocol
-        ))
+        let mock = try await MockAPNsServer.start(
+            MockAPNsServer.Configuration(
+                certificateChainPEM: pki.pemBytes(server.certificate),
+                privateKeyPEM: pki.pemBytes(server.key),
+                trustRootsPEM: pki.pemBytes(pki.root),
+                maxConcurrentStreams: maxConcurrentStreams,
+                wireProtocol: serverProtocol
+            ))
         var configuration = APNsConfiguration(
             baseURL: mock.baseURL,
             additionalTrustRootsPEM: pki.pemBytes(pki.root),
@@ -64,10 +65,14 @@ struct Harness {
     }
 
     /// A sender over this client that never really sleeps, recording its waits.
-    func sender(maxInFlight: Int = 100, policy: APNsRetryPolicy = .default, waits: Recorder<Duration>? = nil) -> PushSender {
-        PushSender(client: client, retryPolicy: policy, maxInFlight: maxInFlight, sleep: { delay in
-            waits?.append(delay)
-        })
+    func sender(maxInFlight: Int = 100, policy: APNsRetryPolicy = .default, waits: Recorder<Duration>? = nil)
+        -> PushSender
+    {
+        PushSender(
+            client: client, retryPolicy: policy, maxInFlight: maxInFlight,
+            sleep: { delay in
+                waits?.append(delay)
+            })
     }
 
     func shutdown() async {
@@ -85,7 +90,8 @@ func withHarness(
     _ body: (Harness) async throws -> Void
 ) async throws {
     let harness = try await Harness.start(
-        maxConcurrentStreams: maxConcurrentStreams, wireProtocol: serverProtocol, identity: identity, configure: configure
+        maxConcurrentStreams: maxConcurrentStreams, wireProtocol: serverProtocol, identity: identity,
+        configure: configure
     )
     do {
         try await body(harness)

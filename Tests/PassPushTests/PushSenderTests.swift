@@ -3,8 +3,8 @@ import MockAPNs
 import NIOCore
 import NIOPosix
 import PassPush
-import Testing
 import TestSupport
+import Testing
 
 @Suite("PushSender against the mock, over loopback")
 struct PushSenderTests {
@@ -167,9 +167,11 @@ struct PushSenderTests {
         try await probe.close()
 
         let pki = TestPKI.shared
-        let client = try APNsClient(identity: passTypeIdentity(), configuration: APNsConfiguration(
-            baseURL: "https://127.0.0.1:\(port)", additionalTrustRootsPEM: pki.pemBytes(pki.root)
-        ))
+        let client = try APNsClient(
+            identity: passTypeIdentity(),
+            configuration: APNsConfiguration(
+                baseURL: "https://127.0.0.1:\(port)", additionalTrustRootsPEM: pki.pemBytes(pki.root)
+            ))
         let waits = Recorder<Duration>()
         let sender = PushSender(client: client, retryPolicy: .default, maxInFlight: 10, sleep: { waits.append($0) })
         let summary = await sender.send(notifications(3)) { _ in }

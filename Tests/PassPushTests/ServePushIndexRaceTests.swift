@@ -9,8 +9,8 @@ import PassPush
 import PassServer
 import RegistrationStore
 import SQLiteRegistrationStore
-import Testing
 import TestSupport
+import Testing
 import WalletTree
 
 /// `serve --push` in one process: a registration (the web service) and a push run's dead-token cleanup
@@ -23,8 +23,10 @@ import WalletTree
 
     @Test func deadTokenCleanupNeverOverwritesANewerRegistration() async throws {
         let contents = try await indexAfterRace(pushOutput: { $0 })
-        #expect(contents?.contains("C-0000") == true,
-                "the push's older change (the dead token's deletion) overwrote the newer registration's index: \(contents ?? "no file")")
+        #expect(
+            contents?.contains("C-0000") == true,
+            "the push's older change (the dead token's deletion) overwrote the newer registration's index: \(contents ?? "no file")"
+        )
     }
 
     /// The device's index file after the race: a registration, the push's dead-token deletion held at the gate, a
@@ -32,8 +34,9 @@ import WalletTree
     func indexAfterRace(pushOutput: (OutputFolder) -> OutputFolder) async throws -> String? {
         let project = ProjectFixture(passCount: 1)
         let stateFolder = TemporaryDirectory("passforge-race-state")
-        let settings = try BuildSettings(projectFolder: project.root,
-                                         environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret), jobs: 1)
+        let settings = try BuildSettings(
+            projectFolder: project.root,
+            environment: TestPKI.shared.environment(TestPKI.shared.leaf(), secret: Self.secret), jobs: 1)
         _ = try PassBuilder(settings: settings).build()
         let index = try PublishedIndex.load(from: project.output)
         let token = TokenSecret(Self.secret, origin: "test")
@@ -45,22 +48,28 @@ import WalletTree
 
         var configuration = PassServerConfiguration()
         configuration.registrationsPerMinute = 0
-        let application = PassServer.application(configuration: configuration, output: output, store: store,
-                                                 logger: Logger(label: "test"))
-        let run = PushRun(store: GatedPushQueue(store: store, gate: gate), output: pushOutput(output), senders: DeadTokenSenders())
+        let application = PassServer.application(
+            configuration: configuration, output: output, store: store,
+            logger: Logger(label: "test"))
+        let run = PushRun(
+            store: GatedPushQueue(store: store, gate: gate), output: pushOutput(output), senders: DeadTokenSenders())
         let registration = "/v1/devices/device0001/registrations/\(TestPKI.passType)/C-0000"
         let indexFile = output.path(TreeLayout.deviceIndexPath(device: "device0001", type: TestPKI.passType))
         let auth: HTTPFields = [.authorization: "ApplePass \(token)"]
         try await application.test(.router) { client in
             let first = ByteBuffer(string: #"{"pushToken":"0000000000000000000000000000dead"}"#)
-            try await client.execute(uri: registration, method: .post, headers: auth, body: first) { #expect($0.status == .created) }
+            try await client.execute(uri: registration, method: .post, headers: auth, body: first) {
+                #expect($0.status == .created)
+            }
             // The push: APNs says the token is dead; the store deletes the device (revision r) and the run is held
             // before it removes the device's index file.
             let push = Task { try await run.run(index: index) }
             await gate.deleted()
             // Meanwhile the device registers again with a new token (revision > r): its index file lists the pass.
             let second = ByteBuffer(string: #"{"pushToken":"00000000000000000000000000000a11"}"#)
-            try await client.execute(uri: registration, method: .post, headers: auth, body: second) { #expect($0.status == .created) }
+            try await client.execute(uri: registration, method: .post, headers: auth, body: second) {
+                #expect($0.status == .created)
+            }
             #expect(AtomicFileSystemProbe.contents(indexFile)?.contains("C-0000") == true)
             gate.release()
             let report = try await push.value

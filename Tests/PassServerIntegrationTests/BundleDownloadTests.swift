@@ -1,9 +1,9 @@
 import Foundation
 import NIOHTTP1
 import PassBuild
-import WalletTree
-import Testing
 import TestSupport
+import Testing
+import WalletTree
 
 /// `.pkpasses` bundles served as `application/vnd.apple.pkpasses`, by
 /// `passforge serve` and by the shipped nginx and Caddy configurations.
@@ -11,15 +11,17 @@ import TestSupport
     /// A built project with `content/family.yml` declaring `bundle: family`; returns its download path.
     static func projectWithBundle() async throws -> (BuiltProject, String) {
         let built = try await BuiltProject.make(passCount: 1)
-        built.project.directory.write("content/family.yml", """
-        template: card
-        bundle: family
-        passes:
-          - serialNumber: F-1
-            data: { name: Ann, points: 1 }
-          - serialNumber: F-2
-            data: { name: Bo, points: 2 }
-        """)
+        built.project.directory.write(
+            "content/family.yml",
+            """
+            template: card
+            bundle: family
+            passes:
+              - serialNumber: F-1
+                data: { name: Ann, points: 1 }
+              - serialNumber: F-2
+                data: { name: Bo, points: 2 }
+            """)
         try await built.build()
         let csv = String(decoding: built.fileBytes(".passforge/downloads.csv") ?? [], as: UTF8.self)
         guard let row = csv.split(separator: "\n").first(where: { $0.hasPrefix("bundle,family,") }) else {

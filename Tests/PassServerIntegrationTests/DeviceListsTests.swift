@@ -14,8 +14,9 @@ import WalletTree
         let built = try await BuiltProject.make(passCount: 2)
         let (type, device) = (built.type, "legacydevice01")
         let first = try await ServerProcess(built)
-        let registered = try await Client(base: first.base).register(device, type, "C-0000", token: try await built.token("C-0000"),
-                                                                     pushToken: hexToken("ab"))
+        let registered = try await Client(base: first.base).register(
+            device, type, "C-0000", token: try await built.token("C-0000"),
+            pushToken: hexToken("ab"))
         #expect(registered.status == 201)
         #expect(await first.stop() == 0)
         let index = TreeLayout.deviceIndexPath(device: device, type: type)
@@ -54,27 +55,35 @@ import WalletTree
         let database = try PostgresTestEnvironment.freshDatabase(prefix: "lists")
         let built = try await BuiltProject.make(passCount: 2)
         built.environment["PASSFORGE_DATABASE_URL"] = database
-        let servers = [try await ServerProcess(built, arguments: ["--device-lists", "store"]),
-                       try await ServerProcess(built, arguments: ["--device-lists", "store"])]
+        let servers = [
+            try await ServerProcess(built, arguments: ["--device-lists", "store"]),
+            try await ServerProcess(built, arguments: ["--device-lists", "store"]),
+        ]
         let clients = servers.map { Client(base: $0.base) }
         let type = built.type
         for (number, serial) in ["C-0000", "C-0001"].enumerated() {
             let device = "storedevice\(number)"
             let (writer, reader) = (clients[number], clients[1 - number])
-            #expect(try await writer.register(device, type, serial, token: try await built.token(serial), pushToken: hexToken("cd")).status == 201)
+            #expect(
+                try await writer.register(
+                    device, type, serial, token: try await built.token(serial), pushToken: hexToken("cd")
+                ).status == 201)
             let answer = try await reader.serials(device, type)
             #expect(answer.json?["serialNumbers"] as? [String] == [serial], "\(answer.status) \(answer.text)")
             #expect(try await writer.serials(device, type).json?["serialNumbers"] as? [String] == [serial])
         }
-        #expect(!FileManager.default.fileExists(atPath: "\(built.output)/v1/devices"), "--device-lists store writes no index file")
+        #expect(
+            !FileManager.default.fileExists(atPath: "\(built.output)/v1/devices"),
+            "--device-lists store writes no index file")
         for server in servers { #expect(await server.stop() == 0) }
     }
 
     /// A name that is no source is refused before the server starts, naming the flag.
     @Test func anUnknownSourceIsRefused() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let result = try await runProcessWithoutBlocking(passforgeExecutable(), ["serve", "--device-lists", "bucket"],
-                                                         directory: built.project.root)
+        let result = try await runProcessWithoutBlocking(
+            passforgeExecutable(), ["serve", "--device-lists", "bucket"],
+            directory: built.project.root)
         #expect(result.status != 0)
         #expect(result.stderr.contains("--device-lists is \"bucket\""), "\(result.stderr)")
     }

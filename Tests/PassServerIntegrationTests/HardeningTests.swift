@@ -19,8 +19,9 @@ import Testing
         for path in ["/v1/log", register] {
             for (encoding, chunk) in [("chunked", "zz"), ("chunked", "-1"), ("xchunked", "zz")] {
                 let connection = try RawConnection(port: server.port)
-                try connection.send("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: ApplePass \(token)\r\n"
-                                    + "Transfer-Encoding: \(encoding)\r\n\r\n\(chunk)\r\n")
+                try connection.send(
+                    "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: ApplePass \(token)\r\n"
+                        + "Transfer-Encoding: \(encoding)\r\n\r\n\(chunk)\r\n")
                 let answer = try connection.readUntilClosed(within: 10)
                 #expect(answer.status == 400, "\(path) \(encoding) \(chunk): \(answer.text)")
                 #expect(answer.text.contains(#"{"error":"#), "\(path) \(encoding) \(chunk)")
@@ -40,8 +41,10 @@ import Testing
     @Test func aTricklingRequestIsCutOffAtTheRequestDeadline() async throws {
         let built = try await BuiltProject.make(passCount: 1)
         let server = try await ServerProcess(built, arguments: ["--request-timeout", "2"])
-        for (head, trickle) in [("POST /v1/log HTTP/1.1\r\nHost: x\r\nX-Slow: ", "a"),
-                                ("POST /v1/log HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n{\"logs\":[\"", "b")] {
+        for (head, trickle) in [
+            ("POST /v1/log HTTP/1.1\r\nHost: x\r\nX-Slow: ", "a"),
+            ("POST /v1/log HTTP/1.1\r\nHost: x\r\nContent-Length: 60\r\n\r\n{\"logs\":[\"", "b"),
+        ] {
             let connection = try RawConnection(port: server.port)
             try connection.send(head)
             var closed = false
@@ -90,7 +93,8 @@ import Testing
         let message = String(repeating: "m", count: 1000)
         let body = Array(#"{"logs":[\#(Array(repeating: "\"\(message)\"", count: 50).joined(separator: ","))]}"#.utf8)
         for i in 0..<80 {
-            let answer = try await client.send(.POST, "/v1/log", headers: ["X-Forwarded-For": "192.0.2.\(i % 20)"], body: body)
+            let answer = try await client.send(
+                .POST, "/v1/log", headers: ["X-Forwarded-For": "192.0.2.\(i % 20)"], body: body)
             #expect(answer.status == 200)
         }
         #expect(await server.stop() == 0)
@@ -111,13 +115,16 @@ import Testing
         let token = try await built.token("C-0000")
         var statuses: [Int] = []
         for device in 0..<5 {
-            statuses.append(try await client.register("dev\(device)", built.type, "C-0000", token: token, pushToken: Self.pushToken).status)
+            statuses.append(
+                try await client.register("dev\(device)", built.type, "C-0000", token: token, pushToken: Self.pushToken)
+                    .status)
         }
         #expect(statuses == [201, 201, 201, 429, 429])
         // Another client behind the same reverse proxy has its own allowance.
-        let proxied = try await client.send(.POST, "/v1/devices/dev9/registrations/\(built.type)/C-0000",
-                                            headers: ["Authorization": "ApplePass \(token)", "X-Forwarded-For": "198.51.100.7"],
-                                            body: Array(#"{"pushToken":"\#(Self.pushToken)"}"#.utf8))
+        let proxied = try await client.send(
+            .POST, "/v1/devices/dev9/registrations/\(built.type)/C-0000",
+            headers: ["Authorization": "ApplePass \(token)", "X-Forwarded-For": "198.51.100.7"],
+            body: Array(#"{"pushToken":"\#(Self.pushToken)"}"#.utf8))
         #expect(proxied.status == 201)
         #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "4")
         #expect(await server.stop() == 0)
@@ -168,10 +175,16 @@ import Testing
         let health = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
         let upgrades: [(request: String, status: Int)] = [
             (unregister + "Connection: Upgrade\r\nUpgrade: h2c\r\n\r\n", 401),
-            (unregister + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n", 401),
+            (
+                unregister
+                    + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+                401
+            ),
             ("GET /health HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, upgrade\r\nUpgrade: websocket\r\n\r\n", 200),
-            ("POST /v1/log HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\nContent-Type: application/json\r\n"
-             + "Content-Length: 11\r\n\r\n{\"logs\":[]}", 200),
+            (
+                "POST /v1/log HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 11\r\n\r\n{\"logs\":[]}", 200
+            ),
             ("GET /health HTTP/1.0\r\nConnection: keep-alive, Upgrade\r\nUpgrade: h2c\r\n\r\n", 200),
             ("CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n", 404),
         ]
@@ -203,14 +216,19 @@ import Testing
         let built = try await BuiltProject.make(passCount: 1)
         let server = try await ServerProcess(built)
         let client = Client(base: server.base)
-        let controls = ["\u{202E}", "\u{202D}", "\u{202A}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}", "\u{200F}", "\u{061C}"]
+        let controls = [
+            "\u{202E}", "\u{202D}", "\u{202A}", "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}", "\u{200F}", "\u{061C}",
+        ]
         let message = "payment \(controls.joined())txt.exe ok"
         let body = try JSONSerialization.data(withJSONObject: ["logs": [message]])
         #expect(try await client.send(.POST, "/v1/log", body: Array(body)).status == 200)
         #expect(await server.stop() == 0)
         let log = server.stderr.get()
         let line = try #require(log.split(separator: "\n").first { $0.contains("device log: payment") })
-        for control in controls { #expect(!line.unicodeScalars.contains(control.unicodeScalars.first!), "\(control.unicodeScalars.first!.value)") }
+        for control in controls {
+            #expect(
+                !line.unicodeScalars.contains(control.unicodeScalars.first!), "\(control.unicodeScalars.first!.value)")
+        }
         #expect(line.contains("txt.exe ok"))
     }
 }
@@ -219,12 +237,14 @@ import Testing
     @Test func spendsPerClientAndInTotalThenCountsWhatWasLeftOut() {
         let start = ContinuousClock.now
         let budget = DeviceLogBudget(bytesPerClient: 100, bytesInTotal: 250, window: .seconds(60), now: start)
-        #expect(budget.admit(client: "a", messageSizes: [40, 40, 40], now: start)
+        #expect(
+            budget.admit(client: "a", messageSizes: [40, 40, 40], now: start)
                 == .init(loggedCount: 2, announceExhausted: true, suppressedEarlier: nil))
         #expect(budget.admit(client: "a", messageSizes: [10], now: start).loggedCount == 1)
         #expect(budget.admit(client: "b", messageSizes: [90], now: start).loggedCount == 1)
         // 90 + 90 = 180 spent; "c" fits 70 more in total, not 100.
-        #expect(budget.admit(client: "c", messageSizes: [60, 20], now: start)
+        #expect(
+            budget.admit(client: "c", messageSizes: [60, 20], now: start)
                 == .init(loggedCount: 1, announceExhausted: false, suppressedEarlier: nil))
         // A new minute: all budgets renewed, and the count of what was left out.
         let next = budget.admit(client: "a", messageSizes: [100], now: start + .seconds(61))
@@ -280,7 +300,8 @@ final class RawConnection {
         func complete() -> Bool {
             guard let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { return false }
             let head = String(decoding: received[..<end], as: UTF8.self).lowercased()
-            let length = head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
+            let length =
+                head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
             return received.count - end >= length
         }

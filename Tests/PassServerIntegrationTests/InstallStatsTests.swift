@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// `passforge stats` against registrations made through the real `passforge serve`: issued, on devices now,
 /// ever added, registrations and removals of the day, the same counts in `/metrics`; never a device or token.
@@ -13,12 +13,16 @@ import TestSupport
         let client = Client(base: server.base)
         let type = built.type
         let (deviceA, deviceB) = ("aaaa1111bbbb2222", "cccc3333dddd4444")
-        let pushA = ServeEndToEndTests.pushA, pushB = String(repeating: "b2", count: 32)
-        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001"), token2 = try await built.token("C-0002")
+        let pushA = ServeEndToEndTests.pushA
+        let pushB = String(repeating: "b2", count: 32)
+        let token0 = try await built.token("C-0000")
+        let token1 = try await built.token("C-0001")
+        let token2 = try await built.token("C-0002")
         // C-0000 on two devices, C-0001 added then removed, C-0002 on one; C-0003 never added.
         #expect(try await client.register(deviceA, type, "C-0000", token: token0, pushToken: pushA).status == 201)
         #expect(try await client.register(deviceB, type, "C-0000", token: token0, pushToken: pushB).status == 201)
-        #expect(try await client.register(deviceA, type, "C-0000", token: token0, pushToken: pushA).status == 200)  // not counted again
+        // not counted again
+        #expect(try await client.register(deviceA, type, "C-0000", token: token0, pushToken: pushA).status == 200)
         #expect(try await client.register(deviceA, type, "C-0001", token: token1, pushToken: pushA).status == 201)
         #expect(try await client.unregister(deviceA, type, "C-0001", token: token1).status == 200)
         #expect(try await client.unregister(deviceA, type, "C-0001", token: token1).status == 200)  // nothing to remove
@@ -26,8 +30,9 @@ import TestSupport
 
         var environment = built.environment
         environment["CI"] = nil
-        let result = try await runProcessWithoutBlocking(passforgeExecutable(), ["stats", "--json"], directory: built.project.root,
-                                                         environment: environment)
+        let result = try await runProcessWithoutBlocking(
+            passforgeExecutable(), ["stats", "--json"], directory: built.project.root,
+            environment: environment)
         #expect(result.status == 0, "\(result.output)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let groups = try #require(json["groups"] as? [[String: Any]])
@@ -43,7 +48,8 @@ import TestSupport
         #expect(days.count == 1)
         #expect(days.first?["registrations"] as? Int == 4)
         #expect(days.first?["removals"] as? Int == 1)
-        let text = try await runProcessWithoutBlocking(passforgeExecutable(), ["stats"], directory: built.project.root, environment: environment)
+        let text = try await runProcessWithoutBlocking(
+            passforgeExecutable(), ["stats"], directory: built.project.root, environment: environment)
         for secret in [deviceA, deviceB, pushA, pushB] {
             #expect(!result.output.contains(secret) && !text.output.contains(secret))
         }
@@ -52,7 +58,9 @@ import TestSupport
         let metrics = String(decoding: try await client.send(.GET, "/metrics").body, as: UTF8.self)
         let samples = MetricsTests.samples(metrics)
         let labels = ["pass_type": type, "template": "card", "offer": ""]
-        for (name, value) in [("passforge_passes_issued", 4.0), ("passforge_passes_on_devices", 2), ("passforge_passes_ever_added", 3)] {
+        for (name, value) in [
+            ("passforge_passes_issued", 4.0), ("passforge_passes_on_devices", 2), ("passforge_passes_ever_added", 3),
+        ] {
             #expect(samples.first { $0.name == name && $0.labels == labels }?.value == value, "\(name)")
         }
         for secret in [deviceA, deviceB, pushA, pushB] { #expect(!metrics.contains(secret)) }

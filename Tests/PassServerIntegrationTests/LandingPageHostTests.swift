@@ -1,14 +1,15 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 import WalletTree
 
 /// The landing pages `passforge build` writes, served by nginx and Caddy with the shipped configs and by
 /// `passforge serve`: HTML with no-referrer, noindex and the pages' Content-Security-Policy, the page in the
 /// browser's language when the build wrote one, the logo as an image.
 @Suite(.serialized) struct LandingPageHostTests {
-    static let policy = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+    static let policy =
+        "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
     /// A built project whose first pass also has a French page (written by hand, as a build of a pass with
     /// fr.lproj would: the negotiation is the host's, whatever the page holds).
@@ -16,7 +17,8 @@ import WalletTree
         let built = try await BuiltProject.make(passCount: 2)
         let record = try built.record("C-0000")
         let capability = String(try #require(TreeLayout.capability(ofDownloadPath: record.downloadPath)))
-        built.project.directory.write("output/download/\(capability).fr.html", "<!DOCTYPE html><html lang=\"fr\"><p>page française</p>")
+        built.project.directory.write(
+            "output/download/\(capability).fr.html", "<!DOCTYPE html><html lang=\"fr\"><p>page française</p>")
         return (built, capability)
     }
 
@@ -31,9 +33,12 @@ import WalletTree
         #expect(page.body == built.fileBytes("download/\(capability).html"), "\(host)")
         #expect(String(decoding: page.body, as: UTF8.self).contains("href=\"\(capability).pkpass\""), "\(host)")
         // A French browser gets the French page; an English one the default.
-        let french = try await client.send(.GET, "/download/\(capability).html", headers: ["Accept-Language": "fr-CA,fr;q=0.9,en;q=0.5"])
-        #expect(french.status == 200 && String(decoding: french.body, as: UTF8.self).contains("page française"), "\(host)")
-        let english = try await client.send(.GET, "/download/\(capability).html", headers: ["Accept-Language": "en-GB,en"])
+        let french = try await client.send(
+            .GET, "/download/\(capability).html", headers: ["Accept-Language": "fr-CA,fr;q=0.9,en;q=0.5"])
+        #expect(
+            french.status == 200 && String(decoding: french.body, as: UTF8.self).contains("page française"), "\(host)")
+        let english = try await client.send(
+            .GET, "/download/\(capability).html", headers: ["Accept-Language": "en-GB,en"])
         #expect(english.body == page.body, "\(host)")
         let explicit = try await client.send(.GET, "/download/\(capability).fr.html")
         #expect(explicit.status == 200 && explicit.header("Referrer-Policy") == "no-referrer", "\(host)")

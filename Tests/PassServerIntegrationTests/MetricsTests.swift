@@ -1,9 +1,9 @@
 import Foundation
 import NIOHTTP1
 import PassBuild
-import WalletTree
 import TestSupport
 import Testing
+import WalletTree
 
 /// `GET /metrics` after a scripted workload: every counter is exactly the workload's.
 @Suite(.serialized) struct MetricsTests {
@@ -16,11 +16,16 @@ import Testing
 
     static func samples(_ text: String) -> [Sample] {
         text.split(separator: "\n").compactMap { line in
-            guard !line.hasPrefix("#"), let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { return nil }
+            guard !line.hasPrefix("#"), let space = line.lastIndex(of: " "),
+                let value = Double(line[line.index(after: space)...])
+            else { return nil }
             let series = line[..<space]
-            guard let open = series.firstIndex(of: "{") else { return Sample(name: String(series), labels: [:], value: value) }
+            guard let open = series.firstIndex(of: "{") else {
+                return Sample(name: String(series), labels: [:], value: value)
+            }
             var labels: [String: String] = [:]
-            for pair in series[series.index(after: open)..<series.index(before: series.endIndex)].split(separator: ",") {
+            for pair in series[series.index(after: open)..<series.index(before: series.endIndex)].split(separator: ",")
+            {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 labels[String(parts[0])] = String(parts[1].dropFirst().dropLast())
             }
@@ -33,7 +38,8 @@ import Testing
         let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
-        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001")
+        let token0 = try await built.token("C-0000")
+        let token1 = try await built.token("C-0001")
         let push = hexToken("d4")
 
         #expect(try await client.send(.GET, "/health").status == 200)
@@ -65,7 +71,9 @@ import Testing
         #expect(value(requests, ["route": "pass", "method": "GET", "status": "401"]) == 1)
         #expect(value(requests, ["route": "log", "method": "POST", "status": "200"]) == 1)
         #expect(value(requests, ["route": "unmatched", "method": "GET", "status": "404"]) == 1)
-        #expect(samples.filter { $0.name == requests }.reduce(0) { $0 + $1.value } == 11, "only the workload, not the scrape itself")
+        #expect(
+            samples.filter { $0.name == requests }.reduce(0) { $0 + $1.value } == 11,
+            "only the workload, not the scrape itself")
         let latency = "passforge_http_request_duration_seconds"
         #expect(value(latency + "_count", ["route": "registration", "method": "POST"]) == 3)
         #expect(value(latency + "_bucket", ["route": "registration", "method": "POST", "le": "+Inf"]) == 3)

@@ -6,7 +6,6 @@ import MockDeviceCheck
 import NIOCore
 import NIOHTTP1
 import PassBuild
-import WalletTree
 import PassOffers
 import PassServer
 import RegistrationStore
@@ -14,6 +13,7 @@ import SQLiteRegistrationStore
 import Synchronization
 import TestSupport
 import Testing
+import WalletTree
 
 /// `POST v1/offers/{offer}/claims` through the real server on a loopback port, with a real
 /// HTTP client, a built tree, SQLite, and the HTTPS mock of Apple's DeviceCheck.
@@ -27,7 +27,9 @@ import Testing
 
         var log: LogLines
 
-        func claim(_ offer: String = "welcome", body: String, from address: String? = nil) async throws -> (status: Int, body: String, retryAfter: String?) {
+        func claim(_ offer: String = "welcome", body: String, from address: String? = nil) async throws -> (
+            status: Int, body: String, retryAfter: String?
+        ) {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/offers/\(offer)/claims")
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
@@ -39,9 +41,13 @@ import Testing
             return (Int(response.status.code), String(buffer: bytes), response.headers.first(name: "Retry-After"))
         }
 
-        func claim(device: String, id: String, from address: String? = nil) async throws -> (status: Int, body: String, retryAfter: String?) {
-            try await claim(body: Self.body(id: id, query: MockDeviceCheckServer.deviceToken(for: device),
-                                            update: MockDeviceCheckServer.deviceToken(for: device)), from: address)
+        func claim(device: String, id: String, from address: String? = nil) async throws -> (
+            status: Int, body: String, retryAfter: String?
+        ) {
+            try await claim(
+                body: Self.body(
+                    id: id, query: MockDeviceCheckServer.deviceToken(for: device),
+                    update: MockDeviceCheckServer.deviceToken(for: device)), from: address)
         }
 
         static func body(id: String, query: String, update: String) -> String {
@@ -49,7 +55,8 @@ import Testing
         }
 
         func get(_ path: String) async throws -> String {
-            let response = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(20))
+            let response = try await http.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(20))
             return String(buffer: try await response.body.collect(upTo: 1 << 20))
         }
 
@@ -62,25 +69,34 @@ import Testing
     }
 
     /// Runs `body` against a running server; the server, its clients and the mock stop however `body` ends.
-    func withServer(passes: Int, offers: Bool = true, claimsPerMinute: Int = 1000, _ body: (Running) async throws -> Void) async throws {
+    func withServer(
+        passes: Int, offers: Bool = true, claimsPerMinute: Int = 1000, _ body: (Running) async throws -> Void
+    ) async throws {
         let project = try await BuiltProject.make(passCount: passes)
         let store = try SQLiteRegistrationStore(path: project.databasePath)
-        try await store.replaceOfferPools(with: (0..<passes).map {
-            OfferPass(offer: "welcome", passTypeIdentifier: project.type, serialNumber: String(format: "C-%04d", $0))
-        })
+        try await store.replaceOfferPools(
+            with: (0..<passes).map {
+                OfferPass(
+                    offer: "welcome", passTypeIdentifier: project.type, serialNumber: String(format: "C-%04d", $0))
+            })
         let rig = try await DeviceCheckRig.start()
         let clock = rig.clock
         var configuration = PassServerConfiguration()
         configuration.port = 0
-        configuration.offers = !offers ? nil : OfferClaimEndpoint(
-            service: OfferClaimService(offers: [OfferDefinition(name: "welcome", bit: 0)], store: store, deviceCheck: rig.client,
-                                       now: { Double(clock.now) }),
-            downloadBaseURL: "https://passes.example.com", claimsPerMinute: claimsPerMinute)
+        configuration.offers =
+            !offers
+            ? nil
+            : OfferClaimEndpoint(
+                service: OfferClaimService(
+                    offers: [OfferDefinition(name: "welcome", bit: 0)], store: store, deviceCheck: rig.client,
+                    now: { Double(clock.now) }),
+                downloadBaseURL: "https://passes.example.com", claimsPerMinute: claimsPerMinute)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let log = LogLines()
-        let app = PassServer.application(configuration: configuration, output: OutputFolder(directory: project.output), store: store,
-                                         logger: log.logger,
-                                         onServerRunning: { continuation.yield($0) })
+        let app = PassServer.application(
+            configuration: configuration, output: OutputFolder(directory: project.output), store: store,
+            logger: log.logger,
+            onServerRunning: { continuation.yield($0) })
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
         var iterator = ports.makeAsyncIterator()
         let port = await iterator.next() ?? 0
@@ -104,7 +120,8 @@ import Testing
             let id = UUID().uuidString
             let created = try await server.claim(device: "phone-1", id: id)
             #expect(created.status == 201, "\(created)")
-            let pass = try #require(try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: String])
+            let pass = try #require(
+                try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: String])
             let serial = try #require(pass["serialNumber"])
             #expect(pass["passTypeIdentifier"] == server.project.type)
             #expect(pass["url"] == "https://passes.example.com/" + (try server.project.record(serial).downloadPath))
@@ -124,27 +141,39 @@ import Testing
             #expect(exhausted.status == 410 && exhausted.body.contains(#""error":"offerExhausted""#))
 
             let token = { MockDeviceCheckServer.deviceToken(for: "phone-4") }
-            #expect(try await server.claim("nope", body: Running.body(id: UUID().uuidString, query: token(), update: token())).status == 404)
-            for body in ["", "{}", "[1]", Running.body(id: UUID().uuidString, query: "not base64!", update: token()),
-                         Running.body(id: "x", query: token(), update: token()), Running.body(id: "claim-1", query: token(), update: token())] {
+            #expect(
+                try await server.claim(
+                    "nope", body: Running.body(id: UUID().uuidString, query: token(), update: token())
+                ).status == 404)
+            for body in [
+                "", "{}", "[1]", Running.body(id: UUID().uuidString, query: "not base64!", update: token()),
+                Running.body(id: "x", query: token(), update: token()),
+                Running.body(id: "claim-1", query: token(), update: token()),
+            ] {
                 #expect(try await server.claim(body: body).status == 400, "\(body)")
             }
             // The old body says what to send instead.
-            let old = try await server.claim(body: #"{"deviceToken":"\#(token())","claimIdentifier":"\#(UUID().uuidString)"}"#)
-            #expect(old.status == 400 && old.body.contains("queryToken") && old.body.contains("updateToken"), "\(old.body)")
+            let old = try await server.claim(
+                body: #"{"deviceToken":"\#(token())","claimIdentifier":"\#(UUID().uuidString)"}"#)
+            #expect(
+                old.status == 400 && old.body.contains("queryToken") && old.body.contains("updateToken"), "\(old.body)")
             // A replayed request: 400, and Apple is not asked.
             let replayed = Running.body(id: UUID().uuidString, query: token(), update: token())
             #expect(try await server.claim(body: replayed).status == 410)
             let asked = server.rig.server.requests.count
             let replay = try await server.claim(body: replayed)
-            #expect(replay.status == 400 && replay.body.contains("single-use") && server.rig.server.requests.count == asked)
+            #expect(
+                replay.status == 400 && replay.body.contains("single-use") && server.rig.server.requests.count == asked)
             #expect(server.rig.server.tokensSentTwice.isEmpty)
             let tooLarge = try await server.claim(body: String(repeating: "a", count: 37_000))
             #expect(tooLarge.status == 413)
 
-            let metrics = try await server.http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/metrics"), timeout: .seconds(20))
+            let metrics = try await server.http.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/metrics"), timeout: .seconds(20))
             let exposition = String(buffer: try await metrics.body.collect(upTo: 1 << 20))
-            #expect(exposition.contains(#"passforge_offer_claims_total{offer="welcome",outcome="created"} 2"#), "\(exposition)")
+            #expect(
+                exposition.contains(#"passforge_offer_claims_total{offer="welcome",outcome="created"} 2"#),
+                "\(exposition)")
             #expect(exposition.contains(#"passforge_offer_claims_total{offer="welcome",outcome="alreadyClaimed"} 1"#))
             #expect(exposition.contains(#"passforge_offer_claims_total{offer="unknown",outcome="unknownOffer"} 1"#))
             #expect(exposition.contains(#"passforge_offer_passes_left{offer="welcome"} 0"#))
@@ -188,7 +217,8 @@ import Testing
             var statuses: [Int] = []
             let started = ContinuousClock.now
             for device in 0..<12 {
-                let answer = try await server.claim(device: "v6-\(device)", id: UUID().uuidString, from: "2001:db8:1:2::\(device + 1)")
+                let answer = try await server.claim(
+                    device: "v6-\(device)", id: UUID().uuidString, from: "2001:db8:1:2::\(device + 1)")
                 statuses.append(answer.status)
                 if answer.status == 429 { #expect(Int(answer.retryAfter ?? "") ?? 0 >= 1) }
             }
@@ -197,10 +227,14 @@ import Testing
             let refilled = Int((ContinuousClock.now - started) / .seconds(12))
             #expect(statuses.prefix(5).allSatisfy { $0 == 201 } && statuses[5] == 429, "\(statuses)")
             #expect(statuses.count { $0 == 201 } <= 5 + refilled, "\(statuses) after \(refilled) refills")
-            #expect(try await server.claim(device: "other-net", id: UUID().uuidString, from: "2001:db8:1:3::1").status == 201)
+            #expect(
+                try await server.claim(device: "other-net", id: UUID().uuidString, from: "2001:db8:1:3::1").status
+                    == 201)
             var limited = false
             for device in 0..<40 where !limited {
-                limited = try await server.claim(device: "burst-\(device)", id: UUID().uuidString, from: "192.0.2.7").status == 429
+                limited =
+                    try await server.claim(device: "burst-\(device)", id: UUID().uuidString, from: "192.0.2.7").status
+                    == 429
             }
             #expect(limited, "a burst from one address meets 429")
         }
@@ -238,8 +272,10 @@ final class LogLines: Sendable {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+            file: String, function: String, line: UInt
+        ) {
             sink.captured.withLock { $0.append((level, "\(message)")) }
         }
     }

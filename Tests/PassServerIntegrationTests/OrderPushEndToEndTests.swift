@@ -1,8 +1,8 @@
 import Foundation
 import MockAPNs
 import TestSupport
-import WalletTree
 import Testing
+import WalletTree
 
 /// Orders through `passforge build --push` against the in-process APNs mock
 /// (HTTP/2, mutual TLS): an order whose status changes is pushed exactly once
@@ -18,14 +18,24 @@ import Testing
         let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let orderType = built.orderType
-        let tokenA = PushEndToEndTests.token("a1"), tokenB = PushEndToEndTests.token("b2"), tokenC = PushEndToEndTests.token("c3")
+        let tokenA = PushEndToEndTests.token("a1")
+        let tokenB = PushEndToEndTests.token("b2")
+        let tokenC = PushEndToEndTests.token("c3")
         // devA holds O-1001 and O-1002 (one token, two changing orders) and the pass; devB O-1003, which does not
         // change; devC O-1002, and its token is dead.
-        for (device, order, pushToken) in [("devA", "O-1001", tokenA), ("devA", "O-1002", tokenA), ("devB", "O-1003", tokenB),
-                                           ("devC", "O-1002", tokenC)] {
-            #expect(try await client.registerOrder(device, orderType, order, token: try await built.orderToken(order), pushToken: pushToken).status == 201)
+        for (device, order, pushToken) in [
+            ("devA", "O-1001", tokenA), ("devA", "O-1002", tokenA), ("devB", "O-1003", tokenB),
+            ("devC", "O-1002", tokenC),
+        ] {
+            #expect(
+                try await client.registerOrder(
+                    device, orderType, order, token: try await built.orderToken(order), pushToken: pushToken
+                ).status == 201)
         }
-        #expect(try await client.register("devA", built.type, "C-0000", token: try await built.token("C-0000"), pushToken: tokenA).status == 201)
+        #expect(
+            try await client.register(
+                "devA", built.type, "C-0000", token: try await built.token("C-0000"), pushToken: tokenA
+            ).status == 201)
         await server.stop()
         // The first run knows no cursor: every holder is told once per topic.
         let first = try await built.project.passforge(["push"], environment: built.environment)
@@ -38,10 +48,13 @@ import Testing
         built.project.writeOrder("O-1002", status: "open", shipping: "outForDelivery")
         let run = try await built.project.passforge(["build", "--push"], environment: built.environment)
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.stdout.contains("pushed: sent 2, succeeded 1, removed tokens 1 (1 device), retried 0, failed 0"), "\(run.output)")
+        #expect(
+            run.stdout.contains("pushed: sent 2, succeeded 1, removed tokens 1 (1 device), retried 0, failed 0"),
+            "\(run.output)")
 
         let pushes = PushEndToEndTests.requests(mock, after: baseline)
-        #expect(pushes.compactMap(\.token).sorted() == [tokenA, tokenC], "one push per token: devA's two orders make one")
+        #expect(
+            pushes.compactMap(\.token).sorted() == [tokenA, tokenC], "one push per token: devA's two orders make one")
         for push in pushes {
             let headers = Dictionary(push.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
             #expect(headers["apns-topic"] == orderType)

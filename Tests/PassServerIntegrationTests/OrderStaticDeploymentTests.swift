@@ -29,12 +29,15 @@ import WalletTree
         try #require(publish.status == 0, "\(publish.output)")
         let state1 = try d.publishedState()
         #expect(state1.passes.values.filter { $0.kind == .order }.count == 2)
-        let noticed = try await eventually(timeout: 60) { try await d.sql("SELECT update_tag FROM push_cursor") == String(state1.lastUpdateTag) }
+        let noticed = try await eventually(timeout: 60) {
+            try await d.sql("SELECT update_tag FROM push_cursor") == String(state1.lastUpdateTag)
+        }
         try #require(noticed, "passforge serve did not take run 1: \(d.serve.output)")
 
         // A device registers for SO-1 through nginx and fetches it from nginx alone.
         let token = try await d.orderToken("SO-1")
-        let registered = try await d.client.registerOrder(Self.device, orderType, "SO-1", token: token, pushToken: Self.pushToken)
+        let registered = try await d.client.registerOrder(
+            Self.device, orderType, "SO-1", token: token, pushToken: Self.pushToken)
         #expect(registered.status == 201, "\(registered.text)")
         let index = try await d.client.orderIdentifiers(Self.device, orderType)
         #expect(index.json?["orderIdentifiers"] as? [String] == ["SO-1"])
@@ -72,16 +75,21 @@ import WalletTree
             try await d.client.orderIdentifiers(Self.device, orderType).json?["lastModified"] as? String == tag
         }
         #expect(indexed, "the device's index does not show SO-1's new tag \(tag)")
-        let fetched = try await d.client.order(orderType, "SO-1", token: token, headers: ["If-None-Match": old.header("ETag") ?? ""])
+        let fetched = try await d.client.order(
+            orderType, "SO-1", token: token, headers: ["If-None-Match": old.header("ETag") ?? ""])
         #expect(fetched.status == 200)
         #expect(fetched.body == d.published("v1/orders/\(orderType)/SO-1"))
         #expect(fetched.body != old.body)
-        let verified = try await PassVerifier.verifyWithoutBlocking("\(d.destinationPath)/v1/orders/\(orderType)/SO-1", root: TestPKI.shared.root)
+        let verified = try await PassVerifier.verifyWithoutBlocking(
+            "\(d.destinationPath)/v1/orders/\(orderType)/SO-1", root: TestPKI.shared.root)
         #expect(verified.passJSON["status"] as? String == "completed")
         let etag = try #require(fetched.header("ETag"))
         let lastModified = try #require(fetched.header("Last-Modified"))
-        #expect(try await d.client.order(orderType, "SO-1", token: token, headers: ["If-None-Match": etag]).status == 304)
-        #expect(try await d.client.order(orderType, "SO-1", token: token, headers: ["If-Modified-Since": lastModified]).status == 304)
+        #expect(
+            try await d.client.order(orderType, "SO-1", token: token, headers: ["If-None-Match": etag]).status == 304)
+        #expect(
+            try await d.client.order(orderType, "SO-1", token: token, headers: ["If-Modified-Since": lastModified])
+                .status == 304)
         #expect(d.serve.process.isRunning, "\(d.serve.output)")
     }
 }

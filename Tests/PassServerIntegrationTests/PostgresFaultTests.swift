@@ -53,8 +53,9 @@ import Testing
         RegistrationLoad.expectOnly201Or503WithRetryAfter(outcomes)
         let firstAnswer = outcomes.filter { $0.status == 201 && $0.started >= promotedAt }.map(\.finished).min()
         let recovery = firstAnswer.map { promotedAt.duration(to: $0) }
-        #expect(recovery.map { $0 <= .seconds(5) } == true,
-                "first registration after the promotion: \(String(describing: recovery))")
+        #expect(
+            recovery.map { $0 <= .seconds(5) } == true,
+            "first registration after the promotion: \(String(describing: recovery))")
         let late = outcomes.filter { $0.started > promotedAt + .seconds(5) && $0.status != 201 }
         #expect(late.isEmpty, "\(late.count) registrations failed more than 5 s after the promotion")
         #expect(outcomes.contains { $0.status == 503 }, "no device saw the switch")
@@ -66,22 +67,25 @@ import Testing
         #expect(lost.isEmpty, "\(lost.count) acknowledged registrations lost, e.g. \(lost.sorted().prefix(10))")
         let switchTime = stoppedAt.duration(to: promotedAt)
         let unavailable = outcomes.count { $0.status == 503 }
-        print("failover: \(acknowledged.count) acknowledged, \(unavailable) answered 503; "
-              + "primary stopped → promoted \(switchTime), promoted → first 201 \(String(describing: recovery))")
+        print(
+            "failover: \(acknowledged.count) acknowledged, \(unavailable) answered 503; "
+                + "primary stopped → promoted \(switchTime), promoted → first 201 \(String(describing: recovery))")
         await server.stop()
         #expect(!server.stderr.get().contains("Fatal error"))
     }
 
-    @Test(.enabled(if: partitionWanted, "PASSFORGE_TEST_PARTITION=1 (make faults): 30 s, and nftables as root"),
-          .timeLimit(.minutes(3)))
+    @Test(
+        .enabled(if: partitionWanted, "PASSFORGE_TEST_PARTITION=1 (make faults): 30 s, and nftables as root"),
+        .timeLimit(.minutes(3)))
     func aThirtySecondPartitionAnswers503WithinTheDeadlineAndHeals() async throws {
         let database = try PostgresTestEnvironment.freshDatabase(prefix: "partition")
         let port = try Self.port(of: database)
         let built = try await BuiltProject.make(passCount: 1)
         built.environment["PASSFORGE_DATABASE_URL"] = database
         let server = try await ServerProcess(built, arguments: ["--registration-limit", "0"])
-        let load = try await RegistrationLoad(built: built, base: server.base, prefix: "partition",
-                                        requestTimeout: .seconds(60))
+        let load = try await RegistrationLoad(
+            built: built, base: server.base, prefix: "partition",
+            requestTimeout: .seconds(60))
         let clients = load.start(clients: 8)
         let partition = NFTablesPartition(port: port)
         let outcome: Result<Void, any Error>
@@ -107,27 +111,32 @@ import Testing
         try outcome.get()
     }
 
-    private static func checkPartition(_ outcomes: [RegistrationLoad.Outcome], cutAt: ContinuousClock.Instant,
-                                       healedAt: ContinuousClock.Instant, database: String) async throws {
+    private static func checkPartition(
+        _ outcomes: [RegistrationLoad.Outcome], cutAt: ContinuousClock.Instant,
+        healedAt: ContinuousClock.Instant, database: String
+    ) async throws {
         RegistrationLoad.expectOnly201Or503WithRetryAfter(outcomes)
         // The store's deadline: 10 s for a request holding a connection (queryTimeout), or a second
         // of waiting and a 5 s connect that gets no answer; 3 s of slack for the two shared cores.
         let slowest = outcomes.map { $0.started.duration(to: $0.finished) }.max() ?? .zero
         #expect(slowest <= .seconds(13), "a request took \(slowest)")
         let during = outcomes.filter { $0.started > cutAt + .seconds(1) && $0.finished < healedAt }
-        #expect(!during.isEmpty && during.allSatisfy { $0.status == 503 },
-                "\(during.count) requests during the partition")
+        #expect(
+            !during.isEmpty && during.allSatisfy { $0.status == 503 },
+            "\(during.count) requests during the partition")
         let firstAfter = outcomes.filter { $0.status == 201 && $0.started >= healedAt }.map(\.finished).min()
         let recovery = firstAfter.map { healedAt.duration(to: $0) }
-        #expect(recovery.map { $0 <= .seconds(15) } == true,
-                "first registration after the heal: \(String(describing: recovery))")
+        #expect(
+            recovery.map { $0 <= .seconds(15) } == true,
+            "first registration after the heal: \(String(describing: recovery))")
         let stored = Set(try await devices(database, prefix: "partition"))
         let acknowledged = Set(outcomes.filter { $0.status == 201 }.map(\.device))
         let lost = acknowledged.subtracting(stored)
         #expect(lost.isEmpty, "\(lost.count) acknowledged registrations lost, e.g. \(lost.sorted().prefix(10))")
         let unavailable = outcomes.count { $0.status == 503 }
-        print("partition: \(acknowledged.count) acknowledged, \(unavailable) answered 503, "
-              + "slowest answer \(slowest), heal → first 201 \(String(describing: recovery))")
+        print(
+            "partition: \(acknowledged.count) acknowledged, \(unavailable) answered 503, "
+                + "slowest answer \(slowest), heal → first 201 \(String(describing: recovery))")
     }
 
     static func devices(_ url: String, prefix: String) async throws -> [String] {
@@ -188,10 +197,13 @@ final class RegistrationLoad: Sendable {
                 while !stopped.withLock({ $0 }) {
                     let device = "\(prefix)\(number)x\(sequence)"
                     let started = ContinuousClock.now
-                    var outcome = Outcome(device: device, status: 0, retryAfter: nil, started: started,
-                                          finished: started)
-                    if let answer = try? await client.register(device, type, "C-0000", token: token,
-                                                               pushToken: hexToken("5c")) {
+                    var outcome = Outcome(
+                        device: device, status: 0, retryAfter: nil, started: started,
+                        finished: started)
+                    if let answer = try? await client.register(
+                        device, type, "C-0000", token: token,
+                        pushToken: hexToken("5c"))
+                    {
                         outcome.status = answer.status
                         outcome.retryAfter = answer.header("Retry-After")
                     }
@@ -210,8 +222,9 @@ final class RegistrationLoad: Sendable {
         }
         if !reached {
             stop()
-            throw HarnessError("fewer than \(count) registrations acknowledged within \(seconds) s: "
-                               + "statuses \(Dictionary(grouping: outcomes(), by: \.status).mapValues(\.count))")
+            throw HarnessError(
+                "fewer than \(count) registrations acknowledged within \(seconds) s: "
+                    + "statuses \(Dictionary(grouping: outcomes(), by: \.status).mapValues(\.count))")
         }
     }
 
@@ -247,8 +260,9 @@ struct NFTablesPartition {
     private func nft(_ arguments: [String]) async throws {
         let result = try await runProcessWithoutBlocking("nft", arguments)
         guard result.status == 0 else {
-            throw HarnessError("nft \(arguments.joined(separator: " ")) failed (\(result.status)); nftables needs root "
-                               + "and apt-get install nftables: \(result.output)")
+            throw HarnessError(
+                "nft \(arguments.joined(separator: " ")) failed (\(result.status)); nftables needs root "
+                    + "and apt-get install nftables: \(result.output)")
         }
     }
 }

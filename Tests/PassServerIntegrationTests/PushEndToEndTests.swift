@@ -2,9 +2,9 @@ import Foundation
 import MockAPNs
 import NIOHTTP1
 import PassBuild
-import WalletTree
 import TestSupport
 import Testing
+import WalletTree
 
 /// `passforge build --push`, `passforge push` and `serve --push` as real
 /// processes, against the in-process APNs mock (HTTP/2, mutual TLS) and the
@@ -16,9 +16,10 @@ import Testing
     static func startMock() async throws -> (MockAPNsServer, [String: String]) {
         let pki = TestPKI.shared
         let server = pki.apnsServerCertificate()
-        let mock = try await MockAPNsServer.start(MockAPNsServer.Configuration(
-            certificateChainPEM: pki.pemBytes(server.certificate), privateKeyPEM: pki.pemBytes(server.key),
-            trustRootsPEM: pki.pemBytes(pki.root)))
+        let mock = try await MockAPNsServer.start(
+            MockAPNsServer.Configuration(
+                certificateChainPEM: pki.pemBytes(server.certificate), privateKeyPEM: pki.pemBytes(server.key),
+                trustRootsPEM: pki.pemBytes(pki.root)))
         return (mock, ["PASSFORGE_APNS_URL": mock.baseURL, "PASSFORGE_APNS_CA_CERTIFICATE": pki.root])
     }
 
@@ -26,7 +27,9 @@ import Testing
         Array(mock.requests.dropFirst(baseline))
     }
 
-    @Test(arguments: Backend.allCases) func buildPushSendsOnePushPerTokenAndHandlesEachAnswer(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func buildPushSendsOnePushPerTokenAndHandlesEachAnswer(backend: Backend)
+        async throws
+    {
         let (mock, apns) = try await Self.startMock()
         defer { Task { try? await mock.shutdown() } }
         let built = try await BuiltProject.make(passCount: 4)
@@ -35,11 +38,19 @@ import Testing
         let server = try await ServerProcess(built)
         let client = Client(base: server.base)
         let type = built.type
-        let tokenA = Self.token("a1"), tokenB = Self.token("b2"), tokenC = Self.token("c3"), tokenD = Self.token("d4")
+        let tokenA = Self.token("a1")
+        let tokenB = Self.token("b2")
+        let tokenC = Self.token("c3")
+        let tokenD = Self.token("d4")
         // devA holds two passes that will change, devB one, devC one (its token dies), devD one that will not change.
-        for (device, serial, pushToken) in [("devA", "C-0000", tokenA), ("devA", "C-0001", tokenA), ("devB", "C-0001", tokenB),
-                                            ("devC", "C-0002", tokenC), ("devD", "C-0003", tokenD)] {
-            #expect(try await client.register(device, type, serial, token: try await built.token(serial), pushToken: pushToken).status == 201)
+        for (device, serial, pushToken) in [
+            ("devA", "C-0000", tokenA), ("devA", "C-0001", tokenA), ("devB", "C-0001", tokenB),
+            ("devC", "C-0002", tokenC), ("devD", "C-0003", tokenD),
+        ] {
+            #expect(
+                try await client.register(
+                    device, type, serial, token: try await built.token(serial), pushToken: pushToken
+                ).status == 201)
         }
         // The first push run knows no cursor: every holder of a pass is told once.
         let first = try await built.project.passforge(["push"], environment: built.environment)
@@ -54,11 +65,14 @@ import Testing
         built.project.writeList(count: 4, points: { $0 < 3 ? 1000 + $0 : $0 })
         let run = try await built.project.passforge(["build", "--push"], environment: built.environment)
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.stdout.contains("pushed: sent 4, succeeded 2, removed tokens 1 (1 device), retried 1, failed 0"), "\(run.output)")
+        #expect(
+            run.stdout.contains("pushed: sent 4, succeeded 2, removed tokens 1 (1 device), retried 1, failed 0"),
+            "\(run.output)")
 
         let pushes = Self.requests(mock, after: baseline)
-        #expect(pushes.filter { $0.token == tokenA }.count == 1) // two changed passes, one push
-        #expect(pushes.filter { $0.token == tokenB }.map(\.outcome) == [.answered(status: 503), .answered(status: 200)])
+        #expect(pushes.filter { $0.token == tokenA }.count == 1)  // two changed passes, one push
+        #expect(
+            pushes.filter { $0.token == tokenB }.map(\.outcome) == [.answered(status: 503), .answered(status: 200)])
         #expect(pushes.filter { $0.token == tokenC }.count == 1)
         #expect(pushes.filter { $0.token == tokenD }.isEmpty)
         for push in pushes {
@@ -91,23 +105,30 @@ import Testing
         let dry = try await built.project.passforge(["push", "--dry-run"], environment: built.environment)
         #expect(dry.status == 0, "\(dry.output)")
         #expect(dry.stdout.contains("would push \(type) to d4d4d4d4…"), "\(dry.output)")
-        #expect(dry.stdout.contains("dry run: 1 changed pass, 1 push would be sent; nothing was sent or changed"), "\(dry.output)")
+        #expect(
+            dry.stdout.contains("dry run: 1 changed pass, 1 push would be sent; nothing was sent or changed"),
+            "\(dry.output)")
         #expect(mock.requests.count == baseline + pushes.count)
         #expect(try await built.sql("SELECT update_tag FROM push_cursor") == cursor)
         #expect(try await built.sql("SELECT COUNT(*) FROM push_queue") == "0")
 
         // One pass by hand: its holders only, whatever the cursor says.
-        let byHand = try await built.project.passforge(["push", "--type", type, "--serial", "C-0000"], environment: built.environment)
+        let byHand = try await built.project.passforge(
+            ["push", "--type", type, "--serial", "C-0000"], environment: built.environment)
         #expect(byHand.status == 0, "\(byHand.output)")
         #expect(Self.requests(mock, after: baseline + pushes.count).map(\.token) == [tokenA])
         #expect(try await built.sql("SELECT update_tag FROM push_cursor") == cursor)
-        let unknown = try await built.project.passforge(["push", "--type", type, "--serial", "NOPE-1"], environment: built.environment)
+        let unknown = try await built.project.passforge(
+            ["push", "--type", type, "--serial", "NOPE-1"], environment: built.environment)
         #expect(unknown.status == 1)
-        #expect(unknown.stderr.contains("there is no pass or order \(type)/NOPE-1 in the last build"), "\(unknown.output)")
+        #expect(
+            unknown.stderr.contains("there is no pass or order \(type)/NOPE-1 in the last build"), "\(unknown.output)")
         await server.stop()
     }
 
-    @Test(arguments: Backend.allCases) func aKilledRunIsFinishedByTheNextWithoutPushingTwice(backend: Backend) async throws {
+    @Test(arguments: Backend.allCases) func aKilledRunIsFinishedByTheNextWithoutPushingTwice(backend: Backend)
+        async throws
+    {
         let (mock, apns) = try await Self.startMock()
         defer { Task { try? await mock.shutdown() } }
         let built = try await BuiltProject.make(passCount: 1)
@@ -118,7 +139,9 @@ import Testing
         let tokens = (0..<30).map { String(format: "%064x", 0xabc000 + $0) }
         let passToken = try await built.token("C-0000")
         for (number, pushToken) in tokens.enumerated() {
-            #expect(try await client.register("dev\(number)", built.type, "C-0000", token: passToken, pushToken: pushToken).status == 201)
+            #expect(
+                try await client.register("dev\(number)", built.type, "C-0000", token: passToken, pushToken: pushToken)
+                    .status == 201)
         }
         await server.stop()
         #expect(try await built.project.passforge(["push"], environment: built.environment).status == 0)
@@ -140,8 +163,12 @@ import Testing
         let finish = try await built.project.passforge(["push"], environment: built.environment)
         #expect(finish.status == 0, "\(finish.output)")
         let after = Self.requests(mock, after: baseline)
-        for token in tokens[..<10] { #expect(after.filter { $0.token == token }.count == 1, "delivered before the kill: not again") }
-        for token in tokens[10...] { #expect(after.filter { $0.token == token && $0.outcome == .answered(status: 200) }.count == 1) }
+        for token in tokens[..<10] {
+            #expect(after.filter { $0.token == token }.count == 1, "delivered before the kill: not again")
+        }
+        for token in tokens[10...] {
+            #expect(after.filter { $0.token == token && $0.outcome == .answered(status: 200) }.count == 1)
+        }
         #expect(try await built.sql("SELECT COUNT(*) FROM push_queue") == "0")
     }
 
@@ -151,8 +178,11 @@ import Testing
         let built = try await BuiltProject.make(passCount: 1)
         built.environment.merge(apns) { _, new in new }
         let server = try await ServerProcess(built)
-        #expect(try await Client(base: server.base).register("dev1", built.type, "C-0000", token: try await built.token("C-0000"),
-                                                               pushToken: Self.token("e5")).status == 201)
+        #expect(
+            try await Client(base: server.base).register(
+                "dev1", built.type, "C-0000", token: try await built.token("C-0000"),
+                pushToken: Self.token("e5")
+            ).status == 201)
         await server.stop()
 
         var unreadable = built.environment
@@ -178,7 +208,9 @@ import Testing
         #expect(down.stderr.contains("Cannot reach APNs at 127.0.0.1"), "\(down.output)")
         #expect(try await built.sql("SELECT COUNT(*) FROM push_queue") == "1")
         #expect(mock.requests.isEmpty)
-        for result in [missing, wrong, down] { #expect(!result.output.contains("Fatal error") && !result.output.contains("0x")) }
+        for result in [missing, wrong, down] {
+            #expect(!result.output.contains("Fatal error") && !result.output.contains("0x"))
+        }
 
         // With everything right, the pending push goes out.
         let fine = try await built.project.passforge(["push"], environment: built.environment)
@@ -193,7 +225,10 @@ import Testing
         built.environment.merge(apns) { _, new in new }
         let server = try await ServerProcess(built, arguments: ["--push"])
         let client = Client(base: server.base)
-        #expect(try await client.register("devS", built.type, "C-0001", token: try await built.token("C-0001"), pushToken: Self.token("f6")).status == 201)
+        #expect(
+            try await client.register(
+                "devS", built.type, "C-0001", token: try await built.token("C-0001"), pushToken: Self.token("f6")
+            ).status == 201)
         // The server's first look pushed the build it started with; wait for it.
         let firstLook = try await eventually {
             let cursor = try await built.sql("SELECT COUNT(*) FROM push_cursor")
@@ -209,7 +244,10 @@ import Testing
         let baseline = mock.requests.count
         built.project.writeList(count: 2, points: { $0 == 1 ? 99 : $0 })
         try await built.build()
-        #expect(try await eventually(timeout: 15) { Self.requests(mock, after: baseline).contains { $0.token == Self.token("f6") } })
+        #expect(
+            try await eventually(timeout: 15) {
+                Self.requests(mock, after: baseline).contains { $0.token == Self.token("f6") }
+            })
         #expect(try await eventually(timeout: 15) { try await pushes("accepted") == acceptedBefore + 1 })
         #expect(try await pushes("unregistered") == 0)
         await server.stop()
@@ -242,13 +280,16 @@ final class PushProcess: Sendable {
         let directory = built.project.root
         self.pidFile = pidFile
         run = Task { [environment] in
-            try await runProcessWithoutBlocking("/bin/sh", ["-c", #"echo $$ > "$0"; exec "$@""#, pidFile, passforgeExecutable(), "push"],
-                                                directory: directory, environment: environment)
+            try await runProcessWithoutBlocking(
+                "/bin/sh", ["-c", #"echo $$ > "$0"; exec "$@""#, pidFile, passforgeExecutable(), "push"],
+                directory: directory, environment: environment)
         }
     }
 
     private var processIdentifier: pid_t? {
-        (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+            pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 
     /// SIGKILL, then awaits the end of the run.
@@ -256,7 +297,7 @@ final class PushProcess: Sendable {
         guard let pid = processIdentifier else { throw HarnessError("passforge push has not started") }
         Glibc.kill(pid, SIGKILL)
         _ = try await run.value
-        try? FileManager.default.removeItem(atPath: pidFile)   // the id is free for other processes now
+        try? FileManager.default.removeItem(atPath: pidFile)  // the id is free for other processes now
     }
 
     deinit { if let pid = processIdentifier { Glibc.kill(pid, SIGKILL) } }

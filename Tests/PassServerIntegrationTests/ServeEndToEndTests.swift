@@ -3,10 +3,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PassBuild
-import WalletTree
 import PassServer
 import TestSupport
 import Testing
+import WalletTree
 
 /// The real `passforge serve` process over a tree built by the real
 /// `passforge build`, with a real SQLite file, driven by AsyncHTTPClient.
@@ -21,7 +21,8 @@ import Testing
         var client = Client(base: server.base)
         let type = built.type
         let device = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
-        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001")
+        let token0 = try await built.token("C-0000")
+        let token1 = try await built.token("C-0001")
 
         #expect(try await client.send(.GET, "/health").status == 200)
 
@@ -31,7 +32,8 @@ import Testing
         #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: Self.pushA).status == 201)
 
         // The list: every registered pass, lastUpdated the greatest tag.
-        let record0 = try built.record("C-0000"), record1 = try built.record("C-0001")
+        let record0 = try built.record("C-0000")
+        let record1 = try built.record("C-0001")
         let list = try await client.serials(device, type)
         #expect(list.status == 200)
         #expect(list.header("Content-Type") == "application/json")
@@ -39,7 +41,10 @@ import Testing
         let lastUpdated = try #require(list.json?["lastUpdated"] as? String)
         #expect(lastUpdated == String(max(record0.updateTag, record1.updateTag)))
         #expect(try await client.serials(device, type, since: lastUpdated).status == 204)
-        #expect(try await client.serials(device, type, since: "not-a-number").json?["serialNumbers"] as? [String] == ["C-0000", "C-0001"])
+        #expect(
+            try await client.serials(device, type, since: "not-a-number").json?["serialNumbers"] as? [String] == [
+                "C-0000", "C-0001",
+            ])
 
         // The index file in the tree says the same, for a static host.
         let indexPath = TreeLayout.deviceIndexPath(device: device, type: type)
@@ -63,15 +68,21 @@ import Testing
         }
         let seconds = try #require(HTTPDate.parse(lastModified))
         for form in Self.dateForms(seconds) {
-            #expect(try await client.pass(type, "C-0001", token: token1, headers: ["If-Modified-Since": form]).status == 304, "\(form)")
+            #expect(
+                try await client.pass(type, "C-0001", token: token1, headers: ["If-Modified-Since": form]).status
+                    == 304, "\(form)")
         }
         for form in Self.dateForms(seconds - 1) {
-            #expect(try await client.pass(type, "C-0001", token: token1, headers: ["If-Modified-Since": form]).status == 200, "\(form)")
+            #expect(
+                try await client.pass(type, "C-0001", token: token1, headers: ["If-Modified-Since": form]).status
+                    == 200, "\(form)")
         }
-        #expect(try await client.pass(type, "C-0001", token: token1, headers: ["If-None-Match": "\"nope\""]).status == 200)
+        #expect(
+            try await client.pass(type, "C-0001", token: token1, headers: ["If-None-Match": "\"nope\""]).status == 200)
 
         // HEAD: the headers of a GET, no body.
-        let head = try await client.send(.HEAD, "/v1/passes/\(type)/C-0001", headers: ["Authorization": "ApplePass \(token1)"])
+        let head = try await client.send(
+            .HEAD, "/v1/passes/\(type)/C-0001", headers: ["Authorization": "ApplePass \(token1)"])
         #expect(head.status == 200)
         #expect(head.header("Content-Length") == String(record1.size))
         #expect(head.body.isEmpty)
@@ -83,10 +94,11 @@ import Testing
         #expect(newRecord1.updateTag > record1.updateTag)
         #expect(try built.record("C-0000").updateTag == record0.updateTag)
         var changed: Client.Answer?
-        #expect(try await eventually {
-            changed = try await client.serials(device, type, since: lastUpdated)
-            return changed?.status == 200
-        })
+        #expect(
+            try await eventually {
+                changed = try await client.serials(device, type, since: lastUpdated)
+                return changed?.status == 200
+            })
         #expect(changed?.json?["serialNumbers"] as? [String] == ["C-0001"])
         #expect(changed?.json?["lastUpdated"] as? String == String(newRecord1.updateTag))
 
@@ -96,11 +108,14 @@ import Testing
         #expect(updated.body == built.fileBytes(newRecord1.path))
         #expect(updated.body != download.body)
         #expect(updated.header("ETag") == newRecord1.etag)
-        #expect(try await client.pass(type, "C-0000", token: token0, headers: ["If-None-Match": record0.etag]).status == 304)
+        #expect(
+            try await client.pass(type, "C-0000", token: token0, headers: ["If-None-Match": record0.etag]).status == 304
+        )
 
         // A new push token on re-registering replaces the old one.
         #expect(try await client.register(device, type, "C-0000", token: token0, pushToken: Self.pushB).status == 200)
-        #expect(try await built.sql("SELECT push_token FROM devices WHERE library_identifier = '\(device)'") == Self.pushB)
+        #expect(
+            try await built.sql("SELECT push_token FROM devices WHERE library_identifier = '\(device)'") == Self.pushB)
 
         // Restarting loses nothing.
         #expect(await server.stop() == 0)
@@ -116,10 +131,11 @@ import Testing
         #expect(try await client.serials(device, type).status == 204)
         #expect(try await built.sql("SELECT COUNT(*) FROM devices") == "0")
         #expect(!FileManager.default.fileExists(atPath: "\(built.output)/\(indexPath)"))
-        
+
         // Log: 200, one line each in the server log, kept in the table.
-        let log = try await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"],
-                                        body: Array(#"{"logs":["Web service error for pass.x (C-0001): 401\nforged line","second"]}"#.utf8))
+        let log = try await client.send(
+            .POST, "/v1/log", headers: ["Content-Type": "application/json"],
+            body: Array(#"{"logs":["Web service error for pass.x (C-0001): 401\nforged line","second"]}"#.utf8))
         #expect(log.status == 200)
         #expect(await server.process.contains("device log: second", timeout: .seconds(10)))
         #expect(server.stderr.get().contains("device log: Web service error for pass.x (C-0001): 401 forged line"))
@@ -136,8 +152,10 @@ import Testing
     static func dateForms(_ seconds: Int64) -> [String] {
         let imf = HTTPDate.format(seconds)  // "Sun, 06 Nov 1994 08:49:37 GMT"
         let parts = imf.split(separator: " ")
-        let weekday = ["Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday", "Fri": "Friday",
-                       "Sat": "Saturday", "Sun": "Sunday"][String(parts[0].dropLast())]!
+        let weekday = [
+            "Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday", "Fri": "Friday",
+            "Sat": "Saturday", "Sun": "Sunday",
+        ][String(parts[0].dropLast())]!
         let rfc850 = "\(weekday), \(parts[1])-\(parts[2])-\(parts[3].suffix(2)) \(parts[4]) GMT"
         let day = Int(parts[1])!
         let asctime = "\(parts[0].dropLast()) \(parts[2]) \(day < 10 ? " \(day)" : "\(day)") \(parts[4]) \(parts[3])"
@@ -154,8 +172,11 @@ import Testing
         let registration = "/v1/devices/dev1/registrations/\(type)/C-0000"
         let auth = ["Authorization": "ApplePass \(token)"]
         var answers: [(String, Client.Answer)] = []
-        func expect(_ status: Int, _ method: HTTPMethodName, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil,
-                    sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        func expect(
+            _ status: Int, _ method: HTTPMethodName, _ path: String, headers: [String: String] = [:],
+            body: [UInt8]? = nil,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws {
             let answer = try await client.send(method.nio, path, headers: headers, body: body)
             #expect(answer.status == status, "\(method) \(path)", sourceLocation: sourceLocation)
             answers.append(("\(method) \(path)", answer))
@@ -165,16 +186,19 @@ import Testing
         try await expect(401, .GET, "/v1/passes/\(type)/C-0000")
         try await expect(401, .GET, "/v1/passes/\(type)/C-0000", headers: ["Authorization": "Bearer \(token)"])
         try await expect(401, .GET, "/v1/passes/\(type)/C-0000", headers: ["Authorization": "ApplePass"])
-        try await expect(401, .GET, "/v1/passes/\(type)/C-0000", headers: ["Authorization": "ApplePass wrong-token-0123456789"])
+        try await expect(
+            401, .GET, "/v1/passes/\(type)/C-0000", headers: ["Authorization": "ApplePass wrong-token-0123456789"])
         try await expect(401, .GET, "/v1/passes/\(type)/C-0000", headers: ["Authorization": "ApplePass \(otherToken)"])
         try await expect(401, .GET, "/v1/passes/\(type)/C-9999", headers: auth)
         try await expect(401, .GET, "/v1/passes/pass.com.example.unknown/C-0000", headers: auth)
         let unauthorized = answers.suffix(7).map(\.1)
         #expect(Set(unauthorized.map(\.text)).count == 1, "an unknown pass answers exactly like a wrong token")
-        try await expect(401, .POST, registration, headers: ["Authorization": "ApplePass \(otherToken)"],
-                         body: Array(#"{"pushToken":"\#(Self.pushA)"}"#.utf8))
-        try await expect(401, .POST, "/v1/devices/dev1/registrations/\(type)/C-9999", headers: auth,
-                         body: Array(#"{"pushToken":"\#(Self.pushA)"}"#.utf8))
+        try await expect(
+            401, .POST, registration, headers: ["Authorization": "ApplePass \(otherToken)"],
+            body: Array(#"{"pushToken":"\#(Self.pushA)"}"#.utf8))
+        try await expect(
+            401, .POST, "/v1/devices/dev1/registrations/\(type)/C-9999", headers: auth,
+            body: Array(#"{"pushToken":"\#(Self.pushA)"}"#.utf8))
         try await expect(401, .DELETE, registration)
         try await expect(401, .DELETE, registration, headers: ["Authorization": "ApplePass \(otherToken)"])
 
@@ -182,7 +206,9 @@ import Testing
         try await expect(400, .POST, registration, headers: auth)
         try await expect(400, .POST, registration, headers: auth, body: Array("{}".utf8))
         try await expect(400, .POST, registration, headers: auth, body: Array(#"{"pushToken":""}"#.utf8))
-        try await expect(400, .POST, registration, headers: auth, body: Array(#"{"pushToken":"not hex at all, not hex at all, not hex"}"#.utf8))
+        try await expect(
+            400, .POST, registration, headers: auth,
+            body: Array(#"{"pushToken":"not hex at all, not hex at all, not hex"}"#.utf8))
         try await expect(400, .POST, registration, headers: auth, body: Array(#"{"pushToken":12}"#.utf8))
         try await expect(400, .POST, registration, headers: auth, body: Array(#"{"pushToken":"abc"#.utf8))
         try await expect(400, .POST, registration, headers: auth, body: Array("[1,2]".utf8))
@@ -197,9 +223,11 @@ import Testing
         try await expect(400, .GET, "/v1/passes/\(type)/\(String(repeating: "9", count: 129))", headers: auth)
 
         // 413: bodies are bounded.
-        try await expect(413, .POST, registration, headers: auth,
-                         body: Array(#"{"pushToken":"\#(Self.pushA)","padding":"\#(String(repeating: "x", count: 8000))"}"#.utf8))
-        try await expect(413, .POST, "/v1/log", body: Array(#"{"logs":["\#(String(repeating: "x", count: 70_000))"]}"#.utf8))
+        try await expect(
+            413, .POST, registration, headers: auth,
+            body: Array(#"{"pushToken":"\#(Self.pushA)","padding":"\#(String(repeating: "x", count: 8000))"}"#.utf8))
+        try await expect(
+            413, .POST, "/v1/log", body: Array(#"{"logs":["\#(String(repeating: "x", count: 70_000))"]}"#.utf8))
 
         // 405: wrong methods, with Allow.
         try await expect(405, .PUT, "/v1/passes/\(type)/C-0000", headers: auth)
@@ -237,17 +265,25 @@ import Testing
         let token = try await built.token("C-0000")
         let attempts = [
             "/v1/passes/../.passforge/state.json", "/v1/passes/\(type)/../../.passforge/state.json",
-            "/v1/passes/\(type)/..%2F..%2F.passforge%2Fstate.json", "/v1/passes/%2E%2E/%2E%2E%2F.passforge%2Fstate.json",
-            "/v1/passes/\(type)/C-0000%00", "/download/../.passforge/state.json", "/download/..%2F.passforge%2Fstate.json",
+            "/v1/passes/\(type)/..%2F..%2F.passforge%2Fstate.json",
+            "/v1/passes/%2E%2E/%2E%2E%2F.passforge%2Fstate.json",
+            "/v1/passes/\(type)/C-0000%00", "/download/../.passforge/state.json",
+            "/download/..%2F.passforge%2Fstate.json",
             "/download/%2E%2E/.passforge/downloads.csv", "/.passforge/state.json", "/.passforge/downloads.csv",
             "/v1/devices/../../etc/passwd", "/v1/devices/..%2F..%2Fetc/registrations/passwd", "/../../../../etc/passwd",
             "/v1/passes/\(type)/C-0000/..", "/download/\(type)/../../.passforge/state.json",
         ]
         // The raw client sees a file when there is one to see.
-        let control = try RawHTTP.send(port: server.port, "GET /v1/passes/\(type)/C-0000 HTTP/1.1\r\nHost: localhost\r\nAuthorization: ApplePass \(token)\r\nConnection: close\r\n\r\n")
+        let control = try RawHTTP.send(
+            port: server.port,
+            "GET /v1/passes/\(type)/C-0000 HTTP/1.1\r\nHost: localhost\r\nAuthorization: ApplePass \(token)\r\nConnection: close\r\n\r\n"
+        )
         #expect(control.status == 200 && control.response.contains("PK\u{3}\u{4}"))
         for path in attempts {
-            let (status, response) = try RawHTTP.send(port: server.port, "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: ApplePass \(token)\r\nConnection: close\r\n\r\n")
+            let (status, response) = try RawHTTP.send(
+                port: server.port,
+                "GET \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: ApplePass \(token)\r\nConnection: close\r\n\r\n"
+            )
             #expect((400..<500).contains(status), "\(path): \(status)")
             // Markers of state.json, downloads.csv, /etc/passwd and a zip.
             for secret in ["\"tokenHash\"", "\"fingerprint\"", "\(type),C-0000", "root:x", "PK\u{3}\u{4}", token] {
@@ -265,7 +301,9 @@ import Testing
         let token = try await built.token("C-0000")
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 {
-                group.addTask { try await client.register("dev1", type, "C-0000", token: token, pushToken: Self.pushA).status }
+                group.addTask {
+                    try await client.register("dev1", type, "C-0000", token: token, pushToken: Self.pushA).status
+                }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -291,7 +329,12 @@ import Testing
                 let device = "device\(index)"
                 let serial = serials[index % serials.count]
                 group.addTask {
-                    (device, serial, try await clientCopy.register(device, type, serial, token: tokensCopy[serial]!, pushToken: Self.pushA).status)
+                    (
+                        device, serial,
+                        try await clientCopy.register(
+                            device, type, serial, token: tokensCopy[serial]!, pushToken: Self.pushA
+                        ).status
+                    )
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -306,7 +349,9 @@ import Testing
             let list = try await client.serials(device, type)
             #expect(list.json?["serialNumbers"] as? [String] == [serial], "\(device)")
             // And each index file was written before its 201.
-            let index = built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type)).map { String(decoding: $0, as: UTF8.self) }
+            let index = built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type)).map {
+                String(decoding: $0, as: UTF8.self)
+            }
             #expect(index?.contains("\"\(serial)\"") == true, "\(device)")
         }
         #expect(await server.stop() == 0)
@@ -326,7 +371,8 @@ import Testing
                     let device = "term\(index)"
                     defer { firstAnswer.continuation.yield() }
                     // A request refused or cut before it was accepted is fine; an accepted one must finish.
-                    let status = try? await client.register(device, type, "C-0000", token: token, pushToken: Self.pushA).status
+                    let status = try? await client.register(device, type, "C-0000", token: token, pushToken: Self.pushA)
+                        .status
                     return (device, status)
                 }
             }
@@ -339,7 +385,8 @@ import Testing
         let answered = results.filter { $0.1 != nil }
         #expect(!answered.isEmpty)
         #expect(answered.allSatisfy { $0.1 == 201 }, "\(answered.map { $0.1 ?? 0 })")
-        let stored = Set(try await built.sql("SELECT library_identifier FROM devices").split(separator: "\n").map(String.init))
+        let stored = Set(
+            try await built.sql("SELECT library_identifier FROM devices").split(separator: "\n").map(String.init))
         #expect(stored.isSuperset(of: answered.map(\.0)))
     }
 
@@ -355,7 +402,9 @@ import Testing
             var seen: [(etag: String, body: [UInt8])] = []
             let deadline = ContinuousClock.now + .seconds(120)
             while seen.last == nil || seen.last?.etag != lastETag.get() {
-                guard ContinuousClock.now < deadline else { throw HarnessError("the last build was not served in 120 s") }
+                guard ContinuousClock.now < deadline else {
+                    throw HarnessError("the last build was not served in 120 s")
+                }
                 let answer = try await client.pass(type, "C-0001", token: token)
                 guard answer.status == 200, let etag = answer.header("ETag") else {
                     throw HarnessError("status \(answer.status) during a rebuild: \(answer.text)")
@@ -391,10 +440,19 @@ import Testing
         #expect(server.stdout.get().contains("listening on http://127.0.0.1:\(server.port)/passes/"))
         #expect(try await client.send(.GET, "/passes/health").status == 200)
         #expect(try await client.send(.GET, "/health").status == 404)
-        #expect(try await client.send(.GET, "/passes/v1/passes/\(built.type)/C-0000", headers: ["Authorization": "ApplePass \(token)"]).status == 200)
-        #expect(try await client.send(.GET, "/v1/passes/\(built.type)/C-0000", headers: ["Authorization": "ApplePass \(token)"]).status == 404)
-        #expect(try await client.send(.POST, "/passes/v1/devices/d1/registrations/\(built.type)/C-0000",
-                                      headers: ["Authorization": "ApplePass \(token)"], body: Array(#"{"pushToken":"\#(Self.pushA)"}"#.utf8)).status == 201)
+        #expect(
+            try await client.send(
+                .GET, "/passes/v1/passes/\(built.type)/C-0000", headers: ["Authorization": "ApplePass \(token)"]
+            ).status == 200)
+        #expect(
+            try await client.send(
+                .GET, "/v1/passes/\(built.type)/C-0000", headers: ["Authorization": "ApplePass \(token)"]
+            ).status == 404)
+        #expect(
+            try await client.send(
+                .POST, "/passes/v1/devices/d1/registrations/\(built.type)/C-0000",
+                headers: ["Authorization": "ApplePass \(token)"], body: Array(#"{"pushToken":"\#(Self.pushA)"}"#.utf8)
+            ).status == 201)
         #expect(await server.stop() == 0)
     }
 
@@ -408,8 +466,13 @@ import Testing
         #expect(answer.body == built.fileBytes(record.path))
         #expect(answer.header("ETag") == record.etag)
         #expect(answer.header("Content-Type") == "application/vnd.apple.pkpass")
-        #expect(try await client.send(.GET, "/" + record.downloadPath, headers: ["If-None-Match": record.etag]).status == 304)
-        #expect(try await client.send(.GET, "/" + record.downloadPath, headers: ["If-Modified-Since": answer.header("Last-Modified")!]).status == 304)
+        #expect(
+            try await client.send(.GET, "/" + record.downloadPath, headers: ["If-None-Match": record.etag]).status
+                == 304)
+        #expect(
+            try await client.send(
+                .GET, "/" + record.downloadPath, headers: ["If-Modified-Since": answer.header("Last-Modified")!]
+            ).status == 304)
         #expect(await server.stop() == 0)
     }
 
@@ -420,7 +483,10 @@ import Testing
         let type = built.type
         let device = "aa00bb11cc22dd33"
         let token1 = try await built.token("C-0001")
-        #expect(try await client.register(device, type, "C-0000", token: try await built.token("C-0000"), pushToken: Self.pushA).status == 201)
+        #expect(
+            try await client.register(
+                device, type, "C-0000", token: try await built.token("C-0000"), pushToken: Self.pushA
+            ).status == 201)
         #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: Self.pushA).status == 201)
 
         // The editor deletes C-0001 from the content; the build removes its file and index entry.
@@ -428,7 +494,10 @@ import Testing
         try await built.build()
         #expect(try built.buildState().removedPasses["\(type)/C-0001"] != nil)
         #expect(try await eventually { try await client.pass(type, "C-0001", token: token1).status == 401 })
-        #expect(built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type)).map { String(decoding: $0, as: UTF8.self) }?
+        #expect(
+            built.fileBytes(TreeLayout.deviceIndexPath(device: device, type: type)).map {
+                String(decoding: $0, as: UTF8.self)
+            }?
             .contains("C-0001") == false)
         // It cannot be registered again, but the device that holds it can say goodbye, with its token only.
         #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: Self.pushA).status == 401)
@@ -461,6 +530,8 @@ import Testing
 }
 
 /// Test-side names of HTTP methods, so tests do not depend on NIO's spelling.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// The cases read as the methods' own names on the wire.
 enum HTTPMethodName: String {
     case GET, HEAD, POST, PUT, DELETE
 }

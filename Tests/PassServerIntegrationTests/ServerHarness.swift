@@ -4,9 +4,9 @@ import NIOCore
 import NIOHTTP1
 import PassBuild
 import PassModel
-import WalletTree
 import TestSupport
 import Testing
+import WalletTree
 
 /// A real project, built by the real `passforge build`, with the tokens of
 /// its passes read back from the signed files.
@@ -137,7 +137,8 @@ final class ServerProcess: Sendable {
         environment["CI"] = nil
         for (key, value) in built.environment { environment[key] = value }
         environment["LOG_LEVEL"] = "info"
-        process = try BackgroundProcess(executable, allArguments, directory: built.project.root, environment: environment)
+        process = try BackgroundProcess(
+            executable, allArguments, directory: built.project.root, environment: environment)
         port = try await process.value("its port") { stdout, _ in Self.port(in: stdout) }
     }
 
@@ -182,32 +183,42 @@ struct Client {
     let base: String
     var timeout: TimeAmount = .seconds(30)
 
-    func send(_ method: HTTPMethod = .GET, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil) async throws -> Answer {
+    func send(_ method: HTTPMethod = .GET, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil)
+        async throws -> Answer
+    {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 16 << 20)
-        return Answer(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-                      body: Array(collected.readableBytesView))
+        return Answer(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            body: Array(collected.readableBytesView))
     }
 
-    func register(_ device: String, _ type: String, _ serial: String, token: String, pushToken: String) async throws -> Answer {
-        try await send(.POST, "/v1/devices/\(device)/registrations/\(type)/\(serial)",
-                       headers: ["Authorization": "ApplePass \(token)", "Content-Type": "application/json"],
-                       body: Array(#"{"pushToken":"\#(pushToken)"}"#.utf8))
+    func register(_ device: String, _ type: String, _ serial: String, token: String, pushToken: String) async throws
+        -> Answer
+    {
+        try await send(
+            .POST, "/v1/devices/\(device)/registrations/\(type)/\(serial)",
+            headers: ["Authorization": "ApplePass \(token)", "Content-Type": "application/json"],
+            body: Array(#"{"pushToken":"\#(pushToken)"}"#.utf8))
     }
 
     func unregister(_ device: String, _ type: String, _ serial: String, token: String) async throws -> Answer {
-        try await send(.DELETE, "/v1/devices/\(device)/registrations/\(type)/\(serial)", headers: ["Authorization": "ApplePass \(token)"])
+        try await send(
+            .DELETE, "/v1/devices/\(device)/registrations/\(type)/\(serial)",
+            headers: ["Authorization": "ApplePass \(token)"])
     }
 
     func serials(_ device: String, _ type: String, since: String? = nil) async throws -> Answer {
-        try await send(.GET, "/v1/devices/\(device)/registrations/\(type)" + (since.map { "?passesUpdatedSince=\($0)" } ?? ""))
+        try await send(
+            .GET, "/v1/devices/\(device)/registrations/\(type)" + (since.map { "?passesUpdatedSince=\($0)" } ?? ""))
     }
 
-    func pass(_ type: String, _ serial: String, token: String?, headers: [String: String] = [:]) async throws -> Answer {
+    func pass(_ type: String, _ serial: String, token: String?, headers: [String: String] = [:]) async throws -> Answer
+    {
         var headers = headers
         if let token { headers["Authorization"] = "ApplePass \(token)" }
         return try await send(.GET, "/v1/passes/\(type)/\(serial)", headers: headers)
@@ -240,7 +251,9 @@ enum RawHTTP {
 /// once its signature is verified; `item` names it in the error.
 func authenticationToken(ofItemAt path: String, _ item: String) async throws -> String {
     let verified = try await PassVerifier.verifyWithoutBlocking(path, root: TestPKI.shared.root)
-    guard let token = verified.passJSON["authenticationToken"] as? String else { throw HarnessError("\(item) has no token") }
+    guard let token = verified.passJSON["authenticationToken"] as? String else {
+        throw HarnessError("\(item) has no token")
+    }
     return token
 }
 

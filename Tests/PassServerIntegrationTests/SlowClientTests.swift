@@ -3,8 +3,8 @@ import NIOCore
 import NIOHTTP1
 import PassServer
 import TestSupport
-import WalletTree
 import Testing
+import WalletTree
 
 /// issue 31: about 1,020 half-sent requests stopped `passforge serve` under
 /// the soft open-file limit of 1024 that systemd gives a service, directly
@@ -17,10 +17,13 @@ import Testing
 
     /// Half of them stop in the headers, half in the body (all in the body with `allInTheBody`); the
     /// request deadline is an hour, so only the cap can make room.
-    static func halfSentRequests(port: Int, count: Int = slowClients,
-                                 allInTheBody: Bool = false) throws -> [RawConnection] {
+    static func halfSentRequests(
+        port: Int, count: Int = slowClients,
+        allInTheBody: Bool = false
+    ) throws -> [RawConnection] {
         let inTheHeaders = "POST /v1/log HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
-        let inTheBody = "POST /v1/log HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        let inTheBody =
+            "POST /v1/log HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + "Content-Length: 1000\r\n\r\n{\"logs\":[\""
         var connections: [RawConnection] = []
         for index in 0..<count {
@@ -34,8 +37,9 @@ import Testing
     /// The test itself holds the slow clients' sockets.
     static func raiseOwnOpenFileLimit() throws {
         let raised = OpenFileLimit.raiseToHardLimit()
-        try #require(raised.after >= 3 * slowClients,
-                     "this test needs \(3 * slowClients) open files; the hard limit allows \(raised.after)")
+        try #require(
+            raised.after >= 3 * slowClients,
+            "this test needs \(3 * slowClients) open files; the hard limit allows \(raised.after)")
     }
 
     /// The hard limit the test may give a child (it cannot raise its own).
@@ -57,8 +61,9 @@ import Testing
         #expect(banner.contains("connections: at most 896 at once (open-file limit 1024;"), "\(banner)")
         var slow = try Self.halfSentRequests(port: server.port)
         let answer = try Self.health(port: server.port, within: 3)
-        #expect(answer.status == 200,
-                "/health not answered within 3 s behind \(Self.slowClients) half-sent requests: \(answer.text)")
+        #expect(
+            answer.status == 200,
+            "/health not answered within 3 s behind \(Self.slowClients) half-sent requests: \(answer.text)")
         // The oldest went to make room: at least 1,100 + 1 - 896 of the slow clients are closed.
         let closedEnough = try await eventually(timeout: 10) {
             slow.filter { $0.isReadable() }.count >= Self.slowClients + 1 - 896
@@ -70,7 +75,8 @@ import Testing
         // The operator's view: the cap, the open connections and what the cap closed.
         let metrics = try await Client(base: server.base).send(.GET, "/metrics").text
         #expect(metrics.contains("passforge_connection_cap 896"), "\(metrics)")
-        let closedAtCap = metrics.split(separator: "\n")
+        let closedAtCap =
+            metrics.split(separator: "\n")
             .first { $0.hasPrefix(#"passforge_connections_at_cap_total{action="closed"}"#) }
             .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0
         #expect(closedAtCap >= Double(Self.slowClients + 1 - 896), "\(metrics)")
@@ -91,8 +97,9 @@ import Testing
         let server = try await ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, hard))
         let cap = ConnectionLimit.defaultMaximum(openFileLimit: hard)
         let banner = server.stdout.get()
-        #expect(banner.contains("connections: at most \(cap) at once (open-file limit raised from 1024 to \(hard);"),
-                "\(banner)")
+        #expect(
+            banner.contains("connections: at most \(cap) at once (open-file limit raised from 1024 to \(hard);"),
+            "\(banner)")
         var slow = try Self.halfSentRequests(port: server.port)
         let answer = try Self.health(port: server.port, within: 3)
         #expect(answer.status == 200, "\(answer.text)")
@@ -103,13 +110,17 @@ import Testing
 
     @Test func maxConnectionsMustLeaveRoomForTheStoreAndTheTree() async throws {
         let built = try await BuiltProject.make(passCount: 1)
-        let arguments = ["--nofile=1024:1024", passforgeExecutable(), "serve", "--port", "0",
-                         "--max-connections", "1000"]
-        let result = try await runProcessWithoutBlocking("/usr/bin/prlimit", arguments, directory: built.project.root,
-                                                          environment: built.environment)
+        let arguments = [
+            "--nofile=1024:1024", passforgeExecutable(), "serve", "--port", "0",
+            "--max-connections", "1000",
+        ]
+        let result = try await runProcessWithoutBlocking(
+            "/usr/bin/prlimit", arguments, directory: built.project.root,
+            environment: built.environment)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("--max-connections 1000 leaves too few of the 1024 open files"),
-                "\(result.output)")
+        #expect(
+            result.stderr.contains("--max-connections 1000 leaves too few of the 1024 open files"),
+            "\(result.output)")
         #expect(result.stderr.contains("at most 960"), "\(result.output)")
     }
 
@@ -119,7 +130,8 @@ import Testing
     @Test func slowLogBodiesThroughCaddyDoNotBlockARegistration() async throws {
         try Self.raiseOwnOpenFileLimit()
         let built = try await BuiltProject.make(passCount: 1)
-        let passforge = try await ServerProcess(built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
+        let passforge = try await ServerProcess(
+            built, arguments: ["--request-timeout", "3600"], openFiles: (1024, 1024))
         let host = try await StaticHost(.caddy, root: built.output, upstreamPort: passforge.port)
         defer { host.terminate() }
         // In the body: Caddy holds a request whose headers have not all come by itself; a body it streams to passforge.
@@ -134,8 +146,9 @@ import Testing
         #expect(capReached, "the slow bodies never filled passforge's 896 connections")
         var client = Client(base: host.base)
         client.timeout = .seconds(10)
-        let registered = try await client.register("dev1", built.type, "C-0000", token: try await built.token("C-0000"),
-                                                   pushToken: hexToken("c3"))
+        let registered = try await client.register(
+            "dev1", built.type, "C-0000", token: try await built.token("C-0000"),
+            pushToken: hexToken("c3"))
         #expect(registered.status == 201, "\(registered.text)")
         #expect(try await client.send(.GET, "/health").status == 200)
         slow.removeAll()
@@ -169,8 +182,9 @@ import Testing
             }
             let single = try await Client(base: host.base)
                 .send(.GET, path, headers: headers.merging(["Range": "bytes=0-1"]) { a, _ in a })
-            #expect(single.status == 206 && single.body == Array(whole.prefix(2)),
-                    "\(server) \(path): \(single.status)")
+            #expect(
+                single.status == 206 && single.body == Array(whole.prefix(2)),
+                "\(server) \(path): \(single.status)")
         }
     }
 }
@@ -185,8 +199,10 @@ import Testing
         let passforge = try await ServerProcess(built)
         let host = try await StaticHost(server, root: built.output, upstreamPort: passforge.port)
         defer { host.terminate() }
-        let passToken = try await built.token("C-0000"), orderToken = try await built.orderToken("O-1001")
-        let passPath = "/v1/passes/\(built.type)/C-0000", orderPath = "/v1/orders/\(built.orderType)/O-1001"
+        let passToken = try await built.token("C-0000")
+        let orderToken = try await built.orderToken("O-1001")
+        let passPath = "/v1/passes/\(built.type)/C-0000"
+        let orderPath = "/v1/orders/\(built.orderType)/O-1001"
         var cases: [(path: String, authorization: String, status: Int)] = [
             (passPath, "ApplePass \(passToken)", 200), (orderPath, "AppleOrder \(orderToken)", 200),
         ]
@@ -200,15 +216,17 @@ import Testing
             let direct = try await Client(base: passforge.base)
                 .send(.GET, path, headers: ["Authorization": authorization])
             let viaHost = try await Client(base: host.base).send(.GET, path, headers: ["Authorization": authorization])
-            #expect(direct.status == status && viaHost.status == status,
-                    "\(server) \(path) '\(authorization)': \(direct.status) \(viaHost.status)")
+            #expect(
+                direct.status == status && viaHost.status == status,
+                "\(server) \(path) '\(authorization)': \(direct.status) \(viaHost.status)")
             if status == 401 {
                 #expect(viaHost.body == direct.body, "\(server) \(path) '\(authorization)'")
                 #expect(viaHost.header("WWW-Authenticate") == direct.header("WWW-Authenticate"))
             }
             if path == orderPath, status == 401 {
-                #expect(direct.header("WWW-Authenticate") == "AppleOrder" && !direct.text.contains("ApplePass"),
-                        "\(direct.text)")
+                #expect(
+                    direct.header("WWW-Authenticate") == "AppleOrder" && !direct.text.contains("ApplePass"),
+                    "\(direct.text)")
             }
         }
         // Registration of an order through the host, without a token or with the pass scheme: the order's 401.
@@ -218,8 +236,9 @@ import Testing
             var headers = ["Content-Type": "application/json"]
             headers["Authorization"] = authorization
             let answer = try await Client(base: host.base).send(.POST, registration, headers: headers, body: body)
-            #expect(answer.status == 401 && answer.header("WWW-Authenticate") == "AppleOrder",
-                    "\(server) \(authorization ?? "no token"): \(answer.text)")
+            #expect(
+                answer.status == 401 && answer.header("WWW-Authenticate") == "AppleOrder",
+                "\(server) \(authorization ?? "no token"): \(answer.text)")
             #expect(answer.text.contains("AppleOrder") && !answer.text.contains("ApplePass"), "\(answer.text)")
         }
     }

@@ -1,9 +1,9 @@
 import Foundation
 import MockAPNs
 import PassBuild
-import WalletTree
 import TestSupport
 import Testing
+import WalletTree
 
 /// The content repository of a static deployment: a bare git repository as
 /// the origin, and an editor's working copy (a `ProjectFixture`) that
@@ -45,14 +45,19 @@ final class ContentRepository: Sendable {
     @discardableResult
     static func git(_ arguments: [String], in directory: String) async throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment
-        for (key, value) in ["GIT_AUTHOR_NAME": "Editor", "GIT_AUTHOR_EMAIL": "editor@example.com",
-                             "GIT_COMMITTER_NAME": "Editor", "GIT_COMMITTER_EMAIL": "editor@example.com",
-                             "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0"] {
+        for (key, value) in [
+            "GIT_AUTHOR_NAME": "Editor", "GIT_AUTHOR_EMAIL": "editor@example.com",
+            "GIT_COMMITTER_NAME": "Editor", "GIT_COMMITTER_EMAIL": "editor@example.com",
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0",
+        ] {
             environment[key] = value
         }
-        let result = try await runProcessWithoutBlocking("/usr/bin/timeout", ["--kill-after=5", "60", "git"] + arguments,
-                                                         directory: directory, environment: environment)
-        guard result.status == 0 else { throw HarnessError("git \(arguments.joined(separator: " ")) failed: \(result.output)") }
+        let result = try await runProcessWithoutBlocking(
+            "/usr/bin/timeout", ["--kill-after=5", "60", "git"] + arguments,
+            directory: directory, environment: environment)
+        guard result.status == 0 else {
+            throw HarnessError("git \(arguments.joined(separator: " ")) failed: \(result.output)")
+        }
         return result
     }
 }
@@ -68,9 +73,12 @@ final class Checkout: Sendable {
     /// Runs the real `passforge` here with `environment` over a clean one
     /// (no CI, store or stall settings from the test runner), bounded in time,
     /// holding none of the test runner's threads.
-    func passforge(_ arguments: [String], environment: [String: String], timeout: Int = 120) async throws -> ProcessResult {
-        try await runProcessWithoutBlocking("/usr/bin/timeout", ["--kill-after=5", String(timeout), passforgeExecutable()] + arguments,
-                                            directory: root, environment: passforgeEnvironment(environment))
+    func passforge(_ arguments: [String], environment: [String: String], timeout: Int = 120) async throws
+        -> ProcessResult
+    {
+        try await runProcessWithoutBlocking(
+            "/usr/bin/timeout", ["--kill-after=5", String(timeout), passforgeExecutable()] + arguments,
+            directory: root, environment: passforgeEnvironment(environment))
     }
 
     func localState() throws -> BuildState { try BuildState.load(from: output) }
@@ -94,8 +102,9 @@ final class BackgroundPassforge: Sendable {
     var output: String { process.output }
 
     init(_ arguments: [String], directory: String, environment: [String: String]) throws {
-        process = try BackgroundProcess(passforgeExecutable(), arguments, directory: directory,
-                                        environment: passforgeEnvironment(environment))
+        process = try BackgroundProcess(
+            passforgeExecutable(), arguments, directory: directory,
+            environment: passforgeEnvironment(environment))
     }
 
     /// Waits until the output contains `text`; false if the process ended or the time ran out first.
@@ -140,7 +149,8 @@ struct PublishedFile: Equatable {
     }
 
     static func == (a: PublishedFile, b: PublishedFile) -> Bool {
-        a.bytes == b.bytes && a.inode == b.inode && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+        a.bytes == b.bytes && a.inode == b.inode && a.modified.tv_sec == b.modified.tv_sec
+            && a.modified.tv_nsec == b.modified.tv_nsec
     }
 
     /// Every file under `folder` (hidden ones included) by relative path.
@@ -149,8 +159,10 @@ struct PublishedFile: Equatable {
         let enumerator = FileManager.default.enumerator(atPath: folder)
         while let relative = enumerator?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: "\(folder)/\(relative)", isDirectory: &isDirectory), !isDirectory.boolValue,
-               let file = PublishedFile("\(folder)/\(relative)") {
+            if FileManager.default.fileExists(atPath: "\(folder)/\(relative)", isDirectory: &isDirectory),
+                !isDirectory.boolValue,
+                let file = PublishedFile("\(folder)/\(relative)")
+            {
                 files[relative] = file
             }
         }
@@ -214,8 +226,9 @@ final class StaticDeployment: @unchecked Sendable {
         var host = signing.merging(apns) { _, new in new }
         host["PASSFORGE_DATABASE_URL"] = hostFolder.file("registrations.sqlite")
         host["LOG_LEVEL"] = "info"
-        serve = try BackgroundPassforge(["serve", "--port", "0", "--output", hostFolder.file("www"), "--push"],
-                                        directory: hostCheckout.root, environment: host)
+        serve = try BackgroundPassforge(
+            ["serve", "--port", "0", "--output", hostFolder.file("www"), "--push"],
+            directory: hostCheckout.root, environment: host)
         nginx = try await StaticHost(.nginx, root: hostFolder.file("www"), upstreamPort: try await serve.servePort())
     }
 
@@ -241,7 +254,9 @@ final class StaticDeployment: @unchecked Sendable {
     func passPath(_ serial: String) -> String { "v1/passes/\(type)/\(serial)" }
 
     /// What a CI run does after a commit: a fresh clone, built with `--state-from` DEST (which must succeed).
-    func ciBuildFromPublishedState(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (checkout: Checkout, build: ProcessResult) {
+    func ciBuildFromPublishedState(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (
+        checkout: Checkout, build: ProcessResult
+    ) {
         let checkout = try await repository.freshClone(label)
         let build = try await checkout.passforge(["build", "--state-from", destination], environment: ci)
         try #require(build.status == 0, "\(build.output)", sourceLocation: sourceLocation)
@@ -263,7 +278,8 @@ final class StaticDeployment: @unchecked Sendable {
 
     /// The order's authenticationToken, read from order.json inside the published, signed file.
     func orderToken(_ identifier: String) async throws -> String {
-        try await authenticationToken(ofItemAt: "\(destinationPath)/v1/orders/\(TestPKI.orderType)/\(identifier)", "order \(identifier)")
+        try await authenticationToken(
+            ofItemAt: "\(destinationPath)/v1/orders/\(TestPKI.orderType)/\(identifier)", "order \(identifier)")
     }
 
     /// `.passforge/indexed-tag` at DEST: the last build whose changes the server's index files show.

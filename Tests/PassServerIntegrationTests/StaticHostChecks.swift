@@ -3,9 +3,9 @@ import NIOCore
 import NIOHTTP1
 import PassBuild
 import PassModel
-import WalletTree
 import TestSupport
 import Testing
+import WalletTree
 
 /// The checks every shipped static-host configuration must pass, the same
 /// for nginx and Caddy: the host answers every GET from the built tree by
@@ -46,16 +46,23 @@ struct StaticHostChecks {
         let client = checks.client
         let type = built.type
         let device = "1a2b3c4d5e6f7a8b9c0d"
-        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001")
+        let token0 = try await built.token("C-0000")
+        let token1 = try await built.token("C-0001")
         let record0 = try built.record("C-0000")
 
         // Register and unregister go through to passforge; the list is the index file it wrote.
         #expect(try await client.serials(device, type).status == 204)
-        #expect(try await client.register(device, type, "C-0000", token: token0, pushToken: ServeEndToEndTests.pushA).status == 201)
-        #expect(try await client.register(device, type, "C-0001", token: token1, pushToken: ServeEndToEndTests.pushA).status == 201)
+        #expect(
+            try await client.register(device, type, "C-0000", token: token0, pushToken: ServeEndToEndTests.pushA).status
+                == 201)
+        #expect(
+            try await client.register(device, type, "C-0001", token: token1, pushToken: ServeEndToEndTests.pushA).status
+                == 201)
         #expect(try await client.unregister(device, type, "C-0001", token: token1).status == 200)
         // passforge's own refusals pass through unchanged.
-        #expect(try await client.register(device, type, "C-0001", token: token0, pushToken: ServeEndToEndTests.pushA).status == 401)
+        #expect(
+            try await client.register(device, type, "C-0001", token: token0, pushToken: ServeEndToEndTests.pushA).status
+                == 401)
         let list = try await client.serials(device, type)
         #expect(list.status == 200)
         #expect(list.header("Content-Type") == "application/json")
@@ -73,9 +80,15 @@ struct StaticHostChecks {
         let orderType = built.orderType
         let orderToken = try await built.orderToken("O-1001")
         #expect(try await client.orderIdentifiers(device, orderType).status == 204)
-        #expect(try await client.registerOrder(device, orderType, "O-1001", token: orderToken, pushToken: ServeEndToEndTests.pushA).status == 201)
-        #expect(try await client.registerOrder(device, orderType, "O-1001", token: orderToken, pushToken: ServeEndToEndTests.pushA,
-                                               scheme: "ApplePass").status == 401)
+        #expect(
+            try await client.registerOrder(
+                device, orderType, "O-1001", token: orderToken, pushToken: ServeEndToEndTests.pushA
+            ).status == 201)
+        #expect(
+            try await client.registerOrder(
+                device, orderType, "O-1001", token: orderToken, pushToken: ServeEndToEndTests.pushA,
+                scheme: "ApplePass"
+            ).status == 401)
         let orderList = try await client.orderIdentifiers(device, orderType)
         #expect(orderList.status == 200)
         #expect(orderList.json?["orderIdentifiers"] as? [String] == ["O-1001"])
@@ -93,7 +106,9 @@ struct StaticHostChecks {
         #expect(hostRefusal.header("WWW-Authenticate") == directRefusal.header("WWW-Authenticate"))
 
         // Log and health reach passforge.
-        let log = try await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"], body: Array(#"{"logs":["via the static host"]}"#.utf8))
+        let log = try await client.send(
+            .POST, "/v1/log", headers: ["Content-Type": "application/json"],
+            body: Array(#"{"logs":["via the static host"]}"#.utf8))
         #expect(log.status == 200)
         #expect(try await client.send(.GET, "/health").status == 200)
 
@@ -136,21 +151,29 @@ struct StaticHostChecks {
         for serial in ["C-0000", "C-0001"] {
             for upgrade in ["h2c", "websocket"] {
                 let attacker = try RawConnection(port: host.port)
-                try attacker.send("DELETE /v1/devices/\(device)/registrations/\(type)/\(serial) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                  + "Connection: Upgrade\r\nUpgrade: \(upgrade)\r\n\r\n")
+                try attacker.send(
+                    "DELETE /v1/devices/\(device)/registrations/\(type)/\(serial) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        + "Connection: Upgrade\r\nUpgrade: \(upgrade)\r\n\r\n")
                 let refused = try attacker.readResponse(within: 10)
                 #expect(refused.status == 401, "\(server) \(upgrade): \(refused.text)")
                 let registered: Client.Answer
                 do {
-                    registered = try await client.register(device, type, serial, token: try await built.token(serial), pushToken: ServeEndToEndTests.pushA)
+                    registered = try await client.register(
+                        device, type, serial, token: try await built.token(serial), pushToken: ServeEndToEndTests.pushA)
                 } catch {
-                    Issue.record("\(server): the registration after an `Upgrade: \(upgrade)` request was not answered: \(error)")
+                    Issue.record(
+                        "\(server): the registration after an `Upgrade: \(upgrade)` request was not answered: \(error)")
                     continue
                 }
-                #expect([200, 201].contains(registered.status), "\(server) \(upgrade) \(serial): \(registered.status) \(registered.text)")
-                let logged = try? await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"],
-                                                    body: Array(#"{"logs":["after an upgrade request"]}"#.utf8))
-                #expect(logged?.status == 200, "\(server) \(upgrade): the log call after an upgrade request was not answered")
+                #expect(
+                    [200, 201].contains(registered.status),
+                    "\(server) \(upgrade) \(serial): \(registered.status) \(registered.text)")
+                let logged = try? await client.send(
+                    .POST, "/v1/log", headers: ["Content-Type": "application/json"],
+                    body: Array(#"{"logs":["after an upgrade request"]}"#.utf8))
+                #expect(
+                    logged?.status == 200,
+                    "\(server) \(upgrade): the log call after an upgrade request was not answered")
             }
         }
         #expect(try await built.sql("SELECT COUNT(*) FROM registrations") == "2")
@@ -163,7 +186,9 @@ struct StaticHostChecks {
             let token = kind == .pass ? try await built.token(identifier) : try await built.orderToken(identifier)
             let record = kind == .pass ? try built.record(identifier) : try built.orderRecord(identifier)
             func get(_ method: HTTPMethod = .GET, _ headers: [String: String] = [:]) async throws -> Client.Answer {
-                try await client.send(method, "/" + record.path, headers: headers.merging(["Authorization": "\(kind.authorizationScheme) \(token)"]) { a, _ in a })
+                try await client.send(
+                    method, "/" + record.path,
+                    headers: headers.merging(["Authorization": "\(kind.authorizationScheme) \(token)"]) { a, _ in a })
             }
             let item = try await get()
             #expect(item.status == 200, "\(host.server) \(identifier)")
@@ -172,7 +197,8 @@ struct StaticHostChecks {
             #expect(item.header("Cache-Control") == "private, no-cache")
             let etag = try #require(item.header("ETag"))
             let lastModified = try #require(item.header("Last-Modified"))
-            #expect(lastModified == HTTPDateText.format(milliseconds: record.updateTag), "Last-Modified is the update tag")
+            #expect(
+                lastModified == HTTPDateText.format(milliseconds: record.updateTag), "Last-Modified is the update tag")
 
             let head = try await get(.HEAD)
             #expect(head.status == 200)
@@ -191,7 +217,8 @@ struct StaticHostChecks {
 
     /// No, malformed, wrong or another pass's token, or an unknown pass: one and the same 401, no bytes.
     func everyRefusalIsTheSame401() async throws {
-        let token0 = try await built.token("C-0000"), token1 = try await built.token("C-0001")
+        let token0 = try await built.token("C-0000")
+        let token1 = try await built.token("C-0001")
         let reference = try await client.pass(type, "C-0000", token: nil)
         #expect(reference.status == 401)
         let refusals: [(serial: String, authorization: String?)] = [
@@ -216,17 +243,22 @@ struct StaticHostChecks {
             ("C-0000.\(token0)", "ApplePass \(token0)"),
         ]
         for (serial, authorization) in refusals {
-            let answer = try await client.send(.GET, "/v1/passes/\(type)/\(serial)", headers: authorization.map { ["Authorization": $0] } ?? [:])
+            let answer = try await client.send(
+                .GET, "/v1/passes/\(type)/\(serial)", headers: authorization.map { ["Authorization": $0] } ?? [:])
             #expect(answer.status == 401, "\(host.server) \(serial) \(authorization ?? "no header")")
             #expect(answer.body == reference.body, "\(host.server) \(serial) \(authorization ?? "no header")")
             #expect(answer.header("Content-Type") == reference.header("Content-Type"))
             #expect(answer.body.firstRange(of: Array("PK".utf8)) == nil)
         }
-        let head = try await client.send(.HEAD, "/v1/passes/\(type)/C-0000", headers: ["Authorization": "ApplePass \(token1)"])
+        let head = try await client.send(
+            .HEAD, "/v1/passes/\(type)/C-0000", headers: ["Authorization": "ApplePass \(token1)"])
         #expect(head.status == 401)
         #expect(head.body.isEmpty)
         // A malformed type or serial, or none: the same 401.
-        for path in ["/v1/passes/\(type)", "/v1/passes/\(type)/C-0000/more", "/v1/passes/-bad/C-0000", "/v1/passes/\(type)/~C-0000"] {
+        for path in [
+            "/v1/passes/\(type)", "/v1/passes/\(type)/C-0000/more", "/v1/passes/-bad/C-0000",
+            "/v1/passes/\(type)/~C-0000",
+        ] {
             let answer = try await client.send(.GET, path, headers: ["Authorization": "ApplePass \(token0)"])
             #expect(answer.status == 401, "\(host.server) \(path)")
             #expect(answer.body == reference.body, "\(host.server) \(path)")
@@ -251,7 +283,8 @@ struct StaticHostChecks {
     /// pass gets the pass's 401.
     func everyOrderRefusalIsTheSame401() async throws {
         let orderType = built.orderType
-        let token1 = try await built.orderToken("O-1001"), token2 = try await built.orderToken("O-1002")
+        let token1 = try await built.orderToken("O-1001")
+        let token2 = try await built.orderToken("O-1002")
         let passToken = try await built.token("C-0000")
         let reference = try await client.order(orderType, "O-1001", token: nil)
         #expect(reference.status == 401)
@@ -283,12 +316,14 @@ struct StaticHostChecks {
         // An order is not a pass: the pass URL gives the pass's 401, whatever the scheme.
         let passReference = try await client.pass(type, "C-0000", token: nil)
         for authorization in ["ApplePass \(token1)", "AppleOrder \(token1)"] {
-            let answer = try await client.send(.GET, "/v1/passes/\(orderType)/O-1001", headers: ["Authorization": authorization])
+            let answer = try await client.send(
+                .GET, "/v1/passes/\(orderType)/O-1001", headers: ["Authorization": authorization])
             #expect(answer.status == 401, "\(host.server) \(authorization)")
             #expect(answer.body == passReference.body, "\(host.server) \(authorization)")
         }
         for method in [HTTPMethod.DELETE, .PUT, .POST] {
-            let answer = try await client.send(method, "/v1/orders/\(orderType)/O-1001", headers: ["Authorization": "AppleOrder \(token1)"])
+            let answer = try await client.send(
+                method, "/v1/orders/\(orderType)/O-1001", headers: ["Authorization": "AppleOrder \(token1)"])
             #expect(answer.status == 405, "\(host.server) \(method)")
             #expect(answer.header("Allow") != nil)
         }
@@ -355,9 +390,15 @@ struct StaticHostChecks {
             "/./.passforge/state.json",
         ]
         for path in never {
-            let answer = try RawHTTP.send(port: host.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ApplePass \(token0)\r\nConnection: close\r\n\r\n")
+            let answer = try RawHTTP.send(
+                port: host.port,
+                "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ApplePass \(token0)\r\nConnection: close\r\n\r\n"
+            )
             #expect([400, 401, 404].contains(answer.status), "\(host.server) \(path): \(answer.status)")
-            for leak in ["lastUpdateTag", "PK\u{3}\u{4}", "PK-hidden", "secret-dotfile", "root:x:0", "C-0000", "Index of", "href="] {
+            for leak in [
+                "lastUpdateTag", "PK\u{3}\u{4}", "PK-hidden", "secret-dotfile", "root:x:0", "C-0000", "Index of",
+                "href=",
+            ] {
                 #expect(!answer.response.contains(leak), "\(host.server) \(path) leaks \(leak)")
             }
         }
@@ -368,9 +409,12 @@ struct StaticHostChecks {
         let token0 = try await built.token("C-0000")
         let device = "1a2b3c4d5e6f7a8b9c0d"
         let refused: [(HTTPMethod, String)] = [
-            (.DELETE, "/v1/passes/\(type)/C-0000"), (.PUT, "/v1/passes/\(type)/C-0000"), (.POST, "/v1/passes/\(type)/C-0000"),
-            (.GET, "/v1/devices/\(device)/registrations/\(type)/C-0000"), (.PUT, "/v1/devices/\(device)/registrations/\(type)/C-0000"),
-            (.POST, "/v1/devices/\(device)/registrations/\(type)"), (.DELETE, "/v1/devices/\(device)/registrations/\(type)"),
+            (.DELETE, "/v1/passes/\(type)/C-0000"), (.PUT, "/v1/passes/\(type)/C-0000"),
+            (.POST, "/v1/passes/\(type)/C-0000"),
+            (.GET, "/v1/devices/\(device)/registrations/\(type)/C-0000"),
+            (.PUT, "/v1/devices/\(device)/registrations/\(type)/C-0000"),
+            (.POST, "/v1/devices/\(device)/registrations/\(type)"),
+            (.DELETE, "/v1/devices/\(device)/registrations/\(type)"),
             (.GET, "/v1/log"), (.POST, "/" + (try built.record("C-0000")).downloadPath),
         ]
         for (method, path) in refused {
@@ -384,9 +428,14 @@ struct StaticHostChecks {
     func changesFailWithoutPassforge() async throws {
         let token0 = try await built.token("C-0000")
         let device = "9f8e7d6c5b4a"
-        #expect(try await client.register(device, type, "C-0000", token: token0, pushToken: ServeEndToEndTests.pushA).status == 502)
+        #expect(
+            try await client.register(device, type, "C-0000", token: token0, pushToken: ServeEndToEndTests.pushA).status
+                == 502)
         #expect(try await client.unregister(device, type, "C-0000", token: token0).status == 502)
-        #expect(try await client.send(.POST, "/v1/log", headers: ["Content-Type": "application/json"], body: Array(#"{"logs":["x"]}"#.utf8)).status == 502)
+        #expect(
+            try await client.send(
+                .POST, "/v1/log", headers: ["Content-Type": "application/json"], body: Array(#"{"logs":["x"]}"#.utf8)
+            ).status == 502)
         #expect(try await client.send(.GET, "/health").status == 502)
     }
 }

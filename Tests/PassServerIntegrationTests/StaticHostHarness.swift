@@ -35,14 +35,18 @@ final class StaticHost: Sendable {
         self.folder = folder
         let port = try freeLoopbackPort()
         self.port = port
-        let launch = switch server {
-        case .nginx:
-            try Self.configureNginx(folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
-        case .caddy:
-            try Self.configureCaddy(folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
-        }
-        process = try BackgroundProcess(launch.executable, launch.arguments, directory: launch.directory,
-                                        environment: launch.environment)
+        let launch =
+            switch server {
+            case .nginx:
+                try Self.configureNginx(
+                    folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
+            case .caddy:
+                try Self.configureCaddy(
+                    folder, port: port, root: root, upstreamPort: upstreamPort, deviceLists: deviceLists)
+            }
+        process = try BackgroundProcess(
+            launch.executable, launch.arguments, directory: launch.directory,
+            environment: launch.environment)
         let ready = server == .nginx ? "start worker processes" : "serving initial configuration"
         guard await process.contains(ready, timeout: .seconds(10)) else {
             await process.kill()
@@ -64,28 +68,38 @@ final class StaticHost: Sendable {
     /// SIGTERM without waiting, for a `defer` (which cannot await).
     func terminate() { process.signal(SIGTERM) }
 
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The shipped server block, with the three values marked EDIT replaced,
     /// included from a minimal nginx.conf.
     private static func configureNginx(
         _ folder: TemporaryDirectory, port: Int, root: String, upstreamPort: Int, deviceLists: String
     ) throws -> Launch {
-        let executable = try Self.executable("nginx", in: ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"])
-        let template = (try? String(contentsOf: Self.repository.appendingPathComponent("deploy/nginx-passforge.conf"), encoding: .utf8)) ?? ""
+        let executable = try Self.executable(
+            "nginx", in: ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"])
+        let template =
+            (try? String(
+                contentsOf: Self.repository.appendingPathComponent("deploy/nginx-passforge.conf"), encoding: .utf8))
+            ?? ""
         let listsLine = "set $passforge_device_lists files;"
-        guard template.contains("/srv/passforge/output"), template.contains("127.0.0.1:8080"), template.contains("listen 8443;"),
-              template.contains(listsLine) else {
+        guard template.contains("/srv/passforge/output"), template.contains("127.0.0.1:8080"),
+            template.contains("listen 8443;"),
+            template.contains(listsLine)
+        else {
             throw HarnessError("deploy/nginx-passforge.conf no longer has the values this test replaces")
         }
-        let server = template
+        let server =
+            template
             .replacingOccurrences(of: "/srv/passforge/output", with: root)
             .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(upstreamPort)")
             .replacingOccurrences(of: "listen 8443;", with: "listen 127.0.0.1:\(port);")
             .replacingOccurrences(of: listsLine, with: "set $passforge_device_lists \(deviceLists);")
         let d = folder.path
         folder.write("passforge.conf", server)
-        folder.write("nginx.conf", """
+        folder.write(
+            "nginx.conf",
+            """
             \(getuid() == 0 ? "user root root;" : "")
             worker_processes 1;
             daemon off;
@@ -115,9 +129,12 @@ final class StaticHost: Sendable {
         let executable = try Self.executable("caddy", in: ["/usr/bin/caddy", "/usr/local/bin/caddy"])
         let caddyfile = Self.repository.appendingPathComponent("deploy/Caddyfile").path
         let template = (try? String(contentsOfFile: caddyfile, encoding: .utf8)) ?? ""
-        let variables = ["PASSFORGE_SITE", "PASSFORGE_ROOT", "PASSFORGE_UPSTREAM", "PASSFORGE_CADDY_ADMIN", "PASSFORGE_DEVICE_LISTS"]
+        let variables = [
+            "PASSFORGE_SITE", "PASSFORGE_ROOT", "PASSFORGE_UPSTREAM", "PASSFORGE_CADDY_ADMIN", "PASSFORGE_DEVICE_LISTS",
+        ]
         guard variables.allSatisfy({ template.contains("{$\($0):") }) else {
-            throw HarnessError("deploy/Caddyfile no longer reads \(variables.joined(separator: ", ")), which this test sets")
+            throw HarnessError(
+                "deploy/Caddyfile no longer reads \(variables.joined(separator: ", ")), which this test sets")
         }
         var environment = ProcessInfo.processInfo.environment.filter { $0.key == "PATH" }
         for name in ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"] { environment[name] = folder.path }
@@ -126,8 +143,9 @@ final class StaticHost: Sendable {
         environment["PASSFORGE_UPSTREAM"] = "127.0.0.1:\(upstreamPort)"
         environment["PASSFORGE_CADDY_ADMIN"] = "off"
         environment["PASSFORGE_DEVICE_LISTS"] = deviceLists
-        return Launch(executable: executable, arguments: ["run", "--config", caddyfile, "--adapter", "caddyfile"],
-                      environment: environment, directory: folder.path)
+        return Launch(
+            executable: executable, arguments: ["run", "--config", caddyfile, "--adapter", "caddyfile"],
+            environment: environment, directory: folder.path)
     }
 
     private static func executable(_ name: String, in candidates: [String]) throws -> String {

@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 import WalletTree
 
 /// nginx and Caddy running the shipped configs in front of `passforge serve --device-lists store`, switched
@@ -20,12 +20,14 @@ import WalletTree
         let token = try await built.token("C-0000")
         let registered = try await client.register(device, type, "C-0000", token: token, pushToken: hexToken("ef"))
         #expect(registered.status == 201, "\(server): \(registered.text)")
-        #expect(!FileManager.default.fileExists(atPath: "\(built.output)/\(TreeLayout.devicesFolder)"),
-                "store mode wrote an index file")
+        #expect(
+            !FileManager.default.fileExists(atPath: "\(built.output)/\(TreeLayout.devicesFolder)"),
+            "store mode wrote an index file")
 
         // A file left from files mode is not what answers: the store is.
-        built.project.directory.write("output/\(TreeLayout.deviceIndexPath(device: device, type: type))",
-                                      #"{"serialNumbers":["STALE-FILE"],"lastUpdated":"1"}"#)
+        built.project.directory.write(
+            "output/\(TreeLayout.deviceIndexPath(device: device, type: type))",
+            #"{"serialNumbers":["STALE-FILE"],"lastUpdated":"1"}"#)
         let list = try await client.serials(device, type)
         #expect(list.status == 200, "\(server): \(list.text)")
         #expect(list.json?["serialNumbers"] as? [String] == ["C-0000"], "\(server): \(list.text)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `deploy/passforge.service` and the README's systemd setup: the unit
 /// verifies, says what the README says, and the README's commands give the
@@ -67,7 +67,8 @@ import TestSupport
     }
 
     @Test func theUnitsCommentAndTheReadmeGiveTheSameCommands() throws {
-        let readme = try Self.readmeCommands(), unit = try Self.unitCommands()
+        let readme = try Self.readmeCommands()
+        let unit = try Self.unitCommands()
         #expect(!unit.isEmpty)
         for command in unit {
             #expect(readme.contains { $0 == command || $0.hasPrefix(command + " && ") }, "the README lacks: \(command)")
@@ -93,16 +94,21 @@ import TestSupport
         }
         let host = try HostLayout()
         try await host.runReadmeCommands()
-        let deploy = host.deploy, server = host.server
+        let deploy = host.deploy
+        let server = host.server
         let reader = HostLayout.Identity(uid: 61_004, gid: 61_004, groups: [])
 
         // The deploy user publishes: new folders and files, the state replaced by rename.
-        try await host.expect(deploy, can: true, """
+        try await host.expect(
+            deploy, can: true,
+            """
             mkdir -p $o/v1/passes/pass.t $o/by-token/pass.t $o/download && echo pass > $o/v1/passes/pass.t/S1 \
             && echo state > $o/.passforge/.state.json.tmp && mv $o/.passforge/.state.json.tmp $o/.passforge/state.json
             """)
-        let secrets = ["etc/passforge/passforge.env", "etc/passforge/pass.p12",
-                       "var/lib/passforge/registrations.sqlite"]
+        let secrets = [
+            "etc/passforge/passforge.env", "etc/passforge/pass.p12",
+            "var/lib/passforge/registrations.sqlite",
+        ]
         for secret in secrets {
             try await host.expect(deploy, can: false, "cat \(secret)")
         }
@@ -110,7 +116,9 @@ import TestSupport
         try await host.expect(deploy, can: false, "touch $o/v1/devices/forged")
 
         // The server writes its index files and its state in the tree, reads its key, and not root's file.
-        try await host.expect(server, can: true, """
+        try await host.expect(
+            server, can: true,
+            """
             mkdir -p $o/v1/devices/dev1/registrations && echo '{}' > $o/v1/devices/dev1/registrations/.t.tmp \
             && mv $o/v1/devices/dev1/registrations/.t.tmp $o/v1/devices/dev1/registrations/pass.t \
             && mkdir -p $o/.passforge/index-locks && echo 1 > $o/.passforge/.indexed-tag.tmp \
@@ -145,13 +153,16 @@ struct HostLayout {
         let joined = readme.filter { $0.hasPrefix("usermod -aG ") && $0.hasSuffix(" deploy") }
             .flatMap { $0.dropFirst(12).dropLast(7).split(separator: ",").map(String.init) }
         let ids = Self.groupIDs
-        deploy = Identity(uid: 61_001, gid: 61_001,
-                          groups: try joined.map { try #require(ids[$0], "unknown group \($0)") })
-        let supplementary = try SystemdUnitTests.directive("SupplementaryGroups")?.split(separator: " ")
+        deploy = Identity(
+            uid: 61_001, gid: 61_001,
+            groups: try joined.map { try #require(ids[$0], "unknown group \($0)") })
+        let supplementary =
+            try SystemdUnitTests.directive("SupplementaryGroups")?.split(separator: " ")
             .map(String.init) ?? []
         let primary = try #require(try SystemdUnitTests.directive("Group"))
-        server = Identity(uid: 61_002, gid: try #require(ids[primary]),
-                          groups: try supplementary.map { try #require(ids[$0], "unknown group \($0)") })
+        server = Identity(
+            uid: 61_002, gid: try #require(ids[primary]),
+            groups: try supplementary.map { try #require(ids[$0], "unknown group \($0)") })
     }
 
     /// `command` with users and groups as numbers and the host's paths under the temporary root.
@@ -170,8 +181,9 @@ struct HostLayout {
     func runReadmeCommands() async throws {
         let readme = try SystemdUnitTests.text("README.md")
         let keyPattern = /`sudo (install -o passforge [^`]+ pass\.p12 \/etc\/passforge\/)`/
-        let keyCommand = try #require(readme.firstMatch(of: keyPattern)?.output.1,
-                                      "the README no longer says how to install a key file")
+        let keyCommand = try #require(
+            readme.firstMatch(of: keyPattern)?.output.1,
+            "the README no longer says how to install a key file")
         let key = folder.write("pass.p12", "private key")
         var commands = try SystemdUnitTests.readmeCommands()
             .filter { $0.hasPrefix("install ") && !$0.contains("bin/passforge") }
@@ -186,24 +198,36 @@ struct HostLayout {
             let result = try await runProcessWithoutBlocking("sh", ["-c", local])
             #expect(result.status == 0, "\(local): \(result.output)")
         }
-        let filled = try await runProcessWithoutBlocking("sh", ["-c", """
-            echo PASSFORGE_TOKEN_SECRET=canary-secret >> etc/passforge/passforge.env \
-            && echo push-tokens >> var/lib/passforge/registrations.sqlite
-            """], directory: folder.path)
+        let filled = try await runProcessWithoutBlocking(
+            "sh",
+            [
+                "-c",
+                """
+                echo PASSFORGE_TOKEN_SECRET=canary-secret >> etc/passforge/passforge.env \
+                && echo push-tokens >> var/lib/passforge/registrations.sqlite
+                """,
+            ], directory: folder.path)
         #expect(filled.status == 0, "\(filled.output)")
     }
 
     /// Runs `script` in the root folder as `identity` (umask 022, as a login and the unit's UMask=), with
     /// `$o` the published tree, and expects it to succeed or to be refused.
-    func expect(_ identity: Identity, can: Bool, _ script: String,
-                sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let groupList = identity.groups.isEmpty
+    func expect(
+        _ identity: Identity, can: Bool, _ script: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let groupList =
+            identity.groups.isEmpty
             ? ["--clear-groups"] : ["--groups", identity.groups.map(String.init).joined(separator: ",")]
-        let result = try await runProcessWithoutBlocking("/usr/bin/setpriv", [
-            "--reuid", String(identity.uid), "--regid", String(identity.gid),
-        ] + groupList + ["--", "sh", "-c", "umask 022 && o=srv/passforge/output && \(script)"], directory: folder.path)
-        #expect((result.status == 0) == can,
-                "uid \(identity.uid) \(can ? "could not" : "could"): \(script)\n\(result.output)",
-                sourceLocation: sourceLocation)
+        let result = try await runProcessWithoutBlocking(
+            "/usr/bin/setpriv",
+            [
+                "--reuid", String(identity.uid), "--regid", String(identity.gid),
+            ] + groupList + ["--", "sh", "-c", "umask 022 && o=srv/passforge/output && \(script)"],
+            directory: folder.path)
+        #expect(
+            (result.status == 0) == can,
+            "uid \(identity.uid) \(can ? "could not" : "could"): \(script)\n\(result.output)",
+            sourceLocation: sourceLocation)
     }
 }

@@ -23,7 +23,9 @@ import Testing
         func open(_ name: String, at seconds: UInt64) -> ConnectionLimit.Connection? {
             limit.open(close: { closed.add(name) }, now: 1 + seconds * Self.second)
         }
-        let a = open("a", at: 0), b = open("b", at: 0), c = open("c", at: 0)
+        let a = open("a", at: 0)
+        let b = open("b", at: 0)
+        let c = open("c", at: 0)
         #expect(a != nil && b != nil && c != nil && closed.all.isEmpty && limit.openCount == 3)
         // At the cap: the oldest (a) goes.
         let d = open("d", at: 1)
@@ -107,8 +109,10 @@ final class LogLines: Sendable {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+            file: String, function: String, line: UInt
+        ) {
             sink.append(level, "\(message)")
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import HummingbirdTesting
 import Hummingbird
+import HummingbirdTesting
 import PassServer
 import Testing
 import Yams
@@ -40,7 +40,9 @@ import Yams
         for route in Route.all {
             let described = try #require(paths[route.template], "\(route.template) is not in openapi.yaml")
             for method in route.allowedMethods where method != .head {
-                #expect(described[method.rawValue.lowercased()] != nil, "\(method) \(route.template) is not in openapi.yaml")
+                #expect(
+                    described[method.rawValue.lowercased()] != nil, "\(method) \(route.template) is not in openapi.yaml"
+                )
             }
         }
     }
@@ -53,7 +55,9 @@ import Yams
                 continue
             }
             for method in Self.methods where item[method] != nil {
-                #expect(route.allowedMethods.map { $0.rawValue.lowercased() }.contains(method), "\(method) \(template) is not answered")
+                #expect(
+                    route.allowedMethods.map { $0.rawValue.lowercased() }.contains(method),
+                    "\(method) \(template) is not answered")
             }
         }
     }
@@ -73,7 +77,8 @@ import Yams
                         if described {
                             #expect(response.status != .methodNotAllowed, "\(method) \(template)")
                             let body = String(buffer: response.body)
-                            #expect(!body.contains("no such resource") || template.hasPrefix("/download")
+                            #expect(
+                                !body.contains("no such resource") || template.hasPrefix("/download")
                                     || template.hasPrefix("/v1/offers"), "\(method) \(template)")
                         } else {
                             #expect(response.status == .methodNotAllowed, "\(method) \(template)")

@@ -24,13 +24,19 @@ import Testing
     @Test func rfc850YearsMoreThanFiftyYearsAheadAreInThePast() {
         // In 2023, "-30" is 2030 and "-94" is 1994.
         let now: Int64 = 1_700_000_000
-        #expect(HTTPDate.parse("Monday, 01-Jan-30 00:00:00 GMT", now: now).map(HTTPDate.format) == "Tue, 01 Jan 2030 00:00:00 GMT")
-        #expect(HTTPDate.parse("Monday, 01-Jan-94 00:00:00 GMT", now: now).map(HTTPDate.format) == "Sat, 01 Jan 1994 00:00:00 GMT")
+        #expect(
+            HTTPDate.parse("Monday, 01-Jan-30 00:00:00 GMT", now: now).map(HTTPDate.format)
+                == "Tue, 01 Jan 2030 00:00:00 GMT")
+        #expect(
+            HTTPDate.parse("Monday, 01-Jan-94 00:00:00 GMT", now: now).map(HTTPDate.format)
+                == "Sat, 01 Jan 1994 00:00:00 GMT")
     }
 
     @Test func rejectsAnythingElse() {
-        for bad in ["", "784111777", "1994-11-06T08:49:37Z", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Feb 1994 08:49:37 GMT",
-                    "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT", "Funday, 06-Nov-94 08:49:37 GMT"] {
+        for bad in [
+            "", "784111777", "1994-11-06T08:49:37Z", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Feb 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT", "Funday, 06-Nov-94 08:49:37 GMT",
+        ] {
             #expect(HTTPDate.parse(bad) == nil, "\(bad)")
         }
     }
@@ -47,27 +53,55 @@ import Testing
     let modified: Int64 = 1_000_000
 
     @Test func ifNoneMatchUsesWeakComparisonListsAndStar() {
-        #expect(ConditionalRequest.isNotModified(ifNoneMatch: [etag], ifModifiedSince: nil, etag: etag, lastModified: modified))
-        #expect(ConditionalRequest.isNotModified(ifNoneMatch: ["W/" + etag], ifModifiedSince: nil, etag: etag, lastModified: modified))
-        #expect(ConditionalRequest.isNotModified(ifNoneMatch: ["\"other\", W/\"x,y\" , " + etag], ifModifiedSince: nil, etag: etag, lastModified: modified))
-        #expect(ConditionalRequest.isNotModified(ifNoneMatch: ["\"other\"", etag], ifModifiedSince: nil, etag: etag, lastModified: modified))
-        #expect(ConditionalRequest.isNotModified(ifNoneMatch: ["*"], ifModifiedSince: nil, etag: etag, lastModified: modified))
-        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: ["\"other\""], ifModifiedSince: nil, etag: etag, lastModified: modified))
-        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: ["0123456789abcdef0123456789abcdef"], ifModifiedSince: nil, etag: etag, lastModified: modified))
+        #expect(
+            ConditionalRequest.isNotModified(
+                ifNoneMatch: [etag], ifModifiedSince: nil, etag: etag, lastModified: modified))
+        #expect(
+            ConditionalRequest.isNotModified(
+                ifNoneMatch: ["W/" + etag], ifModifiedSince: nil, etag: etag, lastModified: modified))
+        #expect(
+            ConditionalRequest.isNotModified(
+                ifNoneMatch: ["\"other\", W/\"x,y\" , " + etag], ifModifiedSince: nil, etag: etag,
+                lastModified: modified))
+        #expect(
+            ConditionalRequest.isNotModified(
+                ifNoneMatch: ["\"other\"", etag], ifModifiedSince: nil, etag: etag, lastModified: modified))
+        #expect(
+            ConditionalRequest.isNotModified(
+                ifNoneMatch: ["*"], ifModifiedSince: nil, etag: etag, lastModified: modified))
+        #expect(
+            !ConditionalRequest.isNotModified(
+                ifNoneMatch: ["\"other\""], ifModifiedSince: nil, etag: etag, lastModified: modified))
+        #expect(
+            !ConditionalRequest.isNotModified(
+                ifNoneMatch: ["0123456789abcdef0123456789abcdef"], ifModifiedSince: nil, etag: etag,
+                lastModified: modified))
     }
 
     @Test func ifNoneMatchWinsOverIfModifiedSince() {
         let later = HTTPDate.format(modified + 100)
-        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: ["\"other\""], ifModifiedSince: later, etag: etag, lastModified: modified))
+        #expect(
+            !ConditionalRequest.isNotModified(
+                ifNoneMatch: ["\"other\""], ifModifiedSince: later, etag: etag, lastModified: modified))
     }
 
     @Test func ifModifiedSinceComparesSeconds() {
-        #expect(ConditionalRequest.isNotModified(ifNoneMatch: [], ifModifiedSince: HTTPDate.format(modified), etag: etag, lastModified: modified))
-        #expect(ConditionalRequest.isNotModified(ifNoneMatch: [], ifModifiedSince: HTTPDate.format(modified + 1), etag: etag, lastModified: modified))
-        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: [], ifModifiedSince: HTTPDate.format(modified - 1), etag: etag, lastModified: modified))
+        #expect(
+            ConditionalRequest.isNotModified(
+                ifNoneMatch: [], ifModifiedSince: HTTPDate.format(modified), etag: etag, lastModified: modified))
+        #expect(
+            ConditionalRequest.isNotModified(
+                ifNoneMatch: [], ifModifiedSince: HTTPDate.format(modified + 1), etag: etag, lastModified: modified))
+        #expect(
+            !ConditionalRequest.isNotModified(
+                ifNoneMatch: [], ifModifiedSince: HTTPDate.format(modified - 1), etag: etag, lastModified: modified))
         // RFC 9110: an invalid date is ignored — and a number is not a date.
-        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: [], ifModifiedSince: "\(modified)", etag: etag, lastModified: modified))
-        #expect(!ConditionalRequest.isNotModified(ifNoneMatch: [], ifModifiedSince: "garbage", etag: etag, lastModified: modified))
+        #expect(
+            !ConditionalRequest.isNotModified(
+                ifNoneMatch: [], ifModifiedSince: "\(modified)", etag: etag, lastModified: modified))
+        #expect(
+            !ConditionalRequest.isNotModified(
+                ifNoneMatch: [], ifModifiedSince: "garbage", etag: etag, lastModified: modified))
     }
 }
 
@@ -92,7 +126,9 @@ import Testing
         for good in ["C-0001", "a", "A.b_c~d-e", "A..B", String(repeating: "9", count: 128)] {
             #expect(PathRules.isSerialNumber(good), "\(good)")
         }
-        for bad in ["", ".", "..", ".hidden", "-x", "a/b", "a%2Fb", "a b", "a\u{0}", String(repeating: "9", count: 129)] {
+        for bad in [
+            "", ".", "..", ".hidden", "-x", "a/b", "a%2Fb", "a b", "a\u{0}", String(repeating: "9", count: 129),
+        ] {
             #expect(!PathRules.isSerialNumber(bad), "\(bad)")
         }
     }
@@ -100,8 +136,11 @@ import Testing
     @Test func pushTokens() {
         #expect(PathRules.isPushToken(String(repeating: "0f", count: 32)))
         #expect(PathRules.isPushToken(String(repeating: "AB", count: 100)))
-        for bad in ["", "abc", String(repeating: "0f", count: 15), String(repeating: "0g", count: 32), String(repeating: "a", count: 65),
-                    String(repeating: "ab", count: 201)] {
+        for bad in [
+            "", "abc", String(repeating: "0f", count: 15), String(repeating: "0g", count: 32),
+            String(repeating: "a", count: 65),
+            String(repeating: "ab", count: 201),
+        ] {
             #expect(!PathRules.isPushToken(bad), "\(bad)")
         }
     }
@@ -124,15 +163,26 @@ import Testing
 
 @Suite struct PassAuthenticationTests {
     @Test func parsesTheApplePassAndAppleOrderSchemes() {
-        #expect(PassAuthentication.credentials(fromAuthorization: "ApplePass abcdefghijklmnop").map { "\($0.scheme) \($0.token)" } == "pass abcdefghijklmnop")
-        #expect(PassAuthentication.credentials(fromAuthorization: "ApplePass   abcdefghijklmnop ")?.token == "abcdefghijklmnop")
-        #expect(PassAuthentication.credentials(fromAuthorization: "AppleOrder abcdefghijklmnop").map { "\($0.scheme) \($0.token)" } == "order abcdefghijklmnop")
+        #expect(
+            PassAuthentication.credentials(fromAuthorization: "ApplePass abcdefghijklmnop").map {
+                "\($0.scheme) \($0.token)"
+            } == "pass abcdefghijklmnop")
+        #expect(
+            PassAuthentication.credentials(fromAuthorization: "ApplePass   abcdefghijklmnop ")?.token
+                == "abcdefghijklmnop")
+        #expect(
+            PassAuthentication.credentials(fromAuthorization: "AppleOrder abcdefghijklmnop").map {
+                "\($0.scheme) \($0.token)"
+            } == "order abcdefghijklmnop")
         // The scheme exactly as Apple spells it, as the shipped nginx and Caddy configs match it (issue 31).
-        for bad in [nil, "", "ApplePass", "ApplePass ", "ApplePassabc", "Bearer abcdefghijklmnop", "ApplePass a b",
-                    "applepass abcdefghijklmnop", "APPLEPASS abcdefghijklmnop", "applePass abcdefghijklmnop",
-                    "appleorder abcdefghijklmnop", "APPLEORDER abcdefghijklmnop", "Appleorder abcdefghijklmnop",
-                    "ApplePass " + String(repeating: "x", count: 513), "AppleOrder", "AppleOrderabc", "AppleOrders abcdefghijklmnop",
-                    "AppleOrder a b", "ApplePassOrder abcdefghijklmnop"] as [String?] {
+        for bad in [
+            nil, "", "ApplePass", "ApplePass ", "ApplePassabc", "Bearer abcdefghijklmnop", "ApplePass a b",
+            "applepass abcdefghijklmnop", "APPLEPASS abcdefghijklmnop", "applePass abcdefghijklmnop",
+            "appleorder abcdefghijklmnop", "APPLEORDER abcdefghijklmnop", "Appleorder abcdefghijklmnop",
+            "ApplePass " + String(repeating: "x", count: 513), "AppleOrder", "AppleOrderabc",
+            "AppleOrders abcdefghijklmnop",
+            "AppleOrder a b", "ApplePassOrder abcdefghijklmnop",
+        ] as [String?] {
             #expect(PassAuthentication.credentials(fromAuthorization: bad) == nil, "\(bad ?? "nil")")
         }
     }
@@ -150,15 +200,21 @@ import Testing
 @Suite struct LogRedactionTests {
     @Test func deviceMessagesBecomeOneBoundedLineWithoutTokens() {
         #expect(LogRedaction.message("line1\nline2\r\u{1B}[31mred\u{2028}x", limit: 100) == "line1 line2  [31mred x")
-        #expect(LogRedaction.message(String(repeating: "a", count: 50), limit: 10) == String(repeating: "a", count: 10) + "…")
-        #expect(LogRedaction.message("GET failed with Authorization: ApplePass s3cr3t-t0ken", limit: 200)
+        #expect(
+            LogRedaction.message(String(repeating: "a", count: 50), limit: 10) == String(repeating: "a", count: 10)
+                + "…")
+        #expect(
+            LogRedaction.message("GET failed with Authorization: ApplePass s3cr3t-t0ken", limit: 200)
                 == "GET failed with Authorization: ApplePass [redacted]")
-        #expect(LogRedaction.message("order fetch: Authorization: AppleOrder s3cr3t-t0ken", limit: 200)
+        #expect(
+            LogRedaction.message("order fetch: Authorization: AppleOrder s3cr3t-t0ken", limit: 200)
                 == "order fetch: Authorization: AppleOrder [redacted]")
     }
 
     @Test func pathsShowOnlyThePrefixOfTheDeviceIdentifier() {
-        #expect(LogRedaction.path("/v1/devices/0123456789abcdef/registrations/pass.a/S") == "/v1/devices/012345…/registrations/pass.a/S")
+        #expect(
+            LogRedaction.path("/v1/devices/0123456789abcdef/registrations/pass.a/S")
+                == "/v1/devices/012345…/registrations/pass.a/S")
     }
 }
 

@@ -7,7 +7,8 @@ import Testing
         #expect(RateLimiter.networkKey(of: "2001:db8:1:2::1") == "2001:db8:1:2::/64")
         #expect(RateLimiter.networkKey(of: "2001:0db8:0001:0002:ffff:eeee:dddd:cccc") == "2001:db8:1:2::/64")
         #expect(RateLimiter.networkKey(of: "2001:db8:1:3::1") == "2001:db8:1:3::/64")
-        #expect(RateLimiter.networkKey(of: "::ffff:192.0.2.1") == "192.0.2.1", "an IPv4-mapped address is its IPv4 address")
+        #expect(
+            RateLimiter.networkKey(of: "::ffff:192.0.2.1") == "192.0.2.1", "an IPv4-mapped address is its IPv4 address")
         #expect(RateLimiter.networkKey(of: "192.0.2.1") == "192.0.2.1")
         #expect(RateLimiter.networkKey(of: "unknown") == "unknown")
     }
@@ -30,7 +31,8 @@ import Testing
         for _ in 0..<5 { #expect(limiter.allow("198.51.100.9", now: now)) }
         #expect(!limiter.allow("198.51.100.9", now: now))
         for index in 0..<100_000 {
-            _ = limiter.allow("10.\(index >> 16 & 255).\(index >> 8 & 255).\(index & 255)", now: now + .milliseconds(index / 100))
+            _ = limiter.allow(
+                "10.\(index >> 16 & 255).\(index >> 8 & 255).\(index & 255)", now: now + .milliseconds(index / 100))
         }
         #expect(limiter.count == 1000)
         #expect(!limiter.allow("198.51.100.9", now: now + .seconds(1)), "still limited after the flood")
@@ -45,7 +47,8 @@ import Testing
         #expect(limiter.allow("192.0.2.3", now: now) && limiter.allow("192.0.2.4", now: now))
         #expect(!limiter.allow("192.0.2.5", now: now), "the overflow bucket is spent")
         // A minute on, the oldest bucket has refilled and is forgotten: the new client gets its own.
-        #expect(limiter.allow("192.0.2.6", now: now + .seconds(61)) && limiter.allow("192.0.2.6", now: now + .seconds(61)))
+        #expect(
+            limiter.allow("192.0.2.6", now: now + .seconds(61)) && limiter.allow("192.0.2.6", now: now + .seconds(61)))
         #expect(limiter.count == 2)
     }
 }

@@ -5,8 +5,8 @@ import Logging
 import NIOCore
 import PassServer
 import SQLiteRegistrationStore
-import Testing
 import TestSupport
+import Testing
 import WalletTree
 
 /// Every route's status codes and the headers the outside checks compare (DESIGN.md, openapi.yaml), in
@@ -37,8 +37,10 @@ import WalletTree
     @Test func unknownPathsAnswerTheJSON404AndKnownPathsA405WithAllow() async throws {
         let fixture = try ServiceStatusTests.Fixture()
         try await Self.application(fixture).test(.router) { client in
-            let unknown = ["/", "/nothing/here", "/v1", "/v1/passes/pass.a.b", "/v1/devices/d1/registrations",
-                           "/download"]
+            let unknown = [
+                "/", "/nothing/here", "/v1", "/v1/passes/pass.a.b", "/v1/devices/d1/registrations",
+                "/download",
+            ]
             for path in unknown {
                 try await client.execute(uri: path, method: .get) { response in
                     #expect(response.status == .notFound, "\(path)")
@@ -107,7 +109,8 @@ import WalletTree
                 try await client.execute(uri: path, method: .get) { response in
                     #expect(response.status == .unauthorized)
                     #expect(response.headers[.wwwAuthenticate] == scheme)
-                    #expect(String(buffer: response.body)
+                    #expect(
+                        String(buffer: response.body)
                             == #"{"error":"missing, malformed or wrong Authorization: \#(scheme) token"}"# + "\n")
                     #expect(response.headers[.contentLength] == String(response.body.readableBytes))
                 }
@@ -142,8 +145,10 @@ import WalletTree
                 #expect(response.body.readableBytes == 0)
             }
             let capability = "/download/AAAAAAAAAAAAAAAAAAAAAA"
-            for missing in [capability + ".pkpass", "/download/pass.a.b/S-1.pkpass", capability + ".pkpasses",
-                            capability + ".html", capability + ".png"] {
+            for missing in [
+                capability + ".pkpass", "/download/pass.a.b/S-1.pkpass", capability + ".pkpasses",
+                capability + ".html", capability + ".png",
+            ] {
                 try await client.execute(uri: missing, method: .get) { #expect($0.status == .notFound, "\(missing)") }
             }
         }
@@ -170,8 +175,10 @@ import WalletTree
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
                 let text = String(buffer: response.body)
-                for line in [#"route="health",status="200""#, #"route="pass",status="401""#,
-                             #"route="unmatched",status="404""#, #"route="health",status="405""#] {
+                for line in [
+                    #"route="health",status="200""#, #"route="pass",status="401""#,
+                    #"route="unmatched",status="404""#, #"route="health",status="405""#,
+                ] {
                     #expect(text.contains(line) || Self.sample(text, has: line), "\(line)")
                 }
             }

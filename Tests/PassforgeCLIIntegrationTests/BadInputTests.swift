@@ -1,8 +1,8 @@
 import Foundation
 import PassBuild
-import WalletTree
-import Testing
 import TestSupport
+import Testing
+import WalletTree
 
 /// Every kind of bad input gets a clear error naming the file and what to
 /// do, and the output tree of the previous build stays exactly as it was.
@@ -22,7 +22,9 @@ import TestSupport
         let result = try project.passforge(["build"], environment: environment(pki))
         #expect(result.status == 1, "\(result.output)", sourceLocation: sourceLocation)
         for fragment in expected {
-            #expect(result.stderr.contains(fragment), "missing \(fragment) in:\n\(result.stderr)", sourceLocation: sourceLocation)
+            #expect(
+                result.stderr.contains(fragment), "missing \(fragment) in:\n\(result.stderr)",
+                sourceLocation: sourceLocation)
         }
         #expect(!result.stderr.contains("Fatal error"), sourceLocation: sourceLocation)
         #expect(project.snapshot() == before, "the output tree changed", sourceLocation: sourceLocation)
@@ -53,7 +55,9 @@ import TestSupport
     }
 
     @Test func missingPlaceholderValue() throws {
-        try expectRejected(["content/x.yml:", "placeholder {{ points }} has no value", "templates/card/pass.json:6:", "note:"]) {
+        try expectRejected([
+            "content/x.yml:", "placeholder {{ points }} has no value", "templates/card/pass.json:6:", "note:",
+        ]) {
             $0.directory.write("content/x.yml", "template: card\nserialNumber: X-1\ndata:\n  name: Ann\n")
         }
     }
@@ -67,7 +71,8 @@ import TestSupport
     @Test(arguments: ["../x", "/", "", String(repeating: "a", count: 200)])
     func unsafeSerial(serial: String) throws {
         try expectRejected(["content/x.yml:2:", "is not allowed: it must match"]) {
-            $0.directory.write("content/x.yml", "template: card\nserialNumber: \"\(serial)\"\ndata: {name: A, points: 1}\n")
+            $0.directory.write(
+                "content/x.yml", "template: card\nserialNumber: \"\(serial)\"\ndata: {name: A, points: 1}\n")
         }
     }
 
@@ -85,27 +90,36 @@ import TestSupport
     }
 
     @Test func wrongCertificateForThePassType() throws {
-        try expectRejected(["passforge.yml:1:", "is for pass.com.other.type, not \(TestPKI.passType)", "signing.pass-type"],
-                           environment: { $0.environment($0.leaf(passType: "pass.com.other.type")) }) { _ in }
+        try expectRejected(
+            ["passforge.yml:1:", "is for pass.com.other.type, not \(TestPKI.passType)", "signing.pass-type"],
+            environment: { $0.environment($0.leaf(passType: "pass.com.other.type")) }
+        ) { _ in }
     }
 
     @Test func wrongTeam() throws {
-        try expectRejected(["belongs to team ZZZZZ99999", "signing.team"],
-                           environment: { $0.environment($0.leaf(team: "ZZZZZ99999")) }) { _ in }
+        try expectRejected(
+            ["belongs to team ZZZZZ99999", "signing.team"],
+            environment: { $0.environment($0.leaf(team: "ZZZZZ99999")) }
+        ) { _ in }
     }
 
     @Test func expiredCertificate() throws {
-        try expectRejected(["expired on 2021-01-01", "Renew the Pass Type ID certificate"],
-                           environment: { $0.environment($0.leaf(expired: true)) }) { _ in }
+        try expectRejected(
+            ["expired on 2021-01-01", "Renew the Pass Type ID certificate"],
+            environment: { $0.environment($0.leaf(expired: true)) }
+        ) { _ in }
     }
 
     @Test func wrongKeyPassword() throws {
-        try expectRejected(["PASSFORGE_SIGNING_PASSWORD"], environment: { pki in
-            var env = pki.environment(pki.leaf())
-            env["PASSFORGE_SIGNING_KEY"] = pki.leaf().encryptedKey
-            env["PASSFORGE_SIGNING_PASSWORD"] = "wrong password"
-            return env
-        }) { _ in }
+        try expectRejected(
+            ["PASSFORGE_SIGNING_PASSWORD"],
+            environment: { pki in
+                var env = pki.environment(pki.leaf())
+                env["PASSFORGE_SIGNING_KEY"] = pki.leaf().encryptedKey
+                env["PASSFORGE_SIGNING_PASSWORD"] = "wrong password"
+                return env
+            }
+        ) { _ in }
     }
 
     @Test func wrongP12Password() throws {
@@ -128,8 +142,13 @@ import TestSupport
     }
 
     @Test func tokenChangeOfAnExistingPass() throws {
-        try expectRejected(["authenticationToken of pass \(TestPKI.passType)/C-0000 would change", "Restore the previous PASSFORGE_TOKEN_SECRET"],
-                           environment: { $0.environment($0.leaf(), secret: "a-completely-different-secret") }) { _ in }
+        try expectRejected(
+            [
+                "authenticationToken of pass \(TestPKI.passType)/C-0000 would change",
+                "Restore the previous PASSFORGE_TOKEN_SECRET",
+            ],
+            environment: { $0.environment($0.leaf(), secret: "a-completely-different-secret") }
+        ) { _ in }
     }
 
     @Test func serialChangeOfAnExistingPass() throws {
@@ -141,19 +160,23 @@ import TestSupport
         project.directory.write("content/one.yml", "template: card\nserialNumber: S-2\ndata: {name: A, points: 1}\n")
         let result = try project.passforge(["build"], environment: env)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("content/one.yml:2:15: error: serialNumber: serialNumber changed from S-1 to S-2"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("content/one.yml:2:15: error: serialNumber: serialNumber changed from S-1 to S-2"),
+            "\(result.stderr)")
         #expect(project.snapshot() == before)
     }
 
     @Test func appleRuleViolationPointsAtTheTemplateLine() throws {
         try expectRejected(["templates/card/pass.json:3:", "backgroundColor", "[color]"]) {
-            $0.directory.write("templates/card/pass.json", """
-            {
-              "description": "Card",
-              "backgroundColor": "red",
-              "generic": {"primaryFields": [{"key": "name", "value": "{{ name }}"}, {"key": "pts", "value": "{{ points }}"}]}
-            }
-            """)
+            $0.directory.write(
+                "templates/card/pass.json",
+                """
+                {
+                  "description": "Card",
+                  "backgroundColor": "red",
+                  "generic": {"primaryFields": [{"key": "name", "value": "{{ name }}"}, {"key": "pts", "value": "{{ points }}"}]}
+                }
+                """)
         }
     }
 

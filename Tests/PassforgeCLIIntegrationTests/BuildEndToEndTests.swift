@@ -1,10 +1,10 @@
-import PassModel
 import Crypto
 import Foundation
 import PassBuild
-import WalletTree
-import Testing
+import PassModel
 import TestSupport
+import Testing
+import WalletTree
 
 /// `passforge build` as a real process, over a real project, with every
 /// pass checked by independent tools (unzip, openssl).
@@ -31,8 +31,9 @@ import TestSupport
             #expect(verified.passJSON["passTypeIdentifier"] as? String == TestPKI.passType)
             #expect(verified.files.keys.contains("icon.png"))
             // The token rule: base64url(HMAC-SHA256(secret, type + "/" + serial)).
-            let mac = HMAC<SHA256>.authenticationCode(for: Array("\(TestPKI.passType)/\(record.identifier)".utf8),
-                                                       using: SymmetricKey(data: Array("test-token-secret-0123456789".utf8)))
+            let mac = HMAC<SHA256>.authenticationCode(
+                for: Array("\(TestPKI.passType)/\(record.identifier)".utf8),
+                using: SymmetricKey(data: Array("test-token-secret-0123456789".utf8)))
             let expected = Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-")
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
             #expect(verified.passJSON["authenticationToken"] as? String == expected)
@@ -70,7 +71,9 @@ import TestSupport
         for other in ["C-0000", "C-0001", "C-0003"] {
             let k = "\(TestPKI.passType)/\(other)"
             #expect(second.passes[k] == first.passes[k])
-            #expect(project.directory.read("output/v1/passes/\(TestPKI.passType)/\(other)") == firstTree["v1/passes/\(TestPKI.passType)/\(other)"])
+            #expect(
+                project.directory.read("output/v1/passes/\(TestPKI.passType)/\(other)")
+                    == firstTree["v1/passes/\(TestPKI.passType)/\(other)"])
         }
 
         // A pass removed from content is removed from the tree and reported.
@@ -79,10 +82,13 @@ import TestSupport
         #expect(removed.stdout.contains("removed \(TestPKI.passType)/C-0003"), "\(removed.output)")
         #expect(removed.stdout.contains("removed 1"))
         #expect(!FileManager.default.fileExists(atPath: "\(project.output)/v1/passes/\(TestPKI.passType)/C-0003"))
-        #expect(!FileManager.default.fileExists(atPath: "\(project.output)/\(second.passes["\(TestPKI.passType)/C-0003"]!.downloadPath)"))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: "\(project.output)/\(second.passes["\(TestPKI.passType)/C-0003"]!.downloadPath)"))
 
         // A template change rebuilds every pass that uses it.
-        project.directory.write("templates/card/logo.png", bytes: PNGFactory.png(width: 120, height: 40, rgb: (1, 2, 3)))
+        project.directory.write(
+            "templates/card/logo.png", bytes: PNGFactory.png(width: 120, height: 40, rgb: (1, 2, 3)))
         let template = try project.passforge(["build"], environment: env)
         #expect(template.stdout.contains("built 3, unchanged 0"), "\(template.output)")
     }
@@ -121,7 +127,9 @@ import TestSupport
             if record.kind == .order {
                 #expect(verified.passJSON["status"] as? String == "completed")
             } else {
-                let points = (verified.passJSON["generic"] as? [String: Any]).flatMap { ($0["secondaryFields"] as? [[String: Any]])?.first?["value"] as? Int }
+                let points = (verified.passJSON["generic"] as? [String: Any]).flatMap {
+                    ($0["secondaryFields"] as? [[String: Any]])?.first?["value"] as? Int
+                }
                 #expect((points ?? 0) >= 100)
             }
         }
@@ -136,11 +144,13 @@ import TestSupport
         #expect(refused.stderr.contains("--development-signing"))
         #expect(project.snapshot().filter { $0.key.hasPrefix("v1/") }.isEmpty)
 
-        let allowed = try project.passforge(["build", "--initial", "--development-signing"], environment: secret.merging(["CI": "true"]) { $1 })
+        let allowed = try project.passforge(
+            ["build", "--initial", "--development-signing"], environment: secret.merging(["CI": "true"]) { $1 })
         #expect(allowed.status == 0, "\(allowed.output)")
         #expect(allowed.stderr.contains("will NOT install on a device"))
         let record = try #require(try state(project).passes.values.first)
-        _ = try PassVerifier.verify("\(project.output)/\(record.path)", root: project.directory.file(".passforge/dev-pki/root-certificate.pem"))
+        _ = try PassVerifier.verify(
+            "\(project.output)/\(record.path)", root: project.directory.file(".passforge/dev-pki/root-certificate.pem"))
     }
 
     @Test func aBuildWithNoPreviousStateUnderCIIsRefusedUnlessInitialOrAFirstDeploy() throws {
@@ -149,7 +159,9 @@ import TestSupport
         env["CI"] = "true"
         let refused = try project.passforge(["build"], environment: env)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("this would re-sign every pass with new update tags and push every device"), "\(refused.output)")
+        #expect(
+            refused.stderr.contains("this would re-sign every pass with new update tags and push every device"),
+            "\(refused.output)")
         #expect(project.snapshot().filter { $0.key.hasPrefix("v1/") }.isEmpty)
 
         // A published tree with no build yet is a first deploy.
@@ -195,9 +207,18 @@ import TestSupport
         // Tamper with pass.json inside the zip with the real zip tool.
         let work = TemporaryDirectory()
         try runProcess("unzip", ["-q", path, "-d", work.path])
-        work.write("pass.json", String(decoding: work.read("pass.json")!, as: UTF8.self).replacingOccurrences(of: "Member 0", with: "Member X"))
+        work.write(
+            "pass.json",
+            String(decoding: work.read("pass.json")!, as: UTF8.self).replacingOccurrences(
+                of: "Member 0", with: "Member X"))
         let tampered = work.file("tampered.pkpass")
-        let zip = try runProcess("python3", ["-c", "import sys,zipfile,os; z=zipfile.ZipFile(sys.argv[1],'w'); [z.write(os.path.join(sys.argv[2],f),f) for f in os.listdir(sys.argv[2]) if not f.endswith('.pkpass')]", tampered, work.path])
+        let zip = try runProcess(
+            "python3",
+            [
+                "-c",
+                "import sys,zipfile,os; z=zipfile.ZipFile(sys.argv[1],'w'); [z.write(os.path.join(sys.argv[2],f),f) for f in os.listdir(sys.argv[2]) if not f.endswith('.pkpass')]",
+                tampered, work.path,
+            ])
         try #require(zip.status == 0, "\(zip.output)")
         let bad = try project.passforge(["inspect", tampered])
         #expect(bad.status == 1)

@@ -1,9 +1,9 @@
 import Foundation
 import PassBuild
-import WalletTree
 import PassPackage
-import Testing
 import TestSupport
+import Testing
+import WalletTree
 
 /// `.pkpasses` bundles are written like passes: a build killed before its
 /// journal leaves the previous bundle; one killed while moving files into
@@ -12,15 +12,17 @@ import TestSupport
     let pki = TestPKI.shared
 
     func writeFamily(_ project: ProjectFixture, points: Int) {
-        project.directory.write("content/family.yml", """
-        template: card
-        bundle: family
-        passes:
-          - serialNumber: F-1
-            data: { name: Ann, points: \(points) }
-          - serialNumber: F-2
-            data: { name: Bo, points: 2 }
-        """)
+        project.directory.write(
+            "content/family.yml",
+            """
+            template: card
+            bundle: family
+            passes:
+              - serialNumber: F-1
+                data: { name: Ann, points: \(points) }
+              - serialNumber: F-2
+                data: { name: Bo, points: 2 }
+            """)
     }
 
     /// The bundle's path from downloads.csv, and the member pass files' bytes it holds, by entry name.
@@ -52,7 +54,9 @@ import TestSupport
         #expect(new.path == old.path)
         // The bundle holds the new F-1, byte for byte the pass file, and the unchanged F-2.
         let state = try BuildState.load(from: project.output)
-        #expect(new.members["F-1.pkpass"] == project.directory.read("output/\(state.passes["\(TestPKI.passType)/F-1"]!.path)"))
+        #expect(
+            new.members["F-1.pkpass"]
+                == project.directory.read("output/\(state.passes["\(TestPKI.passType)/F-1"]!.path)"))
         #expect(new.members["F-1.pkpass"] != old.members["F-1.pkpass"])
         #expect(new.members["F-2.pkpass"] == old.members["F-2.pkpass"])
         let work = TemporaryDirectory("passforge-bundle-member")

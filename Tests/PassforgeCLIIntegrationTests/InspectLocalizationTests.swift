@@ -1,8 +1,8 @@
 import Foundation
 import PassBuild
-import WalletTree
-import Testing
 import TestSupport
+import Testing
+import WalletTree
 
 /// `passforge inspect` shows labels and values as Wallet shows them in one
 /// language: English by default, `--language xx` for another.
@@ -11,10 +11,15 @@ import TestSupport
 
     @Test func labelsAndValuesAreShownLocalized() throws {
         let project = ProjectFixture(passCount: 1)
-        let utf16 = { (text: String) -> [UInt8] in [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }
-        project.directory.write("templates/card/en.lproj/pass.strings", bytes: utf16("\"Name\" = \"Name\";\n\"Points\" = \"Points\";\n"))
-        project.directory.write("templates/card/de.lproj/pass.strings", bytes: utf16("\"Name\" = \"Name\";\n\"Points\" = \"Punkte\";\n"))
-        project.directory.write("templates/card/pt-BR.lproj/pass.strings", "\"Name\" = \"Nome\";\n\"Points\" = \"Pontos\";\n")
+        let utf16 = { (text: String) -> [UInt8] in
+            [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        }
+        project.directory.write(
+            "templates/card/en.lproj/pass.strings", bytes: utf16("\"Name\" = \"Name\";\n\"Points\" = \"Points\";\n"))
+        project.directory.write(
+            "templates/card/de.lproj/pass.strings", bytes: utf16("\"Name\" = \"Name\";\n\"Points\" = \"Punkte\";\n"))
+        project.directory.write(
+            "templates/card/pt-BR.lproj/pass.strings", "\"Name\" = \"Nome\";\n\"Points\" = \"Pontos\";\n")
         let build = try project.passforge(["build"], environment: pki.environment(pki.leaf()))
         try #require(build.status == 0, "\(build.output)")
         let path = "output/v1/passes/\(TestPKI.passType)/C-0000"
@@ -22,7 +27,9 @@ import TestSupport
 
         let english = try project.passforge(["inspect", path] + root)
         #expect(english.status == 0, "\(english.output)")
-        #expect(english.stdout.contains("language:     en from en.lproj/pass.strings (languages: de, en, pt-BR)"), "\(english.stdout)")
+        #expect(
+            english.stdout.contains("language:     en from en.lproj/pass.strings (languages: de, en, pt-BR)"),
+            "\(english.stdout)")
         #expect(english.stdout.contains("points — Points: 0"))
 
         let german = try project.passforge(["inspect", path, "--language", "de"] + root)
@@ -37,6 +44,9 @@ import TestSupport
         // A language the pass does not have is a note, not a defect: Wallet shows the pass as written.
         let french = try project.passforge(["inspect", path, "--language", "fr"] + root)
         #expect(french.status == 0, "\(french.output)")
-        #expect(french.stdout.contains("note: the pass has no fr.lproj/pass.strings, so it is shown as written; its languages: de, en, pt-BR"), "\(french.stdout)")
+        #expect(
+            french.stdout.contains(
+                "note: the pass has no fr.lproj/pass.strings, so it is shown as written; its languages: de, en, pt-BR"),
+            "\(french.stdout)")
     }
 }

@@ -4,8 +4,8 @@ import PassBuild
 import PassContent
 import PassPreview
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Leaves `project`'s output as a build killed at `point` would: the build runs in process, as
 /// `passforge build` runs it (the same settings, landing pages included), and its `Checkpoints` copy the
@@ -16,7 +16,8 @@ func killBuild(_ project: ProjectFixture, env: [String: String], at point: Strin
     environment["CI"] = nil
     var settings = try BuildSettings(projectFolder: project.root, environment: environment)
     if settings.configuration.landingPages.enabled {
-        settings.landingPages = try LandingPageRenderer(configuration: settings.configuration, templatesDirectory: settings.templatesDirectory)
+        settings.landingPages = try LandingPageRenderer(
+            configuration: settings.configuration, templatesDirectory: settings.templatesDirectory)
     }
     let killed = "\(project.root)/killed-at-\(point)"
     let copier = TreeCopier(point: point, output: project.output, copy: killed)

@@ -1,8 +1,8 @@
 import Foundation
 import RegistrationStore
 import SQLiteRegistrationStore
-import Testing
 import TestSupport
+import Testing
 
 /// Every command run from another folder with `--config /elsewhere/passforge.yml` works on that project:
 /// its defaults (output/, state/registrations.sqlite, preview/, .passforge/) are the project's, relative to
@@ -20,8 +20,9 @@ import TestSupport
             var environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             environment["CI"] = nil
             environment[StoreLocation.environmentVariable] = nil
-            return try await runProcessWithoutBlocking(passforgeExecutable(), arguments, directory: elsewhere.path,
-                                                       environment: environment)
+            return try await runProcessWithoutBlocking(
+                passforgeExecutable(), arguments, directory: elsewhere.path,
+                environment: environment)
         }
 
         let build = try await passforge(["build", "--config", config])
@@ -35,8 +36,9 @@ import TestSupport
         let storePath = (project.directory.file("state/registrations.sqlite") as NSString).standardizingPath
         let outputPath = (project.output as NSString).standardizingPath
         let store = try SQLiteRegistrationStore(path: storePath)
-        _ = try await store.register(device: "device0001", pushToken: String(repeating: "ab", count: 32),
-                                     passTypeIdentifier: TestPKI.passType, serialNumber: "C-0000")
+        _ = try await store.register(
+            device: "device0001", pushToken: String(repeating: "ab", count: 32),
+            passTypeIdentifier: TestPKI.passType, serialNumber: "C-0000")
 
         let offers = try await passforge(["offers", "--config", config])
         #expect(offers.status == 0 && offers.stdout.contains(storePath), "\(offers.output)")
@@ -51,14 +53,18 @@ import TestSupport
         #expect(inspect.status == 0, "\(inspect.output)")
         let preview = try await passforge(["preview", "--config", config])
         #expect(preview.status == 0, "\(preview.output)")
-        #expect(FileManager.default.fileExists(atPath: project.directory.file("preview/index.html")), "\(preview.output)")
+        #expect(
+            FileManager.default.fileExists(atPath: project.directory.file("preview/index.html")), "\(preview.output)")
         let destination = TemporaryDirectory("passforge-elsewhere-published")
         let publish = try await passforge(["publish", "--config", config, destination.path])
         #expect(publish.status == 0, "\(publish.output)")
         #expect(FileManager.default.fileExists(atPath: destination.file(".passforge/state.json")), "\(publish.output)")
 
         // diff reads the project's git repository, not the working directory's (which has none).
-        for arguments in [["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base"]] {
+        for arguments in [
+            ["init", "-q"], ["add", "-A"],
+            ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base"],
+        ] {
             let git = try await runProcessWithoutBlocking("git", arguments, directory: project.root)
             #expect(git.status == 0, "git \(arguments): \(git.output)")
         }
@@ -69,12 +75,14 @@ import TestSupport
         // serve's defaults: the project's output tree and store, whatever the working directory.
         var serveEnvironment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         serveEnvironment[StoreLocation.environmentVariable] = nil
-        let serve = try BackgroundProcess(passforgeExecutable(), ["serve", "--config", config, "--port", "0"],
-                                          directory: elsewhere.path, environment: serveEnvironment)
+        let serve = try BackgroundProcess(
+            passforgeExecutable(), ["serve", "--config", config, "--port", "0"],
+            directory: elsewhere.path, environment: serveEnvironment)
         let listening = await serve.contains("stop with Ctrl-C")
         _ = await serve.stop()
-        #expect(listening && serve.stdout.contains("output tree: \(outputPath)")
-                    && serve.stdout.contains("registrations: SQLite file \(storePath)"), "\(serve.output)")
+        #expect(
+            listening && serve.stdout.contains("output tree: \(outputPath)")
+                && serve.stdout.contains("registrations: SQLite file \(storePath)"), "\(serve.output)")
 
         // Nothing landed in the working directory: no output/, state/, preview/ or .passforge/ of its own.
         let stray = (try? FileManager.default.contentsOfDirectory(atPath: elsewhere.path)) ?? []

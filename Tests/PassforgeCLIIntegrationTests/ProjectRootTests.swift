@@ -1,8 +1,8 @@
 import Foundation
 import PassBuild
 import PassContent
-import Testing
 import TestSupport
+import Testing
 
 /// One spelling per project path, relative to the project's root (`ProjectRoot`).
 @Suite("ProjectRoot: the project's folders spelled one way, relative to its root")
@@ -17,7 +17,9 @@ struct ProjectRootTests {
         #expect(first.status == 0 && first.stdout.contains("built 3, unchanged 0, removed 0"), "\(first.output)")
         for spelling in ["content", "content/", "\(project.root)/content", "./templates/../content"] {
             let again = try project.passforge(["build", "--content", spelling], environment: env)
-            #expect(again.status == 0 && again.stdout.contains("built 0, unchanged 3, removed 0"), "--content \(spelling): \(again.output)")
+            #expect(
+                again.status == 0 && again.stdout.contains("built 0, unchanged 3, removed 0"),
+                "--content \(spelling): \(again.output)")
         }
         // The state names each content file once, as `content/…`.
         let state = try String(contentsOfFile: project.directory.file("output/.passforge/state.json"), encoding: .utf8)

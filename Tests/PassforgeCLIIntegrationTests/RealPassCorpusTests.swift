@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `passforge inspect` agrees with Wallet on passes other issuers made:
 /// real passes from public repositories (Tests/Fixtures/RealPasses, with
@@ -36,8 +36,13 @@ import TestSupport
         ("kitinerary-lufthansa.pkpass", scrubbed),
         ("kitinerary-motel-one-synthetic.pkpass", scrubbed),
         ("kitinerary-swiss.pkpass", scrubbed),
-        ("kitinerary-lufthansa.pkpasses", .refused(["defect: lufthansa.pkpass: manifest.json is missing",
-                                                     "defect: lufthansa-with-timezone.pkpass: signature is missing"])),
+        (
+            "kitinerary-lufthansa.pkpasses",
+            .refused([
+                "defect: lufthansa.pkpass: manifest.json is missing",
+                "defect: lufthansa-with-timezone.pkpass: signature is missing",
+            ])
+        ),
         ("kpkpass-boardingpass-v1.pkpass", scrubbed),
         ("kpkpass-boardingpass-v2.pkpass", scrubbed),
         // Apple's sample passes, signed in 2012 through WWDR G1.
@@ -48,13 +53,21 @@ import TestSupport
         ("ueman-BoardingPass.pkpass", .refused(["pass.json cannot be read: line 76, column 7", "trailing comma"])),
         ("ueman-BoardingPass_unsigned.pkpass", .refused(["defect: pass.json was changed after signing"])),
         ("ueman-generic_with_invalid_checksum.pkpass", .refused(["defect: pass.json was changed after signing"])),
-        ("ueman-generic_with_missing_checksum.pkpass", .refused(["defect: thumbnail@2x.png is not listed in manifest.json",
-                                                                 "signature does not verify over manifest.json"])),
+        (
+            "ueman-generic_with_missing_checksum.pkpass",
+            .refused([
+                "defect: thumbnail@2x.png is not listed in manifest.json",
+                "signature does not verify over manifest.json",
+            ])
+        ),
         // Written by Dart's `archive` (data-descriptor flag with sizes), signed by subject key identifier.
         ("ueman-cinema.pkpass", .accepted),
         // Signed by a certificate from WWDR G4, with G1 embedded.
         ("ueman-coffee_club.pkpass", .refused(["issued by Apple WWDR G4", "but the signature embeds Apple WWDR G1"])),
-        ("ueman-apple_passkit-coupon.pkpass", .refused(["issued by Apple WWDR G4", "but the signature embeds Apple WWDR G1"])),
+        (
+            "ueman-apple_passkit-coupon.pkpass",
+            .refused(["issued by Apple WWDR G4", "but the signature embeds Apple WWDR G1"])
+        ),
     ]
 
     @Test func everyFixtureHasAVerdict() throws {
@@ -66,9 +79,12 @@ import TestSupport
 
     @Test(arguments: verdicts.map { $0 })
     func verdictAsOfSigningTimeAgainstApplesRoot(_ fixture: (file: String, verdict: Verdict)) throws {
-        let result = try runProcess(passforgeExecutable(), [
-            "inspect", Self.fixtures + "/RealPasses/" + fixture.file, "--valid-at", "signing", "--trusted-root", Self.appleRoot,
-        ])
+        let result = try runProcess(
+            passforgeExecutable(),
+            [
+                "inspect", Self.fixtures + "/RealPasses/" + fixture.file, "--valid-at", "signing", "--trusted-root",
+                Self.appleRoot,
+            ])
         switch fixture.verdict {
         case .accepted:
             #expect(result.status == 0, "\(fixture.file): \(result.output)")
@@ -87,9 +103,13 @@ import TestSupport
         // did the intermediate it chains through (WWDR G1, in 2023); the
         // chain's own "expired" for the signer is not repeated.
         #expect(now.stderr.components(separatedBy: "defect: ").count - 1 == 2, "\(now.stderr)")
-        #expect(now.stderr.contains("the signing certificate is valid from 2015-07-21T21:52:25Z to 2016-07-20T21:52:25Z"), "\(now.stderr)")
+        #expect(
+            now.stderr.contains("the signing certificate is valid from 2015-07-21T21:52:25Z to 2016-07-20T21:52:25Z"),
+            "\(now.stderr)")
         #expect(now.stderr.contains("certificate has expired (Apple WWDR G1"), "\(now.stderr)")
-        let given = try runProcess(passforgeExecutable(), ["inspect", path, "--trusted-root", Self.appleRoot, "--valid-at", "2016-01-01T00:00:00Z"])
+        let given = try runProcess(
+            passforgeExecutable(),
+            ["inspect", path, "--trusted-root", Self.appleRoot, "--valid-at", "2016-01-01T00:00:00Z"])
         #expect(given.status == 0, "\(given.output)")
         let wrong = try runProcess(passforgeExecutable(), ["inspect", path, "--valid-at", "yesterday"])
         #expect(wrong.status != 0)
@@ -97,7 +117,8 @@ import TestSupport
     }
 
     @Test func bundleMembersAreEachInspected() throws {
-        let result = try runProcess(passforgeExecutable(), ["inspect", Self.fixtures + "/RealPasses/kitinerary-lufthansa.pkpasses"])
+        let result = try runProcess(
+            passforgeExecutable(), ["inspect", Self.fixtures + "/RealPasses/kitinerary-lufthansa.pkpasses"])
         #expect(result.stdout.contains("bundle: 2 passes (.pkpasses)"), "\(result.stdout)")
         #expect(result.stdout.contains("== lufthansa.pkpass"))
         #expect(result.stdout.contains("== lufthansa-with-timezone.pkpass"))
@@ -120,17 +141,24 @@ import TestSupport
 
     /// Writes `files`, their manifest and an `openssl cms` signature (with
     /// `signOptions`), zipped by `zip`, and returns the .pkpass path.
-    func pass(_ name: String, _ files: [String: [UInt8]], signOptions: [String] = [], leaf: TestPKI.Leaf? = nil,
-              zip: ([(String, [UInt8])]) -> [UInt8] = storedZip) throws -> String {
+    func pass(
+        _ name: String, _ files: [String: [UInt8]], signOptions: [String] = [], leaf: TestPKI.Leaf? = nil,
+        zip: ([(String, [UInt8])]) -> [UInt8] = storedZip
+    ) throws -> String {
         let leaf = leaf ?? pki.leaf()
         var all = files
         all["icon.png"] = PNGFactory.png(width: 29, height: 29)
         all["icon@2x.png"] = PNGFactory.png(width: 58, height: 58)
-        let manifest = "{" + all.keys.sorted().map { "\"\($0)\": \"\(sha1Hex(all[$0]!))\"" }.joined(separator: ", ") + "}"
+        let manifest =
+            "{" + all.keys.sorted().map { "\"\($0)\": \"\(sha1Hex(all[$0]!))\"" }.joined(separator: ", ") + "}"
         let manifestPath = directory.write("\(name).manifest.json", manifest)
         let signaturePath = directory.file("\(name).signature")
-        let signed = try runProcess("openssl", ["cms", "-sign", "-binary", "-in", manifestPath, "-signer", leaf.certificate, "-inkey", leaf.key,
-                                                "-certfile", pki.wwdr, "-outform", "DER", "-out", signaturePath, "-md", "sha256"] + signOptions)
+        let signed = try runProcess(
+            "openssl",
+            [
+                "cms", "-sign", "-binary", "-in", manifestPath, "-signer", leaf.certificate, "-inkey", leaf.key,
+                "-certfile", pki.wwdr, "-outform", "DER", "-out", signaturePath, "-md", "sha256",
+            ] + signOptions)
         try #require(signed.status == 0, "\(signed.output)")
         all["manifest.json"] = Array(manifest.utf8)
         all["signature"] = Array(try Data(contentsOf: URL(fileURLWithPath: signaturePath)))
@@ -144,8 +172,9 @@ import TestSupport
     let strings: [String: [UInt8]] = ["en.lproj/pass.strings": Array("\"gateChange\" = \"Gate changed to %@\";\n".utf8)]
 
     @Test func dataDescriptorLayoutIsAccepted() throws {
-        let path = try pass("descriptor", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 },
-                            zip: { dataDescriptorZip($0) })
+        let path = try pass(
+            "descriptor", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 },
+            zip: { dataDescriptorZip($0) })
         // Every conforming reader reads it: unzip too.
         #expect(try runProcess("unzip", ["-tq", path]).status == 0)
         let result = try inspect(path)
@@ -153,8 +182,10 @@ import TestSupport
     }
 
     @Test func keyIdentifierSignerIsRead() throws {
-        let path = try pass("keyid", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }, signOptions: ["-keyid"])
-        let signature = try runProcess("sh", ["-c", "unzip -p '\(path)' signature | openssl cms -cmsout -inform DER -print -noout"])
+        let path = try pass(
+            "keyid", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }, signOptions: ["-keyid"])
+        let signature = try runProcess(
+            "sh", ["-c", "unzip -p '\(path)' signature | openssl cms -cmsout -inform DER -print -noout"])
         #expect(signature.stdout.contains("subjectKeyIdentifier"), "\(signature.output)")
         let result = try inspect(path)
         #expect(result.status == 0, "\(result.output)")
@@ -162,7 +193,8 @@ import TestSupport
     }
 
     @Test func trailingCommaIsADefectWhenSigned() throws {
-        let path = try pass("comma", ["pass.json": Array(Self.passJSON(", \"barcodes\": [],").utf8)].merging(strings) { $1 })
+        let path = try pass(
+            "comma", ["pass.json": Array(Self.passJSON(", \"barcodes\": [],").utf8)].merging(strings) { $1 })
         let result = try inspect(path)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("pass.json cannot be read"), "\(result.stderr)")
@@ -179,14 +211,20 @@ import TestSupport
     }
 
     @Test func localizedChangeMessageIsResolvedThroughPassStrings() throws {
-        let good = try inspect(try pass("localized", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }))
+        let good = try inspect(
+            try pass("localized", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }))
         #expect(good.status == 0, "\(good.output)")
-        let bad = try inspect(try pass("localized-bad", [
-            "pass.json": Array(Self.passJSON().utf8),
-            "de.lproj/pass.strings": Array("\"gateChange\" = \"Neues Gate\";\n".utf8),
-        ]))
+        let bad = try inspect(
+            try pass(
+                "localized-bad",
+                [
+                    "pass.json": Array(Self.passJSON().utf8),
+                    "de.lproj/pass.strings": Array("\"gateChange\" = \"Neues Gate\";\n".utf8),
+                ]))
         #expect(bad.status == 1)
-        #expect(bad.stderr.contains("changeMessage \"gateChange\" (in de.lproj/pass.strings: \"Neues Gate\") has no %@"), "\(bad.stderr)")
+        #expect(
+            bad.stderr.contains("changeMessage \"gateChange\" (in de.lproj/pass.strings: \"Neues Gate\") has no %@"),
+            "\(bad.stderr)")
     }
 
     @Test func everyDefectOfABrokenPassIsReported() throws {
@@ -195,17 +233,23 @@ import TestSupport
         let json = Self.passJSON(", \"backgroundColor\": \"blue\", \"foregroundColor\": \"rgb(1, 2, 3)\",", serial: "")
         let result = try inspect(try pass("broken", ["pass.json": Array(json.utf8)].merging(strings) { $1 }))
         #expect(result.status == 1)
-        for cause in ["pass.json cannot be read", "required key \"serialNumber\" is missing", "backgroundColor \"blue\""] {
+        for cause in [
+            "pass.json cannot be read", "required key \"serialNumber\" is missing", "backgroundColor \"blue\"",
+        ] {
             #expect(result.stderr.contains(cause), "\(result.stderr)")
         }
     }
 
     @Test func hexColoursAndAlignmentOnPrimaryFieldsAreWarnings() throws {
         let json = Self.passJSON(", \"backgroundColor\": \"#1595d7\"")
-            .replacingOccurrences(of: "\"changeMessage\": \"gateChange\"", with: "\"changeMessage\": \"gateChange\", \"textAlignment\": \"PKTextAlignmentCenter\"")
+            .replacingOccurrences(
+                of: "\"changeMessage\": \"gateChange\"",
+                with: "\"changeMessage\": \"gateChange\", \"textAlignment\": \"PKTextAlignmentCenter\"")
         let result = try inspect(try pass("guidance", ["pass.json": Array(json.utf8)].merging(strings) { $1 }))
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.stdout.contains("warning: pass.json backgroundColor: backgroundColor \"#1595d7\" is a hex colour"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("warning: pass.json backgroundColor: backgroundColor \"#1595d7\" is a hex colour"),
+            "\(result.stdout)")
         #expect(result.stdout.contains("[field.textAlignment.placement]"), "\(result.stdout)")
     }
 
@@ -216,29 +260,43 @@ import TestSupport
         let result = try inspect(good)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("bundle: 2 passes (.pkpasses)"))
-        let odd = directory.write("odd.pkpasses", bytes: storedZip([("a.pkpass", bytes), ("readme.txt", Array("hi".utf8))]))
+        let odd = directory.write(
+            "odd.pkpasses", bytes: storedZip([("a.pkpass", bytes), ("readme.txt", Array("hi".utf8))]))
         let oddResult = try inspect(odd)
         #expect(oddResult.status == 1)
-        #expect(oddResult.stderr.contains("defect: readme.txt is not a pass; a .pkpasses bundle holds only .pkpass files"), "\(oddResult.stderr)")
+        #expect(
+            oddResult.stderr.contains("defect: readme.txt is not a pass; a .pkpasses bundle holds only .pkpass files"),
+            "\(oddResult.stderr)")
     }
 
     @Test func filesWalletDoesNotUseAreWarnings() throws {
         // pass-builder adds tooling.json; Wallet ignores it, and a thumbnail a generic pass shows is fine.
-        let path = try pass("tooling", ["pass.json": Array(Self.passJSON().utf8), "tooling.json": Array("{}".utf8),
-                                        "footer.png": PNGFactory.png(width: 10, height: 10)].merging(strings) { $1 })
+        let path = try pass(
+            "tooling",
+            [
+                "pass.json": Array(Self.passJSON().utf8), "tooling.json": Array("{}".utf8),
+                "footer.png": PNGFactory.png(width: 10, height: 10),
+            ].merging(strings) { $1 })
         let result = try inspect(path)
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.stdout.contains("warning: tooling.json: tooling.json is not a pass image name"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("warning: tooling.json: tooling.json is not a pass image name"), "\(result.stdout)")
         #expect(result.stdout.contains("[image.notAllowed]"), "\(result.stdout)")
     }
 
     @Test func anImageBothTopLevelAndLocalizedIsAWarning() throws {
         // Wallet shows the top-level one; the build refuses the pair in your own content.
-        let path = try pass("localized-logo", ["pass.json": Array(Self.passJSON().utf8), "logo.png": PNGFactory.png(width: 160, height: 50),
-                                               "de.lproj/logo.png": PNGFactory.png(width: 160, height: 50)].merging(strings) { $1 })
+        let path = try pass(
+            "localized-logo",
+            [
+                "pass.json": Array(Self.passJSON().utf8), "logo.png": PNGFactory.png(width: 160, height: 50),
+                "de.lproj/logo.png": PNGFactory.png(width: 160, height: 50),
+            ].merging(strings) { $1 })
         let result = try inspect(path)
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.stdout.contains("warning:") && result.stdout.contains("[image.localizedDuplicate]"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("warning:") && result.stdout.contains("[image.localizedDuplicate]"),
+            "\(result.stdout)")
     }
 
     @Test func terminalControlsAndLongValuesArePrintedSafely() throws {
@@ -248,14 +306,19 @@ import TestSupport
         #expect(!result.output.contains("\u{1B}"))
         #expect(!result.output.contains("\u{202E}"))
         // The only line that starts with "signature:" is passforge's own.
-        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("signature:") } == ["signature: verifies over manifest.json, digest SHA256"], "\(result.stdout)")
+        #expect(
+            result.stdout.split(separator: "\n").filter { $0.hasPrefix("signature:") } == [
+                "signature: verifies over manifest.json, digest SHA256"
+            ], "\(result.stdout)")
         let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("description:") } ?? ""
         #expect(line.count < 300, "\(line.count)")
         #expect(line.hasSuffix("…"))
     }
 
     @Test func expiredSignerIsOneDefect() throws {
-        let path = try pass("expired", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }, leaf: pki.leaf(expired: true))
+        let path = try pass(
+            "expired", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }, leaf: pki.leaf(expired: true)
+        )
         let result = try inspect(path)
         #expect(result.status == 1)
         #expect(result.stderr.contains("1 defect\n"), "\(result.stderr)")
@@ -286,10 +349,13 @@ func sha1Hex(_ bytes: [UInt8]) -> String {
 @Suite struct BuildLocalizedChangeMessageTests {
     @Test func validateResolvesChangeMessageKeys() throws {
         let project = ProjectFixture(passCount: 1)
-        let template = project.directory.read("templates/card/pass.json").map { String(decoding: $0, as: UTF8.self) } ?? ""
-        project.directory.write("templates/card/pass.json", template.replacingOccurrences(
-            of: #""label": "Points", "value": "{{ points }}""#,
-            with: #""label": "Points", "value": "{{ points }}", "changeMessage": "pointsChange""#))
+        let template =
+            project.directory.read("templates/card/pass.json").map { String(decoding: $0, as: UTF8.self) } ?? ""
+        project.directory.write(
+            "templates/card/pass.json",
+            template.replacingOccurrences(
+                of: #""label": "Points", "value": "{{ points }}""#,
+                with: #""label": "Points", "value": "{{ points }}", "changeMessage": "pointsChange""#))
         project.directory.write("templates/card/en.lproj/pass.strings", "\"pointsChange\" = \"Points now %@\";\n")
         let good = try project.passforge(["validate"])
         #expect(good.status == 0, "\(good.output)")
@@ -297,6 +363,9 @@ func sha1Hex(_ bytes: [UInt8]) -> String {
         project.directory.write("templates/card/en.lproj/pass.strings", "\"pointsChange\" = \"Points changed\";\n")
         let bad = try project.passforge(["validate"])
         #expect(bad.status == 1)
-        #expect(bad.output.contains("changeMessage \"pointsChange\" (in en.lproj/pass.strings: \"Points changed\") has no %@"), "\(bad.output)")
+        #expect(
+            bad.output.contains(
+                "changeMessage \"pointsChange\" (in en.lproj/pass.strings: \"Points changed\") has no %@"),
+            "\(bad.output)")
     }
 }

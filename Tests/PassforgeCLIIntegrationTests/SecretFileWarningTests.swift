@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A secret file that group or others can read — the token secret, a signing
 /// key, a DeviceCheck `.p8` — gets one warning per command that names it and
@@ -16,7 +16,7 @@ import TestSupport
         environment["PASSFORGE_TOKEN_SECRET"] = nil
         let first = try project.passforge(["build"], environment: environment)
         #expect(first.status == 0, "\(first.output)")
-        let secret = ".passforge/token-secret"   // as the project names it, relative to where passforge runs
+        let secret = ".passforge/token-secret"  // as the project names it, relative to where passforge runs
         #expect(Self.warnings(first.stderr, about: secret).isEmpty, "passforge makes it 0600: \(first.stderr)")
 
         #expect(chmod(project.directory.file(secret), 0o644) == 0)
@@ -54,19 +54,26 @@ import TestSupport
     @Test func aDeviceCheckKeyReadableByOthersIsNamed() throws {
         let project = ProjectFixture(passCount: 0)
         let key = project.directory.file("AuthKey_KEY1234567.p8")
-        let made = try runProcess("openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
-                                              "-out", key])
+        let made = try runProcess(
+            "openssl",
+            [
+                "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                "-out", key,
+            ])
         #expect(made.status == 0, "\(made.output)")
         #expect(chmod(key, 0o604) == 0)
         // Nothing answers at this address: the command fails after reading the key, which is what is looked at.
-        project.directory.write("passforge.yml", """
+        project.directory.write(
+            "passforge.yml",
+            """
             passTypeIdentifier: \(TestPKI.passType)
             teamIdentifier: \(TestPKI.team)
             deviceCheck: {teamIdentifier: ABCDE12345, keyIdentifier: KEY1234567, baseURL: "https://127.0.0.1:9/"}
             """)
         let token = project.directory.write("token.txt", "dG9rZW4=\n")
-        let result = try project.passforge(["device-check", "validate", "--token", token],
-                                           environment: ["PASSFORGE_DEVICECHECK_KEY": key])
+        let result = try project.passforge(
+            ["device-check", "validate", "--token", token],
+            environment: ["PASSFORGE_DEVICECHECK_KEY": key])
         let said = Self.warnings(result.stderr, about: key)
         #expect(said.count == 1, "\(result.output)")
         #expect(said.first?.contains("the DeviceCheck key") == true, "\(said)")

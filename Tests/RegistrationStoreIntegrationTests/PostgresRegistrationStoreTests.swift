@@ -1,11 +1,13 @@
 import Foundation
 import PostgresNIO
-@testable import PostgresRegistrationStore
 import RegistrationStore
 import TestSupport
 import Testing
+
+@testable import PostgresRegistrationStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What only the PostgreSQL store has: URLs, errors for people, TLS, a
@@ -17,7 +19,10 @@ import Glibc
     // MARK: URLs (no server needed)
 
     @Test func parsesLibpqStyleURLs() throws {
-        let full = try PostgresLocation(url: "postgres://us%40er:p%3Ass%2Fw%40rd@db.example.com:6543/pass%20forge?sslmode=verify-full&sslrootcert=/etc/ca.pem")
+        let full = try PostgresLocation(
+            url:
+                "postgres://us%40er:p%3Ass%2Fw%40rd@db.example.com:6543/pass%20forge?sslmode=verify-full&sslrootcert=/etc/ca.pem"
+        )
         #expect(full.endpoint == .tcp(host: "db.example.com", port: 6543))
         #expect(full.user == "us@er")
         #expect(full.password == "p:ss/w@rd")
@@ -28,11 +33,11 @@ import Glibc
 
         let plain = try PostgresLocation(url: "postgresql://app:secret@db/passforge")
         #expect(plain.endpoint == .tcp(host: "db", port: 5432))
-        #expect(plain.sslMode == .prefer) // libpq's default
+        #expect(plain.sslMode == .prefer)  // libpq's default
         #expect(plain.database == "passforge")
 
         let noDatabase = try PostgresLocation(url: "POSTGRES://app@10.0.0.7:5433")
-        #expect(noDatabase.database == "app") // libpq: the user's name
+        #expect(noDatabase.database == "app")  // libpq: the user's name
         #expect(noDatabase.password == nil)
 
         let ipv6 = try PostgresLocation(url: "postgres://app:pw@[::1]:5433/db?sslmode=disable")
@@ -46,7 +51,7 @@ import Glibc
         let encodedSocket = try PostgresLocation(url: "postgres://app@%2Ftmp%2Fpg:6000/db")
         #expect(encodedSocket.socketPath == "/tmp/pg/.s.PGSQL.6000")
 
-        let raw = try PostgresLocation(url: "postgres://app:pa/ss@word@db:5432/x") // unencoded / and @ in a password
+        let raw = try PostgresLocation(url: "postgres://app:pa/ss@word@db:5432/x")  // unencoded / and @ in a password
         #expect(raw.password == "pa/ss@word")
         #expect(raw.endpoint == .tcp(host: "db", port: 5432))
         #expect(raw.database == "x")
@@ -67,23 +72,29 @@ import Glibc
         #expect(pair.connecting(to: pair.endpoints[1]).server == "h2:5433")
 
         let defaults = try PostgresLocation(url: "postgres://app@h1,[::1]:6000,h3/db")
-        #expect(defaults.endpoints == [.tcp(host: "h1", port: 5432), .tcp(host: "::1", port: 6000), .tcp(host: "h3", port: 5432)])
-        #expect(defaults.targetSession == .any) // libpq's default
+        #expect(
+            defaults.endpoints == [
+                .tcp(host: "h1", port: 5432), .tcp(host: "::1", port: 6000), .tcp(host: "h3", port: 5432),
+            ])
+        #expect(defaults.targetSession == .any)  // libpq's default
 
-        let lists = try PostgresLocation(url: "postgres://app@/db?host=h1,h2&port=7000,7001&target_session_attrs=prefer-standby")
+        let lists = try PostgresLocation(
+            url: "postgres://app@/db?host=h1,h2&port=7000,7001&target_session_attrs=prefer-standby")
         #expect(lists.endpoints == [.tcp(host: "h1", port: 7000), .tcp(host: "h2", port: 7001)])
         #expect(lists.targetSession == .preferStandby)
         let onePort = try PostgresLocation(url: "postgres://app@/db?host=h1,h2&port=7000")
         #expect(onePort.endpoints == [.tcp(host: "h1", port: 7000), .tcp(host: "h2", port: 7000)])
         for target in PostgresLocation.TargetSession.allCases {
-            #expect(try PostgresLocation(url: "postgres://a@h1,h2/d?target_session_attrs=\(target.rawValue)").targetSession == target)
+            #expect(
+                try PostgresLocation(url: "postgres://a@h1,h2/d?target_session_attrs=\(target.rawValue)").targetSession
+                    == target)
         }
     }
 
     @Test func theSessionRoleFitsTargetSessionAttrsAsLibpq() {
         let primary = SessionRole(inRecovery: false, readOnly: false)
         let standby = SessionRole(inRecovery: true, readOnly: true)
-        let readOnlyPrimary = SessionRole(inRecovery: false, readOnly: true) // default_transaction_read_only = on
+        let readOnlyPrimary = SessionRole(inRecovery: false, readOnly: true)  // default_transaction_read_only = on
         #expect(primary.fits(.readWrite) && !standby.fits(.readWrite) && !readOnlyPrimary.fits(.readWrite))
         #expect(!primary.fits(.readOnly) && standby.fits(.readOnly) && readOnlyPrimary.fits(.readOnly))
         #expect(primary.fits(.primary) && !standby.fits(.primary) && readOnlyPrimary.fits(.primary))
@@ -114,16 +125,20 @@ import Glibc
     }
 
     @Test func descriptionsNeverShowThePassword() throws {
-        for url in ["postgres://app:hunter2@db.example.com:5432/passforge?sslmode=require",
-                    "postgresql://app:hun%40ter2@db.example.com/passforge",
-                    "postgres://app@db.example.com/passforge?password=hunter2"] {
+        for url in [
+            "postgres://app:hunter2@db.example.com:5432/passforge?sslmode=require",
+            "postgresql://app:hun%40ter2@db.example.com/passforge",
+            "postgres://app@db.example.com/passforge?password=hunter2",
+        ] {
             let location = try PostgresLocation(url: url)
             #expect(location.password?.contains("ter2") == true)
             #expect(!location.description.contains("ter2"), "\(location.description)")
             #expect(!String(reflecting: StoreLocation.postgres(url: url).description).contains("hunter2"))
             #expect(location.description.contains("app@db.example.com"))
         }
-        #expect(try PostgresLocation(url: "postgres://app:x@db:6543/p?sslmode=require").description == "postgres://app@db:6543/p?sslmode=require")
+        #expect(
+            try PostgresLocation(url: "postgres://app:x@db:6543/p?sslmode=require").description
+                == "postgres://app@db:6543/p?sslmode=require")
     }
 
     // MARK: Errors for people
@@ -160,14 +175,18 @@ import Glibc
         let clock = ContinuousClock()
         let start = clock.now
         let error = try await #require(throws: PostgresStoreError.self) {
-            _ = try await PostgresRegistrationStore.connect(url: "postgres://app:hunter2@127.0.0.1:\(port)/x?sslmode=disable")
+            _ = try await PostgresRegistrationStore.connect(
+                url: "postgres://app:hunter2@127.0.0.1:\(port)/x?sslmode=disable")
         }
         // Not an endless hang (a bound, not a benchmark). Alone this takes milliseconds; in the whole
         // suite on 2 cores the tests that wait on processes hold the cooperative threads, and resuming
         // this one took up to 123 s, so only a hang is caught here; the message below shows the cause.
         #expect(start.duration(to: clock.now) < .seconds(300))
         #expect(error.kind == .unreachable)
-        #expect(error.description == "cannot reach PostgreSQL at 127.0.0.1:\(port): connection refused; check PASSFORGE_DATABASE_URL and that the server is running")
+        #expect(
+            error.description
+                == "cannot reach PostgreSQL at 127.0.0.1:\(port): connection refused; check PASSFORGE_DATABASE_URL and that the server is running"
+        )
         #expect(error.isUnavailable)
     }
 
@@ -176,13 +195,16 @@ import Glibc
     @Test func sslmodeRequireUsesTLS() async throws {
         let url = PostgresTestEnvironment.url(try await PostgresTestServer.freshDatabase(), query: "sslmode=require")
         let store = try await PostgresRegistrationStore.connect(url: url)
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         let database = try PostgresTestServer.databaseName(url)
         let ssl = try await PostgresTestServer.withAdmin(try PostgresTestEnvironment.url()) { admin in
-            try await admin.query("""
+            try await admin.query(
+                """
                 SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid
                 WHERE a.datname = \(database) AND a.pid <> pg_backend_pid()
-                """, logger: PostgresTestServer.logger).column(Bool.self)
+                """, logger: PostgresTestServer.logger
+            ).column(Bool.self)
         }
         #expect(!ssl.isEmpty)
         #expect(ssl.allSatisfy { $0 })
@@ -194,19 +216,22 @@ import Glibc
         let fresh = try await PostgresTestServer.freshDatabase()
         let byName = fresh.replacingOccurrences(of: "@127.0.0.1:", with: "@localhost:")
         // Trusted root and a certificate naming localhost: connects.
-        let store = try await PostgresRegistrationStore.connect(url: PostgresTestEnvironment.url(byName, query: "sslmode=verify-full&sslrootcert=\(ca)"))
+        let store = try await PostgresRegistrationStore.connect(
+            url: PostgresTestEnvironment.url(byName, query: "sslmode=verify-full&sslrootcert=\(ca)"))
         #expect(try await store.statistics().devices == 0)
         await store.shutdown()
         // The system's roots do not know the test certificate: refused, and said so.
         let error = try await #require(throws: PostgresStoreError.self) {
-            _ = try await PostgresRegistrationStore.connect(url: PostgresTestEnvironment.url(byName, query: "sslmode=verify-full"))
+            _ = try await PostgresRegistrationStore.connect(
+                url: PostgresTestEnvironment.url(byName, query: "sslmode=verify-full"))
         }
         #expect(error.kind == .tls)
         #expect(error.description.contains("cannot set up TLS with PostgreSQL at localhost:"), "\(error)")
         #expect(error.description.contains("certificate"), "\(error)")
         // A missing root file is named.
         let missing = try await #require(throws: PostgresStoreError.self) {
-            _ = try await PostgresRegistrationStore.connect(url: PostgresTestEnvironment.url(byName, query: "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"))
+            _ = try await PostgresRegistrationStore.connect(
+                url: PostgresTestEnvironment.url(byName, query: "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"))
         }
         #expect(missing.description.contains("/nonexistent/ca.pem"))
     }
@@ -214,11 +239,15 @@ import Glibc
     @Test func connectsThroughAUnixSocket() async throws {
         let folder = try PostgresTestEnvironment.variable("PASSFORGE_TEST_POSTGRES_SOCKET_DIR")
         let tcp = try PostgresLocation(url: try await PostgresTestServer.freshDatabase())
-        guard case .tcp(_, let port) = tcp.endpoint else { throw PostgresTestEnvironment.NotConfigured(description: "not TCP") }
+        guard case .tcp(_, let port) = tcp.endpoint else {
+            throw PostgresTestEnvironment.NotConfigured(description: "not TCP")
+        }
         // Trust on the socket, as the script sets it: no password.
-        let store = try await PostgresRegistrationStore.connect(url: "postgres://\(tcp.user)@:\(port)/\(tcp.database)?host=\(folder)")
+        let store = try await PostgresRegistrationStore.connect(
+            url: "postgres://\(tcp.user)@:\(port)/\(tcp.database)?host=\(folder)")
         #expect(store.location.socketPath == "\(folder)/.s.PGSQL.\(port)")
-        let change = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        let change = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         #expect(change.outcome == .created)
         await store.shutdown()
     }
@@ -233,7 +262,11 @@ import Glibc
         let outcomes = try await withThrowingTaskGroup(of: RegistrationOutcome.self) { group in
             for attempt in 0..<200 {
                 let store = attempt.isMultiple(of: 2) ? first : second
-                group.addTask { try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1").outcome }
+                group.addTask {
+                    try await store.register(
+                        device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1"
+                    ).outcome
+                }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -266,13 +299,22 @@ import Glibc
         await store.shutdown()
         try await PostgresTestServer.withAdmin(url) { db in
             let log = PostgresTestServer.logger
-            try await db.query("INSERT INTO devices (library_identifier, push_token, created_at, updated_at) VALUES ('d', 't', 0, 0)", logger: log)
+            try await db.query(
+                "INSERT INTO devices (library_identifier, push_token, created_at, updated_at) VALUES ('d', 't', 0, 0)",
+                logger: log)
             let id = try await db.query("SELECT id FROM devices", logger: log).column(Int64.self)[0]
             try await db.query("INSERT INTO registrations VALUES (\(id), 'p', 's', 0)", logger: log)
-            for (sql, state) in [("INSERT INTO registrations VALUES (\(id), 'p', 's', 0)", "23505"),
-                                 ("INSERT INTO registrations VALUES (\(id + 99), 'p', 's', 0)", "23503"),
-                                 ("INSERT INTO devices (library_identifier, push_token, created_at, updated_at) VALUES ('d', 'u', 0, 0)", "23505")] {
-                let error = try await #require(throws: PSQLError.self) { try await db.query(PostgresQuery(unsafeSQL: sql), logger: log) }
+            for (sql, state) in [
+                ("INSERT INTO registrations VALUES (\(id), 'p', 's', 0)", "23505"),
+                ("INSERT INTO registrations VALUES (\(id + 99), 'p', 's', 0)", "23503"),
+                (
+                    "INSERT INTO devices (library_identifier, push_token, created_at, updated_at) VALUES ('d', 'u', 0, 0)",
+                    "23505"
+                ),
+            ] {
+                let error = try await #require(throws: PSQLError.self) {
+                    try await db.query(PostgresQuery(unsafeSQL: sql), logger: log)
+                }
                 #expect(error.serverInfo?[.sqlState] == state)
             }
             try await db.query("DELETE FROM devices", logger: log)
@@ -310,28 +352,35 @@ import Glibc
         let database = try PostgresTestServer.databaseName(url)
         // This server has no TLS: sslmode=require refuses it, and says why.
         let noTLS = try await #require(throws: PostgresStoreError.self) {
-            _ = try await PostgresRegistrationStore.connect(url: PostgresTestEnvironment.url(url, query: "sslmode=require"))
+            _ = try await PostgresRegistrationStore.connect(
+                url: PostgresTestEnvironment.url(url, query: "sslmode=require"))
         }
         #expect(noTLS.kind == .tls)
         #expect(noTLS.description.contains("does not offer TLS, and sslmode=require requires it"), "\(noTLS)")
         let store = try await PostgresRegistrationStore.connect(url: url)
         let type = self.type
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
 
         // A registration blocked inside the database: another session holds its device's lock.
         let admin = try await PostgresConnection.connect(
-            configuration: .init(host: "127.0.0.1", port: try Self.port(of: url), username: try PostgresLocation(url: url).user,
-                                 password: try PostgresLocation(url: url).password, database: database, tls: .disable),
+            configuration: .init(
+                host: "127.0.0.1", port: try Self.port(of: url), username: try PostgresLocation(url: url).user,
+                password: try PostgresLocation(url: url).password, database: database, tls: .disable),
             id: 7, logger: PostgresTestServer.logger)
-        try await admin.query("SELECT pg_advisory_lock(\(PostgresRegistrationStore.LockKey.deviceClass), hashtext('dev-blocked'))",
-                              logger: PostgresTestServer.logger)
+        try await admin.query(
+            "SELECT pg_advisory_lock(\(PostgresRegistrationStore.LockKey.deviceClass), hashtext('dev-blocked'))",
+            logger: PostgresTestServer.logger)
         let blocked = Task {
-            try await store.register(device: "dev-blocked", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-9")
+            try await store.register(
+                device: "dev-blocked", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-9")
         }
         try await Self.eventually("the registration waits for the lock") {
-            try await admin.query("""
+            try await admin.query(
+                """
                 SELECT COUNT(*) FROM pg_stat_activity WHERE datname = \(database) AND wait_event_type = 'Lock'
-                """, logger: PostgresTestServer.logger).column(Int.self) == [1]
+                """, logger: PostgresTestServer.logger
+            ).column(Int.self) == [1]
         }
 
         // Immediate, not fast: a fast shutdown ends the lock holder's session first, which releases the lock,
@@ -366,7 +415,9 @@ import Glibc
         #expect(down.kind == .unreachable, "\(down)")
         #expect(down.description.hasPrefix("cannot reach PostgreSQL at 127.0.0.1:\(port)"), "\(down)")
 
-        let start = try await PostgresTestServer.pgCtl(["-D", data, "-l", data + "/server.log", "-w", "-t", "60", "start"])
+        let start = try await PostgresTestServer.pgCtl([
+            "-D", data, "-l", data + "/server.log", "-w", "-t", "60", "start",
+        ])
         #expect(start.status == 0, "pg_ctl start: \(start.output)")
         // Back: the pool reconnects, and nothing acknowledged was lost.
         // The pool retries a lost server with a growing delay (postgres-nio: 100 ms × 1.25^n, at most a minute),
@@ -376,7 +427,8 @@ import Glibc
             (try? await store.statistics()) != nil
         }
         #expect(try await store.serialNumbers(device: "dev1", passTypeIdentifier: type) == ["S-1"])
-        let after = try await store.register(device: "dev2", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
+        let after = try await store.register(
+            device: "dev2", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
         #expect(after.outcome == .created)
         await store.shutdown()
     }
@@ -384,11 +436,15 @@ import Glibc
     // MARK: Helpers
 
     static func port(of url: String) throws -> Int {
-        guard case .tcp(_, let port) = try PostgresLocation(url: url).endpoint else { throw PostgresTestEnvironment.NotConfigured(description: "not TCP") }
+        guard case .tcp(_, let port) = try PostgresLocation(url: url).endpoint else {
+            throw PostgresTestEnvironment.NotConfigured(description: "not TCP")
+        }
         return port
     }
 
-    static func eventually(_ what: String, within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
+    static func eventually(_ what: String, within limit: Duration = .seconds(10), _ condition: () async throws -> Bool)
+        async throws
+    {
         let clock = ContinuousClock()
         let deadline = clock.now + limit
         while clock.now < deadline {

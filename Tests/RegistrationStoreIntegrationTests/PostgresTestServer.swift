@@ -32,11 +32,15 @@ enum PostgresTestServer {
 
     /// One plain connection (no pool) as the URL's user, for looking at the server's side.
     @discardableResult
-    static func withAdmin<T: Sendable>(_ url: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    static func withAdmin<T: Sendable>(_ url: String, _ body: (PostgresConnection) async throws -> T) async throws -> T
+    {
         let location = try PostgresLocation(url: url)
-        guard case .tcp(let host, let port) = location.endpoint else { throw PostgresTestEnvironment.NotConfigured(description: "the test server URL is not TCP") }
-        let configuration = PostgresConnection.Configuration(host: host, port: port, username: location.user,
-                                                             password: location.password, database: location.database, tls: .disable)
+        guard case .tcp(let host, let port) = location.endpoint else {
+            throw PostgresTestEnvironment.NotConfigured(description: "the test server URL is not TCP")
+        }
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: location.user,
+            password: location.password, database: location.database, tls: .disable)
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         do {
             let result = try await body(connection)

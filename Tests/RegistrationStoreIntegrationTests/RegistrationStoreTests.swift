@@ -15,13 +15,16 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// A store on the folder's database; a second call for the same folder opens the same database.
-    func make(in folder: TemporaryDirectory, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) async throws -> any RegistrationDatabase {
+    func make(in folder: TemporaryDirectory, logLimit: Int = SQLiteRegistrationStore.defaultLogLimit) async throws
+        -> any RegistrationDatabase
+    {
         switch self {
         case .sqlite:
             return try SQLiteRegistrationStore(path: folder.file("state/registrations.sqlite"), logLimit: logLimit)
         case .postgres:
-            return try await PostgresRegistrationStore.connect(url: try await PostgresTestServer.database(for: folder),
-                                                               options: .init(logLimit: logLimit))
+            return try await PostgresRegistrationStore.connect(
+                url: try await PostgresTestServer.database(for: folder),
+                options: .init(logLimit: logLimit))
         }
     }
 }
@@ -35,36 +38,52 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// The registrations of one pass, with their devices' push tokens.
     func holders(of serialNumber: String, in store: any RegistrationExport) async throws -> [ExportedRegistration] {
-        try await store.exportRegistrations(after: nil, limit: 1_000).filter { $0.passTypeIdentifier == type && $0.serialNumber == serialNumber }
+        try await store.exportRegistrations(after: nil, limit: 1_000).filter {
+            $0.passTypeIdentifier == type && $0.serialNumber == serialNumber
+        }
     }
 
-    @Test(arguments: StoreKind.allCases) func registerCreatesThenReportsAlreadyRegistered(kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func registerCreatesThenReportsAlreadyRegistered(kind: StoreKind) async throws
+    {
         let store = try await kind.make(in: folder)
-        let first = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        let first = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         #expect(first.outcome == .created)
         #expect(first.index == DeviceIndex(device: "dev1", passTypeIdentifier: type, serialNumbers: ["S-1"]))
-        let again = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        let again = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         #expect(again.outcome == .unchanged)
-        #expect(again.revision == first.revision) // answered from a read: nothing committed
+        #expect(again.revision == first.revision)  // answered from a read: nothing committed
         let stats = try await store.statistics()
         #expect(stats == RegistrationStatistics(devices: 1, registrations: 1, logEntries: 0))
     }
 
     @Test(arguments: StoreKind.allCases) func reRegisteringWithANewPushTokenReplacesIt(kind: StoreKind) async throws {
         let store = try await kind.make(in: folder)
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
-        let replaced = try await store.register(device: "dev1", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
+        let replaced = try await store.register(
+            device: "dev1", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
         #expect(replaced.outcome == .pushTokenReplaced)
         // The token belongs to the device: every pass it holds is now pushed to the new one.
-        #expect(try await holders(of: "S-2", in: store) == [ExportedRegistration(device: "dev1", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-2")])
+        #expect(
+            try await holders(of: "S-2", in: store) == [
+                ExportedRegistration(
+                    device: "dev1", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-2")
+            ])
         #expect(try await store.pushTokens(passTypeIdentifier: type, serialNumbers: ["S-1", "S-2"]) == [Self.tokenB])
     }
 
-    @Test(arguments: StoreKind.allCases) func unregisterDeletesTheDeviceWithItsLastRegistration(kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func unregisterDeletesTheDeviceWithItsLastRegistration(kind: StoreKind)
+        async throws
+    {
         let store = try await kind.make(in: folder)
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
         let first = try await store.unregister(device: "dev1", passTypeIdentifier: type, serialNumber: "S-1")
         #expect(first.outcome == .removed)
         #expect(first.index.serialNumbers == ["S-2"])
@@ -77,12 +96,16 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(again.outcome == .notRegistered)
     }
 
-    @Test(arguments: StoreKind.allCases) func serialNumbersAreSortedPerTypeAndEmptyForUnknownDevices(kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func serialNumbersAreSortedPerTypeAndEmptyForUnknownDevices(kind: StoreKind)
+        async throws
+    {
         let store = try await kind.make(in: folder)
         for serial in ["S-3", "S-1", "S-2"] {
-            _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: serial)
+            _ = try await store.register(
+                device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: serial)
         }
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: "pass.com.example.other", serialNumber: "X-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: "pass.com.example.other", serialNumber: "X-1")
         #expect(try await store.serialNumbers(device: "dev1", passTypeIdentifier: type) == ["S-1", "S-2", "S-3"])
         #expect(try await store.serialNumbers(device: "dev1", passTypeIdentifier: "pass.com.example.other") == ["X-1"])
         #expect(try await store.serialNumbers(device: "nobody", passTypeIdentifier: type) == [])
@@ -91,28 +114,40 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     @Test(arguments: StoreKind.allCases) func indicesHoldingChangedPassesAreFullIndices(kind: StoreKind) async throws {
         let store = try await kind.make(in: folder)
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
-        _ = try await store.register(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-3")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
+        _ = try await store.register(
+            device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-3")
         let indices = try await store.indices(holding: type, serialNumbers: ["S-1", "S-9"])
         #expect(indices == [DeviceIndex(device: "dev1", passTypeIdentifier: type, serialNumbers: ["S-1", "S-2"])])
         #expect(try await store.indices(holding: type, serialNumbers: []) == [])
         // Read back by (device, type), in the order asked, unknown ones empty.
-        #expect(try await store.indices(of: [(device: "dev2", passTypeIdentifier: type), (device: "nobody", passTypeIdentifier: type),
-                                             (device: "dev1", passTypeIdentifier: type), (device: "dev1", passTypeIdentifier: "pass.other")]) == [
-            DeviceIndex(device: "dev2", passTypeIdentifier: type, serialNumbers: ["S-3"]),
-            DeviceIndex(device: "nobody", passTypeIdentifier: type, serialNumbers: []),
-            DeviceIndex(device: "dev1", passTypeIdentifier: type, serialNumbers: ["S-1", "S-2"]),
-            DeviceIndex(device: "dev1", passTypeIdentifier: "pass.other", serialNumbers: []),
-        ])
+        #expect(
+            try await store.indices(of: [
+                (device: "dev2", passTypeIdentifier: type), (device: "nobody", passTypeIdentifier: type),
+                (device: "dev1", passTypeIdentifier: type), (device: "dev1", passTypeIdentifier: "pass.other"),
+            ]) == [
+                DeviceIndex(device: "dev2", passTypeIdentifier: type, serialNumbers: ["S-3"]),
+                DeviceIndex(device: "nobody", passTypeIdentifier: type, serialNumbers: []),
+                DeviceIndex(device: "dev1", passTypeIdentifier: type, serialNumbers: ["S-1", "S-2"]),
+                DeviceIndex(device: "dev1", passTypeIdentifier: "pass.other", serialNumbers: []),
+            ])
     }
 
-    @Test(arguments: StoreKind.allCases) func aHundredConcurrentDuplicateRegistrationsMakeOneRow(kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aHundredConcurrentDuplicateRegistrationsMakeOneRow(kind: StoreKind)
+        async throws
+    {
         let store = try await kind.make(in: folder)
         let type = self.type
         let outcomes = try await withThrowingTaskGroup(of: RegistrationOutcome.self) { group in
             for _ in 0..<100 {
-                group.addTask { try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1").outcome }
+                group.addTask {
+                    try await store.register(
+                        device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1"
+                    ).outcome
+                }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -127,7 +162,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let changes = try await withThrowingTaskGroup(of: RegistrationChange.self) { group in
             for index in 0..<200 {
                 group.addTask {
-                    try await store.register(device: "dev\(index % 10)", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-\(index)")
+                    try await store.register(
+                        device: "dev\(index % 10)", pushToken: Self.tokenA, passTypeIdentifier: type,
+                        serialNumber: "S-\(index)")
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -142,52 +179,83 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
-    @Test(arguments: StoreKind.allCases) func deletingByPushTokenRemovesTheDevicesAndNamesTheirIndices(kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func deletingByPushTokenRemovesTheDevicesAndNamesTheirIndices(kind: StoreKind)
+        async throws
+    {
         let store = try await kind.make(in: folder)
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: "pass.com.example.other", serialNumber: "X-1")
-        _ = try await store.register(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: "pass.com.example.other", serialNumber: "X-1")
+        _ = try await store.register(
+            device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
         let removed = try await store.deleteDevices(pushToken: Self.tokenA, invalidSince: nil)
-        #expect(removed.map { "\($0.index.device) \($0.index.passTypeIdentifier)" } == ["dev1 pass.com.example.other", "dev1 \(type)"])
+        #expect(
+            removed.map { "\($0.index.device) \($0.index.passTypeIdentifier)" } == [
+                "dev1 pass.com.example.other", "dev1 \(type)",
+            ])
         #expect(removed.allSatisfy { $0.index.serialNumbers.isEmpty })
-        #expect(try await holders(of: "S-1", in: store) == [ExportedRegistration(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")])
+        #expect(
+            try await holders(of: "S-1", in: store) == [
+                ExportedRegistration(
+                    device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-1")
+            ])
         #expect(try await store.statistics() == RegistrationStatistics(devices: 1, registrations: 1, logEntries: 0))
     }
 
     @Test(arguments: StoreKind.allCases) func aTokenSetAfterThe410TimestampIsKept(kind: StoreKind) async throws {
         let store = try await kind.make(in: folder)
         let before = Date().timeIntervalSince1970 - 60
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         // APNs says the token went invalid a minute ago; the device set it since: keep it.
         #expect(try await store.deleteDevices(pushToken: Self.tokenA, invalidSince: before).isEmpty)
         #expect(try await store.statistics().devices == 1)
-        let removed = try await store.deleteDevices(pushToken: Self.tokenA, invalidSince: Date().timeIntervalSince1970 + 60)
+        let removed = try await store.deleteDevices(
+            pushToken: Self.tokenA, invalidSince: Date().timeIntervalSince1970 + 60)
         #expect(removed.map(\.index.device) == ["dev1"])
         #expect(try await store.statistics().devices == 0)
     }
 
-    @Test(arguments: StoreKind.allCases) func queuedPushesMergePerTokenAndTypeAndSurviveUntilCompleted(kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func queuedPushesMergePerTokenAndTypeAndSurviveUntilCompleted(kind: StoreKind)
+        async throws
+    {
         let store = try await kind.make(in: folder)
         let other = "pass.com.example.other"
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
-        _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: other, serialNumber: "X-1")
-        _ = try await store.register(device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-3")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-2")
+        _ = try await store.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: other, serialNumber: "X-1")
+        _ = try await store.register(
+            device: "dev2", pushToken: Self.tokenB, passTypeIdentifier: type, serialNumber: "S-3")
         #expect(try await store.pushCursor() == nil)
 
-        let changed = [PassReference(passTypeIdentifier: type, serialNumber: "S-1"), PassReference(passTypeIdentifier: type, serialNumber: "S-2"),
-                       PassReference(passTypeIdentifier: other, serialNumber: "X-1"), PassReference(passTypeIdentifier: type, serialNumber: "NOBODY")]
+        let changed = [
+            PassReference(passTypeIdentifier: type, serialNumber: "S-1"),
+            PassReference(passTypeIdentifier: type, serialNumber: "S-2"),
+            PassReference(passTypeIdentifier: other, serialNumber: "X-1"),
+            PassReference(passTypeIdentifier: type, serialNumber: "NOBODY"),
+        ]
         #expect(try await store.queuePushes(for: changed, advancingCursorTo: 100) == 2)
         #expect(try await store.pushCursor() == 100)
         // A later change of a pass the same token already waits for adds nothing.
-        #expect(try await store.queuePushes(for: [PassReference(passTypeIdentifier: type, serialNumber: "S-2"),
-                                                  PassReference(passTypeIdentifier: type, serialNumber: "S-3")], advancingCursorTo: 200) == 3)
+        #expect(
+            try await store.queuePushes(
+                for: [
+                    PassReference(passTypeIdentifier: type, serialNumber: "S-2"),
+                    PassReference(passTypeIdentifier: type, serialNumber: "S-3"),
+                ], advancingCursorTo: 200) == 3)
         // The cursor never moves back.
         #expect(try await store.queuePushes(for: [], advancingCursorTo: 150) == 3)
         #expect(try await store.pushCursor() == 200)
 
         let pending = try await store.pendingPushes(limit: 10)
-        #expect(Set(pending.map { "\($0.pushToken.prefix(2)) \($0.passTypeIdentifier)" }) == ["ab \(type)", "ab \(other)", "cd \(type)"])
+        #expect(
+            Set(pending.map { "\($0.pushToken.prefix(2)) \($0.passTypeIdentifier)" }) == [
+                "ab \(type)", "ab \(other)", "cd \(type)",
+            ])
         #expect(try await store.pendingPushes(limit: 1).count == 1)
         // What /metrics reports: the depth, and when the oldest was queued.
         let statistics = try await store.pushQueueStatistics()
@@ -218,7 +286,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let store = try await kind.make(in: folder)
         for device in ["dev2", "dev1"] {
             for serial in ["S-2", "S-1"] {
-                _ = try await store.register(device: device, pushToken: device == "dev1" ? Self.tokenA : Self.tokenB, passTypeIdentifier: type, serialNumber: serial)
+                _ = try await store.register(
+                    device: device, pushToken: device == "dev1" ? Self.tokenA : Self.tokenB, passTypeIdentifier: type,
+                    serialNumber: serial)
             }
         }
         let first = try await store.exportRegistrations(after: nil, limit: 3)
@@ -241,13 +311,15 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     @Test(arguments: StoreKind.allCases) func reopeningKeepsEverythingAndMigratesOnce(kind: StoreKind) async throws {
         do {
             let store = try await kind.make(in: folder)
-            _ = try await store.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+            _ = try await store.register(
+                device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
             try await store.appendLog(["hello"], receivedAt: 3)
         }
         let reopened = try await kind.make(in: folder)
         #expect(try await reopened.serialNumbers(device: "dev1", passTypeIdentifier: type) == ["S-1"])
         #expect(try await reopened.recentLogs(limit: 1).map(\.message) == ["hello"])
-        let again = try await reopened.register(device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
+        let again = try await reopened.register(
+            device: "dev1", pushToken: Self.tokenA, passTypeIdentifier: type, serialNumber: "S-1")
         #expect(again.outcome == .unchanged)
     }
 }
@@ -263,7 +335,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     @Test func theFileIsDurableWALWithForeignKeys() async throws {
         let store = try makeStore()
         #expect(try store.writerPragma("journal_mode") == "wal")
-        #expect(try store.writerPragma("synchronous") == "2") // FULL
+        #expect(try store.writerPragma("synchronous") == "2")  // FULL
         #expect(try store.writerPragma("foreign_keys") == "1")
     }
 
@@ -272,16 +344,23 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         // a second writer (another process) gets a constraint error.
         _ = try makeStore()
         let path = folder.file("state/registrations.sqlite")
-        let result = try runProcess("sqlite3", [path, """
-            PRAGMA foreign_keys = ON;
-            INSERT INTO devices (library_identifier, push_token, created_at, updated_at) VALUES ('d', 't', 0, 0);
-            INSERT INTO registrations VALUES (1, 'p', 's', 0);
-            INSERT INTO registrations VALUES (1, 'p', 's', 0);
-            """])
+        let result = try runProcess(
+            "sqlite3",
+            [
+                path,
+                """
+                PRAGMA foreign_keys = ON;
+                INSERT INTO devices (library_identifier, push_token, created_at, updated_at) VALUES ('d', 't', 0, 0);
+                INSERT INTO registrations VALUES (1, 'p', 's', 0);
+                INSERT INTO registrations VALUES (1, 'p', 's', 0);
+                """,
+            ])
         #expect(result.stderr.contains("UNIQUE constraint failed"))
-        let orphan = try runProcess("sqlite3", [path, "PRAGMA foreign_keys = ON; INSERT INTO registrations VALUES (99, 'p', 's', 0);"])
+        let orphan = try runProcess(
+            "sqlite3", [path, "PRAGMA foreign_keys = ON; INSERT INTO registrations VALUES (99, 'p', 's', 0);"])
         #expect(orphan.stderr.contains("FOREIGN KEY constraint failed"))
-        let cascade = try runProcess("sqlite3", [path, "PRAGMA foreign_keys = ON; DELETE FROM devices; SELECT COUNT(*) FROM registrations;"])
+        let cascade = try runProcess(
+            "sqlite3", [path, "PRAGMA foreign_keys = ON; DELETE FROM devices; SELECT COUNT(*) FROM registrations;"])
         #expect(cascade.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 }
@@ -293,7 +372,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try StoreLocation("sqlite:data/r.sqlite") == .sqlite(path: "data/r.sqlite"))
         #expect(try StoreLocation("sqlite:///var/lib/r.sqlite") == .sqlite(path: "/var/lib/r.sqlite"))
         #expect(try StoreLocation("/tmp/x.sqlite") == .sqlite(path: "/tmp/x.sqlite"))
-        #expect(try StoreLocation("postgres://u:secret@db/passforge") == .postgres(url: "postgres://u:secret@db/passforge"))
+        #expect(
+            try StoreLocation("postgres://u:secret@db/passforge") == .postgres(url: "postgres://u:secret@db/passforge"))
         #expect(throws: RegistrationStoreError.self) { try StoreLocation("sqlite:") }
         #expect(throws: RegistrationStoreError.self) { try StoreLocation("mysql://db/x") }
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program left running for a test (`passforge serve`, nginx, sshd), its output captured. Every wait is an
@@ -46,8 +47,10 @@ public final class BackgroundProcess: Sendable {
     }
 
     /// Starts `executable` (a path) with `arguments`; `environment` is the whole environment of the program.
-    public init(_ executable: String, _ arguments: [String], directory: String? = nil,
-                environment: [String: String]? = nil) throws {
+    public init(
+        _ executable: String, _ arguments: [String], directory: String? = nil,
+        environment: [String: String]? = nil
+    ) throws {
         name = (executable as NSString).lastPathComponent
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -108,8 +111,10 @@ public final class BackgroundProcess: Sendable {
         }
         if let value = found.withLock({ $0 }) { return value }
         let output = self.output
-        throw Failure(ended ? "\(name) exited (\(status ?? 0)) before \(what): \(output)"
-                            : "\(name) did not show \(what) within \(timeout): \(output)")
+        throw Failure(
+            ended
+                ? "\(name) exited (\(status ?? 0)) before \(what): \(output)"
+                : "\(name) did not show \(what) within \(timeout): \(output)")
     }
 
     /// Suspends until the output contains `text`; false if the program ended or `timeout` passed first.
@@ -151,11 +156,13 @@ public final class BackgroundProcess: Sendable {
     public func blockingWait(for text: String, timeout: Duration = .seconds(30)) -> Bool {
         let found = Mutex(false)
         let done = DispatchSemaphore(value: 0)
-        whenever(timeout: timeout, { stdout, stderr, status in
-            let contains = stdout.contains(text) || stderr.contains(text)
-            if contains { found.withLock { $0 = true } }
-            return contains || status != nil
-        }, then: { _ in done.signal() })
+        whenever(
+            timeout: timeout,
+            { stdout, stderr, status in
+                let contains = stdout.contains(text) || stderr.contains(text)
+                if contains { found.withLock { $0 = true } }
+                return contains || status != nil
+            }, then: { _ in done.signal() })
         done.wait()
         return found.withLock { $0 }
     }

@@ -26,15 +26,21 @@ private func makeZip(_ entries: [(String, [UInt8])], dataDescriptor: Bool) -> [U
         let offset = UInt32(out.count)
         let crc = crc32(bytes)
         let nameBytes = Array(name.utf8)
-        let common = le16(20) + le16(flags) + le16(0) + le16(0) + le16(0x21) + le32(crc) + le32(UInt32(bytes.count)) + le32(UInt32(bytes.count))
+        let common =
+            le16(20) + le16(flags) + le16(0) + le16(0) + le16(0x21) + le32(crc) + le32(UInt32(bytes.count))
+            + le32(UInt32(bytes.count))
             + le16(nameBytes.count) + le16(0)
         out += le32(0x0403_4B50) + common + nameBytes + bytes
-        if dataDescriptor { out += le32(0x0807_4B50) + le32(crc) + le32(UInt32(bytes.count)) + le32(UInt32(bytes.count)) }
-        central += le32(0x0201_4B50) + le16(20) + common + le16(0) + le16(0) + le16(0) + le32(0) + le32(offset) + nameBytes
+        if dataDescriptor {
+            out += le32(0x0807_4B50) + le32(crc) + le32(UInt32(bytes.count)) + le32(UInt32(bytes.count))
+        }
+        central +=
+            le32(0x0201_4B50) + le16(20) + common + le16(0) + le16(0) + le16(0) + le32(0) + le32(offset) + nameBytes
     }
     let centralOffset = UInt32(out.count)
     out += central
-    out += le32(0x0605_4B50) + le16(0) + le16(0) + le16(entries.count) + le16(entries.count)
+    out +=
+        le32(0x0605_4B50) + le16(0) + le16(0) + le16(entries.count) + le16(entries.count)
         + le32(UInt32(central.count)) + le32(centralOffset) + le16(0)
     return out
 }

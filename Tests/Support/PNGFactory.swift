@@ -31,8 +31,12 @@ public enum PNGFactory {
             out += data[offset..<offset + size]
             offset += size
         } while offset < data.count
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in data { a = (a + UInt32(byte)) % 65_521; b = (b + a) % 65_521 }
+        var a: UInt32 = 1
+        var b: UInt32 = 0
+        for byte in data {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
         return out + bigEndian((b << 16) | a)
     }
 

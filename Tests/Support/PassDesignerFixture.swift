@@ -4,45 +4,46 @@
 /// UTF-16 `.lproj/pass.strings` files. One copy for the content and build tests.
 public enum PassDesignerFixture {
     public static let passJSON = #"""
-    {
-      "backgroundColor" : "rgb(30,30,60)",
-      "barcodes" : [
         {
-          "altText" : "{{ serialNumber }}",
-          "format" : "PKBarcodeFormatQR",
-          "message" : "https:\/\/tickets.example.com\/{{ serialNumber }}",
-          "messageEncoding" : "iso-8859-1"
+          "backgroundColor" : "rgb(30,30,60)",
+          "barcodes" : [
+            {
+              "altText" : "{{ serialNumber }}",
+              "format" : "PKBarcodeFormatQR",
+              "message" : "https:\/\/tickets.example.com\/{{ serialNumber }}",
+              "messageEncoding" : "iso-8859-1"
+            }
+          ],
+          "description" : "Concert ticket",
+          "eventTicket" : {
+            "primaryFields" : [
+              {
+                "_id" : "6F1C2D3E-0A4B-4C5D-8E9F-0123456789AB",
+                "key" : "event",
+                "label" : "event_label",
+                "value" : "{{ event }}"
+              }
+            ],
+            "secondaryFields" : [
+              {
+                "_id" : "7A2B3C4D-1B5C-4D6E-9FA0-123456789ABC",
+                "key" : "seat",
+                "label" : "seat_label",
+                "value" : "{{ seat }}"
+              }
+            ]
+          },
+          "foregroundColor" : "rgb(255,255,255)",
+          "formatVersion" : 1,
+          "organizationName" : "",
+          "passTypeIdentifier" : "",
+          "serialNumber" : "",
+          "teamIdentifier" : ""
         }
-      ],
-      "description" : "Concert ticket",
-      "eventTicket" : {
-        "primaryFields" : [
-          {
-            "_id" : "6F1C2D3E-0A4B-4C5D-8E9F-0123456789AB",
-            "key" : "event",
-            "label" : "event_label",
-            "value" : "{{ event }}"
-          }
-        ],
-        "secondaryFields" : [
-          {
-            "_id" : "7A2B3C4D-1B5C-4D6E-9FA0-123456789ABC",
-            "key" : "seat",
-            "label" : "seat_label",
-            "value" : "{{ seat }}"
-          }
-        ]
-      },
-      "foregroundColor" : "rgb(255,255,255)",
-      "formatVersion" : 1,
-      "organizationName" : "",
-      "passTypeIdentifier" : "",
-      "serialNumber" : "",
-      "teamIdentifier" : ""
-    }
-    """#
+        """#
 
-    public static let toolingJSON = #"{"automaticallyGenerateCompatiblePass":false,"builderVersion":"0.0.1","designerVersion":"1.0"}"#
+    public static let toolingJSON =
+        #"{"automaticallyGenerateCompatiblePass":false,"builderVersion":"0.0.1","designerVersion":"1.0"}"#
 
     /// The bundle's pass.strings by language, UTF-16 little-endian with a byte-order mark, as Pass Designer writes them.
     public static let strings: [(language: String, bytes: [UInt8])] = [
@@ -51,7 +52,9 @@ public enum PassDesignerFixture {
     ]
 
     /// Writes the bundle's pass.json, tooling.json and pass.strings as `bundle/…` with `write`.
-    public static func write(bundle: String, text write: (String, String) -> Void, bytes writeBytes: (String, [UInt8]) -> Void) {
+    public static func write(
+        bundle: String, text write: (String, String) -> Void, bytes writeBytes: (String, [UInt8]) -> Void
+    ) {
         write("\(bundle)/pass.json", passJSON)
         write("\(bundle)/tooling.json", toolingJSON)
         for (language, bytes) in strings { writeBytes("\(bundle)/\(language).lproj/pass.strings", bytes) }

@@ -56,7 +56,8 @@ public enum PassVerifier {
             while let relative = enumerator?.nextObject() as? String {
                 var isDirectory: ObjCBool = false
                 if FileManager.default.fileExists(atPath: work.file(relative), isDirectory: &isDirectory),
-                   !isDirectory.boolValue {
+                    !isDirectory.boolValue
+                {
                     files[relative] = work.read(relative)
                 }
             }
@@ -70,15 +71,18 @@ public enum PassVerifier {
         }
 
         func signatureCheck(isOrder: Bool) -> [String] {
-            [isOrder ? "cms" : "smime", "-verify", "-binary", "-inform", "DER", "-in", work.file("signature"),
-             "-content", work.file("manifest.json"), "-CAfile", root, "-purpose", "any", "-out", "/dev/null"]
+            [
+                isOrder ? "cms" : "smime", "-verify", "-binary", "-inform", "DER", "-in", work.file("signature"),
+                "-content", work.file("manifest.json"), "-CAfile", root, "-purpose", "any", "-out", "/dev/null",
+            ]
         }
 
         func verified(
             _ files: [String: [UInt8]], isOrder: Bool, digests: ProcessResult, signature: ProcessResult
         ) throws -> Verified {
             guard let manifestBytes = files["manifest.json"],
-                  let manifest = try JSONSerialization.jsonObject(with: Data(manifestBytes)) as? [String: String] else {
+                let manifest = try JSONSerialization.jsonObject(with: Data(manifestBytes)) as? [String: String]
+            else {
                 throw Failure(description: "no readable manifest.json at the zip root")
             }
             // An order lists SHA-256 hashes (Apple, "Building a distributable order package").
@@ -102,7 +106,8 @@ public enum PassVerifier {
             }
             let rootFile = isOrder ? "order.json" : "pass.json"
             guard let passBytes = files[rootFile],
-                  let pass = try JSONSerialization.jsonObject(with: Data(passBytes)) as? [String: Any] else {
+                let pass = try JSONSerialization.jsonObject(with: Data(passBytes)) as? [String: Any]
+            else {
                 throw Failure(description: "\(rootFile) is missing or not a JSON object")
             }
             return Verified(files: files, passJSON: pass)

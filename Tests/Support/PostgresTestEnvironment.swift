@@ -21,20 +21,23 @@ public enum PostgresTestEnvironment {
             _ = announceSkipping
             try Test.cancel("skipped: PASSFORGE_SKIP_POSTGRES=1 and \(name) is not set")
         }
-        throw NotConfigured(description: """
-            \(name) is not set, so this PostgreSQL test cannot run. Run the tests through \
-            scripts/with-postgres.sh (e.g. scripts/with-postgres.sh swift test; make test does), or set \
-            PASSFORGE_SKIP_POSTGRES=1 to skip the PostgreSQL cases on purpose.
-            """)
+        throw NotConfigured(
+            description: """
+                \(name) is not set, so this PostgreSQL test cannot run. Run the tests through \
+                scripts/with-postgres.sh (e.g. scripts/with-postgres.sh swift test; make test does), or set \
+                PASSFORGE_SKIP_POSTGRES=1 to skip the PostgreSQL cases on purpose.
+                """)
     }
 
     /// Once per run, on standard error: Swift Testing does not print the
     /// cancelled cases of a parameterized test.
     private static let announceSkipping: Void = {
-        FileHandle.standardError.write(Data("""
-            note: PASSFORGE_SKIP_POSTGRES=1: every PostgreSQL test and test case is skipped (shown as cancelled); \
-            run scripts/with-postgres.sh swift test to run them.\n
-            """.utf8))
+        FileHandle.standardError.write(
+            Data(
+                """
+                note: PASSFORGE_SKIP_POSTGRES=1: every PostgreSQL test and test case is skipped (shown as cancelled); \
+                run scripts/with-postgres.sh swift test to run them.\n
+                """.utf8))
     }()
 
     /// The main server (TLS available, the test user may create databases).
@@ -44,8 +47,11 @@ public enum PostgresTestEnvironment {
     public static func freshDatabase(prefix: String) throws -> String {
         let base = try url()
         let name = "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
-        let created = try runProcess("psql", [base, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", "CREATE DATABASE \(name)"])
-        guard created.status == 0 else { throw NotConfigured(description: "CREATE DATABASE \(name) failed: \(created.output)") }
+        let created = try runProcess(
+            "psql", [base, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", "CREATE DATABASE \(name)"])
+        guard created.status == 0 else {
+            throw NotConfigured(description: "CREATE DATABASE \(name) failed: \(created.output)")
+        }
         return url(base, database: name)
     }
 
@@ -53,9 +59,10 @@ public enum PostgresTestEnvironment {
     public static func url(_ url: String, database: String) -> String {
         let schemeEnd = url.range(of: "://")!
         let query = url.firstIndex(of: "?") ?? url.endIndex
-        let authorityEnd = url[schemeEnd.upperBound..<query].lastIndex(of: "@").flatMap { at in
-            url[at..<query].firstIndex(of: "/")
-        } ?? url[schemeEnd.upperBound..<query].firstIndex(of: "/") ?? query
+        let authorityEnd =
+            url[schemeEnd.upperBound..<query].lastIndex(of: "@").flatMap { at in
+                url[at..<query].firstIndex(of: "/")
+            } ?? url[schemeEnd.upperBound..<query].firstIndex(of: "/") ?? query
         return String(url[..<authorityEnd]) + "/" + database + String(url[query...])
     }
 

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A throwaway OpenSSH server (Debian's `openssh-server`) for tests that
@@ -56,11 +57,13 @@ public final class SSHServer: @unchecked Sendable {
     private init(starting lifetime: Int) throws {
         let sshd = "/usr/sbin/sshd"
         guard FileManager.default.isExecutableFile(atPath: sshd) else {
-            throw Failure(description: "sshd is not installed; `make deps` installs it (apt-get install openssh-server rsync)")
+            throw Failure(
+                description: "sshd is not installed; `make deps` installs it (apt-get install openssh-server rsync)")
         }
         let d = folder.path
         for key in ["host_key", "client_key"] {
-            let result = try runProcess("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "passforge-test", "-f", "\(d)/\(key)"])
+            let result = try runProcess(
+                "ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "passforge-test", "-f", "\(d)/\(key)"])
             guard result.status == 0 else { throw Failure(description: "ssh-keygen failed: \(result.output)") }
         }
         try FileManager.default.copyItem(atPath: "\(d)/client_key.pub", toPath: "\(d)/authorized_keys")
@@ -70,7 +73,9 @@ public final class SSHServer: @unchecked Sendable {
         let user = String(cString: getpwuid(getuid()).pointee.pw_name)
         userHost = "\(user)@127.0.0.1"
         port = try Loopback.freePort()
-        folder.write("sshd_config", """
+        folder.write(
+            "sshd_config",
+            """
             Port \(port)
             ListenAddress 127.0.0.1
             HostKey \(d)/host_key
@@ -114,7 +119,8 @@ public final class SSHServer: @unchecked Sendable {
     }
 
     private var pid: Int32? {
-        let text = String(decoding: folder.read("sshd.pid") ?? [], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: folder.read("sshd.pid") ?? [], as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return Int32(text).flatMap { $0 > 1 ? $0 : nil }
     }
 

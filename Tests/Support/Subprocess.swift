@@ -19,34 +19,46 @@ public struct ProcessResult: Sendable {
 /// the cooperative pool's: a test on the pool that calls it holds only its
 /// own thread. Async tests call `runProcessWithoutBlocking`.
 @discardableResult
-public func runProcess(_ executable: String, _ arguments: [String], directory: String? = nil,
-                       environment: [String: String]? = nil, input: Data? = nil) throws -> ProcessResult {
-    ProcessResult(try testProcess(executable, arguments, directory: directory, environment: environment, input: input).runBlocking())
+public func runProcess(
+    _ executable: String, _ arguments: [String], directory: String? = nil,
+    environment: [String: String]? = nil, input: Data? = nil
+) throws -> ProcessResult {
+    ProcessResult(
+        try testProcess(executable, arguments, directory: directory, environment: environment, input: input)
+            .runBlocking())
 }
 
 /// `runProcess` for async tests: suspends until the program ends, holding no thread.
 @discardableResult
-public func runProcessWithoutBlocking(_ executable: String, _ arguments: [String], directory: String? = nil,
-                                      environment: [String: String]? = nil, input: Data? = nil) async throws -> ProcessResult {
-    ProcessResult(try await testProcess(executable, arguments, directory: directory, environment: environment, input: input).run())
+public func runProcessWithoutBlocking(
+    _ executable: String, _ arguments: [String], directory: String? = nil,
+    environment: [String: String]? = nil, input: Data? = nil
+) async throws -> ProcessResult {
+    ProcessResult(
+        try await testProcess(executable, arguments, directory: directory, environment: environment, input: input).run()
+    )
 }
 
 /// A program name runs through /usr/bin/env, as a shell would find it: one not installed exits 127 rather than throwing.
 /// The environment goes as given, secrets too: the tests hand passforge its settings (token secret, signing password).
-private func testProcess(_ executable: String, _ arguments: [String], directory: String?,
-                         environment: [String: String]?, input: Data?) -> ExternalProcess {
+private func testProcess(
+    _ executable: String, _ arguments: [String], directory: String?,
+    environment: [String: String]?, input: Data?
+) -> ExternalProcess {
     let isPath = executable.hasPrefix("/")
-    return ExternalProcess(isPath ? executable : "/usr/bin/env", isPath ? arguments : [executable] + arguments,
-                           environment: environment, workingDirectory: directory, input: input.map(Array.init) ?? [],
-                           outputLimit: 1 << 30, errorOutputLimit: 1 << 30, withholdsSecrets: false)
+    return ExternalProcess(
+        isPath ? executable : "/usr/bin/env", isPath ? arguments : [executable] + arguments,
+        environment: environment, workingDirectory: directory, input: input.map(Array.init) ?? [],
+        outputLimit: 1 << 30, errorOutputLimit: 1 << 30, withholdsSecrets: false)
 }
 
 extension ProcessResult {
     init(_ outcome: ExternalProcess.Outcome) {
-        let status: Int32 = switch outcome.termination {
-        case .exited(let status): status
-        case .signalled(let signal): signal
-        }
+        let status: Int32 =
+            switch outcome.termination {
+            case .exited(let status): status
+            case .signalled(let signal): signal
+            }
         self.init(status: status, stdout: outcome.outputText, stderr: outcome.errorText)
     }
 }
@@ -68,6 +80,7 @@ public func passforgeExecutable() -> String {
         if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         folder = (folder as NSString).deletingLastPathComponent
     }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     return root.appendingPathComponent(".build/debug/passforge").path
 }

@@ -25,7 +25,8 @@ public final class TemporaryDirectory: Sendable {
     @discardableResult
     public func write(_ relative: String, bytes: [UInt8]) -> String {
         let full = file(relative)
-        try? FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: full, contents: Data(bytes))
         return full
     }

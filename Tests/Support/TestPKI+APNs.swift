@@ -18,17 +18,24 @@ extension TestPKI {
             let d = directory.path
             let pair = KeyPair(certificate: "\(d)/apns-server.pem", key: "\(d)/apns-server.key")
             if FileManager.default.fileExists(atPath: pair.certificate) { return pair }
-            APNsPKI.openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pair.key, "-out", "\(d)/apns-server.csr",
-                             "-subj", "/CN=localhost/O=passforge tests"])
-            directory.write("apns-server.ext", """
+            APNsPKI.openssl([
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pair.key,
+                "-out", "\(d)/apns-server.csr",
+                "-subj", "/CN=localhost/O=passforge tests",
+            ])
+            directory.write(
+                "apns-server.ext",
+                """
                 basicConstraints=CA:FALSE
                 keyUsage=critical,digitalSignature,keyEncipherment
                 extendedKeyUsage=serverAuth
                 subjectAltName=DNS:localhost,IP:127.0.0.1
 
                 """)
-            APNsPKI.openssl(["x509", "-req", "-in", "\(d)/apns-server.csr", "-CA", root, "-CAkey", "\(d)/root.key",
-                             "-CAcreateserial", "-out", pair.certificate, "-days", "3650", "-extfile", "\(d)/apns-server.ext"])
+            APNsPKI.openssl([
+                "x509", "-req", "-in", "\(d)/apns-server.csr", "-CA", root, "-CAkey", "\(d)/root.key",
+                "-CAcreateserial", "-out", pair.certificate, "-days", "3650", "-extfile", "\(d)/apns-server.ext",
+            ])
             return pair
         }
     }
@@ -40,15 +47,25 @@ extension TestPKI {
             let d = directory.path
             let pair = KeyPair(certificate: "\(d)/foreign-client.pem", key: "\(d)/foreign-client.key")
             if FileManager.default.fileExists(atPath: pair.certificate) { return pair }
-            APNsPKI.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "\(d)/foreign-root.key",
-                             "-out", "\(d)/foreign-root.pem", "-days", "3650", "-subj", "/CN=Some Other Root/O=elsewhere",
-                             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
-            APNsPKI.openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pair.key, "-out", "\(d)/foreign-client.csr",
-                             "-subj", "/UID=\(passType)/CN=Pass Type ID: \(passType)/OU=\(team)/O=passforge tests/C=US"])
-            directory.write("foreign-client.ext", "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n")
-            APNsPKI.openssl(["x509", "-req", "-in", "\(d)/foreign-client.csr", "-CA", "\(d)/foreign-root.pem",
-                             "-CAkey", "\(d)/foreign-root.key", "-CAcreateserial", "-out", pair.certificate, "-days", "3650",
-                             "-extfile", "\(d)/foreign-client.ext"])
+            APNsPKI.openssl([
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                "\(d)/foreign-root.key",
+                "-out", "\(d)/foreign-root.pem", "-days", "3650", "-subj", "/CN=Some Other Root/O=elsewhere",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ])
+            APNsPKI.openssl([
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pair.key,
+                "-out", "\(d)/foreign-client.csr",
+                "-subj", "/UID=\(passType)/CN=Pass Type ID: \(passType)/OU=\(team)/O=passforge tests/C=US",
+            ])
+            directory.write(
+                "foreign-client.ext",
+                "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n")
+            APNsPKI.openssl([
+                "x509", "-req", "-in", "\(d)/foreign-client.csr", "-CA", "\(d)/foreign-root.pem",
+                "-CAkey", "\(d)/foreign-root.key", "-CAcreateserial", "-out", pair.certificate, "-days", "3650",
+                "-extfile", "\(d)/foreign-client.ext",
+            ])
             return pair
         }
     }
@@ -70,6 +87,7 @@ private enum APNsPKI {
 
     static func openssl(_ arguments: [String]) {
         let result = try? runProcess("openssl", arguments)
-        precondition(result?.status == 0, "openssl \(arguments.joined(separator: " ")) failed: \(result?.stderr ?? "not run")")
+        precondition(
+            result?.status == 0, "openssl \(arguments.joined(separator: " ")) failed: \(result?.stderr ?? "not run")")
     }
 }

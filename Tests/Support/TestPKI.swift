@@ -31,14 +31,22 @@ public final class TestPKI: Sendable {
     init() {
         directory = TemporaryDirectory("passforge-pki")
         let d = directory.path
-        openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(d)/root.key", "-out", "\(d)/root.pem",
-                 "-days", "3650", "-subj", "/CN=passforge Test Root/O=passforge tests", "-addext", "basicConstraints=critical,CA:TRUE",
-                 "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
-        openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(d)/wwdr.key", "-out", "\(d)/wwdr.csr",
-                 "-subj", "/CN=passforge Test WWDR/OU=G4/O=passforge tests"])
+        openssl([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(d)/root.key", "-out", "\(d)/root.pem",
+            "-days", "3650", "-subj", "/CN=passforge Test Root/O=passforge tests", "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        ])
+        openssl([
+            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(d)/wwdr.key", "-out", "\(d)/wwdr.csr",
+            "-subj", "/CN=passforge Test WWDR/OU=G4/O=passforge tests",
+        ])
         directory.write("ca.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n")
-        openssl(["x509", "-req", "-in", "\(d)/wwdr.csr", "-CA", "\(d)/root.pem", "-CAkey", "\(d)/root.key", "-CAcreateserial",
-                 "-out", "\(d)/wwdr.pem", "-days", "3650", "-extfile", "\(d)/ca.ext"])
+        openssl([
+            "x509", "-req", "-in", "\(d)/wwdr.csr", "-CA", "\(d)/root.pem", "-CAkey", "\(d)/root.key",
+            "-CAcreateserial",
+            "-out", "\(d)/wwdr.pem", "-days", "3650", "-extfile", "\(d)/ca.ext",
+        ])
     }
 
     /// A Pass Type ID certificate for `passType`/`team`; `expired` makes one that ended yesterday.
@@ -48,37 +56,57 @@ public final class TestPKI: Sendable {
             if let leaf = leaves[name] { return leaf }
             let d = directory.path
             let base = "\(d)/\(name)"
-            openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(base).key", "-out", "\(base).csr",
-                     "-subj", "/UID=\(passType)/CN=Pass Type ID: \(passType)/OU=\(team)/O=passforge tests/C=US"])
-            directory.write("leaf.ext", "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n")
-            var sign = ["x509", "-req", "-in", "\(base).csr", "-CA", "\(d)/wwdr.pem", "-CAkey", "\(d)/wwdr.key", "-CAcreateserial",
-                        "-out", "\(base).pem", "-extfile", "\(d)/leaf.ext"]
+            openssl([
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(base).key", "-out", "\(base).csr",
+                "-subj", "/UID=\(passType)/CN=Pass Type ID: \(passType)/OU=\(team)/O=passforge tests/C=US",
+            ])
+            directory.write(
+                "leaf.ext",
+                "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n")
+            var sign = [
+                "x509", "-req", "-in", "\(base).csr", "-CA", "\(d)/wwdr.pem", "-CAkey", "\(d)/wwdr.key",
+                "-CAcreateserial",
+                "-out", "\(base).pem", "-extfile", "\(d)/leaf.ext",
+            ]
             if expired {
                 // openssl 3.0 `x509 -req` cannot backdate; `ca` can, with a minimal config.
-                directory.write("ca.cnf", """
-                [ca]
-                default_ca = test
-                [test]
-                database = \(d)/index.txt
-                new_certs_dir = \(d)
-                serial = \(d)/serial
-                default_md = sha256
-                policy = any
-                copy_extensions = none
-                [any]
-                """)
+                directory.write(
+                    "ca.cnf",
+                    """
+                    [ca]
+                    default_ca = test
+                    [test]
+                    database = \(d)/index.txt
+                    new_certs_dir = \(d)
+                    serial = \(d)/serial
+                    default_md = sha256
+                    policy = any
+                    copy_extensions = none
+                    [any]
+                    """)
                 FileManager.default.createFile(atPath: "\(d)/index.txt", contents: Data())
                 if !FileManager.default.fileExists(atPath: "\(d)/serial") { directory.write("serial", "1000\n") }
-                sign = ["ca", "-batch", "-config", "\(d)/ca.cnf", "-in", "\(base).csr", "-cert", "\(d)/wwdr.pem", "-keyfile", "\(d)/wwdr.key",
-                        "-out", "\(base).pem", "-startdate", "20200101000000Z", "-enddate", "20210101000000Z", "-extfile", "\(d)/leaf.ext",
-                        "-notext", "-preserveDN"]
+                sign = [
+                    "ca", "-batch", "-config", "\(d)/ca.cnf", "-in", "\(base).csr", "-cert", "\(d)/wwdr.pem",
+                    "-keyfile", "\(d)/wwdr.key",
+                    "-out", "\(base).pem", "-startdate", "20200101000000Z", "-enddate", "20210101000000Z", "-extfile",
+                    "\(d)/leaf.ext",
+                    "-notext", "-preserveDN",
+                ]
             }
             openssl(sign)
-            openssl(["pkcs8", "-topk8", "-in", "\(base).key", "-out", "\(base).enc.key", "-passout", "pass:\(Self.password)", "-v2", "aes-256-cbc"])
-            openssl(["pkcs12", "-export", "-in", "\(base).pem", "-inkey", "\(base).key", "-certfile", "\(d)/wwdr.pem",
-                     "-out", "\(base).p12", "-passout", "pass:\(Self.password)"])
+            openssl([
+                "pkcs8", "-topk8", "-in", "\(base).key", "-out", "\(base).enc.key", "-passout", "pass:\(Self.password)",
+                "-v2", "aes-256-cbc",
+            ])
+            openssl([
+                "pkcs12", "-export", "-in", "\(base).pem", "-inkey", "\(base).key", "-certfile", "\(d)/wwdr.pem",
+                "-out", "\(base).p12", "-passout", "pass:\(Self.password)",
+            ])
             openssl(["x509", "-in", "\(base).pem", "-outform", "DER", "-out", "\(base).der"])
-            let leaf = Leaf(certificate: "\(base).pem", key: "\(base).key", encryptedKey: "\(base).enc.key", p12: "\(base).p12", der: "\(base).der")
+            let leaf = Leaf(
+                certificate: "\(base).pem", key: "\(base).key", encryptedKey: "\(base).enc.key", p12: "\(base).p12",
+                der: "\(base).der")
             leaves[name] = leaf
             return leaf
         }
@@ -122,7 +150,9 @@ public final class TestPKI: Sendable {
         signingFormatsMade.withLock { made in
             guard !made else { return }
             func openssl(_ arguments: String...) { self.openssl(arguments, in: directory.path) }
-            directory.write("formats.cnf", """
+            directory.write(
+                "formats.cnf",
+                """
                 [ leaf_ext ]
                 basicConstraints = critical,CA:FALSE
                 keyUsage = critical,digitalSignature
@@ -147,43 +177,55 @@ public final class TestPKI: Sendable {
                 """)
             directory.write("formats-index.txt", "")
             directory.write("formats-serial.txt", "1000\n")
-            let passType = Self.passType, team = Self.signingFormatsTeam, password = Self.password
+            let passType = Self.passType
+            let team = Self.signingFormatsTeam
+            let password = Self.password
             // Pass Type ID leaf, subject as Apple issues it.
-            openssl("req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr",
-                    "-subj", "/UID=\(passType)/CN=Pass Type ID: \(passType)/OU=\(team)/O=passforge tests/C=US")
-            openssl("x509", "-req", "-in", "leaf.csr", "-CA", "wwdr.pem", "-CAkey", "wwdr.key",
-                    "-set_serial", "3", "-days", "365", "-sha256",
-                    "-extfile", "formats.cnf", "-extensions", "leaf_ext", "-out", "leaf.pem")
+            openssl(
+                "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr",
+                "-subj", "/UID=\(passType)/CN=Pass Type ID: \(passType)/OU=\(team)/O=passforge tests/C=US")
+            openssl(
+                "x509", "-req", "-in", "leaf.csr", "-CA", "wwdr.pem", "-CAkey", "wwdr.key",
+                "-set_serial", "3", "-days", "365", "-sha256",
+                "-extfile", "formats.cnf", "-extensions", "leaf_ext", "-out", "leaf.pem")
             // The same key in an expired certificate (2020–2021).
-            openssl("ca", "-batch", "-config", "formats.cnf", "-cert", "wwdr.pem", "-keyfile", "wwdr.key",
-                    "-in", "leaf.csr", "-out", "expired.pem", "-notext", "-preserveDN",
-                    "-startdate", "20200101000000Z", "-enddate", "20210101000000Z", "-extensions", "leaf_ext")
+            openssl(
+                "ca", "-batch", "-config", "formats.cnf", "-cert", "wwdr.pem", "-keyfile", "wwdr.key",
+                "-in", "leaf.csr", "-out", "expired.pem", "-notext", "-preserveDN",
+                "-startdate", "20200101000000Z", "-enddate", "20210101000000Z", "-extensions", "leaf_ext")
 
             // Other formats of the same material.
             openssl("x509", "-in", "leaf.pem", "-outform", "DER", "-out", "leaf.der")
             openssl("x509", "-in", "wwdr.pem", "-outform", "DER", "-out", "wwdr.der")
-            openssl("pkcs8", "-topk8", "-in", "leaf.key", "-v2", "aes-256-cbc",
-                    "-passout", "pass:\(password)", "-out", "leaf-pkcs8-encrypted.key")
-            openssl("rsa", "-in", "leaf.key", "-aes256", "-traditional",
-                    "-passout", "pass:\(password)", "-out", "leaf-traditional-encrypted.key")
+            openssl(
+                "pkcs8", "-topk8", "-in", "leaf.key", "-v2", "aes-256-cbc",
+                "-passout", "pass:\(password)", "-out", "leaf-pkcs8-encrypted.key")
+            openssl(
+                "rsa", "-in", "leaf.key", "-aes256", "-traditional",
+                "-passout", "pass:\(password)", "-out", "leaf-traditional-encrypted.key")
             openssl("rsa", "-in", "leaf.key", "-outform", "DER", "-out", "leaf-key.der")
-            openssl("pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem", "-certfile", "wwdr.pem",
-                    "-passout", "pass:\(password)", "-out", "leaf.p12")
-            openssl("pkcs12", "-export", "-legacy", "-inkey", "leaf.key", "-in", "leaf.pem", "-certfile", "wwdr.pem",
-                    "-passout", "pass:\(password)", "-out", "leaf-legacy.p12")
-            openssl("pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem",
-                    "-passout", "pass:", "-out", "leaf-nopassword.p12")
+            openssl(
+                "pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem", "-certfile", "wwdr.pem",
+                "-passout", "pass:\(password)", "-out", "leaf.p12")
+            openssl(
+                "pkcs12", "-export", "-legacy", "-inkey", "leaf.key", "-in", "leaf.pem", "-certfile", "wwdr.pem",
+                "-passout", "pass:\(password)", "-out", "leaf-legacy.p12")
+            openssl(
+                "pkcs12", "-export", "-inkey", "leaf.key", "-in", "leaf.pem",
+                "-passout", "pass:", "-out", "leaf-nopassword.p12")
             // An unrelated self-signed root (EC, so it is quick to make).
-            openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                    "-keyout", "other-root.key", "-out", "other-root.pem", "-days", "30",
-                    "-subj", "/CN=Unrelated Root", "-addext", "basicConstraints=critical,CA:TRUE",
-                    "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+            openssl(
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", "other-root.key", "-out", "other-root.pem", "-days", "30",
+                "-subj", "/CN=Unrelated Root", "-addext", "basicConstraints=critical,CA:TRUE",
+                "-addext", "keyUsage=critical,keyCertSign,cRLSign")
             made = true
         }
     }
 
     private func openssl(_ arguments: [String], in directory: String? = nil) {
         let result = try? runProcess("openssl", arguments, directory: directory)
-        precondition(result?.status == 0, "openssl \(arguments.joined(separator: " ")) failed: \(result?.stderr ?? "not run")")
+        precondition(
+            result?.status == 0, "openssl \(arguments.joined(separator: " ")) failed: \(result?.stderr ?? "not run")")
     }
 }

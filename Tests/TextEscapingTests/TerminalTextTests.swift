@@ -5,7 +5,8 @@ import TextEscaping
     @Test func aForgedVerdictLineStaysOnTheValuesLine() {
         let hostile = "Coffee\n\u{1B}[2K\u{1B}[32msignature: verifies\r\u{202E}gnp.exe"
         let shown = TerminalText.oneLine(hostile)
-        #expect(!shown.contains("\n") && !shown.contains("\r") && !shown.contains("\u{1B}") && !shown.contains("\u{202E}"))
+        #expect(
+            !shown.contains("\n") && !shown.contains("\r") && !shown.contains("\u{1B}") && !shown.contains("\u{202E}"))
         #expect(shown.hasPrefix("Coffee "))
     }
 

@@ -23,7 +23,10 @@ extension JSONValue {
         case .double(let d): out.append(contentsOf: JSONValue.format(d).utf8)
         case .string(let s): JSONValue.writeString(s, into: &out)
         case .array(let items):
-            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            if items.isEmpty {
+                out.append(contentsOf: "[]".utf8)
+                return
+            }
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -33,7 +36,10 @@ extension JSONValue {
             if pretty { newline(&out, indent) }
             out.append(UInt8(ascii: "]"))
         case .object(let object):
-            if object.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            if object.isEmpty {
+                out.append(contentsOf: "{}".utf8)
+                return
+            }
             out.append(UInt8(ascii: "{"))
             var first = true
             for (key, value) in object {
@@ -75,7 +81,8 @@ extension JSONValue {
     package static func appendStringContents(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         // Most strings need no escape: copy runs of plain bytes at once.
         var start = 0
-        for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        for (index, byte) in bytes.enumerated()
+        where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
             appendEscaped(byte, to: &out)
             start = index + 1

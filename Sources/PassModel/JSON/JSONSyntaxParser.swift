@@ -36,7 +36,10 @@ package struct JSONSyntaxParser {
 
     mutating func parseDocument() throws(JSONParseError) -> JSONSyntaxNode {
         // A UTF-8 byte-order mark is tolerated; editors on some systems add it.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            index = 3
+            lineStart = 3
+        }
         skipWhitespace()
         let value = try parseValue(depth: 0)
         skipWhitespace()
@@ -63,7 +66,8 @@ package struct JSONSyntaxParser {
         return (line, column)
     }
 
-    private func failure(_ kind: JSONParseError.Kind, _ message: String, at position: Position? = nil) -> JSONParseError {
+    private func failure(_ kind: JSONParseError.Kind, _ message: String, at position: Position? = nil) -> JSONParseError
+    {
         var copy = self
         let here = position ?? copy.here()
         return JSONParseError(kind, line: here.line, column: here.column, message: message)
@@ -83,19 +87,31 @@ package struct JSONSyntaxParser {
     }
 
     private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONSyntaxNode {
-        guard depth < Self.maximumDepth else { throw failure(.tooDeep, "nested deeper than \(Self.maximumDepth) levels") }
+        guard depth < Self.maximumDepth else {
+            throw failure(.tooDeep, "nested deeper than \(Self.maximumDepth) levels")
+        }
         guard index < bytes.count else { throw failure(.syntax, "the file ends where a value was expected") }
         let start = here()
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth, start: start)
         case UInt8(ascii: "["): return try parseArray(depth: depth, start: start)
-        case UInt8(ascii: "\""): return JSONSyntaxNode(kind: .scalar(.string(try parseString())), line: start.line, column: start.column)
-        case UInt8(ascii: "t"): try expectWord("true"); return JSONSyntaxNode(kind: .scalar(.bool(true)), line: start.line, column: start.column)
-        case UInt8(ascii: "f"): try expectWord("false"); return JSONSyntaxNode(kind: .scalar(.bool(false)), line: start.line, column: start.column)
-        case UInt8(ascii: "n"): try expectWord("null"); return JSONSyntaxNode(kind: .scalar(.null), line: start.line, column: start.column)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return JSONSyntaxNode(kind: .scalar(try parseNumber()), line: start.line, column: start.column)
+        case UInt8(ascii: "\""):
+            return JSONSyntaxNode(kind: .scalar(.string(try parseString())), line: start.line, column: start.column)
+        case UInt8(ascii: "t"):
+            try expectWord("true")
+            return JSONSyntaxNode(kind: .scalar(.bool(true)), line: start.line, column: start.column)
+        case UInt8(ascii: "f"):
+            try expectWord("false")
+            return JSONSyntaxNode(kind: .scalar(.bool(false)), line: start.line, column: start.column)
+        case UInt8(ascii: "n"):
+            try expectWord("null")
+            return JSONSyntaxNode(kind: .scalar(.null), line: start.line, column: start.column)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return JSONSyntaxNode(kind: .scalar(try parseNumber()), line: start.line, column: start.column)
         default:
-            throw failure(.syntax, "unexpected character '\(String(decoding: [bytes[index]], as: UTF8.self))' where a value was expected")
+            throw failure(
+                .syntax,
+                "unexpected character '\(String(decoding: [bytes[index]], as: UTF8.self))' where a value was expected")
         }
     }
 
@@ -124,19 +140,32 @@ package struct JSONSyntaxParser {
             let keyLocation = here()
             let key = try parseString()
             if let first = seen[key] {
-                throw failure(.duplicateKey, "key \"\(key)\" appears twice in the same object (first at line \(first.line)); keep one", at: keyLocation)
+                throw failure(
+                    .duplicateKey,
+                    "key \"\(key)\" appears twice in the same object (first at line \(first.line)); keep one",
+                    at: keyLocation)
             }
             seen[key] = keyLocation
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure(.syntax, "expected ':' after key \"\(key)\"") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw failure(.syntax, "expected ':' after key \"\(key)\"")
+            }
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth + 1)
             members.append(.init(key: key, keyLine: keyLocation.line, keyColumn: keyLocation.column, value: value))
             skipWhitespace()
-            guard index < bytes.count else { throw failure(.syntax, "the file ends inside an object that starts at line \(start.line)") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            guard index < bytes.count else {
+                throw failure(.syntax, "the file ends inside an object that starts at line \(start.line)")
+            }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                break
+            }
             throw failure(.syntax, "expected ',' or '}' in the object that starts at line \(start.line)")
         }
         return JSONSyntaxNode(kind: .object(members), line: start.line, column: start.column)
@@ -154,9 +183,17 @@ package struct JSONSyntaxParser {
             skipWhitespace()
             elements.append(try parseValue(depth: depth + 1))
             skipWhitespace()
-            guard index < bytes.count else { throw failure(.syntax, "the file ends inside an array that starts at line \(start.line)") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+            guard index < bytes.count else {
+                throw failure(.syntax, "the file ends inside an array that starts at line \(start.line)")
+            }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                break
+            }
             throw failure(.syntax, "expected ',' or ']' in the array that starts at line \(start.line)")
         }
         return JSONSyntaxNode(kind: .array(elements), line: start.line, column: start.column)
@@ -174,7 +211,9 @@ package struct JSONSyntaxParser {
         let firstDigit = index
         guard digits(&index, bytes) > 0 else { throw failure(.syntax, "a number needs digits") }
         // RFC 8259 §6: no leading zeros ("01").
-        if bytes[firstDigit] == UInt8(ascii: "0"), index - firstDigit > 1 { throw failure(.syntax, "a number cannot start with 0", at: nil) }
+        if bytes[firstDigit] == UInt8(ascii: "0"), index - firstDigit > 1 {
+            throw failure(.syntax, "a number cannot start with 0", at: nil)
+        }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
@@ -183,12 +222,16 @@ package struct JSONSyntaxParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard digits(&index, bytes) > 0 else { throw failure(.syntax, "a number needs digits in its exponent") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let value = Int(text) { return .int(value) }
-        guard let value = Double(text), value.isFinite else { throw failure(.numberOutOfRange, "number \(text) is out of range") }
+        guard let value = Double(text), value.isFinite else {
+            throw failure(.numberOutOfRange, "number \(text) is out of range")
+        }
         return .double(value)
     }
 
@@ -197,7 +240,11 @@ package struct JSONSyntaxParser {
         index += 1
         var out: [UInt8] = []
         while true {
-            guard index < bytes.count else { throw failure(.syntax, "a string that starts at line \(start.line) column \(start.column) is never closed", at: start) }
+            guard index < bytes.count else {
+                throw failure(
+                    .syntax, "a string that starts at line \(start.line) column \(start.column) is never closed",
+                    at: start)
+            }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
@@ -220,15 +267,22 @@ package struct JSONSyntaxParser {
                 case UInt8(ascii: "u"):
                     var scalar = try parseHex4()
                     if (0xD800...0xDBFF).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw failure(.syntax, "a UTF-16 high surrogate \\u escape must be followed by a low surrogate")
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
+                            throw failure(
+                                .syntax, "a UTF-16 high surrogate \\u escape must be followed by a low surrogate")
                         }
                         index += 2
                         let low = try parseHex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw failure(.syntax, "invalid UTF-16 surrogate pair") }
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            throw failure(.syntax, "invalid UTF-16 surrogate pair")
+                        }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw failure(.syntax, "\\u escape is not a valid character") }
+                    guard let unicode = Unicode.Scalar(scalar) else {
+                        throw failure(.syntax, "\\u escape is not a valid character")
+                    }
                     out.append(contentsOf: Array(String(Character(unicode)).utf8))
                 default:
                     throw failure(.syntax, "unknown escape sequence '\\\(String(decoding: [escape], as: UTF8.self))'")
@@ -245,7 +299,9 @@ package struct JSONSyntaxParser {
     }
 
     private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
-        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
+        guard index + 4 <= bytes.count,
+            let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+        else {
             throw failure(.syntax, "\\u must be followed by four hex digits")
         }
         index += 4

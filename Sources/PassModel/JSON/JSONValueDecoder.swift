@@ -52,11 +52,15 @@ struct JSONTreeDecoder: Decoder {
             return bool as! T
         }
         if T.self == Double.self {
-            guard let number = value.numberValue else { throw mismatch(T.self, "expected a number, found \(value.typeName)", path) }
+            guard let number = value.numberValue else {
+                throw mismatch(T.self, "expected a number, found \(value.typeName)", path)
+            }
             return number as! T
         }
         if T.self == Float.self {
-            guard let number = value.numberValue else { throw mismatch(T.self, "expected a number, found \(value.typeName)", path) }
+            guard let number = value.numberValue else {
+                throw mismatch(T.self, "expected a number, found \(value.typeName)", path)
+            }
             return Float(number) as! T
         }
         if let integerType = T.self as? any FixedWidthInteger.Type {
@@ -65,7 +69,9 @@ struct JSONTreeDecoder: Decoder {
         return try T(from: JSONTreeDecoder(value: value, codingPath: path))
     }
 
-    private func unboxInteger<I: FixedWidthInteger>(_ value: JSONValue, as type: I.Type, path: [any CodingKey]) throws -> I {
+    private func unboxInteger<I: FixedWidthInteger>(_ value: JSONValue, as type: I.Type, path: [any CodingKey]) throws
+        -> I
+    {
         switch value {
         case .int(let int):
             if let exact = I(exactly: int) { return exact }
@@ -74,7 +80,8 @@ struct JSONTreeDecoder: Decoder {
         default:
             throw mismatch(I.self, "expected a whole number, found \(value.typeName)", path)
         }
-        throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "the number does not fit in \(I.self)"))
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: path, debugDescription: "the number does not fit in \(I.self)"))
     }
 
     struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -87,7 +94,8 @@ struct JSONTreeDecoder: Decoder {
 
         private func value(for key: Key) throws -> JSONValue {
             guard let value = object[key.stringValue] else {
-                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "missing key \"\(key.stringValue)\""))
+                throw DecodingError.keyNotFound(
+                    key, .init(codingPath: codingPath, debugDescription: "missing key \"\(key.stringValue)\""))
             }
             return value
         }
@@ -100,7 +108,9 @@ struct JSONTreeDecoder: Decoder {
             try decoder.unbox(try value(for: key), as: T.self, path: codingPath + [key])
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             try JSONTreeDecoder(value: try value(for: key), codingPath: codingPath + [key]).container(keyedBy: type)
         }
 
@@ -132,7 +142,8 @@ struct JSONTreeDecoder: Decoder {
 
         private mutating func next() throws -> (JSONValue, [any CodingKey]) {
             guard !isAtEnd else {
-                throw DecodingError.valueNotFound(JSONValue.self, .init(codingPath: codingPath, debugDescription: "no more array elements"))
+                throw DecodingError.valueNotFound(
+                    JSONValue.self, .init(codingPath: codingPath, debugDescription: "no more array elements"))
             }
             defer { currentIndex += 1 }
             return (items[currentIndex], codingPath + [AnyCodingKey(index: currentIndex)])
@@ -140,7 +151,10 @@ struct JSONTreeDecoder: Decoder {
 
         mutating func decodeNil() throws -> Bool {
             guard !isAtEnd else { return false }
-            if items[currentIndex] == .null { currentIndex += 1; return true }
+            if items[currentIndex] == .null {
+                currentIndex += 1
+                return true
+            }
             return false
         }
 
@@ -149,7 +163,9 @@ struct JSONTreeDecoder: Decoder {
             return try JSONTreeDecoder(value: value, codingPath: path).unbox(value, as: T.self, path: path)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+            -> KeyedDecodingContainer<NestedKey>
+        {
             let (value, path) = try next()
             return try JSONTreeDecoder(value: value, codingPath: path).container(keyedBy: type)
         }

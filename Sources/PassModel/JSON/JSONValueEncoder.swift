@@ -39,7 +39,8 @@ final class EncodingNode {
         // Integers first: where Foundation bridges numbers, `1 as? Bool` can succeed.
         case let integer as any FixedWidthInteger:
             guard let int = Int(exactly: integer) else {
-                throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "the integer does not fit in Int"))
+                throw EncodingError.invalidValue(
+                    value, .init(codingPath: codingPath, debugDescription: "the integer does not fit in Int"))
             }
             content = .value(.int(int))
         case let json as JSONValue: content = .value(json)
@@ -123,12 +124,16 @@ struct JSONTreeEncoder: Encoder {
             try node.child(forKey: key.stringValue).store(value, codingPath: codingPath + [key])
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-            JSONTreeEncoder(node: node.child(forKey: key.stringValue), codingPath: codingPath + [key]).container(keyedBy: keyType)
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+            -> KeyedEncodingContainer<NestedKey>
+        {
+            JSONTreeEncoder(node: node.child(forKey: key.stringValue), codingPath: codingPath + [key]).container(
+                keyedBy: keyType)
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            JSONTreeEncoder(node: node.child(forKey: key.stringValue), codingPath: codingPath + [key]).unkeyedContainer()
+            JSONTreeEncoder(node: node.child(forKey: key.stringValue), codingPath: codingPath + [key])
+                .unkeyedContainer()
         }
 
         mutating func superEncoder() -> any Encoder {
@@ -155,7 +160,9 @@ struct JSONTreeEncoder: Encoder {
             try node.appendChild().store(value, codingPath: path)
         }
 
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+            NestedKey
+        > {
             let path = nextPath()
             return JSONTreeEncoder(node: node.appendChild(), codingPath: path).container(keyedBy: keyType)
         }

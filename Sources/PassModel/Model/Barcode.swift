@@ -7,7 +7,8 @@ package struct Barcode: Sendable, Hashable, Codable {
     /// Text shown near the barcode, e.g. the code in readable form.
     package var altText: String?
 
-    package init(format: BarcodeFormat, message: String, messageEncoding: String = "iso-8859-1", altText: String? = nil) {
+    package init(format: BarcodeFormat, message: String, messageEncoding: String = "iso-8859-1", altText: String? = nil)
+    {
         self.format = format
         self.message = message
         self.messageEncoding = messageEncoding

@@ -36,7 +36,9 @@ package enum FieldValue: Sendable, Hashable, Codable, CustomStringConvertible {
         } else if let number = try? container.decode(Double.self) {
             self = .number(number)
         } else {
-            throw DecodingError.typeMismatch(FieldValue.self, .init(codingPath: decoder.codingPath, debugDescription: "a field value must be a string or a number"))
+            throw DecodingError.typeMismatch(
+                FieldValue.self,
+                .init(codingPath: decoder.codingPath, debugDescription: "a field value must be a string or a number"))
         }
     }
 
@@ -46,7 +48,11 @@ package enum FieldValue: Sendable, Hashable, Codable, CustomStringConvertible {
         case .string(let string): try container.encode(string)
         case .number(let number):
             // Whole numbers are written as integers so `42` stays `42`, not `42.0`.
-            if let integer = Int(exactly: number) { try container.encode(integer) } else { try container.encode(number) }
+            if let integer = Int(exactly: number) {
+                try container.encode(integer)
+            } else {
+                try container.encode(number)
+            }
         }
     }
 }

@@ -21,7 +21,9 @@ package enum IdentifierPatterns {
 
     package static func isTypeIdentifier(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         guard !range.isEmpty, range.count <= 255, isAlphanumeric(bytes[range.lowerBound]) else { return false }
-        for index in range where !(isAlphanumeric(bytes[index]) || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "-")) {
+        for index in range
+        where !(isAlphanumeric(bytes[index]) || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "-"))
+        {
             return false
         }
         return true
@@ -31,8 +33,11 @@ package enum IdentifierPatterns {
         guard !range.isEmpty, range.count <= 128, isAlphanumeric(bytes[range.lowerBound]) else { return false }
         for index in range {
             let byte = bytes[index]
-            guard isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-                    || byte == UInt8(ascii: "-") else { return false }
+            guard
+                isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                    || byte == UInt8(ascii: "~")
+                    || byte == UInt8(ascii: "-")
+            else { return false }
         }
         return true
     }
@@ -47,7 +52,10 @@ package enum IdentifierPatterns {
         guard !range.isEmpty, range.count <= 64, isAlphanumeric(bytes[range.lowerBound]) else { return false }
         for index in range {
             let byte = bytes[index]
-            guard isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") else { return false }
+            guard
+                isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                    || byte == UInt8(ascii: "-")
+            else { return false }
         }
         return true
     }
@@ -57,11 +65,14 @@ package enum IdentifierPatterns {
     }
 
     package static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 
-    private static func check(_ text: some StringProtocol, _ rule: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Bool) -> Bool {
+    private static func check(_ text: some StringProtocol, _ rule: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Bool)
+        -> Bool
+    {
         var text = String(text)
         return text.withUTF8 { rule($0, 0..<$0.count) }
     }

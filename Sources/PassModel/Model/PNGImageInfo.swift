@@ -29,7 +29,9 @@ package struct PNGImageInfo: Sendable, Hashable {
         package var description: String {
             switch self {
             case .tooShort: return "the file is too short to be a PNG"
-            case .notPNGSignature: return "the file does not start with the PNG signature (is it a JPEG or another format renamed to .png?)"
+            case .notPNGSignature:
+                return
+                    "the file does not start with the PNG signature (is it a JPEG or another format renamed to .png?)"
             case .missingHeader: return "the PNG does not start with an IHDR chunk"
             case .headerChecksumMismatch: return "the PNG header's checksum is wrong; the file is damaged"
             case .zeroSize: return "the PNG header gives a width or height of 0"

@@ -87,7 +87,9 @@ extension CaseIterable where Self: RawRepresentable, Self.RawValue == String {
     static func suggestion(for text: String) -> Self? {
         let lowered = text.lowercased()
         guard !lowered.isEmpty else { return nil }
-        if let match = allCases.first(where: { $0.rawValue.lowercased() == lowered || $0.rawValue.lowercased().hasSuffix(lowered) }) {
+        if let match = allCases.first(where: {
+            $0.rawValue.lowercased() == lowered || $0.rawValue.lowercased().hasSuffix(lowered)
+        }) {
             return match
         }
         let containing = allCases.filter { lowered.count >= 4 && $0.rawValue.lowercased().contains(lowered) }

@@ -20,9 +20,11 @@ package enum PassLinks {
 
     /// Top-level keys that only a poster event ticket shows; on any other
     /// pass Wallet ignores them.
-    package static let posterEventTicketOnlyKeys = eventGuideKeys + [
-        "auxiliaryStoreIdentifiers", "eventLogoText", "footerBackgroundColor", "suppressHeaderDarkening", "useAutomaticColors",
-    ]
+    package static let posterEventTicketOnlyKeys =
+        eventGuideKeys + [
+            "auxiliaryStoreIdentifiers", "eventLogoText", "footerBackgroundColor", "suppressHeaderDarkening",
+            "useAutomaticColors",
+        ]
 }
 
 /// An entry of `featuredActions`: an action Wallet offers on the pass.

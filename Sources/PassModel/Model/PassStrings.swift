@@ -33,7 +33,9 @@ package enum PassStrings {
         package var valueLine: Int
         package var valueColumn: Int
 
-        package init(key: String, value: String, keyLine: Int = 0, keyColumn: Int = 0, valueLine: Int = 0, valueColumn: Int = 0) {
+        package init(
+            key: String, value: String, keyLine: Int = 0, keyColumn: Int = 0, valueLine: Int = 0, valueColumn: Int = 0
+        ) {
             self.key = key
             self.value = value
             self.keyLine = keyLine
@@ -143,13 +145,16 @@ package enum PassStrings {
 
     static func decodeUTF16(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) throws(ParseError) -> [Unicode.Scalar] {
         guard bytes.count % 2 == 0 else {
-            throw ParseError(line: 1, column: 1, message: "the file looks like UTF-16 but has an odd number of bytes; it is truncated or not UTF-16")
+            throw ParseError(
+                line: 1, column: 1,
+                message: "the file looks like UTF-16 but has an odd number of bytes; it is truncated or not UTF-16")
         }
         var units: [UInt16] = []
         units.reserveCapacity(bytes.count / 2)
         var index = bytes.startIndex
         while index < bytes.endIndex {
-            let a = UInt16(bytes[index]), b = UInt16(bytes[index + 1])
+            let a = UInt16(bytes[index])
+            let b = UInt16(bytes[index + 1])
             units.append(bigEndian ? a << 8 | b : b << 8 | a)
             index += 2
         }

@@ -35,7 +35,8 @@ package enum PassStyle: String, CaseIterable, Sendable, Hashable, Codable {
         switch self {
         case .boardingPass: return [.logo, .icon, .footer]
         case .coupon, .storeCard: return [.logo, .icon, .strip]
-        case .eventTicket: return [.logo, .icon, .strip, .background, .thumbnail, .artwork, .primaryLogo, .secondaryLogo]
+        case .eventTicket:
+            return [.logo, .icon, .strip, .background, .thumbnail, .artwork, .primaryLogo, .secondaryLogo]
         case .generic: return [.logo, .icon, .thumbnail]
         case .posterGeneric: return [.logo, .icon, .background, .artwork, .primaryLogo, .secondaryLogo]
         }

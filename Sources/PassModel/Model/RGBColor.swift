@@ -44,7 +44,9 @@ package struct RGBColor: Sendable, Hashable, Codable, CustomStringConvertible {
             while let last = part.last, isSpace(last) { part.removeLast() }
         }
         trim(&bytes)
-        guard bytes.starts(with: "rgb(".utf8), bytes.count >= 5, bytes.last == UInt8(ascii: ")") else { return .some(nil) }
+        guard bytes.starts(with: "rgb(".utf8), bytes.count >= 5, bytes.last == UInt8(ascii: ")") else {
+            return .some(nil)
+        }
         let inner = bytes.dropFirst(4).dropLast()
         let parts = inner.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
         guard parts.count == 3 else { return .some(nil) }
@@ -58,7 +60,9 @@ package struct RGBColor: Sendable, Hashable, Codable, CustomStringConvertible {
                 negative = sign == UInt8(ascii: "-")
                 digits.removeFirst()
             }
-            guard !digits.isEmpty, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return .some(nil) }
+            guard !digits.isEmpty, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+                return .some(nil)
+            }
             // Leading zeros are allowed; anything past 255 is out of range however long it is.
             let value = digits.reduce(0) { min(1_000, $0 * 10 + Int($1 - UInt8(ascii: "0"))) }
             guard (0...255).contains(negative ? -value : value) else { return .some(nil) }
@@ -85,7 +89,8 @@ package struct RGBColor: Sendable, Hashable, Codable, CustomStringConvertible {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let color = RGBColor(parsing: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not rgb(r, g, b) with components 0–255")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\"\(text)\" is not rgb(r, g, b) with components 0–255")
         }
         self = color
     }
@@ -100,7 +105,9 @@ extension String {
     func trimmingSpaces() -> String {
         // Most texts start and end with a printable ASCII character: nothing to trim, nothing to copy.
         // (A byte at or below space may be white space; one at or above 0x80 is part of a non-ASCII character.)
-        if let first = utf8.first, let last = utf8.last, (0x21..<0x80).contains(first), (0x21..<0x80).contains(last) { return self }
+        if let first = utf8.first, let last = utf8.last, (0x21..<0x80).contains(first), (0x21..<0x80).contains(last) {
+            return self
+        }
         var scalars = Substring(self)
         while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
         while let last = scalars.last, last.isWhitespace { scalars.removeLast() }

@@ -79,25 +79,28 @@ package enum SemanticTags {
             for name in names { tags[name] = Tag(kind: kind, scope: scope) }
         }
         // Any event ticket.
-        add([
-            "admissionLevel", "admissionLevelAbbreviation", "additionalTicketAttributes", "attendeeName",
-            "entranceDescription", "eventName", "genre", "venueEntrance", "venueEntranceDoor", "venueEntranceGate",
-            "venueEntrancePortal", "venueName", "venuePhoneNumber", "venueRegionName", "venueRoom",
-        ], .string, .eventTicket)
-        add([
-            "eventStartDate", "eventEndDate", "venueBoxOfficeOpenDate", "venueCloseDate", "venueDoorsOpenDate",
-            "venueFanZoneOpenDate", "venueGatesOpenDate", "venueOpenDate", "venueParkingLotsOpenDate",
-        ], .date, .eventTicket)
+        add(
+            [
+                "admissionLevel", "admissionLevelAbbreviation", "additionalTicketAttributes", "attendeeName",
+                "entranceDescription", "eventName", "genre", "venueEntrance", "venueEntranceDoor", "venueEntranceGate",
+                "venueEntrancePortal", "venueName", "venuePhoneNumber", "venueRegionName", "venueRoom",
+            ], .string, .eventTicket)
+        add(
+            [
+                "eventStartDate", "eventEndDate", "venueBoxOfficeOpenDate", "venueCloseDate", "venueDoorsOpenDate",
+                "venueFanZoneOpenDate", "venueGatesOpenDate", "venueOpenDate", "venueParkingLotsOpenDate",
+            ], .date, .eventTicket)
         add(["eventType"], .eventType, .eventTicket)
         add(["eventStartDateInfo"], .eventDateInfo, .eventTicket)
         add(["tailgatingAllowed"], .boolean, .eventTicket)
         add(["venueLocation"], .location, .eventTicket)
         add(["albumIDs", "artistIDs", "playlistIDs", "performerNames"], .stringArray, .eventTicket)
         // Sports event tickets.
-        add([
-            "awayTeamAbbreviation", "awayTeamLocation", "awayTeamName", "homeTeamAbbreviation", "homeTeamLocation",
-            "homeTeamName", "leagueAbbreviation", "leagueName", "sportName",
-        ], .string, .sportsEventTicket)
+        add(
+            [
+                "awayTeamAbbreviation", "awayTeamLocation", "awayTeamName", "homeTeamAbbreviation", "homeTeamLocation",
+                "homeTeamName", "leagueAbbreviation", "leagueName", "sportName",
+            ], .string, .sportsEventTicket)
         // Boarding passes.
         var places: [String] = []
         for prefix in ["departure", "destination"] {
@@ -106,28 +109,39 @@ package enum SemanticTags {
                 "Platform", "StationName", "Terminal",
             ] { places.append(prefix + suffix) }
         }
-        add(places + [
-            "airlineLoungePlaceID", "boardingGroup", "boardingZone",
-            "boardingSequenceNumber", "confirmationNumber", "internationalDocumentsVerifiedDeclarationName",
-            "membershipProgramName", "membershipProgramNumber", "priorityStatus", "securityScreening", "ticketFareClass",
-            "transitProvider", "transitStatus", "transitStatusReason", "vehicleName", "vehicleNumber", "vehicleType",
-        ], .string, .boardingPass)
-        add([
-            "airlineCode", "flightCode", "departureAirportCode", "departureAirportName", "departureTerminal",
-            "destinationAirportCode", "destinationAirportName", "destinationGate", "destinationTerminal",
-        ], .string, .airlineBoardingPass)
+        add(
+            places + [
+                "airlineLoungePlaceID", "boardingGroup", "boardingZone",
+                "boardingSequenceNumber", "confirmationNumber", "internationalDocumentsVerifiedDeclarationName",
+                "membershipProgramName", "membershipProgramNumber", "priorityStatus", "securityScreening",
+                "ticketFareClass",
+                "transitProvider", "transitStatus", "transitStatusReason", "vehicleName", "vehicleNumber",
+                "vehicleType",
+            ], .string, .boardingPass)
+        add(
+            [
+                "airlineCode", "flightCode", "departureAirportCode", "departureAirportName", "departureTerminal",
+                "destinationAirportCode", "destinationAirportName", "destinationGate", "destinationTerminal",
+            ], .string, .airlineBoardingPass)
         add(["flightNumber"], .integer, .airlineBoardingPass)
         add(["passengerCapabilities"], .stringArray, .airlineBoardingPass)
-        add(["carNumber", "departurePlatform", "departureStationName", "destinationPlatform", "destinationStationName"], .string, .railBoardingPass)
-        add([
-            "currentArrivalDate", "currentBoardingDate", "currentDepartureDate",
-            "originalArrivalDate", "originalBoardingDate", "originalDepartureDate",
-        ], .date, .boardingPass)
+        add(
+            [
+                "carNumber", "departurePlatform", "departureStationName", "destinationPlatform",
+                "destinationStationName",
+            ], .string, .railBoardingPass)
+        add(
+            [
+                "currentArrivalDate", "currentBoardingDate", "currentDepartureDate",
+                "originalArrivalDate", "originalBoardingDate", "originalDepartureDate",
+            ], .date, .boardingPass)
         add(["departureLocation", "destinationLocation"], .location, .boardingPass)
-        add([
-            "departureAirportSecurityPrograms", "destinationAirportSecurityPrograms",
-            "passengerAirlineSSRs", "passengerInformationSSRs", "passengerServiceSSRs", "passengerEligibleSecurityPrograms",
-        ], .stringArray, .boardingPass)
+        add(
+            [
+                "departureAirportSecurityPrograms", "destinationAirportSecurityPrograms",
+                "passengerAirlineSSRs", "passengerInformationSSRs", "passengerServiceSSRs",
+                "passengerEligibleSecurityPrograms",
+            ], .stringArray, .boardingPass)
         add(["internationalDocumentsAreVerified"], .boolean, .boardingPass)
         add(["passengerName"], .personName, .boardingPass)
         // Boarding passes and event tickets.

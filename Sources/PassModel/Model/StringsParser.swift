@@ -18,7 +18,8 @@ struct StringsParser {
 
     /// The 1-based line and column of `position`.
     func lineAndColumn(at position: Int) -> (Int, Int) {
-        var low = 0, high = lineStarts.count - 1
+        var low = 0
+        var high = lineStarts.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
             if lineStarts[middle] <= position { low = middle } else { high = middle - 1 }
@@ -68,8 +69,10 @@ struct StringsParser {
                 throw error("expected ';' after the value of \"\(key)\"; every line ends with a semicolon")
             }
             index += 1
-            entries.append(PassStrings.Entry(key: key, value: value, keyLine: keyPosition.0, keyColumn: keyPosition.1,
-                                             valueLine: valuePosition.0, valueColumn: valuePosition.1))
+            entries.append(
+                PassStrings.Entry(
+                    key: key, value: value, keyLine: keyPosition.0, keyColumn: keyPosition.1,
+                    valueLine: valuePosition.0, valueColumn: valuePosition.1))
         }
     }
 
@@ -82,8 +85,13 @@ struct StringsParser {
                 let start = index
                 index += 2
                 while true {
-                    guard index + 1 < scalars.count else { throw error("unterminated /* comment; close it with */", at: start) }
-                    if scalars[index] == "*", scalars[index + 1] == "/" { index += 2; break }
+                    guard index + 1 < scalars.count else {
+                        throw error("unterminated /* comment; close it with */", at: start)
+                    }
+                    if scalars[index] == "*", scalars[index + 1] == "/" {
+                        index += 2
+                        break
+                    }
                     index += 1
                 }
             } else if scalar == "/", index + 1 < scalars.count, scalars[index + 1] == "/" {
@@ -108,8 +116,11 @@ struct StringsParser {
         while true {
             guard index < scalars.count else { throw error("unterminated string; close it with \"", at: start) }
             let scalar = scalars[index]
-            let isUnicodeEscape = scalar == "\\" && index + 1 < scalars.count && (scalars[index + 1] == "U" || scalars[index + 1] == "u")
-            if let pending = pendingHighSurrogate, !isUnicodeEscape { throw error(loneHighSurrogate, at: pending.position) }
+            let isUnicodeEscape =
+                scalar == "\\" && index + 1 < scalars.count && (scalars[index + 1] == "U" || scalars[index + 1] == "u")
+            if let pending = pendingHighSurrogate, !isUnicodeEscape {
+                throw error(loneHighSurrogate, at: pending.position)
+            }
             index += 1
             if scalar == "\"" { break }
             guard scalar == "\\" else {
@@ -128,12 +139,14 @@ struct StringsParser {
             case "U", "u":
                 let escapeStart = index - 2
                 guard index + 4 <= scalars.count, scalars[index..<index + 4].allSatisfy(ASCII.hexDigit),
-                      let value = UInt32(String(String.UnicodeScalarView(scalars[index..<index + 4])), radix: 16)
+                    let value = UInt32(String(String.UnicodeScalarView(scalars[index..<index + 4])), radix: 16)
                 else { throw error("\\\(escape) must be followed by four hex digits, e.g. \\U00E9", at: escapeStart) }
                 index += 4
                 var scalarValue = value
                 if let pending = pendingHighSurrogate {
-                    guard (0xDC00...0xDFFF).contains(value) else { throw error(loneHighSurrogate, at: pending.position) }
+                    guard (0xDC00...0xDFFF).contains(value) else {
+                        throw error(loneHighSurrogate, at: pending.position)
+                    }
                     scalarValue = 0x10000 + ((pending.value - 0xD800) << 10) + (value - 0xDC00)
                     pendingHighSurrogate = nil
                 } else if (0xD800...0xDBFF).contains(value) {
@@ -141,11 +154,15 @@ struct StringsParser {
                     continue
                 }
                 guard let decoded = Unicode.Scalar(scalarValue) else {
-                    throw error("\\U\(String(value, radix: 16, uppercase: true)) is a lone low surrogate, not a character", at: escapeStart)
+                    throw error(
+                        "\\U\(String(value, radix: 16, uppercase: true)) is a lone low surrogate, not a character",
+                        at: escapeStart)
                 }
                 text.append(decoded)
             default:
-                throw error("unknown escape \\\(escape); write \\\\ for a backslash, \\\" for a quote, \\n for a line break", at: index - 2)
+                throw error(
+                    "unknown escape \\\(escape); write \\\\ for a backslash, \\\" for a quote, \\n for a line break",
+                    at: index - 2)
             }
         }
         return String(text)

@@ -102,7 +102,9 @@ package struct W3CDate: Sendable, Hashable, Codable, CustomStringConvertible {
 
         guard (1...12).contains(month) else { throw .outOfRange("month \(month); months are 01–12") }
         let daysInMonth = W3CDate.daysInMonth(month, year: year)
-        guard (1...daysInMonth).contains(day) else { throw .outOfRange("day \(day), but that month has \(daysInMonth) days") }
+        guard (1...daysInMonth).contains(day) else {
+            throw .outOfRange("day \(day), but that month has \(daysInMonth) days")
+        }
         guard (0...23).contains(hour) else { throw .outOfRange("hour \(hour); hours are 00–23") }
         guard (0...59).contains(minute) else { throw .outOfRange("minute \(minute); minutes are 00–59") }
         guard second < 61 else { throw .outOfRange("second \(Int(second)); seconds are 00–60") }

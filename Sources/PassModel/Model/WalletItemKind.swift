@@ -16,7 +16,9 @@ package enum WalletItemKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// The file extension of the signed package, without the dot.
     package var fileExtension: String { self == .pass ? "pkpass" : "order" }
     /// The MIME type of the signed package.
-    package var mediaType: String { self == .pass ? "application/vnd.apple.pkpass" : "application/vnd.apple.finance.order" }
+    package var mediaType: String {
+        self == .pass ? "application/vnd.apple.pkpass" : "application/vnd.apple.finance.order"
+    }
     /// The folder under `v1/` that holds the signed packages: `passes` or `orders`.
     package var webServiceFolder: String { self == .pass ? "passes" : "orders" }
     /// The scheme of the `Authorization` header the device sends: `ApplePass <token>` or `AppleOrder <token>`.

@@ -53,28 +53,38 @@ extension OrderValidationRun {
         let key = OrderURLKey.byPattern[OrderURLKey.pattern(of: path)] ?? OrderURLKey(OrderURLKey.pattern(of: path))
         let lowered = text.lowercased()
         let scheme = lowered.firstIndex(of: ":").map { String(lowered[..<$0]) } ?? ""
-        let validScheme = scheme.first?.isLetter == true && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+        let validScheme =
+            scheme.first?.isLetter == true
+            && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
         // A browser drops tabs and newlines inside a URL ("java\tscript:" runs as javascript:), so any
         // white space or control character makes the URL unreadable rather than a different URL.
-        let hasSpaceOrControl = text.unicodeScalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control }
+        let hasSpaceOrControl = text.unicodeScalars.contains {
+            $0.properties.isWhitespace || $0.properties.generalCategory == .control
+        }
         guard validScheme, !hasSpaceOrControl else {
-            error(path, "order.url", "\(path) is \(quoted(text)), which is not an absolute URL (a scheme, no spaces or control characters); "
-                + "write it like https://shop.example.com/orders/42")
+            error(
+                path, "order.url",
+                "\(path) is \(quoted(text)), which is not an absolute URL (a scheme, no spaces or control characters); "
+                    + "write it like https://shop.example.com/orders/42")
             return
         }
         let developmentHTTP = key.acceptsDevelopmentHTTP && options.allowsHTTPWebService && scheme == "http"
         if scheme != "https", !developmentHTTP {
             let hint = key.acceptsDevelopmentHTTP ? " (pass --allow-http-web-service for a development service)" : ""
-            error(path, "order.url.https", "\(path) is a \(quoted(scheme + ":")) URL (\(quoted(text))), but every URL of an order must be "
-                + "https: Wallet opens it for the customer, and a javascript:, "
+            error(
+                path, "order.url.https",
+                "\(path) is a \(quoted(scheme + ":")) URL (\(quoted(text))), but every URL of an order must be "
+                    + "https: Wallet opens it for the customer, and a javascript:, "
                     + "data: or plain http: link is unsafe; "
-                + "write it like https://shop.example.com/orders/42\(hint)")
+                    + "write it like https://shop.example.com/orders/42\(hint)")
             return
         }
         let rest = lowered.dropFirst(scheme.count + 1)
         let host = rest.hasPrefix("//") ? rest.dropFirst(2).prefix { !"/?#".contains($0) } : ""
         if host.isEmpty || host.hasPrefix("@") || host.hasPrefix(":") {
-            error(path, "order.url", "\(path) is \(quoted(text)), which has no host; write it like https://shop.example.com/orders/42")
+            error(
+                path, "order.url",
+                "\(path) is \(quoted(text)), which has no host; write it like https://shop.example.com/orders/42")
         }
     }
 }

@@ -5,10 +5,14 @@ enum OrderValueFormats {
     /// Unlike a pass's W3C dates, seconds are required.
     static func isRFC3339DateTime(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        func digits(_ range: Range<Int>) -> Bool { range.upperBound <= bytes.count && bytes[range].allSatisfy { (48...57).contains($0) } }
-        guard bytes.count >= 20, digits(0..<4), bytes[4] == UInt8(ascii: "-"), digits(5..<7), bytes[7] == UInt8(ascii: "-"), digits(8..<10),
-              bytes[10] == UInt8(ascii: "T"), digits(11..<13), bytes[13] == UInt8(ascii: ":"), digits(14..<16),
-              bytes[16] == UInt8(ascii: ":"), digits(17..<19) else { return false }
+        func digits(_ range: Range<Int>) -> Bool {
+            range.upperBound <= bytes.count && bytes[range].allSatisfy { (48...57).contains($0) }
+        }
+        guard bytes.count >= 20, digits(0..<4), bytes[4] == UInt8(ascii: "-"), digits(5..<7),
+            bytes[7] == UInt8(ascii: "-"), digits(8..<10),
+            bytes[10] == UInt8(ascii: "T"), digits(11..<13), bytes[13] == UInt8(ascii: ":"), digits(14..<16),
+            bytes[16] == UInt8(ascii: ":"), digits(17..<19)
+        else { return false }
         var index = 19
         if bytes[index] == UInt8(ascii: ".") {
             index += 1
@@ -17,9 +21,13 @@ enum OrderValueFormats {
             guard index > start else { return false }
         }
         guard index < bytes.count else { return false }
-        if bytes[index] == UInt8(ascii: "Z") { index += 1 } else {
-            guard bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"), digits((index + 1)..<(index + 3)),
-                  index + 3 < bytes.count, bytes[index + 3] == UInt8(ascii: ":"), digits((index + 4)..<(index + 6)) else { return false }
+        if bytes[index] == UInt8(ascii: "Z") {
+            index += 1
+        } else {
+            guard bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"),
+                digits((index + 1)..<(index + 3)),
+                index + 3 < bytes.count, bytes[index + 3] == UInt8(ascii: ":"), digits((index + 4)..<(index + 6))
+            else { return false }
             index += 6
         }
         guard index == bytes.count else { return false }
@@ -44,7 +52,8 @@ enum OrderValueFormats {
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
-        return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+        return
+            "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
     }
 
     /// ISO 8601-1 duration: `P[nY][nM][nW][nD][T[nH][nM][n[.n]S]]`, at least one component.
@@ -65,8 +74,10 @@ enum OrderValueFormats {
                 lastUnit = -1
             } else {
                 let units = inTime ? timeUnits : dateUnits
-                guard let unit = units.firstIndex(of: character), unit > lastUnit, !number.isEmpty, !number.hasSuffix("."),
-                      !number.contains(".") || character == "S" else { return false }
+                guard let unit = units.firstIndex(of: character), unit > lastUnit, !number.isEmpty,
+                    !number.hasSuffix("."),
+                    !number.contains(".") || character == "S"
+                else { return false }
                 lastUnit = unit
                 number = ""
                 sawComponent = true
@@ -109,7 +120,9 @@ enum OrderValueFormats {
     /// The minor units of a currency (ISO 4217's "E" column) where they are not 2.
     static func minorUnits(of currency: String) -> Int {
         switch currency {
-        case "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF": 0
+        case "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF",
+            "XOF", "XPF":
+            0
         case "BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND": 3
         case "CLF", "UYW": 4
         default: 2

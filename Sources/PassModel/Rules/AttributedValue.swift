@@ -72,13 +72,18 @@ package struct AttributedValue: Sendable, Hashable {
     /// Whether `href` is an absolute https, http, tel or mailto URL with no white space or control characters
     /// (a browser drops a tab inside "java\tscript:", so such characters are refused, not read around).
     package static func isAllowedTarget(_ href: String) -> Bool {
-        guard !href.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }),
-              let colon = href.firstIndex(of: ":") else { return false }
+        guard
+            !href.unicodeScalars.contains(where: {
+                $0.properties.isWhitespace || $0.properties.generalCategory == .control
+            }),
+            let colon = href.firstIndex(of: ":")
+        else { return false }
         let scheme = href[..<colon].lowercased()
         let rest = href[href.index(after: colon)...]
         switch scheme {
         case "https", "http":
-            return rest.hasPrefix("//") && !rest.dropFirst(2).prefix(while: { !"/?#".contains($0) }).isEmpty && !rest.hasPrefix("///")
+            return rest.hasPrefix("//") && !rest.dropFirst(2).prefix(while: { !"/?#".contains($0) }).isEmpty
+                && !rest.hasPrefix("///")
         case "tel", "mailto":
             return !rest.isEmpty
         default:

@@ -43,7 +43,9 @@ package enum ImageRules {
     package static func validate(files: [String: [UInt8]], pass: JSONValue) -> [Diagnostic] {
         let styles = PassStyle.allCases.filter { pass[$0.key] != nil }
         guard styles.count == 1 else { return [] }
-        return check(headers(of: files), fileSizes: files.mapValues(\.count), style: styles[0], scheme: .known(PassStyleScheme.active(in: pass)))
+        return check(
+            headers(of: files), fileSizes: files.mapValues(\.count), style: styles[0],
+            scheme: .known(PassStyleScheme.active(in: pass)))
     }
 
     /// Whether the caller knows the pass's scheme (see ``PassStyleScheme/active(in:)``).
@@ -66,7 +68,8 @@ package enum ImageRules {
 
     /// Checks images whose headers have been read; `nil` marks a file that is not a PNG.
     package static func validate(images: [String: PNGImageInfo?], style: PassStyle) -> [Diagnostic] {
-        check(images.mapValues { $0.map { .success($0) } ?? .failure(.notPNGSignature) }, style: style, scheme: .unknown)
+        check(
+            images.mapValues { $0.map { .success($0) } ?? .failure(.notPNGSignature) }, style: style, scheme: .unknown)
     }
 
     static func isNonImageFile(_ path: String) -> Bool {
@@ -74,14 +77,17 @@ package enum ImageRules {
     }
 
     static func check(
-        _ images: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>], fileSizes: [String: Int] = [:], style: PassStyle,
+        _ images: [String: Result<PNGImageInfo, PNGImageInfo.ParseError>], fileSizes: [String: Int] = [:],
+        style: PassStyle,
         scheme: SchemeKnowledge
     ) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         var names: [PassImageName] = []
         for path in images.keys.sorted() {
-            if let name = checkImage(at: path, image: images[path]!, fileSize: fileSizes[path], style: style,
-                                     diagnostics: &diagnostics) {
+            if let name = checkImage(
+                at: path, image: images[path]!, fileSize: fileSizes[path], style: style,
+                diagnostics: &diagnostics)
+            {
                 names.append(name)
             }
         }
@@ -103,66 +109,73 @@ package enum ImageRules {
     ) -> PassImageName? {
         let keyPath = JSONPath([.key(path)])
         guard let name = PassImageName(path: path) else {
-            diagnostics.append(.error(
-                at: keyPath, rule: "image.name",
-                "\(path) is not a pass image name; images are NAME.png, NAME@2x.png or NAME@3x.png "
-                    + "(lower-case .png), at the top level or in LANG.lproj/, so rename it"
-            ))
+            diagnostics.append(
+                .error(
+                    at: keyPath, rule: "image.name",
+                    "\(path) is not a pass image name; images are NAME.png, NAME@2x.png or NAME@3x.png "
+                        + "(lower-case .png), at the top level or in LANG.lproj/, so rename it"
+                ))
             return nil
         }
         let allowed = style.allowedImages.map(\.rawValue).joined(separator: ", ")
         guard let kind = name.kind else {
-            diagnostics.append(.error(
-                at: keyPath, rule: "image.notAllowed",
-                "\(path) is not an image Wallet uses; \(style.pluralName) "
-                    + "show \(allowed), so rename or remove it"
-            ))
+            diagnostics.append(
+                .error(
+                    at: keyPath, rule: "image.notAllowed",
+                    "\(path) is not an image Wallet uses; \(style.pluralName) "
+                        + "show \(allowed), so rename or remove it"
+                ))
             return name
         }
         guard let sizeRule = style.expectedSize(of: kind) else {
-            diagnostics.append(.error(
-                at: keyPath, rule: "image.notAllowed",
-                "\(path): \(style.pluralName) do not show a \(kind.rawValue) image, "
-                    + "only \(allowed); remove it or change the pass style"
-            ))
+            diagnostics.append(
+                .error(
+                    at: keyPath, rule: "image.notAllowed",
+                    "\(path): \(style.pluralName) do not show a \(kind.rawValue) image, "
+                        + "only \(allowed); remove it or change the pass style"
+                ))
             return name
         }
         if let size = fileSize, size > ImageLimits.maximumFileSize {
-            diagnostics.append(.error(
-                at: keyPath, rule: "image.fileSize",
-                "\(path) is \(ImageLimits.megabytes(size)), more than the "
-                    + "\(ImageLimits.megabytes(ImageLimits.maximumFileSize)) an image of a pass may have; "
-                    + "save it at the size Wallet shows (\(sizeRule.pixelDescription(scale: name.scale)) "
-                    + "pixels) with PNG compression"
-            ))
+            diagnostics.append(
+                .error(
+                    at: keyPath, rule: "image.fileSize",
+                    "\(path) is \(ImageLimits.megabytes(size)), more than the "
+                        + "\(ImageLimits.megabytes(ImageLimits.maximumFileSize)) an image of a pass may have; "
+                        + "save it at the size Wallet shows (\(sizeRule.pixelDescription(scale: name.scale)) "
+                        + "pixels) with PNG compression"
+                ))
             return name
         }
         switch image {
         case .failure(let problem):
-            diagnostics.append(.error(
-                at: keyPath, rule: "image.notPNG",
-                "\(path) is not a PNG: \(problem); save it as PNG (Wallet reads PNG only)"
-            ))
+            diagnostics.append(
+                .error(
+                    at: keyPath, rule: "image.notPNG",
+                    "\(path) is not a PNG: \(problem); save it as PNG (Wallet reads PNG only)"
+                ))
         case .success(let info) where max(info.width, info.height) > ImageLimits.maximumPixelSide:
             // An error, not the size warning: a few KB of PNG can declare 50000×50000 pixels, 10 GB to decode on
             // a phone.
-            diagnostics.append(.error(
-                at: keyPath, rule: "image.dimensions",
-                "\(path) is \(info.size) pixels, more than the \(ImageLimits.maximumPixelSide) pixels "
-                    + "a side an image of a pass may have; a \(kind.rawValue) on \(style.pluralName) is "
-                    + "\(sizeRule.pixelDescription(scale: name.scale)) pixels at @\(name.scale)x, so "
-                    + "resize it"
-            ))
+            diagnostics.append(
+                .error(
+                    at: keyPath, rule: "image.dimensions",
+                    "\(path) is \(info.size) pixels, more than the \(ImageLimits.maximumPixelSide) pixels "
+                        + "a side an image of a pass may have; a \(kind.rawValue) on \(style.pluralName) is "
+                        + "\(sizeRule.pixelDescription(scale: name.scale)) pixels at @\(name.scale)x, so "
+                        + "resize it"
+                ))
         case .success(let info):
             guard !sizeRule.accepts(info.size, scale: name.scale) else { break }
             let scaleText = name.scale == 1 ? "" : " at @\(name.scale)x"
-            diagnostics.append(.warning(
-                at: keyPath, rule: "image.size",
-                "\(path) is \(info.size) pixels, but a \(kind.rawValue) on "
-                    + "\(style.pluralName)\(scaleText) should be "
-                    + "\(sizeRule.pixelDescription(scale: name.scale)) pixels (\(sizeRule) × \(name.scale)); "
-                    + "resize it so it is not scaled or cropped"
-            ))
+            diagnostics.append(
+                .warning(
+                    at: keyPath, rule: "image.size",
+                    "\(path) is \(info.size) pixels, but a \(kind.rawValue) on "
+                        + "\(style.pluralName)\(scaleText) should be "
+                        + "\(sizeRule.pixelDescription(scale: name.scale)) pixels (\(sizeRule) × \(name.scale)); "
+                        + "resize it so it is not scaled or cropped"
+                ))
         }
         return name
     }
@@ -176,11 +189,12 @@ package enum ImageRules {
         for folder in folders.sorted(by: { ($0 ?? "") < ($1 ?? "") }) {
             let prefix = folder.map { "\($0).lproj/" } ?? ""
             for scale in [2, 3] where !icons.contains(where: { $0.localization == folder && $0.scale == scale }) {
-                diagnostics.append(.warning(
-                    at: [.key("\(prefix)icon@\(scale)x.png")], rule: "image.iconScale",
-                    "\(prefix)icon@\(scale)x.png is missing; devices with a @\(scale)x screen scale the "
-                        + "small icon up and show it blurred, so add it (\(38 * scale)×\(38 * scale) pixels)"
-                ))
+                diagnostics.append(
+                    .warning(
+                        at: [.key("\(prefix)icon@\(scale)x.png")], rule: "image.iconScale",
+                        "\(prefix)icon@\(scale)x.png is missing; devices with a @\(scale)x screen scale the "
+                            + "small icon up and show it blurred, so add it (\(38 * scale)×\(38 * scale) pixels)"
+                    ))
             }
         }
         return diagnostics
@@ -189,17 +203,20 @@ package enum ImageRules {
     /// A poster event ticket shows artwork (or a background) as its poster,
     /// and Apple's validator requires one of them at any scale. The poster
     /// images mean nothing to an event ticket that is not a poster.
-    static func checkPosterImages(_ names: [PassImageName], style: PassStyle, scheme: PassStyleScheme?) -> [Diagnostic] {
+    static func checkPosterImages(_ names: [PassImageName], style: PassStyle, scheme: PassStyleScheme?) -> [Diagnostic]
+    {
         guard style == .eventTicket else { return [] }
         if scheme == .posterEventTicket {
             guard !names.contains(where: { $0.kind == .artwork || $0.kind == .background }) else { return [] }
-            return [.error(
-                at: [.key("artwork.png")], rule: "image.posterArtwork",
-                "a poster event ticket (an eventTicket whose preferredStyleSchemes lists "
-                    + "posterEventTicket) needs artwork.png (358×448 points) or background.png (345×505 "
-                    + "points), the poster Wallet shows; add artwork.png with @2x and @3x, or remove "
-                    + "posterEventTicket from preferredStyleSchemes"
-            )]
+            return [
+                .error(
+                    at: [.key("artwork.png")], rule: "image.posterArtwork",
+                    "a poster event ticket (an eventTicket whose preferredStyleSchemes lists "
+                        + "posterEventTicket) needs artwork.png (358×448 points) or background.png (345×505 "
+                        + "points), the poster Wallet shows; add artwork.png with @2x and @3x, or remove "
+                        + "posterEventTicket from preferredStyleSchemes"
+                )
+            ]
         }
         return names.filter { $0.kind?.isPosterOnly == true }.map { name in
             .warning(
@@ -220,10 +237,12 @@ package enum ImageRules {
         let localizations = Set(names.compactMap(\.localization))
         let localizedIcons = Set(icons.compactMap(\.localization))
         if !localizations.isEmpty, localizedIcons == localizations { return [] }
-        var message = "icon.png is missing; every pass needs a 38×38 (or 29×29) point "
+        var message =
+            "icon.png is missing; every pass needs a 38×38 (or 29×29) point "
             + "icon.png, which Wallet shows in notifications, so add it"
         if names.contains(where: { $0.kind == .icon }) {
-            message += " (icon@2x.png and icon@3x.png do not replace icon.png; a "
+            message +=
+                " (icon@2x.png and icon@3x.png do not replace icon.png; a "
                 + "localized icon must exist in every .lproj folder)"
         }
         return [.error(at: [.key("icon.png")], rule: "image.iconMissing", message)]
@@ -234,11 +253,13 @@ package enum ImageRules {
     static func checkStripCombination(_ names: [PassImageName], style: PassStyle) -> [Diagnostic] {
         guard style == .eventTicket, let strip = names.first(where: { $0.kind == .strip }) else { return [] }
         guard let other = names.first(where: { $0.kind == .background || $0.kind == .thumbnail }) else { return [] }
-        return [.error(
-            at: [.key(other.path)], rule: "image.stripCombination",
-            "an event ticket with a strip image (\(strip.path)) must not have a background or thumbnail "
-                + "image (\(other.path)); keep either the strip or the background and thumbnail"
-        )]
+        return [
+            .error(
+                at: [.key(other.path)], rule: "image.stripCombination",
+                "an event ticket with a strip image (\(strip.path)) must not have a background or thumbnail "
+                    + "image (\(other.path)); keep either the strip or the background and thumbnail"
+            )
+        ]
     }
 
     /// An image is either localized or not: with both, which one a device

@@ -13,14 +13,22 @@ extension ValidationRun {
         for (index, action) in actions.enumerated() {
             let path: JSONPath = [.key("featuredActions"), .index(index)]
             guard expect(action, is: .object, at: path), let object = action.objectValue else { continue }
-            reportUnknownKeys(in: object, at: path, known: FeaturedAction.CodingKeys.allCases.map(\.rawValue), place: "a featured action")
-            requireKey("identifier", of: object, at: path, rule: "featuredAction.identifier", what: "the featured action at \(path)", hint: "a name unique among the pass's featured actions")
-            requireKey("type", of: object, at: path, rule: "featuredAction.type", what: "the featured action at \(path)", hint: "the kind of action")
+            reportUnknownKeys(
+                in: object, at: path, known: FeaturedAction.CodingKeys.allCases.map(\.rawValue),
+                place: "a featured action")
+            requireKey(
+                "identifier", of: object, at: path, rule: "featuredAction.identifier",
+                what: "the featured action at \(path)", hint: "a name unique among the pass's featured actions")
+            requireKey(
+                "type", of: object, at: path, rule: "featuredAction.type", what: "the featured action at \(path)",
+                hint: "the kind of action")
             _ = string("url", of: object, at: path)
             if let identifier = object["identifier"]?.stringValue {
                 if let first = identifiers[identifier] {
-                    error(path.appending("identifier"), "featuredAction.identifier.unique", "featured action identifier \"\(identifier)\" is already used at "
-                        + "\(first); identifiers must be unique, so rename one")
+                    error(
+                        path.appending("identifier"), "featuredAction.identifier.unique",
+                        "featured action identifier \"\(identifier)\" is already used at "
+                            + "\(first); identifiers must be unique, so rename one")
                 } else {
                     identifiers[identifier] = path
                 }
@@ -34,19 +42,29 @@ extension ValidationRun {
         for (index, entry) in entries.enumerated() {
             let path: JSONPath = [.key("upcomingPassInformation"), .index(index)]
             guard expect(entry, is: .object, at: path), let object = entry.objectValue else { continue }
-            reportUnknownKeys(in: object, at: path, known: UpcomingPassEntry.CodingKeys.allCases.map(\.rawValue), place: "an upcoming pass entry")
+            reportUnknownKeys(
+                in: object, at: path, known: UpcomingPassEntry.CodingKeys.allCases.map(\.rawValue),
+                place: "an upcoming pass entry")
             let what = "the upcoming pass entry at \(path)"
-            requireKey("identifier", of: object, at: path, rule: "upcoming.identifier", what: what, hint: "a name unique among the entries, e.g. \"match-2027-01-09\"")
-            requireKey("name", of: object, at: path, rule: "upcoming.name", what: what, hint: "the event's name, which Wallet shows")
+            requireKey(
+                "identifier", of: object, at: path, rule: "upcoming.identifier", what: what,
+                hint: "a name unique among the entries, e.g. \"match-2027-01-09\"")
+            requireKey(
+                "name", of: object, at: path, rule: "upcoming.name", what: what,
+                hint: "the event's name, which Wallet shows")
             requireKey("type", of: object, at: path, rule: "upcoming.type", what: what, hint: "\"event\"")
             if let type = object["type"]?.stringValue, type != "event" {
-                warning(path.appending("type"), "upcoming.type.value", "upcoming pass entry type \"\(type)\" is not supported; Wallet shows "
-                    + "only entries of type \"event\", so write \"event\"")
+                warning(
+                    path.appending("type"), "upcoming.type.value",
+                    "upcoming pass entry type \"\(type)\" is not supported; Wallet shows "
+                        + "only entries of type \"event\", so write \"event\"")
             }
             if let identifier = object["identifier"]?.stringValue {
                 if let first = identifiers[identifier] {
-                    error(path.appending("identifier"), "upcoming.identifier.unique", "upcoming pass entry identifier \"\(identifier)\" is already used at "
-                        + "\(first); identifiers must be unique, so rename one")
+                    error(
+                        path.appending("identifier"), "upcoming.identifier.unique",
+                        "upcoming pass entry identifier \"\(identifier)\" is already used at "
+                            + "\(first); identifiers must be unique, so rename one")
                 } else {
                     identifiers[identifier] = path
                 }
@@ -54,7 +72,9 @@ extension ValidationRun {
             checkBoolean("isActive", of: object, at: path)
             checkUpcomingDate(object, at: path)
             if let urls = self.object("urls", of: object, at: path) {
-                reportUnknownKeys(in: urls, at: path.appending("urls"), known: PassLinks.eventGuideKeys, place: "an upcoming entry's urls")
+                reportUnknownKeys(
+                    in: urls, at: path.appending("urls"), known: PassLinks.eventGuideKeys,
+                    place: "an upcoming entry's urls")
                 for key in PassLinks.eventGuideKeys { _ = string(key, of: urls, at: path.appending("urls")) }
             }
             checkUpcomingImages(object, at: path)
@@ -69,7 +89,9 @@ extension ValidationRun {
                 guard let fields = array(area.key, of: object, at: path) else { continue }
                 for (fieldIndex, field) in fields.enumerated() {
                     let fieldPath = path.appending(area.key).appending(fieldIndex)
-                    guard expect(field, is: .object, at: fieldPath), let fieldObject = field.objectValue else { continue }
+                    guard expect(field, is: .object, at: fieldPath), let fieldObject = field.objectValue else {
+                        continue
+                    }
                     checkField(fieldObject, at: fieldPath, area: area, style: style ?? .eventTicket)
                 }
             }
@@ -85,9 +107,13 @@ extension ValidationRun {
             known: ["date", "timeZone", "ignoreTimeComponents", "isAllDay", "isUnannounced", "isUndetermined"],
             place: "dateInformation"
         )
-        if let text = string("date", of: information, at: base) { checkDate(text, at: base.appending("date"), name: "date") }
+        if let text = string("date", of: information, at: base) {
+            checkDate(text, at: base.appending("date"), name: "date")
+        }
         _ = string("timeZone", of: information, at: base)
-        for key in ["ignoreTimeComponents", "isAllDay", "isUnannounced", "isUndetermined"] { checkBoolean(key, of: information, at: base) }
+        for key in ["ignoreTimeComponents", "isAllDay", "isUnannounced", "isUndetermined"] {
+            checkBoolean(key, of: information, at: base)
+        }
     }
 
     /// Wallet downloads these images itself: each URL must be https, with the
@@ -95,7 +121,8 @@ extension ValidationRun {
     mutating func checkUpcomingImages(_ entry: JSONObject, at path: JSONPath) {
         guard let images = object("images", of: entry, at: path) else { return }
         let base = path.appending("images")
-        reportUnknownKeys(in: images, at: base, known: ["headerImage", "venueMap"], place: "an upcoming entry's images")
+        reportUnknownKeys(
+            in: images, at: base, known: ["headerImage", "venueMap"], place: "an upcoming entry's images")
         for name in ["headerImage", "venueMap"] {
             guard let image = object(name, of: images, at: base) else { continue }
             let imagePath = base.appending(name)
@@ -104,19 +131,29 @@ extension ValidationRun {
             for (index, entry) in (array("urls", of: image, at: imagePath) ?? []).enumerated() {
                 let entryPath = imagePath.appending("urls").appending(index)
                 guard expect(entry, is: .object, at: entryPath), let object = entry.objectValue else { continue }
-                reportUnknownKeys(in: object, at: entryPath, known: ["url", "sha256", "scale", "size"], place: "an image URL entry")
+                reportUnknownKeys(
+                    in: object, at: entryPath, known: ["url", "sha256", "scale", "size"], place: "an image URL entry")
                 let what = "the image URL entry at \(entryPath)"
-                requireKey("url", of: object, at: entryPath, rule: "upcoming.image.url", what: what, hint: "the https:// address of the image")
-                requireKey("sha256", of: object, at: entryPath, rule: "upcoming.image.sha256", what: what, hint: "the SHA-256 of the image file (`sha256sum FILE`)")
+                requireKey(
+                    "url", of: object, at: entryPath, rule: "upcoming.image.url", what: what,
+                    hint: "the https:// address of the image")
+                requireKey(
+                    "sha256", of: object, at: entryPath, rule: "upcoming.image.sha256", what: what,
+                    hint: "the SHA-256 of the image file (`sha256sum FILE`)")
                 if let url = object["url"]?.stringValue, !url.lowercased().hasPrefix("https://") {
-                    error(entryPath.appending("url"), "upcoming.image.url", "image URL \"\(url)\" is not https; Wallet downloads these images over "
-                        + "https only, so serve it from an https:// address")
+                    error(
+                        entryPath.appending("url"), "upcoming.image.url",
+                        "image URL \"\(url)\" is not https; Wallet downloads these images over "
+                            + "https only, so serve it from an https:// address")
                 }
                 _ = number("scale", of: object, at: entryPath)
                 if object["size"] != nil, expect(object["size"]!, is: .integer, at: entryPath.appending("size")),
-                   let size = object["size"]?.numberValue, size > 2_097_152 {
-                    error(entryPath.appending("size"), "upcoming.image.size", "the image is \(JSONValue.format(size)) bytes, but Wallet downloads "
-                        + "at most 2 MB (2097152 bytes); make it smaller")
+                    let size = object["size"]?.numberValue, size > 2_097_152
+                {
+                    error(
+                        entryPath.appending("size"), "upcoming.image.size",
+                        "the image is \(JSONValue.format(size)) bytes, but Wallet downloads "
+                            + "at most 2 MB (2097152 bytes); make it smaller")
                 }
             }
         }

@@ -41,7 +41,8 @@ extension ValidationRun {
     /// format, those devices show no barcode at all.
     mutating func checkRecentFormatsHaveAFallback(_ formats: [(format: BarcodeFormat?, path: JSONPath)]) {
         guard let first = formats.first, let format = first.format, format.isRecent,
-              formats.allSatisfy({ $0.format?.isRecent ?? false }) else { return }
+            formats.allSatisfy({ $0.format?.isRecent ?? false })
+        else { return }
         warning(
             first.path, "barcode.recentFormatOnly",
             "\(format.rawValue) is the pass's only barcode format, and older iOS versions do not draw "
@@ -61,25 +62,34 @@ extension ValidationRun {
         var format: BarcodeFormat?
         var formatPath: JSONPath { path.appending("format") }
         if barcode["format"] == nil {
-            error(formatPath, "barcode.format", "\(subject) has no format; add \"format\": one of \(BarcodeFormat.allowedValues)")
+            error(
+                formatPath, "barcode.format",
+                "\(subject) has no format; add \"format\": one of \(BarcodeFormat.allowedValues)")
         } else if let text = string("format", of: barcode, at: path) {
             format = BarcodeFormat(rawValue: text)
             if format == nil {
-                let suggestion = BarcodeFormat.suggestion(for: text).map { "; use \($0.rawValue)" } ?? "; use one of those"
-                error(formatPath, "barcode.format", "barcode format \"\(text)\" is not one of \(BarcodeFormat.allowedValues)\(suggestion)")
+                let suggestion =
+                    BarcodeFormat.suggestion(for: text).map { "; use \($0.rawValue)" } ?? "; use one of those"
+                error(
+                    formatPath, "barcode.format",
+                    "barcode format \"\(text)\" is not one of \(BarcodeFormat.allowedValues)\(suggestion)")
             }
         }
         if format == .code128 {
-            var message = "Apple Watch does not show PKBarcodeFormatCode128 barcodes; if the pass must scan from a "
+            var message =
+                "Apple Watch does not show PKBarcodeFormatCode128 barcodes; if the pass must scan from a "
                 + "watch, use PKBarcodeFormatQR, PKBarcodeFormatPDF417 or PKBarcodeFormatAztec"
             if isLegacy {
-                message += ". Old devices, which read only the legacy barcode key, cannot show Code128 at all; put a "
+                message +=
+                    ". Old devices, which read only the legacy barcode key, cannot show Code128 at all; put a "
                     + "QR, PDF417 or Aztec code in barcode and keep Code128 in barcodes"
             }
             warning(formatPath, "barcode.code128", message)
         }
         if barcode["message"] == nil {
-            error(path.appending("message"), "barcode.message", "\(subject) has no message; add \"message\": the text the barcode encodes")
+            error(
+                path.appending("message"), "barcode.message",
+                "\(subject) has no message; add \"message\": the text the barcode encodes")
         } else {
             _ = string("message", of: barcode, at: path)
         }

@@ -129,13 +129,18 @@ extension ValidationRun {
     mutating func checkFieldKey(_ field: JSONObject, at path: JSONPath) {
         var keyPath: JSONPath { path.appending("key") }
         guard field["key"] != nil else {
-            error(keyPath, "field.key.missing", "the field at \(path) has no key; add \"key\": a name unique among all the pass's fields, e.g. \"gate\"")
+            error(
+                keyPath, "field.key.missing",
+                "the field at \(path) has no key; add \"key\": a name unique among all the pass's fields, e.g. \"gate\""
+            )
             return
         }
         guard let key = string("key", of: field, at: path) else { return }
         guard !key.isEmpty else {
-            error(keyPath, "field.key.missing", "the field at \(path) has an empty key; give it a name unique "
-                + "among all the pass's fields, e.g. \"gate\"")
+            error(
+                keyPath, "field.key.missing",
+                "the field at \(path) has an empty key; give it a name unique "
+                    + "among all the pass's fields, e.g. \"gate\"")
             return
         }
         if let first = fieldKeys[key] {
@@ -153,8 +158,10 @@ extension ValidationRun {
     mutating func checkFieldValue(_ field: JSONObject, at path: JSONPath) -> JSONValue? {
         var valuePath: JSONPath { path.appending("value") }
         guard let value = field["value"] else {
-            error(valuePath, "field.value.missing", "the field at \(path) has no value; add \"value\": a string, a "
-                + "number, or a date such as \"2026-12-01T09:30Z\"")
+            error(
+                valuePath, "field.value.missing",
+                "the field at \(path) has no value; add \"value\": a string, a "
+                    + "number, or a date such as \"2026-12-01T09:30Z\"")
             return nil
         }
         switch value {
@@ -206,21 +213,25 @@ extension ValidationRun {
             case .malformed(let reason): markup.append("markup that is not well formed (\(reason))")
             case .target(let href): targets.append("\"\(href.count > 60 ? String(href.prefix(57)) + "…" : href)\"")
             case .unreadable(let reason):
-                error(path, "field.attributedValue", "attributedValue\(place) cannot be read as HTML: \(reason); write "
-                    + "text with <a href=\"…\">…</a> links only")
+                error(
+                    path, "field.attributedValue",
+                    "attributedValue\(place) cannot be read as HTML: \(reason); write "
+                        + "text with <a href=\"…\">…</a> links only")
             }
         }
         if !markup.isEmpty {
-            error(path, "field.attributedValue",
-                  "attributedValue\(place) contains \(markup.joined(separator: ", ")), but Wallet supports only "
-                      + "links written <a href=\"…\">…</a>; remove the other tags and attributes")
+            error(
+                path, "field.attributedValue",
+                "attributedValue\(place) contains \(markup.joined(separator: ", ")), but Wallet supports only "
+                    + "links written <a href=\"…\">…</a>; remove the other tags and attributes")
         }
         if !targets.isEmpty {
-            error(path, "field.attributedValue.link",
-                  "attributedValue\(place) links to \(targets.joined(separator: ", ")), but a "
-                      + "link's target must be an https, http, tel or mailto URL "
-                      + "(e.g. https://example.com/terms, tel:+15551234567, "
-                          + "mailto:help@example.com); javascript:, data: and relative links are refused")
+            error(
+                path, "field.attributedValue.link",
+                "attributedValue\(place) links to \(targets.joined(separator: ", ")), but a "
+                    + "link's target must be an https, http, tel or mailto URL "
+                    + "(e.g. https://example.com/terms, tel:+15551234567, "
+                    + "mailto:help@example.com); javascript:, data: and relative links are refused")
         }
     }
 
@@ -230,7 +241,8 @@ extension ValidationRun {
     mutating func checkChangeMessage(_ field: JSONObject, at path: JSONPath) {
         guard let message = string("changeMessage", of: field, at: path) else { return }
         for variant in localizedVariants(of: message) where !variant.text.contains("%@") {
-            let shown = variant.language.isEmpty
+            let shown =
+                variant.language.isEmpty
                 ? "changeMessage \"\(message)\""
                 : "changeMessage \"\(message)\" (in \(variant.language).lproj/pass.strings: \"\(variant.text)\")"
             error(
@@ -245,8 +257,11 @@ extension ValidationRun {
         guard let alignment = string("textAlignment", of: field, at: path) else { return }
         let alignmentPath = path.appending("textAlignment")
         if TextAlignment(rawValue: alignment) == nil {
-            let suggestion = TextAlignment.suggestion(for: alignment).map { "; use \($0.rawValue)" } ?? "; use one of those"
-            error(alignmentPath, "field.textAlignment", "textAlignment \"\(alignment)\" is not one of \(TextAlignment.allowedValues)\(suggestion)")
+            let suggestion =
+                TextAlignment.suggestion(for: alignment).map { "; use \($0.rawValue)" } ?? "; use one of those"
+            error(
+                alignmentPath, "field.textAlignment",
+                "textAlignment \"\(alignment)\" is not one of \(TextAlignment.allowedValues)\(suggestion)")
         }
         if area == .primary || area == .back {
             // Apple's documentation rules it out; Wallet ignores it (passes
@@ -269,7 +284,8 @@ extension ValidationRun {
             hasStyle = true
             guard let style = string(key, of: field, at: path), DateStyle(rawValue: style) == nil else { continue }
             let suggestion = DateStyle.suggestion(for: style).map { "; use \($0.rawValue)" } ?? "; use one of those"
-            error(path.appending(key), rule, "\(key) \"\(style)\" is not one of \(DateStyle.allowedValues)\(suggestion)")
+            error(
+                path.appending(key), rule, "\(key) \"\(style)\" is not one of \(DateStyle.allowedValues)\(suggestion)")
         }
         checkBoolean("ignoresTimeZone", of: field, at: path)
         checkBoolean("isRelative", of: field, at: path)
@@ -310,7 +326,9 @@ extension ValidationRun {
         let isNumber = value?.isNumber ?? true  // a missing or broken value is reported elsewhere
         if let style = string("numberStyle", of: field, at: path), NumberStyle(rawValue: style) == nil {
             let suggestion = NumberStyle.suggestion(for: style).map { "; use \($0.rawValue)" } ?? "; use one of those"
-            error(path.appending("numberStyle"), "field.numberStyle", "numberStyle \"\(style)\" is not one of \(NumberStyle.allowedValues)\(suggestion)")
+            error(
+                path.appending("numberStyle"), "field.numberStyle",
+                "numberStyle \"\(style)\" is not one of \(NumberStyle.allowedValues)\(suggestion)")
         }
         if field["numberStyle"] != nil, !isNumber {
             error(
@@ -354,8 +372,11 @@ extension ValidationRun {
             let itemPath = detectorsPath.appending(index)
             guard expect(detector, is: .string, at: itemPath), let text = detector.stringValue else { continue }
             if DataDetectorType(rawValue: text) == nil {
-                let suggestion = DataDetectorType.suggestion(for: text).map { "; use \($0.rawValue)" } ?? "; use one of those"
-                error(itemPath, "field.dataDetectorTypes", "data detector \"\(text)\" is not one of \(DataDetectorType.allowedValues)\(suggestion)")
+                let suggestion =
+                    DataDetectorType.suggestion(for: text).map { "; use \($0.rawValue)" } ?? "; use one of those"
+                error(
+                    itemPath, "field.dataDetectorTypes",
+                    "data detector \"\(text)\" is not one of \(DataDetectorType.allowedValues)\(suggestion)")
             }
         }
         if area != .back, area != .additionalInfo {
@@ -374,8 +395,10 @@ extension ValidationRun {
         guard let row = field["row"] else { return }
         let rowPath = path.appending("row")
         if row != .int(0), row != .int(1), row != .double(0), row != .double(1) {
-            error(rowPath, "field.row", "row is \(row.serializedString()), but it must be 0 (first row) "
-                + "or 1 (second row); set it to one of them")
+            error(
+                rowPath, "field.row",
+                "row is \(row.serializedString()), but it must be 0 (first row) "
+                    + "or 1 (second row); set it to one of them")
         }
         if !(style == .eventTicket && area == .auxiliary) {
             // Wallet ignores it there (Apple documents where it applies): guidance.

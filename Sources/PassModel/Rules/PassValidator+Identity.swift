@@ -23,7 +23,9 @@ extension ValidationRun {
         if let team = string("teamIdentifier", of: root, at: .root) { checkTeamIdentifier(team) }
         for key in ["organizationName", "description"] {
             if let text = string(key, of: root, at: .root), text.trimmingSpaces().isEmpty {
-                warning([.key(key)], "key.empty", "\(key) is empty; Wallet shows it (and VoiceOver reads it), so give it a text")
+                warning(
+                    [.key(key)], "key.empty",
+                    "\(key) is empty; Wallet shows it (and VoiceOver reads it), so give it a text")
             }
         }
     }
@@ -38,8 +40,10 @@ extension ValidationRun {
         case .string(let text) where text.trimmingSpaces() == "1":
             error(path, "formatVersion", "formatVersion must be the number 1, not the string \"1\"; remove the quotes")
         default:
-            error(path, "formatVersion", "formatVersion is \(value.serializedString()), but the only "
-                + "format version is 1; set \"formatVersion\": 1")
+            error(
+                path, "formatVersion",
+                "formatVersion is \(value.serializedString()), but the only "
+                    + "format version is 1; set \"formatVersion\": 1")
         }
     }
 
@@ -60,9 +64,12 @@ extension ValidationRun {
 
     static func serialNumberProblem(_ serial: String) -> String? {
         guard let first = serial.unicodeScalars.first else { return "is empty" }
-        func isAlphanumeric(_ s: Unicode.Scalar) -> Bool { s.isASCII && (ASCII.asciiLetters(s) || ("0"..."9").contains(s)) }
+        func isAlphanumeric(_ s: Unicode.Scalar) -> Bool {
+            s.isASCII && (ASCII.asciiLetters(s) || ("0"..."9").contains(s))
+        }
         if !isAlphanumeric(first) { return "starts with '\(first)'" }
-        if let bad = serial.unicodeScalars.first(where: { !isAlphanumeric($0) && !".-_~".unicodeScalars.contains($0) }) {
+        if let bad = serial.unicodeScalars.first(where: { !isAlphanumeric($0) && !".-_~".unicodeScalars.contains($0) })
+        {
             return bad == " " ? "contains a space" : "contains '\(bad)'"
         }
         if serial.unicodeScalars.count > 128 { return "has \(serial.unicodeScalars.count) characters, more than 128" }
@@ -78,12 +85,16 @@ extension ValidationRun {
         guard !Self.isWellFormedPassTypeIdentifier(identifier) else { return }
         let path: JSONPath = [.key("passTypeIdentifier")]
         let components = identifier.split(separator: ".", omittingEmptySubsequences: false)
-        let allowed = identifier.unicodeScalars.allSatisfy { $0.isASCII && (ASCII.asciiLetters($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-") }
+        let allowed = identifier.unicodeScalars.allSatisfy {
+            $0.isASCII && (ASCII.asciiLetters($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-")
+        }
         var problem: String?
         if identifier.isEmpty {
             problem = "is empty"
         } else if !allowed {
-            let bad = identifier.unicodeScalars.first { !($0.isASCII && (ASCII.asciiLetters($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-")) }!
+            let bad = identifier.unicodeScalars.first {
+                !($0.isASCII && (ASCII.asciiLetters($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-"))
+            }!
             problem = bad == " " ? "contains a space" : "contains '\(bad)'"
         } else if components.count < 2 {
             problem = "has only one component"
@@ -124,11 +135,14 @@ extension ValidationRun {
 
     /// Apple Team IDs are exactly 10 upper-case letters and digits.
     mutating func checkTeamIdentifier(_ team: String) {
-        let valid = team.unicodeScalars.count == 10
+        let valid =
+            team.unicodeScalars.count == 10
             && team.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
         guard !valid else { return }
         var hint = "copy it from the Membership page of your Apple developer account or from the OU of your certificate"
-        if team.uppercased() != team, team.uppercased().unicodeScalars.count == 10 { hint = "write it in upper case: \(team.uppercased())" }
+        if team.uppercased() != team, team.uppercased().unicodeScalars.count == 10 {
+            hint = "write it in upper case: \(team.uppercased())"
+        }
         error(
             [.key("teamIdentifier")], "teamIdentifier.format",
             "teamIdentifier \"\(team)\" is not an Apple Team ID, which is 10 "
@@ -140,5 +154,7 @@ extension ValidationRun {
 /// Small ASCII character tests (PassModel avoids Foundation).
 enum ASCII {
     static func asciiLetters(_ s: Unicode.Scalar) -> Bool { ("a"..."z").contains(s) || ("A"..."Z").contains(s) }
-    static func hexDigit(_ s: Unicode.Scalar) -> Bool { ("0"..."9").contains(s) || ("a"..."f").contains(s) || ("A"..."F").contains(s) }
+    static func hexDigit(_ s: Unicode.Scalar) -> Bool {
+        ("0"..."9").contains(s) || ("a"..."f").contains(s) || ("A"..."F").contains(s)
+    }
 }

@@ -8,7 +8,9 @@ extension ValidationRun {
         let base: JSONPath = [.key("nfc")]
         reportUnknownKeys(in: nfc, at: base, known: NFC.CodingKeys.allCases.map(\.rawValue), place: "nfc")
         if nfc["message"] == nil {
-            error(base.appending("message"), "nfc.message", "nfc has no message; add \"message\": the payload (at most 64 bytes) that an NFC reader receives")
+            error(
+                base.appending("message"), "nfc.message",
+                "nfc has no message; add \"message\": the payload (at most 64 bytes) that an NFC reader receives")
         } else if let message = string("message", of: nfc, at: base), message.utf8.count > 64 {
             error(
                 base.appending("message"), "nfc.message.length",
@@ -62,7 +64,8 @@ extension ValidationRun {
                 + "(prime256v1, 1.2.840.10045.3.1.7); generate the key with `openssl ecparam -name "
                 + "prime256v1 -genkey`"
         case .badPoint:
-            return "holds a P-256 key whose point is not 65 (uncompressed) or 33 (compressed) bytes; export the key again"
+            return
+                "holds a P-256 key whose point is not 65 (uncompressed) or 33 (compressed) bytes; export the key again"
         }
     }
 }

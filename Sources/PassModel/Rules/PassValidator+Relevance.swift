@@ -47,22 +47,30 @@ extension ValidationRun {
         for (index, entry) in entries.enumerated() {
             let path: JSONPath = [.key("relevantDates"), .index(index)]
             guard expect(entry, is: .object, at: path), let object = entry.objectValue else { continue }
-            reportUnknownKeys(in: object, at: path, known: RelevantDate.CodingKeys.allCases.map(\.rawValue), place: "a relevantDates entry")
+            reportUnknownKeys(
+                in: object, at: path, known: RelevantDate.CodingKeys.allCases.map(\.rawValue),
+                place: "a relevantDates entry")
             let hasDate = object["date"] != nil
             let hasStart = object["startDate"] != nil
             let hasEnd = object["endDate"] != nil
             if !hasDate, !hasStart, !hasEnd {
-                error(path, "relevantDates.entry", "relevantDates entry \(index) has neither date nor startDate and endDate; add {\"date\": "
-                    + "…} for a moment or {\"startDate\": …, \"endDate\": …} for an interval")
+                error(
+                    path, "relevantDates.entry",
+                    "relevantDates entry \(index) has neither date nor startDate and endDate; add {\"date\": "
+                        + "…} for a moment or {\"startDate\": …, \"endDate\": …} for an interval")
                 continue
             }
             if hasDate, hasStart || hasEnd {
-                error(path, "relevantDates.entry", "relevantDates entry \(index) has both date and an interval; use either "
-                    + "{\"date\": …} or {\"startDate\": …, \"endDate\": …}")
+                error(
+                    path, "relevantDates.entry",
+                    "relevantDates entry \(index) has both date and an interval; use either "
+                        + "{\"date\": …} or {\"startDate\": …, \"endDate\": …}")
             } else if hasStart != hasEnd {
                 let (present, missing) = hasStart ? ("startDate", "endDate") : ("endDate", "startDate")
-                error(path.appending(missing), "relevantDates.entry", "relevantDates entry \(index) has \(present) but no \(missing); an "
-                    + "interval needs both (at most 24 hours apart)")
+                error(
+                    path.appending(missing), "relevantDates.entry",
+                    "relevantDates entry \(index) has \(present) but no \(missing); an "
+                        + "interval needs both (at most 24 hours apart)")
             }
             var dates: [String: W3CDate] = [:]
             for key in ["date", "startDate", "endDate"] {
@@ -72,7 +80,9 @@ extension ValidationRun {
             guard let start = dates["startDate"], let end = dates["endDate"] else { continue }
             let seconds = end.secondsSince1970 - start.secondsSince1970
             if seconds <= 0 {
-                error(path.appending("endDate"), "relevantDates.order", "endDate \(end) is not after startDate \(start); swap them or fix the end")
+                error(
+                    path.appending("endDate"), "relevantDates.order",
+                    "endDate \(end) is not after startDate \(start); swap them or fix the end")
             } else if seconds > 24 * 3600 {
                 error(
                     path.appending("endDate"), "relevantDates.interval",
@@ -85,7 +95,8 @@ extension ValidationRun {
 
     static func hoursText(_ seconds: Double) -> String {
         let hours = seconds / 3600
-        return hours == hours.rounded() ? "\(Int(hours)) hours" : "\(JSONValue.format((hours * 10).rounded() / 10)) hours"
+        return hours == hours.rounded()
+            ? "\(Int(hours)) hours" : "\(JSONValue.format((hours * 10).rounded() / 10)) hours"
     }
 
     /// Wallet monitors at most 10 locations per pass.
@@ -100,7 +111,8 @@ extension ValidationRun {
         for (index, location) in locations.enumerated() {
             let path: JSONPath = [.key("locations"), .index(index)]
             guard expect(location, is: .object, at: path), let object = location.objectValue else { continue }
-            reportUnknownKeys(in: object, at: path, known: Location.CodingKeys.allCases.map(\.rawValue), place: "a location")
+            reportUnknownKeys(
+                in: object, at: path, known: Location.CodingKeys.allCases.map(\.rawValue), place: "a location")
             checkCoordinate("latitude", of: object, at: path, range: -90...90)
             checkCoordinate("longitude", of: object, at: path, range: -180...180)
             _ = number("altitude", of: object, at: path)
@@ -108,11 +120,14 @@ extension ValidationRun {
         }
     }
 
-    mutating func checkCoordinate(_ key: String, of location: JSONObject, at path: JSONPath, range: ClosedRange<Double>) {
+    mutating func checkCoordinate(_ key: String, of location: JSONObject, at path: JSONPath, range: ClosedRange<Double>)
+    {
         let rule = "location.\(key)"
         guard location[key] != nil else {
-            error(path.appending(key), rule, "the location at \(path) has no \(key); add it as a number of degrees "
-                + "(\(JSONValue.format(range.lowerBound)) to \(JSONValue.format(range.upperBound)))")
+            error(
+                path.appending(key), rule,
+                "the location at \(path) has no \(key); add it as a number of degrees "
+                    + "(\(JSONValue.format(range.lowerBound)) to \(JSONValue.format(range.upperBound)))")
             return
         }
         guard let value = number(key, of: location, at: path), !range.contains(value) else { return }
@@ -128,25 +143,34 @@ extension ValidationRun {
     mutating func checkBeacons() {
         guard let beacons = array("beacons", of: root, at: .root) else { return }
         if beacons.count > 10 {
-            error([.key("beacons")], "beacons.count", "beacons has \(beacons.count) entries, but Wallet uses at most 10; keep the 10 most relevant")
+            error(
+                [.key("beacons")], "beacons.count",
+                "beacons has \(beacons.count) entries, but Wallet uses at most 10; keep the 10 most relevant")
         }
         for (index, beacon) in beacons.enumerated() {
             let path: JSONPath = [.key("beacons"), .index(index)]
             guard expect(beacon, is: .object, at: path), let object = beacon.objectValue else { continue }
-            reportUnknownKeys(in: object, at: path, known: Beacon.CodingKeys.allCases.map(\.rawValue), place: "a beacon")
+            reportUnknownKeys(
+                in: object, at: path, known: Beacon.CodingKeys.allCases.map(\.rawValue), place: "a beacon")
             let uuidPath = path.appending("proximityUUID")
             if object["proximityUUID"] == nil {
-                error(uuidPath, "beacon.proximityUUID", "the beacon at \(path) has no proximityUUID; add the beacon's UUID, "
-                    + "e.g. \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\"")
+                error(
+                    uuidPath, "beacon.proximityUUID",
+                    "the beacon at \(path) has no proximityUUID; add the beacon's UUID, "
+                        + "e.g. \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\"")
             } else if let uuid = string("proximityUUID", of: object, at: path), !Self.isUUID(uuid) {
-                error(uuidPath, "beacon.proximityUUID", "proximityUUID \"\(uuid)\" is not a UUID; write 32 hex digits grouped "
-                    + "8-4-4-4-12, e.g. \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\"")
+                error(
+                    uuidPath, "beacon.proximityUUID",
+                    "proximityUUID \"\(uuid)\" is not a UUID; write 32 hex digits grouped "
+                        + "8-4-4-4-12, e.g. \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\"")
             }
             for key in ["major", "minor"] {
                 guard let value = number(key, of: object, at: path) else { continue }
                 if value != value.rounded() || !(0...65535).contains(value) {
-                    error(path.appending(key), "beacon.\(key)", "\(key) \(JSONValue.format(value)) is not a whole number from 0 to 65535, as "
-                        + "iBeacon \(key) values are; fix it to the beacon's value")
+                    error(
+                        path.appending(key), "beacon.\(key)",
+                        "\(key) \(JSONValue.format(value)) is not a whole number from 0 to 65535, as "
+                            + "iBeacon \(key) values are; fix it to the beacon's value")
                 }
             }
             _ = string("relevantText", of: object, at: path)

@@ -32,14 +32,21 @@ extension ValidationRun {
         case .integer:
             expect(value, is: .integer, at: path)
         case .date:
-            if expect(value, is: .string, at: path), let text = value.stringValue { checkDate(text, at: path, name: name) }
+            if expect(value, is: .string, at: path), let text = value.stringValue {
+                checkDate(text, at: path, name: name)
+            }
         case .stringArray:
             guard expect(value, is: .array, at: path), let items = value.arrayValue else { return }
             for (index, item) in items.enumerated() { expect(item, is: .string, at: path.appending(index)) }
         case .eventType:
-            guard expect(value, is: .string, at: path), let text = value.stringValue, EventType(rawValue: text) == nil else { return }
-            let suggestion = EventType.suggestion(for: text).map { "; use \($0.rawValue)" } ?? "; use PKEventTypeGeneric if none fits"
-            error(path, "semantics.eventType", "eventType \"\(text)\" is not one of \(EventType.allowedValues)\(suggestion)")
+            guard expect(value, is: .string, at: path), let text = value.stringValue, EventType(rawValue: text) == nil
+            else { return }
+            let suggestion =
+                EventType.suggestion(for: text).map { "; use \($0.rawValue)" }
+                ?? "; use PKEventTypeGeneric if none fits"
+            error(
+                path, "semantics.eventType",
+                "eventType \"\(text)\" is not one of \(EventType.allowedValues)\(suggestion)")
         case .location:
             guard expect(value, is: .object, at: path), let object = value.objectValue else { return }
             reportUnknownKeys(in: object, at: path, known: SemanticTags.locationKeys, place: "a semantic location")
@@ -60,16 +67,22 @@ extension ValidationRun {
         case .eventDateInfo:
             guard expect(value, is: .object, at: path), let object = value.objectValue else { return }
             reportUnknownKeys(in: object, at: path, known: SemanticTags.eventDateInfoKeys, place: "eventStartDateInfo")
-            if let text = string("date", of: object, at: path) { checkDate(text, at: path.appending("date"), name: "date") }
+            if let text = string("date", of: object, at: path) {
+                checkDate(text, at: path.appending("date"), name: "date")
+            }
             _ = string("timeZone", of: object, at: path)
-            for key in ["ignoreTimeComponents", "unannounced", "undetermined"] { checkBoolean(key, of: object, at: path) }
+            for key in ["ignoreTimeComponents", "unannounced", "undetermined"] {
+                checkBoolean(key, of: object, at: path)
+            }
         case .seats:
             guard expect(value, is: .array, at: path), let seats = value.arrayValue else { return }
             for (index, seat) in seats.enumerated() {
                 let seatPath = path.appending(index)
                 guard expect(seat, is: .object, at: seatPath), let object = seat.objectValue else { continue }
                 reportUnknownKeys(in: object, at: seatPath, known: SemanticTags.seatKeys, place: "a seat")
-                for key in SemanticTags.seatKeys where key != "seatSectionColor" { _ = string(key, of: object, at: seatPath) }
+                for key in SemanticTags.seatKeys where key != "seatSectionColor" {
+                    _ = string(key, of: object, at: seatPath)
+                }
                 if let color = string("seatSectionColor", of: object, at: seatPath) {
                     checkColor(color, at: seatPath.appending("seatSectionColor"), name: "seatSectionColor")
                 }
@@ -79,17 +92,22 @@ extension ValidationRun {
             for (index, network) in networks.enumerated() {
                 let networkPath = path.appending(index)
                 guard expect(network, is: .object, at: networkPath), let object = network.objectValue else { continue }
-                reportUnknownKeys(in: object, at: networkPath, known: SemanticTags.wifiNetworkKeys, place: "a Wi-Fi network")
+                reportUnknownKeys(
+                    in: object, at: networkPath, known: SemanticTags.wifiNetworkKeys, place: "a Wi-Fi network")
                 for key in SemanticTags.wifiNetworkKeys {
-                    requireKey(key, of: object, at: networkPath, rule: "semantics.wifiAccess.\(key)",
-                               what: "the Wi-Fi network at \(networkPath)", hint: key == "ssid" ? "the network's name" : "the network's password")
+                    requireKey(
+                        key, of: object, at: networkPath, rule: "semantics.wifiAccess.\(key)",
+                        what: "the Wi-Fi network at \(networkPath)",
+                        hint: key == "ssid" ? "the network's name" : "the network's password")
                 }
             }
         }
     }
 
     /// Reports `rule` when `key` is absent from `object`, then checks that it is a string.
-    mutating func requireKey(_ key: String, of object: JSONObject, at path: JSONPath, rule: String, what: String, hint: String) {
+    mutating func requireKey(
+        _ key: String, of object: JSONObject, at path: JSONPath, rule: String, what: String, hint: String
+    ) {
         guard object[key] != nil else {
             error(path.appending(key), rule, "\(what) has no \(key), which is required; add \"\(key)\": \(hint)")
             return

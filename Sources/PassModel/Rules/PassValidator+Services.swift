@@ -51,18 +51,24 @@ extension ValidationRun {
             }
             rest = url.dropFirst("http://".count)
         } else {
-            error(path, "webServiceURL.scheme", "webServiceURL \"\(url)\" is not an https:// URL; write the full URL of "
-                + "the web service, e.g. https://passes.example.com/")
+            error(
+                path, "webServiceURL.scheme",
+                "webServiceURL \"\(url)\" is not an https:// URL; write the full URL of "
+                    + "the web service, e.g. https://passes.example.com/")
             return
         }
         let host = rest.prefix { $0 != "/" && $0 != ":" }
         if host.isEmpty {
-            error(path, "webServiceURL.format", "webServiceURL \"\(url)\" has no host name; write the full URL of the "
-                + "web service, e.g. https://passes.example.com/")
+            error(
+                path, "webServiceURL.format",
+                "webServiceURL \"\(url)\" has no host name; write the full URL of the "
+                    + "web service, e.g. https://passes.example.com/")
         } else if url.contains(where: \.isWhitespace) || url.contains("?") || url.contains("#") {
             // Wallet appends /v1/devices/… to the URL, which a query or fragment would swallow.
-            error(path, "webServiceURL.format", "webServiceURL \"\(url)\" contains whitespace, '?' or '#'; Wallet appends /v1/… to "
-                + "it, so give a plain base URL such as https://passes.example.com/")
+            error(
+                path, "webServiceURL.format",
+                "webServiceURL \"\(url)\" contains whitespace, '?' or '#'; Wallet appends /v1/… to "
+                    + "it, so give a plain base URL such as https://passes.example.com/")
         }
     }
 
@@ -72,7 +78,9 @@ extension ValidationRun {
         var url = url
         return url.withUTF8 { bytes in
             let scheme = "https://".utf8
-            guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else { return false }
+            guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else {
+                return false
+            }
             let host = bytes[scheme.count]
             guard host != UInt8(ascii: "/"), host != UInt8(ascii: ":") else { return false }
             return bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
@@ -102,8 +110,10 @@ extension ValidationRun {
             let path = base.appending(key).appending(index)
             guard expect(identifier, is: .number, at: path), let number = identifier.numberValue else { continue }
             if number != number.rounded() || number <= 0 {
-                error(path, "\(key).value", "\(JSONValue.format(number)) is not an App Store ID, which is a positive whole "
-                    + "number like 284882215; copy it from the app's App Store URL")
+                error(
+                    path, "\(key).value",
+                    "\(JSONValue.format(number)) is not an App Store ID, which is a positive whole "
+                        + "number like 284882215; copy it from the app's App Store URL")
             }
         }
         return identifiers
@@ -142,7 +152,9 @@ extension ValidationRun {
             // (apple/pass-builder, Sources/PassBuilder/PassPackage/Pass/PassColor.swift). The documentation
             // is followed for own content (an error); a distributed pass
             // with one gets a warning, as Apple's tool accepts it.
-            guidance(path, "color", "\(name) \"\(text)\" is a hex colour; Apple's documentation specifies rgb(r, g, b), so write \(rgb)")
+            guidance(
+                path, "color",
+                "\(name) \"\(text)\" is a hex colour; Apple's documentation specifies rgb(r, g, b), so write \(rgb)")
             return
         }
         let fix = "write e.g. rgb(60, 65, 76)"

@@ -25,7 +25,8 @@ extension ValidationRun {
                     )
                 }
             } else if PassStyle(rawValue: name) == nil {
-                var message = "preferredStyleSchemes value \"\(name)\" is not a scheme Wallet knows "
+                var message =
+                    "preferredStyleSchemes value \"\(name)\" is not a scheme Wallet knows "
                     + "(\(PassStyleScheme.allCases.map(\.rawValue).joined(separator: ", ")), or a style name as "
                     + "the fallback)"
                 if let nearest = Spelling.nearest(to: name, in: PassStyleScheme.knownValues) {
@@ -57,8 +58,10 @@ extension ValidationRun {
 
     static func schemeDescription(_ scheme: PassStyleScheme) -> String {
         switch scheme {
-        case .posterEventTicket: return "a poster event ticket (an eventTicket whose preferredStyleSchemes lists posterEventTicket)"
-        case .semanticBoardingPass: return "a semantic boarding pass (a boardingPass whose preferredStyleSchemes lists semanticBoardingPass)"
+        case .posterEventTicket:
+            return "a poster event ticket (an eventTicket whose preferredStyleSchemes lists posterEventTicket)"
+        case .semanticBoardingPass:
+            return "a semantic boarding pass (a boardingPass whose preferredStyleSchemes lists semanticBoardingPass)"
         }
     }
 
@@ -79,10 +82,12 @@ extension ValidationRun {
     ) {
         guard Self.isMissing(semantics[key]) else { return }
         let verb = severity == .error ? "needs" : "should have"
-        let message = "\(Self.schemeDescription(scheme)) \(verb) semantics.\(key), "
+        let message =
+            "\(Self.schemeDescription(scheme)) \(verb) semantics.\(key), "
             + "\(what); add \"\(key)\": \(example) under semantics"
             + (severity == .error ? ", or remove \(scheme.rawValue) from preferredStyleSchemes" : "")
-        diagnostics.append(Diagnostic(severity, at: [.key("semantics"), .key(key)], rule: "\(scheme.rawValue).\(key)", message))
+        diagnostics.append(
+            Diagnostic(severity, at: [.key("semantics"), .key(key)], rule: "\(scheme.rawValue).\(key)", message))
     }
 
     mutating func checkPosterEventTicket(_ semantics: JSONObject) {
@@ -94,19 +99,27 @@ extension ValidationRun {
                     + "{\"message\": …, \"encryptionPublicKey\": …, \"requiresAuthentication\": true}, or "
                     + "remove posterEventTicket from preferredStyleSchemes"
             )
-        } else if let nfc = root["nfc"]?.objectValue, nfc["requiresAuthentication"] == nil || nfc["requiresAuthentication"] == .null {
+        } else if let nfc = root["nfc"]?.objectValue,
+            nfc["requiresAuthentication"] == nil || nfc["requiresAuthentication"] == .null
+        {
             error(
                 [.key("nfc"), .key("requiresAuthentication")], "posterEventTicket.nfc.requiresAuthentication",
                 "\(Self.schemeDescription(scheme)) needs nfc.requiresAuthentication; add "
                     + "\"requiresAuthentication\": true (the holder authenticates on every tap) or false to nfc"
             )
         }
-        requireSemantic("eventName", in: semantics, scheme: scheme, what: "the event's full name", example: "\"The Midnight Owls: Long Night Tour\"")
-        requireSemantic("venueName", in: semantics, scheme: scheme, what: "the venue's full name", example: "\"Harbour Hall\"")
-        requireSemantic("eventStartDate", in: semantics, scheme: scheme, severity: .warning, what: "when the event starts", example: "\"2026-12-12T20:00:00+01:00\"")
+        requireSemantic(
+            "eventName", in: semantics, scheme: scheme, what: "the event's full name",
+            example: "\"The Midnight Owls: Long Night Tour\"")
+        requireSemantic(
+            "venueName", in: semantics, scheme: scheme, what: "the venue's full name", example: "\"Harbour Hall\"")
+        requireSemantic(
+            "eventStartDate", in: semantics, scheme: scheme, severity: .warning, what: "when the event starts",
+            example: "\"2026-12-12T20:00:00+01:00\"")
         if let start = semantics["eventStartDate"]?.stringValue.flatMap({ try? W3CDate(parsing: $0) }),
-           let end = semantics["eventEndDate"]?.stringValue.flatMap({ try? W3CDate(parsing: $0) }),
-           start.secondsSince1970 > end.secondsSince1970 {
+            let end = semantics["eventEndDate"]?.stringValue.flatMap({ try? W3CDate(parsing: $0) }),
+            start.secondsSince1970 > end.secondsSince1970
+        {
             warning(
                 [.key("semantics"), .key("eventEndDate")], "posterEventTicket.eventEndDate",
                 "semantics.eventEndDate \(end) is before eventStartDate \(start); swap them or fix the end"
@@ -114,11 +127,21 @@ extension ValidationRun {
         }
         switch semantics["eventType"]?.stringValue.flatMap(EventType.init(rawValue:)) {
         case .sports?:
-            requireSemantic("awayTeamAbbreviation", in: semantics, scheme: scheme, what: "the away team's abbreviation, as sports tickets show it", example: "\"LIV\"")
-            requireSemantic("homeTeamAbbreviation", in: semantics, scheme: scheme, what: "the home team's abbreviation, as sports tickets show it", example: "\"HAM\"")
+            requireSemantic(
+                "awayTeamAbbreviation", in: semantics, scheme: scheme,
+                what: "the away team's abbreviation, as sports tickets show it", example: "\"LIV\"")
+            requireSemantic(
+                "homeTeamAbbreviation", in: semantics, scheme: scheme,
+                what: "the home team's abbreviation, as sports tickets show it", example: "\"HAM\"")
         case .livePerformance?:
-            requireSemantic("performerNames", in: semantics, scheme: scheme, what: "the performers' names, as live performance tickets show them", example: "[\"The Midnight Owls\"]")
-            requireSemantic("artistIDs", in: semantics, scheme: scheme, severity: .warning, what: "the Apple Music IDs of the artists, which link the ticket to their music", example: "[\"1234567890\"]")
+            requireSemantic(
+                "performerNames", in: semantics, scheme: scheme,
+                what: "the performers' names, as live performance tickets show them", example: "[\"The Midnight Owls\"]"
+            )
+            requireSemantic(
+                "artistIDs", in: semantics, scheme: scheme, severity: .warning,
+                what: "the Apple Music IDs of the artists, which link the ticket to their music",
+                example: "[\"1234567890\"]")
         default:
             break
         }
@@ -140,13 +163,17 @@ extension ValidationRun {
             ("destinationCityName", .warning, "the destination city Wallet shows", "\"New York\""),
         ]
         for tag in tags {
-            requireSemantic(tag.key, in: semantics, scheme: scheme, severity: tag.severity, what: tag.what, example: tag.example)
+            requireSemantic(
+                tag.key, in: semantics, scheme: scheme, severity: tag.severity, what: tag.what, example: tag.example)
         }
         // A name counts when any part but the phonetic one is there (even "").
         let name = semantics["passengerName"]?.objectValue
-        let hasName = name.map { object in
-            SemanticTags.personNameKeys.contains { $0 != "phoneticRepresentation" && object[$0] != nil && object[$0] != .null }
-        } ?? false
+        let hasName =
+            name.map { object in
+                SemanticTags.personNameKeys.contains {
+                    $0 != "phoneticRepresentation" && object[$0] != nil && object[$0] != .null
+                }
+            } ?? false
         if !hasName {
             error(
                 [.key("semantics"), .key("passengerName")], "semanticBoardingPass.passengerName",
@@ -160,12 +187,15 @@ extension ValidationRun {
     /// Keys only a poster event ticket shows are ignored on every other pass.
     mutating func checkPosterOnlyKeys(styles: [PassStyle]) {
         guard PassStyleScheme.active(in: .object(root)) != .posterEventTicket else { return }
-        let fix = styles == [.eventTicket]
+        let fix =
+            styles == [.eventTicket]
             ? "add \"preferredStyleSchemes\": [\"posterEventTicket\", \"eventTicket\"] "
                 + "to make the pass a poster event ticket, or remove it"
             : "remove it (it works on event tickets that prefer posterEventTicket)"
         for key in PassLinks.posterEventTicketOnlyKeys where root[key] != nil {
-            warning([.key(key)], "key.posterEventTicketOnly", "\(key) works only on poster event tickets, so Wallet ignores it on this pass; \(fix)")
+            warning(
+                [.key(key)], "key.posterEventTicketOnly",
+                "\(key) works only on poster event tickets, so Wallet ignores it on this pass; \(fix)")
         }
     }
 }

@@ -24,8 +24,10 @@ package struct PassValidator: Sendable {
         /// What the rules are judging.
         package var audience: Audience
 
-        package init(allowsHTTPWebService: Bool = false, localizations: [String: [String: String]] = [:],
-                     audience: Audience = .ownContent) {
+        package init(
+            allowsHTTPWebService: Bool = false, localizations: [String: [String: String]] = [:],
+            audience: Audience = .ownContent
+        ) {
             self.allowsHTTPWebService = allowsHTTPWebService
             self.localizations = localizations
             self.audience = audience
@@ -55,7 +57,9 @@ package struct PassValidator: Sendable {
         PassStyle.allCases.contains { style in
             guard let structure = pass[style.key]?.objectValue else { return false }
             return structure.contains { area in
-                area.value.arrayValue?.contains { $0["changeMessage"] != nil || $0["attributedValue"]?.stringValue != nil } ?? false
+                area.value.arrayValue?.contains {
+                    $0["changeMessage"] != nil || $0["attributedValue"]?.stringValue != nil
+                } ?? false
             }
         }
     }
@@ -63,11 +67,13 @@ package struct PassValidator: Sendable {
     /// All problems of `pass`, in document order of the checks; empty when the pass is valid.
     package func validate(_ pass: JSONValue, options: Options = .init()) -> [Diagnostic] {
         guard case .object(let root) = pass else {
-            return [.error(
-                at: .root, rule: "json.root",
-                "pass.json must be a JSON object ({ … }), but it is "
-                    + "\(pass.typeName); put the pass's keys in one object"
-            )]
+            return [
+                .error(
+                    at: .root, rule: "json.root",
+                    "pass.json must be a JSON object ({ … }), but it is "
+                        + "\(pass.typeName); put the pass's keys in one object"
+                )
+            ]
         }
         var run = ValidationRun(options: options, root: root)
         run.reportUnknownKeys(in: root, at: .root, known: Pass.knownKeySet, place: "the pass")

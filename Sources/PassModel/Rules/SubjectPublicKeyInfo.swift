@@ -30,14 +30,16 @@ enum SubjectPublicKeyInfo {
 
     static func checkP256(_ der: [UInt8]) -> Problem? {
         guard let outer = element(in: der, at: 0), outer.tag == 0x30, outer.end == der.count,
-              let algorithm = element(in: der, at: outer.contentStart), algorithm.tag == 0x30,
-              let keyBits = element(in: der, at: algorithm.end), keyBits.tag == 0x03, keyBits.end == outer.end,
-              let algorithmOID = element(in: der, at: algorithm.contentStart), algorithmOID.tag == 0x06
+            let algorithm = element(in: der, at: outer.contentStart), algorithm.tag == 0x30,
+            let keyBits = element(in: der, at: algorithm.end), keyBits.tag == 0x03, keyBits.end == outer.end,
+            let algorithmOID = element(in: der, at: algorithm.contentStart), algorithmOID.tag == 0x06
         else { return .notDER }
         let algorithmName = oidString(Array(der[algorithmOID.contentStart..<algorithmOID.end]))
         guard algorithmName == ecPublicKey else { return .notEllipticCurve(algorithm: algorithmName) }
         var curve: String?
-        if algorithmOID.end < algorithm.end, let parameters = element(in: der, at: algorithmOID.end), parameters.tag == 0x06 {
+        if algorithmOID.end < algorithm.end, let parameters = element(in: der, at: algorithmOID.end),
+            parameters.tag == 0x06
+        {
             curve = oidString(Array(der[parameters.contentStart..<parameters.end]))
         }
         guard curve == prime256v1 else { return .notP256(curve: curve) }

@@ -91,7 +91,7 @@ struct ValidationRun {
         case (.boolean, .string(let text)) where text == "true" || text == "false":
             message += "; write \(text) without quotes"
         case (.number, .string(let text)) where Double(text) != nil,
-             (.integer, .string(let text)) where Int(text) != nil:
+            (.integer, .string(let text)) where Int(text) != nil:
             message += "; write \(text) without quotes"
         case (.integer, .double):
             message += "; use a whole number"
@@ -108,17 +108,26 @@ struct ValidationRun {
     /// Warns (`unknown-key`) about each key of `object` that Apple does not
     /// define. Such keys are kept in the output; a key one or two letters
     /// away from a known one is most likely a typo, so the message says which.
-    mutating func reportUnknownKeys(in object: JSONObject, at base: JSONPath, known: [String], place: @autoclosure () -> String) {
-        for key in object.keys where !known.contains(key) { reportUnknownKey(key, at: base, known: known, place: place()) }
+    mutating func reportUnknownKeys(
+        in object: JSONObject, at base: JSONPath, known: [String], place: @autoclosure () -> String
+    ) {
+        for key in object.keys where !known.contains(key) {
+            reportUnknownKey(key, at: base, known: known, place: place())
+        }
     }
 
     /// The same, with a key list built once (the pass's own keys, a field's: checked in every pass).
-    mutating func reportUnknownKeys(in object: JSONObject, at base: JSONPath, known: KnownKeys, place: @autoclosure () -> String) {
-        for key in object.keys where !known.contains(key) { reportUnknownKey(key, at: base, known: known.names, place: place()) }
+    mutating func reportUnknownKeys(
+        in object: JSONObject, at base: JSONPath, known: KnownKeys, place: @autoclosure () -> String
+    ) {
+        for key in object.keys where !known.contains(key) {
+            reportUnknownKey(key, at: base, known: known.names, place: place())
+        }
     }
 
     private mutating func reportUnknownKey(_ key: String, at base: JSONPath, known: [String], place: String) {
-        var message = "unknown key \"\(key)\" in \(place) is not part of Apple's pass format; it is passed through as is"
+        var message =
+            "unknown key \"\(key)\" in \(place) is not part of Apple's pass format; it is passed through as is"
         if let nearest = Spelling.nearest(to: key, in: known) {
             message += ". Did you mean \"\(nearest)\"? Rename it if so"
         } else {

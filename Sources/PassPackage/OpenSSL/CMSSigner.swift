@@ -57,12 +57,14 @@ package final class CMSSigner: ManifestSigning, @unchecked Sendable {
             return try reference.signature(forManifest: manifest, signingTime: signingTime)
         case .none:
             let der = try reference.signature(forManifest: manifest, signingTime: signingTime)
-            let template = SignedDataTemplate(signedData: der, signingTime: time, messageDigest: Array(digest),
-                                              signatureLength: rsa.signatureLength)
-                .flatMap { template in
-                    rsa.verifies(signature: Array(der[template.signature]), digest: template.attributesDigest(in: der))
-                        ? template : nil
-                }
+            let template = SignedDataTemplate(
+                signedData: der, signingTime: time, messageDigest: Array(digest),
+                signatureLength: rsa.signatureLength
+            )
+            .flatMap { template in
+                rsa.verifies(signature: Array(der[template.signature]), digest: template.attributesDigest(in: der))
+                    ? template : nil
+            }
             templates.withLock { $0[time.tag] = .some(template) }
             return der
         }

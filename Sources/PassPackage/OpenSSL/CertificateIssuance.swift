@@ -67,7 +67,7 @@ enum CertificateIssuance {
             guard added == 1 else { throw failure("add \(value) to the subject") }
         }
         guard X509_set_subject_name(x509, name) == 1,
-              X509_set_issuer_name(x509, issuer.map { X509_get_subject_name($0.certificate.pointer) } ?? name) == 1
+            X509_set_issuer_name(x509, issuer.map { X509_get_subject_name($0.certificate.pointer) } ?? name) == 1
         else { throw failure("set the names") }
 
         guard let notBefore = OpenSSL.makeTime(request.notBefore) else { throw failure("encode notBefore") }
@@ -123,9 +123,9 @@ enum CertificateIssuance {
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
-              EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2048) == 1,
-              EVP_PKEY_generate(context, &key) == 1,
-              let key
+            EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2048) == 1,
+            EVP_PKEY_generate(context, &key) == 1,
+            let key
         else { throw Failure(operation: "generate an RSA key", reason: OpenSSL.drainErrors()) }
         return PrivateKey(taking: key)
     }
@@ -156,8 +156,8 @@ extension IssuedCredential {
     /// Parses a certificate and key PEM pair written by `pemFiles`.
     init?(certificatePEM: [UInt8], keyPEM: [UInt8]) {
         guard let certificate = X509Certificate.parseAll(certificatePEM).first,
-              case .success(let key) = PrivateKey.parse(keyPEM, password: nil),
-              certificate.matches(key)
+            case .success(let key) = PrivateKey.parse(keyPEM, password: nil),
+            certificate.matches(key)
         else { return nil }
         self.init(certificate: certificate, key: key)
     }

@@ -24,7 +24,7 @@ final class RSADigestSigner: @unchecked Sendable {
         OpenSSL.clearErrors()
         defer { OpenSSL.clearErrors() }
         guard EVP_PKEY_get_base_id(key.pointer) == EVP_PKEY_RSA,
-              let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
+            let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
         else { return nil }
         guard let context = Self.makeContext(key: key, sha256: sha256, signing: true) else {
             EVP_MD_free(sha256)
@@ -47,8 +47,9 @@ final class RSADigestSigner: @unchecked Sendable {
         guard digest.count == 32, signature.count == signatureLength else { return false }
         func sign(with context: OpaquePointer) -> Bool {
             var length = signature.count
-            return EVP_PKEY_sign(context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
-                                 digest.baseAddress?.assumingMemoryBound(to: UInt8.self), digest.count) == 1
+            return EVP_PKEY_sign(
+                context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
+                digest.baseAddress?.assumingMemoryBound(to: UInt8.self), digest.count) == 1
                 && length == signature.count
         }
         if let signed = context.withLockIfAvailable({ sign(with: $0.pointer) }) { return signed }
@@ -76,8 +77,8 @@ final class RSADigestSigner: @unchecked Sendable {
     private static func makeContext(key: PrivateKey, sha256: OpaquePointer, signing: Bool) -> OpaquePointer? {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { return nil }
         guard (signing ? EVP_PKEY_sign_init(context) : EVP_PKEY_verify_init(context)) == 1,
-              EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
-              EVP_PKEY_CTX_set_signature_md(context, sha256) == 1
+            EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
+            EVP_PKEY_CTX_set_signature_md(context, sha256) == 1
         else {
             EVP_PKEY_CTX_free(context)
             return nil

@@ -26,7 +26,8 @@ package struct ChainFailure: Sendable, Hashable {
 
     /// No certificate that issued the signer's was found.
     package var isSignerIssuerMissing: Bool {
-        depth == 0 && (code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY || code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT)
+        depth == 0
+            && (code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY || code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT)
     }
 }
 
@@ -107,31 +108,34 @@ enum SignatureVerification {
         OpenSSL.clearErrors()
 
         let (verifiesManifest, verificationFailure) = verifyManifest(cms, content: content, isDetached: isDetached)
-        let issuerEmbedded = signer.certificate.map { signer in
-            embedded.contains { $0.issued(signer) && X509_cmp($0.pointer, signer.pointer) != 0 }
-        } ?? false
+        let issuerEmbedded =
+            signer.certificate.map { signer in
+                embedded.contains { $0.issued(signer) && X509_cmp($0.pointer, signer.pointer) != 0 }
+            } ?? false
 
         let date: Date
         switch moment {
         case .date(let given): date = given
         case .signingTime: date = signer.signingTime ?? Date()
         }
-        let (chainTrust, chainFailure) = judgeChain(of: signer.certificate, embedded: embedded,
-                                                    trustedRoots: trustedRoots, at: date)
+        let (chainTrust, chainFailure) = judgeChain(
+            of: signer.certificate, embedded: embedded,
+            trustedRoots: trustedRoots, at: date)
 
-        return .success(SignatureInspection(
-            verifiesManifest: verifiesManifest,
-            verificationFailure: verificationFailure,
-            isDetached: isDetached,
-            signingTime: signer.signingTime,
-            digestAlgorithm: signer.digestAlgorithm,
-            signer: signer.certificate?.summary,
-            embeddedCertificates: embedded.map(\.summary),
-            embedsSignerIssuer: issuerEmbedded,
-            chainTrust: chainTrust,
-            chainFailure: chainFailure,
-            checkedAt: date
-        ))
+        return .success(
+            SignatureInspection(
+                verifiesManifest: verifiesManifest,
+                verificationFailure: verificationFailure,
+                isDetached: isDetached,
+                signingTime: signer.signingTime,
+                digestAlgorithm: signer.digestAlgorithm,
+                signer: signer.certificate?.summary,
+                embeddedCertificates: embedded.map(\.summary),
+                embedsSignerIssuer: issuerEmbedded,
+                chainTrust: chainTrust,
+                chainFailure: chainFailure,
+                checkedAt: date
+            ))
     }
 
     /// The DER bytes as a CMS SignedData, owned by the caller (`CMS_ContentInfo_free`).
@@ -161,7 +165,8 @@ enum SignatureVerification {
     private static func firstSigner(of cms: OpaquePointer) -> SignerDetails {
         var details = SignerDetails()
         guard let infos = CMS_get0_SignerInfos(cms), OPENSSL_sk_num(infos) > 0,
-              let raw = OPENSSL_sk_value(infos, 0) else { return details }
+            let raw = OPENSSL_sk_value(infos, 0)
+        else { return details }
         let info = OpaquePointer(raw)
         var signer: OpaquePointer?
         var digest: UnsafeMutablePointer<X509_ALGOR>?
@@ -179,7 +184,8 @@ enum SignatureVerification {
         }
         let index = CMS_signed_get_attr_by_NID(info, NID_pkcs9_signingTime, -1)
         if index >= 0, let attribute = CMS_signed_get_attr(info, index),
-           let value = X509_ATTRIBUTE_get0_type(attribute, 0) {
+            let value = X509_ATTRIBUTE_get0_type(attribute, 0)
+        {
             let type = value.pointee.type
             if type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME {
                 details.signingTime = OpenSSL.date(from: value.pointee.value.utctime)
@@ -202,7 +208,9 @@ enum SignatureVerification {
         // must be the manifest too (it is a defect anyway: not detached).
         let carriesManifest = isDetached || embeddedContent(of: cms) == content
         let verifies = verified == true && carriesManifest
-        let failure = verifies ? nil
+        let failure =
+            verifies
+            ? nil
             : carriesManifest ? OpenSSL.drainErrors() : "the signature carries other content than manifest.json"
         return (verifies, failure)
     }
@@ -225,7 +233,8 @@ enum SignatureVerification {
     /// The content an attached SignedData carries (nil when detached).
     private static func embeddedContent(of cms: OpaquePointer) -> [UInt8]? {
         guard let slot = CMS_get0_content(cms), let octets = slot.pointee,
-              let data = ASN1_STRING_get0_data(octets) else { return nil }
+            let data = ASN1_STRING_get0_data(octets)
+        else { return nil }
         return Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(octets))))
     }
 

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A detached CMS SignedData that `PKCS7Signer` made, with the three places
@@ -33,17 +34,19 @@ struct SignedDataTemplate: Sendable {
     /// as given, and a signature of `signatureLength` bytes. Nil otherwise.
     init?(signedData der: [UInt8], signingTime: DERTime, messageDigest: [UInt8], signatureLength: Int) {
         let reader = DERReader(der)
-        guard let contentInfo = reader.node(at: 0, before: der.count), contentInfo.tag == 0x30, contentInfo.end == der.count,
-              let outer = reader.children(of: contentInfo), outer.count == 2,
-              outer[0].tag == 0x06, reader.contents(of: outer[0]) == DERReader.signedDataOID, outer[1].tag == 0xA0,
-              let explicit = reader.children(of: outer[1]), explicit.count == 1, explicit[0].tag == 0x30,
-              let signedData = reader.children(of: explicit[0]), let signerInfos = signedData.last, signerInfos.tag == 0x31,
-              let signers = reader.children(of: signerInfos), signers.count == 1, signers[0].tag == 0x30,
-              let signerFields = reader.children(of: signers[0]),
-              let attributes = signerFields.first(where: { $0.tag == 0xA0 }),
-              let encryptedDigest = signerFields.last, encryptedDigest.tag == 0x04,
-              encryptedDigest.end - encryptedDigest.contentStart == signatureLength,
-              let attributeList = reader.children(of: attributes), attributeList.count == 3
+        guard let contentInfo = reader.node(at: 0, before: der.count), contentInfo.tag == 0x30,
+            contentInfo.end == der.count,
+            let outer = reader.children(of: contentInfo), outer.count == 2,
+            outer[0].tag == 0x06, reader.contents(of: outer[0]) == DERReader.signedDataOID, outer[1].tag == 0xA0,
+            let explicit = reader.children(of: outer[1]), explicit.count == 1, explicit[0].tag == 0x30,
+            let signedData = reader.children(of: explicit[0]), let signerInfos = signedData.last,
+            signerInfos.tag == 0x31,
+            let signers = reader.children(of: signerInfos), signers.count == 1, signers[0].tag == 0x30,
+            let signerFields = reader.children(of: signers[0]),
+            let attributes = signerFields.first(where: { $0.tag == 0xA0 }),
+            let encryptedDigest = signerFields.last, encryptedDigest.tag == 0x04,
+            encryptedDigest.end - encryptedDigest.contentStart == signatureLength,
+            let attributeList = reader.children(of: attributes), attributeList.count == 3
         else { return nil }
 
         var timeRange: Range<Int>?
@@ -51,8 +54,8 @@ struct SignedDataTemplate: Sendable {
         var hasContentType = false
         for attribute in attributeList {
             guard attribute.tag == 0x30, let fields = reader.children(of: attribute), fields.count == 2,
-                  fields[0].tag == 0x06, fields[1].tag == 0x31,
-                  let values = reader.children(of: fields[1]), values.count == 1
+                fields[0].tag == 0x06, fields[1].tag == 0x31,
+                let values = reader.children(of: fields[1]), values.count == 1
             else { return nil }
             let value = values[0]
             switch reader.contents(of: fields[0]) {

@@ -1,8 +1,8 @@
 import AtomicFiles
-import PassModel
 import COpenSSL
 import Crypto
 package import Foundation
+import PassModel
 
 /// A Pass Type ID certificate, its private key, and the Apple WWDR
 /// intermediate that issued it: everything needed to sign a pass.
@@ -87,8 +87,9 @@ package final class SigningIdentity: ManifestSigning, @unchecked Sendable {
         passwordSource: String = SigningIdentity.defaultPasswordSource
     ) throws(SigningIdentityError) {
         OpenSSL.loadProviders()
-        let contents = try Self.readCertificateFile(certificateFile, password: password,
-                                                    passwordSource: passwordSource, hasKeyFile: keyFile != nil)
+        let contents = try Self.readCertificateFile(
+            certificateFile, password: password,
+            passwordSource: passwordSource, hasKeyFile: keyFile != nil)
         let leaf = contents.leaf
         var key = contents.key
         // Where the key came from, for the message when it does not match.
@@ -100,8 +101,9 @@ package final class SigningIdentity: ManifestSigning, @unchecked Sendable {
         guard leaf.matches(key) else {
             throw .keyDoesNotMatchCertificate(certificatePath: certificateFile.path, keyPath: keyPath)
         }
-        let intermediate = try Self.intermediate(of: leaf, wwdrFile: wwdrFile, bundled: contents.bundled,
-                                                 certificatePath: certificateFile.path)
+        let intermediate = try Self.intermediate(
+            of: leaf, wwdrFile: wwdrFile, bundled: contents.bundled,
+            certificatePath: certificateFile.path)
         try self.init(certificate: leaf, key: key, intermediate: intermediate)
     }
 

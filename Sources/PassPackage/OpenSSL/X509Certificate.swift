@@ -103,7 +103,7 @@ final class X509Certificate: @unchecked Sendable {
     func issued(_ subject: X509Certificate) -> Bool {
         defer { OpenSSL.clearErrors() }
         guard X509_check_issued(pointer, subject.pointer) == X509_V_OK,
-              let issuerKey = X509_get0_pubkey(pointer)
+            let issuerKey = X509_get0_pubkey(pointer)
         else { return false }
         return X509_verify(subject.pointer, issuerKey) == 1
     }
@@ -116,7 +116,7 @@ final class X509Certificate: @unchecked Sendable {
 
     private var serialNumberHex: String {
         guard let serial = X509_get0_serialNumber(pointer),
-              let number = ASN1_INTEGER_to_BN(serial, nil)
+            let number = ASN1_INTEGER_to_BN(serial, nil)
         else { return "" }
         defer { BN_free(number) }
         guard let hex = BN_bn2hex(number) else { return "" }
@@ -132,7 +132,8 @@ final class X509Certificate: @unchecked Sendable {
         // bytes, so non-ASCII names stay readable.
         // (ASN1_STRFLGS_RFC2253 is a compound macro Swift cannot import, so
         // its parts are spelled out, minus ASN1_STRFLGS_ESC_MSB.)
-        let stringFlags = UInt(ASN1_STRFLGS_ESC_2253) | UInt(ASN1_STRFLGS_ESC_CTRL)
+        let stringFlags =
+            UInt(ASN1_STRFLGS_ESC_2253) | UInt(ASN1_STRFLGS_ESC_CTRL)
             | UInt(ASN1_STRFLGS_UTF8_CONVERT) | UInt(ASN1_STRFLGS_DUMP_UNKNOWN) | UInt(ASN1_STRFLGS_DUMP_DER)
         let flags = UInt(XN_FLAG_SEP_CPLUS_SPC) | UInt(XN_FLAG_FN_SN) | stringFlags
         let bytes = OpenSSL.collectingBIO { bio in
@@ -184,7 +185,8 @@ final class PrivateKey: @unchecked Sendable {
         defer { OpenSSL.clearErrors() }
         if bytes.looksLikePEM {
             // Both PEM encryption forms announce themselves in the text.
-            let encrypted = bytes.contains(ascii: "-----BEGIN ENCRYPTED PRIVATE KEY-----")
+            let encrypted =
+                bytes.contains(ascii: "-----BEGIN ENCRYPTED PRIVATE KEY-----")
                 || bytes.contains(ascii: "Proc-Type: 4,ENCRYPTED")
             if encrypted && password == nil { return .failure(.passwordRequired) }
             let key: OpaquePointer?? = OpenSSL.withReadOnlyBIO(bytes) { bio in

@@ -1,10 +1,11 @@
 // The only file in PassPackage that calls zlib.
 
 import CZlib
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Raw deflate (RFC 1951, what a zip entry holds) and the zip CRC-32, on zlib.
@@ -70,8 +71,10 @@ private final class DeflateStreams {
         let memoryLevel = max(1, min(8, windowBits - 6))
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        guard deflateInit2_(stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -windowBits, memoryLevel, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        guard
+            deflateInit2_(
+                stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -windowBits, memoryLevel, Z_DEFAULT_STRATEGY,
+                ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
         else {
             stream.deallocate()
             return nil

@@ -31,10 +31,12 @@ package struct ZipReadLimits: Sendable, Hashable {
     }
 
     /// One pass (see `PackageLimits`).
-    package static let pass = ZipReadLimits(maximumEntryCount: PackageLimits.maximumFileCount, maximumTotalSize: PackageLimits.maximumTotalSize)
+    package static let pass = ZipReadLimits(
+        maximumEntryCount: PackageLimits.maximumFileCount, maximumTotalSize: PackageLimits.maximumTotalSize)
     /// A `.pkpasses` bundle of passes (see `PackageLimits`).
-    package static let bundle = ZipReadLimits(maximumEntryCount: PackageLimits.maximumBundlePassCount,
-                                              maximumTotalSize: PackageLimits.maximumBundleSize)
+    package static let bundle = ZipReadLimits(
+        maximumEntryCount: PackageLimits.maximumBundlePassCount,
+        maximumTotalSize: PackageLimits.maximumBundleSize)
 }
 
 /// Why an archive could not be written or read.
@@ -52,22 +54,22 @@ package enum ZipError: Error, Equatable, Sendable, CustomStringConvertible, Loca
 
     package var description: String {
         switch self {
-        case let .unsafeEntryName(name):
+        case .unsafeEntryName(let name):
             return "zip entry name \"\(name)\" is not a safe relative path: names must not be empty, start "
                 + "with /, contain .. or . or empty components, backslashes or NUL"
-        case let .duplicateEntry(name):
+        case .duplicateEntry(let name):
             return "zip archive contains \"\(name)\" more than once"
-        case let .notAnArchive(reason):
+        case .notAnArchive(let reason):
             return "not a readable zip archive: \(reason)"
-        case let .tooManyEntries(count, limit):
+        case .tooManyEntries(let count, let limit):
             return "zip archive has \(count) entries; at most \(limit) are accepted"
-        case let .tooLarge(limit):
+        case .tooLarge(let limit):
             return "zip archive expands to more than \(limit) bytes; refusing to unpack it"
-        case let .encryptedEntry(name):
+        case .encryptedEntry(let name):
             return "zip entry \"\(name)\" is encrypted; passes must not be"
-        case let .unreadableEntry(name, reason):
+        case .unreadableEntry(let name, let reason):
             return "zip entry \"\(name)\" cannot be read: \(reason)"
-        case let .cannotWrite(reason):
+        case .cannotWrite(let reason):
             return "cannot create the zip archive: \(reason)"
         }
     }
@@ -140,7 +142,8 @@ package enum ZipArchive {
             var error = zip_error_t()
             zip_error_init(&error)
             defer { zip_error_fini(&error) }
-            guard let source = zip_source_buffer_create(buffer.baseAddress, zip_uint64_t(buffer.count), 0, &error) else { return nil }
+            guard let source = zip_source_buffer_create(buffer.baseAddress, zip_uint64_t(buffer.count), 0, &error)
+            else { return nil }
             guard let archive = zip_open_from_source(source, ZIP_RDONLY, &error) else {
                 zip_source_free(source)
                 return nil
@@ -148,7 +151,9 @@ package enum ZipArchive {
             defer { zip_discard(archive) }
             let count = zip_get_num_entries(archive, 0)
             guard count >= 0, count <= limit else { return nil }
-            return (0..<zip_uint64_t(count)).compactMap { index in zip_get_name(archive, index, 0).map { String(cString: $0) } }
+            return (0..<zip_uint64_t(count)).compactMap { index in
+                zip_get_name(archive, index, 0).map { String(cString: $0) }
+            }
         }
     }
 
@@ -181,7 +186,7 @@ package enum ZipArchive {
             var stat = zip_stat_t()
             zip_stat_init(&stat)
             guard zip_stat_index(archive, index, 0, &stat) == 0,
-                  stat.valid & zip_uint64_t(ZIP_STAT_NAME) != 0, let cName = stat.name
+                stat.valid & zip_uint64_t(ZIP_STAT_NAME) != 0, let cName = stat.name
             else { throw .notAnArchive(reason: String(cString: zip_strerror(archive))) }
             let name = String(cString: cName)
             if name.hasSuffix("/") && stat.size == 0 {
@@ -191,11 +196,12 @@ package enum ZipArchive {
             guard isSafeEntryName(name) else { throw .unsafeEntryName(name) }
             guard names.insert(name).inserted else { throw .duplicateEntry(name) }
             if stat.valid & zip_uint64_t(ZIP_STAT_ENCRYPTION_METHOD) != 0,
-               stat.encryption_method != UInt16(ZIP_EM_NONE) {
+                stat.encryption_method != UInt16(ZIP_EM_NONE)
+            {
                 throw .encryptedEntry(name)
             }
             guard stat.valid & zip_uint64_t(ZIP_STAT_SIZE) != 0,
-                  stat.size <= UInt64(limits.maximumTotalSize - declaredTotal)
+                stat.size <= UInt64(limits.maximumTotalSize - declaredTotal)
             else { throw .tooLarge(limit: limits.maximumTotalSize) }
             declaredTotal += Int(stat.size)
             stats.append((index, name, Int(stat.size)))
@@ -204,8 +210,12 @@ package enum ZipArchive {
         var entries: [ZipEntry] = []
         entries.reserveCapacity(stats.count)
         for stat in stats {
-            entries.append(ZipEntry(name: stat.name, bytes: try readEntry(stat.index, name: stat.name,
-                                                                          declaredSize: stat.size, of: archive)))
+            entries.append(
+                ZipEntry(
+                    name: stat.name,
+                    bytes: try readEntry(
+                        stat.index, name: stat.name,
+                        declaredSize: stat.size, of: archive)))
         }
         return entries
     }

@@ -54,7 +54,7 @@ struct ZipWriter {
 
     mutating func append(_ entry: PreparedZipEntry) throws(ZipError) {
         guard archive.count <= Int(UInt32.max) - entry.data.count - 30 - entry.nameBytes.count,
-              entry.uncompressedSize <= Int(UInt32.max), count < Int(UInt16.max)
+            entry.uncompressedSize <= Int(UInt32.max), count < Int(UInt16.max)
         else { throw .cannotWrite(reason: "the archive would need zip64, which passes never do") }
         let offset = UInt32(archive.count)
         // Bit 11: the name is UTF-8 (APPNOTE appendix D); set only when it is not plain ASCII.

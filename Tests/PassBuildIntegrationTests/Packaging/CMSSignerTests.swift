@@ -1,14 +1,16 @@
 import Foundation
 import PassPackage
-import Testing
 import TestSupport
+import Testing
 
 @Suite("CMS signature, verified by the openssl tool")
 struct CMSSignerTests {
     let pki: TestPKI
     init() { pki = TestPKI.withSigningFormats() }
 
-    let manifest = Array(#"{"icon.png":"0123456789abcdef0123456789abcdef01234567","pass.json":"89abcdef0123456789abcdef0123456789abcdef"}"#.utf8)
+    let manifest = Array(
+        #"{"icon.png":"0123456789abcdef0123456789abcdef01234567","pass.json":"89abcdef0123456789abcdef0123456789abcdef"}"#
+            .utf8)
 
     /// Writes manifest + signature to a fresh directory and returns it.
     func writeSigned(_ manifest: [UInt8], _ signature: [UInt8]) throws -> String {
@@ -19,9 +21,13 @@ struct CMSSignerTests {
     }
 
     func smimeVerify(in directory: String, content: String = "manifest.json") throws -> CommandResult {
-        try run("openssl", ["smime", "-verify", "-binary", "-inform", "DER", "-in", "signature",
-                            "-content", content, "-CAfile", pki.path("root.pem"), "-purpose", "any",
-                            "-out", "/dev/null"], in: directory, check: false)
+        try run(
+            "openssl",
+            [
+                "smime", "-verify", "-binary", "-inform", "DER", "-in", "signature",
+                "-content", content, "-CAfile", pki.path("root.pem"), "-purpose", "any",
+                "-out", "/dev/null",
+            ], in: directory, check: false)
     }
 
     @Test func opensslVerifiesTheSignature() throws {
@@ -49,8 +55,10 @@ struct CMSSignerTests {
         let signature = try pki.identity().signature(forManifest: manifest, signingTime: signingTime)
         let directory = try writeSigned(manifest, signature)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let printed = try run("openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", "signature"],
-                              in: directory).output
+        let printed = try run(
+            "openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", "signature"],
+            in: directory
+        ).output
         #expect(printed.contains("object: signingTime"))
         #expect(printed.contains("UTCTIME:Mar  4 05:06:07 2026 GMT"))
         #expect(printed.contains("object: messageDigest"))
@@ -62,8 +70,10 @@ struct CMSSignerTests {
         #expect(!printed.contains("1.2.840.113549.1.9.15"))
         #expect(printed.contains("object: signingTime (1.2.840.113549.1.9.5)"))
 
-        let certificates = try run("openssl", ["pkcs7", "-inform", "DER", "-in", "signature", "-print_certs", "-noout"],
-                                   in: directory).output
+        let certificates = try run(
+            "openssl", ["pkcs7", "-inform", "DER", "-in", "signature", "-print_certs", "-noout"],
+            in: directory
+        ).output
         #expect(certificates.contains("subject=UID = pass.com.example.test, CN = Pass Type ID: pass.com.example.test"))
         #expect(certificates.contains("subject=CN = passforge Test WWDR"))
         #expect(certificates.components(separatedBy: "subject=").count - 1 == 2)

@@ -1,7 +1,7 @@
 import Foundation
 import PassPackage
-import Testing
 import TestSupport
+import Testing
 
 /// `CMSSigner` reuses the DER of its first signature as a template; these
 /// tests hold it to OpenSSL's own PKCS#7 encoding (`PKCS7Signer`) byte for
@@ -14,21 +14,33 @@ struct CMSTemplateSignerTests {
     static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 
     static func manifest(_ number: Int) -> [UInt8] {
-        Array(#"{"icon.png":"0123456789abcdef0123456789abcdef01234567","pass.json":"\#(String(repeating: "\(number % 10)", count: 40))"}"#.utf8)
+        Array(
+            #"{"icon.png":"0123456789abcdef0123456789abcdef01234567","pass.json":"\#(String(repeating: "\(number % 10)", count: 40))"}"#
+                .utf8)
     }
 
     /// A Pass Type ID certificate issued by the test WWDR certificate, with a
     /// key made by `openssl req -newkey <keySpec>` (a `-pkeyopt` may follow).
     func identity(newKey keySpec: [String], in directory: String) throws -> SigningIdentity {
-        try run("openssl", ["req", "-newkey"] + keySpec + ["-nodes", "-keyout", "leaf.key", "-out", "leaf.csr",
-                 "-subj", "/UID=pass.com.example.sizes/CN=Pass Type ID: pass.com.example.sizes/OU=TEAM123456/O=passforge tests/C=US"],
-                in: directory)
+        try run(
+            "openssl",
+            ["req", "-newkey"] + keySpec + [
+                "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr",
+                "-subj",
+                "/UID=pass.com.example.sizes/CN=Pass Type ID: pass.com.example.sizes/OU=TEAM123456/O=passforge tests/C=US",
+            ],
+            in: directory)
         // -set_serial: leave the shared PKI's serial file alone.
-        try run("openssl", ["x509", "-req", "-in", "leaf.csr", "-CA", pki.path("wwdr.pem"), "-CAkey", pki.path("wwdr.key"),
-                            "-set_serial", "\(UInt32.random(in: 1000...UInt32.max))", "-days", "30", "-out", "leaf.pem"],
-                in: directory)
-        return try SigningIdentity(certificatePath: directory + "/leaf.pem", keyPath: directory + "/leaf.key",
-                                   wwdrCertificatePath: pki.path("wwdr.pem"))
+        try run(
+            "openssl",
+            [
+                "x509", "-req", "-in", "leaf.csr", "-CA", pki.path("wwdr.pem"), "-CAkey", pki.path("wwdr.key"),
+                "-set_serial", "\(UInt32.random(in: 1000...UInt32.max))", "-days", "30", "-out", "leaf.pem",
+            ],
+            in: directory)
+        return try SigningIdentity(
+            certificatePath: directory + "/leaf.pem", keyPath: directory + "/leaf.key",
+            wwdrCertificatePath: pki.path("wwdr.pem"))
     }
 
     /// Signs a series of manifests at `times` with one `CMSSigner` and
@@ -88,9 +100,13 @@ struct CMSTemplateSignerTests {
         let result = try verify(signature, content: manifest, in: directory)
         #expect(result.status == 0, "\(result.error)")
         #expect(result.error.contains("Verification successful"))
-        let cms = try run("openssl", ["cms", "-verify", "-binary", "-inform", "DER", "-in", "signature", "-content", "manifest.json",
-                                      "-CAfile", pki.path("root.pem"), "-purpose", "any", "-out", "/dev/null"],
-                          in: directory, check: false)
+        let cms = try run(
+            "openssl",
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", "signature", "-content", "manifest.json",
+                "-CAfile", pki.path("root.pem"), "-purpose", "any", "-out", "/dev/null",
+            ],
+            in: directory, check: false)
         #expect(cms.status == 0, "\(cms.error)")
 
         var changed = manifest
@@ -113,7 +129,9 @@ struct CMSTemplateSignerTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let signer = try pki.identity().makeSigner()
         _ = try signer.signature(forManifest: Self.manifest(1), signingTime: Self.date(time))
-        try writeBytes(try signer.signature(forManifest: Self.manifest(2), signingTime: Self.date(time)), to: directory + "/signature")
+        try writeBytes(
+            try signer.signature(forManifest: Self.manifest(2), signingTime: Self.date(time)),
+            to: directory + "/signature")
         #expect(signer.usesTemplate(for: Self.date(time)))
         let parsed = try run("openssl", ["asn1parse", "-inform", "DER", "-in", "signature"], in: directory).output
         #expect(parsed.contains(printed), "\(parsed)")
@@ -129,7 +147,9 @@ struct CMSTemplateSignerTests {
             for worker in 0..<4 {
                 group.addTask {
                     var last: [UInt8] = []
-                    for round in 0..<10 { last = try signer.signature(forManifest: Self.manifest(worker * 10 + round), signingTime: time) }
+                    for round in 0..<10 {
+                        last = try signer.signature(forManifest: Self.manifest(worker * 10 + round), signingTime: time)
+                    }
                     return (worker, last)
                 }
             }
@@ -139,7 +159,8 @@ struct CMSTemplateSignerTests {
         }
         #expect(results.count == 4)
         for (worker, signature) in results {
-            #expect(signature == (try reference.signature(forManifest: Self.manifest(worker * 10 + 9), signingTime: time)))
+            #expect(
+                signature == (try reference.signature(forManifest: Self.manifest(worker * 10 + 9), signingTime: time)))
         }
     }
 
@@ -148,7 +169,8 @@ struct CMSTemplateSignerTests {
     @Test func aNonRSAKeyIsSignedWithoutTemplate() throws {
         let directory = try makeTemporaryDirectory("ec-key")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let signer = try identity(newKey: ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], in: directory).makeSigner()
+        let signer = try identity(newKey: ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], in: directory)
+            .makeSigner()
         _ = try signer.signature(forManifest: Self.manifest(1))
         let signature = try signer.signature(forManifest: Self.manifest(2))
         #expect(!signer.usesTemplate(for: Date()))
@@ -158,8 +180,12 @@ struct CMSTemplateSignerTests {
     func verify(_ signature: [UInt8], content: [UInt8], in directory: String) throws -> CommandResult {
         try writeBytes(content, to: directory + "/manifest.json")
         try writeBytes(signature, to: directory + "/signature")
-        return try run("openssl", ["smime", "-verify", "-binary", "-inform", "DER", "-in", "signature", "-content", "manifest.json",
-                                   "-CAfile", pki.path("root.pem"), "-purpose", "any", "-out", "/dev/null"],
-                       in: directory, check: false)
+        return try run(
+            "openssl",
+            [
+                "smime", "-verify", "-binary", "-inform", "DER", "-in", "signature", "-content", "manifest.json",
+                "-CAfile", pki.path("root.pem"), "-purpose", "any", "-out", "/dev/null",
+            ],
+            in: directory, check: false)
     }
 }

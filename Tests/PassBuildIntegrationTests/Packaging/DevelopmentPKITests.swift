@@ -18,19 +18,23 @@ struct DevelopmentPKITests {
         let first = try pki.identity(passTypeIdentifier: "pass.com.example.dev", teamIdentifier: "DEVTEAM001")
         #expect(first.passTypeIdentifier == "pass.com.example.dev")
         #expect(first.teamIdentifier == "DEVTEAM001")
-        #expect(first.certificate.subject
-            == "UID=pass.com.example.dev, CN=Pass Type ID: pass.com.example.dev, OU=DEVTEAM001, O=passforge development")
+        #expect(
+            first.certificate.subject
+                == "UID=pass.com.example.dev, CN=Pass Type ID: pass.com.example.dev, OU=DEVTEAM001, O=passforge development"
+        )
         #expect(first.certificate.issuer == "CN=passforge Development WWDR, O=passforge development")
         #expect(first.wwdrCertificate.issuer == "CN=passforge Development Root, O=passforge development")
         let validity = first.certificate.notAfter.timeIntervalSince(Date()) / 86_400
         #expect(validity > 364 && validity <= 365)
 
         // Files: keys 0600, certificates readable.
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
-        #expect(files == [
-            "pass-pass.com.example.dev-DEVTEAM001-certificate.pem", "pass-pass.com.example.dev-DEVTEAM001-key.pem",
-            "root-certificate.pem", "root-key.pem", "wwdr-certificate.pem", "wwdr-key.pem",
-        ])
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }
+            .sorted()
+        #expect(
+            files == [
+                "pass-pass.com.example.dev-DEVTEAM001-certificate.pem", "pass-pass.com.example.dev-DEVTEAM001-key.pem",
+                "root-certificate.pem", "root-key.pem", "wwdr-certificate.pem", "wwdr-key.pem",
+            ])
         for file in files where file.hasSuffix("-key.pem") {
             #expect(try permissions(directory + "/" + file) == 0o600, "\(file)")
         }
@@ -40,8 +44,12 @@ struct DevelopmentPKITests {
 
         // The openssl tool agrees on the chain and the leaf's key usage.
         let leafPath = directory + "/pass-pass.com.example.dev-DEVTEAM001-certificate.pem"
-        let verify = try run("openssl", ["verify", "-CAfile", pki.rootCertificatePath,
-                                         "-untrusted", pki.intermediateCertificatePath, leafPath], in: directory)
+        let verify = try run(
+            "openssl",
+            [
+                "verify", "-CAfile", pki.rootCertificatePath,
+                "-untrusted", pki.intermediateCertificatePath, leafPath,
+            ], in: directory)
         #expect(verify.output.contains(": OK"))
         let text = try run("openssl", ["x509", "-in", leafPath, "-noout", "-text"], in: directory).output
         #expect(text.contains("Digital Signature"))
@@ -61,7 +69,8 @@ struct DevelopmentPKITests {
 
         // Near its expiry the leaf is renewed; the ten-year CAs are kept.
         let later = Date().addingTimeInterval(362 * 86_400)
-        let renewed = try pki.identity(passTypeIdentifier: "pass.com.example.dev", teamIdentifier: "DEVTEAM001", now: later)
+        let renewed = try pki.identity(
+            passTypeIdentifier: "pass.com.example.dev", teamIdentifier: "DEVTEAM001", now: later)
         #expect(renewed.certificate.sha256Fingerprint != first.certificate.sha256Fingerprint)
         #expect(renewed.wwdrCertificate.sha256Fingerprint == first.wwdrCertificate.sha256Fingerprint)
 
@@ -83,7 +92,8 @@ struct DevelopmentPKITests {
         let second = try pki.identity(passTypeIdentifier: "pass.a", teamIdentifier: "T1")
         #expect(second.wwdrCertificate.sha256Fingerprint != first.wwdrCertificate.sha256Fingerprint)
         #expect(second.certificate.sha256Fingerprint != first.certificate.sha256Fingerprint)
-        let pkpass = try PassPackager(signer: second).makePKPass(files: sampleFiles(passTypeIdentifier: "pass.a", teamIdentifier: "T1"))
+        let pkpass = try PassPackager(signer: second).makePKPass(
+            files: sampleFiles(passTypeIdentifier: "pass.a", teamIdentifier: "T1"))
         #expect(PassInspection(pkpass: pkpass, trustedRoots: try readBytes(pki.rootCertificatePath)).defects == [])
     }
 

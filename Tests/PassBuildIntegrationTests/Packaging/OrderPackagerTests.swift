@@ -1,7 +1,7 @@
 import Foundation
 import PassPackage
-import Testing
 import TestSupport
+import Testing
 
 /// The bytes of a `.order`: SHA-256 manifest, detached CMS signature, the same zip as a pass.
 struct OrderPackagerTests {
@@ -15,14 +15,19 @@ struct OrderPackagerTests {
 
     @Test func opensslVerifiesAnOrderAndItsManifestIsSHA256() throws {
         let signingTime = Date(timeIntervalSince1970: 1_780_000_000)
-        let order = try PassPackager(signer: pki.identity().makeSigner()).makeOrder(files: Self.files, signingTime: signingTime)
+        let order = try PassPackager(signer: pki.identity().makeSigner()).makeOrder(
+            files: Self.files, signingTime: signingTime)
         let directory = try makeTemporaryDirectory("order")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(order, to: directory + "/test.order")
         try run("unzip", ["-q", "test.order", "-d", "out"], in: directory)
-        let verified = try run("openssl", ["cms", "-verify", "-binary", "-inform", "DER", "-in", "out/signature",
-                                           "-content", "out/manifest.json", "-CAfile", pki.path("root.pem"),
-                                           "-purpose", "any", "-out", "/dev/null"], in: directory, check: false)
+        let verified = try run(
+            "openssl",
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", "out/signature",
+                "-content", "out/manifest.json", "-CAfile", pki.path("root.pem"),
+                "-purpose", "any", "-out", "/dev/null",
+            ], in: directory, check: false)
         #expect(verified.status == 0, "\(verified.error)")
         let manifest = try Manifest(jsonBytes: readBytes(directory + "/out/manifest.json"))
         #expect(manifest.hashes.keys.sorted() == ["fr.lproj/order.strings", "logo.png", "order.json"])
@@ -33,7 +38,9 @@ struct OrderPackagerTests {
         let entries = try ZipArchive.read(order).map(\.name)
         #expect(entries == ["order.json", "fr.lproj/order.strings", "logo.png", "manifest.json", "signature"])
         // The signature carries its signing time, as for passes.
-        let attributes = try run("openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", "out/signature"], in: directory).output
+        let attributes = try run(
+            "openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", "out/signature"], in: directory
+        ).output
         #expect(attributes.contains("signingTime"))
     }
 

@@ -1,12 +1,15 @@
 import Foundation
 import PassPackage
-import Testing
 import TestSupport
+import Testing
 
 /// The files of a small, valid pass for the test certificate.
-func sampleFiles(passTypeIdentifier: String = "pass.com.example.test", teamIdentifier: String = "TEAM123456") -> [String: [UInt8]] {
+func sampleFiles(passTypeIdentifier: String = "pass.com.example.test", teamIdentifier: String = "TEAM123456")
+    -> [String: [UInt8]]
+{
     [
-        "pass.json": Array("""
+        "pass.json": Array(
+            """
             {"formatVersion":1,"passTypeIdentifier":"\(passTypeIdentifier)","teamIdentifier":"\(teamIdentifier)",
              "serialNumber":"S-1","organizationName":"Example","description":"Test","generic":{}}
             """.utf8),
@@ -26,7 +29,10 @@ struct ManifestTests {
             "signature": [2],
         ])
         let json = String(decoding: manifest.jsonBytes, as: UTF8.self)
-        #expect(json == #"{"a.png":"da39a3ee5e6b4b0d3255bfef95601890afd80709","pass.json":"bf21a9e8fbc5a3846fb05b4fa0859e0917b2202f"}"#)
+        #expect(
+            json
+                == #"{"a.png":"da39a3ee5e6b4b0d3255bfef95601890afd80709","pass.json":"bf21a9e8fbc5a3846fb05b4fa0859e0917b2202f"}"#
+        )
         #expect(try Manifest(jsonBytes: manifest.jsonBytes) == manifest)
     }
 
@@ -77,9 +83,13 @@ struct PassPackagerTests {
         #expect(inspection.defects == [])
         let isValid = inspection.isValid
         #expect(isValid)
-        #expect(inspection.entries.map(\.name)
-            == ["pass.json", "en.lproj/pass.strings", "icon.png", "icon@2x.png", "manifest.json", "signature"])
-        #expect(inspection.manifest?.hashes.keys.sorted() == ["en.lproj/pass.strings", "icon.png", "icon@2x.png", "pass.json"])
+        #expect(
+            inspection.entries.map(\.name)
+                == ["pass.json", "en.lproj/pass.strings", "icon.png", "icon@2x.png", "manifest.json", "signature"])
+        #expect(
+            inspection.manifest?.hashes.keys.sorted() == [
+                "en.lproj/pass.strings", "icon.png", "icon@2x.png", "pass.json",
+            ])
         let signature = try #require(inspection.signature)
         #expect(signature.verifiesManifest)
         #expect(signature.isDetached)
@@ -89,8 +99,9 @@ struct PassPackagerTests {
         #expect(signature.signer?.organizationalUnit == "TEAM123456")
         #expect(signature.signer?.subject.hasPrefix("UID=pass.com.example.test, CN=Pass Type ID:") == true)
         #expect(signature.embedsSignerIssuer)
-        #expect(signature.embeddedCertificates.map(\.commonName)
-            == ["Pass Type ID: pass.com.example.test", "passforge Test WWDR"])
+        #expect(
+            signature.embeddedCertificates.map(\.commonName)
+                == ["Pass Type ID: pass.com.example.test", "passforge Test WWDR"])
         #expect(signature.chainTrust == .trusted)
     }
 
@@ -99,9 +110,13 @@ struct PassPackagerTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(try makePass(), to: directory + "/test.pkpass")
         try run("unzip", ["-q", "test.pkpass", "-d", "out"], in: directory)
-        let result = try run("openssl", ["smime", "-verify", "-binary", "-inform", "DER", "-in", "out/signature",
-                                         "-content", "out/manifest.json", "-CAfile", pki.path("root.pem"),
-                                         "-purpose", "any", "-out", "/dev/null"], in: directory, check: false)
+        let result = try run(
+            "openssl",
+            [
+                "smime", "-verify", "-binary", "-inform", "DER", "-in", "out/signature",
+                "-content", "out/manifest.json", "-CAfile", pki.path("root.pem"),
+                "-purpose", "any", "-out", "/dev/null",
+            ], in: directory, check: false)
         #expect(result.status == 0, "\(result.error)")
         // Every file's SHA-1 matches the manifest, as computed by openssl.
         let manifest = try Manifest(jsonBytes: readBytes(directory + "/out/manifest.json"))
@@ -169,9 +184,13 @@ struct PassPackagerTests {
         let directory = try makeTemporaryDirectory("smime")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(manifest, to: directory + "/manifest.json")
-        try run("openssl", ["smime", "-sign", "-binary", "-outform", "DER", "-in", "manifest.json", "-out", "signature",
-                            "-signer", pki.path("leaf.pem"), "-inkey", pki.path("leaf.key"), "-md", "sha256"] + extra,
-                in: directory)
+        try run(
+            "openssl",
+            [
+                "smime", "-sign", "-binary", "-outform", "DER", "-in", "manifest.json", "-out", "signature",
+                "-signer", pki.path("leaf.pem"), "-inkey", pki.path("leaf.key"), "-md", "sha256",
+            ] + extra,
+            in: directory)
         return try readBytes(directory + "/signature")
     }
 
@@ -180,8 +199,9 @@ struct PassPackagerTests {
         let manifest = try ZipArchive.read(pass).first { $0.name == "manifest.json" }!.bytes
         // -noattr leaves out all signed attributes, signing time included.
         let signature = try opensslSignature(over: manifest, ["-noattr", "-certfile", pki.path("wwdr.pem")])
-        let inspection = PassInspection(pkpass: try rewrite(pass) { $0["signature"] = signature },
-                                        trustedRoots: try trustedRoot)
+        let inspection = PassInspection(
+            pkpass: try rewrite(pass) { $0["signature"] = signature },
+            trustedRoots: try trustedRoot)
         #expect(inspection.defects == [.missingSigningTime])
     }
 
@@ -189,8 +209,9 @@ struct PassPackagerTests {
         let pass = try makePass()
         let manifest = try ZipArchive.read(pass).first { $0.name == "manifest.json" }!.bytes
         let signature = try opensslSignature(over: manifest, [])
-        let inspection = PassInspection(pkpass: try rewrite(pass) { $0["signature"] = signature },
-                                        trustedRoots: try trustedRoot)
+        let inspection = PassInspection(
+            pkpass: try rewrite(pass) { $0["signature"] = signature },
+            trustedRoots: try trustedRoot)
         #expect(inspection.signature?.signingTime != nil)
         // Without the intermediate the chain cannot be built either, but
         // that is the same cause: one defect, naming what is embedded and
@@ -217,7 +238,8 @@ struct PassPackagerTests {
         let other = try opensslSignature(over: Array("{}".utf8), ["-nodetach", "-certfile", pki.path("wwdr.pem")])
         let otherInspection = PassInspection(pkpass: try rewrite(pass) { $0["signature"] = other })
         #expect(otherInspection.signature?.verifiesManifest == false)
-        #expect(otherInspection.signature?.verificationFailure == "the signature carries other content than manifest.json")
+        #expect(
+            otherInspection.signature?.verificationFailure == "the signature carries other content than manifest.json")
     }
 
     @Test func untrustedRoot() throws {
@@ -231,8 +253,9 @@ struct PassPackagerTests {
     }
 
     @Test func expiredSigningCertificate() throws {
-        let identity = try SigningIdentity(certificatePath: pki.path("expired.pem"), keyPath: pki.path("leaf.key"),
-                                           wwdrCertificatePath: pki.path("wwdr.pem"))
+        let identity = try SigningIdentity(
+            certificatePath: pki.path("expired.pem"), keyPath: pki.path("leaf.key"),
+            wwdrCertificatePath: pki.path("wwdr.pem"))
         let pkpass = try PassPackager(signer: identity).makePKPass(files: sampleFiles())
         let inspection = PassInspection(pkpass: pkpass, trustedRoots: try trustedRoot)
         // One cause, one defect: the chain's "certificate has expired" is the same fact.
@@ -248,17 +271,20 @@ struct PassPackagerTests {
     @Test func identifiersThatDoNotMatchTheCertificate() throws {
         let pkpass = try makePass(sampleFiles(passTypeIdentifier: "pass.com.other", teamIdentifier: "OTHERTEAM1"))
         let inspection = PassInspection(pkpass: pkpass)
-        #expect(inspection.defects == [
-            .identifierMismatch(key: "passTypeIdentifier", pass: "pass.com.other", certificate: "pass.com.example.test"),
-            .identifierMismatch(key: "teamIdentifier", pass: "OTHERTEAM1", certificate: "TEAM123456"),
-        ])
+        #expect(
+            inspection.defects == [
+                .identifierMismatch(
+                    key: "passTypeIdentifier", pass: "pass.com.other", certificate: "pass.com.example.test"),
+                .identifierMismatch(key: "teamIdentifier", pass: "OTHERTEAM1", certificate: "TEAM123456"),
+            ])
     }
 
     @Test func passZippedWithItsFolder() throws {
         let pass = try makePass()
-        let wrapped = try ZipArchive.make(try ZipArchive.read(pass).map {
-            ZipEntry(name: "MyPass.pass/" + $0.name, bytes: $0.bytes)
-        })
+        let wrapped = try ZipArchive.make(
+            try ZipArchive.read(pass).map {
+                ZipEntry(name: "MyPass.pass/" + $0.name, bytes: $0.bytes)
+            })
         let inspection = PassInspection(pkpass: wrapped)
         #expect(inspection.defects.contains(.misplacedFile("MyPass.pass/pass.json")))
         #expect(inspection.defects.contains(.missingFile("pass.json")))
@@ -299,7 +325,9 @@ struct PassPackagerTests {
         #expect(lines.first { $0.hasSuffix(" manifest.json") }?.contains("Stored") == true)
         var large = sampleFiles()
         let terms = String(repeating: "Points expire after 24 months. ", count: PassPackager.minimumDeflatedSize / 30)
-        large["pass.json"] = Array(#"{"formatVersion":1,"passTypeIdentifier":"pass.com.example.test","teamIdentifier":"TEAM123456","serialNumber":"S-1","organizationName":"Example","description":"\#(terms)","generic":{}}"#.utf8)
+        large["pass.json"] = Array(
+            #"{"formatVersion":1,"passTypeIdentifier":"pass.com.example.test","teamIdentifier":"TEAM123456","serialNumber":"S-1","organizationName":"Example","description":"\#(terms)","generic":{}}"#
+                .utf8)
         let largePass = try makePass(large)
         try writeBytes(largePass, to: directory + "/large.pkpass")
         let largeLines = try run("unzip", ["-v", "large.pkpass"], in: directory).output.split(separator: "\n")

@@ -1,7 +1,7 @@
 import Foundation
 import PassPackage
-import Testing
 import TestSupport
+import Testing
 
 /// Files prepared once (as a build does for a template's files) give the
 /// same pass as files packaged one by one, and real zip tools read it.
@@ -18,10 +18,12 @@ struct PreparedPassFileTests {
         let packager = PassPackager(signer: signer)
         let plain = try packager.makePKPass(files: sampleFiles(), signingTime: signingTime)
         // The same prepared files in another order, as a template cache hands them out.
-        let fromPrepared = try packager.makePKPass(passJSON: passJSON, files: prepared.reversed(), signingTime: signingTime)
+        let fromPrepared = try packager.makePKPass(
+            passJSON: passJSON, files: prepared.reversed(), signingTime: signingTime)
         #expect(fromPrepared == plain)
-        #expect(try ZipArchive.read(fromPrepared).map(\.name)
-            == ["pass.json", "en.lproj/pass.strings", "icon.png", "icon@2x.png", "manifest.json", "signature"])
+        #expect(
+            try ZipArchive.read(fromPrepared).map(\.name)
+                == ["pass.json", "en.lproj/pass.strings", "icon.png", "icon@2x.png", "manifest.json", "signature"])
 
         let directory = try makeTemporaryDirectory("prepared")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -39,14 +41,16 @@ struct PreparedPassFileTests {
         #expect(throws: PassPackageError.self) { try PreparedPassFile(name: "a/b/c.png", bytes: []) }
         let icon = try PreparedPassFile(name: "icon.png", bytes: [1, 2, 3])
         #expect(throws: PassPackageError.self) {
-            try PassPackager(signer: pki.identity().makeSigner()).makePKPass(passJSON: Array("{}".utf8), files: [icon, icon], signingTime: Date())
+            try PassPackager(signer: pki.identity().makeSigner()).makePKPass(
+                passJSON: Array("{}".utf8), files: [icon, icon], signingTime: Date())
         }
     }
 
     @Test func incompressibleEntriesAreStoredAndEmptyOnesWork() throws {
         let random = (0..<2_000).map { _ in UInt8.random(in: 0...255) }
-        let archive = try ZipArchive.make([ZipEntry(name: "random.bin", bytes: random), ZipEntry(name: "empty", bytes: [])],
-                                          modificationDate: Date(timeIntervalSince1970: 0))
+        let archive = try ZipArchive.make(
+            [ZipEntry(name: "random.bin", bytes: random), ZipEntry(name: "empty", bytes: [])],
+            modificationDate: Date(timeIntervalSince1970: 0))
         #expect(try ZipArchive.read(archive).map(\.bytes) == [random, []])
         let directory = try makeTemporaryDirectory("stored")
         defer { try? FileManager.default.removeItem(atPath: directory) }

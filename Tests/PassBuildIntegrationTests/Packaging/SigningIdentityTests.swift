@@ -1,7 +1,7 @@
 import Foundation
 import PassPackage
-import Testing
 import TestSupport
+import Testing
 
 @Suite("SigningIdentity: loading and certificate facts")
 struct SigningIdentityTests {
@@ -22,8 +22,10 @@ struct SigningIdentityTests {
         #expect(certificate.organizationalUnit == "TEAM123456")
         #expect(certificate.commonName == "Pass Type ID: pass.com.example.test")
         #expect(certificate.organization == "passforge tests")
-        #expect(certificate.subject
-            == "UID=pass.com.example.test, CN=Pass Type ID: pass.com.example.test, OU=TEAM123456, O=passforge tests, C=US")
+        #expect(
+            certificate.subject
+                == "UID=pass.com.example.test, CN=Pass Type ID: pass.com.example.test, OU=TEAM123456, O=passforge tests, C=US"
+        )
         #expect(certificate.issuer == "CN=passforge Test WWDR, OU=G4, O=passforge tests")
         #expect(certificate.serialNumber == "03")
         // Valid for 365 days from about now.
@@ -35,7 +37,8 @@ struct SigningIdentityTests {
 
     @Test func fingerprintIsSHA256OfTheDER() throws {
         let identity = try pki.identity()
-        let result = try run("openssl", ["x509", "-in", "leaf.pem", "-noout", "-fingerprint", "-sha256"], in: pki.directory.path)
+        let result = try run(
+            "openssl", ["x509", "-in", "leaf.pem", "-noout", "-fingerprint", "-sha256"], in: pki.directory.path)
         // "sha256 Fingerprint=AB:CD:…"
         let expected = result.output.split(separator: "=").last!
             .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ":", with: "").lowercased()
@@ -49,18 +52,20 @@ struct SigningIdentityTests {
     }
 
     @Test func encryptedPKCS8Key() throws {
-        let identity = try SigningIdentity(certificatePath: pki.path("leaf.pem"),
-                                           keyPath: pki.path("leaf-pkcs8-encrypted.key"),
-                                           password: TestPKI.password, wwdrCertificatePath: pki.path("wwdr.pem"))
+        let identity = try SigningIdentity(
+            certificatePath: pki.path("leaf.pem"),
+            keyPath: pki.path("leaf-pkcs8-encrypted.key"),
+            password: TestPKI.password, wwdrCertificatePath: pki.path("wwdr.pem"))
         expectLeaf(identity)
     }
 
     @Test func encryptedTraditionalKey() throws {
         let keyText = String(decoding: try readBytes(pki.path("leaf-traditional-encrypted.key")), as: UTF8.self)
         #expect(keyText.contains("Proc-Type: 4,ENCRYPTED"))
-        let identity = try SigningIdentity(certificatePath: pki.path("leaf.pem"),
-                                           keyPath: pki.path("leaf-traditional-encrypted.key"),
-                                           password: TestPKI.password, wwdrCertificatePath: pki.path("wwdr.pem"))
+        let identity = try SigningIdentity(
+            certificatePath: pki.path("leaf.pem"),
+            keyPath: pki.path("leaf-traditional-encrypted.key"),
+            password: TestPKI.password, wwdrCertificatePath: pki.path("wwdr.pem"))
         expectLeaf(identity)
     }
 
@@ -69,8 +74,9 @@ struct SigningIdentityTests {
         let keyPath = pki.path(keyFile)
         let wrongPassword = "not-the-password-1234"
         let error = #expect(throws: SigningIdentityError.self) {
-            try SigningIdentity(certificatePath: pki.path("leaf.pem"), keyPath: keyPath,
-                                password: wrongPassword, wwdrCertificatePath: pki.path("wwdr.pem"))
+            try SigningIdentity(
+                certificatePath: pki.path("leaf.pem"), keyPath: keyPath,
+                password: wrongPassword, wwdrCertificatePath: pki.path("wwdr.pem"))
         }
         #expect(error == .wrongPassword(path: keyPath, passwordSource: "PASSFORGE_SIGNING_PASSWORD"))
         let message = error?.description ?? ""
@@ -81,23 +87,29 @@ struct SigningIdentityTests {
 
     @Test func encryptedKeyWithoutPassword() throws {
         let keyPath = pki.path("leaf-pkcs8-encrypted.key")
-        #expect(throws: SigningIdentityError.passwordRequired(path: keyPath, passwordSource: "PASSFORGE_SIGNING_PASSWORD")) {
-            try SigningIdentity(certificatePath: pki.path("leaf.pem"), keyPath: keyPath,
-                                wwdrCertificatePath: pki.path("wwdr.pem"))
+        #expect(
+            throws: SigningIdentityError.passwordRequired(path: keyPath, passwordSource: "PASSFORGE_SIGNING_PASSWORD")
+        ) {
+            try SigningIdentity(
+                certificatePath: pki.path("leaf.pem"), keyPath: keyPath,
+                wwdrCertificatePath: pki.path("wwdr.pem"))
         }
     }
 
     @Test func passwordSourceIsNamed() throws {
         let keyPath = pki.path("leaf-pkcs8-encrypted.key")
-        #expect(throws: SigningIdentityError.wrongPassword(path: keyPath, passwordSource: "PASSFORGE_PASSWORD_COUPONS")) {
-            try SigningIdentity(certificatePath: pki.path("leaf.pem"), keyPath: keyPath, password: "nope",
-                                wwdrCertificatePath: pki.path("wwdr.pem"), passwordSource: "PASSFORGE_PASSWORD_COUPONS")
+        #expect(throws: SigningIdentityError.wrongPassword(path: keyPath, passwordSource: "PASSFORGE_PASSWORD_COUPONS"))
+        {
+            try SigningIdentity(
+                certificatePath: pki.path("leaf.pem"), keyPath: keyPath, password: "nope",
+                wwdrCertificatePath: pki.path("wwdr.pem"), passwordSource: "PASSFORGE_PASSWORD_COUPONS")
         }
     }
 
     @Test func derCertificateDERKeyAndDERWWDR() throws {
-        let identity = try SigningIdentity(certificatePath: pki.path("leaf.der"), keyPath: pki.path("leaf-key.der"),
-                                           wwdrCertificatePath: pki.path("wwdr.der"))
+        let identity = try SigningIdentity(
+            certificatePath: pki.path("leaf.der"), keyPath: pki.path("leaf-key.der"),
+            wwdrCertificatePath: pki.path("wwdr.der"))
         expectLeaf(identity)
     }
 
@@ -107,23 +119,29 @@ struct SigningIdentityTests {
     }
 
     @Test func p12WithSeparateWWDR() throws {
-        let identity = try SigningIdentity(certificatePath: pki.path("leaf.p12"), password: TestPKI.password,
-                                           wwdrCertificatePath: pki.path("wwdr.der"))
+        let identity = try SigningIdentity(
+            certificatePath: pki.path("leaf.p12"), password: TestPKI.password,
+            wwdrCertificatePath: pki.path("wwdr.der"))
         expectLeaf(identity)
     }
 
     @Test func legacyP12() throws {
         // RC2-40 / 3DES, which OpenSSL 3 only has in the legacy provider.
-        let info = try run("openssl", ["pkcs12", "-in", "leaf-legacy.p12", "-info", "-noout", "-legacy",
-                                       "-passin", "pass:\(TestPKI.password)"], in: pki.directory.path)
+        let info = try run(
+            "openssl",
+            [
+                "pkcs12", "-in", "leaf-legacy.p12", "-info", "-noout", "-legacy",
+                "-passin", "pass:\(TestPKI.password)",
+            ], in: pki.directory.path)
         #expect((info.output + info.error).contains("RC2") || (info.output + info.error).contains("3DES"))
         let identity = try SigningIdentity(certificatePath: pki.path("leaf-legacy.p12"), password: TestPKI.password)
         expectLeaf(identity)
     }
 
     @Test func p12WithEmptyPassword() throws {
-        let identity = try SigningIdentity(certificatePath: pki.path("leaf-nopassword.p12"),
-                                           wwdrCertificatePath: pki.path("wwdr.pem"))
+        let identity = try SigningIdentity(
+            certificatePath: pki.path("leaf-nopassword.p12"),
+            wwdrCertificatePath: pki.path("wwdr.pem"))
         expectLeaf(identity)
     }
 
@@ -133,7 +151,8 @@ struct SigningIdentityTests {
         #expect(throws: SigningIdentityError.wrongPassword(path: path, passwordSource: "PASSFORGE_SIGNING_PASSWORD")) {
             try SigningIdentity(certificatePath: path, password: "wrong")
         }
-        #expect(throws: SigningIdentityError.passwordRequired(path: path, passwordSource: "PASSFORGE_SIGNING_PASSWORD")) {
+        #expect(throws: SigningIdentityError.passwordRequired(path: path, passwordSource: "PASSFORGE_SIGNING_PASSWORD"))
+        {
             try SigningIdentity(certificatePath: path)
         }
     }
@@ -144,25 +163,30 @@ struct SigningIdentityTests {
         try writeBytes(try readBytes(pki.path("leaf.der")), to: directory + "/certificate.pem")
         try writeBytes(try readBytes(pki.path("leaf.p12")), to: directory + "/bundle.pem")
         try writeBytes(try readBytes(pki.path("wwdr.pem")), to: directory + "/wwdr.cer")
-        expectLeaf(try SigningIdentity(certificatePath: directory + "/certificate.pem", keyPath: pki.path("leaf.key"),
-                                       wwdrCertificatePath: directory + "/wwdr.cer"))
+        expectLeaf(
+            try SigningIdentity(
+                certificatePath: directory + "/certificate.pem", keyPath: pki.path("leaf.key"),
+                wwdrCertificatePath: directory + "/wwdr.cer"))
         expectLeaf(try SigningIdentity(certificatePath: directory + "/bundle.pem", password: TestPKI.password))
     }
 
     @Test func combinedPEMWithCertificateKeyAndWWDR() throws {
         let directory = try makeTemporaryDirectory("combined")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let combined = try readBytes(pki.path("leaf.pem")) + readBytes(pki.path("leaf.key")) + readBytes(pki.path("wwdr.pem"))
+        let combined =
+            try readBytes(pki.path("leaf.pem")) + readBytes(pki.path("leaf.key")) + readBytes(pki.path("wwdr.pem"))
         try writeBytes(combined, to: directory + "/all.pem")
         expectLeaf(try SigningIdentity(certificatePath: directory + "/all.pem"))
     }
 
     @Test func keyDoesNotMatchCertificate() throws {
         let error = #expect(throws: SigningIdentityError.self) {
-            try SigningIdentity(certificatePath: pki.path("leaf.pem"), keyPath: pki.path("root.key"),
-                                wwdrCertificatePath: pki.path("wwdr.pem"))
+            try SigningIdentity(
+                certificatePath: pki.path("leaf.pem"), keyPath: pki.path("root.key"),
+                wwdrCertificatePath: pki.path("wwdr.pem"))
         }
-        #expect(error == .keyDoesNotMatchCertificate(certificatePath: pki.path("leaf.pem"), keyPath: pki.path("root.key")))
+        #expect(
+            error == .keyDoesNotMatchCertificate(certificatePath: pki.path("leaf.pem"), keyPath: pki.path("root.key")))
         #expect(error?.description.contains("does not belong to the certificate") == true)
     }
 
@@ -174,20 +198,23 @@ struct SigningIdentityTests {
         try writeBytes([], to: directory + "/empty.pem")
         for path in [directory + "/text.pem", directory + "/der.cer", directory + "/empty.pem", pki.path("leaf.key")] {
             #expect(throws: SigningIdentityError.notACertificate(path: path)) {
-                try SigningIdentity(certificatePath: path, keyPath: pki.path("leaf.key"),
-                                    wwdrCertificatePath: pki.path("wwdr.pem"))
+                try SigningIdentity(
+                    certificatePath: path, keyPath: pki.path("leaf.key"),
+                    wwdrCertificatePath: pki.path("wwdr.pem"))
             }
         }
         #expect(throws: SigningIdentityError.wwdrNotACertificate(path: pki.path("leaf.key"))) {
-            try SigningIdentity(certificatePath: pki.path("leaf.pem"), keyPath: pki.path("leaf.key"),
-                                wwdrCertificatePath: pki.path("leaf.key"))
+            try SigningIdentity(
+                certificatePath: pki.path("leaf.pem"), keyPath: pki.path("leaf.key"),
+                wwdrCertificatePath: pki.path("leaf.key"))
         }
     }
 
     @Test func notAPrivateKey() throws {
         let error = #expect(throws: SigningIdentityError.self) {
-            try SigningIdentity(certificatePath: pki.path("leaf.pem"), keyPath: pki.path("wwdr.pem"),
-                                wwdrCertificatePath: pki.path("wwdr.pem"))
+            try SigningIdentity(
+                certificatePath: pki.path("leaf.pem"), keyPath: pki.path("wwdr.pem"),
+                wwdrCertificatePath: pki.path("wwdr.pem"))
         }
         guard case .notAPrivateKey(let path, _) = error else {
             Issue.record("expected notAPrivateKey, got \(String(describing: error))")
@@ -215,11 +242,15 @@ struct SigningIdentityTests {
 
     @Test func wwdrThatDidNotIssueTheCertificate() throws {
         let error = #expect(throws: SigningIdentityError.self) {
-            try SigningIdentity(certificatePath: pki.path("leaf.pem"), keyPath: pki.path("leaf.key"),
-                                wwdrCertificatePath: pki.path("root.pem"))
+            try SigningIdentity(
+                certificatePath: pki.path("leaf.pem"), keyPath: pki.path("leaf.key"),
+                wwdrCertificatePath: pki.path("root.pem"))
         }
-        #expect(error == .wwdrDidNotIssueCertificate(wwdrPath: pki.path("root.pem"), certificatePath: pki.path("leaf.pem"),
-                                                     certificateIssuer: "CN=passforge Test WWDR, OU=G4, O=passforge tests"))
+        #expect(
+            error
+                == .wwdrDidNotIssueCertificate(
+                    wwdrPath: pki.path("root.pem"), certificatePath: pki.path("leaf.pem"),
+                    certificateIssuer: "CN=passforge Test WWDR, OU=G4, O=passforge tests"))
     }
 
     @Test func missingWWDR() throws {
@@ -229,8 +260,9 @@ struct SigningIdentityTests {
     }
 
     @Test func expiredCertificateLoadsAndSaysSo() throws {
-        let identity = try SigningIdentity(certificatePath: pki.path("expired.pem"), keyPath: pki.path("leaf.key"),
-                                           wwdrCertificatePath: pki.path("wwdr.pem"))
+        let identity = try SigningIdentity(
+            certificatePath: pki.path("expired.pem"), keyPath: pki.path("leaf.key"),
+            wwdrCertificatePath: pki.path("wwdr.pem"))
         let formatter = ISO8601DateFormatter()
         #expect(identity.certificate.notBefore == formatter.date(from: "2020-01-01T00:00:00Z"))
         #expect(identity.certificate.notAfter == formatter.date(from: "2021-01-01T00:00:00Z"))

@@ -49,8 +49,14 @@ struct ZipArchiveTests {
     @Test func reusedDeflateStreamsGiveTheSameBytesOnEveryThread() async throws {
         let date = Date(timeIntervalSince1970: 1_800_000_000)
         let archives = [10, 700, 1_500, 300, 40_000, 1_400, 9_000, 20].map { size in
-            [ZipEntry(name: "pass.json", bytes: Array(String(repeating: #"{"n":\#(size)}"#, count: size / 8 + 1).utf8.prefix(size))),
-             ZipEntry(name: "manifest.json", bytes: (0..<size).map { UInt8(ascii: "a") + UInt8(truncatingIfNeeded: $0 &* 7 % 26) })]
+            [
+                ZipEntry(
+                    name: "pass.json",
+                    bytes: Array(String(repeating: #"{"n":\#(size)}"#, count: size / 8 + 1).utf8.prefix(size))),
+                ZipEntry(
+                    name: "manifest.json",
+                    bytes: (0..<size).map { UInt8(ascii: "a") + UInt8(truncatingIfNeeded: $0 &* 7 % 26) }),
+            ]
         }
         let expected = try archives.map { try ZipArchive.make($0, modificationDate: date) }
         let results = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
@@ -62,7 +68,9 @@ struct ZipArchiveTests {
                         let rotated = archives.indices.map { ($0 + worker + round) % archives.count }
                         let order = worker.isMultiple(of: 2) ? rotated : rotated.reversed()
                         var byIndex = [[UInt8]](repeating: [], count: archives.count)
-                        for index in order { byIndex[index] = try ZipArchive.make(archives[index], modificationDate: date) }
+                        for index in order {
+                            byIndex[index] = try ZipArchive.make(archives[index], modificationDate: date)
+                        }
                         made = byIndex
                     }
                     return made
@@ -84,19 +92,25 @@ struct ZipArchiveTests {
 
     @Test func sameInputsGiveSameBytes() throws {
         let date = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(try ZipArchive.make(entries, modificationDate: date) == ZipArchive.make(entries, modificationDate: date))
+        #expect(
+            try ZipArchive.make(entries, modificationDate: date) == ZipArchive.make(entries, modificationDate: date))
     }
 
     @Test func readsArchivesMadeByPython() throws {
         let directory = try makeTemporaryDirectory("pyzip")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try run("python3", ["-c", """
-            import zipfile
-            with zipfile.ZipFile('p.zip', 'w', zipfile.ZIP_DEFLATED) as z:
-                z.writestr('dir/', '')
-                z.writestr('dir/a.txt', 'hello ' * 100)
-                z.writestr('b.bin', bytes(range(256)), compress_type=zipfile.ZIP_STORED)
-            """], in: directory)
+        try run(
+            "python3",
+            [
+                "-c",
+                """
+                import zipfile
+                with zipfile.ZipFile('p.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+                    z.writestr('dir/', '')
+                    z.writestr('dir/a.txt', 'hello ' * 100)
+                    z.writestr('b.bin', bytes(range(256)), compress_type=zipfile.ZIP_STORED)
+                """,
+            ], in: directory)
         let read = try ZipArchive.read(try readBytes(directory + "/p.zip"))
         // The directory entry is skipped.
         #expect(read.map(\.name) == ["dir/a.txt", "b.bin"])
@@ -108,14 +122,19 @@ struct ZipArchiveTests {
     func archive(withEntryNamed name: String) throws -> [UInt8] {
         let directory = try makeTemporaryDirectory("evil")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try run("python3", ["-c", """
-            import sys, zipfile
-            with zipfile.ZipFile('evil.zip', 'w') as z:
-                z.writestr('pass.json', '{}')
-                info = zipfile.ZipInfo('placeholder')
-                info.filename = sys.argv[1]
-                z.writestr(info, 'x')
-            """, name], in: directory)
+        try run(
+            "python3",
+            [
+                "-c",
+                """
+                import sys, zipfile
+                with zipfile.ZipFile('evil.zip', 'w') as z:
+                    z.writestr('pass.json', '{}')
+                    info = zipfile.ZipInfo('placeholder')
+                    info.filename = sys.argv[1]
+                    z.writestr(info, 'x')
+                """, name,
+            ], in: directory)
         return try readBytes(directory + "/evil.zip")
     }
 
@@ -142,14 +161,19 @@ struct ZipArchiveTests {
         let directory = try makeTemporaryDirectory("bomb")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // 100 MiB of zeros deflates to about 100 KB.
-        try run("python3", ["-c", """
-            import zipfile
-            with zipfile.ZipFile('bomb.zip', 'w', zipfile.ZIP_DEFLATED) as z:
-                with z.open('zeros.bin', 'w', force_zip64=True) as f:
-                    chunk = bytes(1 << 20)
-                    for _ in range(100):
-                        f.write(chunk)
-            """], in: directory)
+        try run(
+            "python3",
+            [
+                "-c",
+                """
+                import zipfile
+                with zipfile.ZipFile('bomb.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+                    with z.open('zeros.bin', 'w', force_zip64=True) as f:
+                        chunk = bytes(1 << 20)
+                        for _ in range(100):
+                            f.write(chunk)
+                """,
+            ], in: directory)
         let bytes = try readBytes(directory + "/bomb.zip")
         #expect(bytes.count < 1 << 20)
         #expect(throws: ZipError.tooLarge(limit: 64 << 20)) { try ZipArchive.read(bytes) }
@@ -162,7 +186,7 @@ struct ZipArchiveTests {
         // directory) of a deflated entry down to 10 bytes.
         let content = [UInt8](repeating: 65, count: 1000)
         var bytes = try ZipArchive.make([ZipEntry(name: "a.txt", bytes: content)])
-        let sizeLE: [UInt8] = [0xE8, 0x03, 0x00, 0x00] // 1000
+        let sizeLE: [UInt8] = [0xE8, 0x03, 0x00, 0x00]  // 1000
         var patched = 0
         var index = 0
         while index + 4 <= bytes.count {
@@ -193,7 +217,9 @@ struct ZipArchiveTests {
     }
 
     @Test func corruptedDataIsDetected() throws {
-        var bytes = try ZipArchive.make([ZipEntry(name: "a.bin", bytes: [UInt8](repeating: 7, count: 500), isCompressed: false)])
+        var bytes = try ZipArchive.make([
+            ZipEntry(name: "a.bin", bytes: [UInt8](repeating: 7, count: 500), isCompressed: false)
+        ])
         // Flip a byte of the stored data (after the 30-byte local header and name).
         bytes[30 + 5 + 100] ^= 0xFF
         #expect(throws: ZipError.self) { try ZipArchive.read(bytes) }
