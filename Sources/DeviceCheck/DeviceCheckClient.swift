@@ -36,6 +36,10 @@ package protocol DeviceCheckCalling: Sendable {
     func shutdown() async
 }
 
+/// Sends one request and reads its whole answer (status and body). The client's own goes through
+/// async-http-client; a test's may be anything, including one that ignores cancellation.
+package typealias DeviceCheckTransport = @Sendable (HTTPClientRequest) async throws -> (status: Int, body: [UInt8])
+
 /// Apple's DeviceCheck service over HTTPS (HTTP/2 when the server offers it),
 /// with async-http-client.
 ///
@@ -48,7 +52,7 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     private let authorization: DeviceCheckAuthorization
     private let http: HTTPClient
     private let ownsHTTPClient: Bool
-    private let timeout: TimeAmount
+    private let transport: DeviceCheckTransport
     /// The whole exchange of one call, body included.
     private let deadline: Duration
     private let now: @Sendable () -> Int64
@@ -59,26 +63,37 @@ package final class DeviceCheckClient: DeviceCheckCalling {
     ///   - ownsHTTPClient: whether `shutdown()` shuts `httpClient` down too.
     ///   - timeout: for one call, from connecting to the last byte of the answer.
     ///   - now: milliseconds since 1970, for `timestamp`.
+    ///   - transport: sends a request instead of `httpClient` (a test's stand-in).
     package init(
         endpoint: DeviceCheckEndpoint, authorization: DeviceCheckAuthorization, httpClient: HTTPClient? = nil,
         ownsHTTPClient: Bool = false,
         timeout: Duration = .seconds(10),
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
-        makeTransactionIdentifier: @escaping @Sendable () -> String = { UUID().uuidString }
+        makeTransactionIdentifier: @escaping @Sendable () -> String = { UUID().uuidString },
+        transport: DeviceCheckTransport? = nil
     ) {
         self.endpoint = endpoint
         self.authorization = authorization
+        let client: HTTPClient
         if let httpClient {
-            http = httpClient
+            client = httpClient
             self.ownsHTTPClient = ownsHTTPClient
         } else {
             // The system's trust roots alone cannot fail to load.
-            http = (try? Self.makeHTTPClient()) ?? HTTPClient(eventLoopGroupProvider: .singleton)
+            client = (try? Self.makeHTTPClient()) ?? HTTPClient(eventLoopGroupProvider: .singleton)
             self.ownsHTTPClient = true
         }
+        http = client
         deadline = timeout
         let components = timeout.components
-        self.timeout = .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+        let headTimeout = TimeAmount.nanoseconds(
+            components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+        self.transport =
+            transport ?? { request in
+                let response = try await client.execute(request, timeout: headTimeout)
+                let answer = try await response.body.collect(upTo: 64 * 1024)
+                return (Int(response.status.code), Array(answer.readableBytesView))
+            }
         self.now = now
         self.makeTransactionIdentifier = makeTransactionIdentifier
     }
@@ -215,31 +230,37 @@ package final class DeviceCheckClient: DeviceCheckCalling {
         return bytes
     }
 
-    /// Sends `request` and reads the whole answer, or gives up at the deadline (the request is cancelled).
+    /// Sends `request` and reads the whole answer, or gives up at the deadline or at the caller's cancellation.
+    ///
+    /// Whichever comes first resumes the caller, once; the request is then cancelled and left to finish on its
+    /// own. A task group would wait for it, and a request that ignores cancellation could outlast the deadline.
     private func exchange(_ request: HTTPClientRequest) async throws(DeviceCheckError) -> (Int, [UInt8]) {
-        let (http, timeout, deadline, endpoint) = (http, timeout, self.deadline, endpoint)
-        let outcome = await withTaskGroup(of: Result<(Int, [UInt8]), DeviceCheckError>?.self) { group in
-            group.addTask {
-                do {
-                    let response = try await http.execute(request, timeout: timeout)
-                    let answer = try await response.body.collect(upTo: 64 * 1024)
-                    return .success((Int(response.status.code), Array(answer.readableBytesView)))
-                } catch {
-                    // AHC's errors name the host and the cause, never the body or headers.
-                    return .failure(DeviceCheckError(.transport, "no answer from \(endpoint): \(error)"))
-                }
+        let (transport, deadline, endpoint) = (transport, self.deadline, endpoint)
+        let first = FirstOutcome<Result<(Int, [UInt8]), DeviceCheckError>>()
+        let sending = Task {
+            do {
+                let (status, body) = try await transport(request)
+                first.offer(.success((status, body)))
+            } catch {
+                // AHC's errors name the host and the cause, never the body or headers.
+                first.offer(.failure(DeviceCheckError(.transport, "no answer from \(endpoint): \(error)")))
             }
-            group.addTask {
-                try? await Task.sleep(for: deadline)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
-        guard let outcome else {
-            throw DeviceCheckError(.transport, "no whole answer from \(endpoint) within \(deadline) (headers and body)")
+        let timer = Task {
+            // A cancelled sleep means the answer came first: nothing to offer.
+            guard (try? await Task.sleep(for: deadline)) != nil else { return }
+            first.offer(
+                .failure(
+                    DeviceCheckError(
+                        .transport, "no whole answer from \(endpoint) within \(deadline) (headers and body)")))
         }
+        let outcome = await withTaskCancellationHandler {
+            await first.value()
+        } onCancel: {
+            first.offer(.failure(DeviceCheckError(.transport, "the call to \(endpoint) was cancelled")))
+        }
+        sending.cancel()
+        timer.cancel()
         return try outcome.get()
     }
 }
