@@ -66,16 +66,18 @@ extension ProjectOptions {
     /// The build's settings. `snapshot`: a copy of the project elsewhere (a git
     /// revision unpacked by `diff`), whose content and templates are read
     /// instead, at the same paths below it; the configuration and `.passforge/`
-    /// stay the project's own.
-    func settings(developmentSigning: Bool, allowHTTP: Bool, jobs: Int?, snapshot: String? = nil) throws
-        -> BuildSettings
-    {
+    /// stay the project's own. `configuration`: passforge.yml as the caller already read it (`serve --push`
+    /// reads it once), else read here.
+    func settings(
+        developmentSigning: Bool, allowHTTP: Bool, jobs: Int?, snapshot: String? = nil,
+        configuration: ProjectConfiguration? = nil
+    ) throws -> BuildSettings {
         let project = project
         let root = project.root
         func placed(_ spelled: String) -> String { snapshot.map { root.placing(spelled, under: $0) } ?? spelled }
         var settings = BuildSettings(
             contentDirectory: placed(project.contentDirectory), templatesDirectory: placed(project.templatesDirectory),
-            outputDirectory: project.outputDirectory, configuration: try loadConfiguration(),
+            outputDirectory: project.outputDirectory, configuration: try configuration ?? loadConfiguration(),
             projectStateDirectory: project.stateDirectory,
             allowsDevelopmentSigning: developmentSigning, allowsHTTPWebService: allowHTTP)
         if let jobs { settings.jobs = max(1, jobs) }

@@ -153,13 +153,12 @@ struct ServeCommand: AsyncParsableCommand {
         let connections = try connectionCap()
         configuration.maximumConnections = connections.cap
         configuration.connectionCapOrigin = connections.origin
-        // The base path and the offers come from passforge.yml (`--push` reads its signing settings too).
-        let projectConfiguration = try? project.loadConfiguration()
+        // passforge.yml is read once, here: the base path, the offers and `--push`'s signing settings come from it.
+        let projectConfiguration = try project.loadConfiguration()
         configuration.basePath = Route.normalizeBasePath(basePath ?? Self.webServicePath(projectConfiguration))
         do {
             configuration.offers = try DeviceCheckSetup.offerEndpoint(
-                configuration: projectConfiguration ?? project.loadConfiguration(), store: store,
-                claimsPerMinute: claimLimit)
+                configuration: projectConfiguration, store: store, claimsPerMinute: claimLimit)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -177,7 +176,9 @@ struct ServeCommand: AsyncParsableCommand {
             ? [IndexRefreshOnNewBuild(output: output, store: store, logger: logger)] : []
         if push {
             reactions.append(
-                try pushOnNewBuild(output: output, store: store, metrics: configuration.metrics, logger: logger))
+                try pushOnNewBuild(
+                    configuration: projectConfiguration, output: output, store: store, metrics: configuration.metrics,
+                    logger: logger))
         }
         var services: [any Service] = []
         if let offers = configuration.offers {
@@ -206,9 +207,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// `--push`: after each new build, the devices holding a changed pass or order are told to fetch it.
     private func pushOnNewBuild(
-        output: OutputFolder, store: any RegistrationDatabase, metrics: ServerMetrics, logger: Logger
+        configuration: ProjectConfiguration, output: OutputFolder, store: any RegistrationDatabase,
+        metrics: ServerMetrics, logger: Logger
     ) throws -> PushOnNewBuild {
-        let settings = try project.settings(developmentSigning: false, allowHTTP: false, jobs: nil)
+        let settings = try project.settings(
+            developmentSigning: false, allowHTTP: false, jobs: nil, configuration: configuration)
         let apns: APNsConfiguration
         do {
             apns = try APNsConfiguration.fromEnvironment()
