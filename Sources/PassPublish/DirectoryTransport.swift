@@ -31,12 +31,25 @@ struct DirectoryTransport: PublishTransport {
         let csv = try readStateFile(TreeLayout.downloadsListPath, limit: BuildState.maximumPublishedListSize)
         let landing = try readStateFile(LandingPageList.path, limit: BuildState.maximumPublishedListSize)
         let downloads = bundles == nil && landing == nil ? [] : try downloadFiles(&folders)
-        return .published(
-            PublishedBuild(
-                state: state, downloadsCSV: csv, bundlesJSON: bundles,
-                bundleFiles: bundles == nil ? [] : downloads.filter { $0.hasSuffix(".pkpasses") },
-                landingPages: landing,
-                landingFiles: landing == nil ? [] : downloads.filter(LandingComparison.isLandingFile)))
+        var build = PublishedBuild(
+            state: state, downloadsCSV: csv, bundlesJSON: bundles,
+            bundleFiles: bundles == nil ? [] : downloads.filter { $0.hasSuffix(".pkpasses") },
+            landingPages: landing,
+            landingFiles: landing == nil ? [] : downloads.filter(LandingComparison.isLandingFile))
+        let note = try readStateFile(Self.removalsNotePath, limit: BuildState.maximumPublishedListSize)
+        build.notedRemovals = note.flatMap { try? JSONDecoder().decode([String].self, from: Data($0)) } ?? []
+        return .published(build)
+    }
+
+    /// The files a publish will delete once its state is sent, written before the state and removed after the
+    /// deletions (as in a bucket): see `PublishedBuild.notedRemovals`.
+    static let removalsNotePath = "\(TreeLayout.stateFolder)/publish-removals.json"
+
+    func noteRemovals(_ paths: [String]) throws {
+        var folders = RealFolders(root: root)
+        _ = try folders.exists(TreeLayout.stateFolder, creating: true)
+        try AtomicFileSystem.write(
+            Array(try JSONEncoder().encode(paths)), to: TreeLayout.path(Self.removalsNotePath, in: root))
     }
 
     /// A file of `.passforge/`: a regular file, not a link, of at most `limit` bytes (no more is read); nil when missing.
@@ -113,9 +126,7 @@ struct DirectoryTransport: PublishTransport {
         for upload in files {
             let destination = TreeLayout.path(upload.path, in: root)
             try AtomicFileSystem.rename(Self.stagedPath(for: destination), to: destination)
-            for link in upload.links {
-                try AtomicFileSystem.hardLink(destination, as: TreeLayout.path(link, in: root), creatingFolder: false)
-            }
+            for link in upload.links { try Self.link(destination, as: TreeLayout.path(link, in: root)) }
             landed += upload.fileCount
             progress(landed)
         }
@@ -145,6 +156,29 @@ struct DirectoryTransport: PublishTransport {
                 removeFolderIfEmpty(TreeLayout.path(folder, in: root))
             }
         }
+        try AtomicFileSystem.remove(TreeLayout.path(Self.removalsNotePath, in: root))
+    }
+
+    /// Links `target` as `link`. A name already there is replaced through a hard link made under the
+    /// link's staged dotname, then renamed over it: not AtomicFileSystem.hardLink's `NAME.tmp-<pid>-<n>`,
+    /// which a publish killed between its link and its rename left beside the token names and downloads,
+    /// served, under a name no later publish knew (the host then held a file the build does not). The
+    /// staged name is the same on every run, so the next run removes what a killed one left, and a dotfile
+    /// is never served meanwhile.
+    static func link(_ target: String, as link: String) throws(PublishError) {
+        if Glibc.link(target, link) == 0 { return }
+        guard errno == EEXIST else { throw linkFailure(target, link) }
+        let staged = stagedPath(for: link)
+        if unlink(staged) != 0, errno != ENOENT { throw linkFailure(target, staged) }
+        guard Glibc.link(target, staged) == 0 else { throw linkFailure(target, staged) }
+        guard Glibc.rename(staged, link) == 0 else { throw linkFailure(staged, link) }
+    }
+
+    private static func linkFailure(_ target: String, _ link: String) -> PublishError {
+        PublishError(
+            .fileSystem,
+            "cannot link \(target) as \(link): \(String(cString: strerror(errno))); check the destination's "
+                + "permissions and free space, then publish again")
     }
 
     /// `v1/passes/T/S` → `v1/passes/T`; `x` → "".

@@ -38,7 +38,8 @@ struct PublishPlan: Sendable {
         local: PublishedIndex, destination: PublishedIndex?, localBundles: BundleComparison = BundleComparison(),
         destinationBundles: BundleComparison = BundleComparison(), bundleFiles: [String] = [],
         localLanding: LandingComparison = LandingComparison(),
-        destinationLanding: LandingComparison = LandingComparison(), landingFiles: [String] = []
+        destinationLanding: LandingComparison = LandingComparison(), landingFiles: [String] = [],
+        notedRemovals: [String] = []
     ) throws(PublishError) {
         for key in local.sortedKeys {
             let record = local.items[key]!
@@ -81,6 +82,9 @@ struct PublishPlan: Sendable {
         planLanding(
             local: localLanding, destination: destinationLanding, filesAtDestination: landingFiles,
             kept: kept.union(localLanding.files.keys))
+        // A note is the destination's: only its build-owned names this build does not use are taken.
+        let noted = Set(notedRemovals.filter(TreePath.isBuildOwned)).subtracting(kept)
+        removals += noted.subtracting(localLanding.files.keys).subtracting(removals).sorted()
         for upload in uploads {
             try TreePath.check(upload.path)
             for link in upload.links { try TreePath.check(link) }

@@ -81,6 +81,10 @@ package struct PublishedBuild: Sendable, Equatable {
     /// The landing files (`download/*.html|.png|.svg`) present that the destination's landing-pages.txt does not
     /// name, or that a publish noted it would delete: left by a publish killed between its lists and its removals.
     package var landingFiles: [String]
+    /// The files a publish noted it would delete before it sent its state (`noteRemovals`): a publish killed
+    /// between its state and its removals leaves names the new state no longer tells of (a removed pass
+    /// without a token, a token name or download a changed pass dropped). The next publish deletes them.
+    package var notedRemovals: [String] = []
 
     package init(
         state: [UInt8], downloadsCSV: [UInt8]?, bundlesJSON: [UInt8]? = nil, bundleFiles: [String] = [],

@@ -81,7 +81,7 @@ package struct Publisher: Sendable {
             destinationBundles: BundleComparison(destination: published?.files.bundlesJSON),
             bundleFiles: published?.files.bundleFiles ?? [], localLanding: lists.landing,
             destinationLanding: LandingComparison(destination: published?.files.landingPages),
-            landingFiles: published?.files.landingFiles ?? [])
+            landingFiles: published?.files.landingFiles ?? [], notedRemovals: published?.files.notedRemovals ?? [])
         try verifyLocalFiles(of: plan)
         let removals = plan.removals + lists.listsToRemove(at: published?.files)
 
