@@ -50,12 +50,13 @@ test: deps
 	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/with-postgres-replicas.sh scripts/run-tests.sh
 
 # PostgreSQL faults (about a minute, as root): the failover, and a 30 s partition between
-# serve and PostgreSQL made with nftables. Not in `make test`: the partition alone takes 30 s.
+# serve and PostgreSQL made with nftables; then 300 SIGKILLs of publish to a folder (about 75 s). Not in `make test`: the partition alone takes 30 s.
 faults: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(FAULT_PACKAGES)"
 	$(SWIFT) build --build-tests
 	PASSFORGE_TEST_PARTITION=1 scripts/with-postgres.sh scripts/with-postgres-replicas.sh \
 	  $(SWIFT) test --skip-build --filter 'PostgresFaultTests'
+	PASSFORGE_PUBLISH_KILL_ROUNDS=30 $(SWIFT) test --skip-build --filter 'PublishKillLoopTests'
 
 # Benchmarks: release build, one run each, figures compared with the targets and the machine's limits.
 bench: deps
