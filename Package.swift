@@ -312,7 +312,11 @@ let package = Package(
 
         .testTarget(name: "PassModelTests", dependencies: ["PassModel"]),
         // The tree's model without the build: state.json's encoder and decoders against a Codable oracle, ItemKey.
-        .testTarget(name: "WalletTreeTests", dependencies: ["WalletTree", "PassModel", "AtomicFiles", "TestSupport"]),
+        .testTarget(
+            name: "WalletTreeTests",
+            dependencies: [
+                "WalletTree", "PassModel", "AtomicFiles", "ConcurrencySupport", "RegistrationStore", "TestSupport",
+            ]),
         .testTarget(name: "HTMLFragmentsTests", dependencies: ["HTMLFragments"]),
         .testTarget(name: "PassContentTests", dependencies: ["PassContent", "PassModel", "TestSupport"]),
         .testTarget(name: "PassPackageTests", dependencies: ["PassPackage", "TestSupport"]),

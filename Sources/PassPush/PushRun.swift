@@ -289,7 +289,7 @@ actor OutcomeRecorder {
                 if !changes.isEmpty {
                     let indexFiles = self.indexFiles
                     let state = self.state
-                    try await indexFiles.pool.run { try indexFiles.applyAll(changes.map { ($0, state) }) }
+                    try await indexFiles.applyAll(changes.map { ($0, state) })
                 }
                 completed.append(push)
                 try await flush()

@@ -5,8 +5,8 @@ import WalletTree
 
 /// Concurrent index changes written in shared batches (`applyAll`), the way
 /// `GroupCommitter` shares SQLite commits: a change returns once its file
-/// (or a newer one of the same index) is on disk. The writes block on
-/// file-system syncs, so they run on the blocking pool.
+/// (or a newer one of the same index) is on disk. `applyAll` runs the writes,
+/// which block on file-system syncs, on the blocking pool.
 final class DeviceIndexWriter: Sendable {
     private struct Item: Sendable {
         var change: RegistrationChange
@@ -20,8 +20,8 @@ final class DeviceIndexWriter: Sendable {
 
     init(files: DeviceIndexFiles) {
         self.files = files
-        queue = BatchingQueue(maximumBatch: Self.maximumBatch, pool: files.pool) { batch in
-            try files.applyAll(batch.map { ($0.change, $0.snapshot) })
+        queue = BatchingQueue(maximumBatch: Self.maximumBatch) { batch in
+            try await files.applyAll(batch.map { ($0.change, $0.snapshot) })
         }
     }
 
@@ -71,6 +71,6 @@ final class SharedDeviceIndexWriter: Sendable {
         defer { for lock in locks { lock.release() } }
         let fresh = try await store.indices(of: keys.map { (device: $0.device, passTypeIdentifier: $0.type) })
         let snapshot = batch[batch.count - 1].snapshot
-        try await files.pool.run { try files.writeAll(fresh, snapshot: snapshot, shardLocksHeld: true) }
+        try await files.pool.run { try files.writeAll(fresh, snapshot: snapshot) }
     }
 }

@@ -34,7 +34,7 @@ package final class DeviceIndexFiles: Sendable {
     /// The threads of the blocking file work: the process's one `BlockingPool`, from the command.
     package let pool: BlockingPool
     /// This process's holders of each shard lock, so that a second one waits for the first without polling.
-    private let shardGate = ShardGate(count: Int(DeviceIndexFiles.shardCount))
+    let shardGate = ShardGate(count: Int(DeviceIndexFiles.shardCount))
 
     // Made by `OutputFolder` only, which passes the process's pool.
     init(outputDirectory: String, pool: BlockingPool) {
@@ -83,7 +83,7 @@ package final class DeviceIndexFiles: Sendable {
         var locks: [FileLock] = []
         do {
             for shard in shards {
-                await shardGate.enter(Int(shard))
+                try await shardGate.enter(Int(shard))
                 do {
                     locks.append(try await fileLock(shard))
                 } catch {
@@ -130,7 +130,12 @@ package final class DeviceIndexFiles: Sendable {
     /// before any is renamed, and the renames are flushed with one fsync per
     /// folder before this returns. Changes older than the last written
     /// revision of their index are skipped.
-    package func applyAll<Tags: UpdateTags>(_ changes: [(change: RegistrationChange, snapshot: Tags)]) throws {
+    ///
+    /// The files are staged and flushed on the pool without any lock; then the devices' shard locks are taken
+    /// through this process's gate (`lockShardsAcrossProcesses`), so that at most one pool thread per shard
+    /// blocks on a file lock held by another process. Blocking every pool thread there instead could leave
+    /// this process's own lock holder without a thread to finish on: nothing would move again.
+    package func applyAll<Tags: UpdateTags>(_ changes: [(change: RegistrationChange, snapshot: Tags)]) async throws {
         // Within the batch, only the newest change of each index matters.
         var newest: [String: (change: RegistrationChange, snapshot: Tags)] = [:]
         for item in changes {
@@ -139,22 +144,30 @@ package final class DeviceIndexFiles: Sendable {
             if let current = newest[relative], current.change.revision >= item.change.revision { continue }
             newest[relative] = item
         }
-        try commit(
-            newest.map { relative, item in
-                Pending(
-                    relative: relative, device: item.change.index.device, revision: item.change.revision,
-                    bytes: Self.render(
-                        serialNumbers: item.change.index.serialNumbers,
-                        passTypeIdentifier: item.change.index.passTypeIdentifier,
-                        snapshot: item.snapshot))
-            })
+        let items = newest.map { relative, item in
+            Pending(
+                relative: relative, device: item.change.index.device, revision: item.change.revision,
+                bytes: Self.render(
+                    serialNumbers: item.change.index.serialNumbers,
+                    passTypeIdentifier: item.change.index.passTypeIdentifier,
+                    snapshot: item.snapshot))
+        }
+        guard !items.isEmpty else { return }
+        let staged = try await pool.run { [self] in try stage(items) }
+        do {
+            let locks = try await lockShardsAcrossProcesses(devices: items.map(\.device))
+            defer { for lock in locks { lock.release() } }
+            try await pool.run { [self] in try install(staged) }
+        } catch {
+            for case (_, let temporary?) in staged.files { try? AtomicFileSystem.remove(temporary) }
+            throw error
+        }
     }
 
-    /// Writes the given indices whatever was written before (a build's refresh), in one batch.
-    /// With `shardLocksHeld`, the caller holds the shard locks of every device
-    /// of `indices` (`lockShardsAcrossProcesses`).
-    package func writeAll(_ indices: [DeviceIndex], snapshot: some UpdateTags, shardLocksHeld: Bool = false) throws {
-        try commit(indices.map { pending($0, snapshot: snapshot) }, shardLocksHeld: shardLocksHeld)
+    /// Writes the given indices whatever was written before (a build's refresh), in one batch. The caller
+    /// holds the shard locks of every device of `indices` (`lockShardsAcrossProcesses`).
+    package func writeAll(_ indices: [DeviceIndex], snapshot: some UpdateTags) throws {
+        try commit(indices.map { pending($0, snapshot: snapshot) })
     }
 
     private func pending(_ index: DeviceIndex, snapshot: some UpdateTags) -> Pending {
@@ -190,7 +203,7 @@ package final class DeviceIndexFiles: Sendable {
         for (type, serials) in serialsByType.sorted(by: { $0.key < $1.key }) {
             let indices = try await store.indices(holding: type, serialNumbers: serials)
             try await pool.run { [self] in
-                try commit(indices.map { pending($0, snapshot: snapshot) }, shardLocksHeld: true)
+                try commit(indices.map { pending($0, snapshot: snapshot) })
             }
             count += indices.count
         }
@@ -208,32 +221,51 @@ package final class DeviceIndexFiles: Sendable {
         package var bytes: [UInt8]?
     }
 
-    /// Stages and flushes every file, then renames them into place — each
-    /// rename under its device's shard lock, so that a build's refresh (which
-    /// holds every shard) never interleaves with it — and flushes their folders.
-    private func commit(_ items: [Pending], shardLocksHeld: Bool = false) throws {
+    /// Files written and flushed, not yet in place: `stage`'s result, for `install`.
+    private struct Staged {
+        var files: [(item: Pending, temporary: String?)]
+        var folders: Set<String>
+    }
+
+    /// Stages, flushes and renames every file into place and flushes their folders, with the shard locks of
+    /// every device held by the caller, so that no other writer interleaves with it.
+    private func commit(_ items: [Pending]) throws {
         guard !items.isEmpty else { return }
-        var staged: [(item: Pending, temporary: String?)] = []
-        defer { for case (_, let temporary?) in staged { try? AtomicFileSystem.remove(temporary) } }
-        var folders = Set<String>()
-        for item in items {
-            let path = TreeLayout.path(item.relative, in: outputDirectory)
-            let folder = String(TreeLayout.parentFolder(of: path))
-            if folders.insert(folder).inserted { try createFolder(folder) }
-            guard let bytes = item.bytes else {
-                staged.append((item, nil))
-                continue
+        try install(try stage(items))
+    }
+
+    /// Writes every new file beside its index and flushes them all (fsyncs waiting together, `syncFiles`).
+    private func stage(_ items: [Pending]) throws -> Staged {
+        var staged = Staged(files: [], folders: [])
+        do {
+            for item in items {
+                let path = TreeLayout.path(item.relative, in: outputDirectory)
+                let folder = String(TreeLayout.parentFolder(of: path))
+                if staged.folders.insert(folder).inserted { try createFolder(folder) }
+                guard let bytes = item.bytes else {
+                    staged.files.append((item, nil))
+                    continue
+                }
+                let temporary = AtomicFileSystem.temporaryPath(for: path)
+                staged.files.append((item, temporary))
+                try lock(for: item.device).withLock {
+                    try AtomicFileSystem.writeFile(bytes, to: temporary, sync: false)
+                }
             }
-            let temporary = AtomicFileSystem.temporaryPath(for: path)
-            try lock(for: item.device).withLock { try AtomicFileSystem.writeFile(bytes, to: temporary, sync: false) }
-            staged.append((item, temporary))
+            try AtomicFileSystem.syncFiles(staged.files.compactMap(\.temporary))
+        } catch {
+            for case (_, let temporary?) in staged.files { try? AtomicFileSystem.remove(temporary) }
+            throw error
         }
-        try AtomicFileSystem.syncFiles(staged.compactMap(\.temporary))
-        while let (item, temporary) = staged.popLast() {
-            // Blocks this thread while a build refreshes: callers run on the blocking pool's threads.
-            let shardLock =
-                shardLocksHeld ? nil : try FileLock.acquire(shardLockPath(Self.shard(of: item.device)), blocking: true)
-            defer { shardLock?.release() }
+        return staged
+    }
+
+    /// Renames the staged files into place (or removes emptied indices) and flushes their folders; a change
+    /// older than the last written revision of its index is dropped. The caller holds the shard locks.
+    private func install(_ staged: Staged) throws {
+        var files = staged.files
+        defer { for case (_, let temporary?) in files { try? AtomicFileSystem.remove(temporary) } }
+        while let (item, temporary) = files.popLast() {
             try lock(for: item.device).withLock {
                 guard item.revision.map({ claim(item.relative, revision: $0) }) ?? true else {
                     if let temporary { try? AtomicFileSystem.remove(temporary) }
@@ -247,7 +279,7 @@ package final class DeviceIndexFiles: Sendable {
             }
         }
         // A registration is acknowledged only once its rename is on disk.
-        for folder in folders.sorted() { try AtomicFileSystem.syncDirectory(folder) }
+        for folder in staged.folders.sorted() { try AtomicFileSystem.syncDirectory(folder) }
     }
 
     /// Creates a type's folder of indices the first time, and flushes the folders above it, so that

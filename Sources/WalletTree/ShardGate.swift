@@ -3,43 +3,72 @@ import Synchronization
 /// One gate per shard for the tasks of this process: `enter` waits, without
 /// holding a thread, until the task before it `leave`s; waiters go in the
 /// order they came. The file lock behind it keeps other processes out; this
-/// keeps this process's own holders from polling it.
+/// keeps this process's own holders from polling it, and lets at most one
+/// thread per shard block on it.
 final class ShardGate: Sendable {
+    private struct Waiter {
+        var identifier: UInt64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
     private struct Shard {
         var isHeld = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [Waiter] = []
     }
 
-    private let shards: Mutex<[Shard]>
+    private struct State {
+        var shards: [Shard]
+        var nextIdentifier: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
 
     init(count: Int) {
-        shards = Mutex(Array(repeating: Shard(), count: count))
+        state = Mutex(State(shards: Array(repeating: Shard(), count: count)))
     }
 
-    /// Returns once the caller holds `shard`.
-    func enter(_ shard: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let holds = shards.withLock { shards in
-                guard shards[shard].isHeld else {
-                    shards[shard].isHeld = true
-                    return true
+    /// Returns once the caller holds `shard`; throws `CancellationError` when the task is cancelled before
+    /// (a cancelled waiter leaves the queue and never holds the shard).
+    func enter(_ shard: Int) async throws {
+        let identifier = state.withLock { state in
+            defer { state.nextIdentifier += 1 }
+            return state.nextIdentifier
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, any Error>? = state.withLock { state in
+                    guard !Task.isCancelled else { return .failure(CancellationError()) }
+                    guard state.shards[shard].isHeld else {
+                        state.shards[shard].isHeld = true
+                        return .success(())
+                    }
+                    state.shards[shard].waiters.append(Waiter(identifier: identifier, continuation: continuation))
+                    return nil
                 }
-                shards[shard].waiters.append(continuation)
-                return false
+                if let outcome { continuation.resume(with: outcome) }
             }
-            if holds { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.shards[shard].waiters.firstIndex(where: { $0.identifier == identifier })
+                else { return nil }
+                return state.shards[shard].waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 
     /// Hands `shard` to the next waiter, or leaves it free.
     func leave(_ shard: Int) {
-        let next = shards.withLock { shards -> CheckedContinuation<Void, Never>? in
-            guard !shards[shard].waiters.isEmpty else {
-                shards[shard].isHeld = false
+        let next = state.withLock { state -> Waiter? in
+            guard !state.shards[shard].waiters.isEmpty else {
+                state.shards[shard].isHeld = false
                 return nil
             }
-            return shards[shard].waiters.removeFirst()
+            return state.shards[shard].waiters.removeFirst()
         }
-        next?.resume()
+        next?.continuation.resume()
     }
+
+    /// The tasks waiting for `shard`, for tests.
+    func waiting(_ shard: Int) -> Int { state.withLock { $0.shards[shard].waiters.count } }
 }

@@ -19,7 +19,7 @@ import WalletTree
                 let change = try await store.register(
                     device: device, pushToken: String(repeating: "aa", count: 32), passTypeIdentifier: type,
                     serialNumber: serial)
-                try files.applyAll([(change, try built.buildState())])
+                try await files.applyAll([(change, try built.buildState())])
             }
         }
         let path = DeviceIndexFiles.relativePath(device: "devA", passTypeIdentifier: type)
@@ -102,8 +102,8 @@ import WalletTree
         let older = RegistrationChange(
             outcome: .created, index: DeviceIndex(device: "d", passTypeIdentifier: "pass.a.b", serialNumbers: ["S-1"]),
             revision: 7)
-        try files.applyAll([(newer, snapshot)])
-        try files.applyAll([(older, snapshot)])
+        try await files.applyAll([(newer, snapshot)])
+        try await files.applyAll([(older, snapshot)])
         #expect(
             output.read(TreeLayout.deviceIndexPath(device: "d", type: "pass.a.b")).map {
                 String(decoding: $0, as: UTF8.self)
@@ -122,7 +122,7 @@ import WalletTree
                     revision: revision), snapshot
             )
         }
-        try files.applyAll([
+        try await files.applyAll([
             change("e", ["S-1"], 9), change("e", ["S-1", "S-2"], 11), change("e", ["S-2"], 10),
             change("d", ["S-1"], 6), change("f", ["S-1"], 12),
         ])
@@ -136,7 +136,7 @@ import WalletTree
                 String(decoding: $0, as: UTF8.self)
             }
                 == #"{"serialNumbers":["S-1","S-2"],"lastUpdated":"20"}"#)
-        try files.applyAll([change("f", [], 13), change("e", ["S-9"], 14)])
+        try await files.applyAll([change("f", [], 13), change("e", ["S-9"], 14)])
         #expect(
             !FileManager.default.fileExists(
                 atPath: output.file(TreeLayout.deviceIndexPath(device: "f", type: "pass.a.b"))))
