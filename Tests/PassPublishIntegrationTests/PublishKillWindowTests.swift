@@ -93,4 +93,51 @@ import WalletTree
         #expect(!dest.exists(DirectoryTransport.removalsNotePath))
         #expect(Self.servedFiles(dest.root) == Self.servedFiles(built.output))
     }
+
+    /// A device during a publish: it lists its serials (the destination's state, and its index as the server
+    /// there wrote it for the previous build), then fetches each pass. Paused at each checkpoint, every serial
+    /// it is given has its pass there, whole (the previous version or the new one).
+    @Test func aDeviceReadingDuringAPublishGetsEveryPassItIsTold() throws {
+        let built = try BuiltProject(passCount: 3)
+        let folder = TemporaryDirectory("passforge-dest")
+        let dest = DestinationTree(root: folder.file("site"))
+        #expect(try built.publishCommand(dest.root).status == 0)
+        let index = "v1/devices/1a2b3c4d5e6f/registrations/\(TestPKI.passType)"
+        try AtomicFileSystem.write(
+            Array(#"{"serialNumbers":["C-0000","C-0001","C-0002"],"lastUpdated":"1"}"#.utf8),
+            to: "\(dest.root)/\(index)")
+        let previous = try dest.state()
+        let template = folder.file("previous")
+        #expect(try runProcess("/bin/cp", ["-a", dest.root, template]).status == 0)
+        try built.build(count: 2, points: { $0 + 100 })
+        let next = try built.state()
+
+        var seen: [String] = []
+        for point in [PublishCheckpoint.uploaded, PublishCheckpoint.removing] {
+            let reader = StopAt(point) {
+                let state = try dest.state()
+                let listed = try JSONDecoder().decode(SerialList.self, from: Data(dest.bytes(index) ?? []))
+                let serials = Set(state.passes.values.map(\.identifier) + listed.serialNumbers)
+                for serial in serials {
+                    let key = "\(TestPKI.passType)/\(serial)"
+                    let record = try #require(state.passes[key] ?? previous.passes[key])
+                    let bytes = try #require(
+                        dest.bytes(record.path), "\(point): \(serial) is listed, its pass is missing")
+                    let etags = [previous.passes[key]?.etag, next.passes[key]?.etag].compactMap { $0 }
+                    #expect(etags.contains(BuildState.etag(of: bytes)), "\(point): \(serial) is not whole")
+                }
+                seen.append(point)
+            }
+            // Each checkpoint on a destination as the previous build left it.
+            try? FileManager.default.removeItem(atPath: dest.root)
+            #expect(try runProcess("/bin/cp", ["-a", template, dest.root]).status == 0)
+            _ = try Publisher(outputDirectory: built.output, destination: .directory(dest.root), checkpoints: reader)
+                .publish()
+            try reader.result()
+        }
+        #expect(seen == [PublishCheckpoint.uploaded, PublishCheckpoint.removing])
+    }
+
+    /// Apple "Get the List of Updatable Passes": the device's serials.
+    struct SerialList: Decodable { var serialNumbers: [String] }
 }
