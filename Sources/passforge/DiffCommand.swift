@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConcurrencySupport
 import Foundation
 import PassBuild
 import PassContent
@@ -85,7 +86,11 @@ struct DiffCommand: AsyncParsableCommand {
 
     /// Devices registered for each pass, when the registration store can be opened; nil otherwise.
     func deviceCounts(for keys: [String]) async -> [String: Int]? {
-        guard let opened = try? await StoreOpening.open(project: project.project, onlyIfPresent: true) else {
+        // The command's one pool for the SQLite store's blocking work.
+        guard
+            let opened = try? await StoreOpening.open(
+                project: project.project, onlyIfPresent: true, pool: BlockingPool(threadCount: 1))
+        else {
             return nil
         }
         var counts: [String: Int] = [:]

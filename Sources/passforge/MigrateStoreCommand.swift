@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtomicFiles
+import ConcurrencySupport
 import Foundation
 import RegistrationStore
 
@@ -78,11 +79,15 @@ struct MigrateStoreCommand: AsyncParsableCommand {
             Console.error("error: \(reading.label) and \(writing.label) name the same store")
             throw ExitCode.failure
         }
-        guard let (source, sourceName) = try await StoreOpening.open(from, onlyIfPresent: true) else {
+        // The process's one pool, for both stores' blocking work.
+        let pool = BlockingPool()
+        guard let (source, sourceName) = try await StoreOpening.open(from, onlyIfPresent: true, pool: pool) else {
             Console.error("error: \(reading.label): there is no such SQLite file")
             throw ExitCode.failure
         }
-        guard let (destination, destinationName) = try await StoreOpening.open(to) else { throw ExitCode.failure }
+        guard let (destination, destinationName) = try await StoreOpening.open(to, pool: pool) else {
+            throw ExitCode.failure
+        }
         Console.error("copying registrations from \(sourceName) to \(destinationName)…")
         let report: StoreMigration.Report
         do {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConcurrencySupport
 import Foundation
 import PassContent
 import RegistrationStore
@@ -33,7 +34,11 @@ struct OffersCommand: AsyncParsableCommand {
     var format: Format = .text
 
     func run() async throws {
-        guard let (store, description) = try await StoreOpening.open(project: project.project, onlyIfPresent: true)
+        // The process's one pool for the store's blocking work.
+        let pool = BlockingPool(threadCount: 1)
+        guard
+            let (store, description) = try await StoreOpening.open(
+                project: project.project, onlyIfPresent: true, pool: pool)
         else {
             Console.error(
                 "no registration store yet (\(StoreLocation.environmentVariable) or \(StoreOpening.defaultSQLitePath(of: project.project))): no claims"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConcurrencySupport
 import Foundation
 import RegistrationStore
 import WalletTree
@@ -33,7 +34,9 @@ struct StatsCommand: AsyncParsableCommand {
         let index = try Console.runReportingErrors { try PublishedIndex.load(from: output) }
         var onDevices: [PassDeviceCount] = []
         var events: [RegistrationDayCount] = []
-        if let (store, _) = try await StoreOpening.open(project: project.project, onlyIfPresent: true) {
+        // The process's one pool for the store's blocking work.
+        let pool = BlockingPool(threadCount: 1)
+        if let (store, _) = try await StoreOpening.open(project: project.project, onlyIfPresent: true, pool: pool) {
             guard let counting = store as? any InstallStatisticsStore else {
                 Console.error("error: this registration store keeps no install counts")
                 throw ExitCode.failure

@@ -13,7 +13,7 @@ enum StoreOpening {
     /// Opens the store of `project`. With `onlyIfPresent`, a SQLite file that does not exist
     /// yet is not created (a build on a machine without a server has no devices). A SQLite store's
     /// commits run on `pool`, the command's `BlockingPool`.
-    static func open(project: Project, onlyIfPresent: Bool = false, pool: BlockingPool = BlockingPool(threadCount: 1))
+    static func open(project: Project, onlyIfPresent: Bool = false, pool: BlockingPool)
         async throws -> (store: any RegistrationDatabase, description: String)?
     {
         try await open(
@@ -29,7 +29,7 @@ enum StoreOpening {
     /// directory, as a path typed in a shell is. No value: `defaultSQLitePath`.
     static func open(
         _ value: String?, defaultSQLitePath: String = StoreLocation.defaultSQLitePath, onlyIfPresent: Bool = false,
-        pool: BlockingPool = BlockingPool(threadCount: 1)
+        pool: BlockingPool
     ) async throws -> (store: any RegistrationDatabase, description: String)? {
         let location: StoreLocation
         do {
