@@ -11,8 +11,10 @@ import Testing
 /// HTTPS mock of Apple: passforge.yml's offers and deviceCheck, `offer:` in content, a claim
 /// whose pass downloads and verifies, and a server killed between the assignment and the bit update.
 @Suite struct OfferServeEndToEndTests {
-    func project(rig: DeviceCheckRig) async throws -> BuiltProject {
+    /// - Parameter databaseURL: the PostgreSQL store for build and serve (SQLite in the project without it).
+    func project(rig: DeviceCheckRig, databaseURL: String? = nil) async throws -> BuiltProject {
         let built = try await BuiltProject.make(passCount: 1)
+        if let databaseURL { built.environment["PASSFORGE_DATABASE_URL"] = databaseURL }
         let files = built.project.directory
         try FileManager.default.removeItem(atPath: files.file("content/cards.yml"))
         files.write(

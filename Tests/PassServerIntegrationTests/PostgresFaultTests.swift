@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import MockDeviceCheck
 import NIOCore
 import Synchronization
 import TestSupport
@@ -28,13 +29,22 @@ import Testing
         let url = try variable("PASSFORGE_TEST_REPLICA_URL")
         let standbyURL = try variable("PASSFORGE_TEST_REPLICA_STANDBY_URL")
         let pgCtl = try variable("PASSFORGE_TEST_REPLICA_PG_CTL")
-        let built = try await BuiltProject.make(passCount: 1)
-        built.environment["PASSFORGE_DATABASE_URL"] = url
+        try await DeviceCheckRig.with { rig in
+            try await failOver(url: url, standbyURL: standbyURL, pgCtl: pgCtl, rig: rig)
+        }
+    }
+
+    /// The failover with 8 devices registering and a DeviceCheck claim in flight across it.
+    private func failOver(url: String, standbyURL: String, pgCtl: String, rig: DeviceCheckRig) async throws {
+        let variable = PostgresTestEnvironment.variable
+        let built = try await OfferServeEndToEndTests().project(rig: rig, databaseURL: url)
         let server = try await ServerProcess(built, arguments: ["--registration-limit", "0"])
-        let load = try await RegistrationLoad(built: built, base: server.base, prefix: "failover")
+        let load = try await RegistrationLoad(built: built, base: server.base, prefix: "failover", serial: "W-1")
         let clients = load.start(clients: 8)
 
         try await load.waitForAcknowledged(30, after: nil, within: 30)
+        let claims = ClaimsAcrossFailover(client: Client(base: server.base), rig: rig)
+        try await claims.claimBeforeAndHoldOne()
         let stopped = try await runProcessWithoutBlocking(
             pgCtl, ["-D", try variable("PASSFORGE_TEST_REPLICA_PRIMARY_DATA"), "-m", "immediate", "-w", "stop"])
         #expect(stopped.status == 0, "\(stopped.output)")
@@ -45,6 +55,7 @@ import Testing
             pgCtl, ["-D", try variable("PASSFORGE_TEST_REPLICA_STANDBY_DATA"), "-w", "promote"])
         #expect(promoted.status == 0, "\(promoted.output)")
         let promotedAt = ContinuousClock.now
+        try await claims.finish(promotedAt: promotedAt, standbyURL: standbyURL)
         try await load.waitForAcknowledged(30, after: promotedAt, within: 20)
         load.stop()
         for client in clients { try await client.value }
@@ -64,7 +75,11 @@ import Testing
         let stored = Set(try await Self.devices(standbyURL, prefix: "failover"))
         let acknowledged = Set(outcomes.filter { $0.status == 201 }.map(\.device))
         let lost = acknowledged.subtracting(stored)
-        #expect(lost.isEmpty, "\(lost.count) acknowledged registrations lost, e.g. \(lost.sorted().prefix(10))")
+        // When each lost one was asked and answered, from the primary's stop (to tell the switch's window).
+        let lostTimes = outcomes.filter { lost.contains($0.device) }.map {
+            "\($0.device) \($0.status) \(stoppedAt.duration(to: $0.started))…\(stoppedAt.duration(to: $0.finished))"
+        }
+        #expect(lost.isEmpty, "\(lost.count) acknowledged registrations lost: \(lostTimes.prefix(10))")
         let switchTime = stoppedAt.duration(to: promotedAt)
         let unavailable = outcomes.count { $0.status == 503 }
         print(
@@ -157,6 +172,71 @@ import Testing
     }
 }
 
+/// Three DeviceCheck claims on a pool of three passes (W-1 to W-3): one before the failover, one whose
+/// bit update Apple holds while the primary stops and the standby is promoted, one after; then a fourth
+/// that must find the pool empty. No pass is handed out twice, and none is lost: the new primary holds
+/// exactly the three claims, each with the serial its answer named.
+final class ClaimsAcrossFailover: Sendable {
+    let client: Client
+    let rig: DeviceCheckRig
+    let ids = (0..<4).map { _ in UUID().uuidString }
+
+    init(client: Client, rig: DeviceCheckRig) {
+        self.client = client
+        self.rig = rig
+    }
+    private let held = Mutex<Task<(Client.Answer, ContinuousClock.Instant), any Error>?>(nil)
+
+    private func claim(_ number: Int) async throws -> Client.Answer {
+        try await OfferServeEndToEndTests.claim(client, device: "failover-claim-\(number)", id: ids[number])
+    }
+
+    func claimBeforeAndHoldOne() async throws {
+        let before = try await claim(0)
+        #expect(before.status == 201, "a claim before the failover: \(before.status) \(before.text)")
+        // Apple holds its answer to the second claim's bit update (the pass is assigned by then) while the
+        // primary stops and the standby is promoted: a real wait, longer than the switch, shorter than the
+        // 10 s DeviceCheck deadline; finish(promotedAt:) checks that it did span the promotion.
+        rig.server.failNext(.init(status: 200, path: "/v1/update_two_bits", delay: .seconds(6)))
+        let task = Task { [self] in (try await claim(1), ContinuousClock.now) }
+        held.withLock { $0 = task }
+        let reached = try await eventually {
+            rig.server.requests.contains { $0.path == "/v1/update_two_bits" && $0.device == "failover-claim-1" }
+        }
+        #expect(reached, "the second claim never reached Apple's bit update")
+    }
+
+    func finish(promotedAt: ContinuousClock.Instant, standbyURL: String) async throws {
+        guard let task = held.withLock({ $0 }) else { throw HarnessError("no claim in flight") }
+        var (during, answeredAt) = try await task.value
+        #expect(answeredAt > promotedAt, "the held claim was answered before the promotion, not across it")
+        #expect([201, 503].contains(during.status), "the claim in flight: \(during.status) \(during.text)")
+        if during.status == 503 {
+            #expect(during.header("Retry-After") != nil, "503 without Retry-After")
+            // The app retries with the same claim identifier, once the new primary serves.
+            _ = try await eventually(timeout: 10) { (try? await claim(1))?.status == 200 }
+            during = try await claim(1)
+        }
+        let after = try await claim(2)
+        #expect(after.status == 201, "a claim after the failover: \(after.status) \(after.text)")
+        let extra = try await claim(3)
+        #expect(![200, 201].contains(extra.status), "a fourth pass from a pool of three: \(extra.text)")
+        let first = try await claim(0)
+        #expect(first.status == 200, "the first claim again: \(first.status) \(first.text)")
+        let answered = [first, during, after].map { $0.json?["serialNumber"] as? String ?? "none" }
+        #expect(Set(answered) == ["W-1", "W-2", "W-3"], "serials handed out: \(answered)")
+        let query = "SELECT claim_identifier || ' ' || serial_number FROM offer_claims ORDER BY claimed_at"
+        let result = try await runProcessWithoutBlocking(
+            "psql", [standbyURL, "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c", query])
+        let stored = Set(result.stdout.split(separator: "\n").map(String.init))
+        let expected = Set(zip(ids.prefix(3), answered).map { "\($0.uppercased()) \($1)" })
+        #expect(stored == expected, "claims on the new primary: \(stored), answered: \(expected)")
+        print(
+            "failover claims: the held claim answered \(during.status) "
+                + "\(promotedAt.duration(to: answeredAt)) after the promotion")
+    }
+}
+
 /// Devices registering one pass each, as fast as the server answers, every
 /// answer recorded with when it was asked and answered.
 final class RegistrationLoad: Sendable {
@@ -173,15 +253,20 @@ final class RegistrationLoad: Sendable {
     let type: String
     let token: String
     let prefix: String
+    let serial: String
     let requestTimeout: TimeAmount
     private let recorded = Mutex<[Outcome]>([])
     private let stopped = Mutex(false)
 
-    init(built: BuiltProject, base: String, prefix: String, requestTimeout: TimeAmount = .seconds(30)) async throws {
+    init(
+        built: BuiltProject, base: String, prefix: String, serial: String = "C-0000",
+        requestTimeout: TimeAmount = .seconds(30)
+    ) async throws {
         self.base = base
         self.type = built.type
-        self.token = try await built.token("C-0000")
+        self.token = try await built.token(serial)
         self.prefix = prefix
+        self.serial = serial
         self.requestTimeout = requestTimeout
     }
 
@@ -201,7 +286,7 @@ final class RegistrationLoad: Sendable {
                         device: device, status: 0, retryAfter: nil, started: started,
                         finished: started)
                     if let answer = try? await client.register(
-                        device, type, "C-0000", token: token,
+                        device, type, serial, token: token,
                         pushToken: hexToken("5c"))
                     {
                         outcome.status = answer.status
