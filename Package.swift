@@ -419,6 +419,7 @@ let package = Package(
             name: "PassServerTests",
             dependencies: [
                 "PassServer", "PassBuild", "PassModel", "WalletTree", "SQLiteRegistrationStore", "TestSupport",
+                "PassOffers", "DeviceCheck", "RegistrationStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
