@@ -28,25 +28,18 @@ public final class TestPKI: Sendable {
         public var der: String
     }
 
+    /// The root, the WWDR intermediate, the default leaves and the APNs pairs are fixed files made by
+    /// Tests/Fixtures/TestPKI/make.sh (valid for 100 years): unit targets start no process, so only the
+    /// certificates made on demand (an expired leaf, other types or teams, `makeSigningFormats()`) run openssl.
     init() {
         directory = TemporaryDirectory("passforge-pki")
-        let d = directory.path
-        openssl([
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(d)/root.key", "-out", "\(d)/root.pem",
-            "-days", "3650", "-subj", "/CN=passforge Test Root/O=passforge tests", "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-        ])
-        openssl([
-            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(d)/wwdr.key", "-out", "\(d)/wwdr.csr",
-            "-subj", "/CN=passforge Test WWDR/OU=G4/O=passforge tests",
-        ])
-        directory.write("ca.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n")
-        openssl([
-            "x509", "-req", "-in", "\(d)/wwdr.csr", "-CA", "\(d)/root.pem", "-CAkey", "\(d)/root.key",
-            "-CAcreateserial",
-            "-out", "\(d)/wwdr.pem", "-days", "3650", "-extfile", "\(d)/ca.ext",
-        ])
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/TestPKI").path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? []
+        precondition(names.contains("wwdr.pem"), "no test certificates in \(fixtures): run make.sh there")
+        for name in names where name != "make.sh" && name != "README.md" {
+            try? FileManager.default.copyItem(atPath: "\(fixtures)/\(name)", toPath: directory.file(name))
+        }
     }
 
     /// A Pass Type ID certificate for `passType`/`team`; `expired` makes one that ended yesterday.
@@ -56,6 +49,13 @@ public final class TestPKI: Sendable {
             if let leaf = leaves[name] { return leaf }
             let d = directory.path
             let base = "\(d)/\(name)"
+            let fixed = Leaf(
+                certificate: "\(base).pem", key: "\(base).key", encryptedKey: "\(base).enc.key", p12: "\(base).p12",
+                der: "\(base).der")
+            if FileManager.default.fileExists(atPath: fixed.certificate) {
+                leaves[name] = fixed
+                return fixed
+            }
             openssl([
                 "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(base).key", "-out", "\(base).csr",
                 "-subj", "/UID=\(passType)/CN=Pass Type ID: \(passType)/OU=\(team)/O=passforge tests/C=US",
