@@ -15,10 +15,10 @@ import WalletTree
         try BuildState.load(from: project.output)
     }
 
-    @Test func buildsVerifiablePassesWithDerivedTokensAndDownloads() throws {
+    @Test func buildsVerifiablePassesWithDerivedTokensAndDownloads() async throws {
         let project = ProjectFixture(passCount: 3)
         let leaf = pki.leaf()
-        let result = try project.passforge(["build"], environment: pki.environment(leaf))
+        let result = try await project.passforge(["build"], environment: pki.environment(leaf))
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("built 3, unchanged 0, removed 0"))
 
@@ -49,20 +49,20 @@ import WalletTree
         #expect(csv.contains("\(TestPKI.passType),C-0001,download/"))
     }
 
-    @Test func incrementalBuildsKeepUnchangedPassesByteForByte() throws {
+    @Test func incrementalBuildsKeepUnchangedPassesByteForByte() async throws {
         let project = ProjectFixture(passCount: 4)
         let env = pki.environment(pki.leaf())
-        try #require(try project.passforge(["build"], environment: env).status == 0)
+        try #require(try await project.passforge(["build"], environment: env).status == 0)
         let first = try state(project)
         let firstTree = project.snapshot()
 
-        let noop = try project.passforge(["build"], environment: env)
+        let noop = try await project.passforge(["build"], environment: env)
         #expect(noop.stdout.contains("built 0, unchanged 4, removed 0"), "\(noop.output)")
         #expect(project.snapshot() == firstTree)
 
         // One pass changes: only it is re-signed, with a greater tag.
         project.writeList(count: 4, points: { $0 == 2 ? 999 : $0 })
-        let one = try project.passforge(["build"], environment: env)
+        let one = try await project.passforge(["build"], environment: env)
         #expect(one.stdout.contains("built 1, unchanged 3, removed 0"), "\(one.output)")
         let second = try state(project)
         let key = "\(TestPKI.passType)/C-0002"
@@ -78,7 +78,7 @@ import WalletTree
 
         // A pass removed from content is removed from the tree and reported.
         project.writeList(count: 3, points: { $0 == 2 ? 999 : $0 })
-        let removed = try project.passforge(["build"], environment: env)
+        let removed = try await project.passforge(["build"], environment: env)
         #expect(removed.stdout.contains("removed \(TestPKI.passType)/C-0003"), "\(removed.output)")
         #expect(removed.stdout.contains("removed 1"))
         #expect(!FileManager.default.fileExists(atPath: "\(project.output)/v1/passes/\(TestPKI.passType)/C-0003"))
@@ -89,17 +89,17 @@ import WalletTree
         // A template change rebuilds every pass that uses it.
         project.directory.write(
             "templates/card/logo.png", bytes: PNGFactory.png(width: 120, height: 40, rgb: (1, 2, 3)))
-        let template = try project.passforge(["build"], environment: env)
+        let template = try await project.passforge(["build"], environment: env)
         #expect(template.stdout.contains("built 3, unchanged 0"), "\(template.output)")
     }
 
     /// Passes and orders: a build killed when everything is staged, or half-way through its moves.
-    @Test func aKilledBuildLeavesThePreviousTreeAndTheNextBuildFinishesIt() throws {
+    @Test func aKilledBuildLeavesThePreviousTreeAndTheNextBuildFinishesIt() async throws {
         let project = ProjectFixture(passCount: 5)
         project.addOrderTemplate()
         for order in ["SO-1", "SO-2"] { project.writeOrder(order) }
         let env = pki.environment(pki.leaf())
-        try #require(try project.passforge(["build"], environment: env).status == 0)
+        try #require(try await project.passforge(["build"], environment: env).status == 0)
         let before = project.snapshot()
         project.writeList(count: 5, points: { $0 + 100 })
         for order in ["SO-1", "SO-2"] { project.writeOrder(order, status: "completed", shipping: "delivered") }
@@ -113,7 +113,7 @@ import WalletTree
 
         // Killed half-way through moving files into place: the next build rolls forward.
         try killBuild(project, env: env, at: "applying")
-        let next = try project.passforge(["build"], environment: env)
+        let next = try await project.passforge(["build"], environment: env)
         #expect(next.status == 0, "\(next.output)")
         #expect(next.stderr.contains("finished the previous build"))
         #expect(next.stdout.contains("built 0, unchanged 7"), "\(next.output)")
@@ -136,15 +136,16 @@ import WalletTree
         #expect(!FileManager.default.fileExists(atPath: "\(project.output)/.passforge/journal.json"))
     }
 
-    @Test func developmentSigningIsLoudAndRefusedUnderCIWithoutTheFlag() throws {
+    @Test func developmentSigningIsLoudAndRefusedUnderCIWithoutTheFlag() async throws {
         let project = ProjectFixture(passCount: 1)
         let secret = ["PASSFORGE_TOKEN_SECRET": "test-token-secret-0123456789"]
-        let refused = try project.passforge(["build", "--initial"], environment: secret.merging(["CI": "true"]) { $1 })
+        let refused = try await project.passforge(
+            ["build", "--initial"], environment: secret.merging(["CI": "true"]) { $1 })
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("--development-signing"))
         #expect(project.snapshot().filter { $0.key.hasPrefix("v1/") }.isEmpty)
 
-        let allowed = try project.passforge(
+        let allowed = try await project.passforge(
             ["build", "--initial", "--development-signing"], environment: secret.merging(["CI": "true"]) { $1 })
         #expect(allowed.status == 0, "\(allowed.output)")
         #expect(allowed.stderr.contains("will NOT install on a device"))
@@ -153,11 +154,11 @@ import WalletTree
             "\(project.output)/\(record.path)", root: project.directory.file(".passforge/dev-pki/root-certificate.pem"))
     }
 
-    @Test func aBuildWithNoPreviousStateUnderCIIsRefusedUnlessInitialOrAFirstDeploy() throws {
+    @Test func aBuildWithNoPreviousStateUnderCIIsRefusedUnlessInitialOrAFirstDeploy() async throws {
         let project = ProjectFixture(passCount: 2)
         var env = pki.environment(pki.leaf())
         env["CI"] = "true"
-        let refused = try project.passforge(["build"], environment: env)
+        let refused = try await project.passforge(["build"], environment: env)
         #expect(refused.status == 1)
         #expect(
             refused.stderr.contains("this would re-sign every pass with new update tags and push every device"),
@@ -167,38 +168,38 @@ import WalletTree
         // A published tree with no build yet is a first deploy.
         let dest = TemporaryDirectory("passforge-dest")
         try FileManager.default.createDirectory(atPath: dest.path, withIntermediateDirectories: true)
-        let first = try project.passforge(["build", "--state-from", dest.path], environment: env)
+        let first = try await project.passforge(["build", "--state-from", dest.path], environment: env)
         #expect(first.status == 0, "\(first.output)")
         #expect(try state(project).passes.count == 2)
 
         // Once published, a fresh output folder starting from that state signs nothing again.
-        let published = try project.passforge(["publish", dest.path], environment: env)
+        let published = try await project.passforge(["publish", dest.path], environment: env)
         #expect(published.status == 0, "\(published.output)")
         let before = try state(project)
         try FileManager.default.removeItem(atPath: project.output)
-        let again = try project.passforge(["build", "--state-from", dest.path], environment: env)
+        let again = try await project.passforge(["build", "--state-from", dest.path], environment: env)
         #expect(again.status == 0, "\(again.output)")
         let after = try state(project)
         #expect(after.passes == before.passes)
         #expect(project.snapshot().filter { $0.key.hasPrefix("v1/passes/") }.isEmpty, "no pass was signed again")
     }
 
-    @Test func missingTokenSecretUnderCIIsAnError() throws {
+    @Test func missingTokenSecretUnderCIIsAnError() async throws {
         let project = ProjectFixture(passCount: 1)
         var env = pki.environment(pki.leaf())
         env["PASSFORGE_TOKEN_SECRET"] = ""
         env["CI"] = "true"
-        let result = try project.passforge(["build", "--initial"], environment: env)
+        let result = try await project.passforge(["build", "--initial"], environment: env)
         #expect(result.status == 1)
         #expect(result.stderr.contains("PASSFORGE_TOKEN_SECRET is not set"))
     }
 
-    @Test func inspectChecksPassesAndCatchesTampering() throws {
+    @Test func inspectChecksPassesAndCatchesTampering() async throws {
         let project = ProjectFixture(passCount: 1)
-        try #require(try project.passforge(["build"], environment: pki.environment(pki.leaf())).status == 0)
+        try #require(try await project.passforge(["build"], environment: pki.environment(pki.leaf())).status == 0)
         let record = try #require(try state(project).passes.values.first)
         let path = "\(project.output)/\(record.path)"
-        let good = try project.passforge(["inspect", path, "--trusted-root", pki.root])
+        let good = try await project.passforge(["inspect", path, "--trusted-root", pki.root])
         #expect(good.status == 0, "\(good.output)")
         #expect(good.stdout.contains("serial:       C-0000"))
         #expect(good.stdout.contains("UID=\(TestPKI.passType)"))
@@ -206,13 +207,13 @@ import WalletTree
 
         // Tamper with pass.json inside the zip with the real zip tool.
         let work = TemporaryDirectory()
-        try runProcess("unzip", ["-q", path, "-d", work.path])
+        try await runProcessWithoutBlocking("unzip", ["-q", path, "-d", work.path])
         work.write(
             "pass.json",
             String(decoding: work.read("pass.json")!, as: UTF8.self).replacingOccurrences(
                 of: "Member 0", with: "Member X"))
         let tampered = work.file("tampered.pkpass")
-        let zip = try runProcess(
+        let zip = try await runProcessWithoutBlocking(
             "python3",
             [
                 "-c",
@@ -220,7 +221,7 @@ import WalletTree
                 tampered, work.path,
             ])
         try #require(zip.status == 0, "\(zip.output)")
-        let bad = try project.passforge(["inspect", tampered])
+        let bad = try await project.passforge(["inspect", tampered])
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("pass.json was changed after signing"))
     }
