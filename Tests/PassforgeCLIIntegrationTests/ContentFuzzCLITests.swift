@@ -78,16 +78,16 @@ import WalletTree
         return cases
     }
 
-    @Test func failedBuildsLeaveTheOutputTreeUntouched() throws {
+    @Test func failedBuildsLeaveTheOutputTreeUntouched() async throws {
         let project = ProjectFixture(passCount: 3)
         let environment = pki.environment(pki.leaf())
-        try #require(try project.passforge(["build"], environment: environment).status == 0)
+        try #require(try await project.passforge(["build"], environment: environment).status == 0)
         let before = project.snapshot()
         let original = String(decoding: project.directory.read("content/cards.yml")!, as: UTF8.self)
         for (name, file, bytes) in Self.mutations(of: original) {
             let previous = project.directory.read(file)
             project.directory.write(file, bytes: bytes)
-            let result = try project.passforge(["build"], environment: environment)
+            let result = try await project.passforge(["build"], environment: environment)
             if result.status == 0 {
                 // A mutation that happens to stay valid builds; only failed builds are checked here.
                 #expect(name.hasPrefix("mutation"), "\(name) was accepted")

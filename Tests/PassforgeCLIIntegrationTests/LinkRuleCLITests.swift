@@ -5,7 +5,7 @@ import Testing
 /// Links through the real binary: a pass field's attributedValue and an order's URLs refused by `validate`
 /// at their file:line, and an order's URL and future createdAt judged by `inspect` as the build judges them.
 @Suite struct LinkRuleCLITests {
-    @Test func anAttributedValueLinkToJavaScriptIsRefusedAtItsLine() throws {
+    @Test func anAttributedValueLinkToJavaScriptIsRefusedAtItsLine() async throws {
         let project = ProjectFixture(passCount: 1)
         let json = try String(contentsOfFile: project.directory.file("templates/card/pass.json"), encoding: .utf8)
         project.directory.write(
@@ -19,7 +19,7 @@ import Testing
                         "backFields": [{"key": "terms", "label": "Terms", "value": "See our terms",
                                         "attributedValue": "See <a href='javascript:alert(document.cookie)'>our terms</a>"}]
                     """))
-        let result = try project.passforge(["validate"])
+        let result = try await project.passforge(["validate"])
         #expect(result.status == 1, "\(result.output)")
         // The template's line 8 holds the attributedValue key.
         let line = try #require(
@@ -30,7 +30,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: project.output))
     }
 
-    @Test func anOrderURLThatIsNotHTTPSIsRefusedAtItsLine() throws {
+    @Test func anOrderURLThatIsNotHTTPSIsRefusedAtItsLine() async throws {
         let project = ProjectFixture(passCount: 0)
         project.addOrderTemplate()
         project.directory.write(
@@ -42,7 +42,7 @@ import Testing
             order:
               orderManagementURL: "vbscript:msgbox(1)"
             """)
-        let result = try project.passforge(["validate"])
+        let result = try await project.passforge(["validate"])
         #expect(result.status == 1, "\(result.output)")
         let line = try #require(
             result.stderr.split(separator: "\n").first { $0.contains("[order.url.https]") }, "\(result.output)")
@@ -50,14 +50,14 @@ import Testing
         #expect(line.contains("orderManagementURL") && line.contains("must be https"))
     }
 
-    @Test func inspectJudgesAFutureCreatedAtAndAJavaScriptURLAsTheBuildDoes() throws {
+    @Test func inspectJudgesAFutureCreatedAtAndAJavaScriptURLAsTheBuildDoes() async throws {
         let inspect = OrderInspectTests()
         let future = try inspect.order(
             OrderInspectTests.orderJSON
                 .replacingOccurrences(
                     of: "\"createdAt\": \"2026-11-20T09:30:00Z\", \"updatedAt\": \"2026-11-21T09:30:00Z\"",
                     with: "\"createdAt\": \"2099-01-01T00:00:00Z\", \"updatedAt\": \"2099-01-01T00:00:00Z\""))
-        var result = try runProcess(passforgeExecutable(), ["inspect", future.path])
+        var result = try await runProcessWithoutBlocking(passforgeExecutable(), ["inspect", future.path])
         #expect(result.status == 1 && result.output.contains("[order.createdAt.future]"), "\(result.output)")
         #expect(result.output.contains("created at:   2099-01-01T00:00:00Z"))
 
@@ -65,7 +65,7 @@ import Testing
             OrderInspectTests.orderJSON
                 .replacingOccurrences(
                     of: "\"url\": \"https://shop.example.com\"", with: "\"url\": \"javascript:alert(1)\""))
-        result = try runProcess(passforgeExecutable(), ["inspect", script.path])
+        result = try await runProcessWithoutBlocking(passforgeExecutable(), ["inspect", script.path])
         #expect(
             result.status == 1 && result.output.contains("merchant.url") && result.output.contains("[order.url.https]"),
             "\(result.output)")

@@ -36,9 +36,9 @@ import Testing
         return (folder, folder.write("test.order", bytes: bytes))
     }
 
-    @Test func aValidOrderIsReadAndVerified() throws {
+    @Test func aValidOrderIsReadAndVerified() async throws {
         let order = try order(Self.orderJSON)
-        let result = try runProcess(
+        let result = try await runProcessWithoutBlocking(
             passforgeExecutable(), ["inspect", order.path, "--trusted-root", TestPKI.shared.root])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("order:        ORD-1") && result.output.contains("status:       open"))
@@ -46,20 +46,20 @@ import Testing
         #expect(result.output.contains("ok: no defects"))
     }
 
-    @Test func aChangedFileABrokenRuleAndAWrongTypeAreDefects() throws {
+    @Test func aChangedFileABrokenRuleAndAWrongTypeAreDefects() async throws {
         let tampered = try order(Self.orderJSON) { files in files["order.json"]! += Array(" ".utf8) }
-        var result = try runProcess(passforgeExecutable(), ["inspect", tampered.path])
+        var result = try await runProcessWithoutBlocking(passforgeExecutable(), ["inspect", tampered.path])
         #expect(
             result.status == 1 && result.output.contains("was changed after signing: manifest.json says SHA-256"),
             "\(result.output)")
 
         let broken = try order(
             Self.orderJSON.replacingOccurrences(of: #""status": "open""#, with: #""status": "shipped""#))
-        result = try runProcess(passforgeExecutable(), ["inspect", broken.path])
+        result = try await runProcessWithoutBlocking(passforgeExecutable(), ["inspect", broken.path])
         #expect(result.status == 1 && result.output.contains("[order.enum]"), "\(result.output)")
 
         let otherType = try order(Self.orderJSON.replacingOccurrences(of: TestPKI.passType, with: "order.com.other"))
-        result = try runProcess(passforgeExecutable(), ["inspect", otherType.path])
+        result = try await runProcessWithoutBlocking(passforgeExecutable(), ["inspect", otherType.path])
         #expect(
             result.status == 1 && result.output.contains("order.json orderTypeIdentifier is \"order.com.other\""),
             "\(result.output)")

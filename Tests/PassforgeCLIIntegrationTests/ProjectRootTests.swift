@@ -10,13 +10,13 @@ struct ProjectRootTests {
     let pki = TestPKI.shared
 
     @Test("--content ./content, content/ and the absolute path share the build state: the second build signs nothing")
-    func contentSpellingsShareIncrementalState() throws {
+    func contentSpellingsShareIncrementalState() async throws {
         let project = ProjectFixture(passCount: 3)
         let env = pki.environment(pki.leaf())
-        let first = try project.passforge(["build", "--content", "./content"], environment: env)
+        let first = try await project.passforge(["build", "--content", "./content"], environment: env)
         #expect(first.status == 0 && first.stdout.contains("built 3, unchanged 0, removed 0"), "\(first.output)")
         for spelling in ["content", "content/", "\(project.root)/content", "./templates/../content"] {
-            let again = try project.passforge(["build", "--content", spelling], environment: env)
+            let again = try await project.passforge(["build", "--content", spelling], environment: env)
             #expect(
                 again.status == 0 && again.stdout.contains("built 0, unchanged 3, removed 0"),
                 "--content \(spelling): \(again.output)")

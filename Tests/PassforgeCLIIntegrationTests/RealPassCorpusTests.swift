@@ -70,7 +70,7 @@ import Testing
         ),
     ]
 
-    @Test func everyFixtureHasAVerdict() throws {
+    @Test func everyFixtureHasAVerdict() async throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures + "/RealPasses")
             .filter { $0.hasSuffix(".pkpass") || $0.hasSuffix(".pkpasses") }
         #expect(Set(files) == Set(Self.verdicts.map(\.file)))
@@ -78,8 +78,8 @@ import Testing
     }
 
     @Test(arguments: verdicts.map { $0 })
-    func verdictAsOfSigningTimeAgainstApplesRoot(_ fixture: (file: String, verdict: Verdict)) throws {
-        let result = try runProcess(
+    func verdictAsOfSigningTimeAgainstApplesRoot(_ fixture: (file: String, verdict: Verdict)) async throws {
+        let result = try await runProcessWithoutBlocking(
             passforgeExecutable(),
             [
                 "inspect", Self.fixtures + "/RealPasses/" + fixture.file, "--valid-at", "signing", "--trusted-root",
@@ -95,9 +95,10 @@ import Testing
         }
     }
 
-    @Test func oldPassesFailNowButNotAsOfTheirSigningTime() throws {
+    @Test func oldPassesFailNowButNotAsOfTheirSigningTime() async throws {
         let path = Self.fixtures + "/RealPasses/ueman-Coupon.pkpass"
-        let now = try runProcess(passforgeExecutable(), ["inspect", path, "--trusted-root", Self.appleRoot])
+        let now = try await runProcessWithoutBlocking(
+            passforgeExecutable(), ["inspect", path, "--trusted-root", Self.appleRoot])
         #expect(now.status == 1)
         // Two causes, one defect each: the signer expired (in 2016), and so
         // did the intermediate it chains through (WWDR G1, in 2023); the
@@ -107,17 +108,18 @@ import Testing
             now.stderr.contains("the signing certificate is valid from 2015-07-21T21:52:25Z to 2016-07-20T21:52:25Z"),
             "\(now.stderr)")
         #expect(now.stderr.contains("certificate has expired (Apple WWDR G1"), "\(now.stderr)")
-        let given = try runProcess(
+        let given = try await runProcessWithoutBlocking(
             passforgeExecutable(),
             ["inspect", path, "--trusted-root", Self.appleRoot, "--valid-at", "2016-01-01T00:00:00Z"])
         #expect(given.status == 0, "\(given.output)")
-        let wrong = try runProcess(passforgeExecutable(), ["inspect", path, "--valid-at", "yesterday"])
+        let wrong = try await runProcessWithoutBlocking(
+            passforgeExecutable(), ["inspect", path, "--valid-at", "yesterday"])
         #expect(wrong.status != 0)
         #expect(wrong.stderr.contains("is not signing, now or an RFC 3339 date"), "\(wrong.stderr)")
     }
 
-    @Test func bundleMembersAreEachInspected() throws {
-        let result = try runProcess(
+    @Test func bundleMembersAreEachInspected() async throws {
+        let result = try await runProcessWithoutBlocking(
             passforgeExecutable(), ["inspect", Self.fixtures + "/RealPasses/kitinerary-lufthansa.pkpasses"])
         #expect(result.stdout.contains("bundle: 2 passes (.pkpasses)"), "\(result.stdout)")
         #expect(result.stdout.contains("== lufthansa.pkpass"))
@@ -144,7 +146,7 @@ import Testing
     func pass(
         _ name: String, _ files: [String: [UInt8]], signOptions: [String] = [], leaf: TestPKI.Leaf? = nil,
         zip: ([(String, [UInt8])]) -> [UInt8] = storedZip
-    ) throws -> String {
+    ) async throws -> String {
         let leaf = leaf ?? pki.leaf()
         var all = files
         all["icon.png"] = PNGFactory.png(width: 29, height: 29)
@@ -153,7 +155,7 @@ import Testing
             "{" + all.keys.sorted().map { "\"\($0)\": \"\(sha1Hex(all[$0]!))\"" }.joined(separator: ", ") + "}"
         let manifestPath = directory.write("\(name).manifest.json", manifest)
         let signaturePath = directory.file("\(name).signature")
-        let signed = try runProcess(
+        let signed = try await runProcessWithoutBlocking(
             "openssl",
             [
                 "cms", "-sign", "-binary", "-in", manifestPath, "-signer", leaf.certificate, "-inkey", leaf.key,
@@ -165,57 +167,58 @@ import Testing
         return directory.write("\(name).pkpass", bytes: zip(all.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
     }
 
-    func inspect(_ path: String, _ extra: [String] = []) throws -> ProcessResult {
-        try runProcess(passforgeExecutable(), ["inspect", path, "--trusted-root", pki.root] + extra)
+    func inspect(_ path: String, _ extra: [String] = []) async throws -> ProcessResult {
+        try await runProcessWithoutBlocking(
+            passforgeExecutable(), ["inspect", path, "--trusted-root", pki.root] + extra)
     }
 
     let strings: [String: [UInt8]] = ["en.lproj/pass.strings": Array("\"gateChange\" = \"Gate changed to %@\";\n".utf8)]
 
-    @Test func dataDescriptorLayoutIsAccepted() throws {
-        let path = try pass(
+    @Test func dataDescriptorLayoutIsAccepted() async throws {
+        let path = try await pass(
             "descriptor", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 },
             zip: { dataDescriptorZip($0) })
         // Every conforming reader reads it: unzip too.
-        #expect(try runProcess("unzip", ["-tq", path]).status == 0)
-        let result = try inspect(path)
+        #expect(try await runProcessWithoutBlocking("unzip", ["-tq", path]).status == 0)
+        let result = try await inspect(path)
         #expect(result.status == 0, "\(result.output)")
     }
 
-    @Test func keyIdentifierSignerIsRead() throws {
-        let path = try pass(
+    @Test func keyIdentifierSignerIsRead() async throws {
+        let path = try await pass(
             "keyid", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }, signOptions: ["-keyid"])
-        let signature = try runProcess(
+        let signature = try await runProcessWithoutBlocking(
             "sh", ["-c", "unzip -p '\(path)' signature | openssl cms -cmsout -inform DER -print -noout"])
         #expect(signature.stdout.contains("subjectKeyIdentifier"), "\(signature.output)")
-        let result = try inspect(path)
+        let result = try await inspect(path)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("signature: verifies over manifest.json"))
     }
 
-    @Test func trailingCommaIsADefectWhenSigned() throws {
-        let path = try pass(
+    @Test func trailingCommaIsADefectWhenSigned() async throws {
+        let path = try await pass(
             "comma", ["pass.json": Array(Self.passJSON(", \"barcodes\": [],").utf8)].merging(strings) { $1 })
-        let result = try inspect(path)
+        let result = try await inspect(path)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("pass.json cannot be read"), "\(result.stderr)")
         #expect(result.stderr.contains("trailing comma"), "\(result.stderr)")
     }
 
-    @Test func utf16IsADefectWhenSigned() throws {
+    @Test func utf16IsADefectWhenSigned() async throws {
         let text = Self.passJSON()
         let utf16: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
-        let path = try pass("utf16", ["pass.json": utf16].merging(strings) { $1 })
-        let result = try inspect(path)
+        let path = try await pass("utf16", ["pass.json": utf16].merging(strings) { $1 })
+        let result = try await inspect(path)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("it is UTF-16"), "\(result.stderr)")
     }
 
-    @Test func localizedChangeMessageIsResolvedThroughPassStrings() throws {
-        let good = try inspect(
-            try pass("localized", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }))
+    @Test func localizedChangeMessageIsResolvedThroughPassStrings() async throws {
+        let good = try await inspect(
+            try await pass("localized", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }))
         #expect(good.status == 0, "\(good.output)")
-        let bad = try inspect(
-            try pass(
+        let bad = try await inspect(
+            try await pass(
                 "localized-bad",
                 [
                     "pass.json": Array(Self.passJSON().utf8),
@@ -227,11 +230,12 @@ import Testing
             "\(bad.stderr)")
     }
 
-    @Test func everyDefectOfABrokenPassIsReported() throws {
+    @Test func everyDefectOfABrokenPassIsReported() async throws {
         // Trailing comma, no serialNumber, colour "blue": the other checks
         // still run on what a lenient reader gets.
         let json = Self.passJSON(", \"backgroundColor\": \"blue\", \"foregroundColor\": \"rgb(1, 2, 3)\",", serial: "")
-        let result = try inspect(try pass("broken", ["pass.json": Array(json.utf8)].merging(strings) { $1 }))
+        let result = try await inspect(
+            try await pass("broken", ["pass.json": Array(json.utf8)].merging(strings) { $1 }))
         #expect(result.status == 1)
         for cause in [
             "pass.json cannot be read", "required key \"serialNumber\" is missing", "backgroundColor \"blue\"",
@@ -240,12 +244,13 @@ import Testing
         }
     }
 
-    @Test func hexColoursAndAlignmentOnPrimaryFieldsAreWarnings() throws {
+    @Test func hexColoursAndAlignmentOnPrimaryFieldsAreWarnings() async throws {
         let json = Self.passJSON(", \"backgroundColor\": \"#1595d7\"")
             .replacingOccurrences(
                 of: "\"changeMessage\": \"gateChange\"",
                 with: "\"changeMessage\": \"gateChange\", \"textAlignment\": \"PKTextAlignmentCenter\"")
-        let result = try inspect(try pass("guidance", ["pass.json": Array(json.utf8)].merging(strings) { $1 }))
+        let result = try await inspect(
+            try await pass("guidance", ["pass.json": Array(json.utf8)].merging(strings) { $1 }))
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.contains("warning: pass.json backgroundColor: backgroundColor \"#1595d7\" is a hex colour"),
@@ -253,56 +258,57 @@ import Testing
         #expect(result.stdout.contains("[field.textAlignment.placement]"), "\(result.stdout)")
     }
 
-    @Test func bundleOfResignedPassesIsAcceptedAndItsOddMembersNamed() throws {
-        let member = try pass("member", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 })
+    @Test func bundleOfResignedPassesIsAcceptedAndItsOddMembersNamed() async throws {
+        let member = try await pass("member", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 })
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: member)))
         let good = directory.write("good.pkpasses", bytes: storedZip([("a.pkpass", bytes), ("b.pkpass", bytes)]))
-        let result = try inspect(good)
+        let result = try await inspect(good)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("bundle: 2 passes (.pkpasses)"))
         let odd = directory.write(
             "odd.pkpasses", bytes: storedZip([("a.pkpass", bytes), ("readme.txt", Array("hi".utf8))]))
-        let oddResult = try inspect(odd)
+        let oddResult = try await inspect(odd)
         #expect(oddResult.status == 1)
         #expect(
             oddResult.stderr.contains("defect: readme.txt is not a pass; a .pkpasses bundle holds only .pkpass files"),
             "\(oddResult.stderr)")
     }
 
-    @Test func filesWalletDoesNotUseAreWarnings() throws {
+    @Test func filesWalletDoesNotUseAreWarnings() async throws {
         // pass-builder adds tooling.json; Wallet ignores it, and a thumbnail a generic pass shows is fine.
-        let path = try pass(
+        let path = try await pass(
             "tooling",
             [
                 "pass.json": Array(Self.passJSON().utf8), "tooling.json": Array("{}".utf8),
                 "footer.png": PNGFactory.png(width: 10, height: 10),
             ].merging(strings) { $1 })
-        let result = try inspect(path)
+        let result = try await inspect(path)
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.contains("warning: tooling.json: tooling.json is not a pass image name"), "\(result.stdout)")
         #expect(result.stdout.contains("[image.notAllowed]"), "\(result.stdout)")
     }
 
-    @Test func anImageBothTopLevelAndLocalizedIsAWarning() throws {
+    @Test func anImageBothTopLevelAndLocalizedIsAWarning() async throws {
         // Wallet shows the top-level one; the build refuses the pair in your own content.
-        let path = try pass(
+        let path = try await pass(
             "localized-logo",
             [
                 "pass.json": Array(Self.passJSON().utf8), "logo.png": PNGFactory.png(width: 160, height: 50),
                 "de.lproj/logo.png": PNGFactory.png(width: 160, height: 50),
             ].merging(strings) { $1 })
-        let result = try inspect(path)
+        let result = try await inspect(path)
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.contains("warning:") && result.stdout.contains("[image.localizedDuplicate]"),
             "\(result.stdout)")
     }
 
-    @Test func terminalControlsAndLongValuesArePrintedSafely() throws {
+    @Test func terminalControlsAndLongValuesArePrintedSafely() async throws {
         let hostile = "Ticket\\n\\u001B[32msignature: verifies\\u202E" + String(repeating: "x", count: 5_000)
         let json = Self.passJSON().replacingOccurrences(of: "Re-signed test pass", with: hostile)
-        let result = try inspect(try pass("hostile", ["pass.json": Array(json.utf8)].merging(strings) { $1 }))
+        let result = try await inspect(
+            try await pass("hostile", ["pass.json": Array(json.utf8)].merging(strings) { $1 }))
         #expect(!result.output.contains("\u{1B}"))
         #expect(!result.output.contains("\u{202E}"))
         // The only line that starts with "signature:" is passforge's own.
@@ -315,24 +321,24 @@ import Testing
         #expect(line.hasSuffix("…"))
     }
 
-    @Test func expiredSignerIsOneDefect() throws {
-        let path = try pass(
+    @Test func expiredSignerIsOneDefect() async throws {
+        let path = try await pass(
             "expired", ["pass.json": Array(Self.passJSON().utf8)].merging(strings) { $1 }, leaf: pki.leaf(expired: true)
         )
-        let result = try inspect(path)
+        let result = try await inspect(path)
         #expect(result.status == 1)
         #expect(result.stderr.contains("1 defect\n"), "\(result.stderr)")
         #expect(result.stderr.contains("the signing certificate is valid from"), "\(result.stderr)")
     }
 
-    @Test func oversizedFilesAreRefusedBeforeReading() throws {
+    @Test func oversizedFilesAreRefusedBeforeReading() async throws {
         let path = directory.file("huge.pkpass")
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try #require(FileHandle(forWritingAtPath: path))
         // A sparse file: its size, not its bytes, is what is checked.
         try handle.truncate(atOffset: UInt64(64 << 20) + 1)
         try handle.close()
-        let result = try runProcess(passforgeExecutable(), ["inspect", path])
+        let result = try await runProcessWithoutBlocking(passforgeExecutable(), ["inspect", path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("is 67108865 bytes; at most 67108864 are read"), "\(result.stderr)")
     }
@@ -347,7 +353,7 @@ func sha1Hex(_ bytes: [UInt8]) -> String {
 
 /// The build's changeMessage rule resolves a key through the template's pass.strings too.
 @Suite struct BuildLocalizedChangeMessageTests {
-    @Test func validateResolvesChangeMessageKeys() throws {
+    @Test func validateResolvesChangeMessageKeys() async throws {
         let project = ProjectFixture(passCount: 1)
         let template =
             project.directory.read("templates/card/pass.json").map { String(decoding: $0, as: UTF8.self) } ?? ""
@@ -357,11 +363,11 @@ func sha1Hex(_ bytes: [UInt8]) -> String {
                 of: #""label": "Points", "value": "{{ points }}""#,
                 with: #""label": "Points", "value": "{{ points }}", "changeMessage": "pointsChange""#))
         project.directory.write("templates/card/en.lproj/pass.strings", "\"pointsChange\" = \"Points now %@\";\n")
-        let good = try project.passforge(["validate"])
+        let good = try await project.passforge(["validate"])
         #expect(good.status == 0, "\(good.output)")
 
         project.directory.write("templates/card/en.lproj/pass.strings", "\"pointsChange\" = \"Points changed\";\n")
-        let bad = try project.passforge(["validate"])
+        let bad = try await project.passforge(["validate"])
         #expect(bad.status == 1)
         #expect(
             bad.output.contains(

@@ -10,18 +10,18 @@ import Testing
         output.split(separator: "\n").filter { $0.hasPrefix("warning: \(path) holds") }
     }
 
-    @Test func theTokenSecretFileReadableByOthersIsNamedOnce() throws {
+    @Test func theTokenSecretFileReadableByOthersIsNamedOnce() async throws {
         let project = ProjectFixture(passCount: 3)
         var environment = TestPKI.shared.environment(TestPKI.shared.leaf())
         environment["PASSFORGE_TOKEN_SECRET"] = nil
-        let first = try project.passforge(["build"], environment: environment)
+        let first = try await project.passforge(["build"], environment: environment)
         #expect(first.status == 0, "\(first.output)")
         let secret = ".passforge/token-secret"  // as the project names it, relative to where passforge runs
         #expect(Self.warnings(first.stderr, about: secret).isEmpty, "passforge makes it 0600: \(first.stderr)")
 
         #expect(chmod(project.directory.file(secret), 0o644) == 0)
         project.writeList(count: 3, points: { $0 + 1 })
-        let second = try project.passforge(["build"], environment: environment)
+        let second = try await project.passforge(["build"], environment: environment)
         #expect(second.status == 0, "\(second.output)")
         let said = Self.warnings(second.stderr, about: secret)
         #expect(said.count == 1, "\(second.stderr)")
@@ -29,7 +29,7 @@ import Testing
         #expect(said.first?.hasSuffix("chmod 600 \(secret)") == true, "\(said)")
     }
 
-    @Test func aSigningKeyReadableByItsGroupIsNamedOncePerCommand() throws {
+    @Test func aSigningKeyReadableByItsGroupIsNamedOncePerCommand() async throws {
         let project = ProjectFixture(passCount: 5)
         var environment = TestPKI.shared.environment(TestPKI.shared.leaf())
         // A copy: the shared test key stays as it is for the other tests.
@@ -38,12 +38,12 @@ import Testing
         environment["PASSFORGE_SIGNING_KEY"] = key
 
         #expect(chmod(key, 0o600) == 0)
-        let quiet = try project.passforge(["build"], environment: environment)
+        let quiet = try await project.passforge(["build"], environment: environment)
         #expect(quiet.status == 0 && !quiet.stderr.contains("chmod 600"), "\(quiet.output)")
 
         #expect(chmod(key, 0o640) == 0)
         project.writeList(count: 5, points: { $0 + 7 })
-        let loud = try project.passforge(["build"], environment: environment)
+        let loud = try await project.passforge(["build"], environment: environment)
         #expect(loud.status == 0, "\(loud.output)")
         let said = Self.warnings(loud.stderr, about: "'\(key)'")
         #expect(said.count == 1, "five passes signed, one warning: \(loud.stderr)")
@@ -51,10 +51,10 @@ import Testing
         #expect(said.first?.hasSuffix("chmod 600 '\(key)'") == true, "a path with a space is quoted: \(said)")
     }
 
-    @Test func aDeviceCheckKeyReadableByOthersIsNamed() throws {
+    @Test func aDeviceCheckKeyReadableByOthersIsNamed() async throws {
         let project = ProjectFixture(passCount: 0)
         let key = project.directory.file("AuthKey_KEY1234567.p8")
-        let made = try runProcess(
+        let made = try await runProcessWithoutBlocking(
             "openssl",
             [
                 "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
@@ -71,7 +71,7 @@ import Testing
             deviceCheck: {teamIdentifier: ABCDE12345, keyIdentifier: KEY1234567, baseURL: "https://127.0.0.1:9/"}
             """)
         let token = project.directory.write("token.txt", "dG9rZW4=\n")
-        let result = try project.passforge(
+        let result = try await project.passforge(
             ["device-check", "validate", "--token", token],
             environment: ["PASSFORGE_DEVICECHECK_KEY": key])
         let said = Self.warnings(result.stderr, about: key)

@@ -7,7 +7,7 @@ import Testing
 /// must get the poster image rules even when plain passes of its template
 /// were checked first.
 @Suite struct StyleSchemeImageRuleTests {
-    @Test func aPassPreferringThePosterSchemeGetsThePosterImageRulesOfItsOwn() throws {
+    @Test func aPassPreferringThePosterSchemeGetsThePosterImageRulesOfItsOwn() async throws {
         let project = ProjectFixture(passCount: 0)
         project.directory.write(
             "templates/ticket/pass.json",
@@ -36,7 +36,7 @@ import Testing
             pass:
               preferredStyleSchemes: [posterEventTicket, eventTicket]
             """)
-        let result = try project.passforge(["validate"])
+        let result = try await project.passforge(["validate"])
         #expect(result.status == 1)
         let artworkErrors = result.output.split(separator: "\n").filter { $0.contains("image.posterArtwork") }
         #expect(artworkErrors.count == 1, "\(result.output)")
