@@ -126,6 +126,66 @@ import Testing
         try outcome.get()
     }
 
+    @Test(
+        .enabled(if: partitionWanted, "PASSFORGE_TEST_PARTITION=1 (make faults): nftables as root"),
+        .timeLimit(.minutes(2)))
+    func fivePercentPacketLossKeepsTheDeadlinesAndTheMemoryFlat() async throws {
+        let database = try PostgresTestEnvironment.freshDatabase(prefix: "loss")
+        let built = try await BuiltProject.make(passCount: 1)
+        built.environment["PASSFORGE_DATABASE_URL"] = database
+        let server = try await ServerProcess(built, arguments: ["--registration-limit", "0"])
+        let load = try await RegistrationLoad(
+            built: built, base: server.base, prefix: "loss", requestTimeout: .seconds(60))
+        let clients = load.start(clients: 8)
+        let loss = NFTablesPartition(port: try Self.port(of: database), dropsOneIn: 20)
+        let outcome: Result<Void, any Error>
+        do {
+            try await load.waitForAcknowledged(100, after: nil, within: 20)
+            try await loss.cut()
+            let lossAt = ContinuousClock.now
+            // 10 s of warm-up under loss, then RSS every 5 s for 20 s: real waits, the fault being measured.
+            try await Task.sleep(for: .seconds(10))
+            var samples = [try Self.residentKilobytes(server.process.processIdentifier)]
+            for _ in 0..<4 {
+                try await Task.sleep(for: .seconds(5))
+                samples.append(try Self.residentKilobytes(server.process.processIdentifier))
+            }
+            let (before, after) = (samples[0], samples[samples.count - 1])
+            try await loss.heal()
+            load.stop()
+            for client in clients { try await client.value }
+            let outcomes = load.outcomes()
+            RegistrationLoad.expectOnly201Or503WithRetryAfter(outcomes)
+            let slowest = outcomes.map { $0.started.duration(to: $0.finished) }.max() ?? .zero
+            // The store's 10 s query deadline, and 3 s of slack for the two shared cores.
+            #expect(slowest <= .seconds(13), "a request took \(slowest)")
+            #expect(Double(after) <= Double(before) * 1.1, "RSS every 5 s after the warm-up: \(samples) kB")
+            let stored = Set(try await Self.devices(database, prefix: "loss"))
+            let lost = Set(outcomes.filter { $0.status == 201 }.map(\.device)).subtracting(stored)
+            #expect(lost.isEmpty, "\(lost.count) acknowledged registrations lost")
+            let under = outcomes.filter { $0.started > lossAt }
+            print(
+                "5 % loss: \(under.count { $0.status == 201 }) acknowledged, \(under.count { $0.status == 503 }) "
+                    + "answered 503 in 30 s; slowest \(slowest); RSS every 5 s after 10 s: \(samples) kB")
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        try? await loss.heal()
+        load.stop()
+        await server.stop()
+        try outcome.get()
+    }
+
+    /// VmRSS of a process, in kB, from /proc/PID/status.
+    static func residentKilobytes(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { throw HarnessError("no VmRSS in /proc/\(pid)/status") }
+        return kilobytes
+    }
+
     private static func checkPartition(
         _ outcomes: [RegistrationLoad.Outcome], cutAt: ContinuousClock.Instant,
         healedAt: ContinuousClock.Instant, database: String
@@ -326,14 +386,18 @@ final class RegistrationLoad: Sendable {
 /// connections hang rather than close, and new ones get no answer.
 struct NFTablesPartition {
     let port: Int
+    /// Drops one packet in this many at random (`numgen random mod N < 1`); nil drops every packet.
+    var dropsOneIn: Int? = nil
     let table = "passforge_partition_\(getpid())"
 
     func cut() async throws {
         try await nft(["add", "table", "inet", table])
         let hook = "{ type filter hook output priority 0; policy accept; }"
         try await nft(["add", "chain", "inet", table, "output", hook])
-        try await nft(["add", "rule", "inet", table, "output", "tcp", "dport", "\(port)", "drop"])
-        try await nft(["add", "rule", "inet", table, "output", "tcp", "sport", "\(port)", "drop"])
+        let sample = dropsOneIn.map { ["numgen", "random", "mod", "\($0)", "<", "1"] } ?? []
+        for direction in ["dport", "sport"] {
+            try await nft(["add", "rule", "inet", table, "output", "tcp", direction, "\(port)"] + sample + ["drop"])
+        }
     }
 
     func heal() async throws {
