@@ -49,8 +49,8 @@ test: deps
 	scripts/check-architecture.py
 	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/with-postgres-replicas.sh scripts/run-tests.sh
 
-# PostgreSQL faults (about a minute, as root): the failover, and a 30 s partition between
-# serve and PostgreSQL made with nftables; then 300 SIGKILLs of publish to a folder (about 75 s).
+# PostgreSQL faults (about a minute and a half, as root): the failover, a 30 s partition between
+# serve and PostgreSQL made with nftables, and 30 s of 5 % packet loss; then 300 SIGKILLs of publish to a folder (about 75 s).
 # Not in `make test`: the partition alone takes 30 s.
 faults: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(FAULT_PACKAGES)"
