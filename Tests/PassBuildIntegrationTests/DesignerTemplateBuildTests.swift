@@ -12,7 +12,7 @@ import Testing
 @Suite struct DesignerTemplateBuildTests {
     let pki = TestPKI.shared
 
-    @Test func aPassDesignerBundleBuildsIntoValidPasses() throws {
+    @Test func aPassDesignerBundleBuildsIntoValidPasses() async throws {
         let project = ProjectFixture(passCount: 0)
         let bundle = "templates/Concert.pkpasstemplate"
         PassDesignerFixture.write(
@@ -43,7 +43,8 @@ import Testing
         #expect(report.built.count == 2)
         #expect(!report.warnings.contains { $0.message.contains("_id") }, "\(report.warnings)")
         for record in try BuildState.load(from: project.output).passes.values {
-            let verified = try PassVerifier.verify("\(project.output)/\(record.path)", root: pki.root)
+            let verified = try await PassVerifier.verifyWithoutBlocking(
+                "\(project.output)/\(record.path)", root: pki.root)
             #expect(verified.passJSON["organizationName"] as? String == "passforge tests")
             #expect(verified.passJSON["passTypeIdentifier"] as? String == TestPKI.passType)
             let fields = (verified.passJSON["eventTicket"] as? [String: Any])?["secondaryFields"] as? [[String: Any]]

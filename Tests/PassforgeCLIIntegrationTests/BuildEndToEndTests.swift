@@ -26,7 +26,7 @@ import WalletTree
         #expect(state.passes.count == 3)
         for record in state.passes.values {
             let path = "\(project.output)/\(record.path)"
-            let verified = try PassVerifier.verify(path, root: pki.root)
+            let verified = try await PassVerifier.verifyWithoutBlocking(path, root: pki.root)
             #expect(verified.passJSON["serialNumber"] as? String == record.identifier)
             #expect(verified.passJSON["passTypeIdentifier"] as? String == TestPKI.passType)
             #expect(verified.files.keys.contains("icon.png"))
@@ -108,7 +108,7 @@ import WalletTree
         try killBuild(project, env: env, at: "staged")
         #expect(project.snapshot().filter { !$0.key.hasPrefix(".passforge/staging") } == before)
         for record in try state(project).passes.values {
-            _ = try PassVerifier.verify("\(project.output)/\(record.path)", root: pki.root)
+            _ = try await PassVerifier.verifyWithoutBlocking("\(project.output)/\(record.path)", root: pki.root)
         }
 
         // Killed half-way through moving files into place: the next build rolls forward.
@@ -121,7 +121,8 @@ import WalletTree
         #expect(state.passes.values.filter { $0.kind == .order }.count == 2)
         for record in state.passes.values {
             // Every pass and order verifies with OpenSSL (cms -verify and SHA-256 for an order) and is the new one.
-            let verified = try PassVerifier.verify("\(project.output)/\(record.path)", root: pki.root)
+            let verified = try await PassVerifier.verifyWithoutBlocking(
+                "\(project.output)/\(record.path)", root: pki.root)
             let bytes = project.directory.read("output/\(record.path)")!
             #expect(ParallelPackagerETag.of(bytes) == record.etag)
             if record.kind == .order {
@@ -150,7 +151,7 @@ import WalletTree
         #expect(allowed.status == 0, "\(allowed.output)")
         #expect(allowed.stderr.contains("will NOT install on a device"))
         let record = try #require(try state(project).passes.values.first)
-        _ = try PassVerifier.verify(
+        _ = try await PassVerifier.verifyWithoutBlocking(
             "\(project.output)/\(record.path)", root: project.directory.file(".passforge/dev-pki/root-certificate.pem"))
     }
 

@@ -13,15 +13,15 @@ struct CMSSignerTests {
             .utf8)
 
     /// Writes manifest + signature to a fresh directory and returns it.
-    func writeSigned(_ manifest: [UInt8], _ signature: [UInt8]) throws -> String {
+    func writeSigned(_ manifest: [UInt8], _ signature: [UInt8]) async throws -> String {
         let directory = try makeTemporaryDirectory("sig")
         try writeBytes(manifest, to: directory + "/manifest.json")
         try writeBytes(signature, to: directory + "/signature")
         return directory
     }
 
-    func smimeVerify(in directory: String, content: String = "manifest.json") throws -> CommandResult {
-        try run(
+    func smimeVerify(in directory: String, content: String = "manifest.json") async throws -> CommandResult {
+        try await run(
             "openssl",
             [
                 "smime", "-verify", "-binary", "-inform", "DER", "-in", "signature",
@@ -30,32 +30,32 @@ struct CMSSignerTests {
             ], in: directory, check: false)
     }
 
-    @Test func opensslVerifiesTheSignature() throws {
+    @Test func opensslVerifiesTheSignature() async throws {
         let signature = try pki.identity().makeSigner().signature(forManifest: manifest)
-        let directory = try writeSigned(manifest, signature)
+        let directory = try await writeSigned(manifest, signature)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try smimeVerify(in: directory)
+        let result = try await smimeVerify(in: directory)
         #expect(result.status == 0, "\(result.error)")
         #expect(result.error.contains("Verification successful"))
     }
 
-    @Test func opensslRejectsTheSignatureOverOtherBytes() throws {
+    @Test func opensslRejectsTheSignatureOverOtherBytes() async throws {
         let signature = try pki.identity().makeSigner().signature(forManifest: manifest)
         var tampered = manifest
         tampered[tampered.count - 3] = UInt8(ascii: "0")
-        let directory = try writeSigned(tampered, signature)
+        let directory = try await writeSigned(tampered, signature)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try smimeVerify(in: directory)
+        let result = try await smimeVerify(in: directory)
         #expect(result.status != 0)
         #expect(result.error.contains("digest failure") || result.error.contains("Verification failure"))
     }
 
-    @Test func signatureCarriesSigningTimeBothCertificatesAndSHA256() throws {
+    @Test func signatureCarriesSigningTimeBothCertificatesAndSHA256() async throws {
         let signingTime = ISO8601DateFormatter().date(from: "2026-03-04T05:06:07Z")!
         let signature = try pki.identity().signature(forManifest: manifest, signingTime: signingTime)
-        let directory = try writeSigned(manifest, signature)
+        let directory = try await writeSigned(manifest, signature)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let printed = try run(
+        let printed = try await run(
             "openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", "signature"],
             in: directory
         ).output
@@ -70,7 +70,7 @@ struct CMSSignerTests {
         #expect(!printed.contains("1.2.840.113549.1.9.15"))
         #expect(printed.contains("object: signingTime (1.2.840.113549.1.9.5)"))
 
-        let certificates = try run(
+        let certificates = try await run(
             "openssl", ["pkcs7", "-inform", "DER", "-in", "signature", "-print_certs", "-noout"],
             in: directory
         ).output
@@ -79,11 +79,11 @@ struct CMSSignerTests {
         #expect(certificates.components(separatedBy: "subject=").count - 1 == 2)
     }
 
-    @Test func emptyContentCanBeSigned() throws {
+    @Test func emptyContentCanBeSigned() async throws {
         let signature = try pki.identity().signature(forManifest: [])
-        let directory = try writeSigned([], signature)
+        let directory = try await writeSigned([], signature)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(try smimeVerify(in: directory).status == 0)
+        #expect(try await smimeVerify(in: directory).status == 0)
     }
 
     @Test func concurrentSignersAllProduceValidSignatures() async throws {
@@ -108,17 +108,18 @@ struct CMSSignerTests {
         #expect(signatures.count == 4)
         for signature in signatures {
             // The last manifest of each worker is "manifest <w> 4".
-            let matching = (0..<4).filter { worker in
+            var matching: [Int] = []
+            for worker in 0..<4 {
                 let files = ["manifest.json": Array("manifest \(worker) 4".utf8), "signature": signature]
-                return verifies(files)
+                if await verifies(files) { matching.append(worker) }
             }
             #expect(matching.count == 1)
         }
     }
 
-    private func verifies(_ files: [String: [UInt8]]) -> Bool {
-        guard let directory = try? writeSigned(files["manifest.json"]!, files["signature"]!) else { return false }
+    private func verifies(_ files: [String: [UInt8]]) async -> Bool {
+        guard let directory = try? await writeSigned(files["manifest.json"]!, files["signature"]!) else { return false }
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        return (try? smimeVerify(in: directory).status) == 0
+        return (try? await smimeVerify(in: directory).status) == 0
     }
 }

@@ -21,8 +21,8 @@ struct CMSTemplateSignerTests {
 
     /// A Pass Type ID certificate issued by the test WWDR certificate, with a
     /// key made by `openssl req -newkey <keySpec>` (a `-pkeyopt` may follow).
-    func identity(newKey keySpec: [String], in directory: String) throws -> SigningIdentity {
-        try run(
+    func identity(newKey keySpec: [String], in directory: String) async throws -> SigningIdentity {
+        try await run(
             "openssl",
             ["req", "-newkey"] + keySpec + [
                 "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr",
@@ -31,7 +31,7 @@ struct CMSTemplateSignerTests {
             ],
             in: directory)
         // -set_serial: leave the shared PKI's serial file alone.
-        try run(
+        try await run(
             "openssl",
             [
                 "x509", "-req", "-in", "leaf.csr", "-CA", pki.path("wwdr.pem"), "-CAkey", pki.path("wwdr.key"),
@@ -45,7 +45,7 @@ struct CMSTemplateSignerTests {
 
     /// Signs a series of manifests at `times` with one `CMSSigner` and
     /// expects each signature to equal the PKCS#7 reference's.
-    func expectSameBytes(_ identity: SigningIdentity, times: [Date]) throws {
+    func expectSameBytes(_ identity: SigningIdentity, times: [Date]) async throws {
         let signer = try identity.makeSigner()
         let reference = try identity.makePKCS7Signer()
         for (number, time) in times.enumerated() {
@@ -67,28 +67,28 @@ struct CMSTemplateSignerTests {
         date("1949-12-31T23:59:59Z"), date("1950-01-01T00:00:00Z"), date("2000-02-29T12:00:00Z"),
     ]
 
-    @Test func equalsPKCS7SignByteForByteWithTheTestChain() throws {
-        try expectSameBytes(try pki.identity(), times: Self.times)
+    @Test func equalsPKCS7SignByteForByteWithTheTestChain() async throws {
+        try await expectSameBytes(try pki.identity(), times: Self.times)
     }
 
     @Test(arguments: [3072, 4096])
-    func equalsPKCS7SignByteForByteWithOtherKeySizes(bits: Int) throws {
+    func equalsPKCS7SignByteForByteWithOtherKeySizes(bits: Int) async throws {
         let directory = try makeTemporaryDirectory("keysize")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let identity = try identity(newKey: ["rsa:\(bits)"], in: directory)
-        try expectSameBytes(identity, times: [Self.times[0], Self.times[1], Self.times[3], Self.times[4]])
+        let identity = try await identity(newKey: ["rsa:\(bits)"], in: directory)
+        try await expectSameBytes(identity, times: [Self.times[0], Self.times[1], Self.times[3], Self.times[4]])
 
         // And the openssl tool accepts it, and only for the signed bytes.
         let signer = try identity.makeSigner()
         _ = try signer.signature(forManifest: Self.manifest(7))
         let signature = try signer.signature(forManifest: Self.manifest(8))
         #expect(signer.usesTemplate(for: Date()))
-        #expect(try verify(signature, content: Self.manifest(8), in: directory).status == 0)
-        #expect(try verify(signature, content: Self.manifest(7), in: directory).status != 0)
+        #expect(try await verify(signature, content: Self.manifest(8), in: directory).status == 0)
+        #expect(try await verify(signature, content: Self.manifest(7), in: directory).status != 0)
     }
 
     @Test(arguments: [Self.times[0], Self.times[4]])
-    func opensslVerifiesATemplateSignatureAndRejectsAChangedManifest(time: Date) throws {
+    func opensslVerifiesATemplateSignatureAndRejectsAChangedManifest(time: Date) async throws {
         let directory = try makeTemporaryDirectory("template-verify")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let signer = try pki.identity().makeSigner()
@@ -97,10 +97,10 @@ struct CMSTemplateSignerTests {
         let signature = try signer.signature(forManifest: manifest, signingTime: time)
         #expect(signer.usesTemplate(for: time))
 
-        let result = try verify(signature, content: manifest, in: directory)
+        let result = try await verify(signature, content: manifest, in: directory)
         #expect(result.status == 0, "\(result.error)")
         #expect(result.error.contains("Verification successful"))
-        let cms = try run(
+        let cms = try await run(
             "openssl",
             [
                 "cms", "-verify", "-binary", "-inform", "DER", "-in", "signature", "-content", "manifest.json",
@@ -111,7 +111,7 @@ struct CMSTemplateSignerTests {
 
         var changed = manifest
         changed[changed.count - 3] ^= 0x01
-        let tampered = try verify(signature, content: changed, in: directory)
+        let tampered = try await verify(signature, content: changed, in: directory)
         #expect(tampered.status != 0)
         #expect(tampered.error.contains("digest failure") || tampered.error.contains("Verification failure"))
     }
@@ -124,7 +124,7 @@ struct CMSTemplateSignerTests {
         ("1949-12-31T23:59:59Z", "GENERALIZEDTIME   :19491231235959Z"),
         ("1950-01-01T00:00:00Z", "UTCTIME           :500101000000Z"),
     ])
-    func signingTimeIsUTCTimeFrom1950To2049AndGeneralizedTimeOtherwise(time: String, printed: String) throws {
+    func signingTimeIsUTCTimeFrom1950To2049AndGeneralizedTimeOtherwise(time: String, printed: String) async throws {
         let directory = try makeTemporaryDirectory("signing-time")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let signer = try pki.identity().makeSigner()
@@ -133,7 +133,7 @@ struct CMSTemplateSignerTests {
             try signer.signature(forManifest: Self.manifest(2), signingTime: Self.date(time)),
             to: directory + "/signature")
         #expect(signer.usesTemplate(for: Self.date(time)))
-        let parsed = try run("openssl", ["asn1parse", "-inform", "DER", "-in", "signature"], in: directory).output
+        let parsed = try await run("openssl", ["asn1parse", "-inform", "DER", "-in", "signature"], in: directory).output
         #expect(parsed.contains(printed), "\(parsed)")
     }
 
@@ -166,21 +166,21 @@ struct CMSTemplateSignerTests {
 
     /// ECDSA signatures differ every time, so there is no template: every
     /// signature comes from OpenSSL's PKCS#7 API, and verifies.
-    @Test func aNonRSAKeyIsSignedWithoutTemplate() throws {
+    @Test func aNonRSAKeyIsSignedWithoutTemplate() async throws {
         let directory = try makeTemporaryDirectory("ec-key")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let signer = try identity(newKey: ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], in: directory)
+        let signer = try await identity(newKey: ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], in: directory)
             .makeSigner()
         _ = try signer.signature(forManifest: Self.manifest(1))
         let signature = try signer.signature(forManifest: Self.manifest(2))
         #expect(!signer.usesTemplate(for: Date()))
-        #expect(try verify(signature, content: Self.manifest(2), in: directory).status == 0)
+        #expect(try await verify(signature, content: Self.manifest(2), in: directory).status == 0)
     }
 
-    func verify(_ signature: [UInt8], content: [UInt8], in directory: String) throws -> CommandResult {
+    func verify(_ signature: [UInt8], content: [UInt8], in directory: String) async throws -> CommandResult {
         try writeBytes(content, to: directory + "/manifest.json")
         try writeBytes(signature, to: directory + "/signature")
-        return try run(
+        return try await run(
             "openssl",
             [
                 "smime", "-verify", "-binary", "-inform", "DER", "-in", "signature", "-content", "manifest.json",

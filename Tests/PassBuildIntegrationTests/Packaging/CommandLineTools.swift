@@ -40,3 +40,14 @@ func readBytes(_ path: String) throws -> [UInt8] {
 func writeBytes(_ bytes: [UInt8], to path: String) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
+
+/// `run` for async tests: suspends while the tool runs, holding none of the test runner's threads.
+@discardableResult
+func run(_ tool: String, _ arguments: [String], in directory: String, check: Bool = true) async throws
+    -> CommandResult
+{
+    let ran = try await runProcessWithoutBlocking(tool, arguments, directory: directory)
+    let result = CommandResult(status: ran.status, output: ran.stdout, error: ran.stderr)
+    if check && result.status != 0 { throw CommandFailure(command: [tool] + arguments, result: result) }
+    return result
+}

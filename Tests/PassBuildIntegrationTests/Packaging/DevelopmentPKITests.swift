@@ -4,11 +4,11 @@ import Testing
 
 @Suite("Development PKI")
 struct DevelopmentPKITests {
-    func permissions(_ path: String) throws -> Int {
+    func permissions(_ path: String) async throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
 
-    @Test func createsReusesAndRenews() throws {
+    @Test func createsReusesAndRenews() async throws {
         let base = try makeTemporaryDirectory("devpki")
         defer { try? FileManager.default.removeItem(atPath: base) }
         // Created on demand, parents included, as under a project's .passforge/.
@@ -36,22 +36,22 @@ struct DevelopmentPKITests {
                 "root-certificate.pem", "root-key.pem", "wwdr-certificate.pem", "wwdr-key.pem",
             ])
         for file in files where file.hasSuffix("-key.pem") {
-            #expect(try permissions(directory + "/" + file) == 0o600, "\(file)")
+            #expect(try await permissions(directory + "/" + file) == 0o600, "\(file)")
         }
-        #expect(try permissions(directory) == 0o700)
+        #expect(try await permissions(directory) == 0o700)
         // No temporary files left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.contains(".tmp-") })
 
         // The openssl tool agrees on the chain and the leaf's key usage.
         let leafPath = directory + "/pass-pass.com.example.dev-DEVTEAM001-certificate.pem"
-        let verify = try run(
+        let verify = try await run(
             "openssl",
             [
                 "verify", "-CAfile", pki.rootCertificatePath,
                 "-untrusted", pki.intermediateCertificatePath, leafPath,
             ], in: directory)
         #expect(verify.output.contains(": OK"))
-        let text = try run("openssl", ["x509", "-in", leafPath, "-noout", "-text"], in: directory).output
+        let text = try await run("openssl", ["x509", "-in", leafPath, "-noout", "-text"], in: directory).output
         #expect(text.contains("Digital Signature"))
         #expect(text.contains("sha256WithRSAEncryption"))
         #expect(text.contains("Public-Key: (2048 bit)"))
@@ -82,7 +82,7 @@ struct DevelopmentPKITests {
         #expect(inspection.signature?.chainTrust == .trusted)
     }
 
-    @Test func replacesAChainWhoseRootChanged() throws {
+    @Test func replacesAChainWhoseRootChanged() async throws {
         let directory = try makeTemporaryDirectory("devpki-reroot")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let pki = DevelopmentPKI(directory: directory)

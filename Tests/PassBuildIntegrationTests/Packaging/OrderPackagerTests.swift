@@ -13,15 +13,15 @@ struct OrderPackagerTests {
         "fr.lproj/order.strings": Array("\"Title\" = \"Tasses\";".utf8),
     ]
 
-    @Test func opensslVerifiesAnOrderAndItsManifestIsSHA256() throws {
+    @Test func opensslVerifiesAnOrderAndItsManifestIsSHA256() async throws {
         let signingTime = Date(timeIntervalSince1970: 1_780_000_000)
         let order = try PassPackager(signer: pki.identity().makeSigner()).makeOrder(
             files: Self.files, signingTime: signingTime)
         let directory = try makeTemporaryDirectory("order")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(order, to: directory + "/test.order")
-        try run("unzip", ["-q", "test.order", "-d", "out"], in: directory)
-        let verified = try run(
+        try await run("unzip", ["-q", "test.order", "-d", "out"], in: directory)
+        let verified = try await run(
             "openssl",
             [
                 "cms", "-verify", "-binary", "-inform", "DER", "-in", "out/signature",
@@ -32,19 +32,19 @@ struct OrderPackagerTests {
         let manifest = try Manifest(jsonBytes: readBytes(directory + "/out/manifest.json"))
         #expect(manifest.hashes.keys.sorted() == ["fr.lproj/order.strings", "logo.png", "order.json"])
         for (name, hash) in manifest.hashes {
-            let digest = try run("openssl", ["dgst", "-sha256", "-r", "out/" + name], in: directory).output
+            let digest = try await run("openssl", ["dgst", "-sha256", "-r", "out/" + name], in: directory).output
             #expect(hash.count == 64 && String(digest.prefix(64)) == hash, "\(name)")
         }
         let entries = try ZipArchive.read(order).map(\.name)
         #expect(entries == ["order.json", "fr.lproj/order.strings", "logo.png", "manifest.json", "signature"])
         // The signature carries its signing time, as for passes.
-        let attributes = try run(
+        let attributes = try await run(
             "openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", "out/signature"], in: directory
         ).output
         #expect(attributes.contains("signingTime"))
     }
 
-    @Test func anOrderNeedsOrderJSONAndFilesPreparedForOrders() throws {
+    @Test func anOrderNeedsOrderJSONAndFilesPreparedForOrders() async throws {
         let packager = PassPackager(signer: try pki.identity().makeSigner())
         #expect(throws: PassPackageError.self) { try packager.makeOrder(files: ["logo.png": [1, 2, 3]]) }
         let forAPass = try PreparedPassFile(name: "logo.png", bytes: [1, 2, 3])

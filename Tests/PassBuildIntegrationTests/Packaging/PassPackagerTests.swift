@@ -21,7 +21,7 @@ func sampleFiles(passTypeIdentifier: String = "pass.com.example.test", teamIdent
 
 @Suite("Manifest")
 struct ManifestTests {
-    @Test func hashesAreLowercaseSHA1AndKeysSorted() throws {
+    @Test func hashesAreLowercaseSHA1AndKeysSorted() async throws {
         let manifest = Manifest(files: [
             "pass.json": Array("{}".utf8),
             "a.png": [],
@@ -36,18 +36,18 @@ struct ManifestTests {
         #expect(try Manifest(jsonBytes: manifest.jsonBytes) == manifest)
     }
 
-    @Test func namesAreEscaped() throws {
+    @Test func namesAreEscaped() async throws {
         let manifest = Manifest(hashes: ["we\"ird\\name\n.png": "00"])
         #expect(String(decoding: manifest.jsonBytes, as: UTF8.self) == #"{"we\"ird\\name\u000a.png":"00"}"#)
         #expect(try Manifest(jsonBytes: manifest.jsonBytes) == manifest)
     }
 
-    @Test func sha1MatchesTheShasumTool() throws {
+    @Test func sha1MatchesTheShasumTool() async throws {
         let directory = try makeTemporaryDirectory("sha1")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
         try writeBytes(bytes, to: directory + "/f")
-        let output = try run("openssl", ["dgst", "-sha1", "-r", "f"], in: directory).output
+        let output = try await run("openssl", ["dgst", "-sha1", "-r", "f"], in: directory).output
         #expect(Manifest.sha1Hex(bytes) == String(output.prefix(40)))
     }
 
@@ -64,21 +64,21 @@ struct PassPackagerTests {
 
     var trustedRoot: [UInt8] { get throws { try readBytes(pki.path("root.pem")) } }
 
-    func makePass(_ files: [String: [UInt8]] = sampleFiles(), signingTime: Date = Date()) throws -> [UInt8] {
+    func makePass(_ files: [String: [UInt8]] = sampleFiles(), signingTime: Date = Date()) async throws -> [UInt8] {
         try PassPackager(signer: pki.identity().makeSigner()).makePKPass(files: files, signingTime: signingTime)
     }
 
     /// Rewrites `pkpass` with `change` applied to its entries.
-    func rewrite(_ pkpass: [UInt8], _ change: (inout [String: [UInt8]]) -> Void) throws -> [UInt8] {
+    func rewrite(_ pkpass: [UInt8], _ change: (inout [String: [UInt8]]) -> Void) async throws -> [UInt8] {
         var files: [String: [UInt8]] = [:]
         for entry in try ZipArchive.read(pkpass) { files[entry.name] = entry.bytes }
         change(&files)
         return try ZipArchive.make(files.sorted { $0.key < $1.key }.map { ZipEntry(name: $0.key, bytes: $0.value) })
     }
 
-    @Test func packagedPassIsCleanAndComplete() throws {
+    @Test func packagedPassIsCleanAndComplete() async throws {
         let signingTime = Date(timeIntervalSince1970: 1_780_000_000)
-        let pkpass = try makePass(signingTime: signingTime)
+        let pkpass = try await makePass(signingTime: signingTime)
         let inspection = PassInspection(pkpass: pkpass, trustedRoots: try trustedRoot)
         #expect(inspection.defects == [])
         let isValid = inspection.isValid
@@ -105,12 +105,12 @@ struct PassPackagerTests {
         #expect(signature.chainTrust == .trusted)
     }
 
-    @Test func opensslVerifiesAPackagedPass() throws {
+    @Test func opensslVerifiesAPackagedPass() async throws {
         let directory = try makeTemporaryDirectory("pkpass")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try writeBytes(try makePass(), to: directory + "/test.pkpass")
-        try run("unzip", ["-q", "test.pkpass", "-d", "out"], in: directory)
-        let result = try run(
+        try await writeBytes(try makePass(), to: directory + "/test.pkpass")
+        try await run("unzip", ["-q", "test.pkpass", "-d", "out"], in: directory)
+        let result = try await run(
             "openssl",
             [
                 "smime", "-verify", "-binary", "-inform", "DER", "-in", "out/signature",
@@ -121,19 +121,19 @@ struct PassPackagerTests {
         // Every file's SHA-1 matches the manifest, as computed by openssl.
         let manifest = try Manifest(jsonBytes: readBytes(directory + "/out/manifest.json"))
         for (name, hash) in manifest.hashes {
-            let digest = try run("openssl", ["dgst", "-sha1", "-r", "out/" + name], in: directory).output
+            let digest = try await run("openssl", ["dgst", "-sha1", "-r", "out/" + name], in: directory).output
             #expect(String(digest.prefix(40)) == hash, "\(name)")
         }
     }
 
-    @Test func withoutTrustedRootTheChainIsNotJudged() throws {
-        let inspection = PassInspection(pkpass: try makePass())
+    @Test func withoutTrustedRootTheChainIsNotJudged() async throws {
+        let inspection = PassInspection(pkpass: try await makePass())
         #expect(inspection.defects == [])
         #expect(inspection.signature?.chainTrust == .notChecked)
     }
 
-    @Test func tamperedPassJSON() throws {
-        let pkpass = try rewrite(try makePass()) { files in
+    @Test func tamperedPassJSON() async throws {
+        let pkpass = try await rewrite(try makePass()) { files in
             files["pass.json"]! += Array(" ".utf8)
         }
         let inspection = PassInspection(pkpass: pkpass, trustedRoots: try trustedRoot)
@@ -147,8 +147,8 @@ struct PassPackagerTests {
         #expect(inspection.signature?.verifiesManifest == true)
     }
 
-    @Test func fileMissingFromManifestAndManifestEntryMissingFromPass() throws {
-        let pkpass = try rewrite(try makePass()) { files in
+    @Test func fileMissingFromManifestAndManifestEntryMissingFromPass() async throws {
+        let pkpass = try await rewrite(try makePass()) { files in
             files["strip.png"] = [1, 2, 3]
             files["icon@2x.png"] = nil
         }
@@ -156,10 +156,10 @@ struct PassPackagerTests {
         #expect(inspection.defects == [.unlistedFile("strip.png"), .missingListedFile("icon@2x.png")])
     }
 
-    @Test func signatureOverAnotherManifest() throws {
-        let other = try makePass(sampleFiles().merging(["logo.png": [9]]) { $1 })
+    @Test func signatureOverAnotherManifest() async throws {
+        let other = try await makePass(sampleFiles().merging(["logo.png": [9]]) { $1 })
         let otherSignature = try ZipArchive.read(other).first { $0.name == "signature" }!.bytes
-        let pkpass = try rewrite(try makePass()) { files in files["signature"] = otherSignature }
+        let pkpass = try await rewrite(try makePass()) { files in files["signature"] = otherSignature }
         let inspection = PassInspection(pkpass: pkpass, trustedRoots: try trustedRoot)
         #expect(inspection.signature?.verifiesManifest == false)
         #expect(inspection.defects.count == 1)
@@ -170,8 +170,8 @@ struct PassPackagerTests {
     }
 
     @Test(arguments: [Array("garbage".utf8), []])
-    func garbageSignature(signature: [UInt8]) throws {
-        let pkpass = try rewrite(try makePass()) { files in files["signature"] = signature }
+    func garbageSignature(signature: [UInt8]) async throws {
+        let pkpass = try await rewrite(try makePass()) { files in files["signature"] = signature }
         let inspection = PassInspection(pkpass: pkpass)
         guard case .unreadableSignature = inspection.defects.first, inspection.defects.count == 1 else {
             Issue.record("expected unreadableSignature, got \(inspection.defects)")
@@ -180,11 +180,11 @@ struct PassPackagerTests {
     }
 
     /// A signature made by `openssl smime -sign` with extra arguments.
-    func opensslSignature(over manifest: [UInt8], _ extra: [String]) throws -> [UInt8] {
+    func opensslSignature(over manifest: [UInt8], _ extra: [String]) async throws -> [UInt8] {
         let directory = try makeTemporaryDirectory("smime")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(manifest, to: directory + "/manifest.json")
-        try run(
+        try await run(
             "openssl",
             [
                 "smime", "-sign", "-binary", "-outform", "DER", "-in", "manifest.json", "-out", "signature",
@@ -194,23 +194,23 @@ struct PassPackagerTests {
         return try readBytes(directory + "/signature")
     }
 
-    @Test func signatureWithoutSigningTime() throws {
-        let pass = try makePass()
+    @Test func signatureWithoutSigningTime() async throws {
+        let pass = try await makePass()
         let manifest = try ZipArchive.read(pass).first { $0.name == "manifest.json" }!.bytes
         // -noattr leaves out all signed attributes, signing time included.
-        let signature = try opensslSignature(over: manifest, ["-noattr", "-certfile", pki.path("wwdr.pem")])
+        let signature = try await opensslSignature(over: manifest, ["-noattr", "-certfile", pki.path("wwdr.pem")])
         let inspection = PassInspection(
-            pkpass: try rewrite(pass) { $0["signature"] = signature },
+            pkpass: try await rewrite(pass) { $0["signature"] = signature },
             trustedRoots: try trustedRoot)
         #expect(inspection.defects == [.missingSigningTime])
     }
 
-    @Test func signatureWithoutWWDR() throws {
-        let pass = try makePass()
+    @Test func signatureWithoutWWDR() async throws {
+        let pass = try await makePass()
         let manifest = try ZipArchive.read(pass).first { $0.name == "manifest.json" }!.bytes
-        let signature = try opensslSignature(over: manifest, [])
+        let signature = try await opensslSignature(over: manifest, [])
         let inspection = PassInspection(
-            pkpass: try rewrite(pass) { $0["signature"] = signature },
+            pkpass: try await rewrite(pass) { $0["signature"] = signature },
             trustedRoots: try trustedRoot)
         #expect(inspection.signature?.signingTime != nil)
         // Without the intermediate the chain cannot be built either, but
@@ -227,23 +227,25 @@ struct PassPackagerTests {
         #expect(inspection.defects[0].description.contains("embeds no intermediate certificate"))
     }
 
-    @Test func attachedSignature() throws {
-        let pass = try makePass()
+    @Test func attachedSignature() async throws {
+        let pass = try await makePass()
         let manifest = try ZipArchive.read(pass).first { $0.name == "manifest.json" }!.bytes
-        let signature = try opensslSignature(over: manifest, ["-nodetach", "-certfile", pki.path("wwdr.pem")])
-        let inspection = PassInspection(pkpass: try rewrite(pass) { $0["signature"] = signature })
+        let signature = try await opensslSignature(over: manifest, ["-nodetach", "-certfile", pki.path("wwdr.pem")])
+        let inspection = PassInspection(pkpass: try await rewrite(pass) { $0["signature"] = signature })
         #expect(inspection.defects.contains(.signatureNotDetached))
         #expect(inspection.signature?.verifiesManifest == true)
         // Attached over other bytes, it does not verify over the manifest.
-        let other = try opensslSignature(over: Array("{}".utf8), ["-nodetach", "-certfile", pki.path("wwdr.pem")])
-        let otherInspection = PassInspection(pkpass: try rewrite(pass) { $0["signature"] = other })
+        let other = try await opensslSignature(
+            over: Array("{}".utf8), ["-nodetach", "-certfile", pki.path("wwdr.pem")])
+        let otherInspection = PassInspection(pkpass: try await rewrite(pass) { $0["signature"] = other })
         #expect(otherInspection.signature?.verifiesManifest == false)
         #expect(
             otherInspection.signature?.verificationFailure == "the signature carries other content than manifest.json")
     }
 
-    @Test func untrustedRoot() throws {
-        let inspection = PassInspection(pkpass: try makePass(), trustedRoots: try readBytes(pki.path("other-root.pem")))
+    @Test func untrustedRoot() async throws {
+        let inspection = PassInspection(
+            pkpass: try await makePass(), trustedRoots: try readBytes(pki.path("other-root.pem")))
         #expect(inspection.defects.count == 1)
         guard case .untrustedChain(let reason) = inspection.defects.first else {
             Issue.record("expected untrustedChain, got \(inspection.defects)")
@@ -252,7 +254,7 @@ struct PassPackagerTests {
         #expect(reason.contains("issuer certificate"))
     }
 
-    @Test func expiredSigningCertificate() throws {
+    @Test func expiredSigningCertificate() async throws {
         let identity = try SigningIdentity(
             certificatePath: pki.path("expired.pem"), keyPath: pki.path("leaf.key"),
             wwdrCertificatePath: pki.path("wwdr.pem"))
@@ -268,8 +270,8 @@ struct PassPackagerTests {
         #expect(thenInspection.defects == [.untrustedChain("certificate is not yet valid (\"passforge Test Root\")")])
     }
 
-    @Test func identifiersThatDoNotMatchTheCertificate() throws {
-        let pkpass = try makePass(sampleFiles(passTypeIdentifier: "pass.com.other", teamIdentifier: "OTHERTEAM1"))
+    @Test func identifiersThatDoNotMatchTheCertificate() async throws {
+        let pkpass = try await makePass(sampleFiles(passTypeIdentifier: "pass.com.other", teamIdentifier: "OTHERTEAM1"))
         let inspection = PassInspection(pkpass: pkpass)
         #expect(
             inspection.defects == [
@@ -279,8 +281,8 @@ struct PassPackagerTests {
             ])
     }
 
-    @Test func passZippedWithItsFolder() throws {
-        let pass = try makePass()
+    @Test func passZippedWithItsFolder() async throws {
+        let pass = try await makePass()
         let wrapped = try ZipArchive.make(
             try ZipArchive.read(pass).map {
                 ZipEntry(name: "MyPass.pass/" + $0.name, bytes: $0.bytes)
@@ -301,7 +303,7 @@ struct PassPackagerTests {
         }
     }
 
-    @Test func packagerRejectsBadInput() throws {
+    @Test func packagerRejectsBadInput() async throws {
         let packager = PassPackager(signer: try pki.identity())
         var files = sampleFiles()
         files["pass.json"] = nil
@@ -314,11 +316,11 @@ struct PassPackagerTests {
         }
     }
 
-    @Test func pngsAreStoredOtherFilesDeflated() throws {
+    @Test func pngsAreStoredOtherFilesDeflated() async throws {
         let directory = try makeTemporaryDirectory("methods")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try writeBytes(try makePass(), to: directory + "/p.pkpass")
-        let lines = try run("unzip", ["-v", "p.pkpass"], in: directory).output.split(separator: "\n")
+        try await writeBytes(try makePass(), to: directory + "/p.pkpass")
+        let lines = try await run("unzip", ["-v", "p.pkpass"], in: directory).output.split(separator: "\n")
         #expect(lines.first { $0.hasSuffix(" icon.png") }?.contains("Stored") == true)
         // A pass's own pass.json and manifest.json are deflated only from `minimumDeflatedSize` on.
         #expect(lines.first { $0.hasSuffix(" pass.json") }?.contains("Stored") == true)
@@ -328,15 +330,15 @@ struct PassPackagerTests {
         large["pass.json"] = Array(
             #"{"formatVersion":1,"passTypeIdentifier":"pass.com.example.test","teamIdentifier":"TEAM123456","serialNumber":"S-1","organizationName":"Example","description":"\#(terms)","generic":{}}"#
                 .utf8)
-        let largePass = try makePass(large)
+        let largePass = try await makePass(large)
         try writeBytes(largePass, to: directory + "/large.pkpass")
-        let largeLines = try run("unzip", ["-v", "large.pkpass"], in: directory).output.split(separator: "\n")
+        let largeLines = try await run("unzip", ["-v", "large.pkpass"], in: directory).output.split(separator: "\n")
         #expect(largeLines.first { $0.hasSuffix(" pass.json") }?.contains("Defl") == true)
         #expect(PassInspection(pkpass: largePass).defects == [])
 
         let stored = try PassPackager(signer: pki.identity(), compression: .storeAll).makePKPass(files: sampleFiles())
         try writeBytes(stored, to: directory + "/stored.pkpass")
-        let storedListing = try run("unzip", ["-v", "stored.pkpass"], in: directory).output
+        let storedListing = try await run("unzip", ["-v", "stored.pkpass"], in: directory).output
         #expect(!storedListing.contains("Defl"))
         #expect(PassInspection(pkpass: stored).defects == [])
     }

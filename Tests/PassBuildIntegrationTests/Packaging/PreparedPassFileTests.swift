@@ -9,7 +9,7 @@ import Testing
 struct PreparedPassFileTests {
     let pki = TestPKI.withSigningFormats()
 
-    @Test func preparedFilesGiveTheSameBytesAsPlainOnes() throws {
+    @Test func preparedFilesGiveTheSameBytesAsPlainOnes() async throws {
         let signer = try pki.identity().makeSigner()
         let signingTime = Date(timeIntervalSince1970: 1_780_000_000)
         var files = sampleFiles()
@@ -28,14 +28,14 @@ struct PreparedPassFileTests {
         let directory = try makeTemporaryDirectory("prepared")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(fromPrepared, to: directory + "/pass.pkpass")
-        #expect(try run("unzip", ["-t", "pass.pkpass"], in: directory).output.contains("No errors detected"))
-        let listing = try run("unzip", ["-v", "pass.pkpass"], in: directory).output
+        #expect(try await run("unzip", ["-t", "pass.pkpass"], in: directory).output.contains("No errors detected"))
+        let listing = try await run("unzip", ["-v", "pass.pkpass"], in: directory).output
         // A pass.json below `PassPackager.minimumDeflatedSize` is stored (deflating it per pass costs more than it saves).
         #expect(listing.split(separator: "\n").first { $0.hasSuffix(" pass.json") }?.contains("Stored") == true)
         #expect(listing.split(separator: "\n").first { $0.hasSuffix(" icon.png") }?.contains("Stored") == true)
     }
 
-    @Test func preparedNamesAreCheckedAndUnique() throws {
+    @Test func preparedNamesAreCheckedAndUnique() async throws {
         #expect(throws: PassPackageError.self) { try PreparedPassFile(name: "pass.json", bytes: []) }
         #expect(throws: PassPackageError.self) { try PreparedPassFile(name: "signature", bytes: []) }
         #expect(throws: PassPackageError.self) { try PreparedPassFile(name: "a/b/c.png", bytes: []) }
@@ -46,7 +46,7 @@ struct PreparedPassFileTests {
         }
     }
 
-    @Test func incompressibleEntriesAreStoredAndEmptyOnesWork() throws {
+    @Test func incompressibleEntriesAreStoredAndEmptyOnesWork() async throws {
         let random = (0..<2_000).map { _ in UInt8.random(in: 0...255) }
         let archive = try ZipArchive.make(
             [ZipEntry(name: "random.bin", bytes: random), ZipEntry(name: "empty", bytes: [])],
@@ -55,10 +55,10 @@ struct PreparedPassFileTests {
         let directory = try makeTemporaryDirectory("stored")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(archive, to: directory + "/a.zip")
-        let listing = try run("unzip", ["-v", "a.zip"], in: directory).output
+        let listing = try await run("unzip", ["-v", "a.zip"], in: directory).output
         #expect(listing.split(separator: "\n").first { $0.hasSuffix(" random.bin") }?.contains("Stored") == true)
         // Before 1980, which MS-DOS dates cannot hold: clamped to 1980-01-01.
         #expect(listing.contains("1980-01-01") || listing.contains("01-01-1980"))
-        #expect(try run("unzip", ["-t", "a.zip"], in: directory).output.contains("No errors detected"))
+        #expect(try await run("unzip", ["-t", "a.zip"], in: directory).output.contains("No errors detected"))
     }
 }

@@ -14,7 +14,7 @@ struct SigningIdentityTests {
         #expect(identity.wwdrCertificate.commonName == "passforge Test WWDR", sourceLocation: sourceLocation)
     }
 
-    @Test func pemCertificateAndPEMKey() throws {
+    @Test func pemCertificateAndPEMKey() async throws {
         let identity = try pki.identity()
         expectLeaf(identity)
         let certificate = identity.certificate
@@ -35,9 +35,9 @@ struct SigningIdentityTests {
         #expect(certificate.isValid(at: Date()))
     }
 
-    @Test func fingerprintIsSHA256OfTheDER() throws {
+    @Test func fingerprintIsSHA256OfTheDER() async throws {
         let identity = try pki.identity()
-        let result = try run(
+        let result = try await run(
             "openssl", ["x509", "-in", "leaf.pem", "-noout", "-fingerprint", "-sha256"], in: pki.directory.path)
         // "sha256 Fingerprint=AB:CD:…"
         let expected = result.output.split(separator: "=").last!
@@ -51,7 +51,7 @@ struct SigningIdentityTests {
         #expect(identity.fingerprint.count == 64)
     }
 
-    @Test func encryptedPKCS8Key() throws {
+    @Test func encryptedPKCS8Key() async throws {
         let identity = try SigningIdentity(
             certificatePath: pki.path("leaf.pem"),
             keyPath: pki.path("leaf-pkcs8-encrypted.key"),
@@ -59,7 +59,7 @@ struct SigningIdentityTests {
         expectLeaf(identity)
     }
 
-    @Test func encryptedTraditionalKey() throws {
+    @Test func encryptedTraditionalKey() async throws {
         let keyText = String(decoding: try readBytes(pki.path("leaf-traditional-encrypted.key")), as: UTF8.self)
         #expect(keyText.contains("Proc-Type: 4,ENCRYPTED"))
         let identity = try SigningIdentity(
@@ -70,7 +70,7 @@ struct SigningIdentityTests {
     }
 
     @Test(arguments: ["leaf-pkcs8-encrypted.key", "leaf-traditional-encrypted.key"])
-    func wrongKeyPassword(keyFile: String) throws {
+    func wrongKeyPassword(keyFile: String) async throws {
         let keyPath = pki.path(keyFile)
         let wrongPassword = "not-the-password-1234"
         let error = #expect(throws: SigningIdentityError.self) {
@@ -85,7 +85,7 @@ struct SigningIdentityTests {
         #expect(!message.contains(TestPKI.password))
     }
 
-    @Test func encryptedKeyWithoutPassword() throws {
+    @Test func encryptedKeyWithoutPassword() async throws {
         let keyPath = pki.path("leaf-pkcs8-encrypted.key")
         #expect(
             throws: SigningIdentityError.passwordRequired(path: keyPath, passwordSource: "PASSFORGE_SIGNING_PASSWORD")
@@ -96,7 +96,7 @@ struct SigningIdentityTests {
         }
     }
 
-    @Test func passwordSourceIsNamed() throws {
+    @Test func passwordSourceIsNamed() async throws {
         let keyPath = pki.path("leaf-pkcs8-encrypted.key")
         #expect(throws: SigningIdentityError.wrongPassword(path: keyPath, passwordSource: "PASSFORGE_PASSWORD_COUPONS"))
         {
@@ -106,28 +106,28 @@ struct SigningIdentityTests {
         }
     }
 
-    @Test func derCertificateDERKeyAndDERWWDR() throws {
+    @Test func derCertificateDERKeyAndDERWWDR() async throws {
         let identity = try SigningIdentity(
             certificatePath: pki.path("leaf.der"), keyPath: pki.path("leaf-key.der"),
             wwdrCertificatePath: pki.path("wwdr.der"))
         expectLeaf(identity)
     }
 
-    @Test func p12WithBundledWWDR() throws {
+    @Test func p12WithBundledWWDR() async throws {
         let identity = try SigningIdentity(certificatePath: pki.path("leaf.p12"), password: TestPKI.password)
         expectLeaf(identity)
     }
 
-    @Test func p12WithSeparateWWDR() throws {
+    @Test func p12WithSeparateWWDR() async throws {
         let identity = try SigningIdentity(
             certificatePath: pki.path("leaf.p12"), password: TestPKI.password,
             wwdrCertificatePath: pki.path("wwdr.der"))
         expectLeaf(identity)
     }
 
-    @Test func legacyP12() throws {
+    @Test func legacyP12() async throws {
         // RC2-40 / 3DES, which OpenSSL 3 only has in the legacy provider.
-        let info = try run(
+        let info = try await run(
             "openssl",
             [
                 "pkcs12", "-in", "leaf-legacy.p12", "-info", "-noout", "-legacy",
@@ -138,7 +138,7 @@ struct SigningIdentityTests {
         expectLeaf(identity)
     }
 
-    @Test func p12WithEmptyPassword() throws {
+    @Test func p12WithEmptyPassword() async throws {
         let identity = try SigningIdentity(
             certificatePath: pki.path("leaf-nopassword.p12"),
             wwdrCertificatePath: pki.path("wwdr.pem"))
@@ -146,7 +146,7 @@ struct SigningIdentityTests {
     }
 
     @Test(arguments: ["leaf.p12", "leaf-legacy.p12"])
-    func wrongP12Password(file: String) throws {
+    func wrongP12Password(file: String) async throws {
         let path = pki.path(file)
         #expect(throws: SigningIdentityError.wrongPassword(path: path, passwordSource: "PASSFORGE_SIGNING_PASSWORD")) {
             try SigningIdentity(certificatePath: path, password: "wrong")
@@ -157,7 +157,7 @@ struct SigningIdentityTests {
         }
     }
 
-    @Test func formatIsDetectedByContentNotExtension() throws {
+    @Test func formatIsDetectedByContentNotExtension() async throws {
         let directory = try makeTemporaryDirectory("misnamed")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(try readBytes(pki.path("leaf.der")), to: directory + "/certificate.pem")
@@ -170,7 +170,7 @@ struct SigningIdentityTests {
         expectLeaf(try SigningIdentity(certificatePath: directory + "/bundle.pem", password: TestPKI.password))
     }
 
-    @Test func combinedPEMWithCertificateKeyAndWWDR() throws {
+    @Test func combinedPEMWithCertificateKeyAndWWDR() async throws {
         let directory = try makeTemporaryDirectory("combined")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let combined =
@@ -179,7 +179,7 @@ struct SigningIdentityTests {
         expectLeaf(try SigningIdentity(certificatePath: directory + "/all.pem"))
     }
 
-    @Test func keyDoesNotMatchCertificate() throws {
+    @Test func keyDoesNotMatchCertificate() async throws {
         let error = #expect(throws: SigningIdentityError.self) {
             try SigningIdentity(
                 certificatePath: pki.path("leaf.pem"), keyPath: pki.path("root.key"),
@@ -190,7 +190,7 @@ struct SigningIdentityTests {
         #expect(error?.description.contains("does not belong to the certificate") == true)
     }
 
-    @Test func notACertificate() throws {
+    @Test func notACertificate() async throws {
         let directory = try makeTemporaryDirectory("garbage")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(Array("hello, I am not a certificate".utf8), to: directory + "/text.pem")
@@ -210,7 +210,7 @@ struct SigningIdentityTests {
         }
     }
 
-    @Test func notAPrivateKey() throws {
+    @Test func notAPrivateKey() async throws {
         let error = #expect(throws: SigningIdentityError.self) {
             try SigningIdentity(
                 certificatePath: pki.path("leaf.pem"), keyPath: pki.path("wwdr.pem"),
@@ -223,7 +223,7 @@ struct SigningIdentityTests {
         #expect(path == pki.path("wwdr.pem"))
     }
 
-    @Test func missingFile() throws {
+    @Test func missingFile() async throws {
         let error = #expect(throws: SigningIdentityError.self) {
             try SigningIdentity(certificatePath: pki.path("no-such-file.pem"))
         }
@@ -234,13 +234,13 @@ struct SigningIdentityTests {
         #expect(path == pki.path("no-such-file.pem"))
     }
 
-    @Test func missingKey() throws {
+    @Test func missingKey() async throws {
         #expect(throws: SigningIdentityError.missingPrivateKey(certificatePath: pki.path("leaf.pem"))) {
             try SigningIdentity(certificatePath: pki.path("leaf.pem"), wwdrCertificatePath: pki.path("wwdr.pem"))
         }
     }
 
-    @Test func wwdrThatDidNotIssueTheCertificate() throws {
+    @Test func wwdrThatDidNotIssueTheCertificate() async throws {
         let error = #expect(throws: SigningIdentityError.self) {
             try SigningIdentity(
                 certificatePath: pki.path("leaf.pem"), keyPath: pki.path("leaf.key"),
@@ -253,13 +253,13 @@ struct SigningIdentityTests {
                     certificateIssuer: "CN=passforge Test WWDR, OU=G4, O=passforge tests"))
     }
 
-    @Test func missingWWDR() throws {
+    @Test func missingWWDR() async throws {
         #expect(throws: SigningIdentityError.missingWWDRCertificate(certificatePath: pki.path("leaf.pem"))) {
             try SigningIdentity(certificatePath: pki.path("leaf.pem"), keyPath: pki.path("leaf.key"))
         }
     }
 
-    @Test func expiredCertificateLoadsAndSaysSo() throws {
+    @Test func expiredCertificateLoadsAndSaysSo() async throws {
         let identity = try SigningIdentity(
             certificatePath: pki.path("expired.pem"), keyPath: pki.path("leaf.key"),
             wwdrCertificatePath: pki.path("wwdr.pem"))
@@ -270,7 +270,7 @@ struct SigningIdentityTests {
         #expect(identity.passTypeIdentifier == TestPKI.passType)
     }
 
-    @Test func exportsPEMForTLSClients() throws {
+    @Test func exportsPEMForTLSClients() async throws {
         let identity = try pki.identity()
         #expect(identity.certificatePEM == (try readBytes(pki.path("leaf.pem"))))
         let exported = String(decoding: identity.exportPrivateKeyPEM(), as: UTF8.self)

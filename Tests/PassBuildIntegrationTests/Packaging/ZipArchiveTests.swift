@@ -12,19 +12,19 @@ struct ZipArchiveTests {
         ZipEntry(name: "ünïcode.txt", bytes: Array("ü".utf8)),
     ]
 
-    @Test func roundTrip() throws {
+    @Test func roundTrip() async throws {
         let bytes = try ZipArchive.make(entries)
         let read = try ZipArchive.read(bytes)
         #expect(read.map(\.name) == entries.map(\.name))
         #expect(read.map(\.bytes) == entries.map(\.bytes))
     }
 
-    @Test func unzipAndPythonReadTheArchive() throws {
+    @Test func unzipAndPythonReadTheArchive() async throws {
         let directory = try makeTemporaryDirectory("zip")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try writeBytes(try ZipArchive.make(entries), to: directory + "/test.zip")
 
-        let listing = try run("unzip", ["-v", "test.zip"], in: directory).output
+        let listing = try await run("unzip", ["-v", "test.zip"], in: directory).output
         for entry in entries { #expect(listing.contains(entry.name)) }
         // PNGs are stored, the rest deflated.
         let iconLine = listing.split(separator: "\n").first { $0.hasSuffix("icon.png") } ?? ""
@@ -32,13 +32,13 @@ struct ZipArchiveTests {
         #expect(iconLine.contains("Stored"))
         #expect(passLine.contains("Defl"))
         // unzip -t checks every CRC.
-        let test = try run("unzip", ["-t", "test.zip"], in: directory).output
+        let test = try await run("unzip", ["-t", "test.zip"], in: directory).output
         #expect(test.contains("No errors detected"))
 
-        let python = try run("python3", ["-m", "zipfile", "-l", "test.zip"], in: directory).output
+        let python = try await run("python3", ["-m", "zipfile", "-l", "test.zip"], in: directory).output
         for entry in entries { #expect(python.contains(entry.name)) }
 
-        try run("python3", ["-m", "zipfile", "-e", "test.zip", "out"], in: directory)
+        try await run("python3", ["-m", "zipfile", "-e", "test.zip", "out"], in: directory)
         #expect(try readBytes(directory + "/out/pass.json") == entries[0].bytes)
         #expect(try readBytes(directory + "/out/en.lproj/pass.strings") == entries[2].bytes)
     }
@@ -90,16 +90,16 @@ struct ZipArchiveTests {
         }
     }
 
-    @Test func sameInputsGiveSameBytes() throws {
+    @Test func sameInputsGiveSameBytes() async throws {
         let date = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(
             try ZipArchive.make(entries, modificationDate: date) == ZipArchive.make(entries, modificationDate: date))
     }
 
-    @Test func readsArchivesMadeByPython() throws {
+    @Test func readsArchivesMadeByPython() async throws {
         let directory = try makeTemporaryDirectory("pyzip")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try run(
+        try await run(
             "python3",
             [
                 "-c",
@@ -119,10 +119,10 @@ struct ZipArchiveTests {
     }
 
     /// An archive written by Python with a hostile entry name.
-    func archive(withEntryNamed name: String) throws -> [UInt8] {
+    func archive(withEntryNamed name: String) async throws -> [UInt8] {
         let directory = try makeTemporaryDirectory("evil")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try run(
+        try await run(
             "python3",
             [
                 "-c",
@@ -139,8 +139,8 @@ struct ZipArchiveTests {
     }
 
     @Test(arguments: ["../x", "a/../../x", "/etc/passwd", "a//b", "./x"])
-    func unsafeNamesAreRejectedOnRead(name: String) throws {
-        let bytes = try archive(withEntryNamed: name)
+    func unsafeNamesAreRejectedOnRead(name: String) async throws {
+        let bytes = try await archive(withEntryNamed: name)
         #expect(throws: ZipError.unsafeEntryName(name)) { try ZipArchive.read(bytes) }
     }
 
@@ -157,11 +157,11 @@ struct ZipArchiveTests {
         }
     }
 
-    @Test func zipBombIsRefusedBeforeInflating() throws {
+    @Test func zipBombIsRefusedBeforeInflating() async throws {
         let directory = try makeTemporaryDirectory("bomb")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // 100 MiB of zeros deflates to about 100 KB.
-        try run(
+        try await run(
             "python3",
             [
                 "-c",
@@ -181,7 +181,7 @@ struct ZipArchiveTests {
         #expect(throws: ZipError.tooLarge(limit: 1 << 20)) { try ZipArchive.read(bytes, limits: small) }
     }
 
-    @Test func entryThatLiesAboutItsSizeIsRefused() throws {
+    @Test func entryThatLiesAboutItsSizeIsRefused() async throws {
         // Patch the declared uncompressed size (local header and central
         // directory) of a deflated entry down to 10 bytes.
         let content = [UInt8](repeating: 65, count: 1000)
@@ -200,7 +200,7 @@ struct ZipArchiveTests {
         #expect(throws: ZipError.self) { try ZipArchive.read(bytes) }
     }
 
-    @Test func tooManyEntries() throws {
+    @Test func tooManyEntries() async throws {
         let many = (0..<20).map { ZipEntry(name: "f\($0)", bytes: [UInt8($0)]) }
         let bytes = try ZipArchive.make(many)
         let limits = ZipReadLimits(maximumEntryCount: 10, maximumTotalSize: 1 << 20)
@@ -216,7 +216,7 @@ struct ZipArchiveTests {
         }
     }
 
-    @Test func corruptedDataIsDetected() throws {
+    @Test func corruptedDataIsDetected() async throws {
         var bytes = try ZipArchive.make([
             ZipEntry(name: "a.bin", bytes: [UInt8](repeating: 7, count: 500), isCompressed: false)
         ])
