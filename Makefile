@@ -43,11 +43,11 @@ run: build
 # The store, server and push tests run against SQLite and a throwaway PostgreSQL
 # server (initdb into a temporary folder; stopped and deleted however the tests end);
 # publish s3:// against a throwaway SeaweedFS (scripts/with-seaweedfs.sh, the same way);
-# the failover test against a throwaway primary and its synchronous standby (scripts/with-postgres-replicas.sh).
+# (the failover test, against a primary and its synchronous standby, runs under `make faults`).
 test: deps
 	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Benchmarks Package.swift
 	scripts/check-architecture.py
-	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/with-postgres-replicas.sh scripts/run-tests.sh
+	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/run-tests.sh
 
 # PostgreSQL faults (about a minute and a half, as root): the failover, a 30 s partition between
 # serve and PostgreSQL made with nftables, and 30 s of 5 % packet loss; then 300 SIGKILLs of publish to a folder (about 75 s).
@@ -55,7 +55,7 @@ test: deps
 faults: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(FAULT_PACKAGES)"
 	$(SWIFT) build --build-tests
-	PASSFORGE_TEST_PARTITION=1 scripts/with-postgres.sh scripts/with-postgres-replicas.sh \
+	PASSFORGE_TEST_FAULTS=1 PASSFORGE_TEST_PARTITION=1 scripts/with-postgres.sh scripts/with-postgres-replicas.sh \
 	  $(SWIFT) test --skip-build --filter 'PostgresFaultTests'
 	PASSFORGE_PUBLISH_KILL_ROUNDS=30 $(SWIFT) test --skip-build --filter 'PublishKillLoopTests'
 
