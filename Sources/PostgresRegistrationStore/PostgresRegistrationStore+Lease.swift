@@ -6,7 +6,18 @@ import RegistrationStore
 /// Connections: a pooled connection leased with a reachability watchdog, transactions retried
 /// after a deadlock, and the queries that refuse a closed connection.
 extension PostgresRegistrationStore {
-    /// Runs `body` in a transaction on a pooled connection.
+    /// Runs `body` in a transaction on a pooled connection, and returns once its COMMIT is durable.
+    ///
+    /// Every change whose success the store reports goes through here (or `inTransaction`), even a
+    /// single statement: on the extended query protocol PostgreSQL sends a statement's rows and its
+    /// CommandComplete at Execute, but commits an implicit (autocommit) transaction, and waits for the
+    /// synchronous standby, only at the following Sync, before ReadyForQuery. postgres-nio ends a
+    /// query's rows at CommandComplete (1.33, `ExtendedQueryStateMachine.commandCompletedReceived`),
+    /// so an autocommit change returned before it was committed: a primary lost in between lost a
+    /// change already answered 201 (issue 35, the failover test). A COMMIT statement commits before
+    /// its own CommandComplete (postgres.c, `exec_execute_message`: a transaction-control statement
+    /// calls `finish_xact_command` before `EndCommand`), so an explicit BEGIN … COMMIT returns only
+    /// after the commit, and the standby, have it. The cost: two round trips more per change.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T
     {
         try await leased { connection in try await Self.inTransaction(connection, body) }

@@ -118,7 +118,7 @@ extension PostgresRegistrationStore {
     }
 
     package func completeBitUpdate(offer: String, claimIdentifier: String) async throws {
-        try await leased { connection in
+        try await transaction { connection in
             try await connection.perform(
                 """
                 UPDATE offer_claims SET bit_set = true, device_token = NULL WHERE offer = \(offer) AND claim_identifier = \(claimIdentifier)
@@ -166,7 +166,7 @@ extension PostgresRegistrationStore {
         // requests sharing a digest at the same instant both pass NOT EXISTS; the unique key then lets one
         // record it and the other count fewer rows, so it is refused (its other, fresh digest may stay
         // recorded: a token refused without reaching Apple, which the app replaces anyway).
-        let inserted = try await leased { connection in
+        let inserted = try await transaction { connection in
             try await Self.first(
                 connection.checkedQuery(
                     """
@@ -182,7 +182,7 @@ extension PostgresRegistrationStore {
     }
 
     package func purgeSpentDeviceTokens(spentBefore time: Double) async throws -> Int {
-        try await leased { connection in
+        try await transaction { connection in
             let deleted =
                 try await Self.first(
                     connection.checkedQuery(

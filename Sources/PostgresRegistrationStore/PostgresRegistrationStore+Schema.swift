@@ -66,12 +66,13 @@ extension PostgresRegistrationStore {
                 """,
             ]
         ),
-        // A registration in one round trip instead of eight (BEGIN, lock, read, two
-        // inserts, the index, COMMIT): the same steps, run by the server. Called
-        // outside BEGIN, each call is its own transaction, so the device's
-        // advisory lock is held until it commits; in a function every statement
-        // takes a fresh snapshot, so the steps after the lock see what the
-        // previous holder committed.
+        // A registration in one call instead of six statements (lock, read, two
+        // inserts, the index): the same steps, run by the server. The store calls
+        // it between BEGIN and COMMIT (see `transaction`: an autocommit call
+        // answers before it commits), so the device's advisory lock is held
+        // until it commits; in a function every statement takes a fresh
+        // snapshot, so the steps after the lock see what the previous holder
+        // committed.
         (
             "v3: register and unregister in one call",
             [

@@ -170,36 +170,26 @@ package final class PostgresRegistrationStore: RegistrationDatabase {
             """)
     }
 
-    /// One call of a change function (migration v3): one round trip, its own
-    /// transaction; again (a few times) after a deadlock or a serialization failure.
+    /// One call of a change function (migration v3) in its own transaction: BEGIN, the call, COMMIT,
+    /// so that it returns only once the change is committed (see `transaction`); again (a few times)
+    /// after a deadlock or a serialization failure.
     private func change(device: String, passTypeIdentifier: String, _ query: PostgresQuery) async throws
         -> RegistrationChange
     {
-        try await leased { connection in
-            var attempt = 1
-            while true {
-                do {
-                    guard
-                        let (outcome, revision, serials) = try await Self.first(
-                            connection.checkedQuery(query, logger: Self.logger), as: (String, Int64, [String]).self),
-                        let known = RegistrationOutcome(storedName: outcome)
-                    else {
-                        throw PostgresStoreError(
-                            kind: .server,
-                            description: "PostgreSQL at \(self.location.server) gave no answer to a registration change"
-                        )
-                    }
-                    return RegistrationChange(
-                        outcome: known,
-                        index: DeviceIndex(
-                            device: device, passTypeIdentifier: passTypeIdentifier, serialNumbers: serials),
-                        revision: revision)
-                } catch let error as PSQLError
-                    where attempt < 5 && ["40001", "40P01"].contains(error.serverInfo?[.sqlState])
-                {
-                    attempt += 1
-                }
+        try await transaction { connection in
+            guard
+                let (outcome, revision, serials) = try await Self.first(
+                    connection.checkedQuery(query, logger: Self.logger), as: (String, Int64, [String]).self),
+                let known = RegistrationOutcome(storedName: outcome)
+            else {
+                throw PostgresStoreError(
+                    kind: .server,
+                    description: "PostgreSQL at \(self.location.server) gave no answer to a registration change")
             }
+            return RegistrationChange(
+                outcome: known,
+                index: DeviceIndex(device: device, passTypeIdentifier: passTypeIdentifier, serialNumbers: serials),
+                revision: revision)
         }
     }
 
