@@ -71,13 +71,13 @@ import Testing
         #expect(
             recovery.map { $0 <= .seconds(5) } == true,
             "first registration after the promotion: \(String(describing: recovery))")
-        let late = outcomes.filter { $0.started > promotedAt + .seconds(5) && $0.status != 201 }
+        let late = outcomes.filter { $0.started > promotedAt + .seconds(5) && !$0.isAcknowledged }
         #expect(late.isEmpty, "\(late.count) registrations failed more than 5 s after the promotion")
         #expect(outcomes.contains { $0.status == 503 }, "no device saw the switch")
 
         // Every acknowledged registration is on the new primary.
         let stored = Set(try await Self.devices(standbyURL, prefix: "failover"))
-        let acknowledged = Set(outcomes.filter { $0.status == 201 }.map(\.device))
+        let acknowledged = Set(outcomes.filter(\.isAcknowledged).map(\.device))
         let lost = acknowledged.subtracting(stored)
         // When each lost one was asked and answered, from the primary's stop (to tell the switch's window).
         let lostTimes = outcomes.filter { lost.contains($0.device) }.map {
@@ -132,7 +132,7 @@ import Testing
 
     @Test(
         .enabled(if: partitionWanted, "PASSFORGE_TEST_PARTITION=1 (make faults): nftables as root"),
-        .timeLimit(.minutes(2)))
+        .timeLimit(.minutes(6)))
     func fivePercentPacketLossKeepsTheDeadlinesAndTheMemoryFlat() async throws {
         let database = try PostgresTestEnvironment.freshDatabase(prefix: "loss")
         let built = try await BuiltProject.make(passCount: 1)
@@ -141,7 +141,11 @@ import Testing
         let load = try await RegistrationLoad(
             built: built, base: server.base, prefix: "loss", requestTimeout: .seconds(60))
         let clients = load.start(clients: 8)
-        let loss = NFTablesPartition(port: try Self.port(of: database), dropsOneIn: 20)
+        // PASSFORGE_TEST_LOSS_ONE_IN and PASSFORGE_TEST_LOSS_SECONDS change the rate and the sampling (20 s by
+        // default) to tell a leak from warm-up (e.g. 1000000 and 180 for a control of the same length).
+        let oneIn = Self.environment["PASSFORGE_TEST_LOSS_ONE_IN"].flatMap { Int($0) } ?? 20
+        let samplingSeconds = Self.environment["PASSFORGE_TEST_LOSS_SECONDS"].flatMap { Int($0) } ?? 20
+        let loss = NFTablesPartition(port: try Self.port(of: database), dropsOneIn: oneIn)
         let outcome: Result<Void, any Error>
         do {
             try await load.waitForAcknowledged(100, after: nil, within: 20)
@@ -150,7 +154,7 @@ import Testing
             // 10 s of warm-up under loss, then RSS every 5 s for 20 s: real waits, the fault being measured.
             try await Task.sleep(for: .seconds(10))
             var samples = [try Self.residentKilobytes(server.process.processIdentifier)]
-            for _ in 0..<4 {
+            for _ in 0..<max(1, samplingSeconds / 5) {
                 try await Task.sleep(for: .seconds(5))
                 samples.append(try Self.residentKilobytes(server.process.processIdentifier))
             }
@@ -165,7 +169,7 @@ import Testing
             #expect(slowest <= .seconds(13), "a request took \(slowest)")
             #expect(Double(after) <= Double(before) * 1.1, "RSS every 5 s after the warm-up: \(samples) kB")
             let stored = Set(try await Self.devices(database, prefix: "loss"))
-            let lost = Set(outcomes.filter { $0.status == 201 }.map(\.device)).subtracting(stored)
+            let lost = Set(outcomes.filter(\.isAcknowledged).map(\.device)).subtracting(stored)
             #expect(lost.isEmpty, "\(lost.count) acknowledged registrations lost")
             let under = outcomes.filter { $0.started > lossAt }
             print(
@@ -209,7 +213,7 @@ import Testing
             recovery.map { $0 <= .seconds(15) } == true,
             "first registration after the heal: \(String(describing: recovery))")
         let stored = Set(try await devices(database, prefix: "partition"))
-        let acknowledged = Set(outcomes.filter { $0.status == 201 }.map(\.device))
+        let acknowledged = Set(outcomes.filter(\.isAcknowledged).map(\.device))
         let lost = acknowledged.subtracting(stored)
         #expect(lost.isEmpty, "\(lost.count) acknowledged registrations lost, e.g. \(lost.sorted().prefix(10))")
         let unavailable = outcomes.count { $0.status == 503 }
@@ -311,6 +315,9 @@ final class RegistrationLoad: Sendable {
         var retryAfter: String?
         var started: ContinuousClock.Instant
         var finished: ContinuousClock.Instant
+
+        /// 201, or 200 (already registered): a registration the server says it holds.
+        var isAcknowledged: Bool { status == 201 || status == 200 }
     }
 
     let base: String
@@ -358,7 +365,7 @@ final class RegistrationLoad: Sendable {
                     }
                     outcome.finished = .now
                     recorded.withLock { $0.append(outcome) }
-                    if outcome.status == 201 { sequence += 1 }
+                    if outcome.isAcknowledged { sequence += 1 }
                 }
             }
         }
@@ -377,9 +384,15 @@ final class RegistrationLoad: Sendable {
         }
     }
 
+    /// Every answer 201, or 503 with Retry-After; or 200 (already registered) for a device asked again
+    /// after a 503 or no answer: a change committed while its answer was lost (the server went away
+    /// between its commit and the COMMIT's reply) is there on the retry, as it must be.
     static func expectOnly201Or503WithRetryAfter(_ outcomes: [Outcome]) {
         let statuses = Dictionary(grouping: outcomes, by: \.status).mapValues(\.count)
-        #expect(Set(statuses.keys).isSubset(of: [201, 503]), "statuses: \(statuses)")
+        #expect(Set(statuses.keys).isSubset(of: [200, 201, 503]), "statuses: \(statuses)")
+        let failed = Set(outcomes.filter { $0.status == 503 || $0.status == 0 }.map(\.device))
+        let unexplained = outcomes.filter { $0.status == 200 && !failed.contains($0.device) }
+        #expect(unexplained.isEmpty, "200 for \(unexplained.count) devices never asked before")
         let bare = outcomes.filter { $0.status == 503 && $0.retryAfter == nil }
         #expect(bare.isEmpty, "\(bare.count) answers 503 without Retry-After")
     }
