@@ -2,8 +2,8 @@
 """passforge soak test: mixed load against `passforge serve` on PostgreSQL for
 --minutes N, sampling the server every --sample seconds (default 60):
 resident memory (RSS), open file descriptors, PostgreSQL connections of its
-database, and p50/p99 latency of the requests of that interval. Draws them as
-a PNG (matplotlib) and writes them as JSON.
+database, and the count and p50/p99 latency of the requests of that interval.
+Draws them as a PNG (matplotlib) and writes them as JSON.
 
 The load, from --clients threads (default 8), one keep-alive connection each:
 registrations (new devices, and existing ones adding a pass; each device its own
@@ -531,7 +531,7 @@ def write_results(args, result, samples):
         json.dump(result, f, indent=1)
     plot(samples, os.path.join(args.out, name + ".png"),
          f"passforge serve on PostgreSQL, {args.clients} clients and claims, build --push every "
-         f"{args.build_interval / 60:g} min, {args.minutes:g} min")
+         f"{round(args.build_interval / 60, 2):g} min, {args.minutes:g} min")
     print(json.dumps(result["verdict"], indent=1))
     print(f"wrote {args.out}/{name}.json and {name}.png")
 
