@@ -371,7 +371,9 @@ def sample(process, database_url, database, started, latencies, ledger):
     return {"minute": round((time.monotonic() - started) / 60, 2), "rss_mib": round(rss_kib / 1024, 1),
             "descriptors": descriptors, "postgres_connections": int(connections or 0),
             "requests": len(ordered), "p50_ms": round(percentile(0.5), 2), "p99_ms": round(percentile(0.99), 2),
-            "builds": builds, "claims": claims, "pushes": pushes}
+            "builds": builds, "claims": claims, "pushes": pushes,
+            # The machine's load: the load generator and anything else on it share the cores with serve.
+            "load_average": round(os.getloadavg()[0], 1)}
 
 
 def plot(samples, path, title):
