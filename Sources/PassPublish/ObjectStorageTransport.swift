@@ -96,17 +96,22 @@ struct ObjectStorageTransport: PublishTransport {
 
     func fetchState() throws -> DestinationState {
         let (client, key) = (client, key)
+        // All five at once: the state is the large one, and the lists come while it does. A missing state
+        // means no build, whatever the lists.
+        let names = [
+            TreeLayout.statePath, TreeLayout.downloadsListPath, TreeLayout.bundleListPath, Self.removalsNotePath,
+            LandingPageList.path,
+        ]
         let files = try bridge.run { () async throws -> [[UInt8]?] in
-            let state = try await Self.read(client, key(TreeLayout.statePath), limit: BuildState.maximumPublishedSize)
-            guard state != nil else { return [nil] }
-            var result = [state]
-            for name in [
-                TreeLayout.downloadsListPath, TreeLayout.bundleListPath, Self.removalsNotePath,
-                LandingPageList.path,
-            ] {
-                result.append(try await Self.read(client, key(name), limit: BuildState.maximumPublishedListSize))
+            try await withThrowingTaskGroup(of: (Int, [UInt8]?).self) { group in
+                for (index, name) in names.enumerated() {
+                    let limit = index == 0 ? BuildState.maximumPublishedSize : BuildState.maximumPublishedListSize
+                    group.addTask { (index, try await Self.read(client, key(name), limit: limit)) }
+                }
+                var result = [[UInt8]?](repeating: nil, count: names.count)
+                for try await (index, bytes) in group { result[index] = bytes }
+                return result
             }
-            return result
         }
         guard let state = files[0] else { return .noState }
         let noted = files[3].flatMap { try? JSONDecoder().decode([String].self, from: Data($0)) } ?? []

@@ -34,8 +34,14 @@ struct PublishPlan: Sendable {
     /// A landing file (page, logo, badge) is sent when the destination's list has none of its path, or one
     /// with another ETag or size, after every item and bundle (a page links its download). Deleted: every
     /// landing file the destination lists or holds (`landingFiles`) that the local list does not name.
+    ///
+    /// `allLocalItems`, when given, is the whole local build and `local` a part of it (the items that differ from
+    /// the destination's, `StateDifference`): it is read only when something may be deleted, to keep every name
+    /// the build still uses.
     init(
-        local: PublishedIndex, destination: PublishedIndex?, localBundles: BundleComparison = BundleComparison(),
+        local: PublishedIndex, destination: PublishedIndex?,
+        allLocalItems: (() throws(PublishError) -> PublishedIndex)? = nil,
+        localBundles: BundleComparison = BundleComparison(),
         destinationBundles: BundleComparison = BundleComparison(), bundleFiles: [String] = [],
         localLanding: LandingComparison = LandingComparison(),
         destinationLanding: LandingComparison = LandingComparison(), landingFiles: [String] = [],
@@ -71,20 +77,28 @@ struct PublishPlan: Sendable {
         for key in local.removedItems.keys.sorted() where local.removedItems[key]!.removedTag >= since {
             removals += PassFiles.paths(of: local.removedItems[key]!)
         }
-        let kept = Set(local.items.values.flatMap { PassFiles($0).allPaths }).union(localBundles.downloadPaths)
+        // Never delete a name the local build still uses: every item's and bundle's, made only when needed.
+        var keptNames: Set<String>?
+        func kept() throws(PublishError) -> Set<String> {
+            if let keptNames { return keptNames }
+            let items = try allLocalItems?() ?? local
+            let names = Set(items.items.values.flatMap { PassFiles($0).allPaths }).union(localBundles.downloadPaths)
+            keptNames = names
+            return names
+        }
         if !removals.isEmpty {
-            // Never delete a name the local build still uses.
             var seen = Set<String>()
+            let kept = try kept()
             removals = removals.filter { !kept.contains($0) && seen.insert($0).inserted }
         }
         try planBundles(
             local: localBundles, destination: destinationBundles, filesAtDestination: bundleFiles, kept: kept)
-        planLanding(
-            local: localLanding, destination: destinationLanding, filesAtDestination: landingFiles,
-            kept: kept.union(localLanding.files.keys))
+        try planLanding(
+            local: localLanding, destination: destinationLanding, filesAtDestination: landingFiles, kept: kept)
         // A note is the destination's: only its build-owned names this build does not use are taken.
-        let noted = Set(notedRemovals.filter(TreePath.isBuildOwned)).subtracting(kept)
-        removals += noted.subtracting(localLanding.files.keys).subtracting(removals).sorted()
+        var noted = Set(notedRemovals.filter(TreePath.isBuildOwned)).subtracting(localLanding.files.keys)
+        if !noted.isEmpty { noted.subtract(try kept()) }
+        removals += noted.subtracting(removals).sorted()
         for upload in uploads {
             try TreePath.check(upload.path)
             for link in upload.links { try TreePath.check(link) }
@@ -95,7 +109,7 @@ struct PublishPlan: Sendable {
 
     private mutating func planBundles(
         local: BundleComparison, destination: BundleComparison, filesAtDestination: [String],
-        kept: Set<String>
+        kept: () throws(PublishError) -> Set<String>
     ) throws(PublishError) {
         for name in local.bundles.keys.sorted() {
             let bundle = local.bundles[name]!
@@ -109,22 +123,24 @@ struct PublishPlan: Sendable {
         }
         // A listed file that is not a bundle path is a damaged list (refused
         // below); a stray file in download/ that is not one is not ours.
-        let stale = destination.downloadPaths.union(
+        var stale = destination.downloadPaths.union(
             filesAtDestination.filter { $0.hasSuffix(".pkpasses") && TreePath.isBuildOwned($0) }
-        ).subtracting(kept)
+        ).subtracting(local.downloadPaths)
+        if !stale.isEmpty { stale.subtract(try kept()) }
         removals += stale.sorted()
         removedBundles = stale.count
     }
 
     private mutating func planLanding(
         local: LandingComparison, destination: LandingComparison,
-        filesAtDestination: [String], kept: Set<String>
-    ) {
+        filesAtDestination: [String], kept: () throws(PublishError) -> Set<String>
+    ) throws(PublishError) {
         let sent = local.uploads(over: destination)
         uploads += sent
         sentLandingFiles = sent.count
         let held = filesAtDestination.filter(LandingComparison.isLandingFile)
-        let stale = Set(destination.files.keys).union(held).subtracting(kept).subtracting(removals)
+        var stale = Set(destination.files.keys).union(held).subtracting(local.files.keys).subtracting(removals)
+        if !stale.isEmpty { stale.subtract(try kept()) }
         removals += stale.sorted()
         removedLandingFiles = stale.count
     }

@@ -69,19 +69,16 @@ package struct Publisher: Sendable {
             throw PublishError(
                 .noBuild, "\(outputDirectory) holds no build (no \(TreeLayout.statePath)); run passforge build first")
         }
-        let local = try PublishedIndex.decode(localBytes, of: outputDirectory)
         let lists = try LocalLists(outputDirectory)
 
-        let published = try fetchPublished(creatingDestination: !dryRun, output: output, local: local)
+        let published = try fetchPublished(creatingDestination: !dryRun, output: output, localState: localBytes)
+        let local = try published?.difference.local ?? output.allItems(localState: localBytes)
         let destinationLock = dryRun ? nil : try transport.lockDestination()
         defer { destinationLock?.release() }
 
-        let plan = try PublishPlan(
-            local: local, destination: published?.state, localBundles: lists.bundles,
-            destinationBundles: BundleComparison(destination: published?.files.bundlesJSON),
-            bundleFiles: published?.files.bundleFiles ?? [], localLanding: lists.landing,
-            destinationLanding: LandingComparison(destination: published?.files.landingPages),
-            landingFiles: published?.files.landingFiles ?? [], notedRemovals: published?.files.notedRemovals ?? [])
+        let plan = try Self.plan(local: local, published: published, lists: lists) { () throws(PublishError) in
+            try output.allItems(localState: localBytes)
+        }
         try verifyLocalFiles(of: plan)
         let removals = plan.removals + lists.listsToRemove(at: published?.files)
 
@@ -129,27 +126,46 @@ package struct Publisher: Sendable {
         return summary
     }
 
-    /// The destination's published build, if any; refused when it is newer than the local one. Creates the
-    /// destination's folder when it is missing and `creatingDestination`.
-    private func fetchPublished(creatingDestination: Bool, output: LocalOutput, local: PublishedIndex) throws
-        -> (state: PublishedIndex, files: PublishedBuild)?
+    /// The destination's published build, if any, compared with the local state (`localState`, its bytes);
+    /// refused when it is newer than the local one. Creates the destination's folder when it is missing and
+    /// `creatingDestination`.
+    private func fetchPublished(creatingDestination: Bool, output: LocalOutput, localState: [UInt8]) throws
+        -> (difference: StateDifference, files: PublishedBuild)?
     {
-        var published: (state: PublishedIndex, files: PublishedBuild)?
+        var published: (difference: StateDifference, files: PublishedBuild)?
         switch try transport.fetchState() {
         case .missingFolder:
             if creatingDestination { try transport.createDestination() }
         case .noState:
             break
         case .published(let files):
-            published = (PublishedIndex(try output.decodePublished(files, from: destination).state), files)
+            published = (try output.compare(localState: localState, with: files, from: destination), files)
         }
-        if let published, published.state.lastUpdateTag > local.lastUpdateTag {
+        if let difference = published?.difference,
+            difference.destination.lastUpdateTag > difference.local.lastUpdateTag
+        {
             throw PublishError(
                 .newerAtDestination,
-                "\(destination) holds a newer build (update tag \(published.state.lastUpdateTag)) than \(outputDirectory) (\(local.lastUpdateTag)); build with --state-from \(destination) first, so that no pass goes back to an older version"
+                "\(destination) holds a newer build (update tag \(difference.destination.lastUpdateTag)) than \(outputDirectory) (\(difference.local.lastUpdateTag)); build with --state-from \(destination) first, so that no pass goes back to an older version"
             )
         }
         return published
+    }
+
+    /// What to send and delete. Compared with a destination, `local` holds only the items that differ: the names
+    /// every item uses (which a publish never deletes) are read from the whole state (`allLocalItems`) only when
+    /// something may be deleted.
+    private static func plan(
+        local: PublishedIndex, published: (difference: StateDifference, files: PublishedBuild)?, lists: LocalLists,
+        allLocalItems: @escaping () throws(PublishError) -> PublishedIndex
+    ) throws(PublishError) -> PublishPlan {
+        try PublishPlan(
+            local: local, destination: published?.difference.destination,
+            allLocalItems: published == nil ? nil : allLocalItems, localBundles: lists.bundles,
+            destinationBundles: BundleComparison(destination: published?.files.bundlesJSON),
+            bundleFiles: published?.files.bundleFiles ?? [], localLanding: lists.landing,
+            destinationLanding: LandingComparison(destination: published?.files.landingPages),
+            landingFiles: published?.files.landingFiles ?? [], notedRemovals: published?.files.notedRemovals ?? [])
     }
 
     /// The local build's lists besides its state: bundles.json and landing-pages.txt (each read and checked), and

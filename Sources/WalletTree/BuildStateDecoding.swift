@@ -238,69 +238,6 @@ package struct SharedStrings {
     }
 }
 
-extension BuildState.ItemRecord {
-    fileprivate init(scanner: inout JSONScanner, sharing shared: inout SharedStrings) throws(BuildStateDecoding.Failure)
-    {
-        var type: String?
-        var identifier: String?
-        var team: String?
-        var updateTag: Int?
-        var etag: PackedDigest?
-        var size: Int?
-        var tokenHash: PackedDigest?
-        var fingerprint: PackedDigest?
-        var definitionHash: PackedDigest?
-        var templateName: String?
-        var imagePaths: [String] = []
-        var sourceFile: String?
-        var downloadPath: String?
-        var publicDownloadPath: String?
-        var tokenPath: String?
-        var offer: String?
-        var kind = WalletItemKind.pass
-        // Keys are compared as bytes: a String for each of 15 keys of 100,000 records costs more than the values.
-        var expected = 0
-        try scanner.objectWithRawKeys { scanner, key throws(BuildStateDecoding.Failure) in
-            guard let (field, index) = ItemRecordField.field(named: key, expected: expected) else {
-                return try scanner.skipValue()
-            }
-            expected = index + 1
-            switch field {
-            case .typeIdentifier: type = try shared.string(0, &scanner)
-            case .identifier: identifier = try scanner.string()
-            case .teamIdentifier: team = try shared.string(1, &scanner)
-            case .updateTag: updateTag = try scanner.integer()
-            case .etag: etag = try scanner.digest()
-            case .size: size = try scanner.integer()
-            case .fingerprint: fingerprint = try scanner.digest()
-            case .definitionHash: definitionHash = try scanner.digest()
-            case .templateName: templateName = try shared.string(2, &scanner)
-            case .imagePaths: imagePaths = try scanner.stringArray()
-            case .sourceFile: sourceFile = try shared.string(3, &scanner)
-            case .downloadPath: downloadPath = try scanner.string()
-            case .tokenHash: tokenHash = try scanner.optionalDigest()
-            case .publicDownloadPath: publicDownloadPath = try scanner.optionalString()
-            case .tokenPath: tokenPath = try scanner.optionalString()
-            case .offer: offer = try scanner.optionalString()
-            case .kind: kind = try scanner.itemKind()
-            }
-        }
-        func required<T>(_ value: T?, _ field: ItemRecordField) throws(BuildStateDecoding.Failure) -> T {
-            guard let value else { throw BuildStateDecoding.Failure(description: "a pass has no \(field.key)") }
-            return value
-        }
-        self.init(
-            typeIdentifier: try required(type, .typeIdentifier), identifier: try required(identifier, .identifier),
-            teamIdentifier: try required(team, .teamIdentifier), updateTag: Int64(try required(updateTag, .updateTag)),
-            packedETag: try required(etag, .etag), size: try required(size, .size), tokenHash: tokenHash,
-            fingerprint: try required(fingerprint, .fingerprint),
-            definitionHash: try required(definitionHash, .definitionHash),
-            templateName: try required(templateName, .templateName), imagePaths: imagePaths,
-            sourceFile: try required(sourceFile, .sourceFile), downloadPath: try required(downloadPath, .downloadPath),
-            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer, kind: kind)
-    }
-}
-
 extension JSONScanner {
     /// `"pass"` or `"order"`; anything else is not a build state this version wrote.
     mutating func itemKind() throws(Failure) -> WalletItemKind {

@@ -106,17 +106,7 @@ extension BuildState {
             return nil
         }
         if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
-        for (key, record) in removedPasses {
-            try Self.checkKey(key, type: record.typeIdentifier, serial: record.identifier, of: "removed pass")
-            try checkTag(record.removedTag, "removedTag of removed pass \(key)")
-            try Self.checkText(record.tokenHash, "tokenHash of removed pass \(key)")
-            for file in record.files where !TreeLayout.isBuildOwned(file) {
-                throw BuildError(
-                    .refused,
-                    "removed pass \(key) lists file \(Self.quoted(file)), which is not a pass, token link or download path of the output tree"
-                )
-            }
-        }
+        for (key, record) in removedPasses { try Self.check(record, key: key, greatestTag: greatest) }
         for (path, file) in contentFiles {
             try Self.checkText(path, "content file path")
             for key in file.passes where !TreeLayout.isPassKey(key) {
@@ -128,7 +118,26 @@ extension BuildState {
         }
     }
 
-    private static func check(_ record: ItemRecord, key: String, greatestTag: Int64) throws(BuildError) {
+    /// One removed item's record of a published state, listed under `key`.
+    static func check(_ record: RemovedItemRecord, key: String, greatestTag: Int64) throws(BuildError) {
+        try checkKey(key, type: record.typeIdentifier, serial: record.identifier, of: "removed pass")
+        guard record.removedTag >= 0, record.removedTag <= greatestTag else {
+            throw BuildError(
+                .refused,
+                "removedTag of removed pass \(key) is \(record.removedTag), not an update tag of this build's time (0 to \(greatestTag), milliseconds since 1970)"
+            )
+        }
+        try checkText(record.tokenHash, "tokenHash of removed pass \(key)")
+        for file in record.files where !TreeLayout.isBuildOwned(file) {
+            throw BuildError(
+                .refused,
+                "removed pass \(key) lists file \(quoted(file)), which is not a pass, token link or download path of the output tree"
+            )
+        }
+    }
+
+    /// One item record of a published state, listed under `key`.
+    static func check(_ record: ItemRecord, key: String, greatestTag: Int64) throws(BuildError) {
         let type = record.typeIdentifier
         let serial = record.identifier
         try checkKey(key, type: type, serial: serial, of: "pass")

@@ -199,20 +199,23 @@ extension PublishedIndex {
         _ bytes: [UInt8], of output: String,
         jobs: Int = ProcessInfo.processInfo.activeProcessorCount
     ) throws -> PublishedIndex {
-        let path = BuildState.path(in: output)
-        let index: PublishedIndex
         do {
-            index = try bytes.withUnsafeBufferPointer { buffer throws(BuildStateDecoding.Failure) in
+            return try bytes.withUnsafeBufferPointer { buffer throws(BuildStateDecoding.Failure) in
                 try PublishedIndexDecoding.decode(buffer: buffer, jobs: jobs)
             }
-        } catch let failure as BuildStateDecoding.Failure where failure.version != nil {
-            throw BuildError(
-                .unreadable,
-                "\(path) was written by another passforge version (state version \(failure.version!)); "
-                    + "build again with this version")
         } catch {
-            throw BuildError(.unreadable, "\(path) is damaged (\(error)); build again to write it anew")
+            throw unreadable(error, path: BuildState.path(in: output))
         }
-        return index
+    }
+
+    /// The error for people of a local state file at `path` that failed to decode.
+    static func unreadable(_ failure: BuildStateDecoding.Failure, path: String) -> BuildError {
+        if let version = failure.version {
+            return BuildError(
+                .unreadable,
+                "\(path) was written by another passforge version (state version \(version)); "
+                    + "build again with this version")
+        }
+        return BuildError(.unreadable, "\(path) is damaged (\(failure)); build again to write it anew")
     }
 }

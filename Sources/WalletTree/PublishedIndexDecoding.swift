@@ -1,18 +1,55 @@
 import PassModel
 
 /// Reads a `PublishedIndex` straight from the bytes of `state.json`, on every core, as `BuildStateDecoding`
-/// reads the build's cache and with the same scanner and table of keys (`StateField`, `ItemRecordField`,
-/// `RemovedRecordField`): the content files are skipped whole, and in each record the fields only the build
-/// reads are skipped, never made into values.
+/// reads the build's cache and with the same scanner, table of keys (`StateField`, `ItemRecordField`,
+/// `RemovedRecordField`) and record decoder (`ItemRecordFields`): the content files are skipped whole, and in
+/// each record the fields only the build reads are skipped, never made into values.
 enum PublishedIndexDecoding {
     typealias Failure = BuildStateDecoding.Failure
 
     static func decode(buffer: UnsafeBufferPointer<UInt8>, jobs: Int) throws(Failure) -> PublishedIndex {
-        var version: Int?
-        var lastUpdateTag: Int64 = 0
-        var builtAt = ""
-        var itemMembers: [(key: String, range: Range<Int>)] = []
-        var removedMembers: [(key: String, range: Range<Int>)] = []
+        let outline = try StateOutline(buffer)
+        try outline.checkVersion()
+        let chunks = try BuildStateDecoding.decodeMembers(outline.items, in: StateBytes(buffer: buffer), jobs: jobs) {
+            scanner, shared throws(Failure) in
+            try PublishedItem(scanner: &scanner, sharing: &shared)
+        }
+        var items: [ItemKey: PublishedItem] = [:]
+        items.reserveCapacity(outline.items.count)
+        for chunk in chunks {
+            for item in chunk { items[item.key] = item }
+        }
+        return PublishedIndex(
+            lastUpdateTag: outline.lastUpdateTag, builtAt: outline.builtAt, items: items,
+            removedItems: try removedItems(outline.removed, in: buffer))
+    }
+
+    /// The records of the `removedPasses` members, by key.
+    static func removedItems(_ members: [(key: String, range: Range<Int>)], in buffer: UnsafeBufferPointer<UInt8>)
+        throws(Failure) -> [ItemKey: RemovedItem]
+    {
+        var removed: [ItemKey: RemovedItem] = [:]
+        for member in members {
+            var scanner = JSONScanner(buffer, range: member.range)
+            let record = try RemovedItem(scanner: &scanner, member: member.key)
+            removed[record.key] = record
+        }
+        return removed
+    }
+}
+
+/// The top level of a `state.json`: its version, tag and build time, and where each item's and each removed
+/// item's record is (by key, in file order). The content files are skipped whole.
+struct StateOutline {
+    typealias Failure = BuildStateDecoding.Failure
+
+    var version: Int?
+    var lastUpdateTag: Int64 = 0
+    var builtAt = ""
+    var items: [(key: String, range: Range<Int>)] = []
+    var removed: [(key: String, range: Range<Int>)] = []
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>) throws(Failure) {
         var scanner = JSONScanner(buffer)
         var expected = 0
         try scanner.objectWithRawKeys { scanner, key throws(Failure) in
@@ -24,89 +61,54 @@ enum PublishedIndexDecoding {
             case .version: version = try scanner.integer()
             case .lastUpdateTag: lastUpdateTag = Int64(try scanner.integer())
             case .builtAt: builtAt = try scanner.string()
-            case .passes: itemMembers = try scanner.members()
-            case .removedPasses: removedMembers = try scanner.members()
+            case .passes: items = try scanner.members()
+            case .removedPasses: removed = try scanner.members()
             case .contentFiles: try scanner.skipValue()
             }
         }
         try scanner.finish()
+    }
+
+    /// Throws unless the state is of the version this passforge reads.
+    func checkVersion() throws(Failure) {
         guard let version else { throw Failure(description: "no version") }
         guard version == BuildState.currentVersion else {
             throw Failure(description: "state version \(version)", version: version)
         }
-        let bytes = StateBytes(buffer: buffer)
-        let chunks = try BuildStateDecoding.decodeMembers(itemMembers, in: bytes, jobs: jobs) {
-            scanner, shared throws(Failure) in
-            try PublishedItem(scanner: &scanner, sharing: &shared)
-        }
-        var items: [ItemKey: PublishedItem] = [:]
-        items.reserveCapacity(itemMembers.count)
-        for chunk in chunks {
-            for item in chunk { items[item.key] = item }
-        }
-        var removed: [ItemKey: RemovedItem] = [:]
-        for member in removedMembers {
-            var scanner = JSONScanner(buffer, range: member.range)
-            let record = try RemovedItem(scanner: &scanner, member: member.key)
-            removed[record.key] = record
-        }
-        return PublishedIndex(lastUpdateTag: lastUpdateTag, builtAt: builtAt, items: items, removedItems: removed)
     }
-}
 
-extension PublishedItem {
-    fileprivate convenience init(scanner: inout JSONScanner, sharing shared: inout SharedStrings)
-        throws(BuildStateDecoding.Failure)
-    {
-        var type: String?
-        var identifier: String?
-        var team: String?
-        var updateTag: Int?
-        var etag: PackedDigest?
-        var size: Int?
-        var tokenHash: PackedDigest?
-        var templateName: String?
-        var downloadPath: String?
-        var publicDownloadPath: String?
-        var tokenPath: String?
-        var offer: String?
-        var kind = WalletItemKind.pass
-        var expected = 0
-        try scanner.objectWithRawKeys { scanner, key throws(BuildStateDecoding.Failure) in
-            guard let (field, index) = ItemRecordField.field(named: key, expected: expected) else {
-                return try scanner.skipValue()
-            }
-            expected = index + 1
-            switch field {
-            case .typeIdentifier: type = try shared.string(0, &scanner)
-            case .identifier: identifier = try scanner.string()
-            case .teamIdentifier: team = try shared.string(1, &scanner)
-            case .updateTag: updateTag = try scanner.integer()
-            case .etag: etag = try scanner.digest()
-            case .size: size = try scanner.integer()
-            case .templateName: templateName = try shared.string(2, &scanner)
-            case .downloadPath: downloadPath = try scanner.string()
-            case .tokenHash: tokenHash = try scanner.optionalDigest()
-            case .publicDownloadPath: publicDownloadPath = try scanner.optionalString()
-            case .tokenPath: tokenPath = try scanner.optionalString()
-            case .offer: offer = try scanner.optionalString()
-            case .kind: kind = try scanner.itemKind()
-            case .fingerprint, .definitionHash, .imagePaths, .sourceFile: try scanner.skipValue()
-            }
+    /// The outline of the local state at `path`; its failures are `PublishedIndex.unreadable`'s.
+    static func local(_ buffer: UnsafeBufferPointer<UInt8>, path: String) throws(BuildError) -> StateOutline {
+        do {
+            let outline = try StateOutline(buffer)
+            try outline.checkVersion()
+            return outline
+        } catch {
+            throw PublishedIndex.unreadable(error, path: path)
         }
-        func required<T>(_ value: T?, _ field: ItemRecordField) throws(BuildStateDecoding.Failure) -> T {
-            guard let value else { throw BuildStateDecoding.Failure(description: "an item has no \(field.key)") }
-            return value
+    }
+
+    /// The outline of a destination's state, its version and tag checked (`BuildState.decodePublished`'s rules).
+    static func published(_ buffer: UnsafeBufferPointer<UInt8>, greatestTag: Int64) throws(BuildError) -> StateOutline {
+        let outline: StateOutline
+        do {
+            outline = try StateOutline(buffer)
+        } catch {
+            throw BuildError(.refused, "state.json is not a build state (\(error))")
         }
-        self.init(
-            key: ItemKey(
-                kind: kind, typeIdentifier: try required(type, .typeIdentifier),
-                identifier: try required(identifier, .identifier)),
-            teamIdentifier: try required(team, .teamIdentifier), updateTag: Int64(try required(updateTag, .updateTag)),
-            etag: try required(etag, .etag), size: try required(size, .size), tokenHash: tokenHash,
-            templateName: try required(templateName, .templateName),
-            downloadPath: try required(downloadPath, .downloadPath),
-            publicDownloadPath: publicDownloadPath, tokenPath: tokenPath, offer: offer)
+        guard outline.version == BuildState.currentVersion else {
+            throw BuildError(
+                .refused,
+                "state.json was written by another passforge version (state version \(outline.version ?? 0))")
+        }
+        guard outline.lastUpdateTag >= 0, outline.lastUpdateTag <= greatestTag else {
+            throw BuildError(
+                .refused,
+                "lastUpdateTag is \(outline.lastUpdateTag), not an update tag of this build's time (0 to \(greatestTag), milliseconds since 1970)"
+            )
+        }
+        try BuildState.checkText(outline.builtAt, "builtAt")
+        return outline
     }
 }
 
