@@ -3,7 +3,8 @@ package import Logging
 import PassModel
 package import WalletTree
 
-/// A pool of APNs clients, one per topic (pass or order type), each with the
+/// A pool of APNs clients, one group per topic (pass or order type: one or
+/// more HTTP/2 connections, `APNsConfiguration.connectionsPerTopic`), each with the
 /// Pass Type ID (or Order Type ID) certificate that signs that topic's items —
 /// the same material the build signs with (passforge.yml `signing:`, keyed by
 /// pass and order type identifiers, else PASSFORGE_SIGNING_*) — as its TLS
@@ -17,7 +18,7 @@ package actor APNsClientPool: PushSenderProvider {
     private let identities: any APNsIdentityProvider
     private let configuration: APNsConfiguration
     private let logger: Logger
-    private var clients: [String: APNsClient] = [:]
+    private var clients: [String: APNsConnectionGroup] = [:]
 
     package init(
         identities: any APNsIdentityProvider, configuration: APNsConfiguration,
@@ -29,10 +30,12 @@ package actor APNsClientPool: PushSenderProvider {
     }
 
     package func sender(topic: String, index: PublishedIndex) async throws -> PushSender {
-        if let client = clients[topic] { return PushSender(client: client, logger: logger) }
-        let client = try APNsClient(identity: try identity(topic: topic, index: index), configuration: configuration)
-        clients[topic] = client
-        return PushSender(client: client, logger: logger)
+        if let group = clients[topic] { return PushSender(group: group, logger: logger) }
+        let group = try APNsConnectionGroup(
+            identity: try identity(topic: topic, index: index), configuration: configuration,
+            count: configuration.connectionsPerTopic)
+        clients[topic] = group
+        return PushSender(group: group, logger: logger)
     }
 
     package func shutdown() async {

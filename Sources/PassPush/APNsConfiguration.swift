@@ -4,6 +4,8 @@ package struct APNsConfiguration: Sendable {
     /// Apple's production host; Wallet passes only ever use production (there
     /// is no sandbox for pass type topics).
     package static let productionURL = "https://api.push.apple.com"
+    /// HTTP/2 connections per topic unless configured: see README "Pushing updates".
+    package static let defaultConnectionsPerTopic = 1
 
     /// `https://host[:port]`; the client posts to `{baseURL}/3/device/{token}`.
     package var baseURL: String
@@ -25,6 +27,9 @@ package struct APNsConfiguration: Sendable {
     /// the server's limit (on the same connection), but a queued request fails
     /// once it has waited `connectTimeout`, and its own timeout is running too.
     package var maxRequestsInFlight: Int
+    /// HTTP/2 connections per topic (pass or order type), each with up to
+    /// `maxRequestsInFlight` pushes at once (`APNsConnectionGroup`).
+    package var connectionsPerTopic: Int
 
     package init(
         baseURL: String = APNsConfiguration.productionURL,
@@ -33,7 +38,8 @@ package struct APNsConfiguration: Sendable {
         connectTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(4 * 3600),
         retryPolicy: APNsRetryPolicy = .default,
-        maxRequestsInFlight: Int = 100
+        maxRequestsInFlight: Int = 100,
+        connectionsPerTopic: Int = APNsConfiguration.defaultConnectionsPerTopic
     ) {
         self.baseURL = baseURL
         self.additionalTrustRootsPEM = additionalTrustRootsPEM
@@ -42,6 +48,7 @@ package struct APNsConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.retryPolicy = retryPolicy
         self.maxRequestsInFlight = max(1, maxRequestsInFlight)
+        self.connectionsPerTopic = max(1, connectionsPerTopic)
     }
 }
 

@@ -181,6 +181,14 @@ package struct PushSender: Sendable {
         return summary
     }
 
+    /// A sender over every connection of `group`: its retry policy, and each connection's in-flight bound
+    /// times the connections.
+    package init(group: APNsConnectionGroup, logger: Logger = Logger(label: "passforge.push")) {
+        self.init(
+            client: group as any APNsSending, retryPolicy: group.configuration.retryPolicy,
+            maxInFlight: group.maxInFlight, logger: logger)
+    }
+
     /// One push's whole life in this run, and the stop reason it found, if any.
     private struct Delivery: Sendable {
         var outcome: PushOutcome

@@ -49,6 +49,11 @@ struct BuildCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "With --push: HTTP/2 connections to APNs per pass type (see `passforge push`).", valueName: "N"))
+    var pushConnections: Int?
+
+    @Option(
+        help: ArgumentHelp(
             "Start from the build state published at DEST (a folder, [user@]host:/path or s3://BUCKET/PREFIX), so a fresh clone signs only what changed.",
             valueName: "DEST"))
     var stateFrom: String?
@@ -101,7 +106,8 @@ struct BuildCommand: AsyncParsableCommand {
         }
         if push {
             try await PushCommand.push(
-                project: project, output: output, index: PublishedIndex(report.committedState), quiet: quiet)
+                project: project, output: output, index: PublishedIndex(report.committedState),
+                connections: pushConnections, quiet: quiet)
         }
         PassBuilder.releaseInBackground(report)
     }

@@ -14,6 +14,12 @@ struct PushOptions: ParsableArguments {
     @Option(help: ArgumentHelp("With --type: push this one pass now.", valueName: "serialNumber"))
     var serial: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "HTTP/2 connections to APNs per pass type, 1 to 16 (default: PASSFORGE_APNS_CONNECTIONS, else 1).",
+            valueName: "N"))
+    var connections: Int?
+
     func validate() throws {
         guard (passType == nil) == (serial == nil) else {
             throw ValidationError("--type and --serial go together: they name one pass")
