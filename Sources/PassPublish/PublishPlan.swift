@@ -37,10 +37,11 @@ struct PublishPlan: Sendable {
     ///
     /// `allLocalItems`, when given, is the whole local build and `local` a part of it (the items that differ from
     /// the destination's, `StateDifference`): it is read only when something may be deleted, to keep every name
-    /// the build still uses.
+    /// the build still uses. `allLocalLanding` likewise, when `localLanding` holds only the pages that differ.
     init(
         local: PublishedIndex, destination: PublishedIndex?,
         allLocalItems: (() throws(PublishError) -> PublishedIndex)? = nil,
+        allLocalLanding: (() throws(PublishError) -> LandingComparison)? = nil,
         localBundles: BundleComparison = BundleComparison(),
         destinationBundles: BundleComparison = BundleComparison(), bundleFiles: [String] = [],
         localLanding: LandingComparison = LandingComparison(),
@@ -82,7 +83,9 @@ struct PublishPlan: Sendable {
         func kept() throws(PublishError) -> Set<String> {
             if let keptNames { return keptNames }
             let items = try allLocalItems?() ?? local
+            let landing = try allLocalLanding?() ?? localLanding
             let names = Set(items.items.values.flatMap { PassFiles($0).allPaths }).union(localBundles.downloadPaths)
+                .union(landing.files.keys)
             keptNames = names
             return names
         }

@@ -76,7 +76,7 @@ package struct Publisher: Sendable {
         let destinationLock = dryRun ? nil : try transport.lockDestination()
         defer { destinationLock?.release() }
 
-        let plan = try Self.plan(local: local, published: published, lists: lists) { () throws(PublishError) in
+        let plan = try plan(local: local, published: published, lists: lists) { () throws(PublishError) in
             try output.allItems(localState: localBytes)
         }
         try verifyLocalFiles(of: plan)
@@ -155,33 +155,38 @@ package struct Publisher: Sendable {
     /// What to send and delete. Compared with a destination, `local` holds only the items that differ: the names
     /// every item uses (which a publish never deletes) are read from the whole state (`allLocalItems`) only when
     /// something may be deleted.
-    private static func plan(
+    private func plan(
         local: PublishedIndex, published: (difference: StateDifference, files: PublishedBuild)?, lists: LocalLists,
         allLocalItems: @escaping () throws(PublishError) -> PublishedIndex
     ) throws(PublishError) -> PublishPlan {
-        try PublishPlan(
+        let landing = try LandingComparison.difference(
+            local: lists.landingList, destination: published?.files.landingPages, localOutput: outputDirectory)
+        let (output, list) = (outputDirectory, lists.landingList)
+        return try PublishPlan(
             local: local, destination: published?.difference.destination,
-            allLocalItems: published == nil ? nil : allLocalItems, localBundles: lists.bundles,
+            allLocalItems: published == nil ? nil : allLocalItems,
+            allLocalLanding: landing.isPartial
+                ? { () throws(PublishError) in try LandingComparison(localOutput: output, bytes: list) } : nil,
+            localBundles: lists.bundles,
             destinationBundles: BundleComparison(destination: published?.files.bundlesJSON),
-            bundleFiles: published?.files.bundleFiles ?? [], localLanding: lists.landing,
-            destinationLanding: LandingComparison(destination: published?.files.landingPages),
-            landingFiles: published?.files.landingFiles ?? [], notedRemovals: published?.files.notedRemovals ?? [])
+            bundleFiles: published?.files.bundleFiles ?? [], localLanding: landing.local,
+            destinationLanding: landing.destination, landingFiles: published?.files.landingFiles ?? [],
+            notedRemovals: published?.files.notedRemovals ?? [])
     }
 
-    /// The local build's lists besides its state: bundles.json and landing-pages.txt (each read and checked), and
+    /// The local build's lists besides its state: bundles.json (read and checked), landing-pages.txt and
     /// downloads.csv.
     private struct LocalLists {
         var bundlesJSON: [UInt8]?
         var bundles: BundleComparison
+        /// landing-pages.txt, read (and checked) with the destination's (`LandingComparison.difference`).
         var landingList: [UInt8]?
-        var landing: LandingComparison
         var csv: [UInt8]?
 
         init(_ output: String) throws {
             bundlesJSON = AtomicFileSystem.readFile(TreeLayout.path(BundleList.path, in: output))
             bundles = try BundleComparison(localOutput: output, bytes: bundlesJSON)
             landingList = AtomicFileSystem.readFile(TreeLayout.path(LandingPageList.path, in: output))
-            landing = try LandingComparison(localOutput: output, bytes: landingList)
             csv = AtomicFileSystem.readFile(TreeLayout.path(TreeLayout.downloadsListPath, in: output))
         }
 
