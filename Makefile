@@ -43,20 +43,21 @@ run: build
 # The store, server and push tests run against SQLite and a throwaway PostgreSQL
 # server (initdb into a temporary folder; stopped and deleted however the tests end);
 # publish s3:// against a throwaway SeaweedFS (scripts/with-seaweedfs.sh, the same way);
-# (the failover test, against a primary and its synchronous standby, runs under `make faults`).
+# the failover test against a throwaway primary and its synchronous standby (scripts/with-postgres-replicas.sh).
 test: deps
 	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Benchmarks Package.swift
 	scripts/check-architecture.py
-	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/run-tests.sh
+	SWIFT="$(SWIFT)" scripts/with-postgres.sh scripts/with-seaweedfs.sh scripts/with-postgres-replicas.sh scripts/run-tests.sh
 
-# PostgreSQL faults (about a minute and a half, as root): the failover, a 30 s partition between
-# serve and PostgreSQL made with nftables, and 30 s of 5 % packet loss; then 300 SIGKILLs of publish to a folder (about 75 s).
+# PostgreSQL faults (about two and a half minutes, as root): the failover, a 30 s partition between
+# serve and PostgreSQL made with nftables, 30 s of 5 % packet loss, and 300 ms of delay each way through a
+# proxy (about 50 s); then 300 SIGKILLs of publish to a folder (about 75 s).
 # Not in `make test`: the partition alone takes 30 s.
 faults: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(FAULT_PACKAGES)"
 	$(SWIFT) build --build-tests
 	PASSFORGE_TEST_FAULTS=1 PASSFORGE_TEST_PARTITION=1 scripts/with-postgres.sh scripts/with-postgres-replicas.sh \
-	  $(SWIFT) test --skip-build --filter 'PostgresFaultTests'
+	  $(SWIFT) test --skip-build --filter 'PostgresFaultTests|PostgresDelayTests'
 	PASSFORGE_PUBLISH_KILL_ROUNDS=30 $(SWIFT) test --skip-build --filter 'PublishKillLoopTests'
 
 # Benchmarks: release build, one run each, figures compared with the targets and the machine's limits.
@@ -65,10 +66,12 @@ bench: deps
 	$(SWIFT) build -c release --product passforge
 	$(SWIFT) build -c release --product push-benchmark
 	$(SWIFT) build -c release --product claim-benchmark
+	$(SWIFT) build -c release --product mock-apns
 	scripts/bench-build.py
 	scripts/with-postgres.sh sh -c 'scripts/bench-serve.py --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
 	.build/release/push-benchmark
 	scripts/with-postgres.sh sh -c '.build/release/claim-benchmark --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
+	scripts/with-postgres.sh sh -c 'scripts/bench-scale.py --devices 100000 --passes 10000 --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
 	scripts/with-postgres.sh sh -c '"$$(scripts/test-venv.sh)" scripts/soak.py --minutes 10 --postgres "$$PASSFORGE_TEST_POSTGRES_URL"'
 
 # A long Schemathesis run (openapi.yaml, every check, stateful sequences) against `passforge serve`
