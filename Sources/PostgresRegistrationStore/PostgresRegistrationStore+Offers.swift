@@ -162,10 +162,10 @@ extension PostgresRegistrationStore {
 
     package func spendDeviceTokens(_ digests: [String], at time: Double) async throws -> Bool {
         let unique = Array(Set(digests))
-        // One statement, so one round trip: nothing is recorded when any digest was recorded before. Two
-        // requests sharing a digest at the same instant both pass NOT EXISTS; the unique key then lets one
-        // record it and the other count fewer rows, so it is refused (its other, fresh digest may stay
-        // recorded: a token refused without reaching Apple, which the app replaces anyway).
+        // One statement (committed before it returns: see `transaction`): nothing is recorded when any
+        // digest was recorded before. Two requests sharing a digest at the same instant both pass NOT EXISTS;
+        // the unique key then lets one record it and the other count fewer rows, so it is refused (its other,
+        // fresh digest may stay recorded: a token refused without reaching Apple, which the app replaces anyway).
         let inserted = try await transaction { connection in
             try await Self.first(
                 connection.checkedQuery(
