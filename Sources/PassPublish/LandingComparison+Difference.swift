@@ -20,6 +20,7 @@ extension LandingComparison {
         guard let local, let destination else {
             return (try whole(), LandingComparison(destination: destination), false)
         }
+        if local == destination { return (LandingComparison(), LandingComparison(), true) }
         let lines = changedLines(local, destination)
         guard let theirs = LandingPageList(decoding: lines.destination) else {
             return (try whole(), LandingComparison(), false)

@@ -42,6 +42,15 @@ package struct StateDifference: Sendable {
         self = try local.withUnsafeBufferPointer { localBuffer throws(BuildError) in
             try destination.withUnsafeBufferPointer { destinationBuffer throws(BuildError) in
                 let localOutline = try StateOutline.local(localBuffer, path: path)
+                if Self.same(localBuffer, destinationBuffer) {
+                    // The destination has this build (a publish with nothing new): nothing of it to check.
+                    let index = try Self.localIndex(localOutline, [], in: localBuffer, path: path, jobs: jobs)
+                    return StateDifference(
+                        local: index,
+                        destination: PublishedIndex(
+                            lastUpdateTag: index.lastUpdateTag, builtAt: index.builtAt, items: [:], removedItems: [:]),
+                        unchangedCount: localOutline.items.count)
+                }
                 let destinationOutline = try StateOutline.published(destinationBuffer, greatestTag: greatest)
                 let changes = Self.changedMembers(
                     local: (localOutline, localBuffer), destination: (destinationOutline, destinationBuffer))
@@ -65,6 +74,10 @@ package struct StateDifference: Sendable {
     }
 
     typealias Member = (key: String, range: Range<Int>)
+
+    private static func same(_ one: UnsafeBufferPointer<UInt8>, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        one.count == other.count && (one.isEmpty || memcmp(one.baseAddress!, other.baseAddress!, one.count) == 0)
+    }
 
     /// The members of each side's `passes` whose bytes differ from the other side's member of the same key, or
     /// that the other side lacks; and how many are the same. A key the destination lists twice counts once, as
