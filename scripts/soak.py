@@ -7,7 +7,8 @@ Draws them as a PNG (matplotlib) and writes them as JSON.
 
 The load, from --clients threads (default 8), one keep-alive connection each:
 registrations (new devices, and existing ones adding a pass; each device its own
-push token), unregistrations, GET serials, pass GETs (conditional: 304 when the
+push token; --devices-per-client N stops making new devices at N, so that growth
+with the number of devices shows apart from growth with time), unregistrations, GET serials, pass GETs (conditional: 304 when the
 device has the pass, else 200), device logs. Beside them one claimant makes
 --claims-per-minute DeviceCheck offer claims (default 60): new devices (201, a
 pass of the offer's pool), retries of an answered claim with fresh tokens (200,
@@ -91,9 +92,9 @@ class Ledger:
 class Client:
     """One device-like client on a keep-alive connection; the operations of the mix."""
 
-    def __init__(self, number, port, serials, tokens, ledger, deadline):
+    def __init__(self, number, port, serials, tokens, ledger, deadline, device_cap=0):
         self.number, self.port, self.serials, self.tokens = number, port, serials, tokens
-        self.ledger, self.deadline = ledger, deadline
+        self.ledger, self.deadline, self.device_cap = ledger, deadline, device_cap
         self.connection = None
         self.devices = []
         self.etags = {}
@@ -123,7 +124,7 @@ class Client:
         return {"Authorization": f"ApplePass {self.tokens[serial]}", "Content-Type": "application/json"}
 
     def register(self):
-        if self.devices and self.random.random() < 0.3:
+        if self.devices and (self.random.random() < 0.3 or 0 < self.device_cap <= len(self.devices)):
             device = self.random.choice(self.devices)
         else:
             device = f"soak{self.number}d{len(self.devices):07d}"
@@ -477,6 +478,8 @@ def parse_arguments():
     parser.add_argument("--sample", type=float, default=60, help="seconds between samples")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--passes", type=int, default=200)
+    parser.add_argument("--devices-per-client", type=int, default=0,
+                        help="new devices per client until N, then only existing ones (default 0: no cap)")
     parser.add_argument("--claims-per-minute", type=float, default=60)
     parser.add_argument("--claim-limit", type=int, default=0, help="serve --claim-limit (default 0: off)")
     parser.add_argument("--build-interval", type=float, default=120)
@@ -501,7 +504,7 @@ def run_load(args, process, port, builder, serials, tokens, ledger, database_url
     """The clients, the claimant and the builds until the deadline; the samples."""
     started = time.monotonic()
     deadline = started + args.minutes * 60
-    clients = [Client(n, port, serials, tokens, ledger, deadline) for n in range(args.clients)]
+    clients = [Client(n, port, serials, tokens, ledger, deadline, args.devices_per_client) for n in range(args.clients)]
     clients.append(Claimant(port, ledger, deadline, args.claims_per_minute))
     threads = [threading.Thread(target=c.run, daemon=True) for c in clients]
     samples, changes = [], 0
@@ -587,6 +590,7 @@ def main():
 
     warmup = 10 if args.minutes >= 60 else args.minutes / 6
     result = {"minutes": args.minutes, "clients": args.clients, "warmup_minutes": warmup,
+              "devices_per_client": args.devices_per_client or None,
               "claims_per_minute": args.claims_per_minute, "binary": args.binary,
               "statuses": {f"{op} {status}": count for (op, status), count in sorted(ledger.statuses.items(), key=str)},
               "devicecheck_calls": stand_in.calls, "serve_log_lines": len(log_lines), "serve_log_first": log_lines[:10],
