@@ -20,7 +20,8 @@ real `passforge` binary, all in one run:
     one and the script runs as root), where the file system is out of the
     picture: the full build of 10,000 passes on all cores, against the floor
     measured again just before it and against the Python peer writing each
-    .pkpass to a file in the same tmpfs.
+    .pkpass to a file in the same tmpfs; and the same passes without their
+    landing pages (`landingPages: enabled: false`), for what the pages cost.
 
 With `--passes 100000` (any count above 10,000) the same is measured at that
 size too (full build on all cores, no-op, one changed, peak RSS, both
@@ -100,11 +101,13 @@ def png(width, height):
             + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
-def write_project(root, n, layout, changed=None):
+def write_project(root, n, layout, changed=None, landing_pages=True):
     os.makedirs(f"{root}/templates/card", exist_ok=True)
     with open(f"{root}/passforge.yml", "w") as f:
         f.write(f"passTypeIdentifier: {PASS_TYPE}\nteamIdentifier: {TEAM}\n"
                 "organizationName: passforge bench\nwebServiceURL: https://passes.example.com/\n")
+        if not landing_pages:
+            f.write("landingPages:\n  enabled: false\n")
     with open(f"{root}/templates/card/pass.json", "w") as f:
         f.write(TEMPLATE)
     for name, (w, h) in IMAGES.items():
@@ -168,7 +171,7 @@ def timed_build(binary, root, output="output", jobs=None):
     return Run(elapsed, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024.0, out.strip().splitlines()[-1], phases)
 
 
-def prepare_project(root, n, layout, binary):
+def prepare_project(root, n, layout, binary, landing_pages=True):
     """A project of n passes whose development signing chain already exists
     (making it generates three RSA keys, which is not the build's work).
 
@@ -177,7 +180,7 @@ def prepare_project(root, n, layout, binary):
     inode instead of reading it again only once they are two seconds old (a
     write within the file system's clock tick could leave them as they were),
     so files written just before a build are read by the next one again."""
-    write_project(root, 1, layout)
+    write_project(root, 1, layout, landing_pages=landing_pages)
     timed_build(binary, root, output="pki-output")
     shutil.rmtree(f"{root}/content")
     write_content(root, n, layout)
@@ -367,6 +370,8 @@ def main():
                 prepare_project(root, n, "list", binary)
                 orders_root = f"{fast}/orders"
                 prepare_project(orders_root, n, "orders", binary)
+                bare_root = f"{fast}/no-landing-pages"
+                prepare_project(bare_root, n, "list", binary, landing_pages=False)
                 # The disk builds above leave some 100 MB to write back: written now, not by the kernel's
                 # flusher threads on these same cores while the tmpfs rows are measured.
                 os.sync()
@@ -376,6 +381,10 @@ def main():
                 # manifest, one RSA signature each): an order should cost what a pass costs.
                 orders = timed_build(binary, orders_root)
                 shutil.rmtree(f"{orders_root}/output", ignore_errors=True)
+                # The same passes without their landing pages (`landingPages: enabled: false`): what the pages
+                # (a page, its QR code and the pass's logo beside every download link) add to a full build.
+                bare = timed_build(binary, bare_root)
+                shutil.rmtree(f"{bare_root}/output", ignore_errors=True)
                 # The peer's files go to the same tmpfs; the build's output is deleted first (memory, not disk).
                 shutil.rmtree(f"{root}/output", ignore_errors=True)
                 peer_writing = None if args.skip_peer else python_peer(root, n, cores, output=f"{fast}/peer-output")
@@ -389,6 +398,8 @@ def main():
             print(f"  on tmpfs, {n:,} orders right after: {orders.seconds:.2f} s  {rate_orders:,.0f} orders/s  "
                   f"(user {orders.user:.2f} s, system {orders.system:.2f} s)")
             print(f"    its phases (s): {orders.phases}")
+            print(f"  on tmpfs, the same {n:,} passes without landing pages: {bare.seconds:.2f} s  "
+                  f"{n / bare.seconds:,.0f} passes/s  (user {bare.user:.2f} s, system {bare.system:.2f} s)")
             if peer_writing:
                 print(f"    Python peer writing each .pkpass to the same tmpfs: {peer_writing:,.0f} passes/s")
         else:
@@ -418,6 +429,9 @@ def main():
             cpu_tmpfs = (on_tmpfs.user + on_tmpfs.system) / n * 1000
             row(f"RSA share of the tmpfs build's CPU time", f"{100 * (1000 / single) / cpu_tmpfs:.0f}%",
                 f"(no target; CPU per pass {cpu_tmpfs:.3f} ms)", True)
+            cpu_bare = (bare.user + bare.system) / n * 1000
+            row(f"  the same without landing pages", f"{100 * (1000 / single) / cpu_bare:.0f}%",
+                f"(no target; CPU per pass {cpu_bare:.3f} ms)", True)
             if peer_writing:
                 row(f"full build {n:,} on tmpfs / peer writing", f"{rate_tmpfs / peer_writing:.2f}",
                     f">= {TARGETS['tmpfs_peer_ratio']} x peer ({peer_writing:,.0f}/s; the floor is {multi_tmpfs / peer_writing:.2f} x it)",

@@ -34,6 +34,18 @@ package enum BarcodeEncoder {
         case .success(let value): prepared = value
         case .failure(let error): return .failure(error)
         }
+        if format == .qr || format == .aztec {
+            switch ZintSymbol.modules(prepared.bytes, symbology: prepared.symbology) {
+            case .success(let grid):
+                let size = Double(grid.width + 2 * grid.margin)
+                let height = Double(grid.rows + 2 * grid.margin)
+                return .success(BarcodeImage(width: size, height: height, svg: svg(grid)))
+            case .failure(let failure):
+                return .failure(
+                    BarcodeEncodingError(
+                        reason: explain(failure.reason, format: format, byteCount: prepared.bytes.count)))
+            }
+        }
         switch ZintSymbol.draw(prepared.bytes, symbology: prepared.symbology, barHeight: format.isLinear ? 40 : nil) {
         case .success(let drawing):
             return .success(BarcodeImage(width: drawing.width, height: drawing.height, svg: svg(drawing)))
@@ -218,6 +230,75 @@ package enum BarcodeEncoder {
     }
 
     // MARK: - SVG
+
+    /// A matrix symbol as one path: each row's runs of dark modules as `M x y h n v1 h -n z`, in whole modules.
+    /// The same document as `svg(_: Drawing)` draws from zint's rectangles, made straight from the grid into
+    /// the string's own buffer (a landing page draws one per page, so this is on a full build's path).
+    static func svg(_ grid: ModuleGrid) -> String {
+        let (width, height) = (grid.width + 2 * grid.margin, grid.rows + 2 * grid.margin)
+        // A run takes at most 4 numbers of up to 3 digits and 9 other bytes; a row has at most width / 2 + 1 runs.
+        let capacity = 512 + grid.rows * (grid.width / 2 + 1) * 21
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var out = ByteWriter(buffer: buffer)
+            out.write("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
+            out.write(width, " ", height, "\" width=\"")
+            out.write(width, "\" height=\"", height, "\" shape-rendering=\"crispEdges\">")
+            out.write("<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/><path fill=\"#000\" d=\"")
+            grid.dark.withUnsafeBufferPointer { dark in
+                for row in 0..<grid.rows {
+                    let first = row * grid.width
+                    var column = 0
+                    while column < grid.width {
+                        guard dark[first + column] else {
+                            column += 1
+                            continue
+                        }
+                        let start = column
+                        while column < grid.width, dark[first + column] { column += 1 }
+                        out.write("M")
+                        out.write(start + grid.margin, " ", row + grid.margin, "h")
+                        out.write(column - start, "v1h-", column - start, "z")
+                    }
+                }
+            }
+            out.write("\"/></svg>")
+            return out.count
+        }
+    }
+
+    /// Appends ASCII to a buffer sized beforehand.
+    private struct ByteWriter {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        var count = 0
+
+        mutating func write(_ text: StaticString) {
+            let length = text.utf8CodeUnitCount
+            UnsafeMutableRawPointer(buffer.baseAddress! + count).copyMemory(from: text.utf8Start, byteCount: length)
+            count += length
+        }
+
+        mutating func write(_ number: Int) {
+            var digits = 1
+            var rest = number / 10
+            while rest > 0 {
+                digits += 1
+                rest /= 10
+            }
+            var value = number
+            for index in stride(from: count + digits - 1, through: count, by: -1) {
+                buffer[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                value /= 10
+            }
+            count += digits
+        }
+
+        mutating func write(_ first: Int, _ between: StaticString, _ second: Int, _ after: StaticString) {
+            write(first)
+            write(between)
+            write(second)
+            write(after)
+        }
+    }
 
     static func svg(_ drawing: ZintSymbol.Drawing) -> String {
         func number(_ value: Double) -> String {

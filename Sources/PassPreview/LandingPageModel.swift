@@ -47,7 +47,7 @@ struct LandingPageModel {
         var values: [String: Any] = [
             "lang": htmlLanguage,
             "title": title, "name": name, "description": description, "csp": LandingPageRenderer.contentSecurityPolicy,
-            "css": PreviewHTML.css + LandingPageTemplate.css, "pass": cards(),
+            "css": Self.css, "pass": cards(),
             "isOrder": item.kind == .order, "isBundle": item.isBundle, "download": downloadName,
             "text": text.values(isOrder: item.kind == .order),
             "og": [
@@ -78,6 +78,9 @@ struct LandingPageModel {
             }
         return values
     }
+
+    /// The page's styles, joined once per process rather than once per page.
+    static let css = PreviewHTML.css + LandingPageTemplate.css
 
     var downloadName: String { String(TreeLayout.fileName(of: item.downloadPath)) }
     var logoPath: String { TreeLayout.landingImagePath(capability: item.capability) }
