@@ -87,9 +87,8 @@ package struct Publisher: Sendable {
             removals: removals.count - plan.removedLandingFiles)
         let sendsBundleList = lists.bundlesJSON != nil && published?.files.bundlesJSON != lists.bundlesJSON
         let sendsLandingList = lists.landingList != nil && published?.files.landingPages != lists.landingList
-        let sendsState =
-            published?.files.state != localBytes || published?.files.downloadsCSV != lists.csv || sendsBundleList
-            || sendsLandingList
+        let sendsList = lists.csv == nil || published?.files.downloadsCSV != lists.csv
+        let sendsState = published?.files.state != localBytes || sendsList || sendsBundleList || sendsLandingList
         progress(
             .planned(
                 passes: plan.sentPasses, bundles: plan.sentBundles, files: plan.fileCount, removals: removals.count))
@@ -112,7 +111,7 @@ package struct Publisher: Sendable {
             progress(.sendingState)
             // Each list after the files it names, state.json (the one a server watches) last.
             let names =
-                (sendsBundleList ? [BundleList.path] : []) + [TreeLayout.downloadsListPath]
+                (sendsBundleList ? [BundleList.path] : []) + (sendsList ? [TreeLayout.downloadsListPath] : [])
                 + (sendsLandingList ? [LandingPageList.path] : []) + [TreeLayout.statePath]
             try transport.uploadState(names, from: outputDirectory)
             summary.stateSent = true
