@@ -180,8 +180,16 @@ package struct LandingLinks: Sendable {
     static func csvField(_ text: String) -> String {
         var text = text
         if let first = text.first, "=+-@".contains(first) { text = "'" + text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Bytes, not Characters: a mail-merge of 100,000 rows quotes every snippet (they hold quotes).
+        guard text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return text }
+        var quoted: [UInt8] = [0x22]
+        quoted.reserveCapacity(text.utf8.count + 16)
+        for byte in text.utf8 {
+            quoted.append(byte)
+            if byte == 0x22 { quoted.append(0x22) }
+        }
+        quoted.append(0x22)
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     func json() -> String {
@@ -203,24 +211,25 @@ package struct LandingLinks: Sendable {
     }
 
     static func jsonString(_ text: String) -> String {
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case "<": escaped += "\\u003c"  // safe inside a <script> too
-            default:
-                if scalar.value < 0x20 {
-                    escaped += String(format: "\\u%04x", scalar.value)
-                } else {
-                    escaped.unicodeScalars.append(scalar)
-                }
+        // Bytes, not scalars: a mail-merge of 100,000 rows escapes every snippet. Bytes of 0x80 and above
+        // (UTF-8 beyond ASCII) are copied as they are.
+        var escaped: [UInt8] = [0x22]
+        escaped.reserveCapacity(text.utf8.count + 32)
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: escaped += [0x5C, 0x22]  // \"
+            case 0x5C: escaped += [0x5C, 0x5C]  // \\
+            case 0x0A: escaped += [0x5C, 0x6E]  // \n
+            case 0x0D: escaped += [0x5C, 0x72]  // \r
+            case 0x09: escaped += [0x5C, 0x74]  // \t
+            case 0x3C: escaped += Array("\\u003c".utf8)  // safe inside a <script> too
+            case ..<0x20: escaped += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: escaped.append(byte)
             }
         }
-        return escaped + "\""
+        escaped.append(0x22)
+        return String(decoding: escaped, as: UTF8.self)
     }
 
     /// Each item's snippet after a comment naming it: to paste into a mail template, or open to look at.
