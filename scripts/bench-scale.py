@@ -98,7 +98,12 @@ def push_phase(binary, root, database, mock, passes, connections):
 
     def timed_push(name, arguments, changed=None):
         ahead = mock_counts(mock)
-        seconds, line = timed(binary, root, arguments, database)
+        try:
+            seconds, line = timed(binary, root, arguments, database)
+        except SystemExit as failure:  # bench-publish's run exits with the command's output: keep the figures so far
+            figures[name] = {"passes_changed": changed, "failed": str(failure.code).strip()[-400:]}
+            print(f"  {name}: failed", file=sys.stderr, flush=True)
+            return
         after = mock_counts(mock)
         pushed = after["pushes"] - ahead["pushes"]
         figures[name] = {"passes_changed": changed, "pushes": pushed, "seconds": round(seconds, 1),
@@ -109,7 +114,8 @@ def push_phase(binary, root, database, mock, passes, connections):
     timed_push(f"push_all_devices_{connections[0]}", ["push", "--connections", str(connections[0])])
     for run, count in enumerate(connections, start=1):
         changed = change_passes(root, balances, run, 10)
-        timed(binary, root, ["build", "--quiet"], database)
+        seconds, _ = timed(binary, root, ["build", "--quiet"], database)
+        print(f"  built after 10% changed in {seconds:.1f} s", file=sys.stderr, flush=True)
         timed_push(f"push_after_10_percent_{count}", ["push", "--connections", str(count)], changed)
     for run, count in enumerate(connections, start=1):
         changed = change_passes(root, balances, run + 50, 100)
@@ -372,6 +378,8 @@ def measure(args, root, scratch, bench, signing, mock):
         with_files = registrations["registrations"] if args.seed else devices
         per_device = index_bytes / max(1, with_files) if args.device_lists == "files" else 0
         table, index = postgres_size(database)
+        print(f"  serials p99 {p99:.2f} ms ({bad} not 200); index {index_bytes:,} bytes; PostgreSQL {table:,} bytes "
+              f"of tables, {index:,} of indexes", file=sys.stderr, flush=True)
         push = push_phase(args.binary, root, database, mock, args.passes, args.connections) if mock \
             else "not measured (no mock-apns)"
         return {
