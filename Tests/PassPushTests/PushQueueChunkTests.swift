@@ -40,7 +40,7 @@ import WalletTree
 }
 
 /// The real store, recording each `queuePushes` call.
-final class RecordingPushQueue: PushQueue {
+final class RecordingPushQueue: ForwardingPushQueue {
     let store: SQLiteRegistrationStore
     private let recorded = Mutex<[(passes: Int, cursor: Int64)]>([])
 
@@ -48,22 +48,9 @@ final class RecordingPushQueue: PushQueue {
 
     var calls: [(passes: Int, cursor: Int64)] { recorded.withLock { $0 } }
 
-    func pushCursor() async throws -> Int64? { try await store.pushCursor() }
     func queuePushes(for passes: [PassReference], advancingCursorTo cursor: Int64) async throws -> Int {
         recorded.withLock { $0.append((passes.count, cursor)) }
         return try await store.queuePushes(for: passes, advancingCursorTo: cursor)
-    }
-    func pushTokens(passTypeIdentifier: String, serialNumbers: [String]) async throws -> [String] {
-        try await store.pushTokens(passTypeIdentifier: passTypeIdentifier, serialNumbers: serialNumbers)
-    }
-    func pendingPushes(limit: Int) async throws -> [PendingPush] { try await store.pendingPushes(limit: limit) }
-    func pushQueueStatistics() async throws -> PushQueueStatistics { try await store.pushQueueStatistics() }
-    func completePushes(_ pushes: [PendingPush]) async throws { try await store.completePushes(pushes) }
-    func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        try await store.withPushLock(body)
-    }
-    func deleteDevices(pushToken: String, invalidSince: Double?) async throws -> [RegistrationChange] {
-        try await store.deleteDevices(pushToken: pushToken, invalidSince: invalidSince)
     }
 }
 

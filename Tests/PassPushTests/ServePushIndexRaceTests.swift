@@ -107,23 +107,10 @@ final class DeletionGate: Sendable {
 }
 
 /// The real store, with `deleteDevices` held at the gate after its transaction committed.
-struct GatedPushQueue: PushQueue {
+struct GatedPushQueue: ForwardingPushQueue {
     let store: SQLiteRegistrationStore
     let gate: DeletionGate
 
-    func pushCursor() async throws -> Int64? { try await store.pushCursor() }
-    func queuePushes(for passes: [PassReference], advancingCursorTo cursor: Int64) async throws -> Int {
-        try await store.queuePushes(for: passes, advancingCursorTo: cursor)
-    }
-    func pushTokens(passTypeIdentifier: String, serialNumbers: [String]) async throws -> [String] {
-        try await store.pushTokens(passTypeIdentifier: passTypeIdentifier, serialNumbers: serialNumbers)
-    }
-    func pendingPushes(limit: Int) async throws -> [PendingPush] { try await store.pendingPushes(limit: limit) }
-    func pushQueueStatistics() async throws -> PushQueueStatistics { try await store.pushQueueStatistics() }
-    func completePushes(_ pushes: [PendingPush]) async throws { try await store.completePushes(pushes) }
-    func withPushLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        try await store.withPushLock(body)
-    }
     func deleteDevices(pushToken: String, invalidSince: Double?) async throws -> [RegistrationChange] {
         let changes = try await store.deleteDevices(pushToken: pushToken, invalidSince: invalidSince)
         await gate.hold()
