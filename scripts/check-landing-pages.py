@@ -6,7 +6,8 @@ In one browser session (selenium), on a live pass's page and a voided pass's pag
     back as the page's own URL (its og:url, whose path is the path the page was loaded from);
   - as an iPhone (user agent and screen emulated): the badge links the download, and the .pkpass fetched from
     that link is signed: `openssl smime -verify` accepts its signature over manifest.json against --ca, and
-    the manifest's SHA-1 of every file matches the file;
+    the manifest's digest of every file (SHA-1; an order's SHA-256) matches the file;
+  - the same for --order, whose badge downloads the signed .order;
   - with the browser's language French (Accept-Language fr): the French page comes, holding --french;
   - the voided pass's page has no badge, no download link and no QR code;
   - on every page: no request leaves the page's own host (the DevTools network log and
@@ -15,7 +16,7 @@ In one browser session (selenium), on a live pass's page and a voided pass's pag
 Prints one line per check and a JSON summary; exits 1 on any failure.
 
 Usage: check-landing-pages.py --base URL --live CAPABILITY --voided CAPABILITY --ca ROOT.pem
-                              --hostile TEXT --french TEXT
+                              --hostile TEXT --french TEXT [--order CAPABILITY]
 """
 import argparse
 import hashlib
@@ -121,35 +122,38 @@ def desktop(check, url, hostile):
     check.stays_home("desktop", hostile)
 
 
-def verify_pkpass(check, data, ca):
+def verify_package(check, name, data, ca):
     with tempfile.TemporaryDirectory() as folder, zipfile.ZipFile(io.BytesIO(data)) as archive:
         archive.extractall(folder)
         result = subprocess.run(
             ["openssl", "smime", "-verify", "-binary", "-inform", "DER", "-in", "signature", "-content",
              "manifest.json", "-CAfile", ca, "-purpose", "any", "-out", os.devnull],
             cwd=folder, capture_output=True, text=True)
-        check.expect(result.returncode == 0, f"iphone: openssl verifies the pass's signature {result.stderr.strip()}")
+        check.expect(result.returncode == 0, f"{name}: openssl verifies the signature {result.stderr.strip()}")
         with open(os.path.join(folder, "manifest.json"), "rb") as handle:
             manifest = json.load(handle)
         names = {n for n in archive.namelist() if n not in ("manifest.json", "signature")}
-        wrong = [n for n in names if manifest.get(n) != hashlib.sha1(archive.read(n)).hexdigest()]
-        check.expect("pass.json" in names and not wrong and set(manifest) == names,
-                     f"iphone: the manifest lists every file with its SHA-1 (wrong: {wrong})")
+        # Passes list SHA-1 digests, orders SHA-256 (Apple's PassKit and Wallet Orders package formats).
+        digest = hashlib.sha256 if "order.json" in names else hashlib.sha1
+        wrong = [n for n in names if manifest.get(n) != digest(archive.read(n)).hexdigest()]
+        check.expect(bool({"pass.json", "order.json"} & names) and not wrong and set(manifest) == names,
+                     f"{name}: the manifest lists every file with its digest (wrong: {wrong})")
 
 
-def iphone(check, url, ca, hostile):
+def iphone(check, url, ca, hostile, name="iphone", extension=".pkpass", media="application/vnd.apple.pkpass"):
+    """The badge links the package (a pass, or an order's .order), and that package is signed."""
     check.load(url, user_agent=IPHONE, mobile=True)
-    check.expect(check.driver.execute_script("return navigator.userAgent") == IPHONE, "iphone: the iPhone user agent")
+    check.expect(check.driver.execute_script("return navigator.userAgent") == IPHONE, f"{name}: the iPhone user agent")
     badges = [b for b in check.driver.find_elements(By.CSS_SELECTOR, "a.badge") if b.is_displayed()]
-    check.expect(bool(badges), "iphone: the badge is shown")
+    check.expect(bool(badges), f"{name}: the badge is shown")
     href = badges[0].get_attribute("href") if badges else ""
-    check.expect(href.endswith(".pkpass"), f"iphone: the badge links the pass ({href})")
-    check.stays_home("iphone", hostile)
+    check.expect(href.endswith(extension), f"{name}: the badge links the {extension} ({href})")
+    check.stays_home(name, hostile)
     if href:
         with urllib.request.urlopen(href) as response:
             kind, data = response.headers.get("Content-Type"), response.read()
-        check.expect(kind == "application/vnd.apple.pkpass", f"iphone: the download is a pass ({kind})")
-        verify_pkpass(check, data, ca)
+        check.expect(kind == media, f"{name}: the download is {media} ({kind})")
+        verify_package(check, name, data, ca)
 
 
 def french(check, url, text, hostile):
@@ -173,6 +177,7 @@ def main():
     parser = argparse.ArgumentParser()
     for name in ("--base", "--live", "--voided", "--ca", "--hostile", "--french"):
         parser.add_argument(name, required=True)
+    parser.add_argument("--order", help="an order's capability: its page's badge downloads the signed .order")
     args = parser.parse_args()
     page = lambda capability: f"{args.base.rstrip('/')}/download/{capability}.html"
     driver = browser()
@@ -182,6 +187,8 @@ def main():
         iphone(check, page(args.live), args.ca, args.hostile)
         french(check, page(args.live), args.french, args.hostile)
         voided(check, page(args.voided))
+        if args.order:
+            iphone(check, page(args.order), args.ca, None, "order", ".order", "application/vnd.apple.finance.order")
     finally:
         driver.quit()
     print(json.dumps({"failures": len(check.failures)}))
