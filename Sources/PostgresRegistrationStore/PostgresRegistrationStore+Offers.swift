@@ -64,7 +64,16 @@ extension PostgresRegistrationStore {
                 INSERT INTO offer_passes (pass_type_identifier, serial_number, offer, in_pool, claimed)
                 SELECT b.t, b.s, b.o, true, EXISTS (SELECT 1 FROM offer_claims c WHERE c.pass_type_identifier = b.t AND c.serial_number = b.s)
                 FROM unnest(\(passes.map(\.passTypeIdentifier))::text[], \(passes.map(\.serialNumber))::text[], \(passes.map(\.offer))::text[]) AS b(t, s, o)
-                ON CONFLICT (pass_type_identifier, serial_number) DO UPDATE SET offer = EXCLUDED.offer, in_pool = true
+                ON CONFLICT (pass_type_identifier, serial_number) DO NOTHING
+                """)
+            // Only the rows that change are updated, and so locked until the commit: ON CONFLICT DO UPDATE
+            // locks every conflicting row even when it changes nothing, and a claim's SKIP LOCKED then
+            // found the whole pool locked during a build and answered 410 with passes left (the soak).
+            try await connection.perform(
+                """
+                UPDATE offer_passes p SET offer = b.o, in_pool = true
+                FROM unnest(\(passes.map(\.passTypeIdentifier))::text[], \(passes.map(\.serialNumber))::text[], \(passes.map(\.offer))::text[]) AS b(t, s, o)
+                WHERE p.pass_type_identifier = b.t AND p.serial_number = b.s AND (p.offer <> b.o OR NOT p.in_pool)
                 """)
             try await connection.perform(
                 """
@@ -92,15 +101,7 @@ extension PostgresRegistrationStore {
             if let existing = try await Self.claim(connection, offer: offer, claimIdentifier: claimIdentifier) {
                 return .existing(existing)
             }
-            guard
-                let (type, serial) = try await Self.first(
-                    connection.checkedQuery(
-                        """
-                        SELECT pass_type_identifier, serial_number FROM offer_passes
-                        WHERE offer = \(offer) AND in_pool AND NOT claimed ORDER BY pass_type_identifier, serial_number
-                        LIMIT 1 FOR UPDATE SKIP LOCKED
-                        """, logger: Self.logger), as: (String, String).self)
-            else { return .exhausted }
+            guard let (type, serial) = try await Self.freePass(connection, offer: offer) else { return .exhausted }
             try await connection.perform(
                 """
                 UPDATE offer_passes SET claimed = true WHERE pass_type_identifier = \(type) AND serial_number = \(serial)
@@ -115,6 +116,23 @@ extension PostgresRegistrationStore {
                     offer: offer, claimIdentifier: claimIdentifier, passTypeIdentifier: type, serialNumber: serial,
                     bitIsSet: false))
         }
+    }
+
+    /// The first free pass of `offer`, locked. A pass another claim holds is skipped; when every free
+    /// pass is locked (a pool refresh that changes them, or claims not committed yet), the claim waits
+    /// for them instead of answering that the pool is empty.
+    private static func freePass(_ connection: PostgresConnection, offer: String) async throws -> (String, String)? {
+        for lockClause in ["FOR UPDATE SKIP LOCKED", "FOR UPDATE"] {
+            let query: PostgresQuery = """
+                SELECT pass_type_identifier, serial_number FROM offer_passes
+                WHERE offer = \(offer) AND in_pool AND NOT claimed ORDER BY pass_type_identifier, serial_number
+                LIMIT 1 \(unescaped: lockClause)
+                """
+            if let pass = try await first(connection.checkedQuery(query, logger: logger), as: (String, String).self) {
+                return pass
+            }
+        }
+        return nil
     }
 
     package func completeBitUpdate(offer: String, claimIdentifier: String) async throws {
