@@ -36,7 +36,7 @@ through HTTP, and the serials GETs sample those devices only.
 Usage: scripts/with-postgres.sh scripts/bench-scale.py [--devices N] [--passes N] [--lanes N]
            [--seed [--window S]] [--device-lists files|store] [--connections 1,4]
            [--binary PATH] [--mock-apns PATH] [--postgres URL]
-(swift build -c release --product passforge --product mock-apns first; without mock-apns the
+(swift build -c release --product passforge && swift build -c release --product mock-apns first; without mock-apns the
 project is signed with the development chain and the pushes are not measured.)
 The million: scripts/with-postgres.sh scripts/bench-scale.py --devices 1000000 --passes 100000 --seed
 """

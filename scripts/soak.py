@@ -33,7 +33,8 @@ push `build --push` reports as sent reached the mock.
 
 Usage: scripts/with-postgres.sh sh -c '"$(scripts/test-venv.sh)" scripts/soak.py --minutes 60 \\
            --postgres "$PASSFORGE_TEST_POSTGRES_URL" [--binary PATH] [--mock-apns PATH] --out Benchmarks/soak'
-(swift build -c release --product passforge --product mock-apns first.)
+(swift build -c release --product passforge && swift build -c release --product mock-apns first:
+SwiftPM builds only the last of several --product options.)
 """
 import argparse, base64, hashlib, http.client, http.server, json, os, random, re, shutil, statistics, subprocess, sys
 import tempfile, threading, time, uuid, zipfile
