@@ -164,15 +164,7 @@ public final class TCPProxy: Sendable {
         guard socket >= 0 else { throw LoopbackError("socket: \(errno)") }
         var yes: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
+        let bound = Loopback.withAddress(port: port) { bind(socket, $0, $1) == 0 }
         guard bound, Glibc.listen(socket, 64) == 0 else {
             close(socket)
             throw LoopbackError("listen on 127.0.0.1:\(port): \(errno)")
